@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0
+# snaptrace: one hand-written GNU Makefile (docs/design.md).
+#   make                 build ./snaptrace and ./snaptrace-dlfilter.so
+#   make check           every test; ends with "N passed, N failed"
+#   make SAN=address,undefined check   the same under ASan+UBSan (build/san)
+#   make demo            install what is missing, trace the demo program
+#   make bench           speed and memory figures
+#   make fuzz CC=clang   libFuzzer binaries; make fuzz-smoke runs them briefly
+#   make format / format-check / lint / clean
+
+CC      ?= cc
+WERROR  ?= 0
+SAN     ?=
+PREFIX  ?= /usr/local
+
+ifeq ($(SAN),)
+VARIANT := default
+else
+VARIANT := san
+endif
+B := build/$(VARIANT)
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wold-style-definition -Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) -MMD -MP
+ifeq ($(WERROR),1)
+CFLAGS_BASE += -Werror
+endif
+ifneq ($(SAN),)
+CFLAGS_BASE += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS_SAN := -fsanitize=$(SAN)
+endif
+ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+LDLIBS_SNAP := -lz
+
+LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/stack/*.c \
+	src/write/*.c src/record/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+LIB     := $(B)/libsnap.a
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
+
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/replay_%)
+
+PLUGIN_SRC := $(wildcard src/plugin/dlfilter.c)
+PLUGIN := $(if $(PLUGIN_SRC),snaptrace-dlfilter.so)
+
+# Binaries the test suites need besides ./snaptrace (extended by rules.mk files).
+TEST_BINS := $(UNIT_BIN) $(FUZZ_REPLAY)
+
+.PHONY: all check unit golden golden-update e2e fuzz fuzz-smoke format format-check lint \
+	clean demo bench install test-bins
+all: snaptrace $(PLUGIN)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/snaptrace: $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP)
+
+# ./snaptrace is always the variant last built, so tests run what was just made.
+snaptrace: $(B)/snaptrace
+	cp $< $@
+
+# The perf plugin is loaded into perf: never sanitized, always -fPIC, no libsnap.
+snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.h
+	$(CC) -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) $(if $(filter 1,$(WERROR)),-Werror) \
+		-fPIC -shared -o $@ $(PLUGIN_SRC)
+
+$(B)/tests/unit/%: tests/unit/%.c $(LIB) tests/unit/snap_test.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP)
+
+$(B)/tests/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS_SNAP)
+
+-include $(sort $(wildcard tests/*/rules.mk))
+
+test-bins: $(TEST_BINS)
+
+check: all test-bins
+	@SNAP_BUILD=$(B) tests/check.sh
+
+unit: all $(UNIT_BIN)
+	@SNAP_BUILD=$(B) tests/check.sh unit
+
+golden: all
+	@SNAP_BUILD=$(B) tests/check.sh golden
+
+golden-update: all
+	@SNAP_UPDATE_GOLDEN=1 SNAP_BUILD=$(B) tests/golden/run.sh
+
+e2e: all test-bins
+	@SNAP_BUILD=$(B) tests/check.sh e2e
+
+# libFuzzer builds (clang only).
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) -c -o $@ $<
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz
+fuzz: $(FUZZ_BIN)
+FUZZ_RUNS ?= 20000
+fuzz-smoke: fuzz
+	@for f in $(FUZZ_BIN); do t=$${f##*/}; \
+		echo "fuzz-smoke: $$t ($(FUZZ_RUNS) runs)"; \
+		mkdir -p build/fuzz/work/$$t; \
+		$$f -runs=$(FUZZ_RUNS) -max_len=4096 build/fuzz/work/$$t tests/fuzz/corpus/$$t \
+			>build/fuzz/$$t.log 2>&1 || { tail -30 build/fuzz/$$t.log; exit 1; }; \
+	done
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find src tests -name '*.[ch]')
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	@clang-format --dry-run -Werror $(FORMAT_FILES) && echo "format-check: ok"
+
+lint:
+	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc src
+	@tests/layering.sh
+
+demo: all
+	@tests/demo.sh
+
+bench: all
+	@tests/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/snaptrace
+	install -m 755 snaptrace $(DESTDIR)$(PREFIX)/bin/snaptrace
+	$(if $(PLUGIN),install -m 644 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/snaptrace/)
+
+clean:
+	rm -rf build snaptrace snaptrace-dlfilter.so
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/commands.h"
+
+#include <stdio.h>
+
+int snap_cmd_doctor(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("snaptrace doctor: not implemented yet\n", stderr);
+	return 2;
+}

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/commands.h"
+
+#include <stdio.h>
+
+int snap_cmd_run(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("snaptrace run: not implemented yet\n", stderr);
+	return 2;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event model: what the parsers (perf script text, the dlfilter record
+ * stream) produce and what stack/ consumes. Strings are strtab ids
+ * (util/strtab.h); 0 means "none".
+ */
+#ifndef SNAP_MODEL_EVENT_H
+#define SNAP_MODEL_EVENT_H
+
+#include <stdint.h>
+
+enum snap_ev_kind {
+	SNAP_EV_BRANCH = 1, /* a branch decoded from Intel PT (perf --itrace=b) */
+	SNAP_EV_ERROR,      /* perf's "instruction trace error" (a gap in the data) */
+	SNAP_EV_POWER,      /* cbr: CPU frequency change */
+	SNAP_EV_SAMPLE,     /* a stack sample of the primary sampling event */
+	SNAP_EV_EXTRA,      /* a sample of an extra event (branch-misses, cache-misses, ...) */
+};
+
+/* What the branch instruction was (behaviour.md §3.3). */
+enum snap_br_kind {
+	SNAP_BR_NONE = 0,
+	SNAP_BR_CALL,
+	SNAP_BR_RETURN,
+	SNAP_BR_JUMP, /* jmp, jcc */
+	SNAP_BR_INT,  /* software interrupt instruction */
+	SNAP_BR_HWINT,
+	SNAP_BR_IRET,
+	SNAP_BR_SYSCALL,
+	SNAP_BR_SYSRET,
+	SNAP_BR_TXABORT,
+	SNAP_BR_ASYNC,
+	SNAP_BR_VMENTRY,
+	SNAP_BR_VMEXIT,
+};
+
+/* Whether tracing started or stopped at this branch. */
+enum snap_br_state {
+	SNAP_BR_NOSTATE = 0,
+	SNAP_BR_START, /* "tr strt": trace (re)starts at dst */
+	SNAP_BR_END,   /* "tr end": trace stops after src */
+};
+
+/* perf's branch flag bits (PERF_IP_FLAG_*, identical in perf_dlfilter.h). */
+#define SNAP_PF_BRANCH      0x0001u
+#define SNAP_PF_CALL        0x0002u
+#define SNAP_PF_RETURN      0x0004u
+#define SNAP_PF_CONDITIONAL 0x0008u
+#define SNAP_PF_SYSCALLRET  0x0010u
+#define SNAP_PF_ASYNC       0x0020u
+#define SNAP_PF_INTERRUPT   0x0040u
+#define SNAP_PF_TX_ABORT    0x0080u
+#define SNAP_PF_TRACE_BEGIN 0x0100u
+#define SNAP_PF_TRACE_END   0x0200u
+#define SNAP_PF_IN_TX       0x0400u
+#define SNAP_PF_VMENTRY     0x0800u
+#define SNAP_PF_VMEXIT      0x1000u
+
+/* An address with its symbol. */
+struct snap_loc {
+	uint64_t ip;  /* absolute address; 0 = none. Top bit set = kernel address. */
+	uint64_t off; /* offset of ip in its symbol */
+	uint32_t sym; /* display name (strtab id): "foo", "[unknown @ 0x1234 (dso)]"; 0 = none */
+	uint32_t dso; /* DSO path or "[kernel.kallsyms]" (strtab id), 0 = unknown */
+};
+
+static inline int snap_loc_is_kernel(const struct snap_loc *l)
+{
+	return (l->ip >> 63) != 0;
+}
+
+/*
+ * One decoded event. Which fields are meaningful depends on kind:
+ *  BRANCH: br_kind, br_state, in_tx, src, dst
+ *  ERROR:  msg, src.ip (0 if perf printed no ip), has_time may be 0
+ *  POWER:  freq_mhz, src (where the cbr packet was)
+ *  SAMPLE: event, period, frames[0..nframes) OUTERMOST FIRST (frames[nframes-1] is the leaf)
+ *  EXTRA:  event, period, src (the sampled location; the leaf frame if a chain was recorded)
+ * pid/tid are as perf printed them (0 or -1 = unknown).
+ */
+struct snap_event {
+	enum snap_ev_kind kind;
+	int32_t pid, tid;
+	uint64_t time; /* perf time in ns */
+	uint8_t has_time;
+	uint8_t br_kind;  /* enum snap_br_kind */
+	uint8_t br_state; /* enum snap_br_state */
+	uint8_t in_tx;    /* "(x)": inside a TSX transaction */
+	struct snap_loc src, dst;
+	uint32_t msg;      /* ERROR: message (strtab id) */
+	uint32_t freq_mhz; /* POWER */
+	uint32_t event;    /* SAMPLE/EXTRA: event name without modifiers, e.g. "cpu-clock" */
+	uint64_t period;
+	const struct snap_loc *frames; /* borrowed from the parser until its next next() */
+	uint32_t nframes;
+};
+
+/* Which privilege levels a trace may contain (behaviour.md §1.4). */
+enum snap_scope {
+	SNAP_SCOPE_USER = 0, /* default */
+	SNAP_SCOPE_KERNEL,   /* -trace-kernel-only */
+	SNAP_SCOPE_BOTH,     /* -trace-include-kernel */
+};
+
+/* Maps perf branch flags (SNAP_PF_*) to kind/state/in_tx as perf script
+ * would print them (pt-synthesis.md §1.1). Defined in model/event.c. */
+void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags);
+/* Returns "u", "k" or "uk" for messages and perf event modifiers. */
+const char *snap_scope_name(enum snap_scope scope);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The abstract timeline: what stack/ writes and write/ implements (FXT).
+ * Times are ns since the start of the trace. Names are strtab ids of the
+ * strtab the writer was created with. Tracks are (pid, tid) pairs; a track
+ * must be announced with thread() before its first event.
+ * Every op returns 0 or a negative error; writers keep a sticky error so a
+ * caller may check only finish().
+ */
+#ifndef SNAP_MODEL_TIMELINE_H
+#define SNAP_MODEL_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum snap_arg_type {
+	SNAP_ARG_INT = 1, /* v.i */
+	SNAP_ARG_PTR,     /* v.u, shown as an address */
+	SNAP_ARG_STR,     /* v.str: strtab id */
+};
+
+struct snap_arg {
+	uint32_t name; /* strtab id of the key, e.g. "address" */
+	uint32_t type; /* enum snap_arg_type */
+	union {
+		int64_t i;
+		uint64_t u;
+		uint32_t str;
+	} v;
+};
+
+struct snap_timeline;
+
+struct snap_timeline_ops {
+	/* Names a track: process pid is called proc_name, thread tid of it thread_name. */
+	int (*thread)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc_name,
+		      uint32_t thread_name);
+	/* Opens a slice (duration begin). */
+	int (*begin)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		     uint32_t name, const struct snap_arg *args, size_t nargs);
+	/* Closes the innermost open slice of the track (duration end); name is informative. */
+	int (*end)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name);
+	/* A whole slice [ts, end_ts] (duration complete); end_ts == ts for instants. */
+	int (*complete)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs);
+	/* A counter sample; args must be SNAP_ARG_INT. */
+	int (*counter)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		       uint32_t name, const struct snap_arg *args, size_t nargs);
+	/* Flushes; returns the sticky error. */
+	int (*finish)(struct snap_timeline *tl);
+};
+
+struct snap_timeline {
+	const struct snap_timeline_ops *ops;
+};
+
+#endif

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/err.h"
+
+#include <string.h>
+
+const char *snap_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case SNAP_EPARSE:
+		return "malformed input";
+	case SNAP_EFORMAT:
+		return "unrecognised input format";
+	case SNAP_ENOTSUP:
+		return "not supported";
+	case SNAP_EPERF:
+		return "perf failed";
+	case SNAP_ESCOPE:
+		return "event outside the trace scope";
+	case SNAP_ETRUNC:
+		return "truncated input";
+	case SNAP_ELIMIT:
+		return "limit exceeded";
+	case SNAP_EPLUGIN:
+		return "bad record stream from the dlfilter plugin";
+	case SNAP_EUSAGE:
+		return "bad usage";
+	default:
+		return strerror(err);
+	}
+}

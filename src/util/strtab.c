@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/strtab.h"
+
+#include "util/alloc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define STRTAB_CHUNK (64 * 1024)
+
+static uint32_t strtab_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+void snap_strtab_init(struct snap_strtab *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+void snap_strtab_fini(struct snap_strtab *st)
+{
+	for (size_t i = 0; i < st->nchunks; i++)
+		snap_free(st->chunks[i]);
+	snap_free(st->chunks);
+	snap_free(st->slots);
+	snap_free(st->str);
+	snap_free(st->len);
+	snap_free(st->hash);
+	memset(st, 0, sizeof(*st));
+}
+
+static int strtab_rehash(struct snap_strtab *st, size_t nslots)
+{
+	uint32_t *slots = snap_calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (uint32_t id = 1; id <= st->count; id++) {
+		size_t i = st->hash[id] & (nslots - 1);
+
+		while (slots[i])
+			i = (i + 1) & (nslots - 1);
+		slots[i] = id;
+	}
+	snap_free(st->slots);
+	st->slots = slots;
+	st->nslots = nslots;
+	return 0;
+}
+
+static int strtab_grow_ids(struct snap_strtab *st)
+{
+	uint32_t cap = st->cap ? st->cap * 2 : 64;
+	const char **str;
+	uint32_t *len, *hash;
+
+	if (cap < st->cap || cap > UINT32_MAX / 2)
+		return -ENOMEM;
+	str = snap_reallocarray(st->str, cap + 1, sizeof(*str));
+	if (!str)
+		return -ENOMEM;
+	st->str = str;
+	len = snap_reallocarray(st->len, cap + 1, sizeof(*len));
+	if (!len)
+		return -ENOMEM;
+	st->len = len;
+	hash = snap_reallocarray(st->hash, cap + 1, sizeof(*hash));
+	if (!hash)
+		return -ENOMEM;
+	st->hash = hash;
+	st->cap = cap;
+	return 0;
+}
+
+static char *strtab_store(struct snap_strtab *st, const char *s, size_t len)
+{
+	char *dst;
+
+	if (!st->chunk || st->chunk_cap - st->chunk_used < len + 1) {
+		size_t cap = len + 1 > STRTAB_CHUNK ? len + 1 : STRTAB_CHUNK;
+		char **chunks = snap_reallocarray(st->chunks, st->nchunks + 1, sizeof(*chunks));
+		char *chunk;
+
+		if (!chunks)
+			return NULL;
+		st->chunks = chunks;
+		chunk = snap_malloc(cap);
+		if (!chunk)
+			return NULL;
+		st->chunks[st->nchunks++] = chunk;
+		st->chunk = chunk;
+		st->chunk_used = 0;
+		st->chunk_cap = cap;
+	}
+	dst = st->chunk + st->chunk_used;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	st->chunk_used += len + 1;
+	return dst;
+}
+
+uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t len)
+{
+	uint32_t h;
+	size_t i;
+
+	if (!st->nslots)
+		return 0;
+	h = strtab_hash(s, len);
+	for (i = h & (st->nslots - 1); st->slots[i]; i = (i + 1) & (st->nslots - 1)) {
+		uint32_t id = st->slots[i];
+
+		if (st->hash[id] == h && st->len[id] == len && !memcmp(st->str[id], s, len))
+			return id;
+	}
+	return 0;
+}
+
+int64_t snap_strtab_intern(struct snap_strtab *st, const char *s, size_t len)
+{
+	uint32_t id = snap_strtab_find(st, s, len), h;
+	const char *copy;
+	int err;
+
+	if (id)
+		return id;
+	if (len > UINT32_MAX / 2)
+		return -E2BIG;
+	if ((st->count + 1) * 2 > st->nslots) {
+		err = strtab_rehash(st, st->nslots ? st->nslots * 2 : 128);
+		if (err < 0)
+			return err;
+	}
+	if (st->count + 1 > st->cap) {
+		err = strtab_grow_ids(st);
+		if (err < 0)
+			return err;
+	}
+	copy = strtab_store(st, s, len);
+	if (!copy)
+		return -ENOMEM;
+	h = strtab_hash(s, len);
+	id = ++st->count;
+	st->str[id] = copy;
+	st->len[id] = (uint32_t)len;
+	st->hash[id] = h;
+	{
+		size_t i = h & (st->nslots - 1);
+
+		while (st->slots[i])
+			i = (i + 1) & (st->nslots - 1);
+		st->slots[i] = id;
+	}
+	return id;
+}
+
+int64_t snap_strtab_intern_cstr(struct snap_strtab *st, const char *s)
+{
+	return snap_strtab_intern(st, s, strlen(s));
+}
+
+const char *snap_strtab_get(const struct snap_strtab *st, uint32_t id)
+{
+	if (!id || id > st->count)
+		return "";
+	return st->str[id];
+}
+
+uint32_t snap_strtab_len(const struct snap_strtab *st, uint32_t id)
+{
+	if (!id || id > st->count)
+		return 0;
+	return st->len[id];
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs the test suites and prints one summary line: "check: N passed, N failed, N skipped".
+# Usage: tests/check.sh [SUITE...]   (suites: unit layering and every tests/*/run.sh)
+# Every suite prints lines "PASS name", "FAIL name: why" or "SKIP name: why".
+set -u
+shopt -s nullglob
+cd "$(dirname "$0")/.."
+: "${SNAP_BUILD:=build/default}"
+export SNAP_BUILD SNAP_ROOT=$PWD
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+suites=("$@")
+if [ ${#suites[@]} -eq 0 ]; then
+	suites=(unit layering)
+	for f in tests/*/run.sh; do
+		suites+=("$(basename "$(dirname "$f")")")
+	done
+fi
+
+run_suite() {
+	local s=$1 out=$log/$1.out rc=0
+	case $s in
+	unit)
+		for t in "$SNAP_BUILD"/tests/unit/test_*; do
+			[ -x "$t" ] || continue
+			"$t" >>"$out" 2>&1 || { grep -q '^FAIL' "$out" || echo "FAIL $(basename "$t"): exit $?" >>"$out"; }
+		done ;;
+	layering) tests/layering.sh >"$out" 2>&1 || rc=$? ;;
+	*) tests/"$s"/run.sh >"$out" 2>&1 || rc=$? ;;
+	esac
+	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$out"; then
+		echo "FAIL $s: suite exited $rc" >>"$out"
+	fi
+	grep -E '^(FAIL|SKIP)' "$out" | sed "s/^/[$s] /"
+	grep -q '^FAIL' "$out" && { echo "---- $s output (failures) ----"; grep -v '^PASS' "$out" | tail -60; }
+	printf '%-10s %4d passed, %d failed, %d skipped\n' "$s:" "$(grep -c '^PASS' "$out")" \
+		"$(grep -c '^FAIL' "$out")" "$(grep -c '^SKIP' "$out")"
+}
+
+for s in "${suites[@]}"; do
+	run_suite "$s"
+done
+p=$(cat "$log"/*.out 2>/dev/null | grep -c '^PASS')
+f=$(cat "$log"/*.out 2>/dev/null | grep -c '^FAIL')
+k=$(cat "$log"/*.out 2>/dev/null | grep -c '^SKIP')
+echo "check: $p passed, $f failed, $k skipped"
+[ "$f" -eq 0 ]

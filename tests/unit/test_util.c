@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "model/event.h"
+#include "snap_test.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+#include "util/vec.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+static void strtab_interns_and_dedups(void)
+{
+	struct snap_strtab st;
+
+	snap_strtab_init(&st);
+	CHECK_INT_EQ(1, snap_strtab_intern_cstr(&st, "main"));
+	CHECK_INT_EQ(2, snap_strtab_intern_cstr(&st, "foo"));
+	CHECK_INT_EQ(1, snap_strtab_intern(&st, "main", 4));
+	CHECK_INT_EQ(3, snap_strtab_intern(&st, "", 0));
+	CHECK_STR_EQ("foo", snap_strtab_get(&st, 2));
+	CHECK_STR_EQ("", snap_strtab_get(&st, 0));
+	CHECK_STR_EQ("", snap_strtab_get(&st, 99));
+	CHECK_INT_EQ(3, snap_strtab_len(&st, 2));
+	CHECK_INT_EQ(0, snap_strtab_find(&st, "bar", 3));
+	snap_strtab_fini(&st);
+	snap_strtab_fini(&st); /* double fini is harmless */
+}
+
+static void strtab_many_strings(void)
+{
+	struct snap_strtab st;
+	char buf[32];
+	int ok = 1;
+
+	snap_strtab_init(&st);
+	for (int i = 0; i < 100000; i++) {
+		int n = snprintf(buf, sizeof(buf), "sym_%d", i);
+
+		if (snap_strtab_intern(&st, buf, (size_t)n) != i + 1)
+			ok = 0;
+	}
+	CHECK(ok);
+	CHECK_STR_EQ("sym_77777", snap_strtab_get(&st, 77778));
+	snap_strtab_fini(&st);
+}
+
+static void strtab_alloc_failures(void)
+{
+	for (long n = 0; n < 8; n++) {
+		struct snap_strtab st;
+		int64_t r;
+
+		snap_strtab_init(&st);
+		snap_alloc_fail_after(n);
+		r = snap_strtab_intern_cstr(&st, "x");
+		snap_alloc_fail_after(-1);
+		CHECK(r == 1 || r == -ENOMEM);
+		if (r == -ENOMEM)
+			CHECK_INT_EQ(0, snap_strtab_find(&st, "x", 1));
+		snap_strtab_fini(&st);
+	}
+}
+
+static void u64map_put_get(void)
+{
+	struct snap_u64map m;
+	uint64_t v = 0;
+	int ok = 1;
+
+	snap_u64map_init(&m);
+	CHECK_INT_EQ(0, snap_u64map_get(&m, 5, &v));
+	for (uint64_t k = 0; k < 10000; k++)
+		CHECK_INT_EQ(0, snap_u64map_put(&m, k * 0x1000 + (1ULL << 63), k));
+	for (uint64_t k = 0; k < 10000; k++)
+		if (!snap_u64map_get(&m, k * 0x1000 + (1ULL << 63), &v) || v != k)
+			ok = 0;
+	CHECK(ok);
+	CHECK_INT_EQ(0, snap_u64map_put(&m, 1ULL << 63, 42));
+	CHECK_INT_EQ(1, snap_u64map_get(&m, 1ULL << 63, &v));
+	CHECK_U64_EQ(42, v);
+	CHECK_INT_EQ(10000, m.count);
+	snap_u64map_fini(&m);
+}
+
+static void vec_reserve_grows_and_checks_overflow(void)
+{
+	int *a = NULL;
+	size_t cap = 0;
+
+	CHECK_INT_EQ(0, snap_vec_reserve(&a, &cap, 100, sizeof(*a)));
+	CHECK(cap >= 100);
+	a[99] = 1;
+	CHECK_INT_EQ(-ENOMEM, snap_vec_reserve(&a, &cap, SIZE_MAX / 2 + 2, sizeof(*a)));
+	snap_free(a);
+}
+
+static void strerror_covers_both_ranges(void)
+{
+	CHECK_STR_EQ("malformed input", snap_strerror(-SNAP_EPARSE));
+	CHECK_STR_EQ("No such file or directory", snap_strerror(-ENOENT));
+}
+
+static void branch_flags_map_like_perf_script(void)
+{
+	static const struct {
+		uint32_t flags;
+		uint8_t kind, state, in_tx;
+	} cases[] = {
+		{0x003, SNAP_BR_CALL, SNAP_BR_NOSTATE, 0},
+		{0x005, SNAP_BR_RETURN, SNAP_BR_NOSTATE, 0},
+		{0x009, SNAP_BR_JUMP, SNAP_BR_NOSTATE, 0},
+		{0x001, SNAP_BR_JUMP, SNAP_BR_NOSTATE, 0},
+		{0x043, SNAP_BR_INT, SNAP_BR_NOSTATE, 0},
+		{0x045, SNAP_BR_IRET, SNAP_BR_NOSTATE, 0},
+		{0x013, SNAP_BR_SYSCALL, SNAP_BR_NOSTATE, 0},
+		{0x015, SNAP_BR_SYSRET, SNAP_BR_NOSTATE, 0},
+		{0x063, SNAP_BR_HWINT, SNAP_BR_NOSTATE, 0},
+		{0x221, SNAP_BR_ASYNC, SNAP_BR_END, 0},
+		{0x101, SNAP_BR_NONE, SNAP_BR_START, 0},
+		{0x213, SNAP_BR_SYSCALL, SNAP_BR_END, 0},
+		{0x201, SNAP_BR_NONE, SNAP_BR_END, 0},
+		{0x200, SNAP_BR_NONE, SNAP_BR_END, 0},
+		{0x203, SNAP_BR_CALL, SNAP_BR_END, 0},
+		{0x081, SNAP_BR_TXABORT, SNAP_BR_NOSTATE, 0},
+		{0x403, SNAP_BR_CALL, SNAP_BR_NOSTATE, 1},
+		{0x301, SNAP_BR_NONE, SNAP_BR_NOSTATE, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct snap_event ev;
+
+		memset(&ev, 0xff, sizeof(ev));
+		snap_event_set_branch_flags(&ev, cases[i].flags);
+		CHECK_INT_EQ(cases[i].kind, ev.br_kind);
+		CHECK_INT_EQ(cases[i].state, ev.br_state);
+		CHECK_INT_EQ(cases[i].in_tx, ev.in_tx);
+	}
+}
+
+int main(void)
+{
+	RUN(strtab_interns_and_dedups);
+	RUN(strtab_many_strings);
+	RUN(strtab_alloc_failures);
+	RUN(u64map_put_get);
+	RUN(vec_reserve_grows_and_checks_overflow);
+	RUN(strerror_covers_both_ranges);
+	RUN(branch_flags_map_like_perf_script);
+	return snap_test_done();
+}
