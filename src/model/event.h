@@ -81,6 +81,7 @@ static inline int snap_loc_is_kernel(const struct snap_loc *l)
 struct snap_event {
 	enum snap_ev_kind kind;
 	int32_t pid, tid;
+	uint32_t comm; /* command name if perf printed one (strtab id), else 0 */
 	uint64_t time; /* perf time in ns */
 	uint8_t has_time;
 	uint8_t br_kind;  /* enum snap_br_kind */

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/pipeline.h"
+
+#include "util/err.h"
+
+#include <stdio.h>
+
+int snap_decode_run(const struct snap_decode_opts *o)
+{
+	(void)o;
+	fputs("snaptrace: decoding is not implemented yet\n", stderr);
+	return -SNAP_ENOTSUP;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The decode pipeline shared by decode, run and attach:
+ * input (perf.data via perf script, perf script text, or stdin) -> events ->
+ * call stacks -> FXT written to a temporary file renamed into place.
+ */
+#ifndef SNAP_CLI_PIPELINE_H
+#define SNAP_CLI_PIPELINE_H
+
+#include "model/event.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A trigger hit to mark on its own track. */
+struct snap_hit {
+	uint64_t time; /* perf time, ns */
+	int32_t pid, tid;
+	uint64_t ip;
+	const char *symbol; /* borrowed */
+};
+
+/* A known process name (from run/attach: the command line). */
+struct snap_procname {
+	int32_t pid;
+	const char *name; /* borrowed */
+};
+
+struct snap_decode_opts {
+	const char *input;  /* perf.data, perf script text, or "-" (stdin); NULL = "perf.data" */
+	const char *output; /* NULL = "trace.fxt.gz"; ".gz" suffix = gzip */
+	enum snap_scope scope;
+	int strict_scope; /* scope violation = error, nothing written */
+	int no_dlfilter;  /* force the text path */
+	const char *perf; /* perf binary; NULL = $SNAPTRACE_PERF or "perf" */
+	const struct snap_hit *hits;
+	size_t nhits;
+	const struct snap_procname *names;
+	size_t nnames;
+};
+
+/* Runs the whole decode. Prints one-line errors and warnings itself.
+ * Returns 0 on success, else a negative error (already reported). */
+int snap_decode_run(const struct snap_decode_opts *o);
+
+#endif
