@@ -25,8 +25,11 @@ struct cache_ent {
 	char text[CACHE_TEXT];
 };
 
+#define IDS_BITS 12
+
 struct snap_perfscript_symcache {
 	struct cache_ent ent[1u << CACHE_BITS];
+	uint32_t ids[1u << IDS_BITS]; /* quick text hash -> strtab id, verified */
 };
 
 /* ---- small lexical helpers ---- */
@@ -316,18 +319,44 @@ static void ps_consume(struct snap_perfscript *ps, size_t adv)
 		ps->pos = ps->len = ps->scan = 0;
 }
 
+/* A cheap hash of length and three 8-byte windows: names repeat a lot and
+ * the strtab's byte-wise hash is the slow part of interning. */
+static size_t quick_hash(const char *s, size_t n)
+{
+	uint64_t a = 0, b = 0, c = 0;
+
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n / 2 - 4, 8);
+		memcpy(&c, s + n - 8, 8);
+	} else {
+		memcpy(&a, s, n);
+	}
+	a = (a ^ (uint64_t)n) * 0x9e3779b97f4a7c15ull;
+	a ^= (b + (a >> 29)) * 0xc2b2ae3d27d4eb4full;
+	a ^= (c + (a >> 31)) * 0x165667b19e3779f9ull;
+	return (size_t)(a >> (64 - IDS_BITS));
+}
+
 static int ps_intern(struct snap_perfscript *ps, const char *s, size_t n, uint32_t *id)
 {
+	uint32_t *slot;
 	int64_t r;
 
 	if (!n) {
 		*id = 0;
 		return 0;
 	}
+	slot = &ps->cache->ids[quick_hash(s, n)];
+	if (*slot && snap_strtab_len(ps->names, *slot) == n &&
+	    memcmp(snap_strtab_get(ps->names, *slot), s, n) == 0) {
+		*id = *slot;
+		return 0;
+	}
 	r = snap_strtab_intern(ps->names, s, n);
 	if (r < 0)
 		return (int)r;
-	*id = (uint32_t)r;
+	*id = *slot = (uint32_t)r;
 	return 0;
 }
 
