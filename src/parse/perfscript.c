@@ -1001,6 +1001,20 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 			ps->pt_seen = 1;
 			return 0;
 		}
+		/* Branch flags, or an addr column before the ip ("ADDR IP ..."),
+		 * only come with PT: a synth event printed without `synth`. */
+		if (q != p) {
+			ps->pt_seen = 1;
+			return 0;
+		}
+		if (is_hex_tok(q, t)) {
+			const char *q2 = skip_sp(t, e), *t2 = tok_end(q2, e);
+
+			if (is_hex_tok(q2, t2)) {
+				ps->pt_seen = 1;
+				return 0;
+			}
+		}
 	}
 	if (ps->pt_seen)
 		return 0; /* a PT synth event printed without `event` and `synth` */

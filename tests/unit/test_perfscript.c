@@ -450,6 +450,15 @@ static const struct text_case text_cases[] = {
 	 " 4242  0.001000000:   call 1 x+0x0 (/d) => 2 y+0x0 (/d)\n"
 	 " 4242  0.001000000:   tr end   0 401000 x+0x0 (/d)\n",
 	 "B -1/4242 t=1000000 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)\n", 0},
+	{"PT synth events printed without event/synth fields are skipped silently",
+	 " 4242/4242      0.001000000:                                        0                0 "
+	 "[unknown] ([unknown])\n"
+	 " 4242     0.001000000:                                        0                0\n"
+	 " 4242/4242      0.001000000:   tr strt                               0 [unknown] "
+	 "([unknown]) =>           401000 _start+0x0 (/t)\n"
+	 " 4242/4242      0.001000001:   tr end                           401000 _start+0x0 "
+	 "(/t)\n",
+	 "B 4242/4242 t=1000000 none start 0 => 401000 _start+0x0 (/t)\n", 0},
 	{"comments and side-band records are skipped silently",
 	 "# ========\n# captured on: x\n"
 	 "busy 27991/27991  2688.804279715: PERF_RECORD_MMAP2 27991/27991: [0x56(0x1000) @ 0x1000 "
