@@ -24,6 +24,7 @@ static int intern(struct snap_strtab *st, const char *s, uint32_t *id)
 {
 	int64_t r = snap_strtab_intern_cstr(st, s);
 
+	*id = 0;
 	if (r < 0)
 		return (int)r;
 	*id = (uint32_t)r;
