@@ -13,12 +13,12 @@
  */
 #include "write/fxt.h"
 
-#include "util/alloc.h"
-#include "util/vec.h"
-
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
+
+#include "util/alloc.h"
+#include "util/vec.h"
 
 /* Record types and fields (Fuchsia trace format). */
 enum {
@@ -42,11 +42,11 @@ enum {
 	FXT_ARG_POINTER = 7,
 	FXT_ARG_KOID = 8,
 };
-#define FXT_MAGIC         0x0016547846040010ull
-#define FXT_PROVIDER_NAME "snaptrace"
-#define FXT_OBJ_PROCESS   1
-#define FXT_OBJ_THREAD    2
-#define FXT_STR_PROCESS   1 /* index 1 is reserved for "process" */
+#define FXT_MAGIC	    0x0016547846040010ull
+#define FXT_PROVIDER_NAME   "snaptrace"
+#define FXT_OBJ_PROCESS	    1
+#define FXT_OBJ_THREAD	    2
+#define FXT_STR_PROCESS	    1 /* index 1 is reserved for "process" */
 /* header + timestamp + 15 two-word args + end timestamp / counter id */
 #define FXT_MAX_EVENT_WORDS (3 + 2 * SNAP_FXT_MAX_ARGS)
 
@@ -252,7 +252,8 @@ static size_t fxt_args(struct snap_fxt *fx, uint64_t *w, const struct snap_arg *
 			w[n++] = a->v.u;
 			break;
 		case SNAP_ARG_STR:
-			w[n++] = FXT_ARG_STRING | 1u << 4 | name | (uint64_t)fxt_str(fx, a->v.str) << 32;
+			w[n++] = FXT_ARG_STRING | 1u << 4 | name |
+				 (uint64_t)fxt_str(fx, a->v.str) << 32;
 			break;
 		default:
 			fx->stats.dropped_args++;
@@ -332,8 +333,8 @@ static int fxt_op_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, ui
 }
 
 /* Writes a kernel object record: koid named name, with a "process" koid arg if thread. */
-static void fxt_kobj(struct snap_fxt *fx, unsigned otype, uint64_t koid, uint32_t name,
-		     int has_pid, uint64_t pid)
+static void fxt_kobj(struct snap_fxt *fx, unsigned otype, uint64_t koid, uint32_t name, int has_pid,
+		     uint64_t pid)
 {
 	uint64_t w[5];
 	size_t n = 2;

@@ -20,35 +20,35 @@
 #ifndef SNAP_WRITE_FXT_H
 #define SNAP_WRITE_FXT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "model/timeline.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 #include "write/sink.h"
 
-#include <stddef.h>
-#include <stdint.h>
-
 #define SNAP_FXT_MAX_STRING 31999 /* longest string written; longer ones are cut */
 #define SNAP_FXT_STR_SLOTS  32767 /* string indexes 1..32767 */
-#define SNAP_FXT_THR_SLOTS  255   /* thread indexes 1..255 */
-#define SNAP_FXT_MAX_ARGS   15    /* args beyond this are dropped (counted) */
+#define SNAP_FXT_THR_SLOTS  255	  /* thread indexes 1..255 */
+#define SNAP_FXT_MAX_ARGS   15	  /* args beyond this are dropped (counted) */
 
 /* Counters of what the writer did, for tests and -stats. */
 struct snap_fxt_stats {
-	uint64_t events;         /* event records */
+	uint64_t events;	 /* event records */
 	uint64_t string_records; /* string records (definitions and redefinitions) */
-	uint64_t string_reuses;  /* string indexes re-used for another string */
+	uint64_t string_reuses;	 /* string indexes re-used for another string */
 	uint64_t thread_records;
 	uint64_t thread_reuses;
-	uint64_t truncated;      /* strings cut to SNAP_FXT_MAX_STRING */
-	uint64_t dropped_args;   /* args beyond SNAP_FXT_MAX_ARGS or of a bad type */
+	uint64_t truncated;    /* strings cut to SNAP_FXT_MAX_STRING */
+	uint64_t dropped_args; /* args beyond SNAP_FXT_MAX_ARGS or of a bad type */
 };
 
 struct snap_fxt {
-	struct snap_timeline base; /* ops: &snap_fxt_ops */
-	struct snap_sink *sink;    /* borrowed */
+	struct snap_timeline base;    /* ops: &snap_fxt_ops */
+	struct snap_sink *sink;	      /* borrowed */
 	const struct snap_strtab *st; /* borrowed */
-	int err;                   /* sticky */
+	int err;		      /* sticky */
 	/* strings: strtab id -> FXT index (0 = none), and back */
 	uint16_t *str_idx;
 	size_t str_idx_cap;

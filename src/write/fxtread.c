@@ -6,16 +6,16 @@
  */
 #include "write/fxtread.h"
 
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/vec.h"
-
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
 
 #define FXT_MAGIC 0x0016547846040010ull
 
@@ -569,7 +569,7 @@ static void out_args(struct fxt_out *o, const struct snap_fxtread_rec *rec, int 
 }
 
 static const char *const fxt_event_names[] = {
-	"instant",  "counter",	      "begin",	   "end",	 "complete",  "async_begin",
+	"instant",	 "counter",   "begin",	    "end",	 "complete", "async_begin",
 	"async_instant", "async_end", "flow_begin", "flow_step", "flow_end",
 };
 
@@ -591,8 +591,8 @@ static void desc_event(struct fxt_out *o, const struct snap_fxtread_rec *rec)
 		out_bytes(o, " name=", 6);
 		out_str(o, &rec->name);
 	}
-	if (rec->sub == SNAP_FXT_EV_COUNTER || (rec->sub >= SNAP_FXT_EV_ASYNC_BEGIN &&
-						rec->sub <= SNAP_FXT_EV_FLOW_END))
+	if (rec->sub == SNAP_FXT_EV_COUNTER ||
+	    (rec->sub >= SNAP_FXT_EV_ASYNC_BEGIN && rec->sub <= SNAP_FXT_EV_FLOW_END))
 		out_fmt(o, " id=%" PRIu64, rec->id);
 	out_args(o, rec, 0);
 }
@@ -808,8 +808,9 @@ static int check_duration(struct snap_fxtcheck *c, const struct snap_fxtread_rec
 	case SNAP_FXT_EV_BEGIN:
 		c->begins++;
 		if (t->depth >= SNAP_FXTCHECK_MAX_DEPTH)
-			return check_fail(c, rec, "nesting deeper than %d on pid %" PRIu64
-						  " tid %" PRIu64 " (Perfetto drops it)",
+			return check_fail(c, rec,
+					  "nesting deeper than %d on pid %" PRIu64 " tid %" PRIu64
+					  " (Perfetto drops it)",
 					  SNAP_FXTCHECK_MAX_DEPTH, rec->pid, rec->tid);
 		if (snap_vec_reserve(&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)) < 0)
 			return -ENOMEM;
@@ -818,23 +819,23 @@ static int check_duration(struct snap_fxtcheck *c, const struct snap_fxtread_rec
 	case SNAP_FXT_EV_END:
 		c->ends++;
 		if (!t->depth)
-			return check_fail(c, rec,
-					  "end on pid %" PRIu64 " tid %" PRIu64 " with no open begin",
-					  rec->pid, rec->tid);
+			return check_fail(
+				c, rec, "end on pid %" PRIu64 " tid %" PRIu64 " with no open begin",
+				rec->pid, rec->tid);
 		t->depth--;
 		if (rec->name.len && !str_eq(&rec->name, &t->stack[t->depth]))
-			return check_fail(c, rec, "end \"%.*s\" closes \"%.*s\" (not in stack order)",
-					  (int)(rec->name.len > 80 ? 80 : rec->name.len),
-					  rec->name.s,
-					  (int)(t->stack[t->depth].len > 80 ? 80
-									    : t->stack[t->depth].len),
-					  t->stack[t->depth].s);
+			return check_fail(
+				c, rec, "end \"%.*s\" closes \"%.*s\" (not in stack order)",
+				(int)(rec->name.len > 80 ? 80 : rec->name.len), rec->name.s,
+				(int)(t->stack[t->depth].len > 80 ? 80 : t->stack[t->depth].len),
+				t->stack[t->depth].s);
 		return 0;
 	default: /* complete */
 		c->completes++;
 		if (rec->end < rec->ts)
-			return check_fail(c, rec, "complete event ends (%" PRIu64
-						  ") before it starts (%" PRIu64 ")",
+			return check_fail(c, rec,
+					  "complete event ends (%" PRIu64
+					  ") before it starts (%" PRIu64 ")",
 					  rec->end, rec->ts);
 		return check_time(c, rec, rec->end);
 	}
@@ -874,8 +875,9 @@ static int check_kobj(struct snap_fxtcheck *c, const struct snap_fxtread_rec *re
 
 		if (a->name.len == 7 && !memcmp(a->name.s, "process", 7)) {
 			if (a->type != SNAP_FXT_ARG_KOID)
-				return check_fail(c, rec, "thread %" PRIu64
-							  " name: 'process' argument is not a koid",
+				return check_fail(c, rec,
+						  "thread %" PRIu64
+						  " name: 'process' argument is not a koid",
 						  rec->tid);
 			return 0;
 		}

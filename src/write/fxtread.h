@@ -23,10 +23,10 @@
 #ifndef SNAP_WRITE_FXTREAD_H
 #define SNAP_WRITE_FXTREAD_H
 
-#include "util/u64map.h"
-
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/u64map.h"
 
 /* Record types. */
 enum snap_fxt_rec {
@@ -99,9 +99,9 @@ struct snap_fxtread_arg {
 	uint32_t type; /* SNAP_FXT_ARG_* (other values: unknown, skipped by size) */
 	struct snap_fxt_str name;
 	union {
-		int64_t i;  /* INT32, INT64 */
-		uint64_t u; /* UINT32, UINT64, POINTER, KOID, BOOL */
-		double d;   /* DOUBLE */
+		int64_t i;		 /* INT32, INT64 */
+		uint64_t u;		 /* UINT32, UINT64, POINTER, KOID, BOOL */
+		double d;		 /* DOUBLE */
 		struct snap_fxt_str str; /* STRING */
 	} v;
 };
@@ -110,19 +110,19 @@ struct snap_fxtread_arg {
 
 /* One decoded record. Which fields mean something depends on type/sub. */
 struct snap_fxtread_rec {
-	uint64_t index;   /* record number, from 0 */
-	uint64_t off;     /* byte offset in buf */
-	uint32_t type;    /* enum snap_fxt_rec (any 0..15) */
-	uint32_t words;   /* size in 64-bit words, header included */
-	uint32_t sub;     /* metadata type, event type, kernel object type, ... */
-	uint32_t flags;   /* SNAP_FXTREAD_F_* */
-	uint64_t id;      /* provider id; string/thread index; counter/async/flow id */
+	uint64_t index;		  /* record number, from 0 */
+	uint64_t off;		  /* byte offset in buf */
+	uint32_t type;		  /* enum snap_fxt_rec (any 0..15) */
+	uint32_t words;		  /* size in 64-bit words, header included */
+	uint32_t sub;		  /* metadata type, event type, kernel object type, ... */
+	uint32_t flags;		  /* SNAP_FXTREAD_F_* */
+	uint64_t id;		  /* provider id; string/thread index; counter/async/flow id */
 	struct snap_fxt_str name; /* provider name, string value, event/object name */
 	struct snap_fxt_str cat;  /* event category */
-	uint64_t ts;      /* event timestamp (ticks); init: ticks per second */
-	uint64_t end;     /* complete event: end timestamp (ticks) */
-	uint64_t pid;     /* event/thread record: process koid */
-	uint64_t tid;     /* event/thread record: thread koid; kernel object: koid */
+	uint64_t ts;		  /* event timestamp (ticks); init: ticks per second */
+	uint64_t end;		  /* complete event: end timestamp (ticks) */
+	uint64_t pid;		  /* event/thread record: process koid */
+	uint64_t tid;		  /* event/thread record: thread koid; kernel object: koid */
 	uint32_t nargs;
 	struct snap_fxtread_arg args[SNAP_FXTREAD_MAX_ARGS];
 };
@@ -130,13 +130,13 @@ struct snap_fxtread_rec {
 struct snap_fxtread {
 	const unsigned char *buf; /* borrowed */
 	size_t len;
-	size_t off;         /* next record */
-	uint64_t nrec;      /* records returned so far */
+	size_t off;		      /* next record */
+	uint64_t nrec;		      /* records returned so far */
 	struct snap_fxt_str *strings; /* [32768]: the string table (owned) */
 	uint64_t threads[256][2];     /* thread table: pid, tid */
 	uint8_t thread_def[256];
 	struct snap_u64map providers; /* provider ids announced */
-	char why[192];      /* the last problem, for messages */
+	char why[192];		      /* the last problem, for messages */
 };
 
 /* Prepares r to read (buf, len) (borrowed; must outlive r and the records).
@@ -175,7 +175,7 @@ struct snap_fxtcheck {
 	struct snap_u64map map; /* (pid << 32 | tid) -> track index */
 	struct snap_fxtcheck_track *tracks;
 	size_t ntracks, cap;
-	uint64_t tps;     /* ticks per second in force */
+	uint64_t tps; /* ticks per second in force */
 	uint64_t records, events, begins, ends, completes, counters, kobjs;
 	uint64_t bad_index; /* record index of the first problem */
 	char why[256];

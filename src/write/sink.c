@@ -5,9 +5,6 @@
  */
 #include "write/sink.h"
 
-#include "util/alloc.h"
-#include "util/vec.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "util/alloc.h"
+#include "util/vec.h"
 
 #define SINK_GZ_LEVEL 6
 

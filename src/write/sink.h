@@ -30,20 +30,20 @@ enum snap_sink_kind {
 };
 
 struct snap_sink {
-	int err;                /* sticky: the first error (negative), 0 if none */
+	int err; /* sticky: the first error (negative), 0 if none */
 	enum snap_sink_kind kind;
-	unsigned char *buf;     /* SNAP_SINK_BUF bytes of buffered input */
-	size_t used;            /* bytes in buf */
-	uint64_t total;         /* bytes accepted so far (before compression) */
+	unsigned char *buf; /* SNAP_SINK_BUF bytes of buffered input */
+	size_t used;	    /* bytes in buf */
+	uint64_t total;	    /* bytes accepted so far (before compression) */
 	/* memory sink */
 	unsigned char *mem;
 	size_t mem_len, mem_cap;
 	/* file sink */
-	int fd;            /* temporary file, -1 if none */
-	char *path;        /* target path (owned) */
-	char *tmp;         /* temporary path (owned) */
-	int gz;            /* 1: deflate into a gzip stream */
-	void *zs;          /* z_stream (owned) when gz */
+	int fd;		     /* temporary file, -1 if none */
+	char *path;	     /* target path (owned) */
+	char *tmp;	     /* temporary path (owned) */
+	int gz;		     /* 1: deflate into a gzip stream */
+	void *zs;	     /* z_stream (owned) when gz */
 	unsigned char *zout; /* deflate output buffer (owned) when gz */
 };
 

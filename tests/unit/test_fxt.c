@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tests of write/fxt (the FXT writer) and write/fxtread (reader, desc, check). */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "snap_test.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -7,9 +10,6 @@
 #include "write/fxt.h"
 #include "write/fxtread.h"
 #include "write/sink.h"
-
-#include <errno.h>
-#include <stdlib.h>
 
 /* A writer over a memory sink with its own strtab. */
 struct tw {
@@ -67,7 +67,8 @@ static char *tw_dump(struct tw *t, int all, int *check)
 			break;
 		}
 		if (!*check && snap_fxtcheck_feed(&c, &rec) < 0) {
-			fprintf(stderr, "check: #%llu: %s\n", (unsigned long long)c.bad_index, c.why);
+			fprintf(stderr, "check: #%llu: %s\n", (unsigned long long)c.bad_index,
+				c.why);
 			*check = -1;
 		}
 		if (!all && !snap_fxtread_is_default(&rec))
@@ -217,7 +218,8 @@ static void test_string_reuse(void)
 		char name[32];
 
 		if (snap_fxtcheck_feed(&c, &rec) < 0 && !bad) {
-			fprintf(stderr, "check #%llu: %s\n", (unsigned long long)c.bad_index, c.why);
+			fprintf(stderr, "check #%llu: %s\n", (unsigned long long)c.bad_index,
+				c.why);
 			bad = 1;
 		}
 		if (rec.type != SNAP_FXT_EVENT || rec.sub != SNAP_FXT_EV_BEGIN || rec.ts % 2)
@@ -330,8 +332,8 @@ static void test_limits_hook(void)
 		char name[16];
 
 		snprintf(name, sizeof(name), "n%d", i);
-		t.tl->ops->complete(t.tl, 1, 1 + i % 5, (uint64_t)i, (uint64_t)i, S(&t, name),
-				    NULL, 0);
+		t.tl->ops->complete(t.tl, 1, 1 + i % 5, (uint64_t)i, (uint64_t)i, S(&t, name), NULL,
+				    0);
 	}
 	d = tw_dump(&t, 0, &check);
 	CHECK_INT_EQ(0, check);
@@ -524,7 +526,8 @@ static void test_reader_errors(void)
 	{
 		struct snap_fxtread r;
 		struct snap_fxtread_rec rec;
-		unsigned char buf[12] = {0x10, 0x00, 0x04, 0x46, 0x78, 0x54, 0x16, 0x00, 1, 2, 3, 4};
+		unsigned char buf[12] = {0x10, 0x00, 0x04, 0x46, 0x78, 0x54,
+					 0x16, 0x00, 1,	   2,	 3,    4};
 
 		snap_fxtread_init(&r, buf, sizeof(buf));
 		CHECK_INT_EQ(1, snap_fxtread_next(&r, &rec));

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tests of write/sink: memory sink, temp file + rename, gzip, error paths. */
-#include "snap_test.h"
-#include "util/alloc.h"
-#include "write/sink.h"
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "snap_test.h"
+#include "util/alloc.h"
+#include "write/sink.h"
 
 static char dir[64];
 
