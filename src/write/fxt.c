@@ -102,22 +102,50 @@ static void fxt_put_string_record(struct snap_fxt *fx, uint32_t idx, const char 
 	fx->stats.string_records++;
 }
 
-/* CLOCK victim among indexes [first, slots]; hand stays in that range. */
-static uint32_t fxt_clock(uint32_t *hand, uint32_t first, uint32_t slots, uint8_t *ref,
-			  const uint32_t *stamp, uint32_t now)
+/* CLOCK victim among string indexes 2..slots, never one the current record uses. */
+static uint32_t fxt_str_victim(struct snap_fxt *fx)
 {
 	for (;;) {
-		uint32_t h = *hand;
+		uint32_t h = fx->str_hand;
+		struct snap_fxt_slot *sl = &fx->str_slot[h];
 
-		*hand = h >= slots ? first : h + 1;
-		if (stamp && stamp[h] == now)
+		fx->str_hand = h >= fx->str_slots ? FXT_STR_PROCESS + 1 : h + 1;
+		if (sl->stamp == fx->stamp)
 			continue;
-		if (ref[h]) {
-			ref[h] = 0;
+		if (sl->ref) {
+			sl->ref = 0;
 			continue;
 		}
 		return h;
 	}
+}
+
+/* CLOCK victim among thread indexes 1..slots. */
+static uint32_t fxt_thr_victim(struct snap_fxt *fx)
+{
+	for (;;) {
+		uint32_t h = fx->thr_hand;
+
+		fx->thr_hand = h >= fx->thr_slots ? 1 : h + 1;
+		if (fx->thr_ref[h]) {
+			fx->thr_ref[h] = 0;
+			continue;
+		}
+		return h;
+	}
+}
+
+/* Makes room for string index idx in str_slot (zeroed). Returns 0 or -ENOMEM. */
+static int fxt_str_grow(struct snap_fxt *fx, uint32_t idx)
+{
+	size_t old = fx->str_cap;
+
+	if (idx < old)
+		return 0;
+	if (snap_vec_reserve(&fx->str_slot, &fx->str_cap, (size_t)idx + 1, sizeof(*fx->str_slot)))
+		return -ENOMEM;
+	memset(fx->str_slot + old, 0, (fx->str_cap - old) * sizeof(*fx->str_slot));
+	return 0;
 }
 
 /* Slow path of fxt_str: gives id an index, evicting one if needed, and
@@ -139,17 +167,21 @@ static uint16_t fxt_str_define(struct snap_fxt *fx, uint32_t id)
 		memset(fx->str_idx + old, 0, (fx->str_idx_cap - old) * sizeof(*fx->str_idx));
 	}
 	if (fx->str_used < fx->str_slots) {
-		idx = ++fx->str_used;
+		idx = fx->str_used + 1;
+		if (fxt_str_grow(fx, idx) < 0) {
+			fxt_fail(fx, -ENOMEM);
+			return 0;
+		}
+		fx->str_used = idx;
 	} else {
-		idx = fxt_clock(&fx->str_hand, FXT_STR_PROCESS + 1, fx->str_slots, fx->str_ref,
-				fx->str_stamp, fx->stamp);
-		fx->str_idx[fx->str_owner[idx]] = 0;
+		idx = fxt_str_victim(fx);
+		fx->str_idx[fx->str_slot[idx].owner] = 0;
 		fx->stats.string_reuses++;
 	}
-	fx->str_owner[idx] = id;
+	fx->str_slot[idx].owner = id;
+	fx->str_slot[idx].stamp = fx->stamp;
+	fx->str_slot[idx].ref = 0;
 	fx->str_idx[id] = (uint16_t)idx;
-	fx->str_stamp[idx] = fx->stamp;
-	fx->str_ref[idx] = 0;
 	fxt_put_string_record(fx, idx, s, len);
 	return (uint16_t)idx;
 }
@@ -162,8 +194,8 @@ static inline uint16_t fxt_str(struct snap_fxt *fx, uint32_t id)
 	if (!id)
 		return 0;
 	if (id < fx->str_idx_cap && (idx = fx->str_idx[id]) != 0) {
-		fx->str_ref[idx] = 1;
-		fx->str_stamp[idx] = fx->stamp;
+		fx->str_slot[idx].ref = 1;
+		fx->str_slot[idx].stamp = fx->stamp;
 		return idx;
 	}
 	if (!snap_strtab_len(fx->st, id))
@@ -185,7 +217,7 @@ static uint32_t fxt_thread_define(struct snap_fxt *fx, uint64_t key)
 	if (fx->thr_used < fx->thr_slots) {
 		idx = ++fx->thr_used;
 	} else {
-		idx = fxt_clock(&fx->thr_hand, 1, fx->thr_slots, fx->thr_ref, NULL, 0);
+		idx = fxt_thr_victim(fx);
 		fx->stats.thread_reuses++;
 	}
 	if (snap_u64map_put(&fx->thr_map, key, idx) < 0) {
@@ -417,10 +449,7 @@ int snap_fxt_init(struct snap_fxt *fx, struct snap_sink *sink, const struct snap
 	snap_u64map_init(&fx->thr_map);
 	snap_u64map_init(&fx->counters);
 	snap_u64map_init(&fx->procs);
-	fx->str_owner = snap_calloc(SNAP_FXT_STR_SLOTS + 1, sizeof(*fx->str_owner));
-	fx->str_stamp = snap_calloc(SNAP_FXT_STR_SLOTS + 1, sizeof(*fx->str_stamp));
-	fx->str_ref = snap_calloc(SNAP_FXT_STR_SLOTS + 1, 1);
-	if (!fx->str_owner || !fx->str_stamp || !fx->str_ref)
+	if (fxt_str_grow(fx, 255) < 0)
 		return fxt_fail(fx, -ENOMEM);
 	fx->str_slots = SNAP_FXT_STR_SLOTS;
 	fx->str_used = FXT_STR_PROCESS; /* reserved */
@@ -444,9 +473,7 @@ int snap_fxt_set_limits(struct snap_fxt *fx, uint32_t nstr, uint32_t nthr)
 void snap_fxt_fini(struct snap_fxt *fx)
 {
 	snap_free(fx->str_idx);
-	snap_free(fx->str_owner);
-	snap_free(fx->str_stamp);
-	snap_free(fx->str_ref);
+	snap_free(fx->str_slot);
 	snap_u64map_fini(&fx->thr_map);
 	snap_u64map_fini(&fx->counters);
 	snap_u64map_fini(&fx->procs);

@@ -44,6 +44,13 @@ struct snap_fxt_stats {
 	uint64_t dropped_args; /* args beyond SNAP_FXT_MAX_ARGS or of a bad type */
 };
 
+/* One FXT string index. */
+struct snap_fxt_slot {
+	uint32_t owner; /* strtab id defined at this index */
+	uint32_t stamp; /* the last record that used it */
+	uint8_t ref;	/* CLOCK reference bit */
+};
+
 struct snap_fxt {
 	struct snap_timeline base;    /* ops: &snap_fxt_ops */
 	struct snap_sink *sink;	      /* borrowed */
@@ -52,9 +59,8 @@ struct snap_fxt {
 	/* strings: strtab id -> FXT index (0 = none), and back */
 	uint16_t *str_idx;
 	size_t str_idx_cap;
-	uint32_t *str_owner; /* [SNAP_FXT_STR_SLOTS + 1]: FXT index -> strtab id */
-	uint32_t *str_stamp; /* [..]: the last record that used the index */
-	uint8_t *str_ref;    /* [..]: CLOCK reference bits */
+	struct snap_fxt_slot *str_slot; /* [FXT index], grown as indexes are handed out */
+	size_t str_cap;
 	uint32_t str_slots, str_hand, str_used;
 	/* threads: (pid << 32 | tid) -> FXT index; the index table says which key owns it */
 	struct snap_u64map thr_map;

@@ -89,7 +89,7 @@ static int read_str(struct snap_fxtread *r, struct snap_fxtread_rec *rec, struct
 		out->ref = ref;
 		return 0;
 	}
-	if (!r->strings[ref].s) {
+	if (ref >= r->str_cap || !r->strings[ref].s) {
 		if (!rec->flags)
 			why_set(r, "undefined string index %u", ref);
 		rec_flag(rec, SNAP_FXTREAD_F_UNDEF_STRING);
@@ -206,7 +206,8 @@ static int read_metadata(struct snap_fxtread *r, struct snap_fxtread_rec *rec, u
 			return -SNAP_EPARSE;
 		}
 		/* A provider (re)starts with empty tables. */
-		memset(r->strings, 0, 32768 * sizeof(*r->strings));
+		if (r->str_cap)
+			memset(r->strings, 0, r->str_cap * sizeof(*r->strings));
 		memset(r->thread_def, 0, sizeof(r->thread_def));
 		if (snap_u64map_put(&r->providers, rec->id, 1) < 0)
 			return -ENOMEM;
@@ -303,6 +304,13 @@ static int read_string_rec(struct snap_fxtread *r, struct snap_fxtread_rec *rec,
 		why_set(r, "string record for index 0");
 		rec_flag(rec, SNAP_FXTREAD_F_INDEX_ZERO);
 		return 0;
+	}
+	if (rec->id >= r->str_cap) {
+		size_t old = r->str_cap;
+
+		if (snap_vec_reserve(&r->strings, &r->str_cap, rec->id + 1, sizeof(*r->strings)))
+			return -ENOMEM;
+		memset(r->strings + old, 0, (r->str_cap - old) * sizeof(*r->strings));
 	}
 	r->strings[rec->id] = rec->name;
 	return 0;
@@ -419,9 +427,6 @@ int snap_fxtread_init(struct snap_fxtread *r, const void *buf, size_t len)
 	r->buf = buf;
 	r->len = len;
 	snap_u64map_init(&r->providers);
-	r->strings = snap_calloc(32768, sizeof(*r->strings));
-	if (!r->strings)
-		return -ENOMEM;
 	return 0;
 }
 

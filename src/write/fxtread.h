@@ -132,8 +132,9 @@ struct snap_fxtread {
 	size_t len;
 	size_t off;		      /* next record */
 	uint64_t nrec;		      /* records returned so far */
-	struct snap_fxt_str *strings; /* [32768]: the string table (owned) */
-	uint64_t threads[256][2];     /* thread table: pid, tid */
+	struct snap_fxt_str *strings; /* the string table (owned), grown to the highest index */
+	size_t str_cap;
+	uint64_t threads[256][2]; /* thread table: pid, tid */
 	uint8_t thread_def[256];
 	struct snap_u64map providers; /* provider ids announced */
 	char why[192];		      /* the last problem, for messages */
