@@ -255,6 +255,8 @@ static const struct line_case branch_cases[] = {
 	/* markers */
 	{"1 1.0:   call            (x)   401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
 	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
+	{"1 1.0:   call (D)(x)  401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
+	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
 	{"1 1.0:   jcc (D)  (t)  401000 x+0x0 (/d) =>  401010 x+0x10 (/d)",
 	 "B -1/1 t=1000000000 jump - 401000 x+0x0 (/d) => 401010 x+0x10 (/d)"},
 	/* unnamed flag combinations print as letters (PERF_IP_FLAG_CHARS) */
