@@ -19,10 +19,19 @@ $(PROGS_DIR)/dyn: tests/progs/dyn.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) -Wl,-z,lazy -o $@ $<
 
-$(PROGS_DIR)/cxx_throw: tests/progs/cxx_throw.cc
+$(PROGS_DIR)/cxx_throw: tests/progs/cxx_throw.cc tests/progs/rules.mk
 	@mkdir -p $(@D)
 	$(if $(findstring clang,$(CC)),clang++,g++) $(PROGS_CFLAGS) -static-libstdc++ -static-libgcc \
 		-Wl,-z,lazy -o $@ $<
 
 TEST_PROGS := $(PROGS_DIR)/static_calls $(PROGS_DIR)/threads $(PROGS_DIR)/dyn $(PROGS_DIR)/cxx_throw
 TEST_BINS += $(TEST_PROGS)
+
+# The pretend kernel of the k/uk scope tests (never executed).
+$(PROGS_DIR)/kimage: tests/progs/kimage.S
+	@mkdir -p $(@D)
+	$(CC) -c -o $@.o $<
+	$(CC) -nostdlib -static -no-pie -Wl,-Ttext=0xffffffff81000000 -Wl,-e,entry_SYSCALL_64 \
+		-Wl,--build-id=none -o $@ $@.o
+
+TEST_BINS += $(PROGS_DIR)/kimage

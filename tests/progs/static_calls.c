@@ -45,7 +45,7 @@ __attribute__((noinline)) u64 op_mul(u64 x)
 	return leaf(x) * 5;
 }
 
-u64 (*volatile table[2])(u64) = { op_add, op_mul };
+u64 (*volatile table[2])(u64) = {op_add, op_mul};
 
 __attribute__((noinline)) u64 work(int i)
 {
@@ -59,7 +59,7 @@ __attribute__((noinline)) u64 work(int i)
 
 __attribute__((noinline)) void emit(u64 v)
 {
-	char buf[2] = { (char)('a' + (v % 26)), '\n' };
+	char buf[2] = {(char)('a' + (v % 26)), '\n'};
 
 	sys3(1, 1, (long)buf, 2);
 }

@@ -51,8 +51,9 @@ __attribute__((noinline)) void join(void)
 
 __attribute__((noinline, used)) void cmain(void)
 {
-	unsigned long flags = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x200000 |
-			      0x1000000; /* VM FS FILES SIGHAND THREAD SYSVSEM CHILD_CLEARTID|SETTID */
+	unsigned long flags =
+		0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x200000 |
+		0x1000000; /* VM FS FILES SIGHAND THREAD SYSVSEM CHILD_CLEARTID|SETTID */
 	spawn_thread(flags, child_stack + sizeof child_stack, &child_tid, thread_fn);
 	main_work();
 	join();

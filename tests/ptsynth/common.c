@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ptsynth shared code: instruction classification, maps and step files. */
-#include "ptsynth.h"
-
 #include <ctype.h>
 #include <elf.h>
 #include <errno.h>
@@ -11,6 +9,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "ptsynth.h"
 
 static const char *const kind_names[PTSYNTH_NKINDS] = {
 	"OTHER", "JCC", "JMP", "JMPI", "CALL", "CALLI", "RET", "SYSCALL", "FAR",
@@ -32,9 +32,9 @@ int ptsynth_kind_parse(const char *name)
 static int is_prefix(const char *w, size_t n)
 {
 	static const char *const prefixes[] = {
-		"rep",	 "repz",  "repnz", "repe",     "repne",	   "lock", "notrack", "bnd",
-		"data16", "addr32", "cs",   "ds",	"es",	   "ss",   "fs",      "gs",
-		"xacquire", "xrelease",
+		"rep",	   "repz", "repnz",  "repe",   "repne",	   "lock",
+		"notrack", "bnd",  "data16", "addr32", "cs",	   "ds",
+		"es",	   "ss",   "fs",     "gs",     "xacquire", "xrelease",
 	};
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strlen(prefixes[i]) == n && !strncmp(w, prefixes[i], n))
@@ -78,9 +78,10 @@ static unsigned classify(const char *text, const char **operands)
 	if (word_is(w, n, "syscall") || word_is(w, n, "sysenter"))
 		return PTSYNTH_SYSCALL;
 	static const char *const far[] = {
-		"int",	  "int3",    "into",	"int1", "iret", "iretq", "iretl",  "iretw",
-		"sysret", "sysretq", "sysretl", "sysexit", "sysexitq", "hlt", "ud2", "ud1",
-		"ud0",	  "ljmp",    "lcall",	"lret", "lretq", "vmcall", "vmlaunch", "vmresume",
+		"int",	    "int3",  "into",   "int1",	  "iret",     "iretq",
+		"iretl",    "iretw", "sysret", "sysretq", "sysretl",  "sysexit",
+		"sysexitq", "hlt",   "ud2",    "ud1",	  "ud0",      "ljmp",
+		"lcall",    "lret",  "lretq",  "vmcall",  "vmlaunch", "vmresume",
 	};
 	for (size_t i = 0; i < sizeof far / sizeof far[0]; i++)
 		if (word_is(w, n, far[i]))
@@ -114,7 +115,8 @@ int ptsynth_objdump_line(const char *line, uint64_t *addr, uint32_t *len, unsign
 			b++;
 		if (b >= tab2)
 			break;
-		if (b + 1 >= tab2 || !isxdigit((unsigned char)b[0]) || !isxdigit((unsigned char)b[1]))
+		if (b + 1 >= tab2 || !isxdigit((unsigned char)b[0]) ||
+		    !isxdigit((unsigned char)b[1]))
 			return 0;
 		nb++;
 		b += 2;
@@ -156,7 +158,7 @@ int ptsynth_imap_add(struct ptsynth_imap *m, uint64_t addr, uint32_t len, unsign
 		m->v = v;
 		m->cap = cap;
 	}
-	m->v[m->n++] = (struct ptsynth_insn){ addr, len, kind };
+	m->v[m->n++] = (struct ptsynth_insn){addr, len, kind};
 	return 0;
 }
 
@@ -260,7 +262,7 @@ static int maps_add(struct ptsynth_maps *maps, uint64_t start, uint64_t end, uin
 	char *p = strdup(path);
 	if (!p)
 		return -ENOMEM;
-	maps->v[maps->n++] = (struct ptsynth_mapping){ start, end, pgoff, p };
+	maps->v[maps->n++] = (struct ptsynth_mapping){start, end, pgoff, p};
 	return 1;
 }
 
@@ -387,8 +389,8 @@ static int want_has(const uint64_t *want, size_t nwant, uint64_t a)
 }
 
 /* Disassembles one file and adds the wanted instructions of every mapping of it. */
-static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *maps,
-			  const char *path, const uint64_t *want, size_t nwant)
+static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *maps, const char *path,
+			  const uint64_t *want, size_t nwant)
 {
 	Elf64_Phdr ph[16];
 	int nph = elf_exec_loads(path, ph, 16);
@@ -410,8 +412,7 @@ static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *map
 		dup2(pfd[1], 1);
 		close(pfd[0]);
 		close(pfd[1]);
-		execlp("objdump", "objdump", "-d", "-w", "-z", path,
-		       (char *)NULL);
+		execlp("objdump", "objdump", "-d", "-w", "-z", path, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);

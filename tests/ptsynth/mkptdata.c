@@ -25,13 +25,12 @@
  *   -O N      an overflow after instruction N of each thread: OVF, 20 instructions lost
  *   -C        per-CPU recording: one stream for CPU 0 with context switch records
  *   -s SCOPE  u (default), k or uk; k and uk need -K
- *   -K PREFIX kernel image: PREFIX.kimg describes it (see kimage in docs/pt-testing.md)
+ *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
+ *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
  */
-#include "ptsynth.h"
-
 #include <errno.h>
-#include <inttypes.h>
 #include <intel-pt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -39,19 +38,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ptsynth.h"
+
 #define PT_PMU_TYPE  8 /* any value: perf matches attr.type with AUXTRACE_INFO priv[0] */
-#define CFG_TSC      (1ULL << 10)
+#define CFG_TSC	     (1ULL << 10)
 #define CFG_NORETCMP (1ULL << 11)
-#define EVT_ID       1ULL
+#define EVT_ID	     1ULL
 #define TSC_START    1000000ULL
-#define TSC_PER_INSN 1000ULL /* room for syscall/irq/switch time between steps */
+#define TSC_PER_INSN 1000ULL   /* room for syscall/irq/switch time between steps */
 #define BOGUS_IP     0x1000ULL /* never mapped: perf fails to read code there */
 #define OVF_LOST     20
 #define MAX_THREADS  64
 
 #ifndef PERF_RECORD_AUXTRACE_INFO
 #define PERF_RECORD_AUXTRACE_INFO 70
-#define PERF_RECORD_AUXTRACE      71
+#define PERF_RECORD_AUXTRACE	  71
 #endif
 
 enum scope { SCOPE_U, SCOPE_K, SCOPE_UK };
@@ -59,7 +60,7 @@ enum { LOST_WALK = 1, LOST_SYNC };
 
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
-	int irq_every, corrupt_at, ovf_at, percpu;
+	int irq_every, corrupt_at, ovf_at, percpu, vmlinux;
 	enum scope scope;
 	const char *kprefix;
 };
@@ -84,9 +85,9 @@ struct stream {
 	size_t nrs, caprs;
 	uint64_t last_psb;
 	int ntip;
-	int lost;      /* LOST_*: after a corruption, until perf resyncs */
+	int lost; /* LOST_*: after a corruption, until perf resyncs */
 	int corrupt_pending, swallow;
-	char *pend;    /* expected lines not yet decodable */
+	char *pend; /* expected lines not yet decodable */
 	size_t npend, cappend, tnt_mark;
 	int ovf_skip;  /* instructions still lost in an overflow */
 	int err;       /* sticky libipt error */
@@ -133,7 +134,7 @@ static void pend_add(struct stream *s, const char *line)
 /* Writes the first upto bytes of pending lines and drops the rest if drop. */
 static void pend_commit(struct stream *s, size_t upto, int drop)
 {
-	if (!s->exp)
+	if (!s->exp || !s->pend)
 		return;
 	fwrite(s->pend, 1, upto, s->exp);
 	size_t rest = drop ? 0 : s->npend - upto;
@@ -153,8 +154,9 @@ static void expect(struct stream *s, const char *name, uint64_t ip, uint64_t add
 		return;
 	}
 	if (s->corrupt_pending) { /* this branch's TIP was corrupted: perf fails after it */
-		snprintf(line, sizeof line, "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n%" PRIu32 " error\n",
-			 s->tid, name, ip, (uint64_t)BOGUS_IP, s->tid);
+		snprintf(line, sizeof line,
+			 "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n%" PRIu32 " error\n", s->tid,
+			 name, ip, (uint64_t)BOGUS_IP, s->tid);
 		pend_add(s, line);
 		pend_commit(s, s->npend, 0);
 		s->corrupt_pending = 0;
@@ -639,35 +641,35 @@ static void emit(struct out *o, const void *p, size_t n)
 
 static struct sid mksid(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
 {
-	struct sid s = { pid, tid, time, cpu, 0, EVT_ID };
+	struct sid s = {pid, tid, time, cpu, 0, EVT_ID};
 	return s;
 }
 
 static void emit_auxtrace_info(struct out *o)
 {
-	uint64_t priv[17] = { 0 };
+	uint64_t priv[17] = {0};
 	struct {
 		struct perf_event_header h;
 		uint32_t type, res;
 	} hdr;
 
-	priv[0] = PT_PMU_TYPE;		    /* PMU_TYPE */
-	priv[1] = 0;			    /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
-	priv[2] = 1;			    /* TIME_MULT */
-	priv[3] = 0;			    /* TIME_ZERO */
-	priv[4] = 1;			    /* CAP_USER_TIME_ZERO */
-	priv[5] = CFG_TSC;		    /* TSC_BIT */
-	priv[6] = CFG_NORETCMP;		    /* NORETCOMP_BIT */
-	priv[7] = O->percpu ? 3 : 0;	    /* HAVE_SCHED_SWITCH: 3 = context_switch records */
-	priv[8] = (uint64_t)O->snapshot;    /* SNAPSHOT_MODE */
-	priv[9] = (uint64_t)O->percpu;	    /* PER_CPU_MMAPS */
-	priv[10] = 1ULL << 9;		    /* MTC_BIT */
-	priv[11] = 0xfULL << 14;	    /* MTC_FREQ_BITS */
-	priv[12] = 1;			    /* TSC_CTC_N */
-	priv[13] = 1;			    /* TSC_CTC_D */
-	priv[14] = 1ULL << 1;		    /* CYC_BIT */
-	priv[15] = 20;			    /* MAX_NONTURBO_RATIO */
-	priv[16] = 0;			    /* FILTER_STR_LEN */
+	priv[0] = PT_PMU_TYPE;		 /* PMU_TYPE */
+	priv[1] = 0;			 /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
+	priv[2] = 1;			 /* TIME_MULT */
+	priv[3] = 0;			 /* TIME_ZERO */
+	priv[4] = 1;			 /* CAP_USER_TIME_ZERO */
+	priv[5] = CFG_TSC;		 /* TSC_BIT */
+	priv[6] = CFG_NORETCMP;		 /* NORETCOMP_BIT */
+	priv[7] = O->percpu ? 3 : 0;	 /* HAVE_SCHED_SWITCH: 3 = context_switch records */
+	priv[8] = (uint64_t)O->snapshot; /* SNAPSHOT_MODE */
+	priv[9] = (uint64_t)O->percpu;	 /* PER_CPU_MMAPS */
+	priv[10] = 1ULL << 9;		 /* MTC_BIT */
+	priv[11] = 0xfULL << 14;	 /* MTC_FREQ_BITS */
+	priv[12] = 1;			 /* TSC_CTC_N */
+	priv[13] = 1;			 /* TSC_CTC_D */
+	priv[14] = 1ULL << 1;		 /* CYC_BIT */
+	priv[15] = 20;			 /* MAX_NONTURBO_RATIO */
+	priv[16] = 0;			 /* FILTER_STR_LEN */
 	memset(&hdr, 0, sizeof hdr);
 	hdr.h.type = PERF_RECORD_AUXTRACE_INFO;
 	hdr.h.size = sizeof hdr + sizeof priv;
@@ -726,7 +728,7 @@ static void emit_pid_tid(struct out *o, uint32_t type, uint32_t pid, uint32_t ti
 	struct {
 		struct perf_event_header h;
 		uint32_t pid, tid;
-	} r = { { type, 0, 0 }, pid, tid };
+	} r = {{type, 0, 0}, pid, tid};
 
 	r.h.size = sizeof r + sizeof sid;
 	emit(o, &r, sizeof r);
@@ -739,7 +741,7 @@ static void emit_switch(struct out *o, int out, uint32_t pid, uint32_t tid, stru
 	struct {
 		struct perf_event_header h;
 		uint32_t pid, tid;
-	} r = { { PERF_RECORD_SWITCH_CPU_WIDE, 0, 0 }, pid, tid };
+	} r = {{PERF_RECORD_SWITCH_CPU_WIDE, 0, 0}, pid, tid};
 
 	r.h.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
 	r.h.size = sizeof r + sizeof sid;
@@ -814,7 +816,7 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return -errno;
-	uint64_t idsec[2] = { ids_off, 8 }, id = EVT_ID;
+	uint64_t idsec[2] = {ids_off, 8}, id = EVT_ID;
 	fwrite(&fh, sizeof fh, 1, f);
 	fwrite(&attr, sizeof attr, 1, f);
 	fwrite(idsec, sizeof idsec, 1, f);
@@ -823,11 +825,11 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	/* Feature section table (one entry), then HEADER_AUXTRACE: u64 nr; {offset, sz}[nr]
 	 * where sz is the record's header.size (48), not header + data. */
 	uint64_t feat_tab = fh.data[0] + o->len;
-	uint64_t sec[2] = { feat_tab + 16, 8 + 16 * (uint64_t)naux }, nr = naux;
+	uint64_t sec[2] = {feat_tab + 16, 8 + 16 * (uint64_t)naux}, nr = naux;
 	fwrite(sec, sizeof sec, 1, f);
 	fwrite(&nr, sizeof nr, 1, f);
 	for (size_t t = 0; t < naux; t++) {
-		uint64_t ent[2] = { fh.data[0] + aux_offs[t], 48 };
+		uint64_t ent[2] = {fh.data[0] + aux_offs[t], 48};
 		fwrite(ent, sizeof ent, 1, f);
 	}
 	if (ferror(f))
@@ -917,22 +919,22 @@ struct thread {
 static int usage(void)
 {
 	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-s u|k|uk] [-K KPREFIX]\n");
+			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-s u|k|uk] [-K KPREFIX] [-V]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts opts = { .tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U };
+	struct opts opts = {.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U};
 	const char *prefix = NULL, *outpath = NULL, *exppath = NULL;
 	struct ptsynth_step *steps = NULL;
-	struct ptsynth_maps maps = { 0 };
-	struct ptsynth_imap imap = { 0 };
+	struct ptsynth_maps maps = {0};
+	struct ptsynth_imap imap = {0};
 	struct kimage kimg;
 	struct thread th[MAX_THREADS];
 	struct chunk *chunks = NULL;
 	struct stream *streams = NULL;
-	struct out o = { 0 };
+	struct out o = {0};
 	size_t nsteps = 0, nth = 0, nchunks = 0, nstreams = 0, aux_offs[MAX_THREADS];
 	char path[PATH_MAX + 16];
 	FILE *exp = NULL;
@@ -940,21 +942,47 @@ int main(int argc, char **argv)
 
 	memset(th, 0, sizeof th);
 	O = &opts;
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:V")) != -1) {
 		switch (c) {
-		case 'p': prefix = optarg; break;
-		case 'o': outpath = optarg; break;
-		case 'e': exppath = optarg; break;
-		case 'r': opts.retcomp = 1; break;
-		case 'T': opts.timeless = 1; break;
-		case 'k': opts.tsc_every = atoi(optarg); break;
-		case 'P': opts.psb_every = atoi(optarg); break;
-		case 'S': opts.snapshot = 1; break;
-		case 'g': opts.garbage = atoi(optarg); break;
-		case 'I': opts.irq_every = atoi(optarg); break;
-		case 'c': opts.corrupt_at = atoi(optarg); break;
-		case 'O': opts.ovf_at = atoi(optarg); break;
-		case 'C': opts.percpu = 1; break;
+		case 'p':
+			prefix = optarg;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'e':
+			exppath = optarg;
+			break;
+		case 'r':
+			opts.retcomp = 1;
+			break;
+		case 'T':
+			opts.timeless = 1;
+			break;
+		case 'k':
+			opts.tsc_every = atoi(optarg);
+			break;
+		case 'P':
+			opts.psb_every = atoi(optarg);
+			break;
+		case 'S':
+			opts.snapshot = 1;
+			break;
+		case 'g':
+			opts.garbage = atoi(optarg);
+			break;
+		case 'I':
+			opts.irq_every = atoi(optarg);
+			break;
+		case 'c':
+			opts.corrupt_at = atoi(optarg);
+			break;
+		case 'O':
+			opts.ovf_at = atoi(optarg);
+			break;
+		case 'C':
+			opts.percpu = 1;
+			break;
 		case 's':
 			if (!strcmp(optarg, "u"))
 				opts.scope = SCOPE_U;
@@ -965,13 +993,20 @@ int main(int argc, char **argv)
 			else
 				return usage();
 			break;
-		case 'K': opts.kprefix = optarg; break;
-		default: return usage();
+		case 'K':
+			opts.kprefix = optarg;
+			break;
+		case 'V':
+			opts.vmlinux = 1;
+			break;
+		default:
+			return usage();
 		}
 	}
 	if (!prefix || !outpath || opts.garbage < 0 || opts.psb_every < 64 ||
 	    (opts.scope != SCOPE_U && !opts.kprefix) ||
-	    (opts.percpu && (opts.scope != SCOPE_U || opts.corrupt_at || opts.ovf_at)))
+	    (opts.percpu &&
+	     (opts.scope != SCOPE_U || opts.corrupt_at || opts.ovf_at || opts.timeless)))
 		return usage();
 
 	snprintf(path, sizeof path, "%s.steps", prefix);
@@ -1025,7 +1060,8 @@ int main(int argc, char **argv)
 	for (size_t t = 0; t < nth; t++) {
 		size_t b = 0;
 		for (size_t j = 0; j < th[t].n; j++) {
-			const struct ptsynth_insn *in = ptsynth_imap_find(&imap, steps[th[t].idx[j]].ip);
+			const struct ptsynth_insn *in =
+				ptsynth_imap_find(&imap, steps[th[t].idx[j]].ip);
 			if (!(in && in->kind == PTSYNTH_SYSCALL) && j + 1 < th[t].n)
 				continue;
 			struct chunk *ck = &chunks[nchunks++];
@@ -1106,10 +1142,17 @@ int main(int argc, char **argv)
 		emit_mmap(&o, pid, pid, PERF_RECORD_MISC_USER, maps.v[m].start,
 			  maps.v[m].end - maps.v[m].start, maps.v[m].pgoff, maps.v[m].path,
 			  mksid(pid, pid, t_side, cpu));
-	if (have_k)
+	/* The kernel image: by default mapped like a kernel module, so that perf
+	 * reads its code and symbols from the file without options; with -V as
+	 * perf records the kernel itself ([kernel.kallsyms]_text, pgoff = _text),
+	 * which perf script then needs --vmlinux IMAGE for. */
+	if (have_k && opts.vmlinux)
 		emit_mmap(&o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, kimg.start,
-			  kimg.end - kimg.start, kimg.pgoff, kimg.path,
+			  0xffffffffffffffffULL - kimg.start, kimg.pgoff, "[kernel.kallsyms]_text",
 			  mksid((uint32_t)-1, 0, t_side, cpu));
+	else if (have_k)
+		emit_mmap(&o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, kimg.start,
+			  kimg.end - kimg.start, 0, kimg.path, mksid((uint32_t)-1, 0, t_side, cpu));
 	/* Per-CPU: ITRACE_START sets the CPU's current thread, the first one to run. */
 	for (size_t t = 0; t < (opts.percpu ? 1 : nth); t++)
 		emit_pid_tid(&o, PERF_RECORD_ITRACE_START, pid, th[t].tid,
@@ -1136,7 +1179,7 @@ int main(int argc, char **argv)
 			struct perf_event_header h;
 			uint32_t pid, ppid, tid, ptid;
 			uint64_t time;
-		} r = { { PERF_RECORD_EXIT, 0, 0 }, pid, t ? pid : 1, th[t].tid, t ? pid : 1, te };
+		} r = {{PERF_RECORD_EXIT, 0, 0}, pid, t ? pid : 1, th[t].tid, t ? pid : 1, te};
 		r.h.size = sizeof r + sizeof sd;
 		emit(&o, &r, sizeof r);
 		emit(&o, &sd, sizeof sd);

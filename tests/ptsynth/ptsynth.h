@@ -21,14 +21,14 @@
 /* What an instruction does to control flow, as PT encodes it. */
 enum ptsynth_kind {
 	PTSYNTH_OTHER = 0, /* falls through */
-	PTSYNTH_JCC,       /* conditional: one TNT bit */
-	PTSYNTH_JMP,       /* direct jump: no packet */
-	PTSYNTH_JMPI,      /* indirect jump: TIP */
-	PTSYNTH_CALL,      /* direct call: no packet */
-	PTSYNTH_CALLI,     /* indirect call: TIP */
-	PTSYNTH_RET,       /* near return: TNT (compressed) or TIP */
+	PTSYNTH_JCC,	   /* conditional: one TNT bit */
+	PTSYNTH_JMP,	   /* direct jump: no packet */
+	PTSYNTH_JMPI,	   /* indirect jump: TIP */
+	PTSYNTH_CALL,	   /* direct call: no packet */
+	PTSYNTH_CALLI,	   /* indirect call: TIP */
+	PTSYNTH_RET,	   /* near return: TNT (compressed) or TIP */
 	PTSYNTH_SYSCALL,   /* syscall/sysenter: leaves user space */
-	PTSYNTH_FAR,       /* int, iret, sysret, hlt, ud2...: far or unusual transfer */
+	PTSYNTH_FAR,	   /* int, iret, sysret, hlt, ud2...: far or unusual transfer */
 	PTSYNTH_NKINDS
 };
 

@@ -13,8 +13,6 @@
  * anything fails the traced process is killed: a stopped tracee is never left
  * behind. Exit status: 0 if the program exited 0, 1 otherwise, 2 on usage.
  */
-#include "ptsynth.h"
-
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +23,8 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "ptsynth.h"
 
 #define MAX_THREADS 64
 

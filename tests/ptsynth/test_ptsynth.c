@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests for the ptsynth tools' shared code: objdump classification, maps, insn files. */
-#include "ptsynth.h"
-#include "snap_test.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "ptsynth.h"
+#include "snap_test.h"
 
 struct line_case {
 	const char *line;
@@ -18,49 +18,49 @@ struct line_case {
 
 /* Lines captured from objdump -d -w (binutils 2.40) on the test programs and libc. */
 static const struct line_case line_cases[] = {
-	{ "  40127b:\t48 31 ed             \txor    %rbp,%rbp", 1, 0x40127b, 3, PTSYNTH_OTHER, 0 },
-	{ "  401282:\te8 7b ff ff ff       \tcall   401202 <cmain>", 1, 0x401282, 5, PTSYNTH_CALL,
-	  0x401202 },
+	{"  40127b:\t48 31 ed             \txor    %rbp,%rbp", 1, 0x40127b, 3, PTSYNTH_OTHER, 0},
+	{"  401282:\te8 7b ff ff ff       \tcall   401202 <cmain>", 1, 0x401282, 5, PTSYNTH_CALL,
+	 0x401202},
 	/* a direct PLT call: the '*' in the symbol must not make it indirect */
-	{ "   279db:\te8 30 e7 ff ff       \tcall   26110 <*ABS*+0x9f1c0@plt>", 1, 0x279db, 5,
-	  PTSYNTH_CALL, 0x26110 },
-	{ "    1010:\tff d0                \tcall   *%rax", 1, 0x1010, 2, PTSYNTH_CALLI, 0 },
-	{ "    1030:\tff 25 ca 2f 00 00    \tjmp    *0x2fca(%rip)        # 4000 <free@GLIBC_2.2.5>",
-	  1, 0x1030, 6, PTSYNTH_JMPI, 0 },
-	{ "    103b:\te9 e0 ff ff ff       \tjmp    1020 <_init+0x20>", 1, 0x103b, 5, PTSYNTH_JMP,
-	  0x1020 },
-	{ "    100e:\t74 02                \tje     1012 <_init+0x12>", 1, 0x100e, 2, PTSYNTH_JCC,
-	  0x1012 },
-	{ "    1016:\tc3                   \tret", 1, 0x1016, 1, PTSYNTH_RET, 0 },
-	{ "    1016:\tf3 c3                \trepz ret", 1, 0x1016, 2, PTSYNTH_RET, 0 },
-	{ "    1016:\tc2 08 00             \tret    $0x8", 1, 0x1016, 3, PTSYNTH_RET, 0 },
-	{ "   26428:\t0f 05                \tsyscall", 1, 0x26428, 2, PTSYNTH_SYSCALL, 0 },
-	{ "   264ca:\tf3 ab                \trep stos %eax,%es:(%rdi)", 1, 0x264ca, 2,
-	  PTSYNTH_OTHER, 0 },
+	{"   279db:\te8 30 e7 ff ff       \tcall   26110 <*ABS*+0x9f1c0@plt>", 1, 0x279db, 5,
+	 PTSYNTH_CALL, 0x26110},
+	{"    1010:\tff d0                \tcall   *%rax", 1, 0x1010, 2, PTSYNTH_CALLI, 0},
+	{"    1030:\tff 25 ca 2f 00 00    \tjmp    *0x2fca(%rip)        # 4000 <free@GLIBC_2.2.5>",
+	 1, 0x1030, 6, PTSYNTH_JMPI, 0},
+	{"    103b:\te9 e0 ff ff ff       \tjmp    1020 <_init+0x20>", 1, 0x103b, 5, PTSYNTH_JMP,
+	 0x1020},
+	{"    100e:\t74 02                \tje     1012 <_init+0x12>", 1, 0x100e, 2, PTSYNTH_JCC,
+	 0x1012},
+	{"    1016:\tc3                   \tret", 1, 0x1016, 1, PTSYNTH_RET, 0},
+	{"    1016:\tf3 c3                \trepz ret", 1, 0x1016, 2, PTSYNTH_RET, 0},
+	{"    1016:\tc2 08 00             \tret    $0x8", 1, 0x1016, 3, PTSYNTH_RET, 0},
+	{"   26428:\t0f 05                \tsyscall", 1, 0x26428, 2, PTSYNTH_SYSCALL, 0},
+	{"   264ca:\tf3 ab                \trep stos %eax,%es:(%rdi)", 1, 0x264ca, 2, PTSYNTH_OTHER,
+	 0},
 	/* "lock" is a prefix; the '#' comment holds a '@' and a symbol */
-	{ "   263d9:\tf0 0f b1 15 8f ea 1a 00 \tlock cmpxchg %edx,0x1aea8f(%rip)        # 1d4e70 "
-	  "<__abort_msg@@GLIBC_PRIVATE+0x10>",
-	  1, 0x263d9, 8, PTSYNTH_OTHER, 0 },
-	{ "   2a0e5:\t3e ff e0             \tnotrack jmp *%rax", 1, 0x2a0e5, 3, PTSYNTH_JMPI, 0 },
-	{ "   2a0e5:\tf2 e9 10 00 00 00    \tbnd jmp 2a0fa <x>", 1, 0x2a0e5, 6, PTSYNTH_JMP,
-	  0x2a0fa },
-	{ "   2a0e5:\tf2 c3                \tbnd ret", 1, 0x2a0e5, 2, PTSYNTH_RET, 0 },
-	{ "  401286:\tf4                   \thlt", 1, 0x401286, 1, PTSYNTH_FAR, 0 },
-	{ "ffffffff81000010:\t48 0f 07             \tsysretq", 1, 0xffffffff81000010ULL, 3,
-	  PTSYNTH_FAR, 0 },
-	{ "ffffffff81000020:\t48 cf                \tiretq", 1, 0xffffffff81000020ULL, 2,
-	  PTSYNTH_FAR, 0 },
-	{ "  401000:\te2 fe                \tloop   401000 <x>", 1, 0x401000, 2, PTSYNTH_JCC,
-	  0x401000 },
-	{ "  401000:\te3 fe                \tjrcxz  401000 <x>", 1, 0x401000, 2, PTSYNTH_JCC,
-	  0x401000 },
+	{"   263d9:\tf0 0f b1 15 8f ea 1a 00 \tlock cmpxchg %edx,0x1aea8f(%rip)        # 1d4e70 "
+	 "<__abort_msg@@GLIBC_PRIVATE+0x10>",
+	 1, 0x263d9, 8, PTSYNTH_OTHER, 0},
+	{"   2a0e5:\t3e ff e0             \tnotrack jmp *%rax", 1, 0x2a0e5, 3, PTSYNTH_JMPI, 0},
+	{"   2a0e5:\tf2 e9 10 00 00 00    \tbnd jmp 2a0fa <x>", 1, 0x2a0e5, 6, PTSYNTH_JMP,
+	 0x2a0fa},
+	{"   2a0e5:\tf2 c3                \tbnd ret", 1, 0x2a0e5, 2, PTSYNTH_RET, 0},
+	{"  401286:\tf4                   \thlt", 1, 0x401286, 1, PTSYNTH_FAR, 0},
+	{"ffffffff81000010:\t48 0f 07             \tsysretq", 1, 0xffffffff81000010ULL, 3,
+	 PTSYNTH_FAR, 0},
+	{"ffffffff81000020:\t48 cf                \tiretq", 1, 0xffffffff81000020ULL, 2,
+	 PTSYNTH_FAR, 0},
+	{"  401000:\te2 fe                \tloop   401000 <x>", 1, 0x401000, 2, PTSYNTH_JCC,
+	 0x401000},
+	{"  401000:\te3 fe                \tjrcxz  401000 <x>", 1, 0x401000, 2, PTSYNTH_JCC,
+	 0x401000},
 	/* not instructions */
-	{ "000000000040127b <_start>:", 0, 0, 0, 0, 0 },
-	{ "Disassembly of section .text:", 0, 0, 0, 0, 0 },
-	{ "", 0, 0, 0, 0, 0 },
-	{ "  40127b:\t(bad)", 0, 0, 0, 0, 0 },
-	{ "  4012a0:\tff                   \t(bad)", 0, 0, 0, 0, 0 },
-	{ "/path/x:     file format elf64-x86-64", 0, 0, 0, 0, 0 },
+	{"000000000040127b <_start>:", 0, 0, 0, 0, 0},
+	{"Disassembly of section .text:", 0, 0, 0, 0, 0},
+	{"", 0, 0, 0, 0, 0},
+	{"  40127b:\t(bad)", 0, 0, 0, 0, 0},
+	{"  4012a0:\tff                   \t(bad)", 0, 0, 0, 0, 0},
+	{"/path/x:     file format elf64-x86-64", 0, 0, 0, 0, 0},
 };
 
 static void test_objdump_lines(void)
@@ -101,7 +101,7 @@ static void test_kind_names(void)
 
 static void test_imap(void)
 {
-	struct ptsynth_imap m = { 0 };
+	struct ptsynth_imap m = {0};
 	char path[] = "/tmp/ptsynth_test_XXXXXX";
 	int fd = mkstemp(path);
 
@@ -141,7 +141,7 @@ static void test_imap(void)
 
 static void test_maps(void)
 {
-	struct ptsynth_maps maps = { 0 };
+	struct ptsynth_maps maps = {0};
 	char path[] = "/tmp/ptsynth_test_XXXXXX";
 	int fd = mkstemp(path);
 
@@ -152,10 +152,13 @@ static void test_maps(void)
 				       "  /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"));
 	/* not executable, anonymous, special or already known: ignored */
 	CHECK_INT_EQ(0, ptsynth_maps_add_proc_line(
-				&maps, "7ffff7fc9000-7ffff7fcb000 r--p 00000000 08:01 4194 /lib/x.so\n"));
-	CHECK_INT_EQ(0, ptsynth_maps_add_proc_line(
-				&maps, "7ffff7fc5000-7ffff7fc7000 r-xp 00000000 00:00 0    [vdso]\n"));
-	CHECK_INT_EQ(0, ptsynth_maps_add_proc_line(&maps, "7ffff7fc5000-7ffff7fc7000 r-xp 0 0 0\n"));
+				&maps,
+				"7ffff7fc9000-7ffff7fcb000 r--p 00000000 08:01 4194 /lib/x.so\n"));
+	CHECK_INT_EQ(0,
+		     ptsynth_maps_add_proc_line(
+			     &maps, "7ffff7fc5000-7ffff7fc7000 r-xp 00000000 00:00 0    [vdso]\n"));
+	CHECK_INT_EQ(0,
+		     ptsynth_maps_add_proc_line(&maps, "7ffff7fc5000-7ffff7fc7000 r-xp 0 0 0\n"));
 	CHECK_INT_EQ(0, ptsynth_maps_add_proc_line(&maps, "garbage\n"));
 	CHECK_INT_EQ(1, ptsynth_maps_add_proc_line(
 				&maps, "7ffff7fcb000-7ffff7ff1000 r-xp 00001000 08:01 4194 "
@@ -185,7 +188,7 @@ static void test_steps(void)
 {
 	char path[] = "/tmp/ptsynth_test_XXXXXX";
 	int fd = mkstemp(path);
-	struct ptsynth_step st[2] = { { 0x401000, 7, 0 }, { 0x401003, 8, 0 } }, *got = NULL;
+	struct ptsynth_step st[2] = {{0x401000, 7, 0}, {0x401003, 8, 0}}, *got = NULL;
 	size_t n = 99;
 
 	CHECK(fd >= 0);
