@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reader of the dlfilter record stream (model/dlrec.h), the fast path's
+ * counterpart of parse/perfscript: bytes in (any chunking), struct snap_event
+ * out, with the same events, names and addresses the text parser produces for
+ * the same perf data. Pure: no I/O.
+ *
+ *   snap_dlrec_init(&r, names);
+ *   while (read(fd, buf, n) > 0) {
+ *           snap_dlrec_feed(&r, buf, n);
+ *           while ((err = snap_dlrec_next(&r, &ev)) > 0) use(&ev);
+ *           if (err < 0) fail(snap_dlrec_offset(&r));
+ *   }
+ *   err = snap_dlrec_finish(&r);   // -SNAP_ETRUNC without an END record
+ *   snap_dlrec_fini(&r);
+ */
+#ifndef SNAP_PARSE_DLREC_H
+#define SNAP_PARSE_DLREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/event.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+/* What the plugin reported in its END record, and what the reader counted. */
+struct snap_dlrec_stats {
+	uint64_t records;  /* records read (END excluded) */
+	uint64_t branches; /* BRANCH records */
+	uint64_t samples;  /* SAMPLE + EXTRA records */
+	uint64_t powers;   /* POWER records */
+	uint64_t skipped;  /* records of unknown kinds, skipped */
+	uint64_t dropped;  /* from END: branches the plugin did not send */
+	uint64_t errors;   /* from END: samples the plugin could not encode */
+};
+
+struct snap_dlrec {
+	struct snap_strtab *names; /* borrowed */
+	uint8_t *buf;		   /* unconsumed input is buf[pos..len) */
+	size_t len, cap, pos;
+	uint64_t base;	 /* stream offset of buf[0] */
+	uint64_t recpos; /* stream offset of the record being (or last) decoded */
+	uint32_t *ids;	 /* plugin string id -> strtab id; ids[0] = 0 */
+	size_t nids, idcap;
+	struct snap_loc *frames;
+	size_t fcap;
+	struct snap_u64map unknown; /* addr -> (strtab id << 32 | dso) for "[unknown @ ...]" */
+	struct snap_dlrec_stats st;
+	int have_header, have_end;
+	int err; /* sticky */
+};
+
+/* Initialises r; names is borrowed and must outlive r. */
+void snap_dlrec_init(struct snap_dlrec *r, struct snap_strtab *names);
+/* Frees everything r owns; r is left zeroed (a second fini is harmless). */
+void snap_dlrec_fini(struct snap_dlrec *r);
+/* Appends (buf, len) to the input (copied). Returns 0, -ENOMEM, or the sticky error. */
+int snap_dlrec_feed(struct snap_dlrec *r, const void *buf, size_t len);
+/*
+ * Decodes the next event into *ev (every field set). Returns 1 with an event,
+ * 0 if more input is needed (or the stream has ended), or a negative error:
+ * -SNAP_EPLUGIN for a malformed stream (bad magic or version, a record too
+ * short for its kind, an undefined string id, counts in END that do not match,
+ * data after END), -ENOMEM. Errors are sticky; snap_dlrec_offset() tells where.
+ * ev->frames is borrowed from r until the next call.
+ */
+int snap_dlrec_next(struct snap_dlrec *r, struct snap_event *ev);
+/* Call at end of input. Returns 0 if the stream ended with a valid END record
+ * and nothing after it, -SNAP_ETRUNC if it was cut short, or the sticky error. */
+int snap_dlrec_finish(struct snap_dlrec *r);
+/* Returns the stream byte offset of the record last decoded (or that failed). */
+uint64_t snap_dlrec_offset(const struct snap_dlrec *r);
+/* Returns the counters (borrowed; valid until fini). */
+const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r);
+/* Returns 1 once the END record has been read. */
+int snap_dlrec_ended(const struct snap_dlrec *r);
+
+#endif
