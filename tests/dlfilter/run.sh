@@ -181,6 +181,27 @@ case $? in
 	else
 		pass dlfilter_pt_drop_jumps
 	fi
+	# cbr: the prototype with a CBR packet (ratio 23) added to its PSB+.
+	sed 's/tsc_pkt(tsc); pkt0(ppt_psbend);/tsc_pkt(tsc); { struct pt_packet q; memset(\&q, 0, sizeof q); q.type = ppt_cbr; q.payload.cbr.ratio = 23; put(\&q); } pkt0(ppt_psbend);/' \
+		"$PROTO/mkptdata.c" >"$tmp/mkcbr.c"
+	if ! grep -q ppt_cbr "$tmp/mkcbr.c"; then
+		skip dlfilter_pt_cbr "the prototype changed; cannot add a CBR packet"
+	elif ! (cd "$tmp" && gcc -O1 -o mkcbr mkcbr.c -lipt &&
+		./mkcbr -b target -m target.map -t target.ips -o cbr.data) >/dev/null 2>&1; then
+		skip dlfilter_pt_cbr "could not build the cbr recording"
+	else
+		want=$(perf script -i "$tmp/cbr.data" --itrace=bep -F event,synth 2>/dev/null |
+			sed -n 's/.*cbr: *[0-9]* freq: *\([0-9]*\) MHz.*/\1/p' | head -1)
+		perf script -i "$tmp/cbr.data" --itrace=bep --dlfilter "$PLUGIN" \
+			--dlarg "path=$tmp/cbr.rec" >/dev/null 2>&1
+		got=$("$DUMP" "$tmp/cbr.rec" 2>/dev/null | sed -n 's/.* cbr freq: \([0-9]*\) MHz.*/\1/p' |
+			head -1)
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then
+			pass dlfilter_pt_cbr
+		else
+			fail dlfilter_pt_cbr "perf printed freq '$want' MHz, the plugin sent '$got'"
+		fi
+	fi
 	;;
 esac
 
