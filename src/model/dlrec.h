@@ -42,6 +42,11 @@
  *                cache-misses): the reader makes SNAP_EV_EXTRA from it.
  *   POWER  (5):  u32 freq_mhz, s32 pid, s32 tid, u32 reserved, u64 time, LOC ip
  *                (a "cbr" event: freq_mhz as perf script prints it).
+ *   SYNC   (6):  no payload. perf printed something on its stdout (an "instruction
+ *                trace error" line) between the previous record and the next one;
+ *                the plugin flushed perf's stdout before writing SYNC, so a reader
+ *                that drains perf's stdout when it meets SYNC gets those lines, and
+ *                splices them in here: exactly where `perf script` text has them.
  *   END    (15): u64 records (every record before END, STR included),
  *                u64 branches, u64 samples (SAMPLE + EXTRA), u64 dropped (branches
  *                the plugin did not send, see dlfilter.c), u64 errors (samples the
@@ -68,6 +73,7 @@ enum snap_dlrec_kind {
 	SNAP_DLREC_SAMPLE = 3,
 	SNAP_DLREC_EXTRA = 4,
 	SNAP_DLREC_POWER = 5,
+	SNAP_DLREC_SYNC = 6,
 	SNAP_DLREC_END = 15,
 };
 

@@ -248,7 +248,8 @@ static int dlrec_header(struct snap_dlrec *r)
 }
 
 /* Decodes the record at pos (complete, len bytes of payload). Returns 1 if *ev
- * was filled, 0 if the record was consumed without an event, or an error. */
+ * was filled, SNAP_DLREC_SYNC_POINT at a SYNC, 0 if the record was consumed
+ * without an event, or an error. */
 static int dlrec_record(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, uint32_t len,
 			struct snap_event *ev)
 {
@@ -257,6 +258,10 @@ static int dlrec_record(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 	if (kind == SNAP_DLREC_END)
 		return dlrec_end(r, p, len);
 	r->st.records++;
+	if (kind == SNAP_DLREC_SYNC) {
+		r->st.syncs++;
+		return SNAP_DLREC_SYNC_POINT;
+	}
 	memset(ev, 0, sizeof(*ev));
 	switch (kind) {
 	case SNAP_DLREC_STR:
@@ -315,7 +320,7 @@ int snap_dlrec_next(struct snap_dlrec *r, struct snap_event *ev)
 		if (ret < 0)
 			return dlrec_fail(r, ret);
 		if (ret > 0)
-			return 1;
+			return ret;
 	}
 }
 

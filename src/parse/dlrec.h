@@ -30,6 +30,7 @@ struct snap_dlrec_stats {
 	uint64_t branches; /* BRANCH records */
 	uint64_t samples;  /* SAMPLE + EXTRA records */
 	uint64_t powers;   /* POWER records */
+	uint64_t syncs;	   /* SYNC records */
 	uint64_t skipped;  /* records of unknown kinds, skipped */
 	uint64_t dropped;  /* from END: branches the plugin did not send */
 	uint64_t errors;   /* from END: samples the plugin could not encode */
@@ -57,9 +58,14 @@ void snap_dlrec_init(struct snap_dlrec *r, struct snap_strtab *names);
 void snap_dlrec_fini(struct snap_dlrec *r);
 /* Appends (buf, len) to the input (copied). Returns 0, -ENOMEM, or the sticky error. */
 int snap_dlrec_feed(struct snap_dlrec *r, const void *buf, size_t len);
+/* snap_dlrec_next() result: a SYNC record (model/dlrec.h). The caller should
+ * drain perf's stdout now and put the error lines it finds before the next event. */
+#define SNAP_DLREC_SYNC_POINT 2
+
 /*
  * Decodes the next event into *ev (every field set). Returns 1 with an event,
- * 0 if more input is needed (or the stream has ended), or a negative error:
+ * SNAP_DLREC_SYNC_POINT (2, *ev untouched) at a SYNC record, 0 if more input is
+ * needed (or the stream has ended), or a negative error:
  * -SNAP_EPLUGIN for a malformed stream (bad magic or version, a record too
  * short for its kind, an undefined string id, counts in END that do not match,
  * data after END), -ENOMEM. Errors are sticky; snap_dlrec_offset() tells where.

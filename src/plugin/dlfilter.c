@@ -42,7 +42,16 @@
  * A dropped jump still moved the thread's "last event time" forward, which
  * the text path uses to close the thread's frames at the end of the trace: the
  * plugin keeps the last dropped jump of each thread and sends it at the end if
- * no other record of that thread followed it.
+ * no other record of that thread followed it (or at the next SYNC, see below,
+ * so that it stays before an error line perf printed after it).
+ *
+ * Error lines. perf prints "instruction trace error" lines on its stdout (a
+ * dlfilter never sees them) into a stdio buffer. At each sample the plugin asks
+ * glibc whether that buffer holds anything (__fpending, no syscall); if so perf
+ * printed it since the previous sample, so the plugin flushes perf's stdout and
+ * writes a SYNC record: the reader splices the lines in at exactly the place
+ * `perf script` text has them (snaptrace keeps perf's stdout a pipe, so it is
+ * fully buffered and nothing reaches the pipe unnoticed).
  * Known limits: a stack at snaptrace's depth cap does not push the callee, and
  * -filter regions end stacks at times the plugin cannot see; snaptrace passes
  * keepjumps for -filter. `--dlarg keepjumps` turns dropping off.
@@ -66,6 +75,8 @@
 #include <perf/perf_dlfilter.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -129,7 +140,7 @@ struct state {
 	size_t nstrs, strcap; /* open addressing, power of two */
 	struct aent *acache;
 	struct thr *thrs;
-	size_t nthrs, thrcap;
+	size_t nthrs, thrcap, npending;
 	struct evname evs[NEVENT_KINDS];
 	size_t nevs;
 	uint64_t nrec, nbranch, nsample, ndropped, nerrors;
@@ -440,10 +451,12 @@ static struct thr *thr_get(struct state *st, int32_t pid, int32_t tid)
 }
 
 /* A record of this thread was sent at time: the pending dropped jump is superseded. */
-static void thr_sent(struct thr *t, uint64_t time)
+static void thr_sent(struct state *st, struct thr *t, uint64_t time)
 {
 	if (!t)
 		return;
+	if (t->has_pending)
+		st->npending--;
 	t->has_pending = 0;
 	if (time > t->last_time)
 		t->last_time = time;
@@ -541,6 +554,7 @@ static void do_branch(struct state *st, const struct perf_dlfilter_sample *s, vo
 			memcpy(t->pending, &kind, 4);
 			memcpy(t->pending + 4, &len, 4);
 			encode_branch(t->pending + SNAP_DLREC_REC_HDR, s, &src, &dst);
+			st->npending += !t->has_pending;
 			t->has_pending = 1;
 			t->pending_time = s->time;
 		}
@@ -554,7 +568,7 @@ static void do_branch(struct state *st, const struct perf_dlfilter_sample *s, vo
 	}
 	encode_branch(p, s, &src, &dst);
 	st->nbranch++;
-	thr_sent(t, s->time);
+	thr_sent(st, t, s->time);
 	if (!t)
 		return;
 	/* What the text path leaves on top of the stack after this branch. */
@@ -599,7 +613,7 @@ static void do_sample(struct state *st, const struct perf_dlfilter_sample *s, vo
 	for (i = 0; i < n; i++)
 		p = put_loc(p, &st->chain[i]);
 	st->nsample++;
-	thr_sent(t, s->time);
+	thr_sent(st, t, s->time);
 	if (t)
 		t->known = 0;
 	return;
@@ -630,7 +644,50 @@ static void do_power(struct state *st, const struct perf_dlfilter_sample *s, voi
 	p = put32(p, 0);
 	p = put64(p, s->time);
 	put_loc(p, &ip);
-	thr_sent(t, s->time);
+	thr_sent(st, t, s->time);
+}
+
+/* Sends the last dropped jump of each thread that had no later record, in time order. */
+static void flush_pending(struct state *st)
+{
+	uint8_t *p;
+	size_t i;
+
+	while (st->npending) {
+		struct thr *first = NULL;
+
+		for (i = 0; i < st->thrcap; i++) {
+			struct thr *t = &st->thrs[i];
+
+			if (t->used && t->has_pending &&
+			    (!first || t->pending_time < first->pending_time ||
+			     (t->pending_time == first->pending_time && t->key < first->key)))
+				first = t;
+		}
+		if (!first)
+			break;
+		first->has_pending = 0;
+		st->npending--;
+		p = out_rec(st, SNAP_DLREC_BRANCH, SNAP_DLREC_BRANCH_SIZE);
+		if (!p)
+			continue;
+		memcpy(p, first->pending + SNAP_DLREC_REC_HDR, SNAP_DLREC_BRANCH_SIZE);
+		st->nbranch++;
+		st->ndropped--;
+	}
+}
+
+/*
+ * perf printed something (an instruction trace error) since the last sample:
+ * push it out of perf's stdio buffer, then mark the spot in the record stream
+ * so the reader can splice the lines in exactly here. Pending dropped jumps go
+ * first: in perf's order they came before the error.
+ */
+static void sync_point(struct state *st)
+{
+	flush_pending(st);
+	fflush(stdout);
+	out_rec(st, SNAP_DLREC_SYNC, 0);
 }
 
 int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, void *ctx)
@@ -640,6 +697,8 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 
 	if (!st || st->dead || !sample)
 		return 1;
+	if (__fpending(stdout))
+		sync_point(st);
 	e = event_of(st, sample->event);
 	if (!e) {
 		st->nerrors++;
@@ -758,33 +817,13 @@ int stop(void *data, void *ctx)
 {
 	struct state *st = data;
 	uint8_t *p;
-	size_t i;
 
 	(void)ctx;
 	if (!st)
 		return 0;
-	/* The last dropped jump of each thread that had no later record, in time order. */
-	for (;;) {
-		struct thr *first = NULL;
-
-		for (i = 0; i < st->thrcap; i++) {
-			struct thr *t = &st->thrs[i];
-
-			if (t->used && t->has_pending &&
-			    (!first || t->pending_time < first->pending_time ||
-			     (t->pending_time == first->pending_time && t->key < first->key)))
-				first = t;
-		}
-		if (!first)
-			break;
-		first->has_pending = 0;
-		p = out_rec(st, SNAP_DLREC_BRANCH, SNAP_DLREC_BRANCH_SIZE);
-		if (!p)
-			continue;
-		memcpy(p, first->pending + SNAP_DLREC_REC_HDR, SNAP_DLREC_BRANCH_SIZE);
-		st->nbranch++;
-		st->ndropped--;
-	}
+	flush_pending(st);
+	if (__fpending(stdout))
+		sync_point(st);
 	p = out_rec(st, SNAP_DLREC_END, SNAP_DLREC_END_SIZE);
 	if (p) {
 		p = put64(p, st->nrec);

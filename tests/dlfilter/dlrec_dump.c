@@ -94,7 +94,9 @@ int main(int argc, char **argv)
 	while (!err && (n = read(fd, buf, sizeof(buf))) > 0) {
 		err = snap_dlrec_feed(&r, buf, (size_t)n);
 		while (!err && (err = snap_dlrec_next(&r, &ev)) > 0) {
-			if (!stats)
+			if (err == SNAP_DLREC_SYNC_POINT && !stats)
+				printf("SYNC\n"); /* perf printed something here */
+			else if (!stats)
 				put_event(&st, &ev);
 			err = 0;
 		}
@@ -105,8 +107,10 @@ int main(int argc, char **argv)
 		const struct snap_dlrec_stats *s = snap_dlrec_stats(&r);
 
 		printf("records %" PRIu64 " branches %" PRIu64 " samples %" PRIu64
-		       " powers %" PRIu64 " dropped %" PRIu64 " errors %" PRIu64 "\n",
-		       s->records, s->branches, s->samples, s->powers, s->dropped, s->errors);
+		       " powers %" PRIu64 " dropped %" PRIu64 " errors %" PRIu64 " syncs %" PRIu64
+		       "\n",
+		       s->records, s->branches, s->samples, s->powers, s->dropped, s->errors,
+		       s->syncs);
 	}
 	if (err)
 		fprintf(stderr, "dlrec_dump: stream offset %" PRIu64 ": %s\n",

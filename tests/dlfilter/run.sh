@@ -35,8 +35,10 @@ decode() {
 same_as_text() {
 	local name=$1 data=$2 fields=$3
 	shift 3
+	# Error lines become one SYNC mark per run: where the plugin must place them.
 	perf script -i "$data" --itrace=be --ns -F "$fields" 2>/dev/null |
-		grep -v '^ instruction trace error' | norm >"$tmp/$name.txt"
+		awk '/^ instruction trace error/ { if (!s) print "SYNC"; s = 1; next } { s = 0; print }' |
+		norm >"$tmp/$name.txt"
 	if ! decode "$data" "$tmp/$name.rec" "$@"; then
 		fail "$name" "perf script with the plugin failed: $(head -c 300 "$tmp/$name.rec.stderr")"
 		return 1
@@ -149,7 +151,7 @@ pt_make() {
 			sh "$PROTO/mkmap.sh" target >target.map &&
 			./mkptdata -b target -m target.map -t target.ips -o pt.data -r -n 2 -I 97 \
 				>/dev/null 2>&1 &&
-			./mkptdata -b target -m target.map -t target.ips -o ptbad.data -c 10 \
+			./mkptdata -b target -m target.map -t target.ips -o ptbad.data -c 10 -n 2 \
 				>/dev/null 2>&1
 	) >"$tmp/pt.log" 2>&1 || return 3
 }
@@ -162,13 +164,18 @@ case $? in
 	BFIELDS=pid,tid,time,ip,sym,symoff,dso,addr
 	same_as_text dlfilter_pt_all_branches "$tmp/pt.data" "$BFIELDS" keepjumps
 	same_as_text dlfilter_pt_nocache "$tmp/pt.data" "$BFIELDS" keepjumps nocache
-	same_as_text dlfilter_pt_decode_error "$tmp/ptbad.data" "$BFIELDS" keepjumps
+	same_as_text dlfilter_pt_decode_error "$tmp/ptbad.data" "$BFIELDS" keepjumps &&
+		if grep -q SYNC "$tmp/dlfilter_pt_decode_error.dump"; then
+			pass dlfilter_pt_error_position
+		else
+			fail dlfilter_pt_error_position "no SYNC mark for perf's error line"
+		fi
 	# Default mode drops intra-symbol jumps only: every kept record is in the text, in
 	# order, the counts add up, and every call, return, trace start/end is kept.
 	decode "$tmp/pt.data" "$tmp/drop.rec" && "$DUMP" "$tmp/drop.rec" >"$tmp/drop.dump" &&
 		"$DUMP" -s "$tmp/drop.rec" >"$tmp/drop.stats"
 	total=$(wc -l <"$tmp/dlfilter_pt_all_branches.txt")
-	read -r _ _ _ kept _ _ _ _ _ dropped _ _ <"$tmp/drop.stats"
+	read -r _ _ _ kept _ _ _ _ _ dropped _ <"$tmp/drop.stats"
 	perf script -i "$tmp/pt.data" --itrace=be --ns -F flags,ip,addr 2>/dev/null | norm |
 		grep -vc '^j' >"$tmp/nonjump.count"
 	if [ "$((kept + dropped))" -ne "$total" ] || [ "$dropped" -eq 0 ]; then

@@ -53,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err = snap_dlrec_feed(&r, data + pos, n);
 		pos += n;
 		while (!err && (err = snap_dlrec_next(&r, &ev)) > 0) {
-			check_event(&st, &ev);
+			if (err == 1)
+				check_event(&st, &ev);
 			err = 0;
 		}
 	}

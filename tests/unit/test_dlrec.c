@@ -122,6 +122,8 @@ static void rd_run(struct rd *d, const struct enc *e, size_t chunk)
 		pos += n;
 		memset(&ev, 0xff, sizeof(ev));
 		while ((ret = snap_dlrec_next(&d->r, &ev)) > 0) {
+			if (ret == SNAP_DLREC_SYNC_POINT)
+				continue;
 			if (d->nev < 8)
 				d->ev[d->nev] = ev;
 			d->nev++;
@@ -312,12 +314,14 @@ static void extra_and_power(void)
 	e32(&e, 0);
 	e64(&e, 77);
 	eloc(&e, 0x401000, 0, 2, 1);
+	erec(&e, SNAP_DLREC_SYNC, 0);
 	erec(&e, 9, 3); /* an unknown kind from a newer plugin: skipped */
 	e8(&e, "abc", 3);
-	eend(&e, 7, 0, 1);
+	eend(&e, 8, 0, 1);
 	rd_run(&d, &e, 0);
 	CHECK_INT_EQ(0, d.finish);
 	CHECK_INT_EQ(2, d.nev);
+	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->syncs);
 	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[0].kind);
 	CHECK_STR_EQ("work", nm(&d, d.ev[0].src.sym)); /* the leaf frame */
 	CHECK_U64_EQ(0x1151, d.ev[0].src.ip);
@@ -439,6 +443,34 @@ static void bad_streams(void)
 	}
 }
 
+static void sync_point(void)
+{
+	struct enc e = {.n = 0};
+	struct snap_strtab st;
+	struct snap_dlrec r;
+	struct snap_event ev;
+
+	eprefix(&e);
+	ebranch(&e, 3, 1, 1, 2, 2, 3, 1);
+	erec(&e, SNAP_DLREC_SYNC, 0);
+	ebranch(&e, 0x101, 2, 0, 0, 2, 3, 1);
+	eend(&e, 7, 2, 0);
+	snap_strtab_init(&st);
+	snap_dlrec_init(&r, &st);
+	CHECK_INT_EQ(0, snap_dlrec_feed(&r, e.b, e.n));
+	memset(&ev, 0xff, sizeof(ev));
+	CHECK_INT_EQ(1, snap_dlrec_next(&r, &ev));
+	CHECK_U64_EQ(1, ev.time);
+	CHECK_INT_EQ(SNAP_DLREC_SYNC_POINT, snap_dlrec_next(&r, &ev));
+	CHECK_U64_EQ(1, ev.time); /* untouched */
+	CHECK_INT_EQ(1, snap_dlrec_next(&r, &ev));
+	CHECK_INT_EQ(SNAP_BR_START, ev.br_state);
+	CHECK_INT_EQ(0, snap_dlrec_next(&r, &ev));
+	CHECK_INT_EQ(0, snap_dlrec_finish(&r));
+	snap_dlrec_fini(&r);
+	snap_strtab_fini(&st);
+}
+
 static void error_offset(void)
 {
 	struct enc e = {.n = 0};
@@ -510,6 +542,7 @@ int main(void)
 	RUN(sample_frames_outermost_first);
 	RUN(extra_and_power);
 	RUN(bad_streams);
+	RUN(sync_point);
 	RUN(error_offset);
 	RUN(alloc_failures);
 	RUN(fini_twice);
