@@ -38,8 +38,9 @@
  *                outermost first). PERF_CONTEXT_* markers are not sent; a frame
  *                after the kernel marker has an absolute kernel address.
  *                nframes == 0 means perf recorded no call chain.
- *   EXTRA  (4):  same layout as SAMPLE, for extra events (branch-misses,
- *                cache-misses): the reader makes SNAP_EV_EXTRA from it.
+ *   EXTRA  (4):  same layout as SAMPLE (reserved; the plugin sends SAMPLE for
+ *                every sampled event and the reader tells primary and extra
+ *                events apart by the text parser's rule).
  *   POWER  (5):  u32 freq_mhz, s32 pid, s32 tid, u32 reserved, u64 time, LOC ip
  *                (a "cbr" event: freq_mhz as perf script prints it).
  *   SYNC   (6):  no payload. perf printed something on its stdout (an "instruction

@@ -118,7 +118,8 @@ static int dlrec_loc(struct snap_dlrec *r, const uint8_t *p, struct snap_loc *l)
 	l->dso = dso;
 	if (!sym) {
 		l->off = 0;
-		return dlrec_unknown_name(r, l->ip, dso, &l->sym);
+		l->sym = 0; /* perf printed "0 [unknown]": no name at all, as in the text parser */
+		return l->ip ? dlrec_unknown_name(r, l->ip, dso, &l->sym) : 0;
 	}
 	l->sym = sym;
 	return 0;
@@ -174,9 +175,14 @@ static int dlrec_sample(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 	n = get32(p + 12);
 	if (n > SNAP_DLREC_MAX_FRAMES || (len - SNAP_DLREC_SAMPLE_SIZE) / SNAP_DLREC_LOC_SIZE < n)
 		return -SNAP_EPLUGIN;
-	ev->kind = kind == SNAP_DLREC_EXTRA ? SNAP_EV_EXTRA : SNAP_EV_SAMPLE;
+	(void)kind; /* SAMPLE or EXTRA: classified below, like the text parser does */
 	if (dlrec_id(r, get32(p), &ev->event) || !ev->event)
 		return -SNAP_EPLUGIN;
+	/* The first sampling event of a trace without branches is the primary one;
+	 * every other sampled event is an extra event (parse/perfscript's rule). */
+	if (!r->primary && !r->st.branches)
+		r->primary = ev->event;
+	ev->kind = ev->event == r->primary ? SNAP_EV_SAMPLE : SNAP_EV_EXTRA;
 	ev->pid = (int32_t)get32(p + 4);
 	ev->tid = (int32_t)get32(p + 8);
 	ev->time = get64(p + 16);
@@ -194,12 +200,18 @@ static int dlrec_sample(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 		if (err)
 			return err;
 	}
-	if (ev->kind == SNAP_EV_EXTRA && n)
-		ev->src = r->frames[n - 1];
-	if (ev->kind == SNAP_EV_SAMPLE) {
-		ev->frames = r->frames;
-		ev->nframes = n;
+	if (ev->kind == SNAP_EV_EXTRA) {
+		if (n)
+			ev->src = r->frames[n - 1];
+		return 0;
 	}
+	if (!n) { /* no call chain: perf printed the ip on the header line */
+		r->frames[0] = ev->src;
+		n = 1;
+	}
+	memset(&ev->src, 0, sizeof(ev->src));
+	ev->frames = r->frames;
+	ev->nframes = n;
 	return 0;
 }
 

@@ -3,7 +3,11 @@
  * Reader of the dlfilter record stream (model/dlrec.h), the fast path's
  * counterpart of parse/perfscript: bytes in (any chunking), struct snap_event
  * out, with the same events, names and addresses the text parser produces for
- * the same perf data. Pure: no I/O.
+ * the same perf data (parse/perfscript.h): "[unknown @ 0xADDR (DSO)]" names
+ * ("[unknown]" as DSO when there is none; no name at all for ip 0), SAMPLE for
+ * the first sampling event of a trace without branches and EXTRA for any other,
+ * frames outermost first, a sample without a call chain as one frame (its ip).
+ * Pure: no I/O.
  *
  *   snap_dlrec_init(&r, names);
  *   while (read(fd, buf, n) > 0) {
@@ -48,6 +52,7 @@ struct snap_dlrec {
 	size_t fcap;
 	struct snap_u64map unknown; /* addr -> (strtab id << 32 | dso) for "[unknown @ ...]" */
 	struct snap_dlrec_stats st;
+	uint32_t primary; /* strtab id of the primary sampling event, 0 = not yet */
 	int have_header, have_end;
 	int err; /* sticky */
 };

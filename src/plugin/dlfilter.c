@@ -121,7 +121,7 @@ struct thr {
 	uint8_t pending[SNAP_DLREC_REC_HDR + SNAP_DLREC_BRANCH_SIZE];
 };
 
-enum evkind { EV_BRANCH = 1, EV_SAMPLE, EV_EXTRA, EV_POWER, EV_IGNORE };
+enum evkind { EV_BRANCH = 1, EV_SAMPLE, EV_POWER, EV_IGNORE };
 
 struct evname {
 	const char *ptr; /* perf's pointer: compared, never dereferenced after a mismatch */
@@ -464,15 +464,35 @@ static void thr_sent(struct state *st, struct thr *t, uint64_t time)
 
 /* ---- events ---- */
 
-static int name_is(const char *name, const char *want)
+/*
+ * The event name without "/config/" and ":mods", as parse/perfscript cuts it:
+ * everything before the first '/', else before the last ':' when only
+ * modifier letters follow it ("cpu-clock:u" -> "cpu-clock", but
+ * "sched:sched_switch" stays). Returns the length of the base name.
+ */
+static size_t event_base(const char *name)
 {
-	size_t n = strlen(want);
+	const char *sl = strchr(name, '/'), *c = strrchr(name, ':'), *q;
 
-	return !strncmp(name, want, n) && (!name[n] || name[n] == ':' || name[n] == '/');
+	if (sl)
+		return (size_t)(sl - name);
+	if (!c || c == name)
+		return strlen(name);
+	for (q = c + 1; *q; q++)
+		if (!strchr("ukhIGHpPSDWebR", *q))
+			return strlen(name);
+	return (size_t)(c - name);
+}
+
+static int base_is(const char *name, size_t n, const char *want)
+{
+	return strlen(want) == n && !memcmp(name, want, n);
 }
 
 static struct evname *event_of(struct state *st, const char *name)
 {
+	static const char *const synth[] = {"psb",   "pwre", "pwrx",  "exstop",	      "ptwrite",
+					    "mwait", "evt",  "iflag", "transactions", NULL};
 	struct evname *e;
 	size_t i, n;
 
@@ -493,19 +513,15 @@ static struct evname *event_of(struct state *st, const char *name)
 	if (!e->copy)
 		return NULL;
 	e->ptr = name;
-	if (name_is(name, "branches"))
+	n = event_base(name);
+	e->kind = EV_SAMPLE; /* the reader tells primary and extra events apart */
+	if (base_is(name, n, "branches"))
 		e->kind = EV_BRANCH;
-	else if (name_is(name, "cbr"))
+	else if (base_is(name, n, "cbr"))
 		e->kind = EV_POWER;
-	else if (name_is(name, "branch-misses") || name_is(name, "cache-misses"))
-		e->kind = EV_EXTRA;
-	else if (name_is(name, "psb") || name_is(name, "pwre") || name_is(name, "pwrx") ||
-		 name_is(name, "exstop") || name_is(name, "mwait") || name_is(name, "ptwrite") ||
-		 name_is(name, "evt") || name_is(name, "iflag") || name_is(name, "instructions"))
-		e->kind = EV_IGNORE;
-	else
-		e->kind = EV_SAMPLE;
-	n = strcspn(name, ":/"); /* the event name without modifiers, as the text parser keeps it */
+	for (i = 0; synth[i]; i++)
+		if (base_is(name, n, synth[i]))
+			e->kind = EV_IGNORE; /* the text parser skips these too */
 	e->copy[n] = 0;
 	e->id = str_id(st, NS_EVENT, st->nevs, 0, e->copy);
 	e->copy[n] = name[n];
@@ -599,8 +615,7 @@ static void do_sample(struct state *st, const struct perf_dlfilter_sample *s, vo
 			goto fail;
 		n++;
 	}
-	p = out_rec(st, e->kind == EV_EXTRA ? SNAP_DLREC_EXTRA : SNAP_DLREC_SAMPLE,
-		    SNAP_DLREC_SAMPLE_SIZE + n * SNAP_DLREC_LOC_SIZE);
+	p = out_rec(st, SNAP_DLREC_SAMPLE, SNAP_DLREC_SAMPLE_SIZE + n * SNAP_DLREC_LOC_SIZE);
 	if (!p)
 		goto fail;
 	p = put32(p, e->id);
@@ -709,7 +724,6 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 		do_branch(st, sample, ctx);
 		break;
 	case EV_SAMPLE:
-	case EV_EXTRA:
 		do_sample(st, sample, ctx, e);
 		break;
 	case EV_POWER:

@@ -7,7 +7,8 @@
  * after squeezing runs of blanks (tests/dlfilter/run.sh normalises perf's text
  * the same way and diffs). Frames come out leaf first again, as perf prints.
  * Exit status: 0 ok, 1 stream error (message on stderr), 2 usage.
- * With -s it prints only the END statistics.
+ * With -s it prints only the END statistics; with -f a one-frame sample is
+ * printed on its header line (perf's format for samples without call chains).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,11 +24,13 @@ static void put_loc(const struct snap_strtab *st, const struct snap_loc *l)
 	const char *sym = snap_strtab_get(st, l->sym);
 	const char *dso = l->dso ? snap_strtab_get(st, l->dso) : "[unknown]";
 
-	if (!strncmp(sym, "[unknown @ ", 11))
+	if (!l->sym || !strncmp(sym, "[unknown @ ", 11))
 		printf("%" PRIx64 " [unknown] (%s)", l->ip, dso);
 	else
 		printf("%" PRIx64 " %s+0x%" PRIx64 " (%s)", l->ip, sym, l->off, dso);
 }
+
+static int flat;
 
 static void put_event(const struct snap_strtab *st, const struct snap_event *ev)
 {
@@ -46,9 +49,11 @@ static void put_event(const struct snap_strtab *st, const struct snap_event *ev)
 	case SNAP_EV_SAMPLE:
 	case SNAP_EV_EXTRA:
 		printf(" %" PRIu64 " %s:", ev->period, snap_strtab_get(st, ev->event));
-		if (!ev->nframes) {
+		if (ev->kind == SNAP_EV_EXTRA || (flat && ev->nframes == 1)) {
 			putchar(' ');
-			put_loc(st, &ev->src);
+			put_loc(st, ev->kind == SNAP_EV_EXTRA ? &ev->src : &ev->frames[0]);
+			putchar('\n');
+			break;
 		}
 		putchar('\n');
 		for (i = ev->nframes; i-- > 0;) {
@@ -78,6 +83,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-s")) {
 			stats = 1;
+		} else if (!strcmp(argv[i], "-f")) {
+			flat = 1;
 		} else if (fd == 0) {
 			fd = open(argv[i], O_RDONLY);
 			if (fd < 0) {
@@ -85,7 +92,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: dlrec_dump [-s] [FILE]\n");
+			fprintf(stderr, "usage: dlrec_dump [-s] [-f] [FILE]\n");
 			return 2;
 		}
 	}

@@ -98,6 +98,7 @@ struct rd {
 	struct snap_strtab st;
 	struct snap_dlrec r;
 	struct snap_event ev[8];
+	struct snap_loc frames[8][4]; /* copies: ev->frames is borrowed until next() */
 	int nev;
 	int err;    /* first negative next() result, or 0 */
 	int finish; /* finish() result */
@@ -124,8 +125,14 @@ static void rd_run(struct rd *d, const struct enc *e, size_t chunk)
 		while ((ret = snap_dlrec_next(&d->r, &ev)) > 0) {
 			if (ret == SNAP_DLREC_SYNC_POINT)
 				continue;
-			if (d->nev < 8)
+			if (d->nev < 8) {
 				d->ev[d->nev] = ev;
+				if (ev.nframes <= 4 && ev.frames) {
+					memcpy(d->frames[d->nev], ev.frames,
+					       ev.nframes * sizeof(*ev.frames));
+					d->ev[d->nev].frames = d->frames[d->nev];
+				}
+			}
 			d->nev++;
 			memset(&ev, 0xff, sizeof(ev));
 		}
@@ -218,9 +225,10 @@ static void branch_flags_and_unknown_names(void)
 		CHECK_INT_EQ(tab[i].state, d.ev[i].br_state);
 		CHECK_INT_EQ(tab[i].in_tx, d.ev[i].in_tx);
 	}
-	/* ip 0 with no symbol and no DSO, as perf prints "0 [unknown] ([unknown])" */
-	CHECK_STR_EQ("[unknown @ 0x0 ([unknown])]", nm(&d, d.ev[0].src.sym));
+	/* ip 0 with no symbol and no DSO, as perf prints "0 [unknown] ([unknown])": no name */
+	CHECK_INT_EQ(0, d.ev[0].src.sym);
 	CHECK_INT_EQ(0, d.ev[0].src.dso);
+	CHECK_U64_EQ(0, d.ev[0].src.ip);
 	/* a kernel address, unsigned hex */
 	CHECK_STR_EQ("[unknown @ 0xffffffff81000000 ([unknown])]", nm(&d, d.ev[1].dst.sym));
 	CHECK_INT_EQ(d.ev[1].dst.sym, d.ev[4].dst.sym); /* cached, same id */
@@ -294,9 +302,14 @@ static void sample_frames_outermost_first(void)
 	CHECK_U64_EQ(0x61, d.ev[0].frames[1].off);
 	CHECK_STR_EQ("work", nm(&d, d.ev[0].frames[2].sym));
 	CHECK_U64_EQ(0x1151, d.ev[0].frames[2].ip);
-	CHECK_U64_EQ(0x555555555151ull, d.ev[0].src.ip);
-	CHECK_INT_EQ(0, d.ev[1].nframes);
-	CHECK_STR_EQ("work", nm(&d, d.ev[1].src.sym));
+	CHECK_U64_EQ(0, d.ev[0].src.ip); /* samples carry their ip in the frames */
+	CHECK_INT_EQ(0, d.ev[0].src.sym);
+	/* no call chain: the sample ip (absolute) is the only frame */
+	CHECK_INT_EQ(1, d.ev[1].nframes);
+	CHECK_STR_EQ("work", nm(&d, d.ev[1].frames[0].sym));
+	CHECK_U64_EQ(0x555555555151ull, d.ev[1].frames[0].ip);
+	CHECK_U64_EQ(0x11, d.ev[1].frames[0].off);
+	CHECK_INT_EQ(0, d.ev[1].src.sym);
 	rd_fini(&d);
 }
 
@@ -306,7 +319,10 @@ static void extra_and_power(void)
 	struct rd d;
 
 	eprefix(&e);
-	esample(&e, SNAP_DLREC_EXTRA, 2);
+	estr(&e, 5, "branch-misses");
+	esample(&e, SNAP_DLREC_SAMPLE, 1); /* cpu-clock first: the primary event */
+	esample(&e, SNAP_DLREC_SAMPLE, 2);
+	e.b[e.n - 2 * SNAP_DLREC_LOC_SIZE - SNAP_DLREC_SAMPLE_SIZE] = 5; /* event id 5 */
 	erec(&e, SNAP_DLREC_POWER, SNAP_DLREC_POWER_SIZE);
 	e32(&e, 4606);
 	e32(&e, 5);
@@ -317,21 +333,42 @@ static void extra_and_power(void)
 	erec(&e, SNAP_DLREC_SYNC, 0);
 	erec(&e, 9, 3); /* an unknown kind from a newer plugin: skipped */
 	e8(&e, "abc", 3);
-	eend(&e, 8, 0, 1);
+	eend(&e, 10, 0, 2);
+	rd_run(&d, &e, 0);
+	CHECK_INT_EQ(0, d.finish);
+	CHECK_INT_EQ(3, d.nev);
+	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->syncs);
+	CHECK_INT_EQ(SNAP_EV_SAMPLE, d.ev[0].kind);
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[1].kind);
+	CHECK_STR_EQ("branch-misses", nm(&d, d.ev[1].event));
+	CHECK_STR_EQ("work", nm(&d, d.ev[1].src.sym)); /* the leaf frame */
+	CHECK_U64_EQ(0x1151, d.ev[1].src.ip);
+	CHECK_INT_EQ(0, d.ev[1].nframes);
+	CHECK(d.ev[1].frames == NULL);
+	CHECK_INT_EQ(SNAP_EV_POWER, d.ev[2].kind);
+	CHECK_INT_EQ(4606, d.ev[2].freq_mhz);
+	CHECK_U64_EQ(77, d.ev[2].time);
+	CHECK_STR_EQ("main", nm(&d, d.ev[2].src.sym));
+	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->skipped);
+	rd_fini(&d);
+}
+
+/* In a trace with branches every sampled event is an extra event. */
+static void samples_after_branches_are_extra(void)
+{
+	struct enc e = {.n = 0};
+	struct rd d;
+
+	eprefix(&e);
+	ebranch(&e, 3, 1, 0x1000, 2, 0x2000, 3, 1);
+	esample(&e, SNAP_DLREC_SAMPLE, 0);
+	eend(&e, 6, 1, 1);
 	rd_run(&d, &e, 0);
 	CHECK_INT_EQ(0, d.finish);
 	CHECK_INT_EQ(2, d.nev);
-	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->syncs);
-	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[0].kind);
-	CHECK_STR_EQ("work", nm(&d, d.ev[0].src.sym)); /* the leaf frame */
-	CHECK_U64_EQ(0x1151, d.ev[0].src.ip);
-	CHECK_INT_EQ(0, d.ev[0].nframes);
-	CHECK(d.ev[0].frames == NULL);
-	CHECK_INT_EQ(SNAP_EV_POWER, d.ev[1].kind);
-	CHECK_INT_EQ(4606, d.ev[1].freq_mhz);
-	CHECK_U64_EQ(77, d.ev[1].time);
-	CHECK_STR_EQ("main", nm(&d, d.ev[1].src.sym));
-	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->skipped);
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[1].kind);
+	CHECK_STR_EQ("work", nm(&d, d.ev[1].src.sym)); /* no chain: the sample ip */
+	CHECK_U64_EQ(0x555555555151ull, d.ev[1].src.ip);
 	rd_fini(&d);
 }
 
@@ -541,6 +578,7 @@ int main(void)
 	RUN(unknown_symbol_with_dso);
 	RUN(sample_frames_outermost_first);
 	RUN(extra_and_power);
+	RUN(samples_after_branches_are_extra);
 	RUN(bad_streams);
 	RUN(sync_point);
 	RUN(error_offset);
