@@ -48,6 +48,13 @@
  *                the plugin flushed perf's stdout before writing SYNC, so a reader
  *                that drains perf's stdout when it meets SYNC gets those lines, and
  *                splices them in here: exactly where `perf script` text has them.
+ *   COMM   (7):  s32 pid, s32 tid, u32 comm (string id; 0 = none): the thread's
+ *                command name from now on (perf's thread comm, blanks trimmed at
+ *                both ends as the text parser does). Sent before the first record
+ *                of a thread and again when it changes; the plugin looks at it on
+ *                every record that is not a plain call, return or jump (a comm
+ *                only changes in the kernel: exec, prctl), so a name set from
+ *                another thread shows up at the target's next kernel entry.
  *   END    (15): u64 records (every record before END, STR included),
  *                u64 branches, u64 samples (SAMPLE + EXTRA), u64 dropped (branches
  *                the plugin did not send, see dlfilter.c), u64 errors (samples the
@@ -75,6 +82,7 @@ enum snap_dlrec_kind {
 	SNAP_DLREC_EXTRA = 4,
 	SNAP_DLREC_POWER = 5,
 	SNAP_DLREC_SYNC = 6,
+	SNAP_DLREC_COMM = 7,
 	SNAP_DLREC_END = 15,
 };
 
@@ -82,6 +90,7 @@ enum snap_dlrec_kind {
 #define SNAP_DLREC_BRANCH_SIZE (24u + 2u * SNAP_DLREC_LOC_SIZE)
 #define SNAP_DLREC_SAMPLE_SIZE (32u + SNAP_DLREC_LOC_SIZE) /* + nframes * LOC */
 #define SNAP_DLREC_POWER_SIZE  (24u + SNAP_DLREC_LOC_SIZE)
+#define SNAP_DLREC_COMM_SIZE   12u
 #define SNAP_DLREC_END_SIZE    40u
 
 #endif

@@ -30,7 +30,9 @@ void snap_dlrec_init(struct snap_dlrec *r, struct snap_strtab *names)
 {
 	memset(r, 0, sizeof(*r));
 	r->names = names;
+	r->last_key = UINT64_MAX;
 	snap_u64map_init(&r->unknown);
+	snap_u64map_init(&r->comms);
 }
 
 void snap_dlrec_fini(struct snap_dlrec *r)
@@ -41,6 +43,7 @@ void snap_dlrec_fini(struct snap_dlrec *r)
 	snap_free(r->ids);
 	snap_free(r->frames);
 	snap_u64map_fini(&r->unknown);
+	snap_u64map_fini(&r->comms);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -228,6 +231,37 @@ static int dlrec_power(struct snap_dlrec *r, const uint8_t *p, uint32_t len, str
 	return dlrec_loc(r, p + 24, &ev->src);
 }
 
+static uint64_t dlrec_thread_key(int32_t pid, int32_t tid)
+{
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+}
+
+static int dlrec_comm(struct snap_dlrec *r, const uint8_t *p, uint32_t len)
+{
+	uint64_t key;
+	uint32_t comm;
+
+	if (len < SNAP_DLREC_COMM_SIZE || dlrec_id(r, get32(p + 8), &comm))
+		return -SNAP_EPLUGIN;
+	key = dlrec_thread_key((int32_t)get32(p), (int32_t)get32(p + 4));
+	if (key == r->last_key)
+		r->last_comm = comm;
+	return snap_u64map_put(&r->comms, key, comm);
+}
+
+/* Sets ev->comm from the thread's last COMM record. */
+static void dlrec_set_comm(struct snap_dlrec *r, struct snap_event *ev)
+{
+	uint64_t key = dlrec_thread_key(ev->pid, ev->tid), v = 0;
+
+	if (key != r->last_key) {
+		snap_u64map_get(&r->comms, key, &v);
+		r->last_key = key;
+		r->last_comm = (uint32_t)v;
+	}
+	ev->comm = r->last_comm;
+}
+
 static int dlrec_end(struct snap_dlrec *r, const uint8_t *p, uint32_t len)
 {
 	if (len < SNAP_DLREC_END_SIZE)
@@ -291,11 +325,16 @@ static int dlrec_record(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 		r->st.powers++;
 		err = dlrec_power(r, p, len, ev);
 		break;
+	case SNAP_DLREC_COMM:
+		return dlrec_comm(r, p, len);
 	default:
 		r->st.skipped++;
 		return 0;
 	}
-	return err < 0 ? err : 1;
+	if (err < 0)
+		return err;
+	dlrec_set_comm(r, ev);
+	return 1;
 }
 
 int snap_dlrec_next(struct snap_dlrec *r, struct snap_event *ev)

@@ -51,6 +51,9 @@ struct snap_dlrec {
 	struct snap_loc *frames;
 	size_t fcap;
 	struct snap_u64map unknown; /* addr -> (strtab id << 32 | dso) for "[unknown @ ...]" */
+	struct snap_u64map comms;   /* pid << 32 | tid -> comm strtab id */
+	uint64_t last_key;	    /* the last thread looked up in comms, and its comm */
+	uint32_t last_comm;
 	struct snap_dlrec_stats st;
 	uint32_t primary; /* strtab id of the primary sampling event, 0 = not yet */
 	int have_header, have_end;

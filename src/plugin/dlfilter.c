@@ -117,6 +117,7 @@ struct thr {
 	uint64_t key; /* pid << 32 | tid */
 	uint64_t last_time, pending_time;
 	uint32_t top_sym, top_dso;
+	uint32_t comm; /* string id of the comm last sent, 0 = none yet */
 	uint8_t used, known, has_pending;
 	uint8_t pending[SNAP_DLREC_REC_HDR + SNAP_DLREC_BRANCH_SIZE];
 };
@@ -312,7 +313,7 @@ static uint32_t str_id(struct state *st, uint32_t ns, uint64_t a, uint64_t b, co
 	return e->id;
 }
 
-enum { NS_DSO = 1, NS_SYM, NS_EVENT };
+enum { NS_DSO = 1, NS_SYM, NS_EVENT, NS_COMM };
 
 /* Fills *l from a perf location. Returns 0, or -1 if a string could not be sent. */
 static int loc_from_al(struct state *st, const struct perf_dlfilter_al *al, uint64_t addr,
@@ -462,6 +463,53 @@ static void thr_sent(struct state *st, struct thr *t, uint64_t time)
 		t->last_time = time;
 }
 
+/*
+ * Sends a COMM record when the thread's command name is new or changed. perf
+ * only knows it through resolve_ip(), so this runs on a thread's first record
+ * and when force is set (records after which a comm may have changed).
+ */
+static void thr_comm(struct state *st, struct thr *t, const struct perf_dlfilter_sample *s,
+		     void *ctx, int force)
+{
+	const struct perf_dlfilter_al *al;
+	const char *b, *e;
+	uint64_t h = 1469598103934665603ull;
+	uint32_t id = 0;
+	char buf[64];
+	uint8_t *p;
+	size_t n;
+
+	if (!t || (t->comm && !force))
+		return;
+	al = perf_dlfilter_fns.resolve_ip(ctx);
+	if (!al || !al->comm)
+		return;
+	/* Blanks trimmed at both ends, as parse/perfscript reads perf's comm column. */
+	for (b = al->comm; *b == ' ' || *b == '\t'; b++)
+		;
+	for (e = b + strnlen(b, sizeof(buf) - 1); e > b && (e[-1] == ' ' || e[-1] == '\t'); e--)
+		;
+	n = (size_t)(e - b);
+	memcpy(buf, b, n);
+	buf[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)buf[i]) * 1099511628211ull;
+	if (n) {
+		id = str_id(st, NS_COMM, h, n, buf);
+		if (!id)
+			return;
+	}
+	if ((id ? id : UINT32_MAX) == t->comm)
+		return;
+	p = out_rec(st, SNAP_DLREC_COMM, SNAP_DLREC_COMM_SIZE);
+	if (!p)
+		return;
+	p = put32(p, (uint32_t)s->pid);
+	p = put32(p, (uint32_t)s->tid);
+	put32(p, id);
+	t->comm = id ? id : UINT32_MAX; /* UINT32_MAX: known to have no comm */
+}
+
 /* ---- events ---- */
 
 /*
@@ -577,6 +625,11 @@ static void do_branch(struct state *st, const struct perf_dlfilter_sample *s, vo
 		st->ndropped++;
 		return;
 	}
+	/* A comm changes only in the kernel: look again after anything but a plain
+	 * call, return or jump (trace starts after syscalls, interrupts, ...). */
+	thr_comm(st, t, s, ctx,
+		 !is_plain_jump(s->flags) && s->flags != (SNAP_PF_BRANCH | SNAP_PF_CALL) &&
+			 s->flags != (SNAP_PF_BRANCH | SNAP_PF_RETURN));
 	p = out_rec(st, SNAP_DLREC_BRANCH, SNAP_DLREC_BRANCH_SIZE);
 	if (!p) {
 		st->nerrors++;
@@ -615,6 +668,7 @@ static void do_sample(struct state *st, const struct perf_dlfilter_sample *s, vo
 			goto fail;
 		n++;
 	}
+	thr_comm(st, t, s, ctx, 1);
 	p = out_rec(st, SNAP_DLREC_SAMPLE, SNAP_DLREC_SAMPLE_SIZE + n * SNAP_DLREC_LOC_SIZE);
 	if (!p)
 		goto fail;
@@ -648,6 +702,7 @@ static void do_power(struct state *st, const struct perf_dlfilter_sample *s, voi
 		return;
 	}
 	memcpy(&khz, (const uint8_t *)s->raw_data + 4, 4);
+	thr_comm(st, t, s, ctx, 0);
 	p = out_rec(st, SNAP_DLREC_POWER, SNAP_DLREC_POWER_SIZE);
 	if (!p) {
 		st->nerrors++;

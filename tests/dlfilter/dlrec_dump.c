@@ -2,8 +2,8 @@
 /*
  * dlrec_dump: reads a dlfilter record stream (file or stdin) with parse/dlrec
  * and prints the events the way `perf script --ns` prints them with
- *   samples:  -F pid,tid,time,ip,sym,symoff,dso,event,period
- *   branches: -F pid,tid,time,ip,sym,symoff,dso,addr
+ *   samples:  -F comm,pid,tid,time,ip,sym,symoff,dso,event,period
+ *   branches: -F comm,pid,tid,time,ip,sym,symoff,dso,addr
  * after squeezing runs of blanks (tests/dlfilter/run.sh normalises perf's text
  * the same way and diffs). Frames come out leaf first again, as perf prints.
  * Exit status: 0 ok, 1 stream error (message on stderr), 2 usage.
@@ -36,6 +36,8 @@ static void put_event(const struct snap_strtab *st, const struct snap_event *ev)
 {
 	uint32_t i;
 
+	if (ev->comm)
+		printf("%s ", snap_strtab_get(st, ev->comm));
 	printf("%d/%d %" PRIu64 ".%09" PRIu64 ":", ev->pid, ev->tid, ev->time / 1000000000u,
 	       ev->time % 1000000000u);
 	switch (ev->kind) {

@@ -102,7 +102,7 @@ fi
 perf record --no-bpf-event -e cpu-clock -F 2000 -o "$tmp/flat.data" "$tmp/prog" 50000 \
 	>/dev/null 2>&1
 
-SFIELDS=pid,tid,time,ip,sym,symoff,dso,event,period
+SFIELDS=comm,pid,tid,time,ip,sym,symoff,dso,event,period
 same_as_text dlfilter_sampling_callchains "$tmp/fp.data" "$SFIELDS"
 DUMPFLAGS=-f same_as_text dlfilter_sampling_flat "$tmp/flat.data" "$SFIELDS"
 same_as_text dlfilter_sampling_nocache "$tmp/fp.data" "$SFIELDS" nocache
@@ -162,7 +162,7 @@ case $? in
 2) skip dlfilter_pt "libipt-dev is not installed" ;;
 3) skip dlfilter_pt "could not build the synthetic PT recording: $(tail -c 200 "$tmp/pt.log")" ;;
 0)
-	BFIELDS=pid,tid,time,ip,sym,symoff,dso,addr
+	BFIELDS=comm,pid,tid,time,ip,sym,symoff,dso,addr
 	same_as_text dlfilter_pt_all_branches "$tmp/pt.data" "$BFIELDS" keepjumps
 	same_as_text dlfilter_pt_nocache "$tmp/pt.data" "$BFIELDS" keepjumps nocache
 	same_as_text dlfilter_pt_decode_error "$tmp/ptbad.data" "$BFIELDS" keepjumps &&

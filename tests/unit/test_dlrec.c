@@ -508,6 +508,40 @@ static void sync_point(void)
 	snap_strtab_fini(&st);
 }
 
+static void ecomm(struct enc *e, int32_t pid, int32_t tid, uint32_t comm)
+{
+	erec(e, SNAP_DLREC_COMM, SNAP_DLREC_COMM_SIZE);
+	e32(e, (uint32_t)pid);
+	e32(e, (uint32_t)tid);
+	e32(e, comm);
+}
+
+static void comm_per_thread(void)
+{
+	struct enc e = {.n = 0};
+	struct rd d;
+
+	eprefix(&e);
+	ebranch(&e, 3, 1, 0x1000, 2, 0x2000, 3, 1); /* 42/43 before any COMM: no comm */
+	ecomm(&e, 42, 43, 2);
+	ebranch(&e, 3, 2, 0x1000, 2, 0x2000, 3, 1);
+	ecomm(&e, 100, 101, 3);
+	esample(&e, SNAP_DLREC_SAMPLE, 0); /* 100/101 */
+	ebranch(&e, 3, 3, 0x1000, 2, 0x2000, 3, 1);
+	ecomm(&e, 42, 43, 1); /* exec: new name */
+	ebranch(&e, 3, 4, 0x1000, 2, 0x2000, 3, 1);
+	eend(&e, 12, 4, 1);
+	rd_run(&d, &e, 0);
+	CHECK_INT_EQ(0, d.finish);
+	CHECK_INT_EQ(5, d.nev);
+	CHECK_INT_EQ(0, d.ev[0].comm);
+	CHECK_STR_EQ("main", nm(&d, d.ev[1].comm));
+	CHECK_STR_EQ("work", nm(&d, d.ev[2].comm));
+	CHECK_STR_EQ("main", nm(&d, d.ev[3].comm));
+	CHECK_STR_EQ("/bin/prog", nm(&d, d.ev[4].comm));
+	rd_fini(&d);
+}
+
 static void error_offset(void)
 {
 	struct enc e = {.n = 0};
@@ -581,6 +615,7 @@ int main(void)
 	RUN(samples_after_branches_are_extra);
 	RUN(bad_streams);
 	RUN(sync_point);
+	RUN(comm_per_thread);
 	RUN(error_offset);
 	RUN(alloc_failures);
 	RUN(fini_twice);
