@@ -43,11 +43,12 @@
  *                events apart by the text parser's rule).
  *   POWER  (5):  u32 freq_mhz, s32 pid, s32 tid, u32 reserved, u64 time, LOC ip
  *                (a "cbr" event: freq_mhz as perf script prints it).
- *   SYNC   (6):  no payload. perf printed something on its stdout (an "instruction
- *                trace error" line) between the previous record and the next one;
- *                the plugin flushed perf's stdout before writing SYNC, so a reader
- *                that drains perf's stdout when it meets SYNC gets those lines, and
- *                splices them in here: exactly where `perf script` text has them.
+ *   TEXT   (6):  bytes[len]: text perf printed on its stdout (in practice only
+ *                " instruction trace error ..." lines, which a dlfilter never
+ *                sees as samples), at exactly this point of the sample order.
+ *                The plugin points perf's stdout at an unbuffered stream that
+ *                writes here; the reader feeds these bytes, in order, to a
+ *                perf script text parser. A line may span several TEXT records.
  *   COMM   (7):  s32 pid, s32 tid, u32 comm (string id; 0 = none): the thread's
  *                command name from now on (perf's thread comm, blanks trimmed at
  *                both ends as the text parser does). Sent before the first record
@@ -81,7 +82,7 @@ enum snap_dlrec_kind {
 	SNAP_DLREC_SAMPLE = 3,
 	SNAP_DLREC_EXTRA = 4,
 	SNAP_DLREC_POWER = 5,
-	SNAP_DLREC_SYNC = 6,
+	SNAP_DLREC_TEXT = 6,
 	SNAP_DLREC_COMM = 7,
 	SNAP_DLREC_END = 15,
 };

@@ -51,6 +51,8 @@ int snap_dlrec_feed(struct snap_dlrec *r, const void *buf, size_t len)
 {
 	if (r->err)
 		return r->err;
+	r->text = NULL; /* the buffer may move */
+	r->textlen = 0;
 	if (!len)
 		return 0;
 	if (r->pos) { /* drop consumed bytes before growing */
@@ -294,7 +296,7 @@ static int dlrec_header(struct snap_dlrec *r)
 }
 
 /* Decodes the record at pos (complete, len bytes of payload). Returns 1 if *ev
- * was filled, SNAP_DLREC_SYNC_POINT at a SYNC, 0 if the record was consumed
+ * was filled, SNAP_DLREC_TEXT_POINT at a TEXT, 0 if the record was consumed
  * without an event, or an error. */
 static int dlrec_record(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, uint32_t len,
 			struct snap_event *ev)
@@ -304,9 +306,11 @@ static int dlrec_record(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 	if (kind == SNAP_DLREC_END)
 		return dlrec_end(r, p, len);
 	r->st.records++;
-	if (kind == SNAP_DLREC_SYNC) {
-		r->st.syncs++;
-		return SNAP_DLREC_SYNC_POINT;
+	if (kind == SNAP_DLREC_TEXT) {
+		r->st.texts++;
+		r->text = p;
+		r->textlen = len;
+		return SNAP_DLREC_TEXT_POINT;
 	}
 	memset(ev, 0, sizeof(*ev));
 	switch (kind) {
@@ -341,6 +345,8 @@ int snap_dlrec_next(struct snap_dlrec *r, struct snap_event *ev)
 {
 	int ret;
 
+	r->text = NULL;
+	r->textlen = 0;
 	for (;;) {
 		const uint8_t *p;
 		uint32_t kind, len;
@@ -398,6 +404,12 @@ uint64_t snap_dlrec_offset(const struct snap_dlrec *r)
 const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r)
 {
 	return &r->st;
+}
+
+const char *snap_dlrec_text(const struct snap_dlrec *r, size_t *len)
+{
+	*len = r->textlen;
+	return (const char *)r->text;
 }
 
 int snap_dlrec_ended(const struct snap_dlrec *r)

@@ -34,7 +34,7 @@ struct snap_dlrec_stats {
 	uint64_t branches; /* BRANCH records */
 	uint64_t samples;  /* SAMPLE + EXTRA records */
 	uint64_t powers;   /* POWER records */
-	uint64_t syncs;	   /* SYNC records */
+	uint64_t texts;	   /* TEXT records */
 	uint64_t skipped;  /* records of unknown kinds, skipped */
 	uint64_t dropped;  /* from END: branches the plugin did not send */
 	uint64_t errors;   /* from END: samples the plugin could not encode */
@@ -55,7 +55,9 @@ struct snap_dlrec {
 	uint64_t last_key;	    /* the last thread looked up in comms, and its comm */
 	uint32_t last_comm;
 	struct snap_dlrec_stats st;
-	uint32_t primary; /* strtab id of the primary sampling event, 0 = not yet */
+	uint32_t primary;    /* strtab id of the primary sampling event, 0 = not yet */
+	const uint8_t *text; /* the last TEXT record's bytes, in buf */
+	uint32_t textlen;
 	int have_header, have_end;
 	int err; /* sticky */
 };
@@ -66,13 +68,14 @@ void snap_dlrec_init(struct snap_dlrec *r, struct snap_strtab *names);
 void snap_dlrec_fini(struct snap_dlrec *r);
 /* Appends (buf, len) to the input (copied). Returns 0, -ENOMEM, or the sticky error. */
 int snap_dlrec_feed(struct snap_dlrec *r, const void *buf, size_t len);
-/* snap_dlrec_next() result: a SYNC record (model/dlrec.h). The caller should
- * drain perf's stdout now and put the error lines it finds before the next event. */
-#define SNAP_DLREC_SYNC_POINT 2
+/* snap_dlrec_next() result: a TEXT record (model/dlrec.h), perf's stdout text
+ * at this point of the stream; get it with snap_dlrec_text() and feed it to a
+ * perf script text parser before taking the next event. */
+#define SNAP_DLREC_TEXT_POINT 2
 
 /*
  * Decodes the next event into *ev (every field set). Returns 1 with an event,
- * SNAP_DLREC_SYNC_POINT (2, *ev untouched) at a SYNC record, 0 if more input is
+ * SNAP_DLREC_TEXT_POINT (2, *ev untouched) at a TEXT record, 0 if more input is
  * needed (or the stream has ended), or a negative error:
  * -SNAP_EPLUGIN for a malformed stream (bad magic or version, a record too
  * short for its kind, an undefined string id, counts in END that do not match,
@@ -87,6 +90,9 @@ int snap_dlrec_finish(struct snap_dlrec *r);
 uint64_t snap_dlrec_offset(const struct snap_dlrec *r);
 /* Returns the counters (borrowed; valid until fini). */
 const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r);
+/* After SNAP_DLREC_TEXT_POINT: sets *len and returns the text (borrowed until the
+ * next next() or feed() call; not NUL-terminated). Else returns NULL, *len 0. */
+const char *snap_dlrec_text(const struct snap_dlrec *r, size_t *len);
 /* Returns 1 once the END record has been read. */
 int snap_dlrec_ended(const struct snap_dlrec *r);
 

@@ -13,6 +13,7 @@
  *   path=FILE  or a bare FILE: create/truncate FILE and write there
  *   keepjumps  send every branch (see "Dropped jumps" below)
  *   nocache    resolve every address through perf (see "Address cache")
+ *   nostdout   leave perf's stdout alone (see "Error lines")
  *
  * This code runs inside perf: it must never crash it. No asserts, no aborts,
  * no recursion; every buffer is bounded (1 MiB output buffer, frames capped at
@@ -42,16 +43,17 @@
  * A dropped jump still moved the thread's "last event time" forward, which
  * the text path uses to close the thread's frames at the end of the trace: the
  * plugin keeps the last dropped jump of each thread and sends it at the end if
- * no other record of that thread followed it (or at the next SYNC, see below,
- * so that it stays before an error line perf printed after it).
+ * no other record of that thread followed it (or before the next TEXT record,
+ * see below, so that it stays before an error line perf printed after it).
  *
  * Error lines. perf prints "instruction trace error" lines on its stdout (a
- * dlfilter never sees them) into a stdio buffer. At each sample the plugin asks
- * glibc whether that buffer holds anything (__fpending, no syscall); if so perf
- * printed it since the previous sample, so the plugin flushes perf's stdout and
- * writes a SYNC record: the reader splices the lines in at exactly the place
- * `perf script` text has them (snaptrace keeps perf's stdout a pipe, so it is
- * fully buffered and nothing reaches the pipe unnoticed).
+ * dlfilter never sees them as samples). start() points perf's `stdout` at an
+ * unbuffered fopencookie() stream whose writes become TEXT records, so every
+ * line lands in the record stream at exactly the place `perf script` text has
+ * it; stop() puts the real stdout back. (Anything perf prints through a FILE
+ * pointer it saved before start() still goes to the real stdout: snaptrace
+ * reads that too, as a fallback, and appends it at the end.) `--dlarg
+ * nostdout` leaves perf's stdout alone.
  * Known limits: a stack at snaptrace's depth cap does not push the callee, and
  * -filter regions end stacks at times the plugin cannot see; snaptrace passes
  * keepjumps for -filter. `--dlarg keepjumps` turns dropping off.
@@ -76,7 +78,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -133,7 +134,8 @@ struct evname {
 
 struct state {
 	int fd, own_fd, dead;
-	int keepjumps, nocache;
+	int keepjumps, nocache, nostdout;
+	FILE *saved_stdout, *text; /* perf's stdout while ours (text) replaces it */
 	uint8_t *out;
 	size_t outlen;
 	uint32_t next_id;
@@ -747,17 +749,48 @@ static void flush_pending(struct state *st)
 	}
 }
 
-/*
- * perf printed something (an instruction trace error) since the last sample:
- * push it out of perf's stdio buffer, then mark the spot in the record stream
- * so the reader can splice the lines in exactly here. Pending dropped jumps go
- * first: in perf's order they came before the error.
- */
-static void sync_point(struct state *st)
+/* perf writes to its stdout: the bytes become TEXT records, in sample order. */
+static ssize_t text_write(void *cookie, const char *buf, size_t size)
 {
-	flush_pending(st);
+	struct state *st = cookie;
+	size_t done = 0;
+
+	if (!st->dead)
+		flush_pending(st); /* dropped jumps that came before this text */
+	while (done < size && !st->dead) {
+		size_t n = size - done < SNAP_DLREC_MAX_STR ? size - done : SNAP_DLREC_MAX_STR;
+		uint8_t *p = out_rec(st, SNAP_DLREC_TEXT, (uint32_t)n);
+
+		if (!p)
+			break;
+		memcpy(p, buf + done, n);
+		done += n;
+	}
+	return (ssize_t)size; /* never fail perf's printf */
+}
+
+static void text_open(struct state *st)
+{
+	cookie_io_functions_t fns = {.write = text_write};
+	FILE *f = fopencookie(st, "w", fns);
+
+	if (!f)
+		return; /* perf's stdout stays: snaptrace reads it as a fallback */
+	setvbuf(f, NULL, _IONBF, 0);
 	fflush(stdout);
-	out_rec(st, SNAP_DLREC_SYNC, 0);
+	st->saved_stdout = stdout;
+	st->text = f;
+	stdout = f;
+}
+
+static void text_close(struct state *st)
+{
+	if (!st->text)
+		return;
+	if (stdout == st->text)
+		stdout = st->saved_stdout;
+	fclose(st->text);
+	st->text = NULL;
 }
 
 int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, void *ctx)
@@ -767,8 +800,6 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 
 	if (!st || st->dead || !sample)
 		return 1;
-	if (__fpending(stdout))
-		sync_point(st);
 	e = event_of(st, sample->event);
 	if (!e) {
 		st->nerrors++;
@@ -813,6 +844,8 @@ static int parse_args(struct state *st, void *ctx)
 			st->keepjumps = 1;
 		} else if (!strcmp(a, "nocache")) {
 			st->nocache = 1;
+		} else if (!strcmp(a, "nostdout")) {
+			st->nostdout = 1;
 		} else if (!strncmp(a, "fd=", 3)) {
 			char *end;
 			long fd = strtol(a + 3, &end, 10);
@@ -878,6 +911,8 @@ int start(void **data, void *ctx)
 	v = SNAP_DLREC_HDR_SIZE;
 	memcpy(st->out + 12, &v, 4);
 	st->outlen = SNAP_DLREC_HDR_SIZE;
+	if (!st->nostdout)
+		text_open(st);
 	*data = st;
 	return 0;
 }
@@ -890,9 +925,8 @@ int stop(void *data, void *ctx)
 	(void)ctx;
 	if (!st)
 		return 0;
+	text_close(st);
 	flush_pending(st);
-	if (__fpending(stdout))
-		sync_point(st);
 	p = out_rec(st, SNAP_DLREC_END, SNAP_DLREC_END_SIZE);
 	if (p) {
 		p = put64(p, st->nrec);

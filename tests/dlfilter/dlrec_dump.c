@@ -103,9 +103,12 @@ int main(int argc, char **argv)
 	while (!err && (n = read(fd, buf, sizeof(buf))) > 0) {
 		err = snap_dlrec_feed(&r, buf, (size_t)n);
 		while (!err && (err = snap_dlrec_next(&r, &ev)) > 0) {
-			if (err == SNAP_DLREC_SYNC_POINT && !stats)
-				printf("SYNC\n"); /* perf printed something here */
-			else if (!stats)
+			if (err == SNAP_DLREC_TEXT_POINT && !stats) {
+				size_t len;
+				const char *t = snap_dlrec_text(&r, &len);
+
+				fwrite(t, 1, len, stdout); /* what perf printed here */
+			} else if (!stats)
 				put_event(&st, &ev);
 			err = 0;
 		}
@@ -119,7 +122,7 @@ int main(int argc, char **argv)
 		       " powers %" PRIu64 " dropped %" PRIu64 " errors %" PRIu64 " syncs %" PRIu64
 		       "\n",
 		       s->records, s->branches, s->samples, s->powers, s->dropped, s->errors,
-		       s->syncs);
+		       s->texts);
 	}
 	if (err)
 		fprintf(stderr, "dlrec_dump: stream offset %" PRIu64 ": %s\n",

@@ -8,3 +8,8 @@ $(B)/tests/dlfilter/dlrec_dump: tests/dlfilter/dlrec_dump.c $(LIB)
 
 # The plugin also depends on the wire format it writes.
 snaptrace-dlfilter.so: src/model/dlrec.h
+
+TEST_BINS += $(B)/tests/dlfilter/evcmp
+$(B)/tests/dlfilter/evcmp: tests/dlfilter/evcmp.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 PLUGIN=$ROOT/snaptrace-dlfilter.so
 DUMP=$ROOT/$SNAP_BUILD/tests/dlfilter/dlrec_dump
+EVCMP=$ROOT/$SNAP_BUILD/tests/dlfilter/evcmp
 PROTO=${SNAP_PTSYNTH_PROTO:-/work/shared/reference/ptsynth-prototype}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,16 +37,13 @@ decode() {
 same_as_text() {
 	local name=$1 data=$2 fields=$3
 	shift 3
-	# Error lines become one SYNC mark per run: where the plugin must place them.
-	perf script -i "$data" --itrace=be --ns -F "$fields" 2>/dev/null |
-		awk '/^ instruction trace error/ { if (!s) print "SYNC"; s = 1; next } { s = 0; print }' |
-		norm >"$tmp/$name.txt"
+	perf script -i "$data" --itrace=be --ns -F "$fields" 2>/dev/null | norm >"$tmp/$name.txt"
 	if ! decode "$data" "$tmp/$name.rec" "$@"; then
 		fail "$name" "perf script with the plugin failed: $(head -c 300 "$tmp/$name.rec.stderr")"
 		return 1
 	fi
-	# perf's stdout is the error channel: only instruction trace errors may be there.
-	if grep -qv '^ instruction trace error' "$tmp/$name.rec.stdout"; then
+	# perf's error lines travel inside the record stream (TEXT records).
+	if [ -s "$tmp/$name.rec.stdout" ]; then
 		fail "$name" "perf printed something with the plugin: $(head -c 200 "$tmp/$name.rec.stdout")"
 		return 1
 	fi
@@ -53,6 +51,7 @@ same_as_text() {
 		fail "$name" "stream does not decode: $(cat "$tmp/$name.err")"
 		return 1
 	fi
+	norm <"$tmp/$name.dump" >"$tmp/$name.dumpn" && mv "$tmp/$name.dumpn" "$tmp/$name.dump"
 	if ! diff -q "$tmp/$name.txt" "$tmp/$name.dump" >/dev/null; then
 		fail "$name" "differs from perf's text: $(diff "$tmp/$name.txt" "$tmp/$name.dump" | head -4 | tr '\n' '|')"
 		return 1
@@ -64,7 +63,24 @@ same_as_text() {
 	pass "$name"
 }
 
-if [ ! -f "$PLUGIN" ] || [ ! -x "$DUMP" ]; then
+# evcmp NAME DATA ITRACE FIELDS [-k]: record/dlsrc's events == parse/perfscript's
+# events from perf script -F FIELDS (snaptrace's own field sets), field by field.
+evcmp() {
+	local name=$1 data=$2 itrace=$3 fields=$4 k=${5:-}
+	local it=()
+	[ "$itrace" != - ] && it=("$itrace")
+	perf script -i "$data" --ns "${it[@]}" -F "$fields" >"$tmp/$name.txt" 2>/dev/null
+	if "$EVCMP" $k perf "$data" "$PLUGIN" "$itrace" "$tmp/$name.txt" >"$tmp/$name.cmp" \
+		2>"$tmp/$name.cmperr"; then
+		pass "$name"
+	else
+		fail "$name" "$(head -c 600 "$tmp/$name.cmp" "$tmp/$name.cmperr" | tr '\n' '|')"
+	fi
+}
+PT_TEXT=comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period
+SAMPLE_TEXT=comm,pid,tid,time,ip,sym,symoff,dso,event,period
+
+if [ ! -f "$PLUGIN" ] || [ ! -x "$DUMP" ] || [ ! -x "$EVCMP" ]; then
 	fail setup "build snaptrace-dlfilter.so and $DUMP first (make test-bins)"
 	exit 1
 fi
@@ -106,6 +122,9 @@ SFIELDS=comm,pid,tid,time,ip,sym,symoff,dso,event,period
 same_as_text dlfilter_sampling_callchains "$tmp/fp.data" "$SFIELDS"
 DUMPFLAGS=-f same_as_text dlfilter_sampling_flat "$tmp/flat.data" "$SFIELDS"
 same_as_text dlfilter_sampling_nocache "$tmp/fp.data" "$SFIELDS" nocache
+
+evcmp dlfilter_events_callchains "$tmp/fp.data" - "$SAMPLE_TEXT" -k
+evcmp dlfilter_events_flat "$tmp/flat.data" - "$SAMPLE_TEXT" -k
 
 # The call tree is really there (the comparison above could pass on two empty outputs).
 if grep -q '^[0-9a-f]* leaf+' "$tmp/dlfilter_sampling_callchains.dump" &&
@@ -166,11 +185,15 @@ case $? in
 	same_as_text dlfilter_pt_all_branches "$tmp/pt.data" "$BFIELDS" keepjumps
 	same_as_text dlfilter_pt_nocache "$tmp/pt.data" "$BFIELDS" keepjumps nocache
 	same_as_text dlfilter_pt_decode_error "$tmp/ptbad.data" "$BFIELDS" keepjumps &&
-		if grep -q SYNC "$tmp/dlfilter_pt_decode_error.dump"; then
+		if grep -q 'instruction trace error' "$tmp/dlfilter_pt_decode_error.dump"; then
 			pass dlfilter_pt_error_position
 		else
-			fail dlfilter_pt_error_position "no SYNC mark for perf's error line"
+			fail dlfilter_pt_error_position "no error line in the stream"
 		fi
+	evcmp dlfilter_events_pt "$tmp/pt.data" --itrace=bep "$PT_TEXT" -k
+	evcmp dlfilter_events_pt_dropjumps "$tmp/pt.data" --itrace=bep "$PT_TEXT"
+	evcmp dlfilter_events_pt_error "$tmp/ptbad.data" --itrace=bep "$PT_TEXT" -k
+	evcmp dlfilter_events_pt_error_dropjumps "$tmp/ptbad.data" --itrace=bep "$PT_TEXT"
 	# Default mode drops intra-symbol jumps only: every kept record is in the text, in
 	# order, the counts add up, and every call, return, trace start/end is kept.
 	decode "$tmp/pt.data" "$tmp/drop.rec" && "$DUMP" "$tmp/drop.rec" >"$tmp/drop.dump" &&
@@ -209,6 +232,7 @@ case $? in
 		else
 			fail dlfilter_pt_cbr "perf printed freq '$want' MHz, the plugin sent '$got'"
 		fi
+		evcmp dlfilter_events_pt_cbr "$tmp/cbr.data" --itrace=bep "$PT_TEXT" -k
 	fi
 	;;
 esac

@@ -53,8 +53,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err = snap_dlrec_feed(&r, data + pos, n);
 		pos += n;
 		while (!err && (err = snap_dlrec_next(&r, &ev)) > 0) {
-			if (err == 1)
+			if (err == 1) {
 				check_event(&st, &ev);
+			} else {
+				size_t tl;
+				const char *t = snap_dlrec_text(&r, &tl);
+
+				if (!t || (tl && !memchr(t, t[tl - 1], tl)))
+					abort();
+			}
 			err = 0;
 		}
 	}

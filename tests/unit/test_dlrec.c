@@ -123,7 +123,7 @@ static void rd_run(struct rd *d, const struct enc *e, size_t chunk)
 		pos += n;
 		memset(&ev, 0xff, sizeof(ev));
 		while ((ret = snap_dlrec_next(&d->r, &ev)) > 0) {
-			if (ret == SNAP_DLREC_SYNC_POINT)
+			if (ret == SNAP_DLREC_TEXT_POINT)
 				continue;
 			if (d->nev < 8) {
 				d->ev[d->nev] = ev;
@@ -330,14 +330,14 @@ static void extra_and_power(void)
 	e32(&e, 0);
 	e64(&e, 77);
 	eloc(&e, 0x401000, 0, 2, 1);
-	erec(&e, SNAP_DLREC_SYNC, 0);
+	erec(&e, SNAP_DLREC_TEXT, 0);
 	erec(&e, 9, 3); /* an unknown kind from a newer plugin: skipped */
 	e8(&e, "abc", 3);
 	eend(&e, 10, 0, 2);
 	rd_run(&d, &e, 0);
 	CHECK_INT_EQ(0, d.finish);
 	CHECK_INT_EQ(3, d.nev);
-	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->syncs);
+	CHECK_U64_EQ(1, snap_dlrec_stats(&d.r)->texts);
 	CHECK_INT_EQ(SNAP_EV_SAMPLE, d.ev[0].kind);
 	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[1].kind);
 	CHECK_STR_EQ("branch-misses", nm(&d, d.ev[1].event));
@@ -480,16 +480,19 @@ static void bad_streams(void)
 	}
 }
 
-static void sync_point(void)
+static void text_point(void)
 {
 	struct enc e = {.n = 0};
 	struct snap_strtab st;
 	struct snap_dlrec r;
 	struct snap_event ev;
+	const char *t;
+	size_t n;
 
 	eprefix(&e);
 	ebranch(&e, 3, 1, 1, 2, 2, 3, 1);
-	erec(&e, SNAP_DLREC_SYNC, 0);
+	erec(&e, SNAP_DLREC_TEXT, 5);
+	e8(&e, "err\nx", 5);
 	ebranch(&e, 0x101, 2, 0, 0, 2, 3, 1);
 	eend(&e, 7, 2, 0);
 	snap_strtab_init(&st);
@@ -498,10 +501,17 @@ static void sync_point(void)
 	memset(&ev, 0xff, sizeof(ev));
 	CHECK_INT_EQ(1, snap_dlrec_next(&r, &ev));
 	CHECK_U64_EQ(1, ev.time);
-	CHECK_INT_EQ(SNAP_DLREC_SYNC_POINT, snap_dlrec_next(&r, &ev));
+	t = snap_dlrec_text(&r, &n);
+	CHECK(t == NULL);
+	CHECK_INT_EQ(0, n);
+	CHECK_INT_EQ(SNAP_DLREC_TEXT_POINT, snap_dlrec_next(&r, &ev));
 	CHECK_U64_EQ(1, ev.time); /* untouched */
+	t = snap_dlrec_text(&r, &n);
+	CHECK_INT_EQ(5, n);
+	CHECK(t && !memcmp(t, "err\nx", 5));
 	CHECK_INT_EQ(1, snap_dlrec_next(&r, &ev));
 	CHECK_INT_EQ(SNAP_BR_START, ev.br_state);
+	CHECK(snap_dlrec_text(&r, &n) == NULL);
 	CHECK_INT_EQ(0, snap_dlrec_next(&r, &ev));
 	CHECK_INT_EQ(0, snap_dlrec_finish(&r));
 	snap_dlrec_fini(&r);
@@ -614,7 +624,7 @@ int main(void)
 	RUN(extra_and_power);
 	RUN(samples_after_branches_are_extra);
 	RUN(bad_streams);
-	RUN(sync_point);
+	RUN(text_point);
 	RUN(comm_per_thread);
 	RUN(error_offset);
 	RUN(alloc_failures);
