@@ -12,7 +12,9 @@
  *  - a trigger in sampling mode adds --switch-output=signal so the ring can be
  *    cut at the hit;
  *  - with a control fd perf starts disabled (-D -1): the session enables it
- *    and waits for the ack, instead of sleeping 500 ms.
+ *    and waits for the ack, instead of sleeping 500 ms;
+ *  - the sampling ring is the event's overwrite term (see add_events), not
+ *    --overwrite, with a dummy event first for the side-band records.
  */
 #include "record/perfargs.h"
 
@@ -574,9 +576,18 @@ static void add_events(struct argvb *b, const struct snap_recopts *o, const stru
 	size_t used = 0;
 
 	if (o->sampling) {
+		/* The ring is the event's own overwrite term, not --overwrite:
+		 * --overwrite makes perf synthesize the process maps only when it
+		 * stops, after a run's program has exited, which loses every symbol
+		 * of the executable. A leading dummy event (normal ring) carries the
+		 * side-band (mmap, comm) so the ring cannot overwrite it. name= keeps
+		 * the event called "cpu-clock" in perf script, whatever the terms. */
 		pa->freq = sample_freq(o, c, pa);
-		snprintf(prim, sizeof(prim), "%s/freq=%llu/%s", c->has_pmu ? "cycles" : "cpu-clock",
-			 (unsigned long long)pa->freq, sel);
+		const char *ev = c->has_pmu ? "cycles" : "cpu-clock";
+
+		snprintf(prim, sizeof(prim), "%s%s/freq=%llu%s,name=%s/%s",
+			 o->full_execution ? "" : "dummy:u,", ev, (unsigned long long)pa->freq,
+			 o->full_execution ? "" : ",overwrite", ev, sel);
 	} else {
 		snprintf(prim, sizeof(prim), "intel_pt/%s/%s",
 			 pt_config(o, c, pa, cfg, sizeof(cfg)), sel);
@@ -640,8 +651,6 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 	if (snap_perfcaps_at_least(c, 5, 1))
 		add(&b, "--no-bpf-event");
 	add_events(&b, o, c);
-	if (o->sampling && !o->full_execution)
-		add(&b, "--overwrite");
 	out->switch_output = !o->full_execution && (o->sampling ? o->trigger : o->multi_snapshot);
 	if (out->switch_output)
 		add(&b, "--switch-output=signal");

@@ -163,8 +163,11 @@ struct snap_perfargs {
 /*
  * Builds `perf record ...` (argv[0] is the perf binary). The order is
  * §2.3's: record -o DATA --timestamp [--no-bpf-event] --event=PRIMARY[,EXTRA]
- * [--overwrite] [--switch-output=signal] THREAD_SEL PIDS [--snapshot[=e]]
- * [--control=fd:3,4 -D -1] [--kcore] [-m,PAGES | -m PAGES] [--call-graph MODE].
+ * [--switch-output=signal] THREAD_SEL PIDS [--snapshot[=e]]
+ * [--control=fd:3,4 -D -1] [--kcore] [-m,PAGES | --mmap-pages=PAGES]
+ * [--call-graph MODE]. Sampling's PRIMARY is dummy:u,EVENT/freq=F,overwrite/SEL
+ * (a ring without --overwrite; see perfargs.c), or EVENT/freq=F/SEL with
+ * -full-execution.
  * Returns 0 and fills *out (call snap_perfargs_fini), -SNAP_EUSAGE for a flag
  * combination that cannot work (out->err says why), -SNAP_ENOTSUP for a
  * capability this machine lacks, -EACCES for a kernel scope without the

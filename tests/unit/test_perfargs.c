@@ -238,7 +238,7 @@ static void sampling_vm_default(void)
 
 	o.sampling = 1;
 	argv_is(&o, &vm_caps,
-		P "--event=cpu-clock/freq=4000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
 		  " --call-graph fp",
 		SNAP_PA_W_CG_DEFAULT_FP);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &vm_caps, &pa));
@@ -256,18 +256,18 @@ static void sampling_pmu_resolutions(void)
 
 	o.sampling = 1;
 	argv_is(&o, &pt_caps,
-		P "--event=cycles/freq=10000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cycles/freq=10000,overwrite,name=cycles/u --per-thread -t 1234" CTL
 		  " --call-graph lbr",
 		0);
 	o.res.kind = SNAP_RES_HIGH;
 	argv_is(&o, &pt_caps,
-		P "--event=cycles/freq=50000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cycles/freq=50000,overwrite,name=cycles/u --per-thread -t 1234" CTL
 		  " --call-graph lbr",
 		0);
 	o.res.kind = SNAP_RES_LOW;
 	o.cg = SNAP_CG_DWARF;
 	argv_is(&o, &pt_caps,
-		P "--event=cycles/freq=1000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cycles/freq=1000,overwrite,name=cycles/u --per-thread -t 1234" CTL
 		  " --call-graph dwarf",
 		0);
 }
@@ -280,17 +280,17 @@ static void sampling_vm_high_and_sample(void)
 	o.cg = SNAP_CG_FP;
 	o.res.kind = SNAP_RES_HIGH;
 	argv_is(&o, &vm_caps,
-		P "--event=cpu-clock/freq=10000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cpu-clock/freq=10000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
 		  " --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_res_parse("(Sample (freq 2000))", &o.res));
 	argv_is(&o, &vm_caps,
-		P "--event=cpu-clock/freq=2000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cpu-clock/freq=2000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
 		  " --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_res_parse("Sample:60000", &o.res));
 	argv_is(&o, &vm_caps,
-		P "--event=cpu-clock/freq=60000/u --overwrite --per-thread -t 1234" CTL
+		P "--event=dummy:u,cpu-clock/freq=60000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
 		  " --call-graph fp",
 		SNAP_PA_W_FREQ_HIGH);
 }
@@ -310,7 +310,7 @@ static void sampling_trigger_kernel_size(void)
 	o.scope = SNAP_SCOPE_BOTH;
 	o.snapshot_bytes = 1 << 20;
 	argv_is(&o, &c,
-		P "--event=cpu-clock/freq=4000/uk --overwrite --switch-output=signal -p 1234" CTL
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/uk --switch-output=signal -p 1234" CTL
 		  " --mmap-pages=256 --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
@@ -332,7 +332,7 @@ static void sampling_full_execution_no_pids(void)
 	o.perf = "/opt/perf";
 	argv_is(&o, &vm_caps,
 		"/opt/perf record -o /w/perf.data --timestamp --no-bpf-event "
-		"--event=cpu-clock/freq=4000/u --per-thread -t PID" CTL " --call-graph fp",
+		"--event=cpu-clock/freq=4000,name=cpu-clock/u --per-thread -t PID" CTL " --call-graph fp",
 		0);
 }
 
