@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/session.h"
 
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/log.h"
-#include "util/vec.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +15,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
 
 #define PERF_READY_MS 15000 /* perf's first ack (it may read kallsyms first) */
 #define PERF_STOP_MS  15000 /* perf writing its data after "stop" */
@@ -223,8 +223,8 @@ static int arm_trigger(struct snap_session *s)
 	for (size_t i = 0; i < s->npids; i++) {
 		err = snap_trigger_arm(&s->trig, s->pids[i], s->trigger_addr, s->child != 0);
 		if (err < 0)
-			return why(s, err, "-trigger %s: cannot set a breakpoint in pid %d: %s", name,
-				   (int)s->pids[i],
+			return why(s, err, "-trigger %s: cannot set a breakpoint in pid %d: %s",
+				   name, (int)s->pids[i],
 				   err == -ENOSPC ? "its 4 debug registers are in use"
 						  : strerror(-err));
 	}
@@ -242,8 +242,10 @@ static void show_perf_log(struct snap_session *s, int all)
 	if (snap_read_small(path, buf, sizeof(buf)) <= 0)
 		return;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		int noise = !strncmp(line, "[ perf record:", 14) || !strcmp(line, "Events enabled") ||
-			    !strcmp(line, "Events disabled") || !*line;
+		int noise = !strncmp(line, "[ perf record:", 14) ||
+			    !strncmp(line, "libperf: Miscounted", 19) ||
+			    !strcmp(line, "Events enabled") || !strcmp(line, "Events disabled") ||
+			    !*line;
 
 		if (all || !noise)
 			snap_log(noise ? SNAP_LOG_INFO : SNAP_LOG_WARN, "perf: %s", line);
@@ -256,8 +258,9 @@ static int perf_failed(struct snap_session *s, const char *what)
 
 	show_perf_log(s, 1);
 	if (s->perf.reaped && WIFEXITED(st))
-		return why(s, -SNAP_EPERF, "perf record %s (exit status %d; its messages are above)",
-			   what, WEXITSTATUS(st));
+		return why(s, -SNAP_EPERF,
+			   "perf record %s (exit status %d; its messages are above)", what,
+			   WEXITSTATUS(st));
 	return why(s, -SNAP_EPERF, "perf record %s (its messages are above)", what);
 }
 
@@ -323,8 +326,8 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	snap_trigger_init(&s->trig);
 	err = snap_workdir_open(&s->wd, cfg->workdir);
 	if (err < 0)
-		return why(s, err, "working directory %s: %s", cfg->workdir ? cfg->workdir : "$TMPDIR",
-			   strerror(-err));
+		return why(s, err, "working directory %s: %s",
+			   cfg->workdir ? cfg->workdir : "$TMPDIR", strerror(-err));
 	snap_info("working directory %s", s->wd.path);
 	err = signals_open(s);
 	if (err < 0)
@@ -447,7 +450,8 @@ static int on_hits(struct snap_session *s)
 /* Reaps what exited. Returns 1 when the recording should end. */
 static int on_sigchld(struct snap_session *s)
 {
-	if (s->child && !s->child_reaped && waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
+	if (s->child && !s->child_reaped &&
+	    waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
 		s->child_reaped = 1;
 		s->end = SNAP_END_EXIT;
 		return 1;
@@ -543,7 +547,8 @@ static int collect_data(struct snap_session *s)
 	}
 	s->ndata = kept;
 	if (kept == 1 && strcmp(strrchr(s->data_path, '/') + 1, "perf.data")) {
-		if (dfd >= 0 && renameat(dfd, strrchr(s->data_path, '/') + 1, dfd, "perf.data") == 0)
+		if (dfd >= 0 &&
+		    renameat(dfd, strrchr(s->data_path, '/') + 1, dfd, "perf.data") == 0)
 			snprintf(s->data_path, sizeof(s->data_path), "%.*s/perf.data",
 				 (int)(sizeof(s->data_path) - 16), s->wd.path);
 	} else if (kept > 1) {
@@ -564,8 +569,10 @@ int snap_session_finish(struct snap_session *s)
 	child_release(s);
 	if (s->cfg.trigger && !s->nhits)
 		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
-			  s->trigger_name ? s->trigger_name : s->cfg.trigger, s->end == SNAP_END_SIGNAL ? "Ctrl-C" : "exit");
-	if (s->recording && !s->snapshots && !s->cfg.rec.sampling && s->pa.when != SNAP_SNAP_NEVER) {
+			  s->trigger_name ? s->trigger_name : s->cfg.trigger,
+			  s->end == SNAP_END_SIGNAL ? "Ctrl-C" : "exit");
+	if (s->recording && !s->snapshots && !s->cfg.rec.sampling &&
+	    s->pa.when != SNAP_SNAP_NEVER) {
 		err = take_snapshot(s);
 		if (err < 0)
 			snap_warn("could not take the final snapshot");
