@@ -5,10 +5,6 @@
  * The processes are never stopped or ptraced: breakpoints are perf events,
  * gone with snaptrace, so nothing is left behind in them.
  */
-#include "cli/commands.h"
-#include "cli/opts.h"
-#include "cli/recflags.h"
-
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/opts.h"
+#include "cli/recflags.h"
 
 static const char attach_usage[] = "snaptrace attach -pid PID[,PID...] [flags]";
 static const char attach_desc[] =
@@ -73,7 +73,8 @@ int snap_cmd_attach(int argc, char **argv)
 		if (k == SNAP_OPT_ERROR)
 			return 2;
 		if (k == SNAP_OPT_POSITIONAL || k == SNAP_OPT_DASHDASH) {
-			fprintf(stderr, "snaptrace attach: unexpected argument '%s' (use -pid PID)\n",
+			fprintf(stderr,
+				"snaptrace attach: unexpected argument '%s' (use -pid PID)\n",
 				val ? val : "--");
 			return 2;
 		}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "cli/commands.h"
-
 #include <stdio.h>
+
+#include "cli/commands.h"
 
 int snap_cmd_doctor(int argc, char **argv)
 {

@@ -6,14 +6,14 @@
  * PROG's (128 + signal when it was killed) once the trace is written;
  * 1 when recording or decoding failed, 2 for a usage error.
  */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/recflags.h"
 #include "util/alloc.h"
-
-#include <limits.h>
-#include <stdio.h>
-#include <string.h>
 
 static const char run_usage[] = "snaptrace run [flags] -- PROG [ARGS...]";
 static const char run_desc[] =
@@ -51,7 +51,8 @@ int snap_cmd_run(int argc, char **argv)
 			if (!prog)
 				return 1;
 			for (int i = first; i < p.argc; i++) {
-				if (k == SNAP_OPT_POSITIONAL && i == first + 1 && !strcmp(p.argv[i], "--"))
+				if (k == SNAP_OPT_POSITIONAL && i == first + 1 &&
+				    !strcmp(p.argv[i], "--"))
 					continue;
 				prog[n++] = p.argv[i];
 			}

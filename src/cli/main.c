@@ -3,10 +3,10 @@
  * snaptrace: see what a process did, every function call, on a timeline.
  * Parses the subcommand and dispatches; the only place that exits.
  */
-#include "cli/commands.h"
-
 #include <stdio.h>
 #include <string.h>
+
+#include "cli/commands.h"
 
 #define SNAP_VERSION "0.1.0"
 

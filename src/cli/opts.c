@@ -75,9 +75,9 @@ void snap_opt_help(FILE *out, const char *usage, const char *desc, const struct 
 
 		if (!opts[k].help)
 			continue;
-		snprintf(left, sizeof(left), "-%s%s%s%s%s", opts[k].name, opts[k].alias ? ", -" : "",
-			 opts[k].alias ? opts[k].alias : "", opts[k].metavar ? " " : "",
-			 opts[k].metavar ? opts[k].metavar : "");
+		snprintf(left, sizeof(left), "-%s%s%s%s%s", opts[k].name,
+			 opts[k].alias ? ", -" : "", opts[k].alias ? opts[k].alias : "",
+			 opts[k].metavar ? " " : "", opts[k].metavar ? opts[k].metavar : "");
 		fprintf(out, "  %-30s %s\n", left, opts[k].help);
 	}
 	fputs("  -help                          show this help\n", out);

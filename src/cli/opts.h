@@ -16,17 +16,17 @@ struct snap_opt {
 };
 
 enum {
-	SNAP_OPT_DONE = -1,       /* no more words */
+	SNAP_OPT_DONE = -1,	  /* no more words */
 	SNAP_OPT_POSITIONAL = -2, /* *val is a positional word */
-	SNAP_OPT_DASHDASH = -3,   /* "--": p->i is the index of the word after it */
-	SNAP_OPT_HELP = -4,       /* -help, --help, -h */
-	SNAP_OPT_ERROR = -5,      /* unknown flag or missing value (message printed) */
+	SNAP_OPT_DASHDASH = -3,	  /* "--": p->i is the index of the word after it */
+	SNAP_OPT_HELP = -4,	  /* -help, --help, -h */
+	SNAP_OPT_ERROR = -5,	  /* unknown flag or missing value (message printed) */
 };
 
 struct snap_optparse {
 	int argc;
 	char **argv;
-	int i;           /* next word */
+	int i;		 /* next word */
 	const char *cmd; /* for messages: "decode" */
 };
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/pipeline.h"
 
-#include "util/err.h"
-
 #include <stdio.h>
+
+#include "util/err.h"
 
 int snap_decode_run(const struct snap_decode_opts *o)
 {

@@ -7,10 +7,10 @@
 #ifndef SNAP_CLI_PIPELINE_H
 #define SNAP_CLI_PIPELINE_H
 
-#include "model/event.h"
-
 #include <stddef.h>
 #include <stdint.h>
+
+#include "model/event.h"
 
 /* A trigger hit to mark on its own track. */
 struct snap_hit {

@@ -1,15 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/recflags.h"
 
-#include "cli/pipeline.h"
-#include "record/elfsym.h"
-#include "record/session.h"
-#include "record/trigger.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/log.h"
-#include "util/vec.h"
-
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,6 +9,15 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "cli/pipeline.h"
+#include "record/elfsym.h"
+#include "record/session.h"
+#include "record/trigger.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
 
 /* The order matters: snap_recflags_apply switches on the index. */
 const struct snap_opt snap_recflags_opts[] = {
@@ -33,7 +33,8 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"snapshot-size", NULL, "SIZE", "ring buffer size, e.g. 4M (PT AUX area or sampling ring)"},
 	{"sampling", NULL, NULL, "stack sampling instead of Intel PT (automatic without PT)"},
 	{"pt", NULL, NULL, "require Intel PT: fail instead of falling back to sampling"},
-	{"callgraph-mode", NULL, "MODE", "sampling call graphs: fp (default without LBR), dwarf, lbr"},
+	{"callgraph-mode", NULL, "MODE",
+	 "sampling call graphs: fp (default without LBR), dwarf, lbr"},
 	{"events", NULL, "LIST", "extra sampled events: branch-misses, cache-misses"},
 	{"working-directory", NULL, "DIR", "keep perf.data and logs in DIR (kept afterwards)"},
 	{"output", "o", "FILE", "write the trace to FILE (default trace.fxt.gz)"},
@@ -81,9 +82,10 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 		break;
 	case 4:
 		if (snap_res_parse(val, &f->rec.res) < 0)
-			return usage_err(cmd, "-timer-resolution", val,
-					 "Low, Normal, High, Sample:HZ, Custom:cyc=1,mtc_period=0, or "
-					 "magic-trace's sexps");
+			return usage_err(
+				cmd, "-timer-resolution", val,
+				"Low, Normal, High, Sample:HZ, Custom:cyc=1,mtc_period=0, or "
+				"magic-trace's sexps");
 		break;
 	case 5:
 		f->rec.multi_thread = 1;
@@ -104,12 +106,14 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 		break;
 	case 10:
 		if (snap_cg_parse(val, &f->rec.cg) < 0)
-			return usage_err(cmd, "-callgraph-mode", val, "fp, dwarf, lbr, lbr-no-stitch");
+			return usage_err(cmd, "-callgraph-mode", val,
+					 "fp, dwarf, lbr, lbr-no-stitch");
 		break;
 	case 11:
 		if (snap_xev_parse(val, f->xev, &f->rec.nxev) < 0)
-			return usage_err(cmd, "-events", val,
-					 "a comma list of branch-misses, cache-misses, no duplicates");
+			return usage_err(
+				cmd, "-events", val,
+				"a comma list of branch-misses, cache-misses, no duplicates");
 		f->rec.xev = f->xev;
 		break;
 	case 12:
@@ -156,7 +160,8 @@ int snap_find_in_path(const char *prog, char *out, size_t len)
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, path, n ? "/" : "", prog) < len &&
+		if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, path, n ? "/" : "", prog) <
+			    len &&
 		    access(out, X_OK) == 0)
 			return 0;
 		path += n;
@@ -320,13 +325,14 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
 	if (f->include_kernel && f->kernel_only) {
-		fprintf(stderr, "snaptrace %s: -trace-include-kernel and -trace-kernel-only are "
-				"mutually exclusive\n",
+		fprintf(stderr,
+			"snaptrace %s: -trace-include-kernel and -trace-kernel-only are "
+			"mutually exclusive\n",
 			cmd);
 		return 2;
 	}
 	f->rec.scope = f->include_kernel ? SNAP_SCOPE_BOTH
-		       : f->kernel_only  ? SNAP_SCOPE_KERNEL
+		       : f->kernel_only	 ? SNAP_SCOPE_KERNEL
 					 : SNAP_SCOPE_USER;
 	if (f->force_pt && f->rec.sampling) {
 		fprintf(stderr, "snaptrace %s: -pt and -sampling are mutually exclusive\n", cmd);
@@ -356,13 +362,15 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 			fprintf(stderr,
 				"snaptrace %s: Intel PT is not available on this machine "
 				"(/sys/bus/event_source/devices/intel_pt is missing: no PT in this "
-				"CPU, or a VM that hides it); run without %s to use stack sampling\n",
+				"CPU, or a VM that hides it); run without %s to use stack "
+				"sampling\n",
 				cmd, f->force_pt ? "-pt" : "-timer-resolution Custom");
 			return 1;
 		}
 		if (!f->print_cmds)
-			fprintf(stderr, "snaptrace: no Intel PT on this machine, using stack sampling "
-					"(-sampling)\n");
+			fprintf(stderr,
+				"snaptrace: no Intel PT on this machine, using stack sampling "
+				"(-sampling)\n");
 		f->rec.sampling = 1;
 	}
 	if (f->trigger && !strcmp(f->trigger, "?")) {
@@ -509,8 +517,9 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 		return 1;
 	}
 	if (!argv)
-		fprintf(stderr, "snaptrace: attached to %zu process%s%s; press Ctrl-C to stop "
-				"recording\n",
+		fprintf(stderr,
+			"snaptrace: attached to %zu process%s%s; press Ctrl-C to stop "
+			"recording\n",
 			npids, npids > 1 ? "es" : "",
 			f->trigger ? " (or wait for the trigger)" : "");
 	err = snap_session_loop(&s);

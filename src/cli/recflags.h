@@ -7,11 +7,11 @@
 #ifndef SNAP_CLI_RECFLAGS_H
 #define SNAP_CLI_RECFLAGS_H
 
+#include <sys/types.h>
+
 #include "cli/opts.h"
 #include "record/caps.h"
 #include "record/perfargs.h"
-
-#include <sys/types.h>
 
 struct snap_recflags {
 	struct snap_recopts rec;

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/caps.h"
 
-#include "record/perfrun.h"
-#include "util/alloc.h"
-#include "util/err.h"
-
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "record/perfrun.h"
+#include "util/alloc.h"
+#include "util/err.h"
 
 int snap_caps_parse_perf_version(const char *s, int *major, int *minor, char *ver, size_t len)
 {
@@ -132,8 +132,9 @@ static int in_path(const char *prog)
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		if (n && (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog) <
-				 sizeof(buf) &&
+		if (n &&
+		    (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog) <
+			    sizeof(buf) &&
 		    access(buf, X_OK) == 0)
 			return 1;
 		path += n;

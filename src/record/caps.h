@@ -7,22 +7,22 @@
 #ifndef SNAP_RECORD_CAPS_H
 #define SNAP_RECORD_CAPS_H
 
-#include "record/perfargs.h"
-
 #include <limits.h>
 #include <stddef.h>
 
+#include "record/perfargs.h"
+
 struct snap_machine {
 	struct snap_perfcaps caps;
-	int perf_found;          /* `perf --version` ran and exited 0 */
-	char perf_version[64];   /* "6.1.187", "" if unknown */
+	int perf_found;	       /* `perf --version` ran and exited 0 */
+	char perf_version[64]; /* "6.1.187", "" if unknown */
 	int euid;
-	int cap_perfmon;         /* CAP_PERFMON or CAP_SYS_ADMIN in the effective set */
-	int kptr_restrict;       /* -1 = unreadable */
-	int has_uprobe_pmu;      /* /sys/bus/event_source/devices/uprobe */
-	int has_bp_pmu;          /* /sys/bus/event_source/devices/breakpoint */
-	int ptrace_scope;        /* Yama: -1 = no Yama */
-	int plugin_found;        /* snaptrace-dlfilter.so found */
+	int cap_perfmon;    /* CAP_PERFMON or CAP_SYS_ADMIN in the effective set */
+	int kptr_restrict;  /* -1 = unreadable */
+	int has_uprobe_pmu; /* /sys/bus/event_source/devices/uprobe */
+	int has_bp_pmu;	    /* /sys/bus/event_source/devices/breakpoint */
+	int ptrace_scope;   /* Yama: -1 = no Yama */
+	int plugin_found;   /* snaptrace-dlfilter.so found */
 	char plugin_path[PATH_MAX];
 	int has_fzf;
 };

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/elfsym.h"
 
-#include "util/err.h"
-
 #include <errno.h>
 #include <string.h>
 
-#define EHDR_SIZE 64
-#define PHDR_SIZE 56
-#define SHDR_SIZE 64
-#define SYM_SIZE  24
+#include "util/err.h"
+
+#define EHDR_SIZE  64
+#define PHDR_SIZE  56
+#define SHDR_SIZE  64
+#define SYM_SIZE   24
 #define SHT_SYMTAB 2
 #define SHT_DYNSYM 11
-#define PT_LOAD    1
+#define PT_LOAD	   1
 
 static uint16_t rd16(const uint8_t *p)
 {

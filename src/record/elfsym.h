@@ -14,7 +14,7 @@
 struct snap_elf {
 	const uint8_t *buf; /* borrowed */
 	size_t len;
-	uint16_t type;      /* ET_EXEC = 2, ET_DYN = 3 */
+	uint16_t type; /* ET_EXEC = 2, ET_DYN = 3 */
 	uint64_t phoff, shoff;
 	uint16_t phnum, shnum;
 	int symtab, dynsym; /* section indices, -1 = absent */
@@ -23,9 +23,9 @@ struct snap_elf {
 struct snap_elfsym {
 	const char *name; /* borrowed from the buffer, NUL-terminated */
 	uint64_t value, size;
-	uint8_t type;     /* STT_* (STT_FUNC = 2) */
-	uint8_t bind;     /* STB_* */
-	uint16_t shndx;   /* 0 = undefined */
+	uint8_t type;	/* STT_* (STT_FUNC = 2) */
+	uint8_t bind;	/* STB_* */
+	uint16_t shndx; /* 0 = undefined */
 };
 
 /* Checks the ELF header and the program/section header tables. Returns 0, or

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/perfrun.h"
 
-#include "record/perfargs.h"
-#include "util/err.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +11,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "record/perfargs.h"
+#include "util/err.h"
 
 /* In a freshly forked child: default signal dispositions and an empty mask,
  * so perf and the traced program do not inherit our blocked signals or our
@@ -61,7 +61,8 @@ static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid
 		log_fd = devnull;
 	dup2(log_fd, 1);
 	dup2(log_fd, 2);
-	if (ctl_r >= 0 && (move_fd(ctl_r, SNAP_PERF_CTL_FD) < 0 || move_fd(ack_w, SNAP_PERF_ACK_FD) < 0))
+	if (ctl_r >= 0 &&
+	    (move_fd(ctl_r, SNAP_PERF_CTL_FD) < 0 || move_fd(ack_w, SNAP_PERF_ACK_FD) < 0))
 		_exit(127);
 	setenv("PAGER", "cat", 1);
 	execvp(argv[0], argv);

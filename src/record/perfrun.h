@@ -12,10 +12,10 @@
 #include <sys/types.h>
 
 struct snap_perf {
-	pid_t pid;     /* 0 = not running */
-	int ctl_fd;    /* our write end of perf's control pipe, -1 = none */
-	int ack_fd;    /* our read end of perf's ack pipe, -1 = none */
-	int status;    /* waitpid status once reaped */
+	pid_t pid;  /* 0 = not running */
+	int ctl_fd; /* our write end of perf's control pipe, -1 = none */
+	int ack_fd; /* our read end of perf's ack pipe, -1 = none */
+	int status; /* waitpid status once reaped */
 	int reaped;
 };
 

@@ -311,6 +311,10 @@ static int perf_begin(struct snap_session *s)
 			return perf_failed(s, "failed to start");
 	}
 	s->recording = 1;
+	/* Single-shot sampling trigger: the kernel signals perf at the hit. */
+	if (s->trig.nbps && !o->multi_snapshot && s->plan.snapshot == SNAP_CTL_SIGUSR2 &&
+	    snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2) == 0)
+		s->kernel_signals = 1;
 	return 0;
 }
 
@@ -408,9 +412,9 @@ static int do_action(struct snap_session *s, enum snap_ctl_action a)
 	}
 }
 
-static int take_snapshot(struct snap_session *s)
+static int take_snapshot(struct snap_session *s, int by_hit)
 {
-	int err = do_action(s, s->plan.snapshot);
+	int err = by_hit && s->kernel_signals ? 0 : do_action(s, s->plan.snapshot);
 
 	if (err < 0)
 		return err;
@@ -420,7 +424,7 @@ static int take_snapshot(struct snap_session *s)
 			snap_warn("perf did not write the snapshot in time");
 	}
 	s->snapshots++;
-	snap_warn("snapshot taken");
+	snap_warn("snapshot taken%s%s", s->last_snap[0] ? ": " : "", s->last_snap);
 	return 0;
 }
 
@@ -436,8 +440,10 @@ static int on_hits(struct snap_session *s)
 	if (snap_vec_reserve(&s->hits, &s->hcap, s->nhits + 1, sizeof(*s->hits)) < 0)
 		return -ENOMEM;
 	s->hits[s->nhits++] = h[0];
-	snap_warn("trigger %s hit by tid %d", s->trigger_name, (int)h[0].tid);
-	if (take_snapshot(s) < 0)
+	snap_warn("trigger %s hit by tid %d at %llu.%09llu", s->trigger_name, (int)h[0].tid,
+		  (unsigned long long)(h[0].time / 1000000000u),
+		  (unsigned long long)(h[0].time % 1000000000u));
+	if (take_snapshot(s, 1) < 0)
 		return why(s, -SNAP_EPERF, "perf did not take the snapshot");
 	snap_trigger_read(&s->trig, NULL, 0);
 	if (!s->cfg.rec.multi_snapshot) {
@@ -573,7 +579,7 @@ int snap_session_finish(struct snap_session *s)
 			  s->end == SNAP_END_SIGNAL ? "Ctrl-C" : "exit");
 	if (s->recording && !s->snapshots && !s->cfg.rec.sampling &&
 	    s->pa.when != SNAP_SNAP_NEVER) {
-		err = take_snapshot(s);
+		err = take_snapshot(s, 0);
 		if (err < 0)
 			snap_warn("could not take the final snapshot");
 	}

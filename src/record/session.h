@@ -15,32 +15,32 @@
 #ifndef SNAP_RECORD_SESSION_H
 #define SNAP_RECORD_SESSION_H
 
-#include "record/perfargs.h"
-#include "record/perfrun.h"
-#include "record/trigger.h"
-#include "record/workdir.h"
-
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "record/perfargs.h"
+#include "record/perfrun.h"
+#include "record/trigger.h"
+#include "record/workdir.h"
+
 struct snap_session_cfg {
-	struct snap_recopts rec;          /* pids/npids/data are filled in by the session */
+	struct snap_recopts rec;	  /* pids/npids/data are filled in by the session */
 	const struct snap_perfcaps *caps; /* borrowed */
-	char *const *cmd;                 /* run: the program's argv (NULL-terminated) */
-	const int *pids;                  /* attach: the processes (borrowed) */
+	char *const *cmd;		  /* run: the program's argv (NULL-terminated) */
+	const int *pids;		  /* attach: the processes (borrowed) */
 	size_t npids;
-	const char *trigger;              /* function name, "." (the stop indicator), or NULL */
-	const char *workdir;              /* NULL: private temporary directory */
+	const char *trigger; /* function name, "." (the stop indicator), or NULL */
+	const char *workdir; /* NULL: private temporary directory */
 };
 
 enum snap_session_end {
 	SNAP_END_NONE = 0,
-	SNAP_END_EXIT,    /* the program (all targets) exited */
+	SNAP_END_EXIT,	  /* the program (all targets) exited */
 	SNAP_END_SIGNAL,  /* Ctrl-C / SIGTERM / SIGHUP */
 	SNAP_END_TRIGGER, /* the (single-shot) trigger fired */
-	SNAP_END_PERF,    /* perf exited on its own */
+	SNAP_END_PERF,	  /* perf exited on its own */
 };
 
 struct snap_session {
@@ -50,27 +50,28 @@ struct snap_session {
 	struct snap_ctlplan plan;
 	struct snap_perf perf;
 	struct snap_trigger trig;
-	int log_fd;                       /* perf's stdout/stderr file in the workdir */
+	int log_fd; /* perf's stdout/stderr file in the workdir */
 	int sigfd;
 	sigset_t oldmask;
 	int masked;
-	pid_t child;                      /* run: the program; 0 for attach */
+	pid_t child; /* run: the program; 0 for attach */
 	int child_status, child_reaped;
-	int *pids;                        /* the traced pids (owned) */
+	int *pids; /* the traced pids (owned) */
 	size_t npids;
-	char **names;                     /* command line per pid (owned) */
-	const char *trigger_name;         /* the resolved name ("." resolved), borrowed */
+	char **names;		  /* command line per pid (owned) */
+	const char *trigger_name; /* the resolved name ("." resolved), borrowed */
 	uint64_t trigger_addr;
 	char trigger_where[PATH_MAX];
-	struct snap_trigger_hit *hits;    /* hits that took a snapshot (owned) */
+	struct snap_trigger_hit *hits; /* hits that took a snapshot (owned) */
 	size_t nhits, hcap;
-	int snapshots;                    /* snapshots taken */
-	char last_snap[NAME_MAX + 1];     /* data file written by the last snapshot */
-	int recording;                    /* perf still recording */
+	int snapshots;		      /* snapshots taken */
+	int kernel_signals;	      /* the breakpoints signal perf directly */
+	char last_snap[NAME_MAX + 1]; /* data file written by the last snapshot */
+	int recording;		      /* perf still recording */
 	enum snap_session_end end;
 	int end_signal;
-	char data_path[PATH_MAX];         /* set by finish: perf.data or the directory */
-	int ndata;                        /* data files */
+	char data_path[PATH_MAX]; /* set by finish: perf.data or the directory */
+	int ndata;		  /* data files */
 	char why[512];
 };
 

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/trigger.h"
 
-#include "record/elfsym.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/vec.h"
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +16,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "record/elfsym.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
 
 int snap_file_map(const char *path, const void **buf, size_t *len)
 {
@@ -102,7 +102,8 @@ static int resolve_in_file(const char *path, const char *name, FILE *maps, uint6
 	if (snap_elf_has_symbols(&e))
 		*had_symbols = 1;
 	err = -ENOENT;
-	if (!snap_elf_find_func(&e, name, &sym) || snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
+	if (!snap_elf_find_func(&e, name, &sym) ||
+	    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
 		goto out;
 	rewind(maps);
 	while (fgets(line, sizeof(line), maps)) {
@@ -286,6 +287,18 @@ int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follo
 	if (!err && !armed)
 		err = -ESRCH;
 	return err;
+}
+
+int snap_trigger_signal_to(struct snap_trigger *t, pid_t pid, int sig)
+{
+	for (size_t i = 0; i < t->nbps; i++) {
+		int fd = t->bps[i].fd, fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETOWN, pid) < 0 || fcntl(fd, F_SETSIG, sig) < 0 ||
+		    fcntl(fd, F_SETFL, fl | O_ASYNC) < 0)
+			return -errno;
+	}
+	return 0;
 }
 
 size_t snap_trigger_pollfds(const struct snap_trigger *t, struct pollfd *pfd, size_t max)

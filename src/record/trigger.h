@@ -59,6 +59,10 @@ void snap_trigger_init(struct snap_trigger *t);
  * Otherwise one per thread in /proc/PID/task. Returns 0 or -errno (-ENOSPC:
  * the thread already uses its 4 debug registers). */
 int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children);
+/* Makes the kernel itself send sig to pid at every hit (F_SETOWN, F_SETSIG,
+ * O_ASYNC on each breakpoint fd): no round trip through snaptrace, so perf
+ * cuts its ring within microseconds of the call. Returns 0 or -errno. */
+int snap_trigger_signal_to(struct snap_trigger *t, pid_t pid, int sig);
 /* Fills up to max pollfds (POLLIN). Returns the count. */
 size_t snap_trigger_pollfds(const struct snap_trigger *t, struct pollfd *pfd, size_t max);
 /* Drains every ring. Copies up to max hits (oldest first) into hits and

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/workdir.h"
 
-#include "util/alloc.h"
-#include "util/vec.h"
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +11,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/vec.h"
 
 int snap_rmtree_at(int dirfd, const char *name)
 {

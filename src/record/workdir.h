@@ -14,9 +14,9 @@
 
 struct snap_workdir {
 	char path[PATH_MAX];
-	int keep;      /* user-given: never removed */
-	pid_t guard;   /* guardian process, 0 = none */
-	int guard_fd;  /* our end of the guardian's pipe, -1 = none */
+	int keep;     /* user-given: never removed */
+	pid_t guard;  /* guardian process, 0 = none */
+	int guard_fd; /* our end of the guardian's pipe, -1 = none */
 };
 
 /* Opens the working directory. given == NULL: a new private directory

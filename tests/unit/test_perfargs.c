@@ -238,8 +238,8 @@ static void sampling_vm_default(void)
 
 	o.sampling = 1;
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
-		  " --call-graph fp",
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t "
+		  "1234" CTL " --call-graph fp",
 		SNAP_PA_W_CG_DEFAULT_FP);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &vm_caps, &pa));
 	CHECK_INT_EQ(4000, pa.freq);
@@ -256,19 +256,22 @@ static void sampling_pmu_resolutions(void)
 
 	o.sampling = 1;
 	argv_is(&o, &pt_caps,
-		P "--event=dummy:u,cycles/freq=10000,overwrite,name=cycles/u --per-thread -t 1234" CTL
-		  " --call-graph lbr",
+		P
+		"--event=dummy:u,cycles/freq=10000,overwrite,name=cycles/u --per-thread -t 1234" CTL
+		" --call-graph lbr",
 		0);
 	o.res.kind = SNAP_RES_HIGH;
 	argv_is(&o, &pt_caps,
-		P "--event=dummy:u,cycles/freq=50000,overwrite,name=cycles/u --per-thread -t 1234" CTL
-		  " --call-graph lbr",
+		P
+		"--event=dummy:u,cycles/freq=50000,overwrite,name=cycles/u --per-thread -t 1234" CTL
+		" --call-graph lbr",
 		0);
 	o.res.kind = SNAP_RES_LOW;
 	o.cg = SNAP_CG_DWARF;
 	argv_is(&o, &pt_caps,
-		P "--event=dummy:u,cycles/freq=1000,overwrite,name=cycles/u --per-thread -t 1234" CTL
-		  " --call-graph dwarf",
+		P
+		"--event=dummy:u,cycles/freq=1000,overwrite,name=cycles/u --per-thread -t 1234" CTL
+		" --call-graph dwarf",
 		0);
 }
 
@@ -280,18 +283,18 @@ static void sampling_vm_high_and_sample(void)
 	o.cg = SNAP_CG_FP;
 	o.res.kind = SNAP_RES_HIGH;
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=10000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
-		  " --call-graph fp",
+		P "--event=dummy:u,cpu-clock/freq=10000,overwrite,name=cpu-clock/u --per-thread -t "
+		  "1234" CTL " --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_res_parse("(Sample (freq 2000))", &o.res));
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=2000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
-		  " --call-graph fp",
+		P "--event=dummy:u,cpu-clock/freq=2000,overwrite,name=cpu-clock/u --per-thread -t "
+		  "1234" CTL " --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_res_parse("Sample:60000", &o.res));
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=60000,overwrite,name=cpu-clock/u --per-thread -t 1234" CTL
-		  " --call-graph fp",
+		P "--event=dummy:u,cpu-clock/freq=60000,overwrite,name=cpu-clock/u --per-thread -t "
+		  "1234" CTL " --call-graph fp",
 		SNAP_PA_W_FREQ_HIGH);
 }
 
@@ -310,8 +313,8 @@ static void sampling_trigger_kernel_size(void)
 	o.scope = SNAP_SCOPE_BOTH;
 	o.snapshot_bytes = 1 << 20;
 	argv_is(&o, &c,
-		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/uk --switch-output=signal -p 1234" CTL
-		  " --mmap-pages=256 --call-graph fp",
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/uk "
+		  "--switch-output=signal -p 1234" CTL " --mmap-pages=256 --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
 	plan = snap_perfargs_ctlplan(&pa, &o, &c);
@@ -332,7 +335,8 @@ static void sampling_full_execution_no_pids(void)
 	o.perf = "/opt/perf";
 	argv_is(&o, &vm_caps,
 		"/opt/perf record -o /w/perf.data --timestamp --no-bpf-event "
-		"--event=cpu-clock/freq=4000,name=cpu-clock/u --per-thread -t PID" CTL " --call-graph fp",
+		"--event=cpu-clock/freq=4000,name=cpu-clock/u --per-thread -t PID" CTL
+		" --call-graph fp",
 		0);
 }
 

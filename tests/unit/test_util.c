@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+
 #include "model/event.h"
 #include "snap_test.h"
 #include "util/alloc.h"
@@ -6,9 +9,6 @@
 #include "util/strtab.h"
 #include "util/u64map.h"
 #include "util/vec.h"
-
-#include <errno.h>
-#include <stdio.h>
 
 static void strtab_interns_and_dedups(void)
 {
