@@ -44,7 +44,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/replay_%)
+FUZZ_REPLAY := $(if $(wildcard tests/fuzz/replay_main.c),$(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/replay_%))
 
 PLUGIN_SRC := $(wildcard src/plugin/dlfilter.c)
 PLUGIN := $(if $(PLUGIN_SRC),snaptrace-dlfilter.so)

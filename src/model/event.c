@@ -29,7 +29,8 @@ void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags)
 	else if ((base & (SNAP_PF_RETURN | SNAP_PF_INTERRUPT)) ==
 		 (SNAP_PF_RETURN | SNAP_PF_INTERRUPT))
 		kind = SNAP_BR_IRET;
-	else if ((base & (SNAP_PF_CALL | SNAP_PF_SYSCALLRET)) == (SNAP_PF_CALL | SNAP_PF_SYSCALLRET))
+	else if ((base & (SNAP_PF_CALL | SNAP_PF_SYSCALLRET)) ==
+		 (SNAP_PF_CALL | SNAP_PF_SYSCALLRET))
 		kind = SNAP_BR_SYSCALL;
 	else if ((base & (SNAP_PF_RETURN | SNAP_PF_SYSCALLRET)) ==
 		 (SNAP_PF_RETURN | SNAP_PF_SYSCALLRET))

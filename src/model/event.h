@@ -11,10 +11,10 @@
 
 enum snap_ev_kind {
 	SNAP_EV_BRANCH = 1, /* a branch decoded from Intel PT (perf --itrace=b) */
-	SNAP_EV_ERROR,      /* perf's "instruction trace error" (a gap in the data) */
-	SNAP_EV_POWER,      /* cbr: CPU frequency change */
-	SNAP_EV_SAMPLE,     /* a stack sample of the primary sampling event */
-	SNAP_EV_EXTRA,      /* a sample of an extra event (branch-misses, cache-misses, ...) */
+	SNAP_EV_ERROR,	    /* perf's "instruction trace error" (a gap in the data) */
+	SNAP_EV_POWER,	    /* cbr: CPU frequency change */
+	SNAP_EV_SAMPLE,	    /* a stack sample of the primary sampling event */
+	SNAP_EV_EXTRA,	    /* a sample of an extra event (branch-misses, cache-misses, ...) */
 };
 
 /* What the branch instruction was (behaviour.md §3.3). */
@@ -42,19 +42,19 @@ enum snap_br_state {
 };
 
 /* perf's branch flag bits (PERF_IP_FLAG_*, identical in perf_dlfilter.h). */
-#define SNAP_PF_BRANCH      0x0001u
-#define SNAP_PF_CALL        0x0002u
-#define SNAP_PF_RETURN      0x0004u
+#define SNAP_PF_BRANCH	    0x0001u
+#define SNAP_PF_CALL	    0x0002u
+#define SNAP_PF_RETURN	    0x0004u
 #define SNAP_PF_CONDITIONAL 0x0008u
 #define SNAP_PF_SYSCALLRET  0x0010u
-#define SNAP_PF_ASYNC       0x0020u
+#define SNAP_PF_ASYNC	    0x0020u
 #define SNAP_PF_INTERRUPT   0x0040u
 #define SNAP_PF_TX_ABORT    0x0080u
 #define SNAP_PF_TRACE_BEGIN 0x0100u
 #define SNAP_PF_TRACE_END   0x0200u
-#define SNAP_PF_IN_TX       0x0400u
-#define SNAP_PF_VMENTRY     0x0800u
-#define SNAP_PF_VMEXIT      0x1000u
+#define SNAP_PF_IN_TX	    0x0400u
+#define SNAP_PF_VMENTRY	    0x0800u
+#define SNAP_PF_VMEXIT	    0x1000u
 
 /* An address with its symbol. */
 struct snap_loc {
@@ -86,11 +86,11 @@ struct snap_event {
 	uint8_t has_time;
 	uint8_t br_kind;  /* enum snap_br_kind */
 	uint8_t br_state; /* enum snap_br_state */
-	uint8_t in_tx;    /* "(x)": inside a TSX transaction */
+	uint8_t in_tx;	  /* "(x)": inside a TSX transaction */
 	struct snap_loc src, dst;
-	uint32_t msg;      /* ERROR: message (strtab id) */
+	uint32_t msg;	   /* ERROR: message (strtab id) */
 	uint32_t freq_mhz; /* POWER */
-	uint32_t event;    /* SAMPLE/EXTRA: event name without modifiers, e.g. "cpu-clock" */
+	uint32_t event;	   /* SAMPLE/EXTRA: event name without modifiers, e.g. "cpu-clock" */
 	uint64_t period;
 	const struct snap_loc *frames; /* borrowed from the parser until its next next() */
 	uint32_t nframes;

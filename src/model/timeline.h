@@ -15,8 +15,8 @@
 
 enum snap_arg_type {
 	SNAP_ARG_INT = 1, /* v.i */
-	SNAP_ARG_PTR,     /* v.u, shown as an address */
-	SNAP_ARG_STR,     /* v.str: strtab id */
+	SNAP_ARG_PTR,	  /* v.u, shown as an address */
+	SNAP_ARG_STR,	  /* v.str: strtab id */
 };
 
 struct snap_arg {
@@ -36,8 +36,8 @@ struct snap_timeline_ops {
 	int (*thread)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc_name,
 		      uint32_t thread_name);
 	/* Opens a slice (duration begin). */
-	int (*begin)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
-		     uint32_t name, const struct snap_arg *args, size_t nargs);
+	int (*begin)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name,
+		     const struct snap_arg *args, size_t nargs);
 	/* Closes the innermost open slice of the track (duration end); name is informative. */
 	int (*end)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name);
 	/* A whole slice [ts, end_ts] (duration complete); end_ts == ts for instants. */

@@ -8,14 +8,14 @@
 
 enum snap_err {
 	SNAP_EPARSE = 4096, /* malformed input */
-	SNAP_EFORMAT,       /* input is not in any format we know */
-	SNAP_ENOTSUP,       /* feature not supported here */
-	SNAP_EPERF,         /* perf exited non-zero or could not run */
-	SNAP_ESCOPE,        /* event outside the trace scope with -strict-scope */
-	SNAP_ETRUNC,        /* input ends in the middle of a record */
-	SNAP_ELIMIT,        /* a configured limit was exceeded */
-	SNAP_EPLUGIN,       /* the perf dlfilter plugin sent a bad stream */
-	SNAP_EUSAGE,        /* bad command line */
+	SNAP_EFORMAT,	    /* input is not in any format we know */
+	SNAP_ENOTSUP,	    /* feature not supported here */
+	SNAP_EPERF,	    /* perf exited non-zero or could not run */
+	SNAP_ESCOPE,	    /* event outside the trace scope with -strict-scope */
+	SNAP_ETRUNC,	    /* input ends in the middle of a record */
+	SNAP_ELIMIT,	    /* a configured limit was exceeded */
+	SNAP_EPLUGIN,	    /* the perf dlfilter plugin sent a bad stream */
+	SNAP_EUSAGE,	    /* bad command line */
 };
 
 /* Returns a static string describing err (negative or positive). Never NULL. */

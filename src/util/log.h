@@ -8,9 +8,9 @@
 
 enum snap_log_level {
 	SNAP_LOG_QUIET = 0, /* errors only */
-	SNAP_LOG_WARN,      /* default: warnings and notices */
-	SNAP_LOG_INFO,      /* -v */
-	SNAP_LOG_DEBUG,     /* -vv */
+	SNAP_LOG_WARN,	    /* default: warnings and notices */
+	SNAP_LOG_INFO,	    /* -v */
+	SNAP_LOG_DEBUG,	    /* -vv */
 };
 
 extern int snap_log_level;
@@ -23,8 +23,8 @@ void snap_log_fmt(int level, const char *fmt, ...) __attribute__((format(printf,
 			snap_log_fmt((level), __VA_ARGS__);                                        \
 	} while (0)
 
-#define snap_warn(...)  snap_log(SNAP_LOG_WARN, __VA_ARGS__)
-#define snap_info(...)  snap_log(SNAP_LOG_INFO, __VA_ARGS__)
+#define snap_warn(...)	snap_log(SNAP_LOG_WARN, __VA_ARGS__)
+#define snap_info(...)	snap_log(SNAP_LOG_INFO, __VA_ARGS__)
 #define snap_debug(...) snap_log(SNAP_LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/strtab.h"
 
-#include "util/alloc.h"
-
 #include <errno.h>
 #include <string.h>
+
+#include "util/alloc.h"
 
 #define STRTAB_CHUNK (64 * 1024)
 

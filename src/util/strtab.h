@@ -11,16 +11,16 @@
 #include <stdint.h>
 
 struct snap_strtab {
-	uint32_t *slots;    /* open addressing: 0 = empty, else id */
-	size_t nslots;      /* power of two */
-	const char **str;   /* str[id], NUL-terminated */
-	uint32_t *len;      /* len[id] */
-	uint32_t *hash;     /* hash[id] */
-	uint32_t count;     /* number of strings; ids 1..count */
-	uint32_t cap;       /* capacity of str/len/hash */
-	char *chunk;        /* current arena chunk */
+	uint32_t *slots;  /* open addressing: 0 = empty, else id */
+	size_t nslots;	  /* power of two */
+	const char **str; /* str[id], NUL-terminated */
+	uint32_t *len;	  /* len[id] */
+	uint32_t *hash;	  /* hash[id] */
+	uint32_t count;	  /* number of strings; ids 1..count */
+	uint32_t cap;	  /* capacity of str/len/hash */
+	char *chunk;	  /* current arena chunk */
 	size_t chunk_used, chunk_cap;
-	char **chunks;      /* all chunks, for fini */
+	char **chunks; /* all chunks, for fini */
 	size_t nchunks;
 };
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/u64map.h"
 
-#include "util/alloc.h"
-
 #include <errno.h>
 #include <string.h>
+
+#include "util/alloc.h"
 
 static size_t u64map_slot(uint64_t key, size_t nslots)
 {

@@ -6,11 +6,11 @@
 #ifndef SNAP_UTIL_VEC_H
 #define SNAP_UTIL_VEC_H
 
-#include "util/alloc.h"
-
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/alloc.h"
 
 static inline int snap_vec_reserve(void *pptr, size_t *cap, size_t need, size_t elem)
 {

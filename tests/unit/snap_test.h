@@ -36,8 +36,8 @@ static int snap_test_nfail;
 	do {                                                                                       \
 		uint64_t e_ = (uint64_t)(exp), a_ = (uint64_t)(act);                               \
 		if (e_ != a_) {                                                                    \
-			fprintf(stderr, "%s:%d: %s == %s: expected 0x%" PRIx64 ", got 0x%" PRIx64 \
-					"\n",                                                      \
+			fprintf(stderr,                                                            \
+				"%s:%d: %s == %s: expected 0x%" PRIx64 ", got 0x%" PRIx64 "\n",    \
 				__FILE__, __LINE__, #exp, #act, e_, a_);                           \
 			snap_test_cur_failed = 1;                                                  \
 		}                                                                                  \

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "parse/perfdata.h"
+
+#include "util/err.h"
+
+#include <string.h>
+
+#define PERF_MAGIC2         "PERFILE2"
+#define HDR_SIZE            104
+#define PIPE_HDR_SIZE       16
+#define FEAT_AUXTRACE       18
+#define SAMPLE_CALLCHAIN    (1u << 5)
+#define ATTR_MIN_SIZE       64 /* PERF_ATTR_SIZE_VER0 */
+#define MAX_ATTRS           4096
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+int snap_perfdata_is_magic(const void *buf, size_t len)
+{
+	return len >= 8 && !memcmp(buf, PERF_MAGIC2, 8);
+}
+
+int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfdata_info *info)
+{
+	uint8_t hdr[HDR_SIZE], attr[ATTR_MIN_SIZE];
+	uint64_t size, attr_size, attrs_off, attrs_size;
+	long n;
+
+	memset(info, 0, sizeof(*info));
+	n = read(ctx, 0, hdr, sizeof(hdr));
+	if (n < 0)
+		return (int)n;
+	if (!snap_perfdata_is_magic(hdr, (size_t)n))
+		return -SNAP_EFORMAT;
+	if (n < PIPE_HDR_SIZE)
+		return -SNAP_ETRUNC;
+	size = get_u64(hdr + 8);
+	if (size == PIPE_HDR_SIZE) {
+		info->pipe_mode = 1;
+		return 0;
+	}
+	if (size < HDR_SIZE)
+		return -SNAP_EPARSE;
+	if (n < HDR_SIZE)
+		return -SNAP_ETRUNC;
+	attr_size = get_u64(hdr + 16);
+	attrs_off = get_u64(hdr + 24);
+	attrs_size = get_u64(hdr + 32);
+	/* adds_features bitmap at 72; bit FEAT_AUXTRACE */
+	if (hdr[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)))
+		info->kind = SNAP_PERFDATA_AUX;
+	if (attr_size < ATTR_MIN_SIZE + 16 || attrs_size % attr_size ||
+	    attrs_size / attr_size > MAX_ATTRS)
+		return -SNAP_EPARSE;
+	info->nattrs = (uint32_t)(attrs_size / attr_size);
+	for (uint32_t i = 0; i < info->nattrs; i++) {
+		n = read(ctx, attrs_off + i * attr_size, attr, sizeof(attr));
+		if (n < 0)
+			return (int)n;
+		if (n < (long)sizeof(attr))
+			return -SNAP_ETRUNC;
+		if (get_u64(attr + 24) & SAMPLE_CALLCHAIN)
+			info->callchain = 1;
+	}
+	if (info->kind == SNAP_PERFDATA_UNKNOWN && info->nattrs)
+		info->kind = SNAP_PERFDATA_SAMPLES;
+	return 0;
+}

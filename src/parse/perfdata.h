@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Recognises a perf.data file and what it holds, from its header and event
+ * attributes (tools/perf/Documentation/perf.data-file-format.txt), so decode
+ * can ask perf script for the right fields. Pure: bytes come from a reader.
+ */
+#ifndef SNAP_PARSE_PERFDATA_H
+#define SNAP_PARSE_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum snap_perfdata_kind {
+	SNAP_PERFDATA_UNKNOWN = 0, /* perf.data, contents not classified (e.g. pipe mode) */
+	SNAP_PERFDATA_AUX,         /* has an AUX area trace (Intel PT): decode branches */
+	SNAP_PERFDATA_SAMPLES,     /* plain samples (with or without call chains) */
+};
+
+struct snap_perfdata_info {
+	enum snap_perfdata_kind kind;
+	uint32_t nattrs;
+	int callchain; /* some event samples call chains */
+	int pipe_mode; /* written to a pipe: no attribute section */
+};
+
+/* Reads len bytes at off into buf; returns len, fewer at end of file, or <0. */
+typedef long (*snap_perfdata_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
+
+/* Returns 1 if the first bytes (at least 8) are a perf.data magic, else 0. */
+int snap_perfdata_is_magic(const void *buf, size_t len);
+
+/* Fills *info. Returns 0, -SNAP_EFORMAT if not a perf.data file,
+ * -SNAP_ETRUNC or -SNAP_EPARSE for a damaged header, or the reader's error. */
+int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfdata_info *info);
+
+#endif

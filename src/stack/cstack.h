@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One thread's shadow call stack: Intel PT branch events -> begin/end slices
+ * (behaviour.md §4.1-4.8, §4.12). Times given to this module are mapped ns
+ * (perf time minus the trace base); snap_cstack_time() applies the per-thread
+ * rules (#155 +1 ns, never going backwards) and must be used for every event.
+ *
+ * Slices are written to ctx->tl on the track (pid, tid) given at init; the
+ * caller announces the track. Calls that share one perf timestamp are spread
+ * evenly up to the next distinct timestamp (§4.3); begins whose start time is
+ * only known later (inferred caller frames, frames at time 0) are deferred and
+ * written when the thread segment ends (§4.4), so the output is in order per
+ * timestamp but not globally sorted by time (like magic-trace). Ops at a time
+ * equal to that of a deferred begin are deferred after it, so that after a
+ * stable sort by timestamp every track's begins and ends nest.
+ *
+ * Stack depth is capped (ctx->max_depth frames per thread, counting the
+ * suspended stacks of syscalls/interrupts): deeper calls are counted and
+ * dropped, and the returns that match them are swallowed.
+ * Nothing here allocates per event in the steady state; fixed names are
+ * interned once in the ctx.
+ */
+#ifndef SNAP_STACK_CSTACK_H
+#define SNAP_STACK_CSTACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/event.h"
+#include "model/timeline.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+#define SNAP_CSTACK_DEFAULT_MAX_DEPTH 10000u
+/* Nested syscall/interrupt stacks per thread beyond which the current stack is
+ * reused (counted as depth_capped). */
+#define SNAP_CSTACK_MAX_NEST	      64u
+
+/* Interned fixed names (strtab ids), filled by snap_cstack_ctx_init. */
+struct snap_cstack_names {
+	uint32_t untraced, syscall, returned, unknown; /* "[untraced]" ... "[unknown]" */
+	uint32_t address, symbol, inferred, true_;     /* arg keys, "true" */
+};
+
+/* Anomaly counters (never errors). */
+struct snap_cstack_stats {
+	uint64_t decode_errors;
+	uint64_t unmatched_returns; /* returns with an empty stack ([unknown] spans) */
+	uint64_t depth_capped;	    /* frames dropped by the depth cap */
+	uint64_t time_backwards;    /* event times clamped to the thread's last time */
+	uint64_t unexpected;	    /* kind/state combinations magic-trace calls "BUG" */
+};
+
+/* State shared by every thread of one decode. */
+struct snap_cstack_ctx {
+	struct snap_timeline *tl; /* borrowed */
+	struct snap_strtab *st;	  /* borrowed */
+	enum snap_scope scope;
+	uint32_t max_depth;
+	struct snap_cstack_names n;
+	struct snap_u64map errnames; /* message id -> "[decode error: MSG]" id */
+	struct snap_cstack_stats stats;
+};
+
+struct snap_frame {
+	uint64_t ip;
+	uint32_t sym; /* never 0: unknown symbols are n.unknown */
+};
+
+/* One call stack; create_time starts inferred frames and [unknown] spans. */
+struct snap_cstack_stk {
+	struct snap_frame *f;
+	size_t n, cap;
+	uint64_t create_time;
+	uint32_t overflow; /* calls dropped by the depth cap still "open" on top */
+};
+
+/* A pending or deferred operation (§4.3). */
+struct snap_cstack_op {
+	uint64_t ip;
+	uint64_t t;  /* deferred: time of the op; RETUNK: reset time in .t2 */
+	uint64_t t2; /* RETUNK: end time */
+	uint32_t sym;
+	uint8_t type; /* enum in cstack.c */
+	uint8_t inferred;
+};
+
+struct snap_cstack {
+	struct snap_cstack_ctx *ctx;
+	int32_t pid, tid;
+	struct snap_cstack_stk *stk;	/* stk[nstk - 1] is current, the rest inactive */
+	size_t nstk, capstk, nstk_init; /* stk[0..nstk_init) are initialised */
+	size_t total;			/* frames on all stacks (for the depth cap) */
+	struct snap_cstack_op *pend;
+	size_t npend, cappend;
+	uint32_t npend_calls;
+	uint64_t pending_time;
+	struct snap_cstack_op *sfront; /* start_events front part, stored reversed */
+	size_t nfront, capfront;
+	struct snap_cstack_op *sback; /* start_events back part, in order */
+	size_t nback, capback;
+	uint64_t start_max; /* greatest slice start time among deferred ops */
+	uint64_t last_decode_error_time, last_event_time;
+	int draining; /* end_of_thread: write everything directly */
+};
+
+/* Initialises ctx: borrows tl and st (both must outlive ctx), interns the
+ * fixed names into st. max_depth 0 = SNAP_CSTACK_DEFAULT_MAX_DEPTH.
+ * Returns 0 or -ENOMEM (ctx is then safe to fini). */
+int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
+			 struct snap_strtab *st, enum snap_scope scope, uint32_t max_depth);
+void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
+
+/* Initialises one thread's state on track (pid, tid), created at mapped time t
+ * (0 if the creating event had no time). Borrows ctx. Returns 0 or -ENOMEM. */
+int snap_cstack_init(struct snap_cstack *cs, struct snap_cstack_ctx *ctx, int32_t pid, int32_t tid,
+		     uint64_t t);
+/* Frees everything without writing anything; cs is zeroed. */
+void snap_cstack_fini(struct snap_cstack *cs);
+
+/* Returns the time to use for an event of this thread: mapped if has_time,
+ * else the thread's last event time; +1 ns if equal to a non-zero last decode
+ * error time (#155); never less than the time of earlier ops (counted in
+ * stats.time_backwards). Updates the last event time. */
+uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped);
+
+/* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
+ * dispatch table of §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
+int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t);
+
+/* A decode error at t (§4.8): zero-length "[decode error: MSG]" slice, every
+ * open frame closed, a fresh stack. msg is a strtab id (0 = no message).
+ * Returns 0 or a negative error. */
+int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t);
+
+/* end_of_thread(t) (§4.5): writes deferred begins, closes every open frame at
+ * t (or at the thread's latest op time if later), starts a fresh stack at t.
+ * Returns 0 or a negative error. */
+int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
+
+/* end_of_thread(last event time), then moves the thread's times to t
+ * (§4.12 snapshot boundary). Returns 0 or a negative error. */
+int snap_cstack_restart(struct snap_cstack *cs, uint64_t t);
+
+/* Primitives used by sampdiff: write all pending ops up to t; open a frame at
+ * exactly t (no spreading); close the top frame at t (no-op if empty).
+ * Return 0 or a negative error. push returns 1 if the frame was dropped by the
+ * depth cap. */
+int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
+int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
+int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);
+
+/* The current stack, outermost first (borrowed until the next call). */
+static inline const struct snap_frame *snap_cstack_frames(const struct snap_cstack *cs, size_t *n)
+{
+	const struct snap_cstack_stk *s = &cs->stk[cs->nstk - 1];
+
+	*n = s->n;
+	return s->f;
+}
+
+#endif

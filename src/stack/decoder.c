@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The decoder driver: thread table, base time, track names, scope
+ * enforcement, TSX buffering and event routing. See decoder.h.
+ */
+#include "stack/decoder.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
+
+#define WARN_DECODE_ERRORS 5 /* then only at info level */
+
+struct snap_dthread_extra {
+	uint32_t event;
+	int32_t tid;
+};
+
+struct snap_dthread {
+	struct snap_cstack cs;
+	int32_t pid, tid;
+	uint32_t proc_name;
+	struct snap_dthread_extra *extra;
+	size_t nextra, capextra;
+};
+
+static int intern(struct snap_strtab *st, const char *s, uint32_t *id)
+{
+	int64_t r = snap_strtab_intern_cstr(st, s);
+
+	*id = 0;
+	if (r < 0)
+		return (int)r;
+	*id = (uint32_t)r;
+	return 0;
+}
+
+static uint64_t tkey(int32_t pid, int32_t tid)
+{
+	return ((uint64_t)(uint32_t)pid << 32) | (uint32_t)tid;
+}
+
+static int init_names(struct snap_decoder *dec)
+{
+	struct snap_strtab *st = dec->st;
+	int err;
+
+	if ((err = intern(st, "CPU", &dec->n_cpu)) < 0 ||
+	    (err = intern(st, "freq (MHz)", &dec->n_freq)) < 0 ||
+	    (err = intern(st, "addr", &dec->n_addr)) < 0 ||
+	    (err = intern(st, "count", &dec->n_count)) < 0 ||
+	    (err = intern(st, "tid", &dec->n_tid)) < 0 ||
+	    (err = intern(st, "ip", &dec->n_ip)) < 0 ||
+	    (err = intern(st, "Snapshot symbol hits", &dec->n_hits)) < 0)
+		return err;
+	return 0;
+}
+
+static int init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o)
+{
+	char buf[512];
+	size_t i;
+	int err;
+
+	if (!o->nhits)
+		return 0;
+	dec->hits = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hits));
+	dec->hit_names = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hit_names));
+	if (!dec->hits || !dec->hit_names)
+		return -ENOMEM;
+	for (i = 0; i < o->nhits; i++) {
+		dec->hits[i] = o->hits[i];
+		snprintf(buf, sizeof(buf), "hit %.500s", snap_strtab_get(dec->st, o->hits[i].sym));
+		if ((err = intern(dec->st, buf, &dec->hit_names[i])) < 0)
+			return err;
+		dec->nhits++;
+		if (!dec->have_hit_min || o->hits[i].time < dec->hit_min)
+			dec->hit_min = o->hits[i].time;
+		dec->have_hit_min = 1;
+	}
+	return 0;
+}
+
+int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
+		      const struct snap_decoder_opts *opts)
+{
+	static const struct snap_decoder_opts defaults;
+	const struct snap_decoder_opts *o = opts ? opts : &defaults;
+	size_t i;
+	int err;
+
+	memset(dec, 0, sizeof(*dec));
+	dec->tl = tl;
+	dec->st = st;
+	dec->scope = o->scope;
+	dec->strict = o->strict_scope;
+	dec->no_tx = o->no_tx;
+	snap_u64map_init(&dec->tmap);
+	snap_u64map_init(&dec->pidnames);
+	if (o->has_base_time) {
+		dec->have_base = 1;
+		dec->base = o->base_time;
+	}
+	if ((err = snap_cstack_ctx_init(&dec->ctx, tl, st, o->scope, o->max_depth)) < 0 ||
+	    (err = init_names(dec)) < 0 || (err = init_hits(dec, o)) < 0)
+		return err;
+	for (i = 0; i < o->nnames; i++) {
+		uint32_t id;
+
+		if (!o->names[i].name || !o->names[i].name[0])
+			continue;
+		if ((err = intern(st, o->names[i].name, &id)) < 0)
+			return err;
+		if (snap_u64map_put(&dec->pidnames, (uint32_t)o->names[i].pid, id) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void snap_decoder_fini(struct snap_decoder *dec)
+{
+	size_t i;
+
+	for (i = 0; i < dec->nth; i++) {
+		snap_cstack_fini(&dec->th[i]->cs);
+		snap_free(dec->th[i]->extra);
+		snap_free(dec->th[i]);
+	}
+	snap_free(dec->th);
+	snap_u64map_fini(&dec->tmap);
+	snap_u64map_fini(&dec->pidnames);
+	snap_cstack_ctx_fini(&dec->ctx);
+	snap_free(dec->hits);
+	snap_free(dec->hit_names);
+	snap_free(dec->tx);
+	memset(dec, 0, sizeof(*dec));
+}
+
+/* ---- time ------------------------------------------------------------------ */
+
+static uint64_t mapped(struct snap_decoder *dec, uint64_t perf_time)
+{
+	if (perf_time < dec->base) {
+		dec->stats.time_backwards++;
+		return 0;
+	}
+	return perf_time - dec->base;
+}
+
+static void set_base(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	if (dec->have_base || !ev->has_time)
+		return;
+	dec->base = ev->time;
+	if (dec->have_hit_min && dec->hit_min < dec->base)
+		dec->base = dec->hit_min;
+	dec->have_base = 1;
+}
+
+/* ---- threads and tracks ---------------------------------------------------- */
+
+static void fmt_id(char *buf, size_t size, int32_t id)
+{
+	if (id == 0 || id == -1)
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%" PRId32, id);
+}
+
+/* "CMD [pid=P]" for pid, cmd may be 0. */
+static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id)
+{
+	char buf[384], p[16];
+	uint64_t cmd = 0;
+
+	if (!snap_u64map_get(&dec->pidnames, (uint32_t)pid, &cmd))
+		cmd = comm;
+	fmt_id(p, sizeof(p), pid);
+	if (cmd)
+		snprintf(buf, sizeof(buf), "%.300s [pid=%s]",
+			 snap_strtab_get(dec->st, (uint32_t)cmd), p);
+	else
+		snprintf(buf, sizeof(buf), "[pid=%s]", p);
+	return intern(dec->st, buf, id);
+}
+
+static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uint64_t key,
+		      struct snap_dthread **out)
+{
+	struct snap_dthread *th;
+	char buf[512], tbuf[16];
+	uint32_t tname;
+	int err;
+
+	if (snap_vec_reserve(&dec->th, &dec->capth, dec->nth + 1, sizeof(*dec->th)) < 0)
+		return -ENOMEM;
+	th = snap_calloc(1, sizeof(*th));
+	if (!th)
+		return -ENOMEM;
+	th->pid = ev->pid;
+	th->tid = ev->tid;
+	err = snap_cstack_init(&th->cs, &dec->ctx, ev->pid, ev->tid,
+			       ev->has_time ? mapped(dec, ev->time) : 0);
+	if (err < 0)
+		goto fail;
+	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name)) < 0)
+		goto fail;
+	fmt_id(tbuf, sizeof(tbuf), ev->tid);
+	snprintf(buf, sizeof(buf), "%s [tid=%s]", snap_strtab_get(dec->st, th->proc_name), tbuf);
+	if ((err = intern(dec->st, buf, &tname)) < 0)
+		goto fail;
+	if (snap_u64map_put(&dec->tmap, key, dec->nth) < 0) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	dec->th[dec->nth++] = th;
+	dec->stats.threads++;
+	*out = th;
+	return dec->tl->ops->thread(dec->tl, ev->pid, ev->tid, th->proc_name, tname);
+fail:
+	snap_cstack_fini(&th->cs);
+	snap_free(th);
+	return err;
+}
+
+static int thread_get(struct snap_decoder *dec, const struct snap_event *ev,
+		      struct snap_dthread **out)
+{
+	uint64_t key = tkey(ev->pid, ev->tid), idx;
+	int err;
+
+	if (dec->last && dec->last_key == key) {
+		*out = dec->last;
+		return 0;
+	}
+	if (snap_u64map_get(&dec->tmap, key, &idx)) {
+		*out = dec->th[idx];
+	} else {
+		*out = NULL;
+		err = thread_new(dec, ev, key, out);
+		if (!*out)
+			return err;
+		if (err < 0)
+			return err;
+	}
+	dec->last = *out;
+	dec->last_key = key;
+	return 0;
+}
+
+static int synth_track(struct snap_decoder *dec, int32_t pid, uint32_t proc, const char *name,
+		       int32_t *tid)
+{
+	uint32_t id;
+	int err;
+
+	if ((err = intern(dec->st, name, &id)) < 0)
+		return err;
+	*tid = (int32_t)(SNAP_DECODER_SYNTH_TID | dec->next_synth++);
+	return dec->tl->ops->thread(dec->tl, pid, *tid, proc, id);
+}
+
+static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32_t event,
+		       int32_t *tid)
+{
+	char buf[384], tbuf[16];
+	size_t i;
+	int err;
+
+	for (i = 0; i < th->nextra; i++) {
+		if (th->extra[i].event == event) {
+			*tid = th->extra[i].tid;
+			return 0;
+		}
+	}
+	if (snap_vec_reserve(&th->extra, &th->capextra, th->nextra + 1, sizeof(*th->extra)) < 0)
+		return -ENOMEM;
+	fmt_id(tbuf, sizeof(tbuf), th->tid);
+	snprintf(buf, sizeof(buf), "%.300s (tid %s)",
+		 event ? snap_strtab_get(dec->st, event) : "event", tbuf);
+	th->extra[th->nextra].event = event;
+	err = synth_track(dec, th->pid, th->proc_name, buf, &th->extra[th->nextra].tid);
+	*tid = th->extra[th->nextra++].tid;
+	return err;
+}
+
+/* ---- scope ----------------------------------------------------------------- */
+
+static int is_user(const struct snap_loc *l)
+{
+	return l->ip && !snap_loc_is_kernel(l);
+}
+
+static int off_scope(enum snap_scope scope, const struct snap_loc *l)
+{
+	if (scope == SNAP_SCOPE_USER)
+		return snap_loc_is_kernel(l);
+	if (scope == SNAP_SCOPE_KERNEL)
+		return is_user(l);
+	return 0;
+}
+
+static int branch_violates(enum snap_scope scope, const struct snap_event *ev)
+{
+	if (scope == SNAP_SCOPE_USER) {
+		if (snap_loc_is_kernel(&ev->src) || snap_loc_is_kernel(&ev->dst))
+			return 1;
+		switch (ev->br_kind) {
+		case SNAP_BR_SYSCALL:
+		case SNAP_BR_HWINT:
+			return ev->br_state == SNAP_BR_NOSTATE;
+		case SNAP_BR_SYSRET:
+		case SNAP_BR_IRET:
+			return ev->br_state != SNAP_BR_START;
+		default:
+			return 0;
+		}
+	}
+	if (scope == SNAP_SCOPE_KERNEL)
+		return ev->br_state == SNAP_BR_NOSTATE && (is_user(&ev->src) || is_user(&ev->dst));
+	return 0;
+}
+
+/* Returns the offending sample frame, or NULL. */
+static const struct snap_loc *sample_violation(enum snap_scope scope, const struct snap_event *ev)
+{
+	uint32_t i;
+
+	if (scope == SNAP_SCOPE_BOTH || !ev->frames)
+		return NULL;
+	for (i = 0; i < ev->nframes; i++)
+		if (off_scope(scope, &ev->frames[i]))
+			return &ev->frames[i];
+	return NULL;
+}
+
+static const char *kind_word(uint8_t kind)
+{
+	static const char *const w[] = {
+		[SNAP_BR_NONE] = "",	     [SNAP_BR_CALL] = "call",
+		[SNAP_BR_RETURN] = "return", [SNAP_BR_JUMP] = "jmp",
+		[SNAP_BR_INT] = "int",	     [SNAP_BR_HWINT] = "hw int",
+		[SNAP_BR_IRET] = "iret",     [SNAP_BR_SYSCALL] = "syscall",
+		[SNAP_BR_SYSRET] = "sysret", [SNAP_BR_TXABORT] = "tx abrt",
+		[SNAP_BR_ASYNC] = "async",   [SNAP_BR_VMENTRY] = "vmentry",
+		[SNAP_BR_VMEXIT] = "vmexit",
+	};
+
+	return kind < sizeof(w) / sizeof(w[0]) && w[kind] ? w[kind] : "?";
+}
+
+char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
+			size_t size)
+{
+	const struct snap_strtab *st = dec->st;
+	const struct snap_loc *l = &ev->src;
+	char when[64], head[64];
+	const char *ev_name = snap_strtab_get(st, ev->event);
+
+	if (!size)
+		return buf;
+	if (ev->has_time)
+		snprintf(when, sizeof(when), "%" PRIu64 ".%09" PRIu64, ev->time / 1000000000u,
+			 ev->time % 1000000000u);
+	else
+		snprintf(when, sizeof(when), "?");
+	switch (ev->kind) {
+	case SNAP_EV_BRANCH:
+		snprintf(head, sizeof(head), "%s%s%s",
+			 ev->br_state == SNAP_BR_START ? "tr strt"
+			 : ev->br_state == SNAP_BR_END ? "tr end"
+						       : "",
+			 ev->br_state && ev->br_kind ? "  " : "", kind_word(ev->br_kind));
+		snprintf(buf, size, "%s 0x%" PRIx64 " %s => 0x%" PRIx64 " %s at %s tid %" PRId32,
+			 head, ev->src.ip, snap_strtab_get(st, ev->src.sym), ev->dst.ip,
+			 snap_strtab_get(st, ev->dst.sym), when, ev->tid);
+		return buf;
+	case SNAP_EV_SAMPLE:
+		l = sample_violation(dec->scope, ev);
+		if (!l && ev->nframes && ev->frames)
+			l = &ev->frames[ev->nframes - 1];
+		if (l)
+			snprintf(buf, size, "%s sample frame 0x%" PRIx64 " %s at %s tid %" PRId32,
+				 ev_name[0] ? ev_name : "stack", l->ip, snap_strtab_get(st, l->sym),
+				 when, ev->tid);
+		else
+			snprintf(buf, size, "%s sample (no frames) at %s tid %" PRId32,
+				 ev_name[0] ? ev_name : "stack", when, ev->tid);
+		return buf;
+	case SNAP_EV_POWER:
+		snprintf(buf, size, "cbr %" PRIu32 " MHz 0x%" PRIx64 " %s at %s tid %" PRId32,
+			 ev->freq_mhz, l->ip, snap_strtab_get(st, l->sym), when, ev->tid);
+		return buf;
+	case SNAP_EV_EXTRA:
+		snprintf(buf, size, "%s 0x%" PRIx64 " %s at %s tid %" PRId32,
+			 ev_name[0] ? ev_name : "event", l->ip, snap_strtab_get(st, l->sym), when,
+			 ev->tid);
+		return buf;
+	case SNAP_EV_ERROR:
+		snprintf(buf, size, "decode error \"%s\" ip 0x%" PRIx64 " at %s tid %" PRId32,
+			 snap_strtab_get(st, ev->msg), l->ip, when, ev->tid);
+		return buf;
+	default:
+		snprintf(buf, size, "event kind %d at %s tid %" PRId32, (int)ev->kind, when,
+			 ev->tid);
+		return buf;
+	}
+}
+
+/* Returns 1 if ev violates the scope (see decoder.h). */
+static int violates(const struct snap_decoder *dec, const struct snap_event *ev)
+{
+	enum snap_scope s = dec->scope;
+
+	if (s == SNAP_SCOPE_BOTH)
+		return 0;
+	switch (ev->kind) {
+	case SNAP_EV_BRANCH:
+		return branch_violates(s, ev);
+	case SNAP_EV_SAMPLE:
+		return sample_violation(s, ev) != NULL;
+	case SNAP_EV_POWER:
+	case SNAP_EV_EXTRA:
+		return off_scope(s, &ev->src);
+	default:
+		return 0;
+	}
+}
+
+static void note_violation(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	if (!dec->stats.violations++)
+		snap_decoder_desc(dec, ev, dec->stats.first_violation,
+				  sizeof(dec->stats.first_violation));
+}
+
+/* ---- applying events ------------------------------------------------------- */
+
+static int restart_all(struct snap_decoder *dec, uint64_t t)
+{
+	int err = 0, e;
+	size_t i;
+
+	for (i = 0; i < dec->nth; i++) {
+		e = snap_cstack_restart(&dec->th[i]->cs, t);
+		if (e < 0 && !err)
+			err = e;
+	}
+	return err;
+}
+
+static int apply_error(struct snap_decoder *dec, struct snap_dthread *th,
+		       const struct snap_event *ev, uint64_t t)
+{
+	int lvl = dec->ctx.stats.decode_errors < WARN_DECODE_ERRORS ? SNAP_LOG_WARN : SNAP_LOG_INFO;
+
+	if (ev->src.ip)
+		snap_log(lvl,
+			 "perf reported a decode error: %s (ip 0x%" PRIx64 ", tid %" PRId32 ")",
+			 snap_strtab_get(dec->st, ev->msg), ev->src.ip, ev->tid);
+	else
+		snap_log(lvl, "perf reported a decode error: %s (tid %" PRId32 ")",
+			 snap_strtab_get(dec->st, ev->msg), ev->tid);
+	return snap_cstack_error(&th->cs, ev->msg, t);
+}
+
+static int apply_extra(struct snap_decoder *dec, struct snap_dthread *th,
+		       const struct snap_event *ev, uint64_t t)
+{
+	struct snap_arg a[3];
+	int32_t tid;
+	int err = extra_track(dec, th, ev->event, &tid);
+
+	if (err < 0)
+		return err;
+	a[0].name = dec->ctx.n.symbol;
+	a[0].type = SNAP_ARG_STR;
+	a[0].v.str = ev->src.sym ? ev->src.sym : dec->ctx.n.unknown;
+	a[1].name = dec->n_addr;
+	a[1].type = SNAP_ARG_PTR;
+	a[1].v.u = ev->src.ip;
+	a[2].name = dec->n_count;
+	a[2].type = SNAP_ARG_INT;
+	a[2].v.i = (int64_t)ev->period;
+	return dec->tl->ops->complete(dec->tl, th->pid, tid, t, t,
+				      ev->event ? ev->event : dec->ctx.n.unknown, a, 3);
+}
+
+static int apply(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	static const enum snap_sampdiff_keep keep[] = {
+		[SNAP_SCOPE_USER] = SNAP_SAMPDIFF_USER,
+		[SNAP_SCOPE_KERNEL] = SNAP_SAMPDIFF_KERNEL,
+		[SNAP_SCOPE_BOTH] = SNAP_SAMPDIFF_ALL,
+	};
+	struct snap_dthread *th;
+	struct snap_arg a;
+	uint64_t t;
+	int err;
+
+	if (!dec->stack_started && ev->has_time &&
+	    (ev->kind == SNAP_EV_BRANCH || ev->kind == SNAP_EV_SAMPLE)) {
+		dec->stack_started = 1;
+		if (dec->nth && (err = restart_all(dec, mapped(dec, ev->time))) < 0)
+			return err;
+	}
+	if ((err = thread_get(dec, ev, &th)) < 0)
+		return err;
+	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
+	switch (ev->kind) {
+	case SNAP_EV_BRANCH:
+		return snap_cstack_branch(&th->cs, ev, t);
+	case SNAP_EV_ERROR:
+		return apply_error(dec, th, ev, t);
+	case SNAP_EV_SAMPLE:
+		return snap_sampdiff_apply(&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
+					   keep[dec->scope <= SNAP_SCOPE_BOTH ? dec->scope : 0], t,
+					   &dec->sd);
+	case SNAP_EV_POWER:
+		a.name = dec->n_freq;
+		a.type = SNAP_ARG_INT;
+		a.v.i = ev->freq_mhz;
+		return dec->tl->ops->counter(dec->tl, th->pid, th->tid, t, dec->n_cpu, &a, 1);
+	case SNAP_EV_EXTRA:
+		return apply_extra(dec, th, ev, t);
+	default:
+		dec->ctx.stats.unexpected++;
+		return 0;
+	}
+}
+
+static int tx_replay(struct snap_decoder *dec)
+{
+	size_t i, n = dec->ntx;
+	int err = 0;
+
+	dec->ntx = 0;
+	for (i = 0; i < n && err >= 0; i++)
+		err = apply(dec, &dec->tx[i]);
+	return err;
+}
+
+static void tx_drop(struct snap_decoder *dec, int warn)
+{
+	if (!dec->ntx)
+		return;
+	if (warn)
+		snap_warn("decode error inside a TSX transaction: dropping %zu transaction events",
+			  dec->ntx);
+	dec->stats.tx_dropped += dec->ntx;
+	dec->ntx = 0;
+}
+
+/* §4.9: (x) events wait until the transaction commits (the next event outside
+ * a transaction) or aborts (tx abrt: they never happened). Returns 1 if ev
+ * was buffered. */
+static int tx_filter(struct snap_decoder *dec, const struct snap_event *ev, int *err)
+{
+	*err = 0;
+	if (ev->kind == SNAP_EV_ERROR) {
+		tx_drop(dec, 1);
+		return 0;
+	}
+	if (ev->kind == SNAP_EV_BRANCH && ev->br_kind == SNAP_BR_TXABORT) {
+		tx_drop(dec, 0);
+		return 0;
+	}
+	if (ev->kind == SNAP_EV_BRANCH && ev->in_tx) {
+		if (dec->ntx >= SNAP_DECODER_MAX_TX && (*err = tx_replay(dec)) < 0)
+			return 1;
+		if (snap_vec_reserve(&dec->tx, &dec->captx, dec->ntx + 1, sizeof(*dec->tx)) < 0) {
+			*err = -ENOMEM;
+			return 1;
+		}
+		dec->tx[dec->ntx] = *ev;
+		dec->tx[dec->ntx].frames = NULL;
+		dec->tx[dec->ntx].nframes = 0;
+		dec->ntx++;
+		return 1;
+	}
+	if (dec->ntx)
+		*err = tx_replay(dec);
+	return 0;
+}
+
+int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	int err;
+
+	dec->stats.events++;
+	set_base(dec, ev);
+	if (violates(dec, ev)) {
+		note_violation(dec, ev);
+		if (dec->strict)
+			return -SNAP_ESCOPE;
+		if (ev->kind != SNAP_EV_SAMPLE)
+			return 0; /* dropped; samples keep their in-scope frames */
+	}
+	if (!dec->no_tx) {
+		if (tx_filter(dec, ev, &err))
+			return err;
+		if (err < 0)
+			return err;
+	}
+	return apply(dec, ev);
+}
+
+void snap_decoder_new_snapshot(struct snap_decoder *dec)
+{
+	dec->stack_started = 0;
+}
+
+static int write_hits(struct snap_decoder *dec)
+{
+	struct {
+		int32_t pid, tid;
+	} tracks[64];
+	size_t ntracks = 0, i, j;
+	int err = 0, e;
+
+	if (!dec->have_base) {
+		dec->base = dec->hit_min;
+		dec->have_base = 1;
+	}
+	for (i = 0; i < dec->nhits; i++) {
+		const struct snap_decoder_hit *h = &dec->hits[i];
+		struct snap_arg a[2];
+		int32_t tid = -1;
+		uint64_t t;
+
+		for (j = 0; j < ntracks; j++)
+			if (tracks[j].pid == h->pid)
+				tid = tracks[j].tid;
+		if (tid == -1) {
+			uint32_t proc = 0;
+
+			for (j = 0; j < dec->nth && !proc; j++)
+				if (dec->th[j]->pid == h->pid)
+					proc = dec->th[j]->proc_name;
+			if (!proc && (e = proc_name(dec, h->pid, 0, &proc)) < 0)
+				return e;
+			e = synth_track(dec, h->pid, proc, "Snapshot symbol hits", &tid);
+			if (e < 0 && !err)
+				err = e;
+			if (ntracks < sizeof(tracks) / sizeof(tracks[0])) {
+				tracks[ntracks].pid = h->pid;
+				tracks[ntracks++].tid = tid;
+			}
+		}
+		t = mapped(dec, h->time);
+		a[0].name = dec->n_tid;
+		a[0].type = SNAP_ARG_INT;
+		a[0].v.i = h->tid;
+		a[1].name = dec->n_ip;
+		a[1].type = SNAP_ARG_PTR;
+		a[1].v.u = h->ip;
+		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t, t, dec->hit_names[i], a, 2);
+		if (e < 0 && !err)
+			err = e;
+	}
+	return err;
+}
+
+int snap_decoder_finish(struct snap_decoder *dec)
+{
+	int err = 0, e;
+	size_t i;
+
+	if (dec->finished)
+		return 0;
+	dec->finished = 1;
+	if (dec->ntx)
+		err = tx_replay(dec);
+	for (i = 0; i < dec->nth; i++) {
+		struct snap_cstack *cs = &dec->th[i]->cs;
+
+		e = snap_cstack_end_thread(cs, cs->last_event_time);
+		if (e < 0 && !err)
+			err = e;
+	}
+	e = write_hits(dec);
+	return err < 0 ? err : e;
+}
+
+void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stats *out)
+{
+	const struct snap_cstack_stats *c = &dec->ctx.stats;
+
+	*out = dec->stats;
+	out->decode_errors = c->decode_errors;
+	out->unmatched_returns = c->unmatched_returns;
+	out->depth_capped = c->depth_capped;
+	out->time_backwards += c->time_backwards;
+	out->unexpected = c->unexpected;
+	out->samples = dec->sd.samples;
+	out->sample_frames_dropped = dec->sd.dropped_frames;
+	out->zero_frames = dec->sd.zero_frames;
+}

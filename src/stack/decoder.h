@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The decoder: what the pipeline feeds events to. It owns the thread table
+ * (one cstack per (pid, tid), in order of first appearance), the trace base
+ * time, track naming, trace-scope enforcement, TSX buffering, and routes each
+ * event: BRANCH/ERROR -> cstack, SAMPLE -> sampdiff, POWER -> a "CPU" counter,
+ * EXTRA -> a zero-length slice on a per-(thread, event) track. Trigger hits
+ * are written on a "Snapshot symbol hits" track by finish.
+ *
+ * Times: every timeline time is perf time minus the base time. The base is
+ * opts.base_time if opts.has_base_time, else min(perf time of the first event
+ * that has a time, every hit time). Earlier events map to 0 (counted as
+ * time_backwards).
+ *
+ * Tracks: before the first op on (pid, tid) the decoder calls
+ * tl->ops->thread(pid, tid, "CMD [pid=P]", "CMD [pid=P] [tid=T]"), CMD from
+ * opts.names, else the comm of the thread's first event, else left out
+ * ("[pid=P] [tid=T]"); ids 0 and -1 print as "?". Extra-event tracks use
+ * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
+ * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
+ *
+ * Trace scope (opts.scope, behaviour.md §4.7). An event VIOLATES the scope if
+ *  - SNAP_SCOPE_USER: any address it carries (branch src/dst, sample frame,
+ *    extra/power location) is a kernel address (snap_loc_is_kernel), or it is
+ *    a branch that only exists when the kernel is traced: syscall, sysret,
+ *    hw int or iret without "tr strt"/"tr end", or "tr end  iret/sysret";
+ *  - SNAP_SCOPE_KERNEL: it is a branch without "tr strt"/"tr end" whose src or
+ *    dst is a non-zero user address, or a sample/extra/power event with a
+ *    non-zero user address;
+ *  - SNAP_SCOPE_BOTH: never.
+ * Decode errors never violate. A violating event is counted, the first one is
+ * described in stats.first_violation, and it is dropped (never applied), so a
+ * user-scope trace never shows a kernel frame. Samples are the exception:
+ * the out-of-scope frames are removed and the rest of the chain is applied.
+ * With opts.strict_scope, feed() returns -SNAP_ESCOPE for each violation
+ * (and applies nothing of that event).
+ */
+#ifndef SNAP_STACK_DECODER_H
+#define SNAP_STACK_DECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/event.h"
+#include "model/timeline.h"
+#include "stack/cstack.h"
+#include "stack/sampdiff.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+#define SNAP_DECODER_SYNTH_TID 0x40000000
+#define SNAP_DECODER_MAX_TX    65536 /* buffered (x) events before we stop waiting */
+
+/* A trigger hit, in perf time. */
+struct snap_decoder_hit {
+	uint64_t time;
+	int32_t pid, tid;
+	uint64_t ip;
+	uint32_t sym; /* symbol name (strtab id of the decoder's strtab) */
+};
+
+/* A known command name for a pid (run/attach know the command line). */
+struct snap_decoder_name {
+	int32_t pid;
+	const char *name; /* borrowed during init only */
+};
+
+struct snap_decoder_opts {
+	enum snap_scope scope;
+	int strict_scope;
+	uint32_t max_depth; /* 0 = SNAP_CSTACK_DEFAULT_MAX_DEPTH */
+	int has_base_time;  /* use base_time instead of the first event / hits */
+	uint64_t base_time;
+	const struct snap_decoder_hit *hits; /* copied by init */
+	size_t nhits;
+	const struct snap_decoder_name *names; /* copied (interned) by init */
+	size_t nnames;
+	int no_tx; /* MAGIC_TRACE_SKIP_TX_HANDLING: apply (x) events at once */
+};
+
+struct snap_decoder_stats {
+	uint64_t events;  /* fed */
+	uint64_t threads; /* distinct (pid, tid) */
+	uint64_t violations;
+	uint64_t decode_errors;
+	uint64_t unmatched_returns;
+	uint64_t depth_capped;
+	uint64_t time_backwards;
+	uint64_t unexpected; /* branch kind/state combinations that make no sense */
+	uint64_t tx_dropped; /* (x) events discarded by an abort or decode error */
+	uint64_t samples;
+	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */
+	uint64_t zero_frames;		/* chain entries with address 0 */
+	char first_violation[256];	/* "" if none; see snap_decoder_desc */
+};
+
+struct snap_dthread;
+
+struct snap_decoder {
+	struct snap_timeline *tl;
+	struct snap_strtab *st;
+	struct snap_cstack_ctx ctx;
+	enum snap_scope scope;
+	int strict, no_tx;
+	struct snap_u64map tmap; /* (pid, tid) -> index in th */
+	struct snap_dthread **th;
+	size_t nth, capth;
+	uint64_t last_key;
+	struct snap_dthread *last;
+	int have_base, have_hit_min, stack_started, finished;
+	uint64_t base, hit_min;
+	struct snap_decoder_hit *hits;
+	uint32_t *hit_names; /* "hit SYMBOL" */
+	size_t nhits;
+	struct snap_u64map pidnames; /* pid -> command name id */
+	uint32_t next_synth;
+	struct snap_event *tx;
+	size_t ntx, captx;
+	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits;
+	struct snap_sampdiff_stats sd;
+	struct snap_decoder_stats stats;
+};
+
+/* Initialises dec. Borrows tl and st (they must outlive dec); interns the
+ * fixed names into st; copies what it needs of opts (opts may be NULL for
+ * defaults). Returns 0, -ENOMEM (dec is then safe to fini). */
+int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
+		      const struct snap_decoder_opts *opts);
+/* Releases everything (writes nothing); dec is zeroed. */
+void snap_decoder_fini(struct snap_decoder *dec);
+
+/* Applies one event (borrowed for the call, including ev->frames).
+ * Returns 0, -SNAP_ESCOPE (strict scope violation: nothing applied), -ENOMEM,
+ * or a timeline error. After an error other than -SNAP_ESCOPE the decoder
+ * should only be finished or freed. */
+int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev);
+
+/* Marks a snapshot boundary (next perf.data file): at the next branch or
+ * sample event every thread is ended and restarted at that event's time
+ * (behaviour.md §4.12). The first such event of the trace does it too. */
+void snap_decoder_new_snapshot(struct snap_decoder *dec);
+
+/* Ends the trace: replays buffered (x) events, closes every thread in order
+ * of first appearance, writes the trigger hits. Does not call
+ * tl->ops->finish (the caller does). Returns 0 or the first error. */
+int snap_decoder_finish(struct snap_decoder *dec);
+
+/* Fills *out with the counters (cstack, sampdiff and decoder ones). */
+void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stats *out);
+
+/* One-line description of ev for messages, e.g.
+ * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".
+ * Writes at most size bytes (NUL-terminated); returns buf. */
+char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
+			size_t size);
+
+#endif

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stack/decoder: threads, tracks, base time, scope, TSX, hits, extra events. */
+#include <errno.h>
+#include <time.h>
+
+#include "mock_timeline.h"
+#include "snap_test.h"
+#include "stack/decoder.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+
+struct drv {
+	struct snap_strtab st;
+	struct mock_tl m;
+	struct snap_decoder dec;
+	struct snap_decoder_stats s;
+};
+
+static int drv_init(struct drv *d, const struct snap_decoder_opts *o)
+{
+	memset(d, 0, sizeof(*d));
+	snap_strtab_init(&d->st);
+	mock_init(&d->m, &d->st);
+	return snap_decoder_init(&d->dec, &d->m.base, &d->st, o);
+}
+
+static void drv_fini(struct drv *d)
+{
+	snap_decoder_fini(&d->dec);
+	mock_fini(&d->m);
+	snap_strtab_fini(&d->st);
+}
+
+static int drv_feed(struct drv *d, const char *line)
+{
+	struct test_ev te;
+
+	if (test_ev_parse(&d->st, line, &te) < 0) {
+		fprintf(stderr, "bad test line: %s\n", line);
+		return -SNAP_EPARSE;
+	}
+	return snap_decoder_feed(&d->dec, &te.ev);
+}
+
+/* Feeds lines (NULL-terminated), finishes; returns the first error. */
+static int drv_run(struct drv *d, const char *const *lines)
+{
+	int err = 0;
+
+	for (size_t i = 0; lines[i] && err >= 0; i++)
+		err = drv_feed(d, lines[i]);
+	if (err >= 0)
+		err = snap_decoder_finish(&d->dec);
+	snap_decoder_stats(&d->dec, &d->s);
+	return err;
+}
+
+static void check_out(struct drv *d, const char *name, const char *exp)
+{
+	char out[16384], why[256];
+
+	mock_lines(&d->m, NULL, out, sizeof(out));
+	if (strcmp(exp, out))
+		fprintf(stderr, "case %s:\n--- expected\n%s--- got\n%s", name, exp, out);
+	CHECK_STR_EQ(exp, out);
+	if (!mock_balanced(&d->m, 1, why, sizeof(why)))
+		fprintf(stderr, "case %s: %s\n", name, why);
+	CHECK(mock_balanced(&d->m, 1, why, sizeof(why)));
+	CHECK_INT_EQ(0, d->m.unannounced);
+}
+
+#define A(addr, sym)  " address=0x" #addr " symbol=" sym
+#define AI(addr, sym) A(addr, sym) " inferred_start_time=true"
+
+static void naming_and_two_pids(void)
+{
+	static const struct snap_decoder_name names[] = {{100, "myprog --flag"}};
+	struct snap_decoder_opts o = {.names = names, .nnames = 1};
+	static const char *const in[] = {
+		"1000 100/100 comm=myprog strt 0 - 400000 main",
+		"1000 200/201 comm=other strt 0 - 500000 worker",
+		"1010 100/100 call 400010 main 401000 foo",
+		"1020 200/201 call 500010 worker 501000 bar",
+		"1030 100/100 return 401010 foo 400014 main",
+		"1040 200/201 return 501010 bar 500014 worker",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=100 tid=100 proc=myprog --flag [pid=100] thread=myprog --flag [pid=100] "
+		  "[tid=100]\n"
+		  "T pid=200 tid=201 proc=other [pid=200] thread=other [pid=200] [tid=201]\n"
+		  "B 10 tid=100 foo" A(
+			  401000,
+			  "foo") "\n"
+				 "B 20 tid=201 bar" A(
+					 501000,
+					 "bar") "\n"
+						"E 30 tid=100 foo\n"
+						"B 0 tid=100 main" A(
+							400000,
+							"main") "\n"
+								"E 30 tid=100 main\n"
+								"E 40 tid=201 bar\n"
+								"B 0 tid=201 worker" A(
+									500000,
+									"worker") "\n"
+										  "E 40 tid=201 "
+										  "worker\n");
+	CHECK_U64_EQ(6, d.s.events);
+	CHECK_U64_EQ(2, d.s.threads);
+	drv_fini(&d);
+}
+
+static void unknown_ids_and_no_comm(void)
+{
+	static const char *const in[] = {
+		"- 0/-1 error 0 Lost trace data",
+		"2000 7/8 strt 0 - 400000 main",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=0 tid=-1 proc=[pid=?] thread=[pid=?] [tid=?]\n"
+		  "X 0..0 tid=-1 [decode error: Lost trace data]\n"
+		  "T pid=7 tid=8 proc=[pid=7] thread=[pid=7] [tid=8]\n"
+		  "B 0 tid=8 main" A(400000, "main") "\n"
+						     "E 0 tid=8 main\n");
+	CHECK_U64_EQ(1, d.s.decode_errors);
+	drv_fini(&d);
+}
+
+/* End of trace closes threads in order of first appearance, not tid order. */
+static void end_order_is_first_appearance(void)
+{
+	static const char *const in[] = {
+		"100 1/7 strt 0 - 400000 a",	  "100 1/3 strt 0 - 400000 b",
+		"100 1/5 strt 0 - 400000 c",	  "110 1/5 call 400010 c 401000 f",
+		"120 1/3 call 400010 b 401000 f", NULL,
+	};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, "E", out, sizeof(out));
+	CHECK_STR_EQ("E 0 tid=7 a\n"
+		     "E 20 tid=3 f\n"
+		     "E 20 tid=3 b\n"
+		     "E 10 tid=5 f\n"
+		     "E 10 tid=5 c\n",
+		     out);
+	drv_fini(&d);
+}
+
+/* Threads created before the first branch (by extra events) restart at it:
+ * their inferred frames start there, not at the extra event. */
+static void first_branch_restarts_early_threads(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 extra branch-misses 400000 main 50",
+		"1100 1/1 return 401000 foo 400100 main",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "T pid=1 tid=1073741824 proc=[pid=1] thread=branch-misses (tid 1)\n"
+		  "X 0..0 tid=1073741824 branch-misses symbol=main addr=0x400000 count=50\n"
+		  "X 100..100 tid=1 [unknown]\n"
+		  "B 100 tid=1 main" AI(400100, "main") "\n"
+							"E 100 tid=1 main\n");
+	CHECK_U64_EQ(1, d.s.unmatched_returns);
+	drv_fini(&d);
+}
+
+static void power_and_extra_tracks(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1005 1/1 power 2400 400000 main",
+		"1010 1/1 extra branch-misses 400010 main 50",
+		"1020 1/1 extra cache-misses 400020 main 1",
+		"1030 1/1 extra branch-misses 400030 - 50",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "C 5 tid=1 CPU freq (MHz)=2400\n"
+		  "T pid=1 tid=1073741824 proc=[pid=1] thread=branch-misses (tid 1)\n"
+		  "X 10..10 tid=1073741824 branch-misses symbol=main addr=0x400010 count=50\n"
+		  "T pid=1 tid=1073741825 proc=[pid=1] thread=cache-misses (tid 1)\n"
+		  "X 20..20 tid=1073741825 cache-misses symbol=main addr=0x400020 count=1\n"
+		  "X 30..30 tid=1073741824 branch-misses symbol=[unknown] addr=0x400030 count=50\n"
+		  "B 0 tid=1 main" A(400000, "main") "\n"
+						     "E 30 tid=1 main\n");
+	drv_fini(&d);
+}
+
+static void hits_and_base_time(void)
+{
+	struct snap_decoder_hit hits[2] = {{.time = 900, .pid = 1, .tid = 1, .ip = 0x401000},
+					   {.time = 1500, .pid = 1, .tid = 1, .ip = 0x401000}};
+	struct snap_decoder_opts o = {.hits = hits, .nhits = 2};
+	static const char *const in[] = {"1000 1/1 strt 0 - 400000 main", NULL};
+	struct drv d;
+
+	memset(&d, 0, sizeof(d));
+	snap_strtab_init(&d.st);
+	hits[0].sym = hits[1].sym = (uint32_t)snap_strtab_intern_cstr(&d.st, "trigger_fn");
+	mock_init(&d.m, &d.st);
+	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(
+		&d, __func__,
+		"T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		"B 101 tid=1 main" A(
+			400000,
+			"main") "\n"
+				"E 101 tid=1 main\n"
+				"T pid=1 tid=1073741824 proc=[pid=1] thread=Snapshot symbol hits\n"
+				"X 0..0 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n"
+				"X 600..600 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n");
+	drv_fini(&d);
+}
+
+static void base_time_override(void)
+{
+	struct snap_decoder_opts o = {.has_base_time = 1, .base_time = 500};
+	static const char *const in[] = {"1000 1/1 strt 0 - 400000 main",
+					 "1010 1/1 call 400010 main 401000 foo", NULL};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, "B", out, sizeof(out));
+	CHECK_STR_EQ("B 501 tid=1 main" A(400000, "main") "\n"
+							  "B 510 tid=1 foo" A(401000, "foo") "\n",
+		     out);
+	drv_fini(&d);
+}
+
+/* No event at all but hits: the base is the earliest hit. */
+static void hits_only(void)
+{
+	struct snap_decoder_hit hit = {.time = 5000, .pid = 3, .tid = 4, .ip = 0x10};
+	struct snap_decoder_opts o = {.hits = &hit, .nhits = 1};
+	struct drv d;
+	static const char *const in[] = {NULL};
+
+	memset(&d, 0, sizeof(d));
+	snap_strtab_init(&d.st);
+	hit.sym = (uint32_t)snap_strtab_intern_cstr(&d.st, "f");
+	mock_init(&d.m, &d.st);
+	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=3 tid=1073741824 proc=[pid=3] thread=Snapshot symbol hits\n"
+		  "X 0..0 tid=1073741824 hit f tid=4 ip=0x10\n");
+	drv_fini(&d);
+}
+
+/* ---- scope ----------------------------------------------------------------- */
+
+static const char *const user_scope_in[] = {
+	"1000 1/1 strt 0 - 400000 main",
+	"1010 1/1 call 400010 main ffffffff81000000 do_syscall_64",
+	"1020 1/1 syscall 400020 main 401000 x",
+	"1025 1/1 hwint 400020 main 401000 x",
+	"1026 1/1 iret 400020 main 401000 x",
+	"1027 1/1 end sysret 400020 main 0 -",
+	"1030 1/1 call 400030 main 401000 foo",
+	"1031 1/1 end syscall 401005 foo 0 -",
+	"1032 1/1 strt 0 - 401007 foo",
+	"1040 1/2 sample cpu-clock 400000 main ffffffff81000000 k_entry",
+	"1050 1/2 extra branch-misses ffffffff81000010 k_entry 50",
+	"1060 1/2 power 2000 ffffffff81000010 k_entry",
+	"1070 1/2 error ffffffff81000010 Overflow packet",
+	NULL,
+};
+
+static void scope_user(void)
+{
+	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_USER};
+	struct drv d;
+	char out[8192];
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, user_scope_in));
+	CHECK_U64_EQ(8, d.s.violations);
+	CHECK_STR_EQ("call 0x400010 main => 0xffffffff81000000 do_syscall_64 at 0.000001010 tid 1",
+		     d.s.first_violation);
+	mock_lines(&d.m, "BX", out, sizeof(out));
+	/* No kernel frame, no extra/power event from the kernel; the user part
+	 * of the sample stays; decode errors are not violations. */
+	CHECK(!strstr(out, "ffffffff"));
+	CHECK(!strstr(out, "k_entry"));
+	CHECK(strstr(out, "B 41 tid=2 main") != NULL);
+	CHECK(strstr(out, "B 30 tid=1 foo") != NULL);
+	CHECK(strstr(out, "[syscall]") != NULL);
+	CHECK(strstr(out, "[decode error: Overflow packet]") != NULL);
+	CHECK_U64_EQ(1, d.s.sample_frames_dropped);
+	drv_fini(&d);
+}
+
+static void scope_user_strict(void)
+{
+	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_USER, .strict_scope = 1};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_feed(&d, user_scope_in[0]));
+	CHECK_INT_EQ(-SNAP_ESCOPE, drv_feed(&d, user_scope_in[1]));
+	CHECK_INT_EQ(-SNAP_ESCOPE, drv_feed(&d, user_scope_in[9]));
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	snap_decoder_stats(&d.dec, &d.s);
+	CHECK_U64_EQ(2, d.s.violations);
+	CHECK_STR_EQ("call 0x400010 main => 0xffffffff81000000 do_syscall_64 at 0.000001010 tid 1",
+		     d.s.first_violation);
+	CHECK(!strstr(d.m.text, "ffffffff"));
+	CHECK(!strstr(d.m.text, "tid=2")); /* the violating sample applied nothing */
+	drv_fini(&d);
+}
+
+static void scope_kernel(void)
+{
+	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_KERNEL};
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - ffffffff81000000 entry",
+		"1010 1/1 call 400000 main 401000 foo",
+		"1020 1/1 end sysret ffffffff81000100 entry 400000 main",
+		"1030 1/1 strt 400000 main ffffffff81000000 entry",
+		"1040 1/2 sample cpu-clock 400000 main ffffffff81000000 k_entry",
+		NULL,
+	};
+	struct drv d;
+	char out[8192];
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	CHECK_U64_EQ(2, d.s.violations);
+	CHECK_STR_EQ("call 0x400000 main => 0x401000 foo at 0.000001010 tid 1",
+		     d.s.first_violation);
+	mock_lines(&d.m, "B", out, sizeof(out));
+	CHECK(!strstr(out, " foo"));
+	CHECK(!strstr(out, "tid=2 main"));
+	CHECK(strstr(out, "B 41 tid=2 k_entry") != NULL);
+	CHECK(strstr(out, "[untraced]") != NULL);
+	drv_fini(&d);
+}
+
+static void scope_both_never_violates(void)
+{
+	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_BOTH};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, user_scope_in));
+	CHECK_U64_EQ(0, d.s.violations);
+	CHECK_STR_EQ("", d.s.first_violation);
+	CHECK(strstr(d.m.text, "do_syscall_64") != NULL);
+	drv_fini(&d);
+}
+
+/* ---- TSX ------------------------------------------------------------------- */
+
+static void tsx_commit_abort_error(void)
+{
+	static const char *const commit[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 call (x) 400010 main 401000 txfn",
+		"1020 1/1 return (x) 401010 txfn 400014 main",
+		"1030 1/1 call 400020 main 402000 after",
+		NULL,
+	};
+	static const char *const abort_[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 call (x) 400010 main 401000 txfn",
+		"1015 1/1 txabrt 401010 txfn 400050 main",
+		NULL,
+	};
+	static const char *const error[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 call (x) 400010 main 401000 txfn",
+		"1020 1/1 error 0 Overflow packet",
+		NULL,
+	};
+	struct drv d;
+	char out[4096];
+	int lvl = snap_log_level;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, commit));
+	mock_lines(&d.m, "BE", out, sizeof(out));
+	CHECK_STR_EQ("B 10 tid=1 txfn" A(
+			     401000, "txfn") "\n"
+					     "E 20 tid=1 txfn\n"
+					     "B 30 tid=1 after" A(
+						     402000,
+						     "after") "\n"
+							      "B 0 tid=1 main" A(
+								      400000,
+								      "main") "\n"
+									      "E 30 tid=1 after\n"
+									      "E 30 tid=1 main\n",
+		     out);
+	drv_fini(&d);
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, abort_));
+	CHECK(!strstr(d.m.text, "txfn"));
+	CHECK_U64_EQ(1, d.s.tx_dropped);
+	drv_fini(&d);
+
+	snap_log_level = SNAP_LOG_QUIET;
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, error));
+	CHECK(!strstr(d.m.text, "txfn"));
+	CHECK_U64_EQ(1, d.s.tx_dropped);
+	drv_fini(&d);
+
+	/* With TX handling off, (x) events apply at once. */
+	struct snap_decoder_opts o = {.no_tx = 1};
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, abort_));
+	CHECK(strstr(d.m.text, "B 10 tid=1 txfn") != NULL);
+	drv_fini(&d);
+	snap_log_level = lvl;
+}
+
+/* Events still buffered at the end are applied (nothing was aborted). */
+static void tsx_pending_at_finish(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 call (x) 400010 main 401000 txfn",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	CHECK(strstr(d.m.text, "B 10 tid=1 txfn") != NULL);
+	check_out(&d, __func__, d.m.text);
+	drv_fini(&d);
+}
+
+static void desc_formats(void)
+{
+	struct drv d;
+	struct test_ev te;
+	char buf[256];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "12345678901 2/42 end syscall 401000 foo 0 -", &te));
+	CHECK_STR_EQ("tr end  syscall 0x401000 foo => 0x0  at 12.345678901 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "- 2/42 strt 0 - 401000 foo", &te));
+	CHECK_STR_EQ("tr strt 0x0  => 0x401000 foo at ? tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 sample cpu-clock 400000 main", &te));
+	CHECK_STR_EQ("cpu-clock sample frame 0x400000 main at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	snap_decoder_desc(&d.dec, &te.ev, buf, 8);
+	CHECK_STR_EQ("cpu-clo", buf);
+	drv_fini(&d);
+}
+
+/* Times before the base map to 0 and are counted. */
+static void time_before_base(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"900 1/2 strt 0 - 400000 main",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	CHECK(d.s.time_backwards >= 1);
+	check_out(&d, __func__, d.m.text);
+	drv_fini(&d);
+}
+
+static const char *const alloc_in[] = {
+	"1000 1/1 comm=prog strt 0 - 400000 main",
+	"1005 1/1 power 2400 400000 main",
+	"1010 1/1 call 400010 main 401000 foo",
+	"1010 2/3 extra branch-misses 400010 main 50",
+	"1015 1/1 call (x) 401010 foo 402000 bar",
+	"1020 1/1 return 402010 bar 401014 foo",
+	"1025 2/3 sample cpu-clock 400000 main 401000 foo",
+	"1030 1/1 error 0 Overflow packet",
+	"1040 1/1 return 401020 foo 400014 main",
+	NULL,
+};
+
+static void alloc_failures(void)
+{
+	static const struct snap_decoder_name names[] = {{1, "prog -x"}};
+	struct snap_decoder_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .sym = 1};
+	struct snap_decoder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
+	int saw_enomem = 0, saw_ok = 0;
+
+	for (long n = 0; n < 400; n++) {
+		struct drv d;
+		int err;
+
+		memset(&d, 0, sizeof(d));
+		snap_strtab_init(&d.st);
+		mock_init(&d.m, &d.st);
+		snap_alloc_fail_after(n);
+		err = snap_decoder_init(&d.dec, &d.m.base, &d.st, &o);
+		if (err >= 0)
+			err = drv_run(&d, alloc_in);
+		snap_alloc_fail_after(-1);
+		CHECK(err == 0 || err == -ENOMEM);
+		saw_enomem |= err == -ENOMEM;
+		saw_ok |= err == 0;
+		drv_fini(&d);
+		if (err == 0)
+			break;
+	}
+	CHECK(saw_enomem);
+	CHECK(saw_ok);
+}
+
+/* A null timeline for the speed check. */
+static int null_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t p, uint32_t t)
+{
+	(void)tl, (void)pid, (void)tid, (void)p, (void)t;
+	return 0;
+}
+static int null_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	(void)tl, (void)pid, (void)tid, (void)ts, (void)name, (void)args, (void)nargs;
+	return 0;
+}
+static int null_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name)
+{
+	(void)tl, (void)pid, (void)tid, (void)ts, (void)name;
+	return 0;
+}
+static int null_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			 uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	(void)tl, (void)pid, (void)tid, (void)ts, (void)end_ts, (void)name, (void)args, (void)nargs;
+	return 0;
+}
+static int null_finish(struct snap_timeline *tl)
+{
+	(void)tl;
+	return 0;
+}
+
+/* Steady-state decode of call/return/jump events: reports the rate. */
+static void throughput(void)
+{
+	static const struct snap_timeline_ops ops = {
+		.thread = null_thread,
+		.begin = null_begin,
+		.end = null_end,
+		.complete = null_complete,
+		.counter = null_begin,
+		.finish = null_finish,
+	};
+	struct snap_timeline tl = {&ops};
+	struct snap_strtab st;
+	struct snap_decoder dec;
+	struct snap_event ev[4];
+	struct timespec a, b;
+	const long n = 2000000;
+	double secs;
+
+	snap_strtab_init(&st);
+	CHECK_INT_EQ(0, snap_decoder_init(&dec, &tl, &st, NULL));
+	memset(ev, 0, sizeof(ev));
+	for (int i = 0; i < 4; i++) {
+		ev[i].kind = SNAP_EV_BRANCH;
+		ev[i].pid = ev[i].tid = 1 + (i & 1);
+		ev[i].has_time = 1;
+		ev[i].src.sym = 1;
+		ev[i].dst.sym = 2;
+	}
+	ev[0].br_kind = ev[1].br_kind = SNAP_BR_CALL;
+	ev[2].br_kind = ev[3].br_kind = SNAP_BR_RETURN;
+	ev[2].dst.sym = ev[3].dst.sym = 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++) {
+		struct snap_event *e = &ev[i & 3];
+
+		e->time = 1000 + (uint64_t)i / 3;
+		if (snap_decoder_feed(&dec, e) < 0)
+			break;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK_INT_EQ(0, snap_decoder_finish(&dec));
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	fprintf(stderr, "decoder: %.1f M branch events/s\n", (double)n / secs / 1e6);
+	snap_decoder_fini(&dec);
+	snap_strtab_fini(&st);
+}
+
+int main(void)
+{
+	snap_log_level = SNAP_LOG_QUIET; /* decode errors warn */
+	RUN(naming_and_two_pids);
+	RUN(unknown_ids_and_no_comm);
+	RUN(end_order_is_first_appearance);
+	RUN(first_branch_restarts_early_threads);
+	RUN(power_and_extra_tracks);
+	RUN(hits_and_base_time);
+	RUN(base_time_override);
+	RUN(hits_only);
+	RUN(scope_user);
+	RUN(scope_user_strict);
+	RUN(scope_kernel);
+	RUN(scope_both_never_violates);
+	RUN(tsx_commit_abort_error);
+	RUN(tsx_pending_at_finish);
+	RUN(desc_formats);
+	RUN(time_before_base);
+	RUN(alloc_failures);
+	RUN(throughput);
+	return snap_test_done();
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "parse/perfdata.h"
+#include "snap_test.h"
+#include "util/err.h"
+
+#include <stdint.h>
+
+struct membuf {
+	const uint8_t *p;
+	size_t len;
+};
+
+static long mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct membuf *m = ctx;
+
+	if (off >= m->len)
+		return 0;
+	if (len > m->len - off)
+		len = m->len - (size_t)off;
+	memcpy(buf, m->p + off, len);
+	return (long)len;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* A header with nattrs attributes of 136 bytes (+16 for the ids section) right after it. */
+static size_t make_file(uint8_t *buf, int nattrs, int aux, uint64_t sample_type)
+{
+	const uint64_t attr_size = 136 + 16;
+
+	memset(buf, 0, 1024);
+	memcpy(buf, "PERFILE2", 8);
+	put64(buf + 8, 104);
+	put64(buf + 16, attr_size);
+	put64(buf + 24, 104);
+	put64(buf + 32, attr_size * (uint64_t)nattrs);
+	if (aux)
+		buf[72 + 2] |= 1u << 2; /* feature bit 18 */
+	for (int i = 0; i < nattrs; i++)
+		put64(buf + 104 + i * attr_size + 24, sample_type);
+	return 104 + attr_size * (size_t)nattrs;
+}
+
+static void probe_classifies_files(void)
+{
+	uint8_t buf[1024];
+	struct snap_perfdata_info info;
+	struct membuf m = {buf, 0};
+
+	m.len = make_file(buf, 2, 1, 0x107);
+	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(SNAP_PERFDATA_AUX, info.kind);
+	CHECK_INT_EQ(2, info.nattrs);
+	CHECK_INT_EQ(0, info.callchain);
+
+	m.len = make_file(buf, 1, 0, 0x127);
+	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(SNAP_PERFDATA_SAMPLES, info.kind);
+	CHECK_INT_EQ(1, info.callchain);
+}
+
+static void probe_rejects_bad_headers(void)
+{
+	uint8_t buf[1024];
+	struct snap_perfdata_info info;
+	struct membuf m = {buf, 0};
+
+	memcpy(buf, "hello world, not perf", 21);
+	m.len = 21;
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_perfdata_probe(mem_read, &m, &info));
+	m.len = make_file(buf, 1, 0, 0);
+	m.len = 50;
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_probe(mem_read, &m, &info));
+	m.len = make_file(buf, 3, 0, 0) - 100; /* last attribute cut short */
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_probe(mem_read, &m, &info));
+	m.len = make_file(buf, 1, 0, 0);
+	put64(buf + 16, 7); /* absurd attr_size */
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_probe(mem_read, &m, &info));
+	m.len = make_file(buf, 1, 0, 0);
+	put64(buf + 8, 16); /* pipe mode */
+	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(1, info.pipe_mode);
+	CHECK_INT_EQ(SNAP_PERFDATA_UNKNOWN, info.kind);
+}
+
+int main(void)
+{
+	RUN(probe_classifies_files);
+	RUN(probe_rejects_bad_headers);
+	return snap_test_done();
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stack/sampdiff: stack samples -> begin/end slices, table-driven. */
+#include <errno.h>
+
+#include "mock_timeline.h"
+#include "snap_test.h"
+#include "stack/cstack.h"
+#include "stack/sampdiff.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define MAXTH 4
+
+struct drv {
+	struct snap_strtab st;
+	struct mock_tl m;
+	struct snap_cstack_ctx ctx;
+	struct snap_cstack cs[MAXTH];
+	size_t n;
+	struct snap_sampdiff_stats stats;
+};
+
+static int drv_init(struct drv *d, uint32_t depth)
+{
+	memset(d, 0, sizeof(*d));
+	snap_strtab_init(&d->st);
+	mock_init(&d->m, &d->st);
+	return snap_cstack_ctx_init(&d->ctx, &d->m.base, &d->st, SNAP_SCOPE_BOTH, depth);
+}
+
+static void drv_fini(struct drv *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		snap_cstack_fini(&d->cs[i]);
+	snap_cstack_ctx_fini(&d->ctx);
+	mock_fini(&d->m);
+	snap_strtab_fini(&d->st);
+}
+
+static int drv_feed(struct drv *d, const char *line, enum snap_sampdiff_keep keep)
+{
+	struct test_ev te;
+	struct snap_cstack *cs = NULL;
+	uint64_t t;
+	int err;
+
+	if (test_ev_parse(&d->st, line, &te) < 0 || te.ev.kind != SNAP_EV_SAMPLE) {
+		fprintf(stderr, "bad test line: %s\n", line);
+		return -SNAP_EPARSE;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (d->cs[i].tid == te.ev.tid)
+			cs = &d->cs[i];
+	if (!cs) {
+		if (d->n == MAXTH)
+			return -SNAP_ELIMIT;
+		err = snap_cstack_init(&d->cs[d->n], &d->ctx, te.ev.pid, te.ev.tid,
+				       te.ev.has_time ? te.ev.time : 0);
+		if (err < 0) {
+			snap_cstack_fini(&d->cs[d->n]);
+			return err;
+		}
+		cs = &d->cs[d->n++];
+	}
+	t = snap_cstack_time(cs, te.ev.has_time, te.ev.time);
+	return snap_sampdiff_apply(cs, te.ev.frames, te.ev.nframes, keep, t, &d->stats);
+}
+
+static int drv_finish(struct drv *d)
+{
+	int err = 0, e;
+
+	for (size_t i = 0; i < d->n; i++) {
+		e = snap_cstack_end_thread(&d->cs[i], d->cs[i].last_event_time);
+		if (e < 0 && !err)
+			err = e;
+	}
+	return err;
+}
+
+struct scase {
+	const char *name;
+	enum snap_sampdiff_keep keep;
+	uint32_t depth;
+	const char *in[12];
+	const char *out;
+	uint64_t dropped, zero, empty, capped;
+};
+
+#define A(addr, sym) " address=0x" #addr " symbol=" sym
+
+static const struct scase cases[] = {
+	{"common_prefix_kept_leaf_changes",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 leaf",
+	  "20 1/1 sample cpu-clock 400000 main 401000 a 402010 leaf",
+	  "30 1/1 sample cpu-clock 400000 main 403000 b"},
+	 "B 11 tid=1 main" A(
+		 400000,
+		 "main") "\n"
+			 "B 11 tid=1 a" A(
+				 401000,
+				 "a") "\n"
+				      "B 11 tid=1 leaf" A(
+					      402000,
+					      "leaf") "\n"
+						      "E 20 tid=1 leaf\n"
+						      "B 20 tid=1 leaf" A(
+							      402010,
+							      "leaf") "\n"
+								      "E 30 tid=1 leaf\n"
+								      "E 30 tid=1 a\n"
+								      "B 30 tid=1 b" A(
+									      403000,
+									      "b") "\n"
+										   "E 30 tid=1 b\n"
+										   "E 30 tid=1 "
+										   "main\n"},
+	/* Same DSO-relative address in two DSOs: a different frame. */
+	{"same_address_other_symbol",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 1000 liba_f",
+	  "20 1/1 sample cpu-clock 400000 main 1000 libb_g"},
+	 "B 11 tid=1 main" A(400000,
+			     "main") "\n"
+				     "B 11 tid=1 liba_f" A(
+					     1000, "liba_f") "\n"
+							     "E 20 tid=1 liba_f\n"
+							     "B 20 tid=1 libb_g" A(
+								     1000,
+								     "libb_g") "\n"
+									       "E 20 tid=1 libb_g\n"
+									       "E 20 tid=1 main\n"},
+	/* Same symbol, new return address: the caller changed too. */
+	{"same_symbol_other_address",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 leaf",
+	  "20 1/1 sample cpu-clock 400000 main 401004 a 402000 leaf"},
+	 "B 11 tid=1 main" A(
+		 400000,
+		 "main") "\n"
+			 "B 11 tid=1 a" A(
+				 401000,
+				 "a") "\n"
+				      "B 11 tid=1 leaf" A(
+					      402000,
+					      "leaf") "\n"
+						      "E 20 tid=1 leaf\n"
+						      "E 20 tid=1 a\n"
+						      "B 20 tid=1 a" A(
+							      401004,
+							      "a") "\n"
+								   "B 20 tid=1 leaf" A(
+									   402000,
+									   "leaf") "\n"
+										   "E 20 tid=1 "
+										   "leaf\n"
+										   "E 20 tid=1 a\n"
+										   "E 20 tid=1 "
+										   "main\n"},
+	{"empty_chain_closes_all",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 401000 a", "20 1/1 sample cpu-clock",
+	  "30 1/1 sample cpu-clock 400000 main"},
+	 "B 11 tid=1 main" A(
+		 400000, "main") "\n"
+				 "B 11 tid=1 a" A(401000, "a") "\n"
+							       "E 20 tid=1 a\n"
+							       "E 20 tid=1 main\n"
+							       "B 30 tid=1 main" A(
+								       400000,
+								       "main") "\n"
+									       "E 30 tid=1 main\n",
+	 0,
+	 0,
+	 1},
+	{"zero_addresses_skipped",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 0 - 401000 a", "20 1/1 sample cpu-clock 0 - 0 -"},
+	 "B 11 tid=1 main" A(400000, "main") "\n"
+					     "B 11 tid=1 a" A(401000, "a") "\n"
+									   "E 20 tid=1 a\n"
+									   "E 20 tid=1 main\n",
+	 0,
+	 3,
+	 1},
+	/* Unknown frames keep the parser's name; a missing symbol is [unknown]. */
+	{"unknown_frames",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 7f0000001234 [unknown@0x1234(libx.so)] 7f0000005678 "
+	  "-"},
+	 "B 11 tid=1 main" A(
+		 400000,
+		 "main") "\n"
+			 "B 11 tid=1 [unknown@0x1234(libx.so)]" A(
+				 7f0000001234,
+				 "[unknown@0x1234(libx.so)]") "\n"
+							      "B 11 tid=1 [unknown]" A(
+								      7f0000005678,
+								      "[unknown]") "\n"
+										   "E 11 tid=1 "
+										   "[unknown]\n"
+										   "E 11 tid=1 "
+										   "[unknown@"
+										   "0x1234(libx.so)"
+										   "]\n"
+										   "E 11 tid=1 "
+										   "main\n"},
+	{"user_keep_drops_kernel_frames",
+	 SNAP_SAMPDIFF_USER,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main 401000 a ffffffff81000000 k_entry ffffffff81001000 "
+	  "k_leaf"},
+	 "B 11 tid=1 main" A(400000, "main") "\n"
+					     "B 11 tid=1 a" A(401000, "a") "\n"
+									   "E 11 tid=1 a\n"
+									   "E 11 tid=1 main\n",
+	 2},
+	{"kernel_keep_drops_user_frames",
+	 SNAP_SAMPDIFF_KERNEL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main ffffffff81000000 k_entry"},
+	 "B 11 tid=1 k_entry" A(ffffffff81000000, "k_entry") "\n"
+							     "E 11 tid=1 k_entry\n",
+	 1},
+	{"thread_appearing_mid_trace",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main", "50 1/2 sample cpu-clock 500000 worker",
+	  "60 1/1 sample cpu-clock 400000 main 401000 a", "70 1/2 sample cpu-clock"},
+	 "B 11 tid=1 main" A(400000,
+			     "main") "\n"
+				     "B 51 tid=2 worker" A(
+					     500000,
+					     "worker") "\n"
+						       "B 60 tid=1 a" A(401000,
+									"a") "\n"
+									     "E 70 tid=2 worker\n"
+									     "E 60 tid=1 a\n"
+									     "E 60 tid=1 main\n",
+	 0,
+	 0,
+	 1},
+	/* At time 0 the begins are deferred to the end (outermost first). */
+	{"samples_at_time_zero",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"0 1/1 sample cpu-clock 400000 main 401000 a", "5 1/1 sample cpu-clock 400000 main"},
+	 "E 5 tid=1 a\n"
+	 "B 0 tid=1 main" A(400000, "main") "\n"
+					    "B 0 tid=1 a" A(401000, "a") "\n"
+									 "E 5 tid=1 main\n"},
+	{"depth_cap",
+	 SNAP_SAMPDIFF_ALL,
+	 2,
+	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 b 403000 c"},
+	 "B 11 tid=1 main" A(400000, "main") "\n"
+					     "B 11 tid=1 a" A(401000, "a") "\n"
+									   "E 11 tid=1 a\n"
+									   "E 11 tid=1 main\n",
+	 0,
+	 0,
+	 0,
+	 2},
+};
+
+static void table(void)
+{
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct scase *c = &cases[k];
+		struct drv d;
+		char out[8192], why[256];
+		int err;
+
+		err = drv_init(&d, c->depth);
+		for (size_t i = 0; i < 12 && c->in[i] && err >= 0; i++)
+			err = drv_feed(&d, c->in[i], c->keep);
+		if (err >= 0)
+			err = drv_finish(&d);
+		CHECK_INT_EQ(0, err);
+		mock_lines(&d.m, NULL, out, sizeof(out));
+		if (strcmp(c->out, out))
+			fprintf(stderr, "case %s:\n--- expected\n%s--- got\n%s", c->name, c->out,
+				out);
+		CHECK_STR_EQ(c->out, out);
+		if (!mock_balanced(&d.m, 1, why, sizeof(why)))
+			fprintf(stderr, "case %s: %s\n", c->name, why);
+		CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+		CHECK_U64_EQ(c->dropped, d.stats.dropped_frames);
+		CHECK_U64_EQ(c->zero, d.stats.zero_frames);
+		CHECK_U64_EQ(c->empty, d.stats.empty);
+		CHECK_U64_EQ(c->capped, d.ctx.stats.depth_capped);
+		drv_fini(&d);
+	}
+}
+
+/* Random chains over a small alphabet: always balanced, depth bounded. */
+static void random_chains_balanced(void)
+{
+	struct drv d;
+	char line[1024], why[256];
+	uint32_t seed = 12345;
+	int err;
+
+	err = drv_init(&d, 8);
+	for (int s = 0; s < 2000 && err >= 0; s++) {
+		int len =
+			snprintf(line, sizeof(line), "%d 1/%d sample cpu-clock", s * 3, 1 + s % 3);
+		int n;
+
+		seed = seed * 1103515245u + 12345u;
+		n = (int)(seed >> 16) % 12;
+		for (int i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned v = (seed >> 16) % 4;
+			len += snprintf(line + len, sizeof(line) - (size_t)len, " %x f%u",
+					v ? 0x400000 + v * 0x10 : 0, v);
+		}
+		err = drv_feed(&d, line, SNAP_SAMPDIFF_ALL);
+	}
+	CHECK_INT_EQ(0, err);
+	for (size_t i = 0; i < d.n; i++)
+		CHECK(d.cs[i].total <= 8);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	if (!mock_balanced(&d.m, 1, why, sizeof(why)))
+		fprintf(stderr, "%s\n", why);
+	CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+	drv_fini(&d);
+}
+
+static void alloc_failures(void)
+{
+	static const char *const scen[] = {
+		"10 1/1 sample cpu-clock 400000 main 401000 a 402000 b",
+		"20 1/2 sample cpu-clock 400000 main 401000 a 402000 b",
+		"30 1/1 sample cpu-clock 400000 main 403000 c",
+		NULL,
+	};
+	int saw_enomem = 0, saw_ok = 0;
+
+	for (long n = 0; n < 200; n++) {
+		struct drv d;
+		int err;
+
+		snap_alloc_fail_after(n);
+		err = drv_init(&d, 0);
+		for (size_t i = 0; err >= 0 && scen[i]; i++)
+			err = drv_feed(&d, scen[i], SNAP_SAMPDIFF_ALL);
+		if (err >= 0)
+			err = drv_finish(&d);
+		snap_alloc_fail_after(-1);
+		CHECK(err == 0 || err == -ENOMEM);
+		saw_enomem |= err == -ENOMEM;
+		saw_ok |= err == 0;
+		drv_fini(&d);
+		if (err == 0)
+			break;
+	}
+	CHECK(saw_enomem);
+	CHECK(saw_ok);
+}
+
+int main(void)
+{
+	RUN(table);
+	RUN(random_chains_balanced);
+	RUN(alloc_failures);
+	return snap_test_done();
+}
