@@ -45,6 +45,7 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"z-print-perf-commands", NULL, NULL, NULL},
 	{"filter", NULL, "(START STOP)", NULL},
 	{"vv", NULL, NULL, NULL},
+	{NULL, NULL, NULL, NULL},
 };
 
 void snap_recflags_init(struct snap_recflags *f)

@@ -29,7 +29,8 @@ struct snap_recflags {
 	const char *snapshot_size;
 };
 
-/* The flag table entries shared by run and attach, and their count. */
+/* The flag table entries shared by run and attach (NULL-terminated), and
+ * their count without the terminator. */
 extern const struct snap_opt snap_recflags_opts[];
 #define SNAP_RECFLAGS_NOPTS 21
 
