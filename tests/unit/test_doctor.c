@@ -5,12 +5,25 @@
 #include "snap_test.h"
 #include "util/err.h"
 
+/* strstr behind a call gcc does not see through (its -Wstringop-overread
+ * misjudges the item arrays under -fsanitize). */
+__attribute__((noinline)) static int contains(const char *s, const char *sub)
+{
+	return strstr(s, sub) != NULL;
+}
+
+/* Returns the item called what; a missing item fails the test and returns a
+ * blank one (never NULL, so callers can dereference). */
 static const struct snap_doc_item *find(const struct snap_doc_item *it, size_t n, const char *what)
 {
+	static struct snap_doc_item none = {"(none)", SNAP_DOC_INFO, "", ""};
+
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(it[i].what, what))
 			return &it[i];
-	return NULL;
+	fprintf(stderr, "  no doctor item '%s'\n", what);
+	snap_test_cur_failed = 1;
+	return &none;
 }
 
 /* This VM, as a non-root user. */
@@ -41,18 +54,18 @@ static void vm_non_root(void)
 	CHECK(n >= 10);
 	CHECK_INT_EQ(SNAP_DOC_OK, find(it, n, "perf")->status);
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "Intel PT")->status);
-	CHECK(strstr(find(it, n, "Intel PT")->fix, "stack sampling") != NULL);
+	CHECK(contains(find(it, n, "Intel PT")->fix, "stack sampling"));
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "hardware PMU")->status);
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "LBR")->status);
 	k = find(it, n, "kernel tracing");
 	CHECK_INT_EQ(SNAP_DOC_MISSING, k->status);
 	CHECK_STR_EQ("run as root, or: sudo sysctl kernel.perf_event_paranoid=1", k->fix);
-	CHECK(strstr(k->detail, "paranoid 2") != NULL);
+	CHECK(contains(k->detail, "paranoid 2"));
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "dlfilter")->status);
-	CHECK(strstr(find(it, n, "dlfilter")->fix, "run make") != NULL);
+	CHECK(contains(find(it, n, "dlfilter")->fix, "run make"));
 	CHECK_INT_EQ(SNAP_DOC_OK, find(it, n, "breakpoints")->status);
 	CHECK_INT_EQ(1, snap_doctor_can_record(&m));
-	CHECK(strstr(snap_doctor_mode(&m), "cpu-clock") != NULL);
+	CHECK(contains(snap_doctor_mode(&m), "cpu-clock"));
 }
 
 static void bare_metal_root(void)
@@ -73,8 +86,8 @@ static void bare_metal_root(void)
 		if (it[i].status == SNAP_DOC_MISSING)
 			fprintf(stderr, "  unexpected: %s %s\n", it[i].what, it[i].detail);
 	}
-	CHECK(strstr(find(it, n, "kernel tracing")->detail, "root") != NULL);
-	CHECK(strstr(snap_doctor_mode(&m), "Intel PT") != NULL);
+	CHECK(contains(find(it, n, "kernel tracing")->detail, "root"));
+	CHECK(contains(snap_doctor_mode(&m), "Intel PT"));
 }
 
 static void broken_machine(void)
@@ -90,7 +103,7 @@ static void broken_machine(void)
 	m.has_bp_pmu = 0;
 	n = snap_doctor_check(&m, it, SNAP_DOC_MAX);
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "perf")->status);
-	CHECK(strstr(find(it, n, "perf")->fix, "linux-perf") != NULL);
+	CHECK(contains(find(it, n, "perf")->fix, "linux-perf"));
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "perf_event_paranoid")->status);
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "kptr_restrict")->status);
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "ptrace")->status);
@@ -107,7 +120,7 @@ static void broken_machine(void)
 	m.plugin_found = 1;
 	n = snap_doctor_check(&m, it, SNAP_DOC_MAX);
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "perf")->status);
-	CHECK(strstr(find(it, n, "dlfilter")->fix, "5.14") != NULL);
+	CHECK(contains(find(it, n, "dlfilter")->fix, "5.14"));
 	/* a short output array is never overrun */
 	CHECK_INT_EQ(3, snap_doctor_check(&m, it, 3));
 }
