@@ -79,12 +79,16 @@ chain_ratio() {
 		END { done_rec(); printf "%d %d\n", total ? 100 * good / total : 0, total }'
 }
 
-# dump_nesting FXT LEAF CALLERS...: like chain_ratio on the decoded trace: each
+# dump_nesting FXT CALLERS... LEAF: like chain_ratio on the decoded trace: each
 # begin of LEAF must sit inside CALLERS (outermost first); prints "pct total".
 dump_nesting() {
 	local fxt=$1
 	shift
-	"$snap" dump "$fxt" 2>/dev/null | awk -v want="$*" '
+	# FXT need not be time-ordered (deferred start events come last): sort by
+	# timestamp, stably, before replaying the begins and ends.
+	"$snap" dump "$fxt" 2>/dev/null | grep -E '^(begin|end) ' |
+		awk '{ t = $2; sub(/^ts=/, "", t); print t "\t" $0 }' | sort -s -n -k1,1 | cut -f2- |
+		awk -v want="$*" '
 		BEGIN { n = split(want, w, " ") }
 		/^begin / {
 			match($0, /tid=[0-9]+/); t = substr($0, RSTART + 4, RLENGTH - 4)
@@ -205,8 +209,10 @@ t_run_sampling() {
 }
 
 t_run_signal_status() {
-	# The program kills itself with SIGTERM: snaptrace reports 128+15 once decoded.
-	snap sig run -sampling -timer-resolution Low -o "$tmp/sig.fxt.gz" -- sh -c 'kill -TERM $$'
+	# The program works a little, then kills itself with SIGTERM: snaptrace
+	# exits 128+15 once the trace is written.
+	snap sig run -sampling -timer-resolution Sample:2000 -o "$tmp/sig.fxt.gz" -- \
+		sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done; kill -TERM $$'
 	if ! decoded sig; then
 		skip run_signal_status "decoding not implemented yet"
 		return
