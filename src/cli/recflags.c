@@ -14,6 +14,7 @@
 #include "record/elfsym.h"
 #include "record/session.h"
 #include "record/trigger.h"
+#include "record/workdir.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -448,6 +449,46 @@ static int precheck(struct snap_recflags *f, const char *cmd, const struct snap_
 	return 0;
 }
 
+/* "trace.fxt.gz" + 2 -> "trace.2.fxt.gz" (before the first dot of the base name). */
+static void numbered_output(const char *out, int i, char *buf, size_t len)
+{
+	const char *base = strrchr(out, '/');
+	const char *dot = strchr(base ? base + 1 : out, '.');
+
+	if (!dot || dot == (base ? base + 1 : out))
+		snprintf(buf, len, "%s.%d", out, i);
+	else
+		snprintf(buf, len, "%.*s.%d%s", (int)(dot - out), out, i, dot);
+}
+
+/* -multi-snapshot: the pipeline reads one perf.data, so each snapshot gets its
+ * own trace, numbered in time order (the last one is the plain name). */
+static int decode_each(struct snap_decode_opts *d, struct snap_session *s)
+{
+	char **names;
+	int n = snap_workdir_list_data(&s->wd, &names), err = 0;
+	const char *out = d->output ? d->output : "trace.fxt.gz";
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && !err; i++) {
+		char in[PATH_MAX + NAME_MAX + 2], o[PATH_MAX];
+
+		snprintf(in, sizeof(in), "%s/%s", s->wd.path, names[i]);
+		if (i == n - 1)
+			snprintf(o, sizeof(o), "%s", out);
+		else
+			numbered_output(out, i + 1, o, sizeof(o));
+		snap_warn("decoding snapshot %d of %d into %s", i + 1, n, o);
+		d->input = in;
+		d->output = o;
+		err = snap_decode_run(d);
+	}
+	d->output = out;
+	snap_workdir_free_list(names, n);
+	return err;
+}
+
 static int decode(struct snap_recflags *f, struct snap_session *s)
 {
 	struct snap_decode_opts d = {0};
@@ -485,7 +526,11 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.nhits = s->nhits;
 	d.names = names;
 	d.nnames = nn;
-	snap_warn("decoding %s", s->ndata > 1 ? "the snapshots" : "perf.data");
+	if (s->ndata > 1) {
+		err = decode_each(&d, s);
+		goto out;
+	}
+	snap_warn("decoding perf.data");
 	err = snap_decode_run(&d);
 out:
 	snap_free(hits);

@@ -525,8 +525,8 @@ int snap_session_loop(struct snap_session *s)
 	return 0;
 }
 
-/* Keeps the data files up to the last snapshot (single-shot trigger:
- * drops the dump perf wrote when it stopped), then names the input. */
+/* Keeps the data files up to the last trigger snapshot (drops the dump perf
+ * writes when it stops: the trace ends at a hit), then names the input. */
 static int collect_data(struct snap_session *s)
 {
 	char **names = NULL;
@@ -538,7 +538,7 @@ static int collect_data(struct snap_session *s)
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 
-		if (dfd >= 0 && s->nhits && !s->cfg.rec.multi_snapshot && s->last_snap[0] &&
+		if (dfd >= 0 && s->nhits && !s->keep_final && s->last_snap[0] &&
 		    strcmp(names[i], s->last_snap) > 0) {
 			snap_rmtree_at(dfd, names[i]);
 			continue;
@@ -573,6 +573,20 @@ int snap_session_finish(struct snap_session *s)
 	int err;
 
 	child_release(s);
+	if (s->trig.nbps) {
+		/* Hits not handled yet (the program exited right after one): the
+		 * dump perf writes when it stops holds them, so keep that dump. */
+		struct snap_trigger_hit h;
+
+		if (snap_trigger_read(&s->trig, &h, 1) == 1 &&
+		    (s->cfg.rec.multi_snapshot || !s->nhits) &&
+		    snap_vec_reserve(&s->hits, &s->hcap, s->nhits + 1, sizeof(*s->hits)) == 0) {
+			s->hits[s->nhits++] = h;
+			s->keep_final = 1;
+			snap_warn("trigger %s hit by tid %d as the recording ended",
+				  s->trigger_name, (int)h.tid);
+		}
+	}
 	if (s->cfg.trigger && !s->nhits)
 		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
 			  s->trigger_name ? s->trigger_name : s->cfg.trigger,

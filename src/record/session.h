@@ -66,6 +66,7 @@ struct snap_session {
 	size_t nhits, hcap;
 	int snapshots;		      /* snapshots taken */
 	int kernel_signals;	      /* the breakpoints signal perf directly */
+	int keep_final;		      /* keep the dump perf writes at stop (a late hit) */
 	char last_snap[NAME_MAX + 1]; /* data file written by the last snapshot */
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;

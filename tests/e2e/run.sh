@@ -359,6 +359,12 @@ t_multi_snapshot() {
 	else
 		failed multi_snapshot "$n data files: $(grep -c 'snapshot taken' "$tmp/msnap.err") snapshots"
 	fi
+	# one trace per snapshot: msnap.1.fxt.gz ... and msnap.fxt.gz for the last
+	if [ $rc -eq 0 ] && [ -s "$tmp/msnap.1.fxt.gz" ] && [ -s "$tmp/msnap.fxt.gz" ]; then
+		pass multi_snapshot_traces
+	else
+		failed multi_snapshot_traces "rc $rc: $(ls "$tmp" | grep msnap | tr '\n' ' ')"
+	fi
 }
 
 t_multi_thread() {
