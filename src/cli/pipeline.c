@@ -322,6 +322,9 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_src;
 	}
+	/* Level 1: about 3x faster than 6 on FXT for files only a few % bigger
+	 * (measured by make bench); decode speed is what users wait for. */
+	snap_sink_set_gz_level(&sink, 1);
 	err = snap_fxt_init(&fx, &sink, &st);
 	if (err >= 0)
 		err = decoder_setup(&dec, &fx.base, &st, o);
