@@ -290,9 +290,11 @@ const struct snap_perfscript_stats *snap_perfscript_stats(const struct snap_perf
  * *adv bytes to consume. Returns 1, or 0 if there is none yet. */
 static int ps_peek(struct snap_perfscript *ps, const char **s, size_t *n, size_t *adv)
 {
-	const char *b = ps->buf + ps->pos;
-	const char *nl = NULL;
+	const char *b, *nl = NULL;
 
+	if (!ps->buf)
+		return 0; /* nothing fed yet */
+	b = ps->buf + ps->pos;
 	if (ps->scan < ps->pos)
 		ps->scan = ps->pos;
 	if (ps->scan < ps->len)
