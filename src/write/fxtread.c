@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -702,7 +703,7 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c)
 void snap_fxtcheck_fini(struct snap_fxtcheck *c)
 {
 	for (size_t i = 0; i < c->ntracks; i++)
-		snap_free(c->tracks[i].stack);
+		snap_free(c->tracks[i].durs);
 	snap_free(c->tracks);
 	snap_u64map_fini(&c->map);
 	memset(c, 0, sizeof(*c));
@@ -774,7 +775,6 @@ static int check_track(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 		       struct snap_fxtcheck_track **out)
 {
 	uint64_t key = (rec->pid & 0xffffffffu) << 32 | (rec->tid & 0xffffffffu), v;
-	struct snap_fxtcheck_track *t;
 
 	if (!snap_u64map_get(&c->map, key, &v)) {
 		if (snap_vec_reserve(&c->tracks, &c->cap, c->ntracks + 1, sizeof(*c->tracks)) < 0)
@@ -786,14 +786,7 @@ static int check_track(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 		if (snap_u64map_put(&c->map, key, v) < 0)
 			return -ENOMEM;
 	}
-	t = &c->tracks[v];
-	if (rec->ts < t->last_ts)
-		return check_fail(c, rec,
-				  "time goes back on pid %" PRIu64 " tid %" PRIu64 ": %" PRIu64
-				  " after %" PRIu64,
-				  rec->pid, rec->tid, rec->ts, t->last_ts);
-	t->last_ts = rec->ts;
-	*out = t;
+	*out = &c->tracks[v];
 	return 0;
 }
 
@@ -805,37 +798,10 @@ static int str_eq(const struct snap_fxt_str *a, const struct snap_fxt_str *b)
 static int check_duration(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
 {
 	struct snap_fxtcheck_track *t = NULL;
-	int err = check_track(c, rec, &t);
+	struct snap_fxtcheck_dur *d;
+	int err;
 
-	if (err < 0)
-		return err;
-	switch (rec->sub) {
-	case SNAP_FXT_EV_BEGIN:
-		c->begins++;
-		if (t->depth >= SNAP_FXTCHECK_MAX_DEPTH)
-			return check_fail(c, rec,
-					  "nesting deeper than %d on pid %" PRIu64 " tid %" PRIu64
-					  " (Perfetto drops it)",
-					  SNAP_FXTCHECK_MAX_DEPTH, rec->pid, rec->tid);
-		if (snap_vec_reserve(&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)) < 0)
-			return -ENOMEM;
-		t->stack[t->depth++] = rec->name;
-		return 0;
-	case SNAP_FXT_EV_END:
-		c->ends++;
-		if (!t->depth)
-			return check_fail(
-				c, rec, "end on pid %" PRIu64 " tid %" PRIu64 " with no open begin",
-				rec->pid, rec->tid);
-		t->depth--;
-		if (rec->name.len && !str_eq(&rec->name, &t->stack[t->depth]))
-			return check_fail(
-				c, rec, "end \"%.*s\" closes \"%.*s\" (not in stack order)",
-				(int)(rec->name.len > 80 ? 80 : rec->name.len), rec->name.s,
-				(int)(t->stack[t->depth].len > 80 ? 80 : t->stack[t->depth].len),
-				t->stack[t->depth].s);
-		return 0;
-	default: /* complete */
+	if (rec->sub == SNAP_FXT_EV_COMPLETE) {
 		c->completes++;
 		if (rec->end < rec->ts)
 			return check_fail(c, rec,
@@ -844,6 +810,86 @@ static int check_duration(struct snap_fxtcheck *c, const struct snap_fxtread_rec
 					  rec->end, rec->ts);
 		return check_time(c, rec, rec->end);
 	}
+	err = check_track(c, rec, &t);
+	if (err < 0)
+		return err;
+	if (snap_vec_reserve(&t->durs, &t->capdurs, t->ndurs + 1, sizeof(*t->durs)) < 0)
+		return -ENOMEM;
+	d = &t->durs[t->ndurs++];
+	d->ts = rec->ts;
+	d->index = rec->index;
+	d->name = rec->name;
+	d->begin = rec->sub == SNAP_FXT_EV_BEGIN;
+	if (d->begin)
+		c->begins++;
+	else
+		c->ends++;
+	return 0;
+}
+
+static int dur_cmp(const void *pa, const void *pb)
+{
+	const struct snap_fxtcheck_dur *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Matches one track's begins and ends in Perfetto's order. */
+static int check_nesting(struct snap_fxtcheck *c, struct snap_fxtcheck_track *t)
+{
+	const struct snap_fxtcheck_dur **stack = NULL;
+	size_t depth = 0, cap = 0;
+	uint64_t at = 0;
+	int err = 0;
+
+	qsort(t->durs, t->ndurs, sizeof(*t->durs), dur_cmp);
+	for (size_t i = 0; i < t->ndurs && !err; i++) {
+		const struct snap_fxtcheck_dur *d = &t->durs[i];
+
+		at = d->index;
+		if (d->begin) {
+			if (depth >= SNAP_FXTCHECK_MAX_DEPTH)
+				err = check_fail(c, NULL,
+						 "nesting deeper than %d on pid %" PRIu64
+						 " tid %" PRIu64 " (Perfetto drops it)",
+						 SNAP_FXTCHECK_MAX_DEPTH, t->pid, t->tid);
+			else if (snap_vec_reserve(&stack, &cap, depth + 1, sizeof(*stack)) < 0)
+				err = -ENOMEM;
+			else
+				stack[depth++] = d;
+		} else if (!depth) {
+			err = check_fail(c, NULL,
+					 "end at %" PRIu64 " on pid %" PRIu64 " tid %" PRIu64
+					 " with no open begin",
+					 d->ts, t->pid, t->tid);
+		} else if (d->name.len && !str_eq(&d->name, &stack[depth - 1]->name)) {
+			err = check_fail(
+				c, NULL,
+				"end \"%.*s\" at %" PRIu64 " closes \"%.*s\" (not in stack order)",
+				(int)(d->name.len > 80 ? 80 : d->name.len), d->name.s, d->ts,
+				(int)(stack[depth - 1]->name.len > 80 ? 80
+								      : stack[depth - 1]->name.len),
+				stack[depth - 1]->name.s);
+		} else {
+			depth--;
+		}
+	}
+	if (!err && depth) {
+		at = stack[depth - 1]->index;
+		err = check_fail(
+			c, NULL,
+			"%zu begin(s) never ended on pid %" PRIu64 " tid %" PRIu64
+			" (innermost \"%.*s\")",
+			depth, t->pid, t->tid,
+			(int)(stack[depth - 1]->name.len > 80 ? 80 : stack[depth - 1]->name.len),
+			stack[depth - 1]->name.s ? stack[depth - 1]->name.s : "");
+	}
+	if (err == -SNAP_EPARSE)
+		c->bad_index = at;
+	snap_free(stack);
+	return err;
 }
 
 static int check_event(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
@@ -914,17 +960,10 @@ int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 int snap_fxtcheck_finish(struct snap_fxtcheck *c)
 {
 	for (size_t i = 0; i < c->ntracks; i++) {
-		const struct snap_fxtcheck_track *t = &c->tracks[i];
+		int err = check_nesting(c, &c->tracks[i]);
 
-		if (t->depth)
-			return check_fail(c, NULL,
-					  "%zu begin(s) never ended on pid %" PRIu64 " tid %" PRIu64
-					  " (innermost \"%.*s\")",
-					  t->depth, t->pid, t->tid,
-					  (int)(t->stack[t->depth - 1].len > 80
-							? 80
-							: t->stack[t->depth - 1].len),
-					  t->stack[t->depth - 1].s ? t->stack[t->depth - 1].s : "");
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }

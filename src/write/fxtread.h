@@ -165,11 +165,18 @@ int snap_fxtread_is_default(const struct snap_fxtread_rec *rec);
 size_t snap_fxtread_desc(const struct snap_fxtread_rec *rec, char *buf, size_t len);
 
 /* The validator: feed it every record of a trace in order, then finish. */
+/* A begin or end, kept until finish: Perfetto sorts a track's events by
+ * timestamp (file order breaking ties) before it matches begins and ends. */
+struct snap_fxtcheck_dur {
+	uint64_t ts, index; /* record index, also the tie-break */
+	struct snap_fxt_str name;
+	int begin;
+};
+
 struct snap_fxtcheck_track {
 	uint64_t pid, tid;
-	uint64_t last_ts;
-	struct snap_fxt_str *stack; /* names of the open begins */
-	size_t depth, cap;
+	struct snap_fxtcheck_dur *durs;
+	size_t ndurs, capdurs;
 };
 
 struct snap_fxtcheck {
@@ -188,14 +195,16 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
 /* Checks one record (as returned by snap_fxtread_next, borrowed; its strings
  * must stay valid until finish). Returns 0, -SNAP_EPARSE with the problem in
- * c->why (flags set by the reader, refs undefined, an end with no open
- * begin or naming another slice than the innermost one, a timestamp going
- * back on a track, a complete event ending before it starts, a time
+ * c->why (flags set by the reader, refs undefined, a complete event ending
+ * before it starts, a time
  * overflowing int64 ns, zero ticks/s, nesting deeper than
  * SNAP_FXTCHECK_MAX_DEPTH, a counter with non-numeric args, a thread name
  * without a "process" koid arg), or -ENOMEM. */
 int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec);
-/* Checks that every begin was ended. Returns 0 or -SNAP_EPARSE (c->why). */
+/* Checks each track's begins and ends the way Perfetto matches them, after a
+ * stable sort by timestamp: no end without an open begin, ends naming the
+ * innermost open slice, nesting within SNAP_FXTCHECK_MAX_DEPTH, every begin
+ * ended. Returns 0, -SNAP_EPARSE (c->why, c->bad_index) or -ENOMEM. */
 int snap_fxtcheck_finish(struct snap_fxtcheck *c);
 
 #endif
