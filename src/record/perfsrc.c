@@ -62,6 +62,7 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		err = snap_dlsrc_open(&src->dl, &dl, names);
 		src->use_plugin = err == 0;
 		src->opts = *o;
+		src->opts.plugin = NULL; /* borrowed for open only */
 		src->names = names;
 		return err;
 	}
@@ -112,10 +113,11 @@ int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 
 		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
 			return r;
-		/* Nothing came from the plugin at all: perf could not load it. */
+		/* Nothing came from the plugin at all: perf could not load it. (o.plugin
+		 * was only borrowed for open: use dlsrc's copy.) */
 		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
 			  "output instead (-v shows why the plugin was chosen)",
-			  o.plugin, snap_strerror(r));
+			  src->dl.plugin, snap_strerror(r));
 		snap_dlsrc_close(&src->dl);
 		o.plugin = NULL;
 		r = snap_perfsrc_open(src, &o, src->names);

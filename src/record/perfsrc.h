@@ -21,7 +21,7 @@ struct snap_perfsrc_opts {
 	const char *perf;	      /* perf binary (borrowed) */
 	const char *data;	      /* perf.data path (borrowed) */
 	enum snap_perfdata_kind kind; /* AUX: decode branches; else samples */
-	const char *plugin;	      /* dlfilter plugin (borrowed), NULL = text path */
+	const char *plugin;	      /* dlfilter plugin (borrowed for open), NULL = text path */
 	int keepjumps;		      /* plugin: send intra-symbol jumps too */
 };
 
