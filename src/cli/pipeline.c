@@ -23,6 +23,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/progress.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
 #include "write/sink.h"
@@ -295,13 +296,22 @@ out:
 static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope)
 {
 	struct snap_event ev;
+	struct snap_progress prog;
+	uint64_t nev = 0;
 	char desc[256];
 	int r;
 
+	/* A progress line on a terminal for decodes longer than a second. */
+	snap_progress_init(&prog, STDERR_FILENO,
+			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
+			   snap_progress_now());
 	while ((r = source_next(src, &ev)) > 0) {
 		if (decode_interrupted)
 			break;
+		snap_progress_tick(&prog, ++nev);
 		r = snap_decoder_feed(dec, &ev);
+		if (r < 0)
+			snap_progress_done(&prog);
 		if (r == -SNAP_ESCOPE) {
 			snap_log(SNAP_LOG_QUIET,
 				 "%s: event outside the trace scope (%s) with -strict-scope: %s; "
@@ -316,6 +326,7 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 			return r;
 		}
 	}
+	snap_progress_done(&prog);
 	if (decode_interrupted) {
 		snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
 		return -EINTR;

@@ -195,6 +195,82 @@ else
 	same_dump dlfilter_same_dump_flat "$tmp/flat.data"
 fi
 
+# ---- a broken plugin: clear errors naming it, no hang, no output file ----
+# bad: a valid header, then a branch record too short for its kind; crash: a
+# valid start, then perf dies; slow: a valid start, then 20 ms per sample (and
+# perf gets killed).
+cat >"$tmp/evil.c" <<'EOF_C'
+#include <perf/perf_dlfilter.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+struct perf_dlfilter_fns perf_dlfilter_fns;
+static int n;
+static void put(const void *p, size_t len) { if (write(3, p, len) < 0) {} }
+int start(void **data, void *ctx) { (void)data; (void)ctx;
+	unsigned char h[16] = "SNAPDLR1\1\0\0\0\20\0\0\0";
+	put(h, 16);
+	if (MODE == 0) { unsigned char r[12] = {2, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4}; put(r, 12); }
+	if (MODE >= 1) { unsigned char r[14] = {1, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 'x', 'y'}; put(r, 14); }
+	return 0; }
+int filter_event_early(void *d, const struct perf_dlfilter_sample *s, void *c) { (void)d; (void)s; (void)c;
+	if (MODE == 1 && ++n == 3) raise(SIGSEGV);
+	if (MODE == 2) { struct timespec ts = {0, 20000000}; nanosleep(&ts, NULL); }
+	return 1; }
+EOF_C
+evil_ok=1
+for m in 0 1 2; do
+	gcc -O1 -fPIC -shared -DMODE=$m -o "$tmp/evil$m.so" "$tmp/evil.c" 2>>"$tmp/evil.err" || evil_ok=0
+done
+if [ ! -x ./snaptrace ] || [ "$evil_ok" != 1 ]; then
+	skip dlfilter_bad_plugin "./snaptrace or the test plugins could not be built"
+else
+	# evil_case NAME PLUGIN MESSAGE-REGEX
+	evil_case() {
+		local rc=0
+		SNAPTRACE_DLFILTER=$2 timeout 60 ./snaptrace decode "$tmp/fp.data" -o "$tmp/$1.fxt" \
+			>"$tmp/$1.err" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+			fail "$1" "exit status $rc (0: accepted a broken stream, 124: hung)"
+		elif [ -e "$tmp/$1.fxt" ]; then
+			fail "$1" "an output file was left behind"
+		elif ! grep -q "$2" "$tmp/$1.err" || ! grep -Eq "$3" "$tmp/$1.err"; then
+			fail "$1" "unclear message: $(head -c 300 "$tmp/$1.err" | tr '\n' '|')"
+		else
+			pass "$1"
+		fi
+	}
+	evil_case dlfilter_bad_record "$tmp/evil0.so" 'bad record from the dlfilter plugin'
+	evil_case dlfilter_plugin_crash "$tmp/evil1.so" 'perf script died \(signal 11\)'
+	# perf killed in the middle of a decode: an error, and no partial output.
+	SNAPTRACE_DLFILTER=$tmp/evil2.so ./snaptrace decode "$tmp/fp.data" -o "$tmp/killed.fxt" \
+		>"$tmp/killed.err" 2>&1 &
+	st_pid=$!
+	perf_pid=
+	for _ in $(seq 100); do
+		for c in $(cat "/proc/$st_pid/task/$st_pid/children" 2>/dev/null); do
+			tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q 'script.*evil2' &&
+				perf_pid=$c
+		done
+		[ -n "$perf_pid" ] && break
+		sleep 0.05
+	done
+	[ -n "$perf_pid" ] && sleep 0.3 && kill -9 "$perf_pid"
+	rc=0
+	wait "$st_pid" || rc=$?
+	if [ -z "$perf_pid" ]; then
+		fail dlfilter_perf_killed "perf script never showed up under snaptrace"
+	elif [ "$rc" -eq 0 ] || [ -e "$tmp/killed.fxt" ] || ls "$tmp"/killed.fxt.* >/dev/null 2>&1; then
+		fail dlfilter_perf_killed "exit $rc, output: $(ls "$tmp" | grep killed.fxt | tr '\n' ' ')"
+	elif ! grep -q 'signal 9' "$tmp/killed.err"; then
+		fail dlfilter_perf_killed "unclear message: $(head -c 300 "$tmp/killed.err" | tr '\n' '|')"
+	else
+		pass dlfilter_perf_killed
+	fi
+fi
+
 # ---- Intel PT: synthetic perf.data made at test time by tests/ptsynth's tools ----
 T=$ROOT/$SNAP_BUILD/tests/ptsynth
 PR=$ROOT/$SNAP_BUILD/tests/progs
