@@ -23,6 +23,7 @@ struct snap_perfsrc_opts {
 	enum snap_perfdata_kind kind; /* AUX: decode branches; else samples */
 	const char *plugin;	      /* dlfilter plugin (borrowed for open), NULL = text path */
 	int keepjumps;		      /* plugin: send intra-symbol jumps too */
+	int timeless;		      /* no timestamps in the data: do not ask for time */
 };
 
 struct snap_perfsrc {
