@@ -121,6 +121,8 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	po.data = src->name;
 	po.kind = info.kind;
 	po.timeless = info.timeless;
+	po.vmlinux = o->vmlinux;
+	po.kallsyms = o->kallsyms;
 	if (info.timeless) {
 		snap_warn(
 			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "

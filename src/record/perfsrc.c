@@ -31,6 +31,14 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 	argv[n++] = "-i";
 	argv[n++] = o->data;
 	argv[n++] = "--ns";
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
 	if (o->kind == SNAP_PERFDATA_AUX) {
 		argv[n++] = "--itrace=bep";
 		argv[n++] = "-F";
@@ -59,6 +67,8 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 			.plugin = o->plugin,
 			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
 			.keepjumps = o->keepjumps,
+			.vmlinux = o->vmlinux,
+			.kallsyms = o->kallsyms,
 		};
 
 		err = snap_dlsrc_open(&src->dl, &dl, names);
