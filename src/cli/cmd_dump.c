@@ -227,7 +227,8 @@ static int dump_walk(const char *path, const unsigned char *data, size_t len, in
 		}
 	}
 	if (check && !status && snap_fxtcheck_finish(&c) < 0) {
-		fprintf(stderr, "snaptrace dump: %s: at the end: %s\n", path, c.why);
+		fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path, c.bad_index,
+			c.why);
 		status = 1;
 	}
 	if (check && !status)

@@ -164,18 +164,28 @@ int snap_fxtread_is_default(const struct snap_fxtread_rec *rec);
  * truncated if short). Returns the full length the line needs, as snprintf. */
 size_t snap_fxtread_desc(const struct snap_fxtread_rec *rec, char *buf, size_t len);
 
-/* The validator: feed it every record of a trace in order, then finish. */
-struct snap_fxtcheck_track {
-	uint64_t pid, tid;
-	uint64_t last_ts;
-	struct snap_fxt_str *stack; /* names of the open begins */
-	size_t depth, cap;
+/*
+ * The validator, for `dump -check`: feed it every record of a trace in
+ * order, then finish. Records are checked as they come (flags, refs, times,
+ * counter args, thread names); duration events (begin, end, complete) are
+ * kept and checked at finish the way Perfetto builds slices: per thread,
+ * stably sorted by timestamp (file order breaks ties), then matched on a
+ * stack.
+ */
+struct snap_fxtcheck_ev {
+	uint64_t ts, end; /* end: complete events only */
+	const char *name; /* borrowed from the trace */
+	uint64_t index;	  /* record index (the stable tie-break) */
+	uint32_t name_len;
+	uint32_t track_sub; /* track index << 4 | event type */
 };
 
 struct snap_fxtcheck {
-	struct snap_u64map map; /* (pid << 32 | tid) -> track index */
-	struct snap_fxtcheck_track *tracks;
+	struct snap_u64map map; /* (pid << 32 | tid), cut to 32 bits each -> track index */
+	uint64_t (*tracks)[2];	/* track index -> pid, tid */
 	size_t ntracks, cap;
+	struct snap_fxtcheck_ev *ev; /* the duration events */
+	size_t nev, evcap;
 	uint64_t tps; /* ticks per second in force */
 	uint64_t records, events, begins, ends, completes, counters, kobjs;
 	uint64_t bad_index; /* record index of the first problem */
@@ -188,14 +198,17 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
 /* Checks one record (as returned by snap_fxtread_next, borrowed; its strings
  * must stay valid until finish). Returns 0, -SNAP_EPARSE with the problem in
- * c->why (flags set by the reader, refs undefined, an end with no open
- * begin or naming another slice than the innermost one, a timestamp going
- * back on a track, a complete event ending before it starts, a time
- * overflowing int64 ns, zero ticks/s, nesting deeper than
- * SNAP_FXTCHECK_MAX_DEPTH, a counter with non-numeric args, a thread name
- * without a "process" koid arg), or -ENOMEM. */
+ * c->why and its record in c->bad_index (a reader flag: undefined ref,
+ * index 0, unknown provider, zero ticks/s, bad magic; a complete event
+ * ending before it starts; a time overflowing int64 ns; a counter with
+ * non-numeric args; a thread name without a "process" koid arg), or -ENOMEM. */
 int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec);
-/* Checks that every begin was ended. Returns 0 or -SNAP_EPARSE (c->why). */
+/* Checks the slices: per thread, in timestamp order, every end closes an
+ * open begin (never below depth 0), an end's name (when not empty) is the
+ * innermost begin's, no slice outlasts the slice it is nested in,
+ * complete events do not partially overlap, nesting stays within
+ * SNAP_FXTCHECK_MAX_DEPTH, and every begin is ended. Returns 0, -SNAP_EPARSE
+ * (c->why, c->bad_index) or -ENOMEM. */
 int snap_fxtcheck_finish(struct snap_fxtcheck *c);
 
 #endif
