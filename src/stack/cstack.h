@@ -7,12 +7,20 @@
  *
  * Slices are written to ctx->tl on the track (pid, tid) given at init; the
  * caller announces the track. Calls that share one perf timestamp are spread
- * evenly up to the next distinct timestamp (§4.3); begins whose start time is
- * only known later (inferred caller frames, frames at time 0) are deferred and
- * written when the thread segment ends (§4.4), so the output is in order per
- * timestamp but not globally sorted by time (like magic-trace). Ops at a time
- * equal to that of a deferred begin are deferred after it, so that after a
- * stable sort by timestamp every track's begins and ends nest.
+ * evenly up to the next distinct timestamp (§4.3). Begins whose start time is
+ * only known later (inferred caller frames at the stack's create_time, the
+ * [unknown] spans of returns past the bottom) are deferred and written when
+ * the thread segment ends (§4.4), so the output is not globally sorted by
+ * time (as in magic-trace); viewers sort it stably by timestamp.
+ *
+ * REC (instead of magic-trace's front/back start_events queue, which breaks
+ * nesting at equal timestamps across nested or re-created stacks): every op
+ * gets a logical sequence number; each stack records the sequence number of
+ * its creation (its "cut"). Ops at a time <= the latest cut time are deferred
+ * too, and at the end the deferred ops are sorted by (time, sequence), where
+ * inferred frames take their stack's cut sequence (later-discovered, i.e.
+ * outer, frames first). So after a stable sort by timestamp every track's
+ * begins and ends nest, whatever the order in which frames were discovered.
  *
  * Stack depth is capped (ctx->max_depth frames per thread, counting the
  * suspended stacks of syscalls/interrupts): deeper calls are counted and
@@ -73,16 +81,19 @@ struct snap_cstack_stk {
 	size_t n, cap;
 	uint64_t create_time;
 	uint32_t overflow; /* calls dropped by the depth cap still "open" on top */
+	uint64_t cut_seq;  /* sequence number of the stack's creation */
 };
 
 /* A pending or deferred operation (§4.3). */
 struct snap_cstack_op {
 	uint64_t ip;
-	uint64_t t;  /* deferred: time of the op; RETUNK: reset time in .t2 */
+	uint64_t t;  /* deferred: time of the op; RETUNK: the reset (start) time */
 	uint64_t t2; /* RETUNK: end time */
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
+	uint64_t k1; /* deferred order at equal time: sequence number ... */
+	uint32_t k2; /* ... then this (inferred frames: newest first) */
 };
 
 struct snap_cstack {
@@ -95,13 +106,15 @@ struct snap_cstack {
 	size_t npend, cappend;
 	uint32_t npend_calls;
 	uint64_t pending_time;
-	struct snap_cstack_op *sfront; /* start_events front part, stored reversed */
-	size_t nfront, capfront;
-	struct snap_cstack_op *sback; /* start_events back part, in order */
-	size_t nback, capback;
-	uint64_t start_max; /* greatest slice start time among deferred ops */
+	struct snap_cstack_op *defer; /* deferred ops (start_events), unsorted */
+	size_t ndefer, capdefer;
+	uint64_t seq;	    /* logical op counter */
+	uint32_t ninferred; /* inferred-frame counter (for k2) */
+	uint64_t cut_time;  /* create_time of the newest stack */
+	uint64_t ldet_seq;  /* cut sequence of last_decode_error_time */
 	uint64_t last_decode_error_time, last_event_time;
-	int draining; /* end_of_thread: write everything directly */
+	uint64_t last_time; /* the latest time snap_cstack_time returned */
+	int draining;	    /* end_of_thread: write everything directly */
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the

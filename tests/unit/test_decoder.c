@@ -70,9 +70,6 @@ static void check_out(struct drv *d, const char *name, const char *exp)
 	CHECK_INT_EQ(0, d->m.unannounced);
 }
 
-#define A(addr, sym)  " address=0x" #addr " symbol=" sym
-#define AI(addr, sym) A(addr, sym) " inferred_start_time=true"
-
 static void naming_and_two_pids(void)
 {
 	static const struct snap_decoder_name names[] = {{100, "myprog --flag"}};
@@ -94,23 +91,14 @@ static void naming_and_two_pids(void)
 		  "T pid=100 tid=100 proc=myprog --flag [pid=100] thread=myprog --flag [pid=100] "
 		  "[tid=100]\n"
 		  "T pid=200 tid=201 proc=other [pid=200] thread=other [pid=200] [tid=201]\n"
-		  "B 10 tid=100 foo" A(
-			  401000,
-			  "foo") "\n"
-				 "B 20 tid=201 bar" A(
-					 501000,
-					 "bar") "\n"
-						"E 30 tid=100 foo\n"
-						"B 0 tid=100 main" A(
-							400000,
-							"main") "\n"
-								"E 30 tid=100 main\n"
-								"E 40 tid=201 bar\n"
-								"B 0 tid=201 worker" A(
-									500000,
-									"worker") "\n"
-										  "E 40 tid=201 "
-										  "worker\n");
+		  "B 10 tid=100 foo address=0x401000 symbol=foo\n"
+		  "B 20 tid=201 bar address=0x501000 symbol=bar\n"
+		  "E 30 tid=100 foo\n"
+		  "B 0 tid=100 main address=0x400000 symbol=main\n"
+		  "E 30 tid=100 main\n"
+		  "E 40 tid=201 bar\n"
+		  "B 0 tid=201 worker address=0x500000 symbol=worker\n"
+		  "E 40 tid=201 worker\n");
 	CHECK_U64_EQ(6, d.s.events);
 	CHECK_U64_EQ(2, d.s.threads);
 	drv_fini(&d);
@@ -131,8 +119,8 @@ static void unknown_ids_and_no_comm(void)
 		  "T pid=0 tid=-1 proc=[pid=?] thread=[pid=?] [tid=?]\n"
 		  "X 0..0 tid=-1 [decode error: Lost trace data]\n"
 		  "T pid=7 tid=8 proc=[pid=7] thread=[pid=7] [tid=8]\n"
-		  "B 0 tid=8 main" A(400000, "main") "\n"
-						     "E 0 tid=8 main\n");
+		  "B 0 tid=8 main address=0x400000 symbol=main\n"
+		  "E 0 tid=8 main\n");
 	CHECK_U64_EQ(1, d.s.decode_errors);
 	drv_fini(&d);
 }
@@ -178,8 +166,8 @@ static void first_branch_restarts_early_threads(void)
 		  "T pid=1 tid=1073741824 proc=[pid=1] thread=branch-misses (tid 1)\n"
 		  "X 0..0 tid=1073741824 branch-misses symbol=main addr=0x400000 count=50\n"
 		  "X 100..100 tid=1 [unknown]\n"
-		  "B 100 tid=1 main" AI(400100, "main") "\n"
-							"E 100 tid=1 main\n");
+		  "B 100 tid=1 main address=0x400100 symbol=main inferred_start_time=true\n"
+		  "E 100 tid=1 main\n");
 	CHECK_U64_EQ(1, d.s.unmatched_returns);
 	drv_fini(&d);
 }
@@ -206,8 +194,8 @@ static void power_and_extra_tracks(void)
 		  "T pid=1 tid=1073741825 proc=[pid=1] thread=cache-misses (tid 1)\n"
 		  "X 20..20 tid=1073741825 cache-misses symbol=main addr=0x400020 count=1\n"
 		  "X 30..30 tid=1073741824 branch-misses symbol=[unknown] addr=0x400030 count=50\n"
-		  "B 0 tid=1 main" A(400000, "main") "\n"
-						     "E 30 tid=1 main\n");
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "E 30 tid=1 main\n");
 	drv_fini(&d);
 }
 
@@ -225,16 +213,13 @@ static void hits_and_base_time(void)
 	mock_init(&d.m, &d.st);
 	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
-	check_out(
-		&d, __func__,
-		"T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
-		"B 101 tid=1 main" A(
-			400000,
-			"main") "\n"
-				"E 101 tid=1 main\n"
-				"T pid=1 tid=1073741824 proc=[pid=1] thread=Snapshot symbol hits\n"
-				"X 0..0 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n"
-				"X 600..600 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n");
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "B 101 tid=1 main address=0x400000 symbol=main\n"
+		  "E 101 tid=1 main\n"
+		  "T pid=1 tid=1073741824 proc=[pid=1] thread=Snapshot symbol hits\n"
+		  "X 0..0 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n"
+		  "X 600..600 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n");
 	drv_fini(&d);
 }
 
@@ -249,8 +234,8 @@ static void base_time_override(void)
 	CHECK_INT_EQ(0, drv_init(&d, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	mock_lines(&d.m, "B", out, sizeof(out));
-	CHECK_STR_EQ("B 501 tid=1 main" A(400000, "main") "\n"
-							  "B 510 tid=1 foo" A(401000, "foo") "\n",
+	CHECK_STR_EQ("B 501 tid=1 main address=0x400000 symbol=main\n"
+		     "B 510 tid=1 foo address=0x401000 symbol=foo\n",
 		     out);
 	drv_fini(&d);
 }
@@ -407,17 +392,12 @@ static void tsx_commit_abort_error(void)
 	CHECK_INT_EQ(0, drv_init(&d, NULL));
 	CHECK_INT_EQ(0, drv_run(&d, commit));
 	mock_lines(&d.m, "BE", out, sizeof(out));
-	CHECK_STR_EQ("B 10 tid=1 txfn" A(
-			     401000, "txfn") "\n"
-					     "E 20 tid=1 txfn\n"
-					     "B 30 tid=1 after" A(
-						     402000,
-						     "after") "\n"
-							      "B 0 tid=1 main" A(
-								      400000,
-								      "main") "\n"
-									      "E 30 tid=1 after\n"
-									      "E 30 tid=1 main\n",
+	CHECK_STR_EQ("B 10 tid=1 txfn address=0x401000 symbol=txfn\n"
+		     "E 20 tid=1 txfn\n"
+		     "B 30 tid=1 after address=0x402000 symbol=after\n"
+		     "B 0 tid=1 main address=0x400000 symbol=main\n"
+		     "E 30 tid=1 after\n"
+		     "E 30 tid=1 main\n",
 		     out);
 	drv_fini(&d);
 
