@@ -593,6 +593,8 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	int err;
 
+	if (dec->finished)
+		return -EINVAL;
 	dec->stats.events++;
 	set_base(dec, ev);
 	if (violates(dec, ev)) {

@@ -131,7 +131,7 @@ void snap_decoder_fini(struct snap_decoder *dec);
 
 /* Applies one event (borrowed for the call, including ev->frames).
  * Returns 0, -SNAP_ESCOPE (strict scope violation: nothing applied), -ENOMEM,
- * or a timeline error. After an error other than -SNAP_ESCOPE the decoder
+ * -EINVAL after snap_decoder_finish, or a timeline error. After an error other than -SNAP_ESCOPE the decoder
  * should only be finished or freed. */
 int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev);
 

@@ -101,6 +101,8 @@ static void naming_and_two_pids(void)
 		  "E 40 tid=201 worker\n");
 	CHECK_U64_EQ(6, d.s.events);
 	CHECK_U64_EQ(2, d.s.threads);
+	CHECK_INT_EQ(-EINVAL, drv_feed(&d, in[0]));   /* nothing after finish */
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec)); /* finishing twice is harmless */
 	drv_fini(&d);
 }
 
