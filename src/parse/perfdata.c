@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "parse/perfdata.h"
 
-#include "util/err.h"
-
 #include <string.h>
 
-#define PERF_MAGIC2         "PERFILE2"
-#define HDR_SIZE            104
-#define PIPE_HDR_SIZE       16
-#define FEAT_AUXTRACE       18
-#define SAMPLE_CALLCHAIN    (1u << 5)
-#define ATTR_MIN_SIZE       64 /* PERF_ATTR_SIZE_VER0 */
-#define MAX_ATTRS           4096
+#include "util/err.h"
+
+#define PERF_MAGIC2	 "PERFILE2"
+#define HDR_SIZE	 104
+#define PIPE_HDR_SIZE	 16
+#define FEAT_AUXTRACE	 18
+#define SAMPLE_CALLCHAIN (1u << 5)
+#define ATTR_MIN_SIZE	 64 /* PERF_ATTR_SIZE_VER0 */
+#define MAX_ATTRS	 4096
 
 static uint64_t get_u64(const uint8_t *p)
 {

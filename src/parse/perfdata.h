@@ -12,8 +12,8 @@
 
 enum snap_perfdata_kind {
 	SNAP_PERFDATA_UNKNOWN = 0, /* perf.data, contents not classified (e.g. pipe mode) */
-	SNAP_PERFDATA_AUX,         /* has an AUX area trace (Intel PT): decode branches */
-	SNAP_PERFDATA_SAMPLES,     /* plain samples (with or without call chains) */
+	SNAP_PERFDATA_AUX,	   /* has an AUX area trace (Intel PT): decode branches */
+	SNAP_PERFDATA_SAMPLES,	   /* plain samples (with or without call chains) */
 };
 
 struct snap_perfdata_info {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdint.h>
+
 #include "parse/perfdata.h"
 #include "snap_test.h"
 #include "util/err.h"
-
-#include <stdint.h>
 
 struct membuf {
 	const uint8_t *p;

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The FXT writer. Every record is built as little-endian 64-bit words in a
+ * small local array and handed to the sink in one write; strings and
+ * threads are interned into FXT's tables through arrays indexed by strtab
+ * id, so the per-event path allocates nothing.
+ *
+ * Table re-use: when all indexes are taken, CLOCK picks a victim (an index
+ * whose reference bit is clear; passing over a set bit clears it). Indexes
+ * already used by the record being built carry its stamp and are never
+ * victims, so one record's refs cannot evict each other (a record uses at
+ * most 2 + 2 * SNAP_FXT_MAX_ARGS strings, far fewer than the table holds).
+ */
+#include "write/fxt.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/vec.h"
+
+/* Record types and fields (Fuchsia trace format). */
+enum {
+	FXT_REC_METADATA = 0,
+	FXT_REC_INIT = 1,
+	FXT_REC_STRING = 2,
+	FXT_REC_THREAD = 3,
+	FXT_REC_EVENT = 4,
+	FXT_REC_KOBJ = 7,
+};
+enum {
+	FXT_EV_COUNTER = 1,
+	FXT_EV_BEGIN = 2,
+	FXT_EV_END = 3,
+	FXT_EV_COMPLETE = 4,
+};
+enum {
+	FXT_ARG_INT32 = 1,
+	FXT_ARG_INT64 = 3,
+	FXT_ARG_STRING = 6,
+	FXT_ARG_POINTER = 7,
+	FXT_ARG_KOID = 8,
+};
+#define FXT_MAGIC	    0x0016547846040010ull
+#define FXT_PROVIDER_NAME   "snaptrace"
+#define FXT_OBJ_PROCESS	    1
+#define FXT_OBJ_THREAD	    2
+#define FXT_STR_PROCESS	    1 /* index 1 is reserved for "process" */
+/* header + timestamp + 15 two-word args + end timestamp / counter id */
+#define FXT_MAX_EVENT_WORDS (3 + 2 * SNAP_FXT_MAX_ARGS)
+
+static uint64_t fxt_hdr(unsigned type, size_t words)
+{
+	return (uint64_t)type | (uint64_t)words << 4;
+}
+
+static int fxt_fail(struct snap_fxt *fx, int err)
+{
+	if (!fx->err)
+		fx->err = err;
+	return fx->err;
+}
+
+/* Writes n words (host order) to the sink as little-endian. */
+static void fxt_put(struct snap_fxt *fx, uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		w[i] = htole64(w[i]);
+	snap_sink_write(fx->sink, w, n * 8);
+}
+
+/* The sticky error of fx or its sink. */
+static int fxt_status(struct snap_fxt *fx)
+{
+	if (!fx->err && snap_sink_error(fx->sink))
+		fx->err = snap_sink_error(fx->sink);
+	return fx->err;
+}
+
+/* Length of s cut to SNAP_FXT_MAX_STRING without splitting a UTF-8 sequence. */
+static size_t fxt_cut(struct snap_fxt *fx, const char *s, size_t len)
+{
+	if (len <= SNAP_FXT_MAX_STRING)
+		return len;
+	fx->stats.truncated++;
+	len = SNAP_FXT_MAX_STRING;
+	for (int k = 0; k < 3 && len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80; k++)
+		len--;
+	return len;
+}
+
+static void fxt_put_string_record(struct snap_fxt *fx, uint32_t idx, const char *s, size_t len)
+{
+	static const unsigned char zero[8];
+	size_t words = (len + 7) / 8;
+	uint64_t h = fxt_hdr(FXT_REC_STRING, 1 + words) | (uint64_t)idx << 16 | (uint64_t)len << 32;
+
+	fxt_put(fx, &h, 1);
+	snap_sink_write(fx->sink, s, len);
+	snap_sink_write(fx->sink, zero, words * 8 - len);
+	fx->stats.string_records++;
+}
+
+/* CLOCK victim among string indexes 2..slots, never one the current record uses. */
+static uint32_t fxt_str_victim(struct snap_fxt *fx)
+{
+	for (;;) {
+		uint32_t h = fx->str_hand;
+		struct snap_fxt_slot *sl = &fx->str_slot[h];
+
+		fx->str_hand = h >= fx->str_slots ? FXT_STR_PROCESS + 1 : h + 1;
+		if (sl->stamp == fx->stamp)
+			continue;
+		if (sl->ref) {
+			sl->ref = 0;
+			continue;
+		}
+		return h;
+	}
+}
+
+/* CLOCK victim among thread indexes 1..slots. */
+static uint32_t fxt_thr_victim(struct snap_fxt *fx)
+{
+	for (;;) {
+		uint32_t h = fx->thr_hand;
+
+		fx->thr_hand = h >= fx->thr_slots ? 1 : h + 1;
+		if (fx->thr_ref[h]) {
+			fx->thr_ref[h] = 0;
+			continue;
+		}
+		return h;
+	}
+}
+
+/* Makes room for string index idx in str_slot (zeroed). Returns 0 or -ENOMEM. */
+static int fxt_str_grow(struct snap_fxt *fx, uint32_t idx)
+{
+	size_t old = fx->str_cap;
+
+	if (idx < old)
+		return 0;
+	if (snap_vec_reserve(&fx->str_slot, &fx->str_cap, (size_t)idx + 1, sizeof(*fx->str_slot)))
+		return -ENOMEM;
+	memset(fx->str_slot + old, 0, (fx->str_cap - old) * sizeof(*fx->str_slot));
+	return 0;
+}
+
+/* Slow path of fxt_str: gives id an index, evicting one if needed, and
+ * writes its string record. Returns the index or 0 after an error. */
+static uint16_t fxt_str_define(struct snap_fxt *fx, uint32_t id)
+{
+	const char *s = snap_strtab_get(fx->st, id);
+	size_t len = fxt_cut(fx, s, snap_strtab_len(fx->st, id));
+	uint32_t idx;
+
+	if (id >= fx->str_idx_cap) {
+		size_t old = fx->str_idx_cap;
+
+		if (snap_vec_reserve(&fx->str_idx, &fx->str_idx_cap, (size_t)id + 1,
+				     sizeof(*fx->str_idx)) < 0) {
+			fxt_fail(fx, -ENOMEM);
+			return 0;
+		}
+		memset(fx->str_idx + old, 0, (fx->str_idx_cap - old) * sizeof(*fx->str_idx));
+	}
+	if (fx->str_used < fx->str_slots) {
+		idx = fx->str_used + 1;
+		if (fxt_str_grow(fx, idx) < 0) {
+			fxt_fail(fx, -ENOMEM);
+			return 0;
+		}
+		fx->str_used = idx;
+	} else {
+		idx = fxt_str_victim(fx);
+		fx->str_idx[fx->str_slot[idx].owner] = 0;
+		fx->stats.string_reuses++;
+	}
+	fx->str_slot[idx].owner = id;
+	fx->str_slot[idx].stamp = fx->stamp;
+	fx->str_slot[idx].ref = 0;
+	fx->str_idx[id] = (uint16_t)idx;
+	fxt_put_string_record(fx, idx, s, len);
+	return (uint16_t)idx;
+}
+
+/* Returns the FXT string ref of strtab id (0 for none/empty), defining it if needed. */
+static inline uint16_t fxt_str(struct snap_fxt *fx, uint32_t id)
+{
+	uint16_t idx;
+
+	if (!id)
+		return 0;
+	if (id < fx->str_idx_cap && (idx = fx->str_idx[id]) != 0) {
+		fx->str_slot[idx].ref = 1;
+		fx->str_slot[idx].stamp = fx->stamp;
+		return idx;
+	}
+	if (!snap_strtab_len(fx->st, id))
+		return 0;
+	return fxt_str_define(fx, id);
+}
+
+static uint64_t fxt_key(int32_t pid, int32_t tid)
+{
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+}
+
+/* Slow path of fxt_thread: gives the track an index and writes its thread record. */
+static uint32_t fxt_thread_define(struct snap_fxt *fx, uint64_t key)
+{
+	uint64_t w[3];
+	uint32_t idx;
+
+	if (fx->thr_used < fx->thr_slots) {
+		idx = ++fx->thr_used;
+	} else {
+		idx = fxt_thr_victim(fx);
+		fx->stats.thread_reuses++;
+	}
+	if (snap_u64map_put(&fx->thr_map, key, idx) < 0) {
+		fxt_fail(fx, -ENOMEM);
+		return 0;
+	}
+	fx->thr_owner[idx] = key;
+	fx->thr_ref[idx] = 0;
+	w[0] = fxt_hdr(FXT_REC_THREAD, 3) | (uint64_t)idx << 16;
+	w[1] = key >> 32;
+	w[2] = key & 0xffffffffu;
+	fxt_put(fx, w, 3);
+	fx->stats.thread_records++;
+	return idx;
+}
+
+/* Returns the FXT thread index of (pid, tid), defining it if needed (0 on error). */
+static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
+{
+	uint64_t key = fxt_key(pid, tid), v;
+
+	if (fx->thr_last_idx && fx->thr_last_key == key && fx->thr_owner[fx->thr_last_idx] == key) {
+		fx->thr_ref[fx->thr_last_idx] = 1;
+		return fx->thr_last_idx;
+	}
+	if (!snap_u64map_get(&fx->thr_map, key, &v) || fx->thr_owner[v] != key)
+		v = fxt_thread_define(fx, key);
+	else
+		fx->thr_ref[v] = 1;
+	fx->thr_last_key = key;
+	fx->thr_last_idx = (uint32_t)v;
+	return (uint32_t)v;
+}
+
+/* Encodes args at w (string refs resolved first). Returns the words used
+ * and sets *nout to the number of args written. */
+static size_t fxt_args(struct snap_fxt *fx, uint64_t *w, const struct snap_arg *args, size_t nargs,
+		       int ints_only, unsigned *nout)
+{
+	size_t n = 0;
+	unsigned k = 0;
+
+	for (size_t i = 0; i < nargs; i++) {
+		const struct snap_arg *a = &args[i];
+		uint64_t name;
+
+		if (k == SNAP_FXT_MAX_ARGS || (ints_only && a->type != SNAP_ARG_INT)) {
+			fx->stats.dropped_args++;
+			continue;
+		}
+		name = (uint64_t)fxt_str(fx, a->name) << 16;
+		switch (a->type) {
+		case SNAP_ARG_INT:
+			if (a->v.i >= INT32_MIN && a->v.i <= INT32_MAX) {
+				w[n++] = FXT_ARG_INT32 | 1u << 4 | name |
+					 (uint64_t)(uint32_t)(int32_t)a->v.i << 32;
+			} else {
+				w[n++] = FXT_ARG_INT64 | 2u << 4 | name;
+				w[n++] = (uint64_t)a->v.i;
+			}
+			break;
+		case SNAP_ARG_PTR:
+			w[n++] = FXT_ARG_POINTER | 2u << 4 | name;
+			w[n++] = a->v.u;
+			break;
+		case SNAP_ARG_STR:
+			w[n++] = FXT_ARG_STRING | 1u << 4 | name |
+				 (uint64_t)fxt_str(fx, a->v.str) << 32;
+			break;
+		default:
+			fx->stats.dropped_args++;
+			continue;
+		}
+		k++;
+	}
+	*nout = k;
+	return n;
+}
+
+/* Writes one event record. extra is the end timestamp / counter id (has_extra). */
+static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t tid, uint64_t ts,
+		     uint32_t name, const struct snap_arg *args, size_t nargs, int has_extra,
+		     uint64_t extra)
+{
+	uint64_t w[FXT_MAX_EVENT_WORDS];
+	size_t n = 2;
+	unsigned k = 0;
+	uint32_t thr;
+	uint16_t nref;
+
+	if (fxt_status(fx) < 0)
+		return fx->err;
+	fx->stamp++;
+	thr = fxt_thread(fx, pid, tid);
+	nref = fxt_str(fx, name);
+	if (nargs)
+		n += fxt_args(fx, w + 2, args, nargs, etype == FXT_EV_COUNTER, &k);
+	if (has_extra)
+		w[n++] = extra;
+	w[0] = fxt_hdr(FXT_REC_EVENT, n) | (uint64_t)etype << 16 | (uint64_t)k << 20 |
+	       (uint64_t)thr << 24 | (uint64_t)nref << 48;
+	w[1] = ts;
+	if (fx->err)
+		return fx->err;
+	fxt_put(fx, w, n);
+	fx->stats.events++;
+	return fxt_status(fx);
+}
+
+static int fxt_op_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	return fxt_event(snap_fxt_of(tl), FXT_EV_BEGIN, pid, tid, ts, name, args, nargs, 0, 0);
+}
+
+static int fxt_op_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint32_t name)
+{
+	return fxt_event(snap_fxt_of(tl), FXT_EV_END, pid, tid, ts, name, NULL, 0, 0, 0);
+}
+
+static int fxt_op_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			   uint64_t end_ts, uint32_t name, const struct snap_arg *args,
+			   size_t nargs)
+{
+	/* A complete event that ends before it starts is dropped by Perfetto. */
+	if (end_ts < ts)
+		end_ts = ts;
+	return fxt_event(snap_fxt_of(tl), FXT_EV_COMPLETE, pid, tid, ts, name, args, nargs, 1,
+			 end_ts);
+}
+
+static int fxt_op_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			  uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_fxt *fx = snap_fxt_of(tl);
+	uint64_t id;
+
+	if (!snap_u64map_get(&fx->counters, name, &id)) {
+		id = fx->counters.count + 1;
+		if (snap_u64map_put(&fx->counters, name, id) < 0)
+			return fxt_fail(fx, -ENOMEM);
+	}
+	return fxt_event(fx, FXT_EV_COUNTER, pid, tid, ts, name, args, nargs, 1, id);
+}
+
+/* Writes a kernel object record: koid named name, with a "process" koid arg if thread. */
+static void fxt_kobj(struct snap_fxt *fx, unsigned otype, uint64_t koid, uint32_t name, int has_pid,
+		     uint64_t pid)
+{
+	uint64_t w[5];
+	size_t n = 2;
+
+	fx->stamp++;
+	w[1] = koid;
+	if (has_pid) {
+		w[n++] = FXT_ARG_KOID | 2u << 4 | (uint64_t)FXT_STR_PROCESS << 16;
+		w[n++] = pid;
+	}
+	w[0] = fxt_hdr(FXT_REC_KOBJ, n) | (uint64_t)otype << 16 |
+	       (uint64_t)fxt_str(fx, name) << 24 | (uint64_t)(has_pid ? 1 : 0) << 40;
+	fxt_put(fx, w, n);
+}
+
+static int fxt_op_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc_name,
+			 uint32_t thread_name)
+{
+	struct snap_fxt *fx = snap_fxt_of(tl);
+	uint64_t ppid = (uint32_t)pid, old;
+
+	if (fxt_status(fx) < 0)
+		return fx->err;
+	if (proc_name && (!snap_u64map_get(&fx->procs, ppid, &old) || old != proc_name)) {
+		if (snap_u64map_put(&fx->procs, ppid, proc_name) < 0)
+			return fxt_fail(fx, -ENOMEM);
+		fxt_kobj(fx, FXT_OBJ_PROCESS, ppid, proc_name, 0, 0);
+	}
+	if (thread_name)
+		fxt_kobj(fx, FXT_OBJ_THREAD, (uint32_t)tid, thread_name, 1, ppid);
+	return fxt_status(fx);
+}
+
+static int fxt_op_finish(struct snap_timeline *tl)
+{
+	struct snap_fxt *fx = snap_fxt_of(tl);
+
+	snap_sink_flush(fx->sink);
+	return fxt_status(fx);
+}
+
+const struct snap_timeline_ops snap_fxt_ops = {
+	.thread = fxt_op_thread,
+	.begin = fxt_op_begin,
+	.end = fxt_op_end,
+	.complete = fxt_op_complete,
+	.counter = fxt_op_counter,
+	.finish = fxt_op_finish,
+};
+
+/* Magic, provider info + section, initialization, and string 1 = "process". */
+static void fxt_header(struct snap_fxt *fx)
+{
+	static const char pname[] = FXT_PROVIDER_NAME;
+	const size_t plen = sizeof(pname) - 1, pwords = (plen + 7) / 8;
+	uint64_t w[8] = {0};
+
+	w[0] = FXT_MAGIC;
+	fxt_put(fx, w, 1);
+	w[0] = fxt_hdr(FXT_REC_METADATA, 1 + pwords) | 1ull << 16 /* provider info */ |
+	       0ull << 20 /* provider id */ | (uint64_t)plen << 52;
+	memset(w + 1, 0, pwords * 8);
+	memcpy(w + 1, pname, plen);
+	w[0] = htole64(w[0]);
+	snap_sink_write(fx->sink, w, (1 + pwords) * 8);
+	w[0] = fxt_hdr(FXT_REC_METADATA, 1) | 2ull << 16; /* provider section, id 0 */
+	fxt_put(fx, w, 1);
+	w[0] = fxt_hdr(FXT_REC_INIT, 2);
+	w[1] = 1000000000ull; /* ticks per second: ticks are ns */
+	fxt_put(fx, w, 2);
+	fxt_put_string_record(fx, FXT_STR_PROCESS, "process", 7);
+}
+
+int snap_fxt_init(struct snap_fxt *fx, struct snap_sink *sink, const struct snap_strtab *st)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->base.ops = &snap_fxt_ops;
+	fx->sink = sink;
+	fx->st = st;
+	snap_u64map_init(&fx->thr_map);
+	snap_u64map_init(&fx->counters);
+	snap_u64map_init(&fx->procs);
+	if (fxt_str_grow(fx, 255) < 0)
+		return fxt_fail(fx, -ENOMEM);
+	fx->str_slots = SNAP_FXT_STR_SLOTS;
+	fx->str_used = FXT_STR_PROCESS; /* reserved */
+	fx->str_hand = FXT_STR_PROCESS + 1;
+	fx->thr_slots = SNAP_FXT_THR_SLOTS;
+	fx->thr_hand = 1;
+	fxt_header(fx);
+	return fxt_status(fx);
+}
+
+int snap_fxt_set_limits(struct snap_fxt *fx, uint32_t nstr, uint32_t nthr)
+{
+	if (nstr < 64 || nstr > SNAP_FXT_STR_SLOTS || nthr < 1 || nthr > SNAP_FXT_THR_SLOTS ||
+	    fx->str_used > nstr || fx->thr_used > nthr)
+		return -EINVAL;
+	fx->str_slots = nstr;
+	fx->thr_slots = nthr;
+	return 0;
+}
+
+void snap_fxt_fini(struct snap_fxt *fx)
+{
+	snap_free(fx->str_idx);
+	snap_free(fx->str_slot);
+	snap_u64map_fini(&fx->thr_map);
+	snap_u64map_fini(&fx->counters);
+	snap_u64map_fini(&fx->procs);
+	memset(fx, 0, sizeof(*fx));
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A pure FXT (Fuchsia Trace Format) reader over (buf, len), written from the
+ * format specification, for `snaptrace dump` and the tests. It walks the
+ * records in file order, resolving string and thread refs as it goes (an
+ * index may be redefined later: later records see the new value), and
+ * returns one decoded record per snap_fxtread_next() call.
+ *
+ * Three levels of trouble:
+ *  - framing errors (no magic, size 0, a record running past the end, a
+ *    partial trailing word): next() returns the error and then 0 (end);
+ *  - a malformed record (content or an argument overrunning its declared
+ *    size): next() returns -SNAP_EPARSE, skips the record by its size, and
+ *    the caller may continue;
+ *  - semantic problems (undefined string/thread index, index 0 defined,
+ *    section of an unknown provider, zero ticks/s): the record is returned
+ *    with rec->flags set and the problem described by snap_fxtread_why().
+ * Strings point into buf (not NUL-terminated) and stay valid as long as buf.
+ * One string/thread table is kept for all providers (snaptrace writes one).
+ *
+ * snap_fxtcheck validates a stream of records for `dump -check`.
+ */
+#ifndef SNAP_WRITE_FXTREAD_H
+#define SNAP_WRITE_FXTREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/u64map.h"
+
+/* Record types. */
+enum snap_fxt_rec {
+	SNAP_FXT_METADATA = 0,
+	SNAP_FXT_INIT = 1,
+	SNAP_FXT_STRING = 2,
+	SNAP_FXT_THREAD = 3,
+	SNAP_FXT_EVENT = 4,
+	SNAP_FXT_BLOB = 5,
+	SNAP_FXT_USEROBJ = 6,
+	SNAP_FXT_KOBJ = 7,
+	SNAP_FXT_SCHED = 8,
+	SNAP_FXT_LOG = 9,
+	SNAP_FXT_LARGE = 15,
+};
+
+/* Metadata types (rec->sub of a metadata record). */
+enum {
+	SNAP_FXT_MD_PROVIDER_INFO = 1,
+	SNAP_FXT_MD_PROVIDER_SECTION = 2,
+	SNAP_FXT_MD_PROVIDER_EVENT = 3,
+	SNAP_FXT_MD_TRACE_INFO = 4, /* trace info type 0 is the magic record */
+};
+
+/* Event types (rec->sub of an event record). */
+enum {
+	SNAP_FXT_EV_INSTANT = 0,
+	SNAP_FXT_EV_COUNTER = 1,
+	SNAP_FXT_EV_BEGIN = 2,
+	SNAP_FXT_EV_END = 3,
+	SNAP_FXT_EV_COMPLETE = 4,
+	SNAP_FXT_EV_ASYNC_BEGIN = 5,
+	SNAP_FXT_EV_ASYNC_INSTANT = 6,
+	SNAP_FXT_EV_ASYNC_END = 7,
+	SNAP_FXT_EV_FLOW_BEGIN = 8,
+	SNAP_FXT_EV_FLOW_STEP = 9,
+	SNAP_FXT_EV_FLOW_END = 10,
+};
+
+/* Argument types. */
+enum {
+	SNAP_FXT_ARG_NULL = 0,
+	SNAP_FXT_ARG_INT32 = 1,
+	SNAP_FXT_ARG_UINT32 = 2,
+	SNAP_FXT_ARG_INT64 = 3,
+	SNAP_FXT_ARG_UINT64 = 4,
+	SNAP_FXT_ARG_DOUBLE = 5,
+	SNAP_FXT_ARG_STRING = 6,
+	SNAP_FXT_ARG_POINTER = 7,
+	SNAP_FXT_ARG_KOID = 8,
+	SNAP_FXT_ARG_BOOL = 9,
+};
+
+/* rec->flags: semantic problems of the record. */
+#define SNAP_FXTREAD_F_UNDEF_STRING   0x01u /* a string ref names an undefined index */
+#define SNAP_FXTREAD_F_UNDEF_THREAD   0x02u /* a thread ref names an undefined index */
+#define SNAP_FXTREAD_F_UNDEF_PROVIDER 0x04u /* section for a provider never announced */
+#define SNAP_FXTREAD_F_INDEX_ZERO     0x08u /* string/thread record for index 0 */
+#define SNAP_FXTREAD_F_ZERO_TICKS     0x10u /* initialization with 0 ticks/s */
+#define SNAP_FXTREAD_F_BAD_MAGIC      0x20u /* trace info type 0 that is not the magic word */
+
+/* A string inside the trace buffer; s == NULL means undefined (ref kept in ref). */
+struct snap_fxt_str {
+	const char *s;
+	uint32_t len;
+	uint16_t ref; /* the 16-bit ref it came from */
+};
+
+struct snap_fxtread_arg {
+	uint32_t type; /* SNAP_FXT_ARG_* (other values: unknown, skipped by size) */
+	struct snap_fxt_str name;
+	union {
+		int64_t i;		 /* INT32, INT64 */
+		uint64_t u;		 /* UINT32, UINT64, POINTER, KOID, BOOL */
+		double d;		 /* DOUBLE */
+		struct snap_fxt_str str; /* STRING */
+	} v;
+};
+
+#define SNAP_FXTREAD_MAX_ARGS 15
+
+/* One decoded record. Which fields mean something depends on type/sub. */
+struct snap_fxtread_rec {
+	uint64_t index;		  /* record number, from 0 */
+	uint64_t off;		  /* byte offset in buf */
+	uint32_t type;		  /* enum snap_fxt_rec (any 0..15) */
+	uint32_t words;		  /* size in 64-bit words, header included */
+	uint32_t sub;		  /* metadata type, event type, kernel object type, ... */
+	uint32_t flags;		  /* SNAP_FXTREAD_F_* */
+	uint64_t id;		  /* provider id; string/thread index; counter/async/flow id */
+	struct snap_fxt_str name; /* provider name, string value, event/object name */
+	struct snap_fxt_str cat;  /* event category */
+	uint64_t ts;		  /* event timestamp (ticks); init: ticks per second */
+	uint64_t end;		  /* complete event: end timestamp (ticks) */
+	uint64_t pid;		  /* event/thread record: process koid */
+	uint64_t tid;		  /* event/thread record: thread koid; kernel object: koid */
+	uint32_t nargs;
+	struct snap_fxtread_arg args[SNAP_FXTREAD_MAX_ARGS];
+};
+
+struct snap_fxtread {
+	const unsigned char *buf; /* borrowed */
+	size_t len;
+	size_t off;		      /* next record */
+	uint64_t nrec;		      /* records returned so far */
+	struct snap_fxt_str *strings; /* the string table (owned), grown to the highest index */
+	size_t str_cap;
+	uint64_t threads[256][2]; /* thread table: pid, tid */
+	uint8_t thread_def[256];
+	struct snap_u64map providers; /* provider ids announced */
+	char why[192];		      /* the last problem, for messages */
+};
+
+/* Prepares r to read (buf, len) (borrowed; must outlive r and the records).
+ * Returns 0 or -ENOMEM. Release with snap_fxtread_fini. */
+int snap_fxtread_init(struct snap_fxtread *r, const void *buf, size_t len);
+void snap_fxtread_fini(struct snap_fxtread *r);
+
+/* Decodes the next record into *rec. Returns 1 (a record), 0 (end of
+ * trace), -SNAP_EFORMAT (the buffer does not start with the FXT magic),
+ * -SNAP_ETRUNC (a record runs past the end, or a partial trailing word),
+ * -SNAP_EPARSE (a zero-size record: fatal; or a malformed record, skipped:
+ * calling next() again continues after it). rec->index/off are set even on
+ * errors. Strings in rec are borrowed from buf. */
+int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec);
+
+/* The last problem (error return or rec->flags) as a phrase without the
+ * record position, e.g. "undefined string index 12". Borrowed from r. */
+const char *snap_fxtread_why(const struct snap_fxtread *r);
+
+/* 1 if the record is shown by default in dumps (events, kernel objects). */
+int snap_fxtread_is_default(const struct snap_fxtread_rec *rec);
+
+/* Prints rec as one line (no newline) into buf (len bytes, NUL-terminated,
+ * truncated if short). Returns the full length the line needs, as snprintf. */
+size_t snap_fxtread_desc(const struct snap_fxtread_rec *rec, char *buf, size_t len);
+
+/* The validator: feed it every record of a trace in order, then finish. */
+/* A begin or end, kept until finish: Perfetto sorts a track's events by
+ * timestamp (file order breaking ties) before it matches begins and ends. */
+struct snap_fxtcheck_dur {
+	uint64_t ts, index; /* record index, also the tie-break */
+	struct snap_fxt_str name;
+	int begin;
+};
+
+struct snap_fxtcheck_track {
+	uint64_t pid, tid;
+	struct snap_fxtcheck_dur *durs;
+	size_t ndurs, capdurs;
+};
+
+struct snap_fxtcheck {
+	struct snap_u64map map; /* (pid << 32 | tid) -> track index */
+	struct snap_fxtcheck_track *tracks;
+	size_t ntracks, cap;
+	uint64_t tps; /* ticks per second in force */
+	uint64_t records, events, begins, ends, completes, counters, kobjs;
+	uint64_t bad_index; /* record index of the first problem */
+	char why[256];
+};
+
+#define SNAP_FXTCHECK_MAX_DEPTH 512 /* Perfetto drops deeper slices */
+
+void snap_fxtcheck_init(struct snap_fxtcheck *c);
+void snap_fxtcheck_fini(struct snap_fxtcheck *c);
+/* Checks one record (as returned by snap_fxtread_next, borrowed; its strings
+ * must stay valid until finish). Returns 0, -SNAP_EPARSE with the problem in
+ * c->why (flags set by the reader, refs undefined, a complete event ending
+ * before it starts, a time
+ * overflowing int64 ns, zero ticks/s, nesting deeper than
+ * SNAP_FXTCHECK_MAX_DEPTH, a counter with non-numeric args, a thread name
+ * without a "process" koid arg), or -ENOMEM. */
+int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec);
+/* Checks each track's begins and ends the way Perfetto matches them, after a
+ * stable sort by timestamp: no end without an open begin, ends naming the
+ * innermost open slice, nesting within SNAP_FXTCHECK_MAX_DEPTH, every begin
+ * ended. Returns 0, -SNAP_EPARSE (c->why, c->bad_index) or -ENOMEM. */
+int snap_fxtcheck_finish(struct snap_fxtcheck *c);
+
+#endif

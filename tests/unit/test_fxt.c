@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Tests of write/fxt (the FXT writer) and write/fxtread (reader, desc, check). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "snap_test.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/strtab.h"
+#include "write/fxt.h"
+#include "write/fxtread.h"
+#include "write/sink.h"
+
+/* A writer over a memory sink with its own strtab. */
+struct tw {
+	struct snap_strtab st;
+	struct snap_sink sink;
+	struct snap_fxt fx;
+	struct snap_timeline *tl;
+};
+
+static void tw_init(struct tw *t)
+{
+	snap_strtab_init(&t->st);
+	CHECK_INT_EQ(0, snap_sink_init_mem(&t->sink));
+	CHECK_INT_EQ(0, snap_fxt_init(&t->fx, &t->sink, &t->st));
+	t->tl = &t->fx.base;
+}
+
+static void tw_fini(struct tw *t)
+{
+	snap_fxt_fini(&t->fx);
+	snap_sink_fini(&t->sink);
+	snap_strtab_fini(&t->st);
+}
+
+static uint32_t S(struct tw *t, const char *s)
+{
+	return (uint32_t)snap_strtab_intern_cstr(&t->st, s);
+}
+
+/* Reads the trace back; returns the dump lines (all or default) joined by '\n'
+ * (owned, free()), and the check verdict in *check (0 ok). */
+static char *tw_dump(struct tw *t, int all, int *check)
+{
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	size_t len, outlen = 0;
+	const unsigned char *data;
+	char *out = calloc(1, 1), *line = malloc(256);
+	size_t cap = 256;
+	int err;
+
+	CHECK_INT_EQ(0, t->tl->ops->finish(t->tl));
+	data = snap_sink_mem_data(&t->sink, &len);
+	CHECK_INT_EQ(0, snap_fxtread_init(&r, data, len));
+	snap_fxtcheck_init(&c);
+	*check = 0;
+	while ((err = snap_fxtread_next(&r, &rec)) != 0) {
+		size_t n;
+
+		if (err < 0) {
+			fprintf(stderr, "read error at #%llu: %s\n", (unsigned long long)rec.index,
+				snap_fxtread_why(&r));
+			*check = err;
+			break;
+		}
+		if (!*check && snap_fxtcheck_feed(&c, &rec) < 0) {
+			fprintf(stderr, "check: #%llu: %s\n", (unsigned long long)c.bad_index,
+				c.why);
+			*check = -1;
+		}
+		if (!all && !snap_fxtread_is_default(&rec))
+			continue;
+		n = snap_fxtread_desc(&rec, line, cap);
+		if (n >= cap) {
+			cap = n + 1;
+			line = realloc(line, cap);
+			CHECK_INT_EQ(n, snap_fxtread_desc(&rec, line, cap));
+		}
+		out = realloc(out, outlen + n + 2);
+		memcpy(out + outlen, line, n);
+		outlen += n;
+		out[outlen++] = '\n';
+		out[outlen] = '\0';
+	}
+	if (!*check && snap_fxtcheck_finish(&c) < 0) {
+		fprintf(stderr, "check at end: %s\n", c.why);
+		*check = -1;
+	}
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	free(line);
+	return out;
+}
+
+static void test_header_records(void)
+{
+	struct tw t;
+	int check;
+	char *d;
+
+	tw_init(&t);
+	d = tw_dump(&t, 1, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK_STR_EQ("magic\nprovider id=0 name=\"snaptrace\"\nprovider_section id=0\n"
+		     "init ticks_per_second=1000000000\nstring index=1 \"process\"\n",
+		     d);
+	free(d);
+	tw_fini(&t);
+}
+
+static void test_events_and_args(void)
+{
+	struct tw t;
+	int check;
+	char *d;
+
+	tw_init(&t);
+	struct snap_arg a[4] = {
+		{S(&t, "address"), SNAP_ARG_PTR, {.u = 0x401000}},
+		{S(&t, "symbol"), SNAP_ARG_STR, {.str = S(&t, "main")}},
+		{S(&t, "small"), SNAP_ARG_INT, {.i = -5}},
+		{S(&t, "big"), SNAP_ARG_INT, {.i = -5000000000ll}},
+	};
+	struct snap_arg freq = {S(&t, "freq (MHz)"), SNAP_ARG_INT, {.i = 4600}};
+
+	CHECK_INT_EQ(0, t.tl->ops->thread(t.tl, 42, 43, S(&t, "prog [pid=42]"), S(&t, "worker")));
+	CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 42, 43, 1000, S(&t, "main"), a, 4));
+	CHECK_INT_EQ(0, t.tl->ops->complete(t.tl, 42, 43, 1500, 1500,
+					    S(&t, "[decode error: Overflow packet]"), NULL, 0));
+	CHECK_INT_EQ(0, t.tl->ops->counter(t.tl, 42, 43, 1600, S(&t, "CPU"), &freq, 1));
+	CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 42, 43, 2000, S(&t, "main")));
+	/* a complete event that ends before it starts is clamped, not written broken */
+	CHECK_INT_EQ(0, t.tl->ops->complete(t.tl, 42, 43, 3000, 2500, S(&t, "x"), NULL, 0));
+	d = tw_dump(&t, 0, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK_STR_EQ("process koid=42 name=\"prog [pid=42]\"\n"
+		     "thread koid=43 process=42 name=\"worker\"\n"
+		     "begin ts=1000 pid=42 tid=43 name=\"main\" args={address=0x401000, "
+		     "symbol=\"main\", small=-5, big=-5000000000}\n"
+		     "complete ts=1500 end=1500 pid=42 tid=43 name=\"[decode error: Overflow "
+		     "packet]\"\n"
+		     "counter ts=1600 pid=42 tid=43 name=\"CPU\" id=1 args={freq (MHz)=4600}\n"
+		     "end ts=2000 pid=42 tid=43 name=\"main\"\n"
+		     "complete ts=3000 end=3000 pid=42 tid=43 name=\"x\"\n",
+		     d);
+	free(d);
+	tw_fini(&t);
+}
+
+/* Args: more than 15 are dropped and counted; counters keep only ints. */
+static void test_arg_limits(void)
+{
+	struct tw t;
+	struct snap_arg a[20];
+	int check;
+	char *d;
+
+	tw_init(&t);
+	for (int i = 0; i < 20; i++) {
+		char k[8];
+
+		snprintf(k, sizeof(k), "k%d", i);
+		a[i].name = S(&t, k);
+		a[i].type = i == 3 ? SNAP_ARG_STR : SNAP_ARG_INT;
+		if (i == 3)
+			a[i].v.str = S(&t, "s");
+		else
+			a[i].v.i = i;
+	}
+	t.tl->ops->begin(t.tl, 1, 1, 10, S(&t, "f"), a, 20);
+	t.tl->ops->end(t.tl, 1, 1, 20, 0);
+	t.tl->ops->counter(t.tl, 1, 1, 30, S(&t, "c"), a, 5);
+	d = tw_dump(&t, 0, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK(strstr(d, "k14=14}") != NULL);
+	CHECK(strstr(d, "k15") == NULL);
+	CHECK(strstr(d, "counter ts=30 pid=1 tid=1 name=\"c\" id=1 args={k0=0, k1=1, k2=2, k4=4}"));
+	CHECK_U64_EQ(5 + 1, t.fx.stats.dropped_args);
+	free(d);
+	tw_fini(&t);
+}
+
+/* 100,000 distinct names through a 32767-entry table: indexes are re-used and
+ * every event still reads back with its own name. */
+static void test_string_reuse(void)
+{
+	struct tw t;
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	const unsigned char *data;
+	size_t len;
+	uint32_t n = 100000, seen = 0;
+	int err, bad = 0;
+
+	tw_init(&t);
+	for (uint32_t i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "sym_%u", i);
+		t.tl->ops->begin(t.tl, 7, 7, 2 * (uint64_t)i, S(&t, name), NULL, 0);
+		/* re-use a hot name so CLOCK has something to keep */
+		t.tl->ops->begin(t.tl, 7, 7, 2 * (uint64_t)i, S(&t, "hot"), NULL, 0);
+		t.tl->ops->end(t.tl, 7, 7, 2 * (uint64_t)i + 1, S(&t, "hot"));
+		t.tl->ops->end(t.tl, 7, 7, 2 * (uint64_t)i + 1, S(&t, name));
+	}
+	CHECK_INT_EQ(0, t.tl->ops->finish(t.tl));
+	CHECK(t.fx.stats.string_reuses >= n - 32767);
+	/* "hot" stayed defined: far fewer string records than 2 per name */
+	CHECK(t.fx.stats.string_records < n + 1000);
+	data = snap_sink_mem_data(&t.sink, &len);
+	CHECK_INT_EQ(0, snap_fxtread_init(&r, data, len));
+	snap_fxtcheck_init(&c);
+	while ((err = snap_fxtread_next(&r, &rec)) > 0) {
+		char name[32];
+
+		if (snap_fxtcheck_feed(&c, &rec) < 0 && !bad) {
+			fprintf(stderr, "check #%llu: %s\n", (unsigned long long)c.bad_index,
+				c.why);
+			bad = 1;
+		}
+		if (rec.type != SNAP_FXT_EVENT || rec.sub != SNAP_FXT_EV_BEGIN || rec.ts % 2)
+			continue;
+		if (rec.name.len == 3 && !memcmp(rec.name.s, "hot", 3))
+			continue;
+		snprintf(name, sizeof(name), "sym_%u", (unsigned)(rec.ts / 2));
+		if (rec.name.len != strlen(name) || memcmp(rec.name.s, name, rec.name.len))
+			bad = 1;
+		seen++;
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK_INT_EQ(0, bad);
+	CHECK_INT_EQ(0, snap_fxtcheck_finish(&c));
+	CHECK_INT_EQ(n, seen);
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	tw_fini(&t);
+}
+
+/* 1,000 threads through the 255-entry thread table. */
+static void test_thread_reuse(void)
+{
+	struct tw t;
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	const unsigned char *data;
+	size_t len;
+	uint64_t seen = 0, kobj = 0;
+	int err, bad = 0;
+
+	tw_init(&t);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 1000; i++) {
+			uint64_t ts = (uint64_t)round * 10 + 1;
+
+			if (round == 0)
+				t.tl->ops->thread(t.tl, 100 + i / 10, 5000 + i, S(&t, "proc"),
+						  S(&t, "thr"));
+			t.tl->ops->begin(t.tl, 100 + i / 10, 5000 + i, ts, S(&t, "f"), NULL, 0);
+			t.tl->ops->end(t.tl, 100 + i / 10, 5000 + i, ts + 1, 0);
+		}
+	}
+	CHECK_INT_EQ(0, t.tl->ops->finish(t.tl));
+	CHECK(t.fx.stats.thread_reuses >= 3000 - 255);
+	data = snap_sink_mem_data(&t.sink, &len);
+	CHECK_INT_EQ(0, snap_fxtread_init(&r, data, len));
+	while ((err = snap_fxtread_next(&r, &rec)) > 0) {
+		if (rec.flags)
+			bad = 1;
+		if (rec.type == SNAP_FXT_KOBJ)
+			kobj++;
+		if (rec.type != SNAP_FXT_EVENT)
+			continue;
+		/* events come in (pid, tid) order within a round */
+		if (rec.tid != 5000 + (seen / 2) % 1000 || rec.pid != 100 + (rec.tid - 5000) / 10)
+			bad = 1;
+		seen++;
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK_INT_EQ(0, bad);
+	CHECK_U64_EQ(6000, seen);
+	CHECK_U64_EQ(100 + 1000, kobj); /* one process record per pid */
+	snap_fxtread_fini(&r);
+	tw_fini(&t);
+}
+
+/* Strings over the limit are cut at a UTF-8 boundary; never an error. */
+static void test_long_string(void)
+{
+	struct tw t;
+	size_t n = 40000;
+	char *s = malloc(n + 1);
+	int check;
+	char *d;
+
+	memset(s, 'a', n);
+	s[n] = 0;
+	memcpy(s + SNAP_FXT_MAX_STRING - 1, "\xc3\xa9", 2); /* é straddling the cut */
+	tw_init(&t);
+	t.tl->ops->complete(t.tl, 1, 2, 5, 6, S(&t, s), NULL, 0);
+	CHECK_U64_EQ(1, t.fx.stats.truncated);
+	d = tw_dump(&t, 1, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK(strstr(d, "string index=2 \"aaa") != NULL);
+	/* the cut dropped the lone lead byte: 31998 bytes */
+	{
+		const char *q = strstr(d, "string index=2 \"");
+		const char *e = q ? strchr(q + 16, '"') : NULL;
+
+		CHECK(e && e - (q + 16) == SNAP_FXT_MAX_STRING - 1);
+	}
+	free(d);
+	free(s);
+	tw_fini(&t);
+}
+
+/* The table limit hook shrinks the tables so re-use happens on tiny traces. */
+static void test_limits_hook(void)
+{
+	struct tw t;
+	int check;
+	char *d;
+
+	tw_init(&t);
+	CHECK_INT_EQ(-EINVAL, snap_fxt_set_limits(&t.fx, 10, 1));
+	CHECK_INT_EQ(-EINVAL, snap_fxt_set_limits(&t.fx, 64, 0));
+	CHECK_INT_EQ(0, snap_fxt_set_limits(&t.fx, 64, 2));
+	for (int i = 0; i < 300; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		t.tl->ops->complete(t.tl, 1, 1 + i % 5, (uint64_t)i, (uint64_t)i, S(&t, name), NULL,
+				    0);
+	}
+	d = tw_dump(&t, 0, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK(strstr(d, "complete ts=299 end=299 pid=1 tid=5 name=\"n299\"\n") != NULL);
+	CHECK(strstr(d, "complete ts=7 end=7 pid=1 tid=3 name=\"n7\"\n") != NULL);
+	free(d);
+	tw_fini(&t);
+}
+
+/* Allocation failures give -ENOMEM (sticky), never a crash or a leak. */
+static void test_alloc_failures(void)
+{
+	for (long k = 0; k < 40; k++) {
+		struct snap_strtab st;
+		struct snap_sink sink;
+		struct snap_fxt fx;
+		int err = 0;
+
+		snap_strtab_init(&st);
+		uint32_t a = (uint32_t)snap_strtab_intern_cstr(&st, "a");
+		uint32_t b = (uint32_t)snap_strtab_intern_cstr(&st, "b");
+		snap_alloc_fail_after(k);
+		if (snap_sink_init_mem(&sink) == 0) {
+			err = snap_fxt_init(&fx, &sink, &st);
+			if (!err)
+				err = fx.base.ops->thread(&fx.base, 1, 2, a, b);
+			for (int i = 0; !err && i < 100; i++)
+				err = fx.base.ops->complete(&fx.base, i, i, 1, 2, a, NULL, 0);
+			if (!err)
+				err = fx.base.ops->finish(&fx.base);
+			snap_fxt_fini(&fx);
+		} else {
+			err = -ENOMEM;
+		}
+		snap_alloc_fail_after(-1);
+		CHECK(err == 0 || err == -ENOMEM);
+		snap_sink_fini(&sink);
+		snap_strtab_fini(&st);
+	}
+}
+
+/* Builds FXT words by hand for reader tests. */
+struct hb {
+	uint64_t w[64];
+	size_t n;
+};
+
+static void hb_add(struct hb *b, uint64_t w)
+{
+	b->w[b->n++] = w;
+}
+
+static void hb_start(struct hb *b)
+{
+	b->n = 0;
+	hb_add(b, 0x0016547846040010ull);
+}
+
+/* Reads b; returns the first error (or 0) and the check verdict in *check. */
+static int hb_read(const struct hb *b, int *check, char *why, size_t whylen)
+{
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	int err, ret = 0;
+
+	snap_fxtread_init(&r, b->w, b->n * 8);
+	snap_fxtcheck_init(&c);
+	*check = 0;
+	why[0] = 0;
+	while ((err = snap_fxtread_next(&r, &rec)) != 0) {
+		if (err < 0) {
+			if (!ret)
+				snprintf(why, whylen, "%s", snap_fxtread_why(&r));
+			ret = ret ? ret : err;
+			continue;
+		}
+		if (!*check && snap_fxtcheck_feed(&c, &rec) < 0) {
+			*check = -1;
+			if (!ret)
+				snprintf(why, whylen, "%s", c.why);
+		}
+	}
+	if (!*check && snap_fxtcheck_finish(&c) < 0) {
+		*check = -1;
+		if (!ret)
+			snprintf(why, whylen, "%s", c.why);
+	}
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	return ret;
+}
+
+#define EV(type, nargs, thr, name, words)                                                          \
+	(4ull | (uint64_t)(words) << 4 | (uint64_t)(type) << 16 | (uint64_t)(nargs) << 20 |        \
+	 (uint64_t)(thr) << 24 | (uint64_t)(name) << 48)
+
+static void test_reader_errors(void)
+{
+	struct hb b;
+	char why[256];
+	int check;
+
+	/* not FXT */
+	b.n = 0;
+	hb_add(&b, 0x1234);
+	CHECK_INT_EQ(-SNAP_EFORMAT, hb_read(&b, &check, why, sizeof(why)));
+	/* zero-size record */
+	hb_start(&b);
+	hb_add(&b, 4);
+	CHECK_INT_EQ(-SNAP_EPARSE, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "size 0") != NULL);
+	/* truncated record */
+	hb_start(&b);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 1);
+	CHECK_INT_EQ(-SNAP_ETRUNC, hb_read(&b, &check, why, sizeof(why)));
+	/* an argument overrunning its record: skipped, reading continues */
+	hb_start(&b);
+	hb_add(&b, EV(2, 1, 0, 0, 5));
+	hb_add(&b, 1);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 3 | 5u << 4); /* int64 arg of 5 words */
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 2);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(-SNAP_EPARSE, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "argument #0") != NULL);
+	/* inline thread + inline name; undefined string index */
+	hb_start(&b);
+	hb_add(&b, EV(2, 0, 0, 0x8000 | 3, 5));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 0x6f6f66); /* "foo" */
+	hb_add(&b, EV(3, 0, 0, 7, 4));
+	hb_add(&b, 11);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK_INT_EQ(-1, check);
+	CHECK_STR_EQ("undefined string index 7", why);
+	/* undefined thread index */
+	hb_start(&b);
+	hb_add(&b, EV(4, 0, 9, 0, 3));
+	hb_add(&b, 10);
+	hb_add(&b, 10);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK_STR_EQ("undefined thread index", why);
+	/* unbalanced: end with nothing open; begin never ended; time going back */
+	hb_start(&b);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "no open begin") != NULL);
+	hb_start(&b);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "never ended") != NULL);
+	/* Perfetto sorts by time before matching: an end written after its begin
+	 * but stamped earlier has nothing open; a begin written after its end but
+	 * stamped earlier (a deferred outer frame) is fine. */
+	hb_start(&b);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 9);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "end at 9 on pid 1 tid 2 with no open begin") != NULL);
+	hb_start(&b);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 0);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK_INT_EQ(0, check);
+	/* a complete event ending before it starts */
+	hb_start(&b);
+	hb_add(&b, EV(4, 0, 0, 0, 5));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 9);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "before it starts") != NULL);
+	/* trailing partial word */
+	{
+		struct snap_fxtread r;
+		struct snap_fxtread_rec rec;
+		unsigned char buf[12] = {0x10, 0x00, 0x04, 0x46, 0x78, 0x54,
+					 0x16, 0x00, 1,	   2,	 3,    4};
+
+		snap_fxtread_init(&r, buf, sizeof(buf));
+		CHECK_INT_EQ(1, snap_fxtread_next(&r, &rec));
+		CHECK_INT_EQ(-SNAP_ETRUNC, snap_fxtread_next(&r, &rec));
+		CHECK_INT_EQ(0, snap_fxtread_next(&r, &rec));
+		snap_fxtread_fini(&r);
+	}
+}
+
+/* Every argument type prints; strings are escaped; desc truncates like snprintf. */
+static void test_desc(void)
+{
+	struct snap_fxtread_rec rec;
+	char buf[512], small[8];
+	size_t n;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = SNAP_FXT_EVENT;
+	rec.sub = SNAP_FXT_EV_INSTANT;
+	rec.ts = 5;
+	rec.pid = 1;
+	rec.tid = 2;
+	rec.cat = (struct snap_fxt_str){"c", 1, 1};
+	rec.name = (struct snap_fxt_str){"a\"b\\c\n", 6, 2};
+	rec.nargs = 10;
+	for (int i = 0; i < 10; i++) {
+		rec.args[i].type = (uint32_t)i;
+		rec.args[i].name = (struct snap_fxt_str){"k", 1, 3};
+	}
+	rec.args[1].v.i = -1;
+	rec.args[2].v.u = 4000000000u;
+	rec.args[3].v.i = -5000000000ll;
+	rec.args[4].v.u = 18446744073709551615ull;
+	rec.args[5].v.d = 1.5;
+	rec.args[6].v.str = (struct snap_fxt_str){NULL, 0, 77};
+	rec.args[7].v.u = 0xabc;
+	rec.args[8].v.u = 99;
+	rec.args[9].v.u = 1;
+	n = snap_fxtread_desc(&rec, buf, sizeof(buf));
+	CHECK_STR_EQ("instant ts=5 pid=1 tid=2 cat=\"c\" name=\"a\\\"b\\\\c\\x0a\" args={k=null, "
+		     "k=-1, k=4000000000, k=-5000000000, k=18446744073709551615, k=1.5, "
+		     "k=<undefined 77>, k=0xabc, k=99, k=true}",
+		     buf);
+	CHECK_INT_EQ(strlen(buf), n);
+	CHECK_INT_EQ(n, snap_fxtread_desc(&rec, small, sizeof(small)));
+	CHECK_STR_EQ("instant", small);
+}
+
+int main(void)
+{
+	RUN(test_header_records);
+	RUN(test_events_and_args);
+	RUN(test_arg_limits);
+	RUN(test_string_reuse);
+	RUN(test_thread_reuse);
+	RUN(test_long_string);
+	RUN(test_limits_hook);
+	RUN(test_alloc_failures);
+	RUN(test_reader_errors);
+	RUN(test_desc);
+	return snap_test_done();
+}

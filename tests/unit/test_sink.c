@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Tests of write/sink: memory sink, temp file + rename, gzip, error paths. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "snap_test.h"
+#include "util/alloc.h"
+#include "write/sink.h"
+
+static char dir[64];
+
+/* Number of entries in dir besides . and .. */
+static int dir_entries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void path_of(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/%s", dir, name);
+}
+
+/* Reads a whole file (gunzipping transparently) into buf; returns its length or -1. */
+static long slurp(const char *path, unsigned char *buf, size_t cap)
+{
+	gzFile f = gzopen(path, "rb");
+	long n;
+
+	if (!f)
+		return -1;
+	n = gzread(f, buf, (unsigned)cap);
+	gzclose(f);
+	return n;
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+	close(fd);
+}
+
+/* A pattern that does not compress to nothing and shows misplaced bytes. */
+static unsigned char *pattern(size_t n)
+{
+	unsigned char *p = malloc(n);
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = (unsigned char)(i % 7 ? i : x >> 24);
+	}
+	return p;
+}
+
+static void test_mem(void)
+{
+	struct snap_sink s;
+	size_t n = 300000, len, off = 0;
+	unsigned char *p = pattern(n);
+	const unsigned char *d;
+
+	CHECK_INT_EQ(0, snap_sink_init_mem(&s));
+	d = snap_sink_mem_data(&s, &len);
+	CHECK(d == NULL && len == 0);
+	/* pieces of every size: tiny, buffer-straddling, larger than the buffer */
+	for (size_t step = 1; off < n; step = step * 3 + 1) {
+		size_t k = step < n - off ? step : n - off;
+
+		snap_sink_write(&s, p + off, k);
+		off += k;
+	}
+	CHECK_U64_EQ(n, s.total);
+	d = snap_sink_mem_data(&s, &len);
+	CHECK_INT_EQ(n, len);
+	CHECK(d && !memcmp(d, p, n));
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	d = snap_sink_mem_data(&s, &len);
+	CHECK_INT_EQ(n, len);
+	snap_sink_fini(&s);
+	snap_sink_fini(&s); /* twice is harmless */
+	free(p);
+}
+
+static void test_sticky_error(void)
+{
+	struct snap_sink s;
+	size_t len;
+
+	CHECK_INT_EQ(0, snap_sink_init_mem(&s));
+	snap_sink_write(&s, "ab", 2);
+	CHECK_INT_EQ(-EIO, snap_sink_fail(&s, -EIO));
+	CHECK_INT_EQ(-EIO, snap_sink_fail(&s, -ENOSPC)); /* the first error stays */
+	snap_sink_write(&s, "cd", 2);
+	CHECK_INT_EQ(-EIO, snap_sink_flush(&s));
+	CHECK_INT_EQ(-EIO, snap_sink_error(&s));
+	snap_sink_mem_data(&s, &len);
+	CHECK_INT_EQ(0, len); /* the buffered bytes were dropped with the error */
+	snap_sink_fini(&s);
+	/* allocation failure at init: a dead sink that accepts calls */
+	snap_alloc_fail_after(0);
+	CHECK_INT_EQ(-ENOMEM, snap_sink_init_mem(&s));
+	snap_alloc_fail_after(-1);
+	snap_sink_write(&s, "x", 1);
+	CHECK_INT_EQ(-ENOMEM, snap_sink_close(&s));
+	snap_sink_fini(&s);
+}
+
+static void test_file_plain(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 200000;
+	unsigned char *p = pattern(n), *back = malloc(n + 10);
+	struct stat sb;
+	mode_t mask = umask(022);
+
+	path_of(path, sizeof(path), "out.fxt");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(1, dir_entries()); /* the temporary file */
+	CHECK(access(path, F_OK) != 0); /* the target appears only at close */
+	snap_sink_write(&s, p, 1000);
+	snap_sink_write(&s, p + 1000, n - 1000);
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	CHECK_INT_EQ(1, dir_entries());
+	CHECK_INT_EQ(n, slurp(path, back, n + 10));
+	CHECK(!memcmp(p, back, n));
+	CHECK_INT_EQ(0, stat(path, &sb));
+	CHECK_INT_EQ(0644, sb.st_mode & 0777);
+	unlink(path);
+	umask(mask);
+	snap_sink_fini(&s);
+	free(p);
+	free(back);
+}
+
+static void test_file_gz(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 500000;
+	unsigned char *p = pattern(n), *back = malloc(n + 10), magic[2] = {0};
+	int fd;
+
+	path_of(path, sizeof(path), "out.fxt.gz");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, p, n);
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && read(fd, magic, 2) == 2);
+	close(fd);
+	CHECK(magic[0] == 0x1f && magic[1] == 0x8b);
+	CHECK_INT_EQ(n, slurp(path, back, n + 10));
+	CHECK(!memcmp(p, back, n));
+	CHECK_INT_EQ(1, dir_entries());
+	unlink(path);
+	free(p);
+	free(back);
+}
+
+static void test_gz_level(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 300000;
+	unsigned char *p = pattern(n), *back = malloc(n + 10);
+	long sizes[2];
+
+	path_of(path, sizeof(path), "lvl.fxt.gz");
+	for (int k = 0; k < 2; k++) {
+		struct stat sb;
+
+		CHECK_INT_EQ(0, snap_sink_open(&s, path));
+		CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 10));
+		CHECK_INT_EQ(0, snap_sink_set_gz_level(&s, k ? 9 : 0));
+		snap_sink_write(&s, p, n);
+		CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 1)); /* too late */
+		CHECK_INT_EQ(0, snap_sink_close(&s));
+		CHECK_INT_EQ(n, slurp(path, back, n + 10));
+		CHECK(!memcmp(p, back, n));
+		CHECK_INT_EQ(0, stat(path, &sb));
+		sizes[k] = (long)sb.st_size;
+	}
+	CHECK(sizes[0] > (long)n && sizes[1] < (long)n); /* level 0 stores, 9 compresses */
+	unlink(path);
+	/* not a gzip sink */
+	CHECK_INT_EQ(0, snap_sink_init_mem(&s));
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 1));
+	snap_sink_fini(&s);
+	free(p);
+	free(back);
+}
+
+/* Abort, or an error before close, leave an existing output untouched. */
+static void test_existing_output_kept(void)
+{
+	struct snap_sink s;
+	char path[128];
+	unsigned char back[64];
+	long n;
+
+	path_of(path, sizeof(path), "keep.fxt.gz");
+	write_file(path, "OLD CONTENT");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, "new", 3);
+	snap_sink_flush(&s);
+	snap_sink_abort(&s);
+	n = slurp(path, back, sizeof(back));
+	CHECK_INT_EQ(11, n);
+	CHECK(!memcmp(back, "OLD CONTENT", 11));
+	CHECK_INT_EQ(1, dir_entries());
+
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, "new", 3);
+	snap_sink_fail(&s, -ENOSPC);
+	CHECK_INT_EQ(-ENOSPC, snap_sink_close(&s));
+	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
+	CHECK_INT_EQ(1, dir_entries());
+	/* fini of an unclosed sink aborts too */
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, "new", 3);
+	snap_sink_fini(&s);
+	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
+	CHECK_INT_EQ(1, dir_entries());
+	unlink(path);
+}
+
+/* The rename fails (the target is a non-empty directory): an error, no temp left. */
+static void test_rename_failure(void)
+{
+	struct snap_sink s;
+	char path[128], inner[160];
+
+	path_of(path, sizeof(path), "adir");
+	CHECK_INT_EQ(0, mkdir(path, 0755));
+	snprintf(inner, sizeof(inner), "%s/x", path);
+	write_file(inner, "x");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, "data", 4);
+	CHECK(snap_sink_close(&s) < 0);
+	CHECK_INT_EQ(1, dir_entries());
+	unlink(inner);
+	rmdir(path);
+}
+
+static void test_bad_directory(void)
+{
+	struct snap_sink s;
+	char path[160];
+
+	path_of(path, sizeof(path), "missing/out.fxt");
+	CHECK_INT_EQ(-ENOENT, snap_sink_open(&s, path));
+	snap_sink_write(&s, "x", 1); /* harmless on a failed sink */
+	CHECK(snap_sink_close(&s) < 0);
+	snap_sink_fini(&s);
+	CHECK(snap_sink_open(&s, "/proc/self/no/out.fxt") < 0);
+	snap_sink_fini(&s);
+	CHECK_INT_EQ(-EISDIR, snap_sink_open(&s, ""));
+	CHECK_INT_EQ(-EISDIR, snap_sink_open(&s, "somedir/"));
+	CHECK_INT_EQ(0, dir_entries());
+	/* a relative name in the current directory works too */
+	{
+		char cwd[256];
+
+		CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+		CHECK_INT_EQ(0, chdir(dir));
+		CHECK_INT_EQ(0, snap_sink_open(&s, "rel.fxt"));
+		snap_sink_write(&s, "r", 1);
+		CHECK_INT_EQ(0, snap_sink_close(&s));
+		CHECK_INT_EQ(0, access("rel.fxt", F_OK));
+		unlink("rel.fxt");
+		CHECK_INT_EQ(0, chdir(cwd));
+	}
+}
+
+/* Allocation failures while opening leave nothing on disk. */
+static void test_open_alloc_failures(void)
+{
+	char path[128];
+
+	path_of(path, sizeof(path), "af.fxt.gz");
+	for (long k = 0; k < 8; k++) {
+		struct snap_sink s;
+		int err;
+
+		snap_alloc_fail_after(k);
+		err = snap_sink_open(&s, path);
+		snap_alloc_fail_after(-1);
+		CHECK(err == 0 || err == -ENOMEM);
+		if (!err) {
+			snap_sink_write(&s, "z", 1);
+			CHECK_INT_EQ(0, snap_sink_close(&s));
+			unlink(path);
+		}
+		snap_sink_fini(&s);
+		CHECK_INT_EQ(0, dir_entries());
+	}
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/snap_sink_XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_mem);
+	RUN(test_sticky_error);
+	RUN(test_file_plain);
+	RUN(test_file_gz);
+	RUN(test_gz_level);
+	RUN(test_existing_output_kept);
+	RUN(test_rename_failure);
+	RUN(test_bad_directory);
+	RUN(test_open_alloc_failures);
+	rmdir(dir);
+	return snap_test_done();
+}
