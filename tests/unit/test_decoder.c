@@ -174,6 +174,30 @@ static void first_branch_restarts_early_threads(void)
 	drv_fini(&d);
 }
 
+/* A snapshot boundary ends every thread at its last event and restarts it
+ * at the next branch: frames found later start there, not in snapshot 1. */
+static void snapshot_boundary_restarts(void)
+{
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_feed(&d, "1000 1/1 strt 0 - 400000 main"));
+	CHECK_INT_EQ(0, drv_feed(&d, "1010 1/1 call 400010 main 401000 foo"));
+	snap_decoder_new_snapshot(&d.dec);
+	CHECK_INT_EQ(0, drv_feed(&d, "5000 1/1 return 402000 bar 401000 foo"));
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "E 10 tid=1 foo\n"
+		  "E 10 tid=1 main\n"
+		  "X 4000..4000 tid=1 [unknown]\n"
+		  "B 4000 tid=1 foo address=0x401000 symbol=foo inferred_start_time=true\n"
+		  "E 4000 tid=1 foo\n");
+	drv_fini(&d);
+}
+
 static void power_and_extra_tracks(void)
 {
 	static const char *const in[] = {
@@ -607,6 +631,7 @@ int main(void)
 	RUN(unknown_ids_and_no_comm);
 	RUN(end_order_is_first_appearance);
 	RUN(first_branch_restarts_early_threads);
+	RUN(snapshot_boundary_restarts);
 	RUN(power_and_extra_tracks);
 	RUN(hits_and_base_time);
 	RUN(base_time_override);
