@@ -43,6 +43,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	ctx->st = st;
 	ctx->scope = scope;
 	ctx->max_depth = max_depth ? max_depth : SNAP_CSTACK_DEFAULT_MAX_DEPTH;
+	ctx->max_defer = SNAP_CSTACK_MAX_DEFER;
 	snap_u64map_init(&ctx->errnames);
 	if ((err = intern(st, "[untraced]", &n->untraced)) < 0 ||
 	    (err = intern(st, "[syscall]", &n->syscall)) < 0 ||
@@ -249,7 +250,7 @@ static int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t
 {
 	int err = 0;
 
-	if (t != cs->pending_time)
+	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
 		err = flush(cs, t);
 	if (cs->npend >= cs->cappend && pend_reserve(cs) < 0)
 		return -ENOMEM;
@@ -588,7 +589,7 @@ static int kernel_exit(struct snap_cstack *cs, const struct snap_event *ev, uint
 	return check_current_symbol(cs, &ev->dst, t);
 }
 
-int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+static int branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
 {
 	int err;
 
@@ -623,6 +624,24 @@ int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint
 		cs->ctx->stats.unexpected++;
 		return 0;
 	}
+}
+
+/* Ends the segment if too many ops are deferred (see SNAP_CSTACK_MAX_DEFER). */
+int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
+{
+	if (cs->ndefer < cs->ctx->max_defer)
+		return 0;
+	cs->ctx->stats.trimmed++;
+	return snap_cstack_end_thread(cs, t);
+}
+
+int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	int err = branch(cs, ev, t);
+
+	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
+		err = snap_cstack_trim(cs, t);
+	return err;
 }
 
 /* ---- sampdiff primitives ---------------------------------------------- */

@@ -43,6 +43,12 @@
 /* Nested syscall/interrupt stacks per thread beyond which the current stack is
  * reused (counted as depth_capped). */
 #define SNAP_CSTACK_MAX_NEST	      64u
+/* Memory bounds for pathological input: ops waiting for the next distinct
+ * timestamp (beyond this the batch is written with zero shares), and
+ * deferred ops (beyond this the thread segment is ended, like a decode error
+ * without its slice; counted in stats.trimmed). */
+#define SNAP_CSTACK_MAX_PENDING	      65536u
+#define SNAP_CSTACK_MAX_DEFER	      (1u << 20)
 
 /* Interned fixed names (strtab ids), filled by snap_cstack_ctx_init. */
 struct snap_cstack_names {
@@ -57,6 +63,7 @@ struct snap_cstack_stats {
 	uint64_t depth_capped;	    /* frames dropped by the depth cap */
 	uint64_t time_backwards;    /* event times clamped to the thread's last time */
 	uint64_t unexpected;	    /* kind/state combinations magic-trace calls "BUG" */
+	uint64_t trimmed;	    /* segments ended early to bound memory */
 };
 
 /* State shared by every thread of one decode. */
@@ -65,6 +72,7 @@ struct snap_cstack_ctx {
 	struct snap_strtab *st;	  /* borrowed */
 	enum snap_scope scope;
 	uint32_t max_depth;
+	uint32_t max_defer; /* SNAP_CSTACK_MAX_DEFER (tests may lower it) */
 	struct snap_cstack_names n;
 	struct snap_u64map errnames; /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
@@ -154,6 +162,11 @@ int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
 /* end_of_thread(last event time), then moves the thread's times to t
  * (§4.12 snapshot boundary). Returns 0 or a negative error. */
 int snap_cstack_restart(struct snap_cstack *cs, uint64_t t);
+
+/* If more than SNAP_CSTACK_MAX_DEFER ops are deferred, ends the thread
+ * segment at t (counted in stats.trimmed) so memory stays bounded.
+ * snap_cstack_branch does it itself. Returns 0 or a negative error. */
+int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
 
 /* Primitives used by sampdiff: write all pending ops up to t; open a frame at
  * exactly t (no spreading); close the top frame at t (no-op if empty).

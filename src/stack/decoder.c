@@ -700,6 +700,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	out->depth_capped = c->depth_capped;
 	out->time_backwards += c->time_backwards;
 	out->unexpected = c->unexpected;
+	out->trimmed = c->trimmed;
 	out->samples = dec->sd.samples;
 	out->sample_frames_dropped = dec->sd.dropped_frames;
 	out->zero_frames = dec->sd.zero_frames;

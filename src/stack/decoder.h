@@ -87,6 +87,7 @@ struct snap_decoder_stats {
 	uint64_t depth_capped;
 	uint64_t time_backwards;
 	uint64_t unexpected; /* branch kind/state combinations that make no sense */
+	uint64_t trimmed;    /* thread segments ended early to bound memory */
 	uint64_t tx_dropped; /* (x) events discarded by an abort or decode error */
 	uint64_t samples;
 	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */

@@ -514,6 +514,52 @@ static void deep_garbage_bounded(void)
 	drv_fini(&d);
 }
 
+/* Many calls at one timestamp: the pending batch stays bounded. */
+static void pending_bounded(void)
+{
+	struct drv d;
+	char why[256];
+	int err;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	err = drv_feed(&d, "0 1/1 strt 0 - 400000 main");
+	for (int i = 0; i < 200000 && err >= 0; i++)
+		err = drv_feed(&d, i % 2 ? "7 1/1 call 400010 main 401000 foo"
+					 : "7 1/1 return 401010 foo 400014 main");
+	CHECK_INT_EQ(0, err);
+	CHECK(d.cs[0].cappend <= 2 * SNAP_CSTACK_MAX_PENDING);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+	drv_fini(&d);
+}
+
+/* Returns into ever new unknown callers pile up deferred inferred frames;
+ * past ctx->max_defer the segment is ended (memory stays bounded). */
+static void deferred_bounded(void)
+{
+	struct drv d;
+	char why[256];
+	int err;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	d.ctx.max_defer = 100;
+	err = drv_feed(&d, "5 1/1 jmp 401000 a 401010 a");
+	for (int i = 0; i < 1000 && err >= 0; i++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "%d 1/1 return 401020 a 401030 a", 10 + i);
+		err = drv_feed(&d, line);
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK(d.cs[0].ndefer <= 100);
+	CHECK(d.ctx.stats.trimmed >= 9);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	if (!mock_balanced(&d.m, 1, why, sizeof(why)))
+		fprintf(stderr, "%s\n", why);
+	CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+	drv_fini(&d);
+}
+
 /* Timeline errors are passed up. */
 static void timeline_error_propagates(void)
 {
@@ -573,6 +619,8 @@ int main(void)
 	RUN(table);
 	RUN(nesting_cap);
 	RUN(deep_garbage_bounded);
+	RUN(pending_bounded);
+	RUN(deferred_bounded);
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	return snap_test_done();
