@@ -514,6 +514,36 @@ static void deep_garbage_bounded(void)
 	drv_fini(&d);
 }
 
+/* The nesting checker itself must be able to fail. */
+static void mock_detects_imbalance(void)
+{
+	struct snap_strtab st;
+	struct mock_tl m;
+	char why[256];
+	uint32_t a, b;
+
+	snap_strtab_init(&st);
+	mock_init(&m, &st);
+	a = (uint32_t)snap_strtab_intern_cstr(&st, "a");
+	b = (uint32_t)snap_strtab_intern_cstr(&st, "b");
+	m.base.ops->begin(&m.base, 1, 1, 10, a, NULL, 0);
+	m.base.ops->begin(&m.base, 1, 1, 20, b, NULL, 0);
+	CHECK(!mock_balanced(&m, 1, why, sizeof(why))); /* left open */
+	m.base.ops->end(&m.base, 1, 1, 30, a);
+	CHECK(!mock_balanced(&m, 0, why, sizeof(why))); /* wrong order */
+	CHECK_STR_EQ("tid 1: E a at 30 does not close b", why);
+	m.base.ops->begin(&m.base, 1, 2, 5, a, NULL, 0);
+	m.base.ops->end(&m.base, 1, 2, 4, a); /* sorted by time: E before B */
+	mock_fini(&m);
+	mock_init(&m, &st);
+	m.base.ops->end(&m.base, 1, 2, 4, a);
+	m.base.ops->begin(&m.base, 1, 2, 5, a, NULL, 0);
+	CHECK(!mock_balanced(&m, 0, why, sizeof(why)));
+	CHECK_INT_EQ(2, m.unannounced);
+	mock_fini(&m);
+	snap_strtab_fini(&st);
+}
+
 /* Many calls at one timestamp: the pending batch stays bounded. */
 static void pending_bounded(void)
 {
@@ -619,6 +649,7 @@ int main(void)
 	RUN(table);
 	RUN(nesting_cap);
 	RUN(deep_garbage_bounded);
+	RUN(mock_detects_imbalance);
 	RUN(pending_bounded);
 	RUN(deferred_bounded);
 	RUN(timeline_error_propagates);
