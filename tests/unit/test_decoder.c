@@ -127,6 +127,32 @@ static void unknown_ids_and_no_comm(void)
 	drv_fini(&d);
 }
 
+/* A process keeps one name; threads keep their own comm. */
+static void thread_names_per_pid(void)
+{
+	static const char *const in[] = {
+		"100 5/5 comm=server strt 0 - 400000 main",
+		"110 5/6 comm=worker-1 strt 0 - 400000 main",
+		"120 5/7 strt 0 - 400000 main",
+		"130 9/9 strt 0 - 400000 main",
+		"140 9/10 comm=late strt 0 - 400000 main",
+		NULL,
+	};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, "T", out, sizeof(out));
+	CHECK_STR_EQ("T pid=5 tid=5 proc=server [pid=5] thread=server [pid=5] [tid=5]\n"
+		     "T pid=5 tid=6 proc=server [pid=5] thread=worker-1 [pid=5] [tid=6]\n"
+		     "T pid=5 tid=7 proc=server [pid=5] thread=server [pid=5] [tid=7]\n"
+		     "T pid=9 tid=9 proc=[pid=9] thread=[pid=9] [tid=9]\n"
+		     "T pid=9 tid=10 proc=late [pid=9] thread=late [pid=9] [tid=10]\n",
+		     out);
+	drv_fini(&d);
+}
+
 /* End of trace closes threads in order of first appearance, not tid order. */
 static void end_order_is_first_appearance(void)
 {
@@ -629,6 +655,7 @@ int main(void)
 	snap_log_level = SNAP_LOG_QUIET; /* decode errors warn */
 	RUN(naming_and_two_pids);
 	RUN(unknown_ids_and_no_comm);
+	RUN(thread_names_per_pid);
 	RUN(end_order_is_first_appearance);
 	RUN(first_branch_restarts_early_threads);
 	RUN(snapshot_boundary_restarts);
