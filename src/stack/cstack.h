@@ -21,6 +21,17 @@
  * inferred frames take their stack's cut sequence (later-discovered, i.e.
  * outer, frames first). So after a stable sort by timestamp every track's
  * begins and ends nest, whatever the order in which frames were discovered.
+ * A stack re-created for a user address (create_time = last decode error
+ * time) takes that time's sequence, so its inferred frames enclose what the
+ * track showed since then. Other deliberate differences from magic-trace:
+ *  - pending ops are flushed before a new stack is started, so spreading
+ *    never carries an op of the old stack past the switch;
+ *  - a nested (syscall/interrupt) stack starts when pushed, whatever the
+ *    target address;
+ *  - end_of_thread closes at max(t, the latest op time) and times never go
+ *    backwards (counted);
+ *  - the kind/state combinations magic-trace treats as fatal "BUG" are
+ *    counted in stats.unexpected and handled as the nearest sane case.
  *
  * Stack depth is capped (ctx->max_depth frames per thread, counting the
  * suspended stacks of syscalls/interrupts): deeper calls are counted and
