@@ -88,12 +88,14 @@ known_bug() {
 }
 
 snaptrace_state=unknown # unknown | ok | missing
+# e2e_case NAME DATA SCOPE PERF-OUTPUT [DECODE-FLAGS...]
 e2e_case() {
 	local name=$1 data=$2 scope=$3 perfout=$4
-	local flags=()
+	shift 4
+	local flags=("$@")
 	case $scope in
-	k) flags=(-trace-kernel-only) ;;
-	uk) flags=(-trace-include-kernel) ;;
+	k) flags+=(-trace-kernel-only) ;;
+	uk) flags+=(-trace-include-kernel) ;;
 	esac
 	[ -x ./snaptrace ] || snaptrace_state=missing
 	if [ "$snaptrace_state" = missing ]; then
@@ -142,6 +144,10 @@ run_case() {
 	local name=$1 prog=$2 scope=$3
 	shift 3
 	local d=$work/$name kopt=()
+	if [ ! -x "$P/$prog" ]; then
+		echo "SKIP ptsynth-gen $name: $P/$prog was not built (no C++ compiler?)"
+		return
+	fi
 	if ! prepare "$prog"; then
 		echo "FAIL ptsynth-gen $name: sstep/insnmap $prog: $(head -3 "$work/$prog.out" | tr '\n' ' ')"
 		fail=1
@@ -179,11 +185,24 @@ run_case() {
 	*" -V "*) echo "SKIP ptsynth-e2e $name: snaptrace decode has no --vmlinux (perf would use this machine's kernel)" ;;
 	*) e2e_case "$name" "$d.data" "$scope" "$d.perf" ;;
 	esac
+	# Some cases also through the perf script text path when the plugin is the default.
+	case " $TEXT_CASES " in
+	*" $name "*)
+		if [ -e ./snaptrace-dlfilter.so ]; then
+			e2e_case "$name-text" "$d.data" "$scope" "$d.perf" -no-dlfilter
+		else
+			echo "SKIP ptsynth-e2e $name-text: no snaptrace-dlfilter.so, the default path is already the text one"
+		fi
+		;;
+	esac
 }
+
+# Cases also decoded with -no-dlfilter (perf script text) besides the default path.
+TEXT_CASES="static-corrupt threads-percpu dyn kernel-irq-uk"
 
 # Single-step the two big programs in the background (pinned to CPU 0) while the
 # small cases run; their cases wait for it.
-(prepare dyn; prepare cxx_throw) &
+(prepare dyn; [ -x "$P/cxx_throw" ] && prepare cxx_throw) &
 bg=$!
 
 # Static program, no libc: each synthesis option.
