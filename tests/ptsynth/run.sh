@@ -6,7 +6,8 @@
 #   (a) ptsynth-gen <case>: perf's decoded branch list equals the ground truth that
 #       mkptdata derived from the executed instructions;
 #   (b) ptsynth-e2e <case>: snaptrace decode + snaptrace dump give, for every thread,
-#       the call stacks computed independently from that branch list (stacks.py).
+#       the call trees stacks.py computes independently from that ground truth
+#       (perf only supplies the symbol names).
 # Fixtures are made at test time in a temporary directory (perf.data holds absolute
 # paths). PTSYNTH_KEEP=1 keeps the directory and prints its name.
 set -u
@@ -88,10 +89,10 @@ known_bug() {
 }
 
 snaptrace_state=unknown # unknown | ok | missing
-# e2e_case NAME DATA SCOPE PERF-OUTPUT [DECODE-FLAGS...]
+# e2e_case NAME DATA SCOPE TRUTH PERF-OUTPUT [DECODE-FLAGS...]
 e2e_case() {
-	local name=$1 data=$2 scope=$3 perfout=$4
-	shift 4
+	local name=$1 data=$2 scope=$3 truth=$4 perfout=$5
+	shift 5
 	local flags=("$@")
 	case $scope in
 	k) flags+=(-trace-kernel-only) ;;
@@ -125,7 +126,7 @@ e2e_case() {
 		fail=1
 		return
 	fi
-	python3 "$HERE/stacks.py" expect --scope "$scope" <"$perfout" >"$work/$name.want" &&
+	python3 "$HERE/stacks.py" expect --scope "$scope" "$truth" "$perfout" >"$work/$name.want" &&
 		python3 "$HERE/stacks.py" dump <"$work/$name.dump" >"$work/$name.got"
 	local why
 	if cmp -s "$work/$name.want" "$work/$name.got"; then
@@ -183,13 +184,13 @@ run_case() {
 	echo "PASS ptsynth-gen $name: $(wc -l <"$d.want") branches and errors identical"
 	case " $* " in
 	*" -V "*) echo "SKIP ptsynth-e2e $name: snaptrace decode has no --vmlinux (perf would use this machine's kernel)" ;;
-	*) e2e_case "$name" "$d.data" "$scope" "$d.perf" ;;
+	*) e2e_case "$name" "$d.data" "$scope" "$d.exp" "$d.perf" ;;
 	esac
 	# Some cases also through the perf script text path when the plugin is the default.
 	case " $TEXT_CASES " in
 	*" $name "*)
 		if [ -e ./snaptrace-dlfilter.so ]; then
-			e2e_case "$name-text" "$d.data" "$scope" "$d.perf" -no-dlfilter
+			e2e_case "$name-text" "$d.data" "$scope" "$d.exp" "$d.perf" -no-dlfilter
 		else
 			echo "SKIP ptsynth-e2e $name-text: no snaptrace-dlfilter.so, the default path is already the text one"
 		fi
