@@ -181,6 +181,11 @@ run_case() {
 		fail=1
 		return
 	fi
+	if [ "$scope" != u ] && ! grep -qE '=> *ffffffff8[0-9a-f]+ (entry_SYSCALL_64|asm_common_interrupt)\+0x0 \((kimage|\[kernel\.kallsyms\])\)' "$d.perf"; then
+		echo "FAIL ptsynth-gen $name: perf did not name the kernel entry points"
+		fail=1
+		return
+	fi
 	echo "PASS ptsynth-gen $name: $(wc -l <"$d.want") branches and errors identical"
 	case " $* " in
 	*" -V "*) echo "SKIP ptsynth-e2e $name: snaptrace decode has no --vmlinux (perf would use this machine's kernel)" ;;
@@ -218,10 +223,14 @@ run_case static-overflow static_calls u -r -O 100
 # Two threads: per-thread queues, then one CPU with context switches.
 run_case threads threads u -r
 run_case threads-percpu threads u -r -C
+run_case threads-percpu-irq threads u -C -I 7
 wait "$bg"
 # Through ld.so and libc: PLT lazy binding, qsort callback, malloc/free, setjmp/longjmp.
 run_case dyn dyn u
 run_case dyn-retcomp dyn u -r -k 64
+run_case dyn-irq dyn u -r -k 64 -I 997
+run_case dyn-corrupt dyn u -k 64 -c 300
+run_case dyn-overflow dyn u -r -k 64 -O 50000
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
