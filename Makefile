@@ -124,7 +124,7 @@ fuzz-smoke: fuzz
 			>build/fuzz/$$t.log 2>&1 || { tail -30 build/fuzz/$$t.log; exit 1; }; \
 	done
 
-FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find src tests -name '*.[ch]')
+FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h' 2>/dev/null || find src tests -name '*.[ch]')
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

@@ -573,7 +573,7 @@ static const char *ps_flags(const char *p, const char *e, int skip_unknown, stru
 		if (!n || is_hex_tok(p, t))
 			break;
 		if (n >= 2 && p[0] == '(' && t[-1] == ')') {
-			if (n == 3 && p[1] == 'x')
+			if (memmem(p, n, "(x)", 3)) /* "(x)", also run together: "(x)(D)" */
 				ev->in_tx = 1;
 		} else if (tr && tok_eq(p, t, "strt")) {
 			start = 1;

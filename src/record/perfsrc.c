@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/perfsrc.h"
 
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/log.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +9,10 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
 
 #define PERFSRC_BUF (256 * 1024)
 
@@ -126,11 +126,15 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 			;
 		if (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0) {
 			if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127)
-				snap_log(SNAP_LOG_QUIET, "could not run perf: install it (apt-get install linux-perf) or set SNAPTRACE_PERF");
+				snap_log(SNAP_LOG_QUIET,
+					 "could not run perf: install it (apt-get install "
+					 "linux-perf) or set SNAPTRACE_PERF");
 			else if (WIFSIGNALED(src->status) && src->eof)
-				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d", WTERMSIG(src->status));
+				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
+					 WTERMSIG(src->status));
 			else if (src->eof)
-				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d", WEXITSTATUS(src->status));
+				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
+					 WEXITSTATUS(src->status));
 			err = -SNAP_EPERF;
 		}
 	}

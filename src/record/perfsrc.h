@@ -7,26 +7,26 @@
 #ifndef SNAP_RECORD_PERFSRC_H
 #define SNAP_RECORD_PERFSRC_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "model/event.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 
-#include <stddef.h>
-#include <sys/types.h>
-
 struct snap_perfsrc_opts {
-	const char *perf;            /* perf binary (borrowed) */
-	const char *data;            /* perf.data path (borrowed) */
+	const char *perf;	      /* perf binary (borrowed) */
+	const char *data;	      /* perf.data path (borrowed) */
 	enum snap_perfdata_kind kind; /* AUX: decode branches; else samples */
 };
 
 struct snap_perfsrc {
-	pid_t pid;   /* perf script, or -1 once reaped */
-	int fd;      /* read end of perf's stdout, or -1 */
-	int eof;     /* perf's stdout is drained */
-	int status;  /* perf's wait status once reaped */
+	pid_t pid;  /* perf script, or -1 once reaped */
+	int fd;	    /* read end of perf's stdout, or -1 */
+	int eof;    /* perf's stdout is drained */
+	int status; /* perf's wait status once reaped */
 	struct snap_perfscript ps;
-	char *buf;   /* read buffer (owned) */
+	char *buf; /* read buffer (owned) */
 };
 
 #define SNAP_PERFSRC_MAX_ARGS 24

@@ -215,6 +215,15 @@ static int sink_gz_init(struct snap_sink *s)
 	return 0;
 }
 
+int snap_sink_set_gz_level(struct snap_sink *s, int level)
+{
+	if (!s->gz || level < 0 || level > 9 || s->total)
+		return -EINVAL;
+	if (deflateParams(s->zs, level, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -EINVAL;
+	return 0;
+}
+
 int snap_sink_open(struct snap_sink *s, const char *path)
 {
 	int err = -ENOMEM;

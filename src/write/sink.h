@@ -58,6 +58,12 @@ int snap_sink_init_mem(struct snap_sink *s);
  * further call (snap_sink_fini is allowed). */
 int snap_sink_open(struct snap_sink *s, const char *path);
 
+/* Gzip file sink: sets the deflate level (0-9; the default is 6, as
+ * magic-trace) before anything is written. Level 1 is about 3x faster on
+ * FXT for ~13% bigger files. Returns 0, or -EINVAL for a bad level, a sink
+ * that does not compress, or after the first write. */
+int snap_sink_set_gz_level(struct snap_sink *s, int level);
+
 /* Slow path of snap_sink_write (buffer full); internal. */
 void snap_sink_write_slow(struct snap_sink *s, const void *p, size_t len);
 

@@ -8,11 +8,15 @@
  *   random   a random nested trace (SEED) over tiny tables (64 strings, 3
  *            threads) so index re-use happens all the time
  *   long     a 40,000-byte name (truncated) and odd bytes in names
- * OUT ending in .gz is gzip-compressed. Exit 0 on success.
+ *   bench    N events (default 10 M) of a call tree over 5,000 names with
+ *            address/symbol args on 4 threads; prints the writer's speed
+ * OUT ending in .gz is gzip-compressed (at level LEVEL if given as a 4th
+ * argument). Exit 0 on success.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/err.h"
 #include "util/strtab.h"
@@ -161,6 +165,55 @@ static void gen_long(struct gen *g)
 	free(s);
 }
 
+/* Nested calls 8 deep over a pool of names, like a decoded PT trace. */
+static void gen_bench(struct gen *g, uint64_t n)
+{
+	const struct snap_timeline_ops *o = g->tl->ops;
+	uint32_t names[5000], sym = S(g, "symbol"), addr = S(g, "address");
+	uint32_t stack[4][8];
+	size_t depth[4] = {0};
+	uint64_t ts = 0, events = 0;
+	struct timespec t0, t1;
+
+	for (int i = 0; i < 5000; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "Module.function_%d_with_a_realistic_length", i);
+		names[i] = S(g, name);
+	}
+	for (int t = 0; t < 4; t++)
+		o->thread(g->tl, 10, 10 + t, S(g, "bench"), S(g, "worker"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (events < n) {
+		int t = (int)rnd(g, 4);
+
+		ts += 3;
+		if (depth[t] < 8 && (depth[t] == 0 || rnd(g, 2))) {
+			uint32_t nm = names[rnd(g, 5000)];
+			struct snap_arg a[2] = {{addr, SNAP_ARG_PTR, {.u = 0x400000 + nm * 16}},
+						{sym, SNAP_ARG_STR, {.str = nm}}};
+
+			stack[t][depth[t]++] = nm;
+			o->begin(g->tl, 10, 10 + t, ts, nm, a, 2);
+		} else {
+			o->end(g->tl, 10, 10 + t, ts, stack[t][--depth[t]]);
+		}
+		events++;
+	}
+	for (int t = 0; t < 4; t++)
+		while (depth[t])
+			o->end(g->tl, 10, 10 + t, ts, stack[t][--depth[t]]);
+	o->finish(g->tl);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	{
+		double s =
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		fprintf(stderr, "fxt-writer: %llu events in %.3f s: %.1f M events/s\n",
+			(unsigned long long)events, s, (double)events / s / 1e6);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct gen g;
@@ -182,7 +235,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxtgen: %s: %s\n", argv[2], snap_strerror(err));
 		return 1;
 	}
-	err = snap_fxt_init(&g.fx, &sink, &g.st);
+	if (argc > 4)
+		err = snap_sink_set_gz_level(&sink, atoi(argv[4]));
+	if (!err)
+		err = snap_fxt_init(&g.fx, &sink, &g.st);
 	g.tl = &g.fx.base;
 	g.rng = n + 1;
 	if (!strcmp(sc, "basic"))
@@ -195,6 +251,8 @@ int main(int argc, char **argv)
 		gen_random(&g);
 	else if (!strcmp(sc, "long"))
 		gen_long(&g);
+	else if (!strcmp(sc, "bench"))
+		gen_bench(&g, n ? n : 10000000);
 	else
 		err = snap_sink_fail(&sink, -SNAP_EUSAGE);
 	if (!err)

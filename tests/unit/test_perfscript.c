@@ -255,6 +255,8 @@ static const struct line_case branch_cases[] = {
 	/* markers */
 	{"1 1.0:   call            (x)   401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
 	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
+	{"1 1.0:   call (D)(x)  401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
+	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
 	{"1 1.0:   jcc (D)  (t)  401000 x+0x0 (/d) =>  401010 x+0x10 (/d)",
 	 "B -1/1 t=1000000000 jump - 401000 x+0x0 (/d) => 401010 x+0x10 (/d)"},
 	/* unnamed flag combinations print as letters (PERF_IP_FLAG_CHARS) */
@@ -692,6 +694,36 @@ static void symbol_cache_checks_text(void)
 	}
 }
 
+/* Call chains are capped (leaf side kept); the excess is counted once. */
+static void frame_cap(void)
+{
+	size_t n = SNAP_PERFSCRIPT_MAX_FRAMES + 5, len = 0;
+	char *in = malloc(n * 24 + 64);
+	struct snap_perfscript ps;
+	struct snap_event ev;
+
+	CHECK(in != NULL);
+	if (!in)
+		return;
+	len += (size_t)sprintf(in, "1/1 1.0: 1 cpu-clock: \n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(in + len, "\t %zx f (/d)\n", i + 1);
+	CHECK_INT_EQ(0, snap_perfscript_init(&ps, &st));
+	CHECK_INT_EQ(0, snap_perfscript_feed(&ps, in, len));
+	CHECK_INT_EQ(0, snap_perfscript_feed(&ps, NULL, 0));
+	snap_perfscript_finish(&ps);
+	CHECK_INT_EQ(1, snap_perfscript_next(&ps, &ev));
+	CHECK_INT_EQ(SNAP_EV_SAMPLE, ev.kind);
+	CHECK_U64_EQ(SNAP_PERFSCRIPT_MAX_FRAMES, ev.nframes);
+	CHECK_U64_EQ(SNAP_PERFSCRIPT_MAX_FRAMES, ev.frames[0].ip);
+	CHECK_U64_EQ(1, ev.frames[ev.nframes - 1].ip);
+	CHECK_INT_EQ(0, snap_perfscript_next(&ps, &ev));
+	CHECK_U64_EQ(1, snap_perfscript_stats(&ps)->unknown_lines);
+	CHECK_U64_EQ(n + 1, snap_perfscript_stats(&ps)->lines);
+	snap_perfscript_fini(&ps);
+	free(in);
+}
+
 /* Every allocation failure gives -ENOMEM (and no leak under ASan). */
 static void allocation_failures(void)
 {
@@ -732,6 +764,7 @@ int main(void)
 	RUN(record_completes_only_when_closed);
 	RUN(overlong_lines);
 	RUN(symbol_cache_checks_text);
+	RUN(frame_cap);
 	RUN(allocation_failures);
 	snap_strtab_fini(&st);
 	return snap_test_done();

@@ -175,6 +175,39 @@ static void test_file_gz(void)
 	free(back);
 }
 
+static void test_gz_level(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 300000;
+	unsigned char *p = pattern(n), *back = malloc(n + 10);
+	long sizes[2];
+
+	path_of(path, sizeof(path), "lvl.fxt.gz");
+	for (int k = 0; k < 2; k++) {
+		struct stat sb;
+
+		CHECK_INT_EQ(0, snap_sink_open(&s, path));
+		CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 10));
+		CHECK_INT_EQ(0, snap_sink_set_gz_level(&s, k ? 9 : 0));
+		snap_sink_write(&s, p, n);
+		CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 1)); /* too late */
+		CHECK_INT_EQ(0, snap_sink_close(&s));
+		CHECK_INT_EQ(n, slurp(path, back, n + 10));
+		CHECK(!memcmp(p, back, n));
+		CHECK_INT_EQ(0, stat(path, &sb));
+		sizes[k] = (long)sb.st_size;
+	}
+	CHECK(sizes[0] > (long)n && sizes[1] < (long)n); /* level 0 stores, 9 compresses */
+	unlink(path);
+	/* not a gzip sink */
+	CHECK_INT_EQ(0, snap_sink_init_mem(&s));
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 1));
+	snap_sink_fini(&s);
+	free(p);
+	free(back);
+}
+
 /* Abort, or an error before close, leave an existing output untouched. */
 static void test_existing_output_kept(void)
 {
@@ -292,6 +325,7 @@ int main(void)
 	RUN(test_sticky_error);
 	RUN(test_file_plain);
 	RUN(test_file_gz);
+	RUN(test_gz_level);
 	RUN(test_existing_output_kept);
 	RUN(test_rename_failure);
 	RUN(test_bad_directory);
