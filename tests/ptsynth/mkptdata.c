@@ -912,7 +912,7 @@ static void kimage_fini(struct kimage *k)
 
 struct thread {
 	uint32_t tid;
-	size_t *idx; /* global step indexes after collapsing REP iterations */
+	size_t *idx; /* global step indexes */
 	size_t n;
 };
 
@@ -1025,7 +1025,7 @@ int main(int argc, char **argv)
 		have_k = 1;
 	}
 
-	/* Threads, in order of appearance; REP iterations collapsed. */
+	/* Threads, in order of appearance (sstep already collapsed REP iterations). */
 	snprintf(path, sizeof path, "%s", prefix);
 	for (size_t g = 0; g < nsteps; g++) {
 		size_t t = 0;
@@ -1043,8 +1043,6 @@ int main(int argc, char **argv)
 				goto fail;
 			}
 		}
-		if (th[t].n && steps[th[t].idx[th[t].n - 1]].ip == steps[g].ip)
-			continue;
 		th[t].idx[th[t].n++] = g;
 	}
 

@@ -17,9 +17,15 @@ T=$SNAP_BUILD/tests/ptsynth
 P=$SNAP_BUILD/tests/progs
 HERE=tests/ptsynth
 
+fail=0
+# The tools' unit tests (classifier, file formats) need nothing else.
+if [ -x "$T/test_ptsynth" ]; then
+	"$T/test_ptsynth" 2>&1 || fail=1
+fi
+
 skip_all() {
 	echo "SKIP ptsynth: $1"
-	exit 0
+	exit $fail
 }
 command -v perf >/dev/null || skip_all "perf is not installed"
 command -v objdump >/dev/null || skip_all "objdump (binutils) is not installed"
@@ -34,7 +40,6 @@ if [ "${PTSYNTH_KEEP:-0}" = 1 ]; then
 else
 	trap 'rm -rf "$work"' EXIT
 fi
-fail=0
 
 # Ground truth for a program, once: sstep (pinned to CPU 0) and insnmap.
 prepare() {
