@@ -327,7 +327,7 @@ static int rs_push(struct stream *s, uint64_t ret)
 	return 0;
 }
 
-static int stream_init(struct stream *s, size_t insns, uint32_t tid, FILE *exp)
+static int stream_init(struct stream *s, size_t insns, size_t nsyscalls, uint32_t tid, FILE *exp)
 {
 	struct pt_config cfg;
 
@@ -335,7 +335,10 @@ static int stream_init(struct stream *s, size_t insns, uint32_t tid, FILE *exp)
 	s->tid = tid;
 	s->exp = exp;
 	s->junk = (size_t)O->garbage;
-	s->cap = s->junk + 64 * 1024 + insns * 24;
+	/* Worst cases: a TIP (7) + TSC (8) per instruction, PSB+ every psb_every
+	 * bytes, and about 512 bytes per syscall or interrupt with its kernel part. */
+	size_t events = O->irq_every ? insns / (size_t)O->irq_every + 1 : 0;
+	s->cap = s->junk + 64 * 1024 + insns * 32 + (events + nsyscalls) * 512;
 	s->buf = calloc(1, s->cap);
 	if (!s->buf)
 		return -ENOMEM;
@@ -360,7 +363,7 @@ static int stream_fini(struct stream *s)
 	s->rs = NULL;
 	free(s->pend);
 	s->pend = NULL;
-	return s->err < 0 ? -EIO : 0;
+	return s->err < 0 ? -ENOSPC : 0; /* the only libipt error here: the buffer is full */
 }
 
 /* ------------------------------------------------------------------ control flow */
@@ -1101,7 +1104,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t t = 0; t < nstreams; t++) {
 		size_t insns = opts.percpu ? nsteps : th[t].n;
-		if ((err = stream_init(&streams[t], insns, th[t].tid, exp)) < 0)
+		if ((err = stream_init(&streams[t], insns, nchunks, th[t].tid, exp)) < 0)
 			goto fail;
 	}
 	/* Expectations are per thread: write each thread's in its order. */

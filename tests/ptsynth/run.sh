@@ -244,6 +244,8 @@ for scope in u k uk; do
 	run_case "kernel-syscall-$scope" static_calls "$scope" -r
 	run_case "kernel-irq-$scope" static_calls "$scope" -r -I 100
 done
+# An interrupt every 7 instructions, also right after calls and returns.
+run_case kernel-irq-dense-uk static_calls uk -I 7
 # The kernel mapped as perf records it ([kernel.kallsyms]), decoded with --vmlinux.
 run_case kernel-vmlinux-uk static_calls uk -r -I 100 -V
 
