@@ -18,9 +18,9 @@
       The trees in `snaptrace dump` output, as a timeline viewer builds them: each
       thread's begin/end records sorted by time (stable), ends matched to begins.
 
-Both print one block per thread, the blocks sorted (thread ids differ): a line
-"thread" then "B name" / "E" lines with two spaces of indent per depth, then the
-complete spans (decode errors, [unknown]) as "X name" lines in order.
+Both print one block per thread, sorted by thread id: a line "thread TID" then
+"B name" / "E" lines with two spaces of indent per depth, then the complete spans
+(decode errors, [unknown]) as "X name" lines in order.
 """
 import re
 import sys
@@ -194,11 +194,11 @@ def expect(truth, perf, scope):
                 t.check_symbol(dst)
         elif k in ('jmp', 'jcc', 'int', 'tx abrt'):
             t.check_symbol(dst)
-    return [serialize(t.roots, t.spans) for t in threads.values()]
+    return [serialize(tid, t.roots, t.spans) for tid, t in threads.items()]
 
 
-def serialize(roots, spans):
-    out = ['thread']
+def serialize(tid, roots, spans):
+    out = ['thread %s' % tid]
 
     def walk(n, d):
         out.append('  ' * d + 'B ' + n.name)
@@ -223,14 +223,14 @@ def dump(lines):
         if not w or w[0] not in ('begin', 'end', 'complete', 'span'):
             continue
         f = {k: v for k, v in FIELD_RE.findall(line)}
-        key = (f.get('pid'), f.get('tid'))
+        key = f.get('tid')
         name = f.get('name', '""')
         if name.startswith('"'):
             name = bytes(name[1:-1], 'utf-8').decode('unicode_escape')
         ts = int(f.get('ts', '0'))
         threads.setdefault(key, []).append((ts, seq, w[0], name))
     blocks = []
-    for evs in threads.values():
+    for tid, evs in threads.items():
         evs.sort(key=lambda e: (e[0], e[1]))
         roots, stack, spans = [], [], []
         for ts, seq, kind, name in evs:
@@ -247,7 +247,7 @@ def dump(lines):
                 spans.append(name)
         if stack:
             spans.append('%d unclosed' % len(stack))
-        blocks.append(serialize(roots, spans))
+        blocks.append(serialize(tid, roots, spans))
     return blocks
 
 
@@ -268,7 +268,7 @@ def main():
             blocks = expect(f1.read().splitlines(), f2.read().splitlines(), scope)
     else:
         blocks = dump(sys.stdin.read().splitlines())
-    for b in sorted(blocks):
+    for b in sorted(blocks, key=lambda b: int(b.split(None, 2)[1])):
         print(b)
     return 0
 
