@@ -919,6 +919,28 @@ struct thread {
 	size_t n;
 };
 
+/* Everything one run of mkptdata reads, builds and owns. */
+struct job {
+	struct opts opts;
+	const char *prefix, *outpath, *exppath;
+	char what[PATH_MAX + 16]; /* what failed, for the message */
+	struct ptsynth_step *steps;
+	size_t nsteps;
+	struct ptsynth_maps maps;
+	struct ptsynth_imap imap;
+	struct kimage kimg;
+	int have_k;
+	struct thread th[MAX_THREADS];
+	size_t nth;
+	struct chunk *chunks;
+	size_t nchunks;
+	struct stream *streams;
+	size_t nstreams;
+	FILE *exp;
+	struct out o;
+	size_t aux_offs[MAX_THREADS];
+};
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
@@ -926,305 +948,330 @@ static int usage(void)
 	return 2;
 }
 
-int main(int argc, char **argv)
+/* Returns 0, or 2 after printing the usage. */
+static int parse_args(struct job *j, int argc, char **argv)
 {
-	struct opts opts = {.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U};
-	const char *prefix = NULL, *outpath = NULL, *exppath = NULL;
-	struct ptsynth_step *steps = NULL;
-	struct ptsynth_maps maps = {0};
-	struct ptsynth_imap imap = {0};
-	struct kimage kimg;
-	struct thread th[MAX_THREADS];
-	struct chunk *chunks = NULL;
-	struct stream *streams = NULL;
-	struct out o = {0};
-	size_t nsteps = 0, nth = 0, nchunks = 0, nstreams = 0, aux_offs[MAX_THREADS];
-	char path[PATH_MAX + 16];
-	FILE *exp = NULL;
-	int c, err = 0, have_k = 0;
+	struct opts *o = &j->opts;
+	int c;
 
-	memset(th, 0, sizeof th);
-	O = &opts;
 	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:V")) != -1) {
 		switch (c) {
 		case 'p':
-			prefix = optarg;
+			j->prefix = optarg;
 			break;
 		case 'o':
-			outpath = optarg;
+			j->outpath = optarg;
 			break;
 		case 'e':
-			exppath = optarg;
+			j->exppath = optarg;
 			break;
 		case 'r':
-			opts.retcomp = 1;
+			o->retcomp = 1;
 			break;
 		case 'T':
-			opts.timeless = 1;
+			o->timeless = 1;
 			break;
 		case 'k':
-			opts.tsc_every = atoi(optarg);
+			o->tsc_every = atoi(optarg);
 			break;
 		case 'P':
-			opts.psb_every = atoi(optarg);
+			o->psb_every = atoi(optarg);
 			break;
 		case 'S':
-			opts.snapshot = 1;
+			o->snapshot = 1;
 			break;
 		case 'g':
-			opts.garbage = atoi(optarg);
+			o->garbage = atoi(optarg);
 			break;
 		case 'I':
-			opts.irq_every = atoi(optarg);
+			o->irq_every = atoi(optarg);
 			break;
 		case 'c':
-			opts.corrupt_at = atoi(optarg);
+			o->corrupt_at = atoi(optarg);
 			break;
 		case 'O':
-			opts.ovf_at = atoi(optarg);
+			o->ovf_at = atoi(optarg);
 			break;
 		case 'C':
-			opts.percpu = 1;
+			o->percpu = 1;
 			break;
 		case 's':
 			if (!strcmp(optarg, "u"))
-				opts.scope = SCOPE_U;
+				o->scope = SCOPE_U;
 			else if (!strcmp(optarg, "k"))
-				opts.scope = SCOPE_K;
+				o->scope = SCOPE_K;
 			else if (!strcmp(optarg, "uk"))
-				opts.scope = SCOPE_UK;
+				o->scope = SCOPE_UK;
 			else
 				return usage();
 			break;
 		case 'K':
-			opts.kprefix = optarg;
+			o->kprefix = optarg;
 			break;
 		case 'V':
-			opts.vmlinux = 1;
+			o->vmlinux = 1;
 			break;
 		default:
 			return usage();
 		}
 	}
-	if (!prefix || !outpath || opts.garbage < 0 || opts.psb_every < 64 ||
-	    (opts.scope != SCOPE_U && !opts.kprefix) ||
-	    (opts.percpu &&
-	     (opts.scope != SCOPE_U || opts.corrupt_at || opts.ovf_at || opts.timeless)))
+	if (!j->prefix || !j->outpath || optind != argc || o->garbage < 0 || o->psb_every < 64 ||
+	    o->tsc_every < 0 || o->irq_every < 0 || (o->scope != SCOPE_U && !o->kprefix) ||
+	    (o->percpu && (o->scope != SCOPE_U || o->corrupt_at || o->ovf_at || o->timeless)))
 		return usage();
+	return 0;
+}
 
-	snprintf(path, sizeof path, "%s.steps", prefix);
-	if ((err = ptsynth_steps_load(path, &steps, &nsteps)) < 0 || nsteps == 0)
-		goto fail;
-	snprintf(path, sizeof path, "%s.maps", prefix);
-	if ((err = ptsynth_maps_load(&maps, path)) < 0)
-		goto fail;
-	snprintf(path, sizeof path, "%s.insn", prefix);
-	if ((err = ptsynth_imap_load(&imap, path)) < 0)
-		goto fail;
-	if (opts.kprefix) {
-		snprintf(path, sizeof path, "%s.kimg", opts.kprefix);
-		if ((err = kimage_load(&kimg, opts.kprefix)) < 0)
-			goto fail;
-		have_k = 1;
+static int job_load(struct job *j)
+{
+	int err;
+
+	snprintf(j->what, sizeof j->what, "%s.steps", j->prefix);
+	if ((err = ptsynth_steps_load(j->what, &j->steps, &j->nsteps)) < 0)
+		return err;
+	if (j->nsteps == 0)
+		return -EINVAL;
+	snprintf(j->what, sizeof j->what, "%s.maps", j->prefix);
+	if ((err = ptsynth_maps_load(&j->maps, j->what)) < 0)
+		return err;
+	if (j->maps.n == 0)
+		return -EINVAL;
+	snprintf(j->what, sizeof j->what, "%s.insn", j->prefix);
+	if ((err = ptsynth_imap_load(&j->imap, j->what)) < 0)
+		return err;
+	if (j->opts.kprefix) {
+		snprintf(j->what, sizeof j->what, "%s.kimg", j->opts.kprefix);
+		if ((err = kimage_load(&j->kimg, j->opts.kprefix)) < 0)
+			return err;
+		j->have_k = 1;
 	}
+	return 0;
+}
 
-	/* Threads, in order of appearance (sstep already collapsed REP iterations). */
-	snprintf(path, sizeof path, "%s", prefix);
-	for (size_t g = 0; g < nsteps; g++) {
+/* Splits the steps by thread (in order of appearance), then each thread into
+ * chunks that end at a syscall or at the thread's end. */
+static int job_split(struct job *j)
+{
+	snprintf(j->what, sizeof j->what, "%s", j->prefix);
+	for (size_t g = 0; g < j->nsteps; g++) {
 		size_t t = 0;
-		while (t < nth && th[t].tid != steps[g].tid)
+		while (t < j->nth && j->th[t].tid != j->steps[g].tid)
 			t++;
-		if (t == nth) {
-			if (nth == MAX_THREADS) {
-				err = -E2BIG;
-				goto fail;
-			}
-			th[nth].tid = steps[g].tid;
-			th[nth++].idx = malloc(nsteps * sizeof(size_t));
-			if (!th[t].idx) {
-				err = -ENOMEM;
-				goto fail;
-			}
+		if (t == j->nth) {
+			if (j->nth == MAX_THREADS)
+				return -E2BIG;
+			j->th[t].tid = j->steps[g].tid;
+			j->th[t].idx = malloc(j->nsteps * sizeof(size_t));
+			if (!j->th[t].idx)
+				return -ENOMEM;
+			j->nth++;
 		}
-		th[t].idx[th[t].n++] = g;
+		j->th[t].idx[j->th[t].n++] = g;
 	}
-
-	/* Chunks: each ends at a syscall or at the thread's end. */
-	chunks = calloc(nsteps, sizeof *chunks);
-	TIX = malloc(nsteps * sizeof *TIX);
-	if (!chunks || !TIX) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	for (size_t g = 0; g < nsteps; g++)
+	j->chunks = calloc(j->nsteps, sizeof *j->chunks);
+	TIX = malloc(j->nsteps * sizeof *TIX);
+	if (!j->chunks || !TIX)
+		return -ENOMEM;
+	for (size_t g = 0; g < j->nsteps; g++)
 		TIX[g] = g;
-	for (size_t t = 0; t < nth; t++) {
+	for (size_t t = 0; t < j->nth; t++) {
+		const struct thread *th = &j->th[t];
 		size_t b = 0;
-		for (size_t j = 0; j < th[t].n; j++) {
+		for (size_t i = 0; i < th->n; i++) {
 			const struct ptsynth_insn *in =
-				ptsynth_imap_find(&imap, steps[th[t].idx[j]].ip);
-			if (!(in && in->kind == PTSYNTH_SYSCALL) && j + 1 < th[t].n)
+				ptsynth_imap_find(&j->imap, j->steps[th->idx[i]].ip);
+			if (!(in && in->kind == PTSYNTH_SYSCALL) && i + 1 < th->n)
 				continue;
-			struct chunk *ck = &chunks[nchunks++];
-			ck->tid = th[t].tid;
-			ck->idx = th[t].idx + b;
-			ck->n = j + 1 - b;
+			struct chunk *ck = &j->chunks[j->nchunks++];
+			ck->tid = th->tid;
+			ck->idx = th->idx + b;
+			ck->n = i + 1 - b;
 			ck->tpos = b;
 			ck->first = b == 0;
-			ck->last = j + 1 == th[t].n;
-			ck->next = ck->last ? 0 : steps[th[t].idx[j + 1]].ip;
-			b = j + 1;
+			ck->last = i + 1 == th->n;
+			ck->next = ck->last ? 0 : j->steps[th->idx[i + 1]].ip;
+			b = i + 1;
 		}
 	}
-	if (opts.percpu) { /* one CPU: run the chunks in the order they started, re-timed */
-		for (size_t a = 1; a < nchunks; a++) /* insertion sort by first step, stable */
-			for (size_t b = a; b > 0 && chunks[b - 1].idx[0] > chunks[b].idx[0]; b--) {
-				struct chunk tmp = chunks[b];
-				chunks[b] = chunks[b - 1];
-				chunks[b - 1] = tmp;
+	if (j->opts.percpu) { /* one CPU: run the chunks in the order they started, re-timed */
+		struct chunk *c = j->chunks;
+		for (size_t a = 1; a < j->nchunks; a++) /* insertion sort by first step, stable */
+			for (size_t b = a; b > 0 && c[b - 1].idx[0] > c[b].idx[0]; b--) {
+				struct chunk tmp = c[b];
+				c[b] = c[b - 1];
+				c[b - 1] = tmp;
 			}
 		size_t slot = 0;
-		for (size_t k = 0; k < nchunks; k++) {
-			for (size_t j = 0; j < chunks[k].n; j++)
-				TIX[chunks[k].idx[j]] = slot++;
+		for (size_t k = 0; k < j->nchunks; k++) {
+			for (size_t i = 0; i < c[k].n; i++)
+				TIX[c[k].idx[i]] = slot++;
 			slot += 2; /* room for the context switch */
 		}
 	}
+	return 0;
+}
 
-	if (exppath && !(exp = fopen(exppath, "w"))) {
-		err = -errno;
-		snprintf(path, sizeof path, "%s", exppath);
-		goto fail;
-	}
-	nstreams = opts.percpu ? 1 : nth;
-	streams = calloc(nstreams, sizeof *streams);
-	if (!streams) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	for (size_t t = 0; t < nstreams; t++) {
-		size_t insns = opts.percpu ? nsteps : th[t].n;
-		if ((err = stream_init(&streams[t], insns, nchunks, th[t].tid, exp)) < 0)
-			goto fail;
-	}
-	/* Expectations are per thread: write each thread's in its order. */
-	for (size_t t = 0; t < nth; t++) {
-		struct stream *s = &streams[opts.percpu ? 0 : t];
-		if (opts.percpu)
-			break;
-		for (size_t k = 0; k < nchunks; k++) {
-			if (chunks[k].tid != th[t].tid)
-				continue;
-			err = encode_chunk(s, &imap, have_k ? &kimg : NULL, steps, &chunks[k],
-					   chunks[k].first);
-			if (err < 0)
-				goto fail;
-		}
-	}
-	if (opts.percpu) {
-		for (size_t k = 0; k < nchunks; k++) {
-			err = encode_chunk(&streams[0], &imap, NULL, steps, &chunks[k], k == 0);
-			if (err < 0)
-				goto fail;
-		}
-	}
-	for (size_t t = 0; t < nstreams; t++)
-		if ((err = stream_fini(&streams[t])) < 0)
-			goto fail;
+/* Encodes the PT streams: one per thread, or one for CPU 0 with -C. */
+static int job_encode(struct job *j)
+{
+	const struct kimage *k = j->have_k ? &j->kimg : NULL;
+	int err;
 
-	/* The data section. */
-	uint32_t pid = th[0].tid, cpu = opts.percpu ? 0 : (uint32_t)-1;
-	uint64_t t_side = opts.timeless ? 0 : TSC_START - 1000;
-	const char *comm = strrchr(maps.v[0].path, '/') ? strrchr(maps.v[0].path, '/') + 1 : "prog";
-	emit_auxtrace_info(&o);
-	for (size_t t = 0; t < nth; t++)
-		emit_comm(&o, pid, th[t].tid, comm, mksid(pid, th[t].tid, t_side, cpu));
-	for (size_t m = 0; m < maps.n; m++)
-		emit_mmap(&o, pid, pid, PERF_RECORD_MISC_USER, maps.v[m].start,
-			  maps.v[m].end - maps.v[m].start, maps.v[m].pgoff, maps.v[m].path,
-			  mksid(pid, pid, t_side, cpu));
+	if (j->exppath && !(j->exp = fopen(j->exppath, "w"))) {
+		snprintf(j->what, sizeof j->what, "%s", j->exppath);
+		return -errno;
+	}
+	snprintf(j->what, sizeof j->what, "%s", j->prefix);
+	j->nstreams = j->opts.percpu ? 1 : j->nth;
+	j->streams = calloc(j->nstreams, sizeof *j->streams);
+	if (!j->streams)
+		return -ENOMEM;
+	for (size_t t = 0; t < j->nstreams; t++) {
+		size_t insns = j->opts.percpu ? j->nsteps : j->th[t].n;
+		err = stream_init(&j->streams[t], insns, j->nchunks, j->th[t].tid, j->exp);
+		if (err < 0)
+			return err;
+	}
+	if (j->opts.percpu) {
+		for (size_t c = 0; c < j->nchunks; c++)
+			if ((err = encode_chunk(&j->streams[0], &j->imap, k, j->steps,
+						&j->chunks[c], c == 0)) < 0)
+				return err;
+	} else { /* thread by thread, so each thread's expectations are in its order */
+		for (size_t t = 0; t < j->nth; t++)
+			for (size_t c = 0; c < j->nchunks; c++)
+				if (j->chunks[c].tid == j->th[t].tid &&
+				    (err = encode_chunk(&j->streams[t], &j->imap, k, j->steps,
+							&j->chunks[c], j->chunks[c].first)) < 0)
+					return err;
+	}
+	for (size_t t = 0; t < j->nstreams; t++)
+		if ((err = stream_fini(&j->streams[t])) < 0)
+			return err;
+	return 0;
+}
+
+/* Builds the data section: sideband records and the AUXTRACE records. */
+static int job_sideband(struct job *j)
+{
+	struct out *o = &j->o;
+	const struct opts *op = &j->opts;
+	uint32_t pid = j->th[0].tid, cpu = op->percpu ? 0 : (uint32_t)-1;
+	uint64_t t_side = op->timeless ? 0 : TSC_START - 1000;
+	const char *slash = strrchr(j->maps.v[0].path, '/');
+	const char *comm = slash ? slash + 1 : j->maps.v[0].path;
+
+	emit_auxtrace_info(o);
+	for (size_t t = 0; t < j->nth; t++)
+		emit_comm(o, pid, j->th[t].tid, comm, mksid(pid, j->th[t].tid, t_side, cpu));
+	for (size_t m = 0; m < j->maps.n; m++)
+		emit_mmap(o, pid, pid, PERF_RECORD_MISC_USER, j->maps.v[m].start,
+			  j->maps.v[m].end - j->maps.v[m].start, j->maps.v[m].pgoff,
+			  j->maps.v[m].path, mksid(pid, pid, t_side, cpu));
 	/* The kernel image: by default mapped like a kernel module, so that perf
 	 * reads its code and symbols from the file without options; with -V as
 	 * perf records the kernel itself ([kernel.kallsyms]_text, pgoff = _text),
 	 * which perf script then needs --vmlinux IMAGE for. */
-	if (have_k && opts.vmlinux)
-		emit_mmap(&o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, kimg.start,
-			  0xffffffffffffffffULL - kimg.start, kimg.pgoff, "[kernel.kallsyms]_text",
+	if (j->have_k && op->vmlinux)
+		emit_mmap(o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, j->kimg.start,
+			  0xffffffffffffffffULL - j->kimg.start, j->kimg.pgoff,
+			  "[kernel.kallsyms]_text", mksid((uint32_t)-1, 0, t_side, cpu));
+	else if (j->have_k)
+		emit_mmap(o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, j->kimg.start,
+			  j->kimg.end - j->kimg.start, 0, j->kimg.path,
 			  mksid((uint32_t)-1, 0, t_side, cpu));
-	else if (have_k)
-		emit_mmap(&o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, kimg.start,
-			  kimg.end - kimg.start, 0, kimg.path, mksid((uint32_t)-1, 0, t_side, cpu));
 	/* Per-CPU: ITRACE_START sets the CPU's current thread, the first one to run. */
-	for (size_t t = 0; t < (opts.percpu ? 1 : nth); t++)
-		emit_pid_tid(&o, PERF_RECORD_ITRACE_START, pid, th[t].tid,
-			     mksid(pid, th[t].tid, t_side, cpu));
-	if (opts.percpu) {
-		for (size_t k = 0; k + 1 < nchunks; k++) {
-			uint32_t a = chunks[k].tid, b = chunks[k + 1].tid;
-			uint64_t t0 = step_tsc(chunks[k].idx[chunks[k].n - 1]);
-			if (a == b)
+	for (size_t t = 0; t < (op->percpu ? 1 : j->nth); t++)
+		emit_pid_tid(o, PERF_RECORD_ITRACE_START, pid, j->th[t].tid,
+			     mksid(pid, j->th[t].tid, t_side, cpu));
+	if (op->percpu) {
+		for (size_t k = 0; k + 1 < j->nchunks; k++) {
+			const struct chunk *c = &j->chunks[k];
+			uint64_t t0 = step_tsc(c->idx[c->n - 1]);
+			if (c->tid == c[1].tid)
 				continue;
-			emit_switch(&o, 1, pid, b, mksid(pid, a, t0 + 700, 0));
-			emit_switch(&o, 0, pid, a, mksid(pid, b, t0 + 1500, 0));
+			emit_switch(o, 1, pid, c[1].tid, mksid(pid, c->tid, t0 + 700, 0));
+			emit_switch(o, 0, pid, c->tid, mksid(pid, c[1].tid, t0 + 1500, 0));
 		}
-		aux_offs[0] = emit_auxtrace(&o, &streams[0], 0, (uint32_t)-1, 0);
+		j->aux_offs[0] = emit_auxtrace(o, &j->streams[0], 0, (uint32_t)-1, 0);
 	} else {
-		for (size_t t = 0; t < nth; t++)
-			aux_offs[t] = emit_auxtrace(&o, &streams[t], (uint32_t)t, th[t].tid,
-						    (uint32_t)-1);
+		for (size_t t = 0; t < j->nth; t++)
+			j->aux_offs[t] = emit_auxtrace(o, &j->streams[t], (uint32_t)t, j->th[t].tid,
+						       (uint32_t)-1);
 	}
-	for (size_t t = nth; t-- > 0;) {
-		uint64_t te = opts.timeless ? 0 : step_tsc(th[t].idx[th[t].n - 1]) + 900;
-		struct sid sd = mksid(pid, th[t].tid, te, cpu);
+	for (size_t t = j->nth; t-- > 0;) {
+		const struct thread *th = &j->th[t];
+		uint64_t te = op->timeless ? 0 : step_tsc(th->idx[th->n - 1]) + 900;
+		struct sid sd = mksid(pid, th->tid, te, cpu);
 		struct {
 			struct perf_event_header h;
 			uint32_t pid, ppid, tid, ptid;
 			uint64_t time;
-		} r = {{PERF_RECORD_EXIT, 0, 0}, pid, t ? pid : 1, th[t].tid, t ? pid : 1, te};
+		} r = {{PERF_RECORD_EXIT, 0, 0}, pid, t ? pid : 1, th->tid, t ? pid : 1, te};
 		r.h.size = sizeof r + sizeof sd;
-		emit(&o, &r, sizeof r);
-		emit(&o, &sd, sizeof sd);
+		emit(o, &r, sizeof r);
+		emit(o, &sd, sizeof sd);
 	}
-	if ((err = o.err) < 0)
-		goto fail;
-	snprintf(path, sizeof path, "%s", outpath);
-	if ((err = write_file(outpath, &o, aux_offs, nstreams)) < 0)
-		goto fail;
-	if (exp && fclose(exp) != 0) {
-		exp = NULL;
-		err = -EIO;
-		snprintf(path, sizeof path, "%s", exppath);
-		goto fail;
+	return o->err;
+}
+
+static void job_fini(struct job *j)
+{
+	if (j->exp)
+		fclose(j->exp);
+	for (size_t t = 0; j->streams && t < j->nstreams; t++) {
+		pt_free_encoder(j->streams[t].enc);
+		free(j->streams[t].buf);
+		free(j->streams[t].rs);
+		free(j->streams[t].pend);
 	}
-	exp = NULL;
+	free(j->streams);
+	for (size_t t = 0; t < j->nth; t++)
+		free(j->th[t].idx);
+	free(j->chunks);
+	free(TIX);
+	TIX = NULL;
+	free(j->o.data);
+	free(j->steps);
+	if (j->have_k)
+		kimage_fini(&j->kimg);
+	ptsynth_imap_fini(&j->imap);
+	ptsynth_maps_fini(&j->maps);
+}
+
+int main(int argc, char **argv)
+{
+	static struct job job; /* large: not on the stack */
+	struct job *j = &job;
+	int err;
+
+	j->opts = (struct opts){.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U};
+	O = &j->opts;
+	if (parse_args(j, argc, argv))
+		return 2;
+	if ((err = job_load(j)) < 0 || (err = job_split(j)) < 0 || (err = job_encode(j)) < 0 ||
+	    (err = job_sideband(j)) < 0)
+		goto fail;
+	snprintf(j->what, sizeof j->what, "%s", j->outpath);
+	if ((err = write_file(j->outpath, &j->o, j->aux_offs, j->nstreams)) < 0)
+		goto fail;
+	if (j->exp) {
+		FILE *f = j->exp;
+		j->exp = NULL;
+		snprintf(j->what, sizeof j->what, "%s", j->exppath);
+		if (fclose(f) != 0) {
+			err = -EIO;
+			goto fail;
+		}
+	}
 	fprintf(stderr,
 		"mkptdata: %zu insns, %zu threads, %zu branches, %zu syscalls, %zu interrupts, "
 		"%zu kernel insns, %zu streams\n",
-		C.insns, nth, C.branches, C.syscalls, C.irqs, C.kernel_insns, nstreams);
-	goto out;
+		C.insns, j->nth, C.branches, C.syscalls, C.irqs, C.kernel_insns, j->nstreams);
+	job_fini(j);
+	return 0;
 fail:
-	fprintf(stderr, "mkptdata: %s: %s\n", path, strerror(-err));
-	if (!err)
-		err = -EINVAL;
-out:
-	if (exp)
-		fclose(exp);
-	for (size_t t = 0; streams && t < nstreams; t++) {
-		pt_free_encoder(streams[t].enc);
-		free(streams[t].buf);
-		free(streams[t].rs);
-		free(streams[t].pend);
-	}
-	free(streams);
-	for (size_t t = 0; t < nth; t++)
-		free(th[t].idx);
-	free(chunks);
-	free(TIX);
-	free(o.data);
-	free(steps);
-	if (have_k)
-		kimage_fini(&kimg);
-	ptsynth_imap_fini(&imap);
-	ptsynth_maps_fini(&maps);
-	return err < 0 ? 1 : 0;
+	fprintf(stderr, "mkptdata: %s: %s\n", j->what, strerror(-err));
+	job_fini(j);
+	return 1;
 }
