@@ -22,11 +22,13 @@
  *   -g N      N junk bytes before the first PSB of each stream (wrapped snapshot)
  *   -I N      an asynchronous interrupt after every N-th instruction
  *   -c N      the N-th branch TIP of each stream gets a bogus target: a decode error
+ *             (not with -I or the kernel scopes: perf's resync there is not modelled)
  *   -O N      an overflow after instruction N of each thread: OVF, 20 instructions lost
  *   -C        per-CPU recording: one stream for CPU 0 with context switch records
  *   -s SCOPE  u (default), k or uk; k and uk need -K
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
+ *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
  */
 #include <errno.h>
 #include <intel-pt.h>
@@ -61,6 +63,7 @@ enum { LOST_WALK = 1, LOST_SYNC };
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
 	int irq_every, corrupt_at, ovf_at, percpu, vmlinux;
+	size_t piece; /* -B: bytes per AUXTRACE record, 0 = one record per stream */
 	enum scope scope;
 	const char *kprefix;
 };
@@ -84,9 +87,12 @@ struct stream {
 	uint64_t *rs; /* return-compression stack */
 	size_t nrs, caprs;
 	uint64_t last_psb;
+	size_t *psbs; /* -B: offsets in buf of the PSBs that start a new AUXTRACE record */
+	size_t npsb, cappsb, last_cut;
 	int ntip;
-	int lost; /* LOST_*: after a corruption, until perf resyncs */
-	int corrupt_pending, swallow;
+	int lost;	  /* LOST_*: after a corruption, until perf resyncs */
+	size_t last_line; /* where the last expected line starts in pend */
+	int in_psb;
 	char *pend; /* expected lines not yet decodable */
 	size_t npend, cappend, tnt_mark;
 	int ovf_skip;  /* instructions still lost in an overflow */
@@ -149,20 +155,7 @@ static void expect(struct stream *s, const char *name, uint64_t ip, uint64_t add
 
 	if (!s->exp || s->lost)
 		return;
-	if (s->swallow) {
-		s->swallow = 0;
-		return;
-	}
-	if (s->corrupt_pending) { /* this branch's TIP was corrupted: perf fails after it */
-		snprintf(line, sizeof line,
-			 "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n%" PRIu32 " error\n", s->tid,
-			 name, ip, (uint64_t)BOGUS_IP, s->tid);
-		pend_add(s, line);
-		pend_commit(s, s->npend, 0);
-		s->corrupt_pending = 0;
-		s->lost = LOST_WALK;
-		return;
-	}
+	s->last_line = s->npend;
 	snprintf(line, sizeof line, "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n", s->tid, name, ip,
 		 addr);
 	pend_add(s, line);
@@ -184,9 +177,9 @@ static void on_packet(struct stream *s, enum pt_packet_type t, uint64_t ip)
 	if (s->lost == LOST_SYNC) {
 		if (!is_tnt && ip) {
 			s->lost = 0;
-			expect(s, "tr strt", 0, ip);
-			/* perf reports the resync, not the branch that made this TIP */
-			s->swallow = t != ppt_fup;
+			/* a resync at a PSB+ is silent, anywhere else it is a "tr strt" */
+			if (!s->in_psb)
+				expect(s, "tr strt", 0, ip);
 		}
 		return;
 	}
@@ -286,6 +279,29 @@ static uint64_t stream_offset(struct stream *s)
 static void psb_plus(struct stream *s, uint64_t tsc, uint64_t fup)
 {
 	flush_tnt(s);
+	size_t at = s->junk + stream_offset(s);
+	if (O->piece && at > 0 && at - s->last_cut >= O->piece) {
+		/* -B: a new AUXTRACE record starts at this PSB. In snapshot mode
+		 * perf decodes each record on its own: the direct branches after
+		 * the last packet of the previous one are never reported. */
+		if (O->snapshot)
+			pend_commit(s, 0, 1);
+		s->last_cut = at;
+	} else {
+		goto psb;
+	}
+	if (s->npsb == s->cappsb) {
+		size_t cap = s->cappsb ? s->cappsb * 2 : 64;
+		void *v = reallocarray(s->psbs, cap, sizeof *s->psbs);
+		if (!v) {
+			s->err = -ENOMEM;
+			return;
+		}
+		s->psbs = v;
+		s->cappsb = cap;
+	}
+	s->psbs[s->npsb++] = at;
+psb:
 	put0(s, ppt_psb);
 	mode_exec64(s);
 	tsc_pkt(s, tsc);
@@ -296,7 +312,9 @@ static void psb_plus(struct stream *s, uint64_t tsc, uint64_t fup)
 		p.payload.ip.ipc = pt_ipc_sext_48;
 		p.payload.ip.ip = fup;
 		put(s, &p);
+		s->in_psb = 1;
 		on_packet(s, ppt_fup, fup);
+		s->in_psb = 0;
 	}
 	put0(s, ppt_psbend);
 	s->nrs = 0; /* be conservative: no compressed return across a PSB */
@@ -306,8 +324,28 @@ static void psb_plus(struct stream *s, uint64_t tsc, uint64_t fup)
 static void tip(struct stream *s, uint64_t ip)
 {
 	if (++s->ntip == O->corrupt_at && !s->lost) {
-		ip_pkt(s, ppt_tip, BOGUS_IP);
-		s->corrupt_pending = 1;
+		/* perf reports the branch to the bogus target, then the error */
+		char line[128];
+		uint64_t from = 0;
+		if (s->exp && s->npend > s->last_line) {
+			char name[64] = "";
+			uint32_t tid;
+			if (sscanf(s->pend + s->last_line, "%" SCNu32 " %63[a-z ] %" SCNx64, &tid,
+				   name, &from) == 3) {
+				size_t l = strlen(name);
+				while (l && name[l - 1] == ' ')
+					name[--l] = '\0';
+				s->npend = s->last_line;
+				snprintf(line, sizeof line,
+					 "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n%" PRIu32
+					 " error\n",
+					 s->tid, name, from, (uint64_t)BOGUS_IP, s->tid);
+				pend_add(s, line);
+			}
+		}
+		ip_pkt(s, ppt_tip, BOGUS_IP); /* commits the lines */
+		s->lost = LOST_WALK;
+		s->nrs = 0; /* perf's return stack is gone too */
 		return;
 	}
 	ip_pkt(s, ppt_tip, ip);
@@ -363,6 +401,8 @@ static int stream_fini(struct stream *s)
 	s->rs = NULL;
 	free(s->pend);
 	s->pend = NULL;
+	if (s->err == -ENOMEM)
+		return -ENOMEM;
 	return s->err < 0 ? -ENOSPC : 0; /* the only libipt error here: the buffer is full */
 }
 
@@ -390,8 +430,8 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 			expect(s, "call", path[j], next);
 			break;
 		case PTSYNTH_RET:
-			tip(s, next);
 			expect(s, "return", path[j], next);
+			tip(s, next);
 			break;
 		default:
 			break;
@@ -437,8 +477,8 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 		tsc_pkt(s, tsc);
 	if (user && (c->first || O->percpu)) {
 		/* the thread starts, or is switched in after its syscall */
-		ip_pkt(s, ppt_tip_pge, ip0);
 		expect(s, "tr strt", 0, ip0);
+		ip_pkt(s, ppt_tip_pge, ip0);
 	}
 	for (size_t j = 0; j < c->n; j++) {
 		size_t i = c->tpos + j; /* position within the thread */
@@ -486,8 +526,8 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 				return -EPROTO;
 			}
 			if (user) {
-				ip_pkt(s, ppt_tip_pgd, 0);
 				expect(s, "tr end syscall", ip, 0);
+				ip_pkt(s, ppt_tip_pgd, 0);
 			}
 			break;
 		}
@@ -505,17 +545,18 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 				C.branches++;
 				break;
 			case PTSYNTH_JMPI:
-				tip(s, next);
 				expect(s, "jmp", ip, next);
+				tip(s, next);
 				C.branches++;
 				break;
 			case PTSYNTH_CALL:
 			case PTSYNTH_CALLI:
-				if (rs_push(s, fall) < 0)
+				/* perf misses the calls it cannot decode after an error */
+				if (!s->lost && rs_push(s, fall) < 0)
 					return -ENOMEM;
+				expect(s, "call", ip, next);
 				if (in->kind == PTSYNTH_CALLI)
 					tip(s, next);
-				expect(s, "call", ip, next);
 				C.branches++;
 				break;
 			case PTSYNTH_RET:
@@ -525,8 +566,8 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 					tnt(s, 1);
 				} else {
 					s->nrs -= s->nrs > 0;
-					tip(s, next);
 					expect(s, "return", ip, next);
+					tip(s, next);
 				}
 				C.branches++;
 				break;
@@ -537,31 +578,31 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 		if (in->kind == PTSYNTH_SYSCALL) {
 			C.syscalls++;
 			if (O->scope == SCOPE_U) {
-				ip_pkt(s, ppt_tip_pgd, 0);
 				expect(s, "tr end syscall", ip, 0);
+				ip_pkt(s, ppt_tip_pgd, 0);
 				if (!(end_of_chunk && O->percpu)) {
 					tsc_pkt(s, tsc + 500);
-					ip_pkt(s, ppt_tip_pge, next);
 					expect(s, "tr strt", 0, next);
+					ip_pkt(s, ppt_tip_pge, next);
 				}
 			} else {
 				uint64_t kentry = k->sys_path[0], kret = k->sys_path[k->nsys - 1];
 				if (O->scope == SCOPE_UK) {
-					ip_pkt(s, ppt_tip, kentry);
 					expect(s, "syscall", ip, kentry);
+					ip_pkt(s, ppt_tip, kentry);
 				} else {
 					tsc_pkt(s, tsc + 100);
-					ip_pkt(s, ppt_tip_pge, kentry);
 					expect(s, "tr strt", 0, kentry);
+					ip_pkt(s, ppt_tip_pge, kentry);
 				}
 				tsc += 100;
 				kernel_path(s, k, k->sys_path, k->nsys, &tsc);
 				if (O->scope == SCOPE_UK) {
-					ip_pkt(s, ppt_tip, next);
 					expect(s, "sysret", kret, next);
+					ip_pkt(s, ppt_tip, next);
 				} else {
-					ip_pkt(s, ppt_tip_pgd, 0);
 					expect(s, "tr end sysret", kret, 0);
+					ip_pkt(s, ppt_tip_pgd, 0);
 				}
 			}
 		} else if (in->kind == PTSYNTH_OTHER || in->kind == PTSYNTH_FAR) {
@@ -578,30 +619,30 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 			C.irqs++;
 			if (O->scope == SCOPE_U) {
 				ip_pkt(s, ppt_fup, next);
-				ip_pkt(s, ppt_tip_pgd, 0);
 				expect(s, "tr end async", next, 0);
+				ip_pkt(s, ppt_tip_pgd, 0);
 				tsc_pkt(s, tsc + 300);
-				ip_pkt(s, ppt_tip_pge, next);
 				expect(s, "tr strt", 0, next);
+				ip_pkt(s, ppt_tip_pge, next);
 			} else {
 				uint64_t kentry = k->irq_path[0], kret = k->irq_path[k->nirq - 1];
 				if (O->scope == SCOPE_UK) {
 					ip_pkt(s, ppt_fup, next);
-					ip_pkt(s, ppt_tip, kentry);
 					expect(s, "hw int", next, kentry);
+					ip_pkt(s, ppt_tip, kentry);
 				} else {
 					tsc_pkt(s, tsc + 100);
-					ip_pkt(s, ppt_tip_pge, kentry);
 					expect(s, "tr strt", 0, kentry);
+					ip_pkt(s, ppt_tip_pge, kentry);
 				}
 				tsc += 100;
 				kernel_path(s, k, k->irq_path, k->nirq, &tsc);
 				if (O->scope == SCOPE_UK) {
-					ip_pkt(s, ppt_tip, next);
 					expect(s, "iret", kret, next);
+					ip_pkt(s, ppt_tip, next);
 				} else {
-					ip_pkt(s, ppt_tip_pgd, 0);
 					expect(s, "tr end iret", kret, 0);
+					ip_pkt(s, ppt_tip_pgd, 0);
 				}
 			}
 		}
@@ -752,30 +793,47 @@ static void emit_switch(struct out *o, int out, uint32_t pid, uint32_t tid, stru
 	emit(o, &sid, sizeof sid);
 }
 
-/* PERF_RECORD_AUXTRACE followed by the stream padded to 8 bytes; returns its offset. */
-static size_t emit_auxtrace(struct out *o, const struct stream *s, uint32_t idx, uint32_t tid,
-			    uint32_t cpu)
+/*
+ * PERF_RECORD_AUXTRACE records holding the stream: one, or with -B one more at
+ * each PSB that psb_plus() chose (perf 6.1 on 64-bit does not join a packet
+ * split between two records, so cuts are at packet boundaries). Each record is
+ * padded to 8 bytes with PAD packets. Appends their file offsets to *offs.
+ */
+static int emit_auxtrace(struct out *o, const struct stream *s, uint32_t idx, uint32_t tid,
+			 uint32_t cpu, size_t **offs, size_t *noffs)
 {
 	struct {
 		struct perf_event_header h;
 		uint64_t size, offset, reference;
 		uint32_t idx, tid, cpu, res;
 	} r;
-	size_t at = o->len, pad = (s->size + 7) & ~(size_t)7;
 	static const uint8_t zeros[8];
+	size_t at = 0, aux_off = 0, k = 0;
 
-	memset(&r, 0, sizeof r);
-	r.h.type = PERF_RECORD_AUXTRACE;
-	r.h.size = sizeof r; /* the data that follows is not counted */
-	r.size = pad;
-	r.reference = 0x1234 + idx;
-	r.idx = idx;
-	r.tid = tid;
-	r.cpu = cpu;
-	emit(o, &r, sizeof r);
-	emit(o, s->buf, s->size);
-	emit(o, zeros, pad - s->size); /* PAD packets */
-	return at;
+	do {
+		size_t n = (k < s->npsb ? s->psbs[k++] : s->size) - at;
+		size_t pad = (n + 7) & ~(size_t)7;
+		void *v = realloc(*offs, (*noffs + 1) * sizeof **offs);
+		if (!v)
+			return -ENOMEM;
+		*offs = v;
+		(*offs)[(*noffs)++] = o->len;
+		memset(&r, 0, sizeof r);
+		r.h.type = PERF_RECORD_AUXTRACE;
+		r.h.size = sizeof r; /* the data that follows is not counted */
+		r.size = pad;
+		r.offset = aux_off;
+		r.reference = 0x1234 + ((uint64_t)idx << 32) + *noffs;
+		r.idx = idx;
+		r.tid = tid;
+		r.cpu = cpu;
+		emit(o, &r, sizeof r);
+		emit(o, s->buf + at, n);
+		emit(o, zeros, pad - n);
+		at += n;
+		aux_off += pad;
+	} while (at < s->size);
+	return o->err;
 }
 
 static int write_file(const char *path, const struct out *o, const size_t *aux_offs, size_t naux)
@@ -938,13 +996,14 @@ struct job {
 	size_t nstreams;
 	FILE *exp;
 	struct out o;
-	size_t aux_offs[MAX_THREADS];
+	size_t *aux_offs, naux; /* file offsets of the AUXTRACE records */
 };
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-s u|k|uk] [-K KPREFIX] [-V]\n");
+	fprintf(stderr,
+		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
+		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-s u|k|uk] [-K KPREFIX] [-V] [-B N]\n");
 	return 2;
 }
 
@@ -954,7 +1013,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:V")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:VB:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1011,12 +1070,18 @@ static int parse_args(struct job *j, int argc, char **argv)
 		case 'V':
 			o->vmlinux = 1;
 			break;
+		case 'B':
+			o->piece = (size_t)atoi(optarg);
+			if (o->piece == 0)
+				return usage();
+			break;
 		default:
 			return usage();
 		}
 	}
 	if (!j->prefix || !j->outpath || optind != argc || o->garbage < 0 || o->psb_every < 64 ||
 	    o->tsc_every < 0 || o->irq_every < 0 || (o->scope != SCOPE_U && !o->kprefix) ||
+	    (o->corrupt_at && (o->irq_every || o->scope != SCOPE_U)) ||
 	    (o->percpu && (o->scope != SCOPE_U || o->corrupt_at || o->ovf_at || o->timeless)))
 		return usage();
 	return 0;
@@ -1159,6 +1224,7 @@ static int job_sideband(struct job *j)
 	uint32_t pid = j->th[0].tid, cpu = op->percpu ? 0 : (uint32_t)-1;
 	uint64_t t_side = op->timeless ? 0 : TSC_START - 1000;
 	const char *slash = strrchr(j->maps.v[0].path, '/');
+	int err = 0;
 	const char *comm = slash ? slash + 1 : j->maps.v[0].path;
 
 	emit_auxtrace_info(o);
@@ -1193,12 +1259,14 @@ static int job_sideband(struct job *j)
 			emit_switch(o, 1, pid, c[1].tid, mksid(pid, c->tid, t0 + 700, 0));
 			emit_switch(o, 0, pid, c->tid, mksid(pid, c[1].tid, t0 + 1500, 0));
 		}
-		j->aux_offs[0] = emit_auxtrace(o, &j->streams[0], 0, (uint32_t)-1, 0);
+		err = emit_auxtrace(o, &j->streams[0], 0, (uint32_t)-1, 0, &j->aux_offs, &j->naux);
 	} else {
-		for (size_t t = 0; t < j->nth; t++)
-			j->aux_offs[t] = emit_auxtrace(o, &j->streams[t], (uint32_t)t, j->th[t].tid,
-						       (uint32_t)-1);
+		for (size_t t = 0; t < j->nth && !err; t++)
+			err = emit_auxtrace(o, &j->streams[t], (uint32_t)t, j->th[t].tid,
+					    (uint32_t)-1, &j->aux_offs, &j->naux);
 	}
+	if (err < 0)
+		return err;
 	for (size_t t = j->nth; t-- > 0;) {
 		const struct thread *th = &j->th[t];
 		uint64_t te = op->timeless ? 0 : step_tsc(th->idx[th->n - 1]) + 900;
@@ -1224,6 +1292,7 @@ static void job_fini(struct job *j)
 		free(j->streams[t].buf);
 		free(j->streams[t].rs);
 		free(j->streams[t].pend);
+		free(j->streams[t].psbs);
 	}
 	free(j->streams);
 	for (size_t t = 0; t < j->nth; t++)
@@ -1232,6 +1301,7 @@ static void job_fini(struct job *j)
 	free(TIX);
 	TIX = NULL;
 	free(j->o.data);
+	free(j->aux_offs);
 	free(j->steps);
 	if (j->have_k)
 		kimage_fini(&j->kimg);
@@ -1253,7 +1323,7 @@ int main(int argc, char **argv)
 	    (err = job_sideband(j)) < 0)
 		goto fail;
 	snprintf(j->what, sizeof j->what, "%s", j->outpath);
-	if ((err = write_file(j->outpath, &j->o, j->aux_offs, j->nstreams)) < 0)
+	if ((err = write_file(j->outpath, &j->o, j->aux_offs, j->naux)) < 0)
 		goto fail;
 	if (j->exp) {
 		FILE *f = j->exp;

@@ -222,6 +222,7 @@ run_case static-retcomp static_calls u -r
 run_case static-timeless static_calls u -r -T
 run_case static-snapshot static_calls u -r -S -g 333
 run_case static-psb static_calls u -r -P 64 -k 3
+run_case static-buffers static_calls u -P 64 -B 8
 run_case static-irq static_calls u -r -I 50
 run_case static-corrupt static_calls u -c 10
 run_case static-overflow static_calls u -r -O 100
@@ -236,6 +237,7 @@ run_case dyn-retcomp dyn u -r -k 64
 run_case dyn-irq dyn u -r -k 64 -I 997
 run_case dyn-corrupt dyn u -k 64 -c 300
 run_case dyn-overflow dyn u -r -k 64 -O 50000
+run_case dyn-snapshot-buffers dyn u -r -k 64 -S -g 64 -B 2000
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
