@@ -24,7 +24,8 @@
  *   -c N      the N-th branch TIP of each stream gets a bogus target: a decode error
  *             (not with -I or the kernel scopes: perf's resync there is not modelled)
  *   -O N      an overflow after instruction N of each thread: OVF, 20 instructions lost
- *   -C        per-CPU recording: one stream for CPU 0 with context switch records
+ *   -C N      per-CPU recording on N CPUs: one stream per CPU, context switch records;
+ *             a thread runs until a syscall, the chunks go to the CPUs in turn
  *   -s SCOPE  u (default), k or uk; k and uk need -K
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
@@ -62,7 +63,8 @@ enum { LOST_WALK = 1, LOST_SYNC };
 
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
-	int irq_every, corrupt_at, ovf_at, percpu, vmlinux;
+	int irq_every, corrupt_at, ovf_at, vmlinux;
+	int percpu;   /* -C: number of CPUs, 0 = per-thread buffers */
 	size_t piece; /* -B: bytes per AUXTRACE record, 0 = one record per stream */
 	enum scope scope;
 	const char *kprefix;
@@ -442,7 +444,8 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 /* A run of one thread's instructions, ending at a syscall or at the thread's end. */
 struct chunk {
 	uint32_t tid;
-	size_t *idx; /* global step indexes, borrowed */
+	uint32_t cpu; /* per-CPU mode */
+	size_t *idx;  /* global step indexes, borrowed */
 	size_t n;
 	size_t tpos;   /* index of the first instruction within its thread */
 	int first;     /* the thread's first chunk */
@@ -475,6 +478,8 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 		psb_plus(s, tsc, 0);
 	else
 		tsc_pkt(s, tsc);
+	if (O->percpu)
+		s->nrs = 0; /* another thread may have run: no compressed returns across */
 	if (user && (c->first || O->percpu)) {
 		/* the thread starts, or is switched in after its syscall */
 		expect(s, "tr strt", 0, ip0);
@@ -706,7 +711,7 @@ static void emit_auxtrace_info(struct out *o)
 	priv[6] = CFG_NORETCMP;		 /* NORETCOMP_BIT */
 	priv[7] = O->percpu ? 3 : 0;	 /* HAVE_SCHED_SWITCH: 3 = context_switch records */
 	priv[8] = (uint64_t)O->snapshot; /* SNAPSHOT_MODE */
-	priv[9] = (uint64_t)O->percpu;	 /* PER_CPU_MMAPS */
+	priv[9] = O->percpu ? 1 : 0;	 /* PER_CPU_MMAPS */
 	priv[10] = 1ULL << 9;		 /* MTC_BIT */
 	priv[11] = 0xfULL << 14;	 /* MTC_FREQ_BITS */
 	priv[12] = 1;			 /* TSC_CTC_N */
@@ -861,7 +866,7 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	attr.mmap = 1;
 	attr.comm = 1;
 	attr.task = 1;
-	attr.context_switch = (unsigned)O->percpu;
+	attr.context_switch = O->percpu ? 1 : 0;
 
 	memset(&fh, 0, sizeof fh);
 	fh.magic = 0x32454c4946524550ULL; /* "PERFILE2" */
@@ -1001,9 +1006,9 @@ struct job {
 
 static int usage(void)
 {
-	fprintf(stderr,
-		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-s u|k|uk] [-K KPREFIX] [-V] [-B N]\n");
+	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
+			"[-S] [-g N] [-I N] [-c N] [-O N] [-C NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
+			"[-B N]\n");
 	return 2;
 }
 
@@ -1013,7 +1018,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:VB:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:C:s:K:VB:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1052,7 +1057,9 @@ static int parse_args(struct job *j, int argc, char **argv)
 			o->ovf_at = atoi(optarg);
 			break;
 		case 'C':
-			o->percpu = 1;
+			o->percpu = atoi(optarg);
+			if (o->percpu < 1 || o->percpu > MAX_THREADS)
+				return usage();
 			break;
 		case 's':
 			if (!strcmp(optarg, "u"))
@@ -1158,7 +1165,7 @@ static int job_split(struct job *j)
 			b = i + 1;
 		}
 	}
-	if (j->opts.percpu) { /* one CPU: run the chunks in the order they started, re-timed */
+	if (j->opts.percpu) { /* run the chunks in the order they started, re-timed */
 		struct chunk *c = j->chunks;
 		for (size_t a = 1; a < j->nchunks; a++) /* insertion sort by first step, stable */
 			for (size_t b = a; b > 0 && c[b - 1].idx[0] > c[b].idx[0]; b--) {
@@ -1168,6 +1175,7 @@ static int job_split(struct job *j)
 			}
 		size_t slot = 0;
 		for (size_t k = 0; k < j->nchunks; k++) {
+			c[k].cpu = (uint32_t)(k % (size_t)j->opts.percpu);
 			for (size_t i = 0; i < c[k].n; i++)
 				TIX[c[k].idx[i]] = slot++;
 			slot += 2; /* room for the context switch */
@@ -1187,7 +1195,7 @@ static int job_encode(struct job *j)
 		return -errno;
 	}
 	snprintf(j->what, sizeof j->what, "%s", j->prefix);
-	j->nstreams = j->opts.percpu ? 1 : j->nth;
+	j->nstreams = j->opts.percpu ? (size_t)j->opts.percpu : j->nth;
 	j->streams = calloc(j->nstreams, sizeof *j->streams);
 	if (!j->streams)
 		return -ENOMEM;
@@ -1198,10 +1206,15 @@ static int job_encode(struct job *j)
 			return err;
 	}
 	if (j->opts.percpu) {
-		for (size_t c = 0; c < j->nchunks; c++)
-			if ((err = encode_chunk(&j->streams[0], &j->imap, k, j->steps,
-						&j->chunks[c], c == 0)) < 0)
+		/* In time order: a chunk ends with TIP.PGD, so every thread's
+		 * expectations come out in its order whatever CPU it ran on. */
+		for (size_t c = 0; c < j->nchunks; c++) {
+			struct stream *s = &j->streams[j->chunks[c].cpu];
+			int start = stream_offset(s) == 0;
+			if ((err = encode_chunk(s, &j->imap, k, j->steps, &j->chunks[c], start)) <
+			    0)
 				return err;
+		}
 	} else { /* thread by thread, so each thread's expectations are in its order */
 		for (size_t t = 0; t < j->nth; t++)
 			for (size_t c = 0; c < j->nchunks; c++)
@@ -1221,7 +1234,8 @@ static int job_sideband(struct job *j)
 {
 	struct out *o = &j->o;
 	const struct opts *op = &j->opts;
-	uint32_t pid = j->th[0].tid, cpu = op->percpu ? 0 : (uint32_t)-1;
+	uint32_t pid = j->th[0].tid, cpu = op->percpu ? 0 : (uint32_t)-1,
+		 ncpu = (uint32_t)op->percpu;
 	uint64_t t_side = op->timeless ? 0 : TSC_START - 1000;
 	const char *slash = strrchr(j->maps.v[0].path, '/');
 	int err = 0;
@@ -1246,21 +1260,32 @@ static int job_sideband(struct job *j)
 		emit_mmap(o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, j->kimg.start,
 			  j->kimg.end - j->kimg.start, 0, j->kimg.path,
 			  mksid((uint32_t)-1, 0, t_side, cpu));
-	/* Per-CPU: ITRACE_START sets the CPU's current thread, the first one to run. */
-	for (size_t t = 0; t < (op->percpu ? 1 : j->nth); t++)
-		emit_pid_tid(o, PERF_RECORD_ITRACE_START, pid, j->th[t].tid,
-			     mksid(pid, j->th[t].tid, t_side, cpu));
-	if (op->percpu) {
-		for (size_t k = 0; k + 1 < j->nchunks; k++) {
-			const struct chunk *c = &j->chunks[k];
-			uint64_t t0 = step_tsc(c->idx[c->n - 1]);
-			if (c->tid == c[1].tid)
+	if (!op->percpu)
+		for (size_t t = 0; t < j->nth; t++)
+			emit_pid_tid(o, PERF_RECORD_ITRACE_START, pid, j->th[t].tid,
+				     mksid(pid, j->th[t].tid, t_side, cpu));
+	for (uint32_t c = 0; c < ncpu && !err; c++) {
+		/* ITRACE_START sets the CPU's current thread: the first to run on it.
+		 * Then a switch out and in between chunks of different threads. */
+		const struct chunk *prev = NULL;
+		for (size_t k = 0; k < j->nchunks; k++) {
+			const struct chunk *ck = &j->chunks[k];
+			if (ck->cpu != c)
 				continue;
-			emit_switch(o, 1, pid, c[1].tid, mksid(pid, c->tid, t0 + 700, 0));
-			emit_switch(o, 0, pid, c->tid, mksid(pid, c[1].tid, t0 + 1500, 0));
+			if (!prev) {
+				emit_pid_tid(o, PERF_RECORD_ITRACE_START, pid, ck->tid,
+					     mksid(pid, ck->tid, t_side, c));
+			} else if (prev->tid != ck->tid) {
+				uint64_t t0 = step_tsc(prev->idx[prev->n - 1]);
+				uint64_t t1 = step_tsc(ck->idx[0]);
+				emit_switch(o, 1, pid, ck->tid, mksid(pid, prev->tid, t0 + 700, c));
+				emit_switch(o, 0, pid, prev->tid, mksid(pid, ck->tid, t1 - 500, c));
+			}
+			prev = ck;
 		}
-		err = emit_auxtrace(o, &j->streams[0], 0, (uint32_t)-1, 0, &j->aux_offs, &j->naux);
-	} else {
+		err = emit_auxtrace(o, &j->streams[c], c, (uint32_t)-1, c, &j->aux_offs, &j->naux);
+	}
+	if (!op->percpu) {
 		for (size_t t = 0; t < j->nth && !err; t++)
 			err = emit_auxtrace(o, &j->streams[t], (uint32_t)t, j->th[t].tid,
 					    (uint32_t)-1, &j->aux_offs, &j->naux);
