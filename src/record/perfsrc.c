@@ -50,6 +50,22 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	memset(src, 0, sizeof(*src));
 	src->pid = -1;
 	src->fd = -1;
+	if (o->plugin) {
+		struct snap_dlsrc_opts dl = {
+			.perf = o->perf,
+			.data = o->data,
+			.plugin = o->plugin,
+			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
+			.keepjumps = o->keepjumps,
+		};
+
+		err = snap_dlsrc_open(&src->dl, &dl, names);
+		src->use_plugin = err == 0;
+		src->opts = *o;
+		src->opts.plugin = NULL; /* borrowed for open only */
+		src->names = names;
+		return err;
+	}
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		return err;
@@ -91,6 +107,23 @@ err_fini:
 
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
+	if (src->use_plugin) {
+		struct snap_perfsrc_opts o = src->opts;
+		int r = snap_dlsrc_next(&src->dl, ev);
+
+		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
+			return r;
+		/* Nothing came from the plugin at all: perf could not load it. (o.plugin
+		 * was only borrowed for open: use dlsrc's copy.) */
+		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
+			  "output instead (-v shows why the plugin was chosen)",
+			  src->dl.plugin, snap_strerror(r));
+		snap_dlsrc_close(&src->dl);
+		o.plugin = NULL;
+		r = snap_perfsrc_open(src, &o, src->names);
+		if (r < 0)
+			return r;
+	}
 	for (;;) {
 		int r = snap_perfscript_next(&src->ps, ev);
 		ssize_t n;
@@ -113,10 +146,22 @@ int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 	}
 }
 
+uint64_t snap_perfsrc_events(const struct snap_perfsrc *src)
+{
+	return src->use_plugin ? src->dl.events : snap_perfscript_stats(&src->ps)->events;
+}
+
 int snap_perfsrc_close(struct snap_perfsrc *src)
 {
 	int err = 0;
 
+	if (src->use_plugin) {
+		err = snap_dlsrc_close(&src->dl);
+		memset(src, 0, sizeof(*src));
+		src->pid = -1;
+		src->fd = -1;
+		return err < 0 ? -SNAP_EPERF : 0;
+	}
 	if (src->fd >= 0)
 		close(src->fd);
 	if (src->pid > 0) {
@@ -148,5 +193,5 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 
 const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src)
 {
-	return snap_perfscript_stats(&src->ps);
+	return snap_perfscript_stats(src->use_plugin ? &src->dl.ps : &src->ps);
 }
