@@ -254,4 +254,66 @@ run_case kernel-irq-dense-uk static_calls uk -I 7
 # The kernel mapped as perf records it ([kernel.kallsyms]), decoded with --vmlinux.
 run_case kernel-vmlinux-uk static_calls uk -r -I 100 -V
 
+# Damaged recordings: snaptrace must neither crash nor hang. Random bytes in the PT
+# data: decode succeeds, the trace is well formed, and every error perf reports is a
+# [decode error: ...] span. A truncated file: a clean error, no signal.
+robust() {
+	local name=$1 data=$2 kind=$3 rc n
+	if [ "$snaptrace_state" = missing ] || [ ! -e "$data" ]; then
+		echo "SKIP ptsynth-robust $name: snaptrace decode or the recording is not available"
+		return
+	fi
+	timeout 120 ./snaptrace decode "$data" -o "$work/$name.fxt" >"$work/$name.dec" 2>&1
+	rc=$?
+	if [ $rc -ge 124 ]; then
+		echo "FAIL ptsynth-robust $name: snaptrace decode died or hung (exit $rc): $(tail -2 "$work/$name.dec" | tr '\n' ' ')"
+		fail=1
+	elif [ "$kind" = truncated ]; then
+		if [ $rc -ne 0 ] && grep -q '^snaptrace: ' "$work/$name.dec"; then
+			echo "PASS ptsynth-robust $name: exit $rc, $(grep '^snaptrace: ' "$work/$name.dec" | tail -1 | cut -c1-120)"
+		elif [ $rc -eq 0 ] && ./snaptrace dump -check "$work/$name.fxt" >/dev/null 2>&1; then
+			echo "PASS ptsynth-robust $name: decoded what was there"
+		else
+			echo "FAIL ptsynth-robust $name: exit $rc without a snaptrace error line"
+			fail=1
+		fi
+	elif [ $rc -ne 0 ]; then
+		echo "FAIL ptsynth-robust $name: snaptrace decode exit $rc: $(grep -m2 . "$work/$name.dec" | tr '\n' ' ')"
+		fail=1
+	elif ! ./snaptrace dump -check "$work/$name.fxt" >"$work/$name.chk" 2>&1; then
+		echo "FAIL ptsynth-robust $name: $(head -1 "$work/$name.chk")"
+		fail=1
+	else
+		n=$(perf script -i "$data" --itrace=e -F tid 2>/dev/null | grep -c '^ instruction trace error')
+		local spans
+		spans=$(./snaptrace dump "$work/$name.fxt" | grep -c '^complete .*name="\[decode error: ')
+		if [ "$n" -gt 0 ] && [ "$n" = "$spans" ]; then
+			echo "PASS ptsynth-robust $name: $n perf errors, $n [decode error] spans, trace well formed"
+		else
+			echo "FAIL ptsynth-robust $name: perf reported $n errors, the trace has $spans [decode error] spans"
+			fail=1
+		fi
+	fi
+}
+if [ -e "$work/dyn.data" ]; then
+	python3 - "$work/dyn.data" "$work" <<'PY'
+import random, sys
+data = open(sys.argv[1], 'rb').read()
+n = len(data)
+for seed in range(3):
+    r, b = random.Random(seed), bytearray(data)
+    for _ in range(20):  # the PT data is the bulk of the file, after the sideband
+        i = r.randrange(n // 5, n - 200)
+        b[i] = r.randrange(256)
+    open('%s/flip%d.data' % (sys.argv[2], seed), 'wb').write(b)
+open(sys.argv[2] + '/trunc-half.data', 'wb').write(data[:n // 2])
+open(sys.argv[2] + '/trunc-header.data', 'wb').write(data[:200])
+PY
+fi
+for seed in 0 1 2; do
+	robust "dyn-flip$seed" "$work/flip$seed.data" flipped
+done
+robust dyn-trunc-half "$work/trunc-half.data" truncated
+robust dyn-trunc-header "$work/trunc-header.data" truncated
+
 exit $fail
