@@ -24,8 +24,9 @@
  *   -c N      the N-th branch TIP of each stream gets a bogus target: a decode error
  *             (not with -I or the kernel scopes: perf's resync there is not modelled)
  *   -O N      an overflow after instruction N of each thread: OVF, 20 instructions lost
- *   -C N      per-CPU recording on N CPUs: one stream per CPU, context switch records;
- *             a thread runs until a syscall, the chunks go to the CPUs in turn
+ *   -C        per-CPU recording: one stream per CPU, context switch records; a
+ *             thread runs until a syscall, the pieces go to the CPUs in turn
+ *   -n N      per-CPU recording on N CPUs (default 1)
  *   -s SCOPE  u (default), k or uk; k and uk need -K
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
@@ -1006,9 +1007,10 @@ struct job {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-			"[-S] [-g N] [-I N] [-c N] [-O N] [-C NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
-			"[-B N]\n");
+	fprintf(stderr,
+		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
+		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
+		"[-B N]\n");
 	return 2;
 }
 
@@ -1018,7 +1020,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:C:s:K:VB:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1057,6 +1059,10 @@ static int parse_args(struct job *j, int argc, char **argv)
 			o->ovf_at = atoi(optarg);
 			break;
 		case 'C':
+			if (!o->percpu)
+				o->percpu = 1;
+			break;
+		case 'n':
 			o->percpu = atoi(optarg);
 			if (o->percpu < 1 || o->percpu > MAX_THREADS)
 				return usage();

@@ -229,9 +229,9 @@ run_case static-overflow static_calls u -r -O 100
 # Two threads: per-thread queues, then per-CPU queues with context switches (threads
 # run until a syscall; with two CPUs they migrate at every syscall).
 run_case threads threads u -r
-run_case threads-percpu threads u -r -C 1
-run_case threads-percpu-irq threads u -C 1 -I 7
-run_case threads-2cpu threads u -r -C 2
+run_case threads-percpu threads u -r -C
+run_case threads-percpu-irq threads u -C -I 7
+run_case threads-2cpu threads u -r -C -n 2
 wait "$bg"
 # Through ld.so and libc: PLT lazy binding, qsort callback, malloc/free, setjmp/longjmp.
 run_case dyn dyn u
@@ -240,7 +240,7 @@ run_case dyn-irq dyn u -r -k 64 -I 997
 run_case dyn-corrupt dyn u -k 64 -c 300
 run_case dyn-overflow dyn u -r -k 64 -O 50000
 run_case dyn-snapshot-buffers dyn u -r -k 64 -S -g 64 -B 2000
-run_case dyn-2cpu dyn u -r -k 64 -C 2
+run_case dyn-2cpu dyn u -r -k 64 -C -n 2
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
