@@ -912,6 +912,11 @@ int start(void **data, void *ctx)
 	*data = NULL;
 	if (!st)
 		return -1;
+	if (!perf_dlfilter_fns.resolve_ip || !perf_dlfilter_fns.resolve_addr ||
+	    !perf_dlfilter_fns.resolve_address) {
+		free(st); /* a perf without them cannot give what the text path shows */
+		return -1;
+	}
 	st->fd = -1;
 	st->next_id = 1;
 	st->out = malloc(OUT_CAP);
