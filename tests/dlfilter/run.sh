@@ -251,7 +251,7 @@ else
 	perf_pid=
 	for _ in $(seq 100); do
 		for c in $(cat "/proc/$st_pid/task/$st_pid/children" 2>/dev/null); do
-			tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q 'script.*evil2' &&
+			tr '\0' ' ' 2>/dev/null <"/proc/$c/cmdline" | grep -q 'script.*evil2' &&
 				perf_pid=$c
 		done
 		[ -n "$perf_pid" ] && break
