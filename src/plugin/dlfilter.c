@@ -679,7 +679,7 @@ static void do_sample(struct state *st, const struct perf_dlfilter_sample *s, vo
 	thr_comm(st, t, s, ctx, 1); /* first: an exec empties the address cache */
 	if (resolve_branch(st, s, ctx, 0, &ip))
 		goto fail;
-	for (k = 0; k < s->raw_callchain_nr && n < SNAP_DLREC_MAX_FRAMES; k++) {
+	for (k = 0; s->raw_callchain && k < s->raw_callchain_nr && n < SNAP_DLREC_MAX_FRAMES; k++) {
 		uint64_t a = s->raw_callchain[k];
 
 		if (a >= CONTEXT_MAX)
