@@ -30,8 +30,10 @@ if [ ! -x "$snap" ] || [ ! -x "$nest" ]; then
 	echo "FAIL e2e_setup: $snap or $nest missing (run make test-bins)"
 	exit 1
 fi
-# Our temporary directories that exist before the suite (never touched).
-ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/tmpdirs.before"
+# snaptrace makes its working directories in $TMPDIR: give this suite its own, so
+# another run on the machine cannot look like a leftover of ours.
+export TMPDIR=$tmp/tmpdir
+mkdir -p "$TMPDIR"
 
 noperf=""
 if ! command -v perf >/dev/null; then
@@ -431,7 +433,7 @@ t_kernel_refused() {
 
 t_private_workdir() {
 	local d mode
-	snap priv run -v -sampling -timer-resolution Low -o "$tmp/priv.fxt.gz" -- sh -c 'stat -c "%a %U" /tmp/snaptrace.*'
+	snap priv run -v -sampling -timer-resolution Low -o "$tmp/priv.fxt.gz" -- sh -c 'stat -c "%a %U" "$TMPDIR"/snaptrace.*'
 	d=$(sed -n 's/^snaptrace: working directory //p' "$tmp/priv.err")
 	mode=$(grep -c "^700 $(id -un)" "$tmp/priv.out")
 	if [ -n "$d" ] && [ "$mode" -ge 1 ] && [ ! -e "$d" ]; then
@@ -444,8 +446,7 @@ t_private_workdir() {
 t_leftovers() {
 	local now
 	sleep 0.2
-	ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/tmpdirs.after"
-	now=$(comm -13 "$tmp/tmpdirs.before" "$tmp/tmpdirs.after")
+	now=$(ls -d "$TMPDIR"/snaptrace.* 2>/dev/null)
 	if [ -z "$now" ]; then pass no_tmpdirs_left; else failed no_tmpdirs_left "$now"; fi
 	if pgrep -f "$nest" >/dev/null; then
 		failed no_processes_left "$(pgrep -af "$nest" | head -3)"
