@@ -274,8 +274,9 @@ t_trigger_run() {
 	fi
 	l=$(last_sample_ns "$w/perf.data")
 	# The ring is cut at the call: the kernel signals perf at the hit, so the
-	# last sample is within a few ms of it (the program runs ~0.3 s longer).
-	if [ "$l" -le $((h + 20000000)) ] && [ "$(ls "$w" | grep -c '^perf.data')" -eq 1 ]; then
+	# last sample is within a few ms of it (100 ms allowed for a loaded VM; the
+	# program runs ~0.3 s longer).
+	if [ "$l" -le $((h + 100000000)) ] && [ "$(ls "$w" | grep -c '^perf.data')" -eq 1 ]; then
 		pass trigger_run_ends_at_hit
 	else
 		failed trigger_run_ends_at_hit "last sample $l vs hit $h; files: $(ls "$w" | tr '\n' ' ')"
@@ -312,10 +313,10 @@ t_trigger_attach() {
 		return
 	fi
 	l=$(last_sample_ns "$w/perf.data")
-	if [ "$l" -le $((h + 20000000)) ]; then
+	if [ "$l" -le $((h + 100000000)) ]; then
 		pass trigger_attach_keeps_running
 	else
-		failed trigger_attach_keeps_running "last sample $l > hit $h + 20 ms"
+		failed trigger_attach_keeps_running "last sample $l > hit $h + 100 ms"
 	fi
 }
 
