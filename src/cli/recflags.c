@@ -12,6 +12,7 @@
 
 #include "cli/pipeline.h"
 #include "record/elfsym.h"
+#include "record/perfsrc.h"
 #include "record/session.h"
 #include "record/trigger.h"
 #include "record/workdir.h"
@@ -429,6 +430,19 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 		printf("%s\n", j);
 	snap_free(j);
 	snap_perfargs_fini(&pa);
+	{
+		/* and the decoding command the pipeline runs on the result */
+		struct snap_perfsrc_opts so = {f->rec.perf, data,
+					       f->rec.sampling ? SNAP_PERFDATA_SAMPLES
+							       : SNAP_PERFDATA_AUX};
+		const char *sargv[SNAP_PERFSRC_MAX_ARGS];
+		int n = snap_perfsrc_argv(&so, sargv);
+
+		for (int i = 0; i < n; i++)
+			printf("%s%s", i ? " " : "", sargv[i]);
+		if (n > 0)
+			putchar('\n');
+	}
 	return 0;
 }
 

@@ -311,6 +311,8 @@ static int perf_begin(struct snap_session *s)
 			return perf_failed(s, "failed to start");
 	}
 	s->recording = 1;
+	/* attach: hits before perf recorded are meaningless; drop them. */
+	snap_trigger_read(&s->trig, NULL, 0);
 	/* Single-shot sampling trigger: the kernel signals perf at the hit. */
 	if (s->trig.nbps && !o->multi_snapshot && s->plan.snapshot == SNAP_CTL_SIGUSR2 &&
 	    snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2) == 0)
@@ -369,9 +371,9 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 
 /* Waits until a new perf.data.* name sorting after s->last_snap appears
  * (perf renames the dump into place once written). Returns 0 or -ETIMEDOUT. */
-static int wait_dump(struct snap_session *s)
+static int wait_dump(struct snap_session *s, int timeout_ms)
 {
-	long deadline = now_ms() + DUMP_WAIT_MS;
+	long deadline = now_ms() + timeout_ms;
 
 	while (now_ms() < deadline) {
 		char **names;
@@ -419,7 +421,12 @@ static int take_snapshot(struct snap_session *s, int by_hit)
 	if (err < 0)
 		return err;
 	if (s->plan.snapshot == SNAP_CTL_SIGUSR2 && s->pa.switch_output) {
-		err = wait_dump(s);
+		/* A hit just before the kernel was told to signal perf: ask ourselves. */
+		err = wait_dump(s, by_hit && s->kernel_signals ? 300 : DUMP_WAIT_MS);
+		if (err < 0 && by_hit && s->kernel_signals) {
+			do_action(s, s->plan.snapshot);
+			err = wait_dump(s, DUMP_WAIT_MS);
+		}
 		if (err < 0)
 			snap_warn("perf did not write the snapshot in time");
 	}

@@ -260,6 +260,37 @@ t_attach() {
 	fi
 }
 
+# Ctrl-C twice (the second one kills snaptrace while it stops perf or decodes):
+# the target survives, is not stopped, and the temporary directory still goes.
+t_attach_twice() {
+	local spid before
+	start_target 0 || { failed attach_ctrl_c_twice "target did not start"; return; }
+	ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/twice.before"
+	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
+		-trigger trigger_here -o "$tmp/twice.fxt.gz" >"$tmp/twice.out" 2>"$tmp/twice.err" &
+	spid=$!
+	for _ in $(seq 100); do grep -q "attached" "$tmp/twice.err" && break; sleep 0.02; done
+	sleep 0.3
+	kill -INT "$spid"
+	sleep 0.05
+	kill -INT "$spid" 2>/dev/null
+	wait "$spid"
+	sleep 0.3
+	ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/twice.after"
+	before=$(comm -13 "$tmp/twice.before" "$tmp/twice.after")
+	if ! kill -0 "$tpid" 2>/dev/null; then
+		failed attach_ctrl_c_twice "the target died"
+	elif grep -q "^State:.*[tT]" /proc/"$tpid"/status; then
+		failed attach_ctrl_c_twice "the target was left stopped"
+	elif [ -n "$before" ]; then
+		failed attach_ctrl_c_twice "left $before"
+	else
+		pass attach_ctrl_c_twice
+	fi
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+}
+
 # hit_ns ERRFILE: the trigger hit time printed by snaptrace, in ns.
 hit_ns() { sed -n 's/.*hit by tid [0-9]* at \([0-9]*\)\.\([0-9]*\).*/\1\2/p' "$1" | head -1; }
 
@@ -294,7 +325,8 @@ t_trigger_run() {
 
 t_trigger_attach() {
 	local w=$tmp/w_tatt h l
-	start_target 0 3000 || { failed trigger_attach "target did not start"; return; }
+	# a hit every ~0.5 s: the first one after perf records ends the recording
+	start_target 0 -5000 || { failed trigger_attach "target did not start"; return; }
 	snap tatt attach -pid "$tpid" -sampling -timer-resolution Sample:2000 -trigger trigger_here \
 		-working-directory "$w" -o "$tmp/tatt.fxt.gz"
 	h=$(hit_ns "$tmp/tatt.err")
@@ -468,6 +500,7 @@ else
 	t_run_sampling
 	t_run_signal_status
 	t_attach
+	t_attach_twice
 	t_trigger_run
 	t_trigger_attach
 	t_trigger_thread
