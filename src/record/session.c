@@ -210,6 +210,11 @@ static int arm_trigger(struct snap_session *s)
 			   "-trigger %s: the executable of pid %d has no symbol table (stripped?); "
 			   "rebuild it with symbols",
 			   name, (int)pid);
+	if (err == -ENOENT && s->child)
+		return why(s, err,
+			   "-trigger %s: no function of that name in %s (run stops the program "
+			   "before its shared libraries load: trigger on those with attach)",
+			   name, s->cfg.cmd[0]);
 	if (err == -ENOENT)
 		return why(s, err,
 			   "-trigger %s: no function of that name in pid %d's executable or its "
