@@ -30,8 +30,10 @@ if [ ! -x "$snap" ] || [ ! -x "$nest" ]; then
 	echo "FAIL e2e_setup: $snap or $nest missing (run make test-bins)"
 	exit 1
 fi
-# Our temporary directories that exist before the suite (never touched).
-ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/tmpdirs.before"
+# snaptrace makes its working directories in $TMPDIR: a private one, so other
+# suites running at the same time cannot confuse the leftover checks.
+export TMPDIR=$tmp/tmpdir
+mkdir -p "$TMPDIR"
 
 noperf=""
 if ! command -v perf >/dev/null; then
@@ -265,7 +267,6 @@ t_attach() {
 t_attach_twice() {
 	local spid before
 	start_target 0 || { failed attach_ctrl_c_twice "target did not start"; return; }
-	ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/twice.before"
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-trigger trigger_here -o "$tmp/twice.fxt.gz" >"$tmp/twice.out" 2>"$tmp/twice.err" &
 	spid=$!
@@ -276,8 +277,7 @@ t_attach_twice() {
 	kill -INT "$spid" 2>/dev/null
 	wait "$spid"
 	sleep 0.3
-	ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/twice.after"
-	before=$(comm -13 "$tmp/twice.before" "$tmp/twice.after")
+	before=$(ls "$TMPDIR")
 	if ! kill -0 "$tpid" 2>/dev/null; then
 		failed attach_ctrl_c_twice "the target died"
 	elif grep -q "^State:.*[tT]" /proc/"$tpid"/status; then
@@ -480,7 +480,7 @@ t_kernel_refused() {
 
 t_private_workdir() {
 	local d mode
-	snap priv run -v -sampling -timer-resolution Low -o "$tmp/priv.fxt.gz" -- sh -c 'stat -c "%a %U" /tmp/snaptrace.*'
+	snap priv run -v -sampling -timer-resolution Low -o "$tmp/priv.fxt.gz" -- sh -c 'stat -c "%a %U" "$TMPDIR"/snaptrace.*'
 	d=$(sed -n 's/^snaptrace: working directory //p' "$tmp/priv.err")
 	mode=$(grep -c "^700 $(id -un)" "$tmp/priv.out")
 	if [ -n "$d" ] && [ "$mode" -ge 1 ] && [ ! -e "$d" ]; then
@@ -493,8 +493,7 @@ t_private_workdir() {
 t_leftovers() {
 	local now
 	sleep 0.2
-	ls -d /tmp/snaptrace.* 2>/dev/null | sort >"$tmp/tmpdirs.after"
-	now=$(comm -13 "$tmp/tmpdirs.before" "$tmp/tmpdirs.after")
+	now=$(ls "$TMPDIR")
 	if [ -z "$now" ]; then pass no_tmpdirs_left; else failed no_tmpdirs_left "$now"; fi
 	if pgrep -f "$nest" >/dev/null; then
 		failed no_processes_left "$(pgrep -af "$nest" | head -3)"
