@@ -503,13 +503,22 @@ static void on_signal(struct snap_session *s, const struct signalfd_siginfo *si)
 int snap_session_loop(struct snap_session *s)
 {
 	while (!s->end) {
-		struct pollfd pfd[260];
+		struct pollfd pfd[1025];
 		size_t n = 1;
 		int r;
 
 		pfd[0] = (struct pollfd){s->sigfd, POLLIN, 0};
-		n += snap_trigger_pollfds(&s->trig, pfd + 1, 259);
-		r = poll(pfd, n, 1000);
+		n += snap_trigger_pollfds(&s->trig, pfd + 1, 1024);
+		/* attach with a trigger: arm threads created since (every 50 ms) */
+		r = poll(pfd, n, !s->child && s->trig.nbps ? 50 : 1000);
+		if (!s->child && s->trig.nbps && s->recording) {
+			for (size_t i = 0; i < s->npids; i++) {
+				int a = snap_trigger_rescan(&s->trig, s->pids[i]);
+
+				if (a > 0 && s->kernel_signals)
+					snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2);
+			}
+		}
 		if (r < 0 && errno != EINTR)
 			return why(s, -errno, "poll: %s", strerror(errno));
 		if (pfd[0].revents & POLLIN) {
@@ -533,6 +542,8 @@ int snap_session_loop(struct snap_session *s)
 		}
 		if (r == 0)
 			on_sigchld(s); /* belt and braces: a coalesced SIGCHLD */
+		if (n > 1 && snap_trigger_pollfds(&s->trig, pfd + 1, 1024) != n - 1)
+			continue; /* the set changed: poll again */
 	}
 	return 0;
 }

@@ -223,6 +223,7 @@ t_run_signal_status() {
 }
 
 start_target() { # start_target ARGS...: $tpid is the running nest
+	rm -f "$tmp/target.out"
 	"$nest" "$@" >"$tmp/target.out" 2>&1 &
 	tpid=$!
 	bgpids+=("$tpid")
@@ -363,6 +364,22 @@ t_trigger_thread() {
 	else
 		failed trigger_other_thread "hit tid '$tid', pid '$pid': $(head -3 "$tmp/tthr.err")"
 	fi
+}
+
+# attach: a thread created after snaptrace attached calls the trigger.
+t_trigger_late_thread() {
+	local tid
+	start_target 0 0 2 || { failed trigger_late_thread "target did not start"; return; }
+	snap tlate attach -pid "$tpid" -sampling -timer-resolution Low -trigger wouter \
+		-o "$tmp/tlate.fxt.gz"
+	tid=$(sed -n 's/.*hit by tid \([0-9]*\).*/\1/p' "$tmp/tlate.err" | head -1)
+	if [ -n "$tid" ] && [ "$tid" != "$tpid" ] && kill -0 "$tpid" 2>/dev/null; then
+		pass trigger_late_thread
+	else
+		failed trigger_late_thread "rc $rc, hit tid '$tid', pid $tpid: $(head -3 "$tmp/tlate.err")"
+	fi
+	kill "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null
 }
 
 t_trigger_never() {
@@ -519,6 +536,7 @@ else
 	t_trigger_run
 	t_trigger_attach
 	t_trigger_thread
+	t_trigger_late_thread
 	t_trigger_never
 	t_trigger_picker
 	t_multi_snapshot
