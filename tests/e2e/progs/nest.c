@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	for (long i = 1; iters == 0 || i <= iters; i++) {
 		outer();
-		if (threads == 2 && i == 5000 && pthread_create(&t, NULL, worker, (void *)iters) != 0)
+		if (threads == 2 && i == 5000 &&
+		    pthread_create(&t, NULL, worker, (void *)iters) != 0)
 			return 99;
 		if (i == trig || (trig < 0 && i % -trig == 0))
 			trigger_here((int)i);
