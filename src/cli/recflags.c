@@ -394,6 +394,9 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 	if (pa->warn & SNAP_PA_W_SIZE_ROUNDED)
 		snap_warn("-snapshot-size %s rounded to %llu pages (%llu KiB)", f->snapshot_size,
 			  (unsigned long long)pa->pages, (unsigned long long)pa->pages * 4);
+	if (pa->warn & SNAP_PA_W_SIZE_CAPPED)
+		snap_warn("-snapshot-size %s is more than the sampling ring can be: using 1 GiB",
+			  f->snapshot_size);
 	if (pa->warn & SNAP_PA_W_KCORE_OLD)
 		snap_warn("perf < 5.5 has no --kcore: kernel decoding may be less reliable");
 	if (pa->warn & SNAP_PA_W_FREQ_HIGH)
