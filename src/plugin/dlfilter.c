@@ -65,6 +65,11 @@
  * (no exec, dlclose+dlopen or JIT reuse of the address): `--dlarg nocache`
  * turns it off.
  *
+ * Samples without timestamps (timeless Intel PT): the text path runs `perf
+ * script -F time,...`, which refuses them; the plugin fails perf the same way
+ * before it writes anything, so snaptrace falls back to the text path and
+ * shows perf's own error.
+ *
  * cbr (power) events: perf 6.1 passes the synthesized cbr payload through
  * raw_data (perf_synth_intel_cbr without its padding word: flags, freq in kHz);
  * the plugin sends freq_mhz as perf script prints it ((kHz + 500) / 1000). A perf
@@ -130,6 +135,7 @@ struct evname {
 	char *copy;
 	uint32_t id;
 	enum evkind kind;
+	int8_t has_time; /* -1 = not looked at yet */
 };
 
 struct state {
@@ -563,6 +569,7 @@ static struct evname *event_of(struct state *st, const char *name)
 	if (!e->copy)
 		return NULL;
 	e->ptr = name;
+	e->has_time = -1;
 	n = event_base(name);
 	e->kind = EV_SAMPLE; /* the reader tells primary and extra events apart */
 	if (base_is(name, n, "branches"))
@@ -796,7 +803,7 @@ static void text_close(struct state *st)
 int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, void *ctx)
 {
 	struct state *st = data;
-	const struct evname *e;
+	struct evname *e;
 
 	if (!st || st->dead || !sample)
 		return 1;
@@ -804,6 +811,19 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 	if (!e) {
 		st->nerrors++;
 		return 1;
+	}
+	if (e->has_time < 0) {
+		struct perf_event_attr *attr =
+			perf_dlfilter_fns.attr ? perf_dlfilter_fns.attr(ctx) : NULL;
+
+		e->has_time = !attr || (attr->sample_type & PERF_SAMPLE_TIME);
+	}
+	if (!e->has_time) {
+		/* No timestamps (timeless PT): the text path's `perf script -F time`
+		 * refuses such data, so fail the same way, before writing anything;
+		 * snaptrace then falls back to the text path and reports perf's error. */
+		st->dead = 1;
+		return -1;
 	}
 	switch (e->kind) {
 	case EV_BRANCH:

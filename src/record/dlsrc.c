@@ -26,6 +26,49 @@
 #define DLSRC_BUF (1u << 20)
 #define DLSRC_FD  3 /* perf's fd for the records: --dlarg fd=3 */
 
+int snap_dlsrc_perf_version(const char *perf, int *major, int *minor)
+{
+	char buf[128] = "";
+	int pfd[2], status = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	*major = *minor = 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(pfd[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execlp(perf, perf, "version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while ((size_t)got < sizeof(buf) - 1 &&
+	       ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[got] = 0;
+	if (sscanf(buf, "perf version %d.%d", major, minor) != 2) {
+		*major = *minor = 0;
+		return -SNAP_EPARSE;
+	}
+	return 0;
+}
+
 int snap_dlsrc_perf_ok(int major, int minor)
 {
 	return major > 5 || (major == 5 && minor >= 14);
@@ -114,7 +157,7 @@ static void dlsrc_child(const char **argv, int recw, int outw)
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
-	const char *argv[16];
+	const char *argv[24];
 	int rec[2] = {-1, -1}, out[2] = {-1, -1}, n = 0, err;
 
 	dlsrc_reset(src);
@@ -134,6 +177,14 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	argv[n++] = o->data;
 	if (o->itrace)
 		argv[n++] = o->itrace;
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
 	argv[n++] = "--dlfilter";
 	argv[n++] = o->plugin;
 	argv[n++] = "--dlarg";
@@ -281,6 +332,8 @@ static int dlsrc_fail(struct snap_dlsrc *src, int err)
 	}
 	if (src->rec_eof && src->pid > 0)
 		dlsrc_reap(src);
+	if (!st->records && !src->events)
+		return err; /* nothing came at all: the caller can fall back to the text path */
 	if (err == -SNAP_ETRUNC && WIFSIGNALED(src->status))
 		snap_log(SNAP_LOG_QUIET,
 			 "perf script died (signal %d) while running the dlfilter plugin %s, after "

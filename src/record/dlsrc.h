@@ -46,15 +46,21 @@ struct snap_dlsrc_env {
 int snap_dlsrc_pick(const struct snap_dlsrc_env *env, char *path, size_t len, char *why,
 		    size_t whylen);
 
+/* Runs `PERF version` and parses "perf version 6.1.187". Returns 0 and sets
+ * major and minor, or a negative error (both 0 then). */
+int snap_dlsrc_perf_version(const char *perf, int *major, int *minor);
+
 /* Returns 1 if perf's version (major.minor) has --dlfilter (>= 5.14). */
 int snap_dlsrc_perf_ok(int major, int minor);
 
 struct snap_dlsrc_opts {
-	const char *perf;   /* perf binary (borrowed) */
-	const char *data;   /* perf.data path (borrowed) */
-	const char *plugin; /* plugin path (borrowed) */
-	const char *itrace; /* e.g. "--itrace=bep" for PT data, NULL for samples */
-	int keepjumps;	    /* --dlarg keepjumps: send intra-symbol jumps too */
+	const char *perf;     /* perf binary (borrowed) */
+	const char *data;     /* perf.data path (borrowed) */
+	const char *plugin;   /* plugin path (borrowed) */
+	const char *itrace;   /* e.g. "--itrace=bep" for PT data, NULL for samples */
+	int keepjumps;	      /* --dlarg keepjumps: send intra-symbol jumps too */
+	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
+	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
 };
 
 struct snap_dlsrc {
@@ -84,7 +90,9 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
  * Returns 1 and fills *ev (borrowed until the next call), 0 at the end, or <0:
  * -SNAP_EPLUGIN for a bad record stream, -SNAP_ETRUNC when it ended without
  * its END record (perf or the plugin died), -errno. Errors are reported
- * (snap_log, naming the plugin) before they are returned, once.
+ * (snap_log, naming the plugin) before they are returned, once, except when
+ * nothing at all came from the plugin (perf could not load it, say): then
+ * the caller decides (e.g. falls back to the text path) and reports.
  */
 int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev);
 

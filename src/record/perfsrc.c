@@ -18,6 +18,8 @@
 
 /* magic-trace's field sets (behaviour.md §2.10), plus comm for thread names. */
 static const char pt_fields[] = "comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period";
+static const char pt_fields_timeless[] =
+	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";
 static const char sample_fields[] = "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
@@ -29,10 +31,18 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 	argv[n++] = "-i";
 	argv[n++] = o->data;
 	argv[n++] = "--ns";
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
 	if (o->kind == SNAP_PERFDATA_AUX) {
 		argv[n++] = "--itrace=bep";
 		argv[n++] = "-F";
-		argv[n++] = pt_fields;
+		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
 	} else {
 		argv[n++] = "-F";
 		argv[n++] = sample_fields;
@@ -50,6 +60,24 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	memset(src, 0, sizeof(*src));
 	src->pid = -1;
 	src->fd = -1;
+	if (o->plugin) {
+		struct snap_dlsrc_opts dl = {
+			.perf = o->perf,
+			.data = o->data,
+			.plugin = o->plugin,
+			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
+			.keepjumps = o->keepjumps,
+			.vmlinux = o->vmlinux,
+			.kallsyms = o->kallsyms,
+		};
+
+		err = snap_dlsrc_open(&src->dl, &dl, names);
+		src->use_plugin = err == 0;
+		src->opts = *o;
+		src->opts.plugin = NULL; /* borrowed for open only */
+		src->names = names;
+		return err;
+	}
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		return err;
@@ -91,6 +119,23 @@ err_fini:
 
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
+	if (src->use_plugin) {
+		struct snap_perfsrc_opts o = src->opts;
+		int r = snap_dlsrc_next(&src->dl, ev);
+
+		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
+			return r;
+		/* Nothing came from the plugin at all: perf could not load it. (o.plugin
+		 * was only borrowed for open: use dlsrc's copy.) */
+		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
+			  "output instead (-v shows why the plugin was chosen)",
+			  src->dl.plugin, snap_strerror(r));
+		snap_dlsrc_close(&src->dl);
+		o.plugin = NULL;
+		r = snap_perfsrc_open(src, &o, src->names);
+		if (r < 0)
+			return r;
+	}
 	for (;;) {
 		int r = snap_perfscript_next(&src->ps, ev);
 		ssize_t n;
@@ -113,10 +158,22 @@ int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 	}
 }
 
+uint64_t snap_perfsrc_events(const struct snap_perfsrc *src)
+{
+	return src->use_plugin ? src->dl.events : snap_perfscript_stats(&src->ps)->events;
+}
+
 int snap_perfsrc_close(struct snap_perfsrc *src)
 {
 	int err = 0;
 
+	if (src->use_plugin) {
+		err = snap_dlsrc_close(&src->dl);
+		memset(src, 0, sizeof(*src));
+		src->pid = -1;
+		src->fd = -1;
+		return err < 0 ? -SNAP_EPERF : 0;
+	}
 	if (src->fd >= 0)
 		close(src->fd);
 	if (src->pid > 0) {
@@ -148,5 +205,5 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 
 const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src)
 {
-	return snap_perfscript_stats(&src->ps);
+	return snap_perfscript_stats(src->use_plugin ? &src->dl.ps : &src->ps);
 }

@@ -157,30 +157,145 @@ else
 	pass dlfilter_no_output
 fi
 
-# ---- Intel PT branches: a synthetic perf.data from the ptsynth prototype ----
-# (built at test time from /work/shared; the project's own tests/ptsynth replaces it)
-pt_make() {
-	[ -f "$PROTO/mkptdata.c" ] || return 1
-	[ -f /usr/include/intel-pt.h ] || return 2
-	(
-		cd "$tmp" &&
-			gcc -O1 -o mkptdata "$PROTO/mkptdata.c" -lipt &&
-			gcc -O1 -o sstep "$PROTO/sstep.c" &&
-			gcc -O1 -static -nostdlib -fno-pie -no-pie -DITERS=30 -o target "$PROTO/target.c" &&
-			taskset -c 0 ./sstep target.ips ./target >/dev/null &&
-			sh "$PROTO/mkmap.sh" target >target.map &&
-			./mkptdata -b target -m target.map -t target.ips -o pt.data -r -n 2 -I 97 \
-				>/dev/null 2>&1 &&
-			./mkptdata -b target -m target.map -t target.ips -o ptbad.data -c 10 -n 2 \
-				>/dev/null 2>&1
-	) >"$tmp/pt.log" 2>&1 || return 3
+# ---- the fast path end to end: snaptrace dump identical with and without the plugin ----
+# same_dump NAME DATA [snaptrace decode flags...]
+same_dump() {
+	local name=$1 data=$2
+	shift 2
+	if ! SNAPTRACE_DLFILTER=$PLUGIN ./snaptrace decode -v "$data" "$@" -o "$tmp/$name.p.fxt" \
+		>"$tmp/$name.p.err" 2>&1; then
+		fail "$name" "plugin path decode failed: $(head -c 300 "$tmp/$name.p.err" | tr '\n' '|')"
+		return
+	fi
+	if ! grep -q 'dlfilter plugin' "$tmp/$name.p.err"; then
+		fail "$name" "the plugin path was not chosen: $(grep -i 'text path' "$tmp/$name.p.err")"
+		return
+	fi
+	if ! SNAPTRACE_NO_DLFILTER=1 ./snaptrace decode "$data" "$@" -o "$tmp/$name.t.fxt" \
+		>"$tmp/$name.t.err" 2>&1; then
+		fail "$name" "text path decode failed: $(head -c 300 "$tmp/$name.t.err" | tr '\n' '|')"
+		return
+	fi
+	./snaptrace dump "$tmp/$name.p.fxt" >"$tmp/$name.p.dump" 2>&1
+	./snaptrace dump "$tmp/$name.t.fxt" >"$tmp/$name.t.dump" 2>&1
+	if ! cmp -s "$tmp/$name.p.dump" "$tmp/$name.t.dump"; then
+		fail "$name" "snaptrace dump differs (< plugin, > text): $(diff "$tmp/$name.p.dump" \
+			"$tmp/$name.t.dump" | head -4 | tr '\n' '|')"
+	elif [ "$(wc -l <"$tmp/$name.p.dump")" -lt 5 ]; then
+		fail "$name" "almost empty output: $(head -c 200 "$tmp/$name.p.dump")"
+	else
+		pass "$name"
+	fi
 }
-pt_make
-case $? in
-1) skip dlfilter_pt "no ptsynth prototype at $PROTO" ;;
-2) skip dlfilter_pt "libipt-dev is not installed" ;;
-3) skip dlfilter_pt "could not build the synthetic PT recording: $(tail -c 200 "$tmp/pt.log")" ;;
-0)
+
+if [ ! -x ./snaptrace ]; then
+	skip dlfilter_same_dump "./snaptrace is not built"
+else
+	same_dump dlfilter_same_dump_callchains "$tmp/fp.data"
+	same_dump dlfilter_same_dump_flat "$tmp/flat.data"
+fi
+
+# ---- a broken plugin: clear errors naming it, no hang, no output file ----
+# bad: a valid header, then a branch record too short for its kind; crash: a
+# valid start, then perf dies; slow: a valid start, then 20 ms per sample (and
+# perf gets killed).
+cat >"$tmp/evil.c" <<'EOF_C'
+#include <perf/perf_dlfilter.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+struct perf_dlfilter_fns perf_dlfilter_fns;
+static int n;
+static void put(const void *p, size_t len) { if (write(3, p, len) < 0) {} }
+int start(void **data, void *ctx) { (void)data; (void)ctx;
+	unsigned char h[16] = "SNAPDLR1\1\0\0\0\20\0\0\0";
+	put(h, 16);
+	if (MODE == 0) { unsigned char r[12] = {2, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4}; put(r, 12); }
+	if (MODE >= 1) { unsigned char r[14] = {1, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 'x', 'y'}; put(r, 14); }
+	return 0; }
+int filter_event_early(void *d, const struct perf_dlfilter_sample *s, void *c) { (void)d; (void)s; (void)c;
+	if (MODE == 1 && ++n == 3) raise(SIGSEGV);
+	if (MODE == 2) { struct timespec ts = {0, 20000000}; nanosleep(&ts, NULL); }
+	return 1; }
+EOF_C
+evil_ok=1
+for m in 0 1 2; do
+	gcc -O1 -fPIC -shared -DMODE=$m -o "$tmp/evil$m.so" "$tmp/evil.c" 2>>"$tmp/evil.err" || evil_ok=0
+done
+if [ ! -x ./snaptrace ] || [ "$evil_ok" != 1 ]; then
+	skip dlfilter_bad_plugin "./snaptrace or the test plugins could not be built"
+else
+	# evil_case NAME PLUGIN MESSAGE-REGEX
+	evil_case() {
+		local rc=0
+		SNAPTRACE_DLFILTER=$2 timeout 60 ./snaptrace decode "$tmp/fp.data" -o "$tmp/$1.fxt" \
+			>"$tmp/$1.err" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+			fail "$1" "exit status $rc (0: accepted a broken stream, 124: hung)"
+		elif [ -e "$tmp/$1.fxt" ]; then
+			fail "$1" "an output file was left behind"
+		elif ! grep -q "$2" "$tmp/$1.err" || ! grep -Eq "$3" "$tmp/$1.err"; then
+			fail "$1" "unclear message: $(head -c 300 "$tmp/$1.err" | tr '\n' '|')"
+		else
+			pass "$1"
+		fi
+	}
+	evil_case dlfilter_bad_record "$tmp/evil0.so" 'bad record from the dlfilter plugin'
+	evil_case dlfilter_plugin_crash "$tmp/evil1.so" 'perf script died \(signal 11\)'
+	# perf killed in the middle of a decode: an error, and no partial output.
+	SNAPTRACE_DLFILTER=$tmp/evil2.so ./snaptrace decode "$tmp/fp.data" -o "$tmp/killed.fxt" \
+		>"$tmp/killed.err" 2>&1 &
+	st_pid=$!
+	perf_pid=
+	for _ in $(seq 100); do
+		for c in $(cat "/proc/$st_pid/task/$st_pid/children" 2>/dev/null); do
+			tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q 'script.*evil2' &&
+				perf_pid=$c
+		done
+		[ -n "$perf_pid" ] && break
+		sleep 0.05
+	done
+	[ -n "$perf_pid" ] && sleep 0.3 && kill -9 "$perf_pid"
+	rc=0
+	wait "$st_pid" || rc=$?
+	if [ -z "$perf_pid" ]; then
+		fail dlfilter_perf_killed "perf script never showed up under snaptrace"
+	elif [ "$rc" -eq 0 ] || [ -e "$tmp/killed.fxt" ] || ls "$tmp"/killed.fxt.* >/dev/null 2>&1; then
+		fail dlfilter_perf_killed "exit $rc, output: $(ls "$tmp" | grep killed.fxt | tr '\n' ' ')"
+	elif ! grep -q 'signal 9' "$tmp/killed.err"; then
+		fail dlfilter_perf_killed "unclear message: $(head -c 300 "$tmp/killed.err" | tr '\n' '|')"
+	else
+		pass dlfilter_perf_killed
+	fi
+fi
+
+# ---- Intel PT: synthetic perf.data made at test time by tests/ptsynth's tools ----
+T=$ROOT/$SNAP_BUILD/tests/ptsynth
+PR=$ROOT/$SNAP_BUILD/tests/progs
+pt_prepare() { # PROG: single-step it and classify its instructions, once
+	[ -e "$tmp/$1.insn" ] ||
+		{ taskset -c 0 "$T/sstep" -q -o "$tmp/$1" -- "$PR/$1" && "$T/insnmap" "$tmp/$1"; } \
+			>>"$tmp/pt.log" 2>&1
+}
+pt_make() { # NAME PROG SCOPE MKPTDATA-OPTIONS...
+	local name=$1 prog=$2 scope=$3 kopt=()
+	shift 3
+	pt_prepare "$prog" || return 1
+	if [ "$scope" != u ]; then
+		[ -e "$tmp/kimage.kimg" ] || "$T/insnmap" -k "$PR/kimage" "$tmp/kimage" >>"$tmp/pt.log" 2>&1 ||
+			return 1
+		kopt=(-K "$tmp/kimage")
+	fi
+	"$T/mkptdata" -p "$tmp/$prog" -o "$tmp/$name.data" -s "$scope" "${kopt[@]}" "$@" \
+		>>"$tmp/pt.log" 2>&1
+}
+if [ ! -x "$T/mkptdata" ] || [ ! -x "$PR/static_calls" ] || ! command -v taskset >/dev/null; then
+	skip dlfilter_pt "tests/ptsynth tools not built (libipt-dev missing?)"
+elif ! pt_make pt static_calls u -r -I 50 || ! pt_make ptbad static_calls u -c 10; then
+	skip dlfilter_pt "could not make a synthetic PT recording: $(tail -c 200 "$tmp/pt.log")"
+else
 	BFIELDS=comm,pid,tid,time,ip,sym,symoff,dso,addr
 	same_as_text dlfilter_pt_all_branches "$tmp/pt.data" "$BFIELDS" keepjumps
 	same_as_text dlfilter_pt_nocache "$tmp/pt.data" "$BFIELDS" keepjumps nocache
@@ -196,7 +311,7 @@ case $? in
 	evcmp dlfilter_events_pt_error_dropjumps "$tmp/ptbad.data" --itrace=bep "$PT_TEXT"
 	# Default mode drops intra-symbol jumps only: every kept record is in the text, in
 	# order, the counts add up, and every call, return, trace start/end is kept.
-	decode "$tmp/pt.data" "$tmp/drop.rec" && "$DUMP" "$tmp/drop.rec" >"$tmp/drop.dump" &&
+	decode "$tmp/pt.data" "$tmp/drop.rec" && "$DUMP" "$tmp/drop.rec" | norm >"$tmp/drop.dump" &&
 		"$DUMP" -s "$tmp/drop.rec" >"$tmp/drop.stats"
 	total=$(wc -l <"$tmp/dlfilter_pt_all_branches.txt")
 	read -r _ _ _ kept _ _ _ _ _ dropped _ <"$tmp/drop.stats"
@@ -212,12 +327,45 @@ case $? in
 	else
 		pass dlfilter_pt_drop_jumps
 	fi
-	# cbr: the prototype with a CBR packet (ratio 23) added to its PSB+.
+	# Every regime tests/ptsynth covers (the slow dynamic programs with SNAP_SLOW=1).
+	if [ -x ./snaptrace ]; then
+		same_dump dlfilter_same_dump_pt_irq "$tmp/pt.data"
+		same_dump dlfilter_same_dump_pt_corrupt "$tmp/ptbad.data"
+		cases=("static static_calls u" "static-retcomp static_calls u -r"
+			"static-snapshot static_calls u -r -S -g 333" "static-psb static_calls u -r -P 64 -k 3"
+			"static-overflow static_calls u -r -O 100" "threads threads u -r"
+			"threads-percpu threads u -r -C" "kernel-syscall-k static_calls k -r"
+			"kernel-syscall-uk static_calls uk -r" "kernel-irq-k static_calls k -r -I 100"
+			"kernel-irq-uk static_calls uk -r -I 100")
+		[ "${SNAP_SLOW:-0}" = 1 ] && cases+=("dyn dyn u" "dyn-retcomp dyn u -r -k 64"
+			"cxx-throw cxx_throw u -r -k 64")
+		for c in "${cases[@]}"; do
+			read -r name prog scope opts <<<"$c"
+			flags=()
+			[ "$scope" = k ] && flags=(-trace-kernel-only)
+			[ "$scope" = uk ] && flags=(-trace-include-kernel)
+			# shellcheck disable=SC2086
+			if pt_make "$name" "$prog" "$scope" $opts; then
+				same_dump "dlfilter_same_dump_$name" "$tmp/$name.data" "${flags[@]}"
+			else
+				fail "dlfilter_same_dump_$name" "mkptdata: $(tail -c 200 "$tmp/pt.log")"
+			fi
+		done
+	fi
+fi
+
+# ---- cbr: the ptsynth prototype with a CBR packet (ratio 23) in its PSB+ ----
+# (tests/ptsynth's mkptdata writes no CBR; the prototype in /work/shared is used if present)
+if [ ! -f "$PROTO/mkptdata.c" ] || [ ! -f /usr/include/intel-pt.h ]; then
+	skip dlfilter_pt_cbr "no ptsynth prototype at $PROTO or no libipt-dev"
+else
 	sed 's/tsc_pkt(tsc); pkt0(ppt_psbend);/tsc_pkt(tsc); { struct pt_packet q; memset(\&q, 0, sizeof q); q.type = ppt_cbr; q.payload.cbr.ratio = 23; put(\&q); } pkt0(ppt_psbend);/' \
 		"$PROTO/mkptdata.c" >"$tmp/mkcbr.c"
 	if ! grep -q ppt_cbr "$tmp/mkcbr.c"; then
 		skip dlfilter_pt_cbr "the prototype changed; cannot add a CBR packet"
-	elif ! (cd "$tmp" && gcc -O1 -o mkcbr mkcbr.c -lipt &&
+	elif ! (cd "$tmp" && gcc -O1 -o mkcbr mkcbr.c -lipt && gcc -O1 -o psstep "$PROTO/sstep.c" &&
+		gcc -O1 -static -nostdlib -fno-pie -no-pie -DITERS=5 -o target "$PROTO/target.c" &&
+		taskset -c 0 ./psstep target.ips ./target && sh "$PROTO/mkmap.sh" target >target.map &&
 		./mkcbr -b target -m target.map -t target.ips -o cbr.data) >/dev/null 2>&1; then
 		skip dlfilter_pt_cbr "could not build the cbr recording"
 	else
@@ -233,8 +381,8 @@ case $? in
 			fail dlfilter_pt_cbr "perf printed freq '$want' MHz, the plugin sent '$got'"
 		fi
 		evcmp dlfilter_events_pt_cbr "$tmp/cbr.data" --itrace=bep "$PT_TEXT" -k
+		[ -x ./snaptrace ] && same_dump dlfilter_same_dump_pt_cbr "$tmp/cbr.data"
 	fi
-	;;
-esac
+fi
 
 [ "$fails" -eq 0 ]

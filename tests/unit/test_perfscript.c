@@ -316,6 +316,12 @@ static const struct line_case branch_cases[] = {
 	 "B -1/-1 t=726111154390 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)"},
 	{"5/6 18446744073.709551615: call 1 x+0x0 (/d) => 2 y+0x0 (/d)",
 	 "B 5/6 t=18446744073709551615 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)"},
+	/* no time field (perf refuses -F time on timeless PT data): needs pid/tid */
+	{" 4242/4242   call   401007 _start+0x7 (/t)  =>   4010e2 cmain+0x0 (/t)",
+	 "B 4242/4242 call - 401007 _start+0x7 (/t) => 4010e2 cmain+0x0 (/t)"},
+	{"  target  4242/4243 [001]  1 branches:uH:  tr strt  0 [unknown] ([unknown]) =>  401000 "
+	 "x+0x0 (/t)",
+	 "B 4242/4243 comm=target none start 0 => 401000 x+0x0 (/t)"},
 	/* instruction trace errors */
 	{" instruction trace error type 1 time 0.001000477 cpu -1 pid 4242 tid 4242 ip 0x400000 "
 	 "code 5: Failed to get instruction",
@@ -490,10 +496,11 @@ static const struct text_case text_cases[] = {
 	 "1 1.0: call 11111111111111111 x+0x0 (/d) => 2 y+0x0 (/d)\n"
 	 "1 1.0: zz top\n"
 	 "1 1.0: call 1 x+0x0 (/d) => 2 y+0x0 (/d)\r\n"
+	 "4242 call 1 x+0x0 (/d) => 2 y+0x0 (/d)\n"
 	 "\x01\x02\xff\xfe\n",
 	 "S 1/1 t=1000000000 cpu-clock/1 | 10 a+0x0 (/d)\n"
 	 "B -1/1 t=1000000000 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)\n",
-	 11},
+	 12},
 };
 
 static void text_inputs(void)
