@@ -435,9 +435,15 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 	snap_perfargs_fini(&pa);
 	{
 		/* and the decoding command the pipeline runs on the result */
-		struct snap_perfsrc_opts so = {f->rec.perf, data,
-					       f->rec.sampling ? SNAP_PERFDATA_SAMPLES
-							       : SNAP_PERFDATA_AUX};
+		struct snap_perfsrc_opts so = {
+			.perf = f->rec.perf,
+			.data = data,
+			.kind = f->rec.sampling ? SNAP_PERFDATA_SAMPLES : SNAP_PERFDATA_AUX,
+			.plugin = m->plugin_found && !f->no_dlfilter &&
+						  snap_perfcaps_at_least(&m->caps, 5, 14)
+					  ? m->plugin_path
+					  : NULL,
+		};
 		const char *sargv[SNAP_PERFSRC_MAX_ARGS];
 		int n = snap_perfsrc_argv(&so, sargv);
 
