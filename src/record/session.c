@@ -225,8 +225,21 @@ static int arm_trigger(struct snap_session *s)
 			   strerror(-err));
 	snap_info("trigger %s @ 0x%016llx (%s)", name, (unsigned long long)s->trigger_addr,
 		  s->trigger_where);
+	s->trigger_addrs = snap_calloc(s->npids, sizeof(*s->trigger_addrs));
+	if (!s->trigger_addrs)
+		return why(s, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->npids; i++) {
-		err = snap_trigger_arm(&s->trig, s->pids[i], s->trigger_addr, s->child != 0);
+		uint64_t addr = s->trigger_addr;
+
+		/* Other processes may map the function elsewhere (ASLR, another
+		 * executable): resolve it in each. */
+		if (i > 0 && snap_trigger_resolve(s->pids[i], name, &addr, NULL, 0) < 0) {
+			snap_warn("-trigger %s: not found in pid %d; watching the others", name,
+				  (int)s->pids[i]);
+			continue;
+		}
+		s->trigger_addrs[i] = addr;
+		err = snap_trigger_arm(&s->trig, s->pids[i], addr, s->child != 0);
 		if (err < 0)
 			return why(s, err, "-trigger %s: cannot set a breakpoint in pid %d: %s",
 				   name, (int)s->pids[i],
@@ -513,7 +526,10 @@ int snap_session_loop(struct snap_session *s)
 		r = poll(pfd, n, !s->child && s->trig.nbps ? 50 : 1000);
 		if (!s->child && s->trig.nbps && s->recording) {
 			for (size_t i = 0; i < s->npids; i++) {
-				int a = snap_trigger_rescan(&s->trig, s->pids[i]);
+				int a = s->trigger_addrs[i]
+						? snap_trigger_rescan(&s->trig, s->pids[i],
+								      s->trigger_addrs[i])
+						: 0;
 
 				if (a > 0 && s->kernel_signals)
 					snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2);
@@ -682,6 +698,8 @@ void snap_session_close(struct snap_session *s)
 	snap_free(s->names);
 	snap_free(s->pids);
 	snap_free(s->hits);
+	snap_free(s->trigger_addrs);
+	s->trigger_addrs = NULL;
 	s->names = NULL;
 	s->pids = NULL;
 	s->hits = NULL;

@@ -263,13 +263,14 @@ static int tid_known(const struct snap_trigger *t, int tid)
 	return 0;
 }
 
-int snap_trigger_rescan(struct snap_trigger *t, pid_t pid)
+int snap_trigger_rescan(struct snap_trigger *t, pid_t pid, uint64_t addr)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *de;
 	int err = 0, armed = 0;
 
+	t->addr = addr;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -304,7 +305,7 @@ int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follo
 	t->addr = addr;
 	if (follow_children)
 		return for_each_cpu(t, pid);
-	n = snap_trigger_rescan(t, pid);
+	n = snap_trigger_rescan(t, pid, addr);
 	return n < 0 ? n : n == 0 ? -ESRCH : 0;
 }
 

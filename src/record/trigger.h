@@ -34,7 +34,7 @@ struct snap_bp {
 };
 
 struct snap_trigger {
-	uint64_t addr; /* runtime address watched */
+	uint64_t addr; /* runtime address of the breakpoints being opened */
 	struct snap_bp *bps;
 	size_t nbps, cap;
 	int *tids; /* attach: threads armed so far */
@@ -66,8 +66,9 @@ void snap_trigger_init(struct snap_trigger *t);
  * Returns 0 or -errno (-ENOSPC: the thread already uses its 4 debug
  * registers, -ESRCH: no thread). */
 int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children);
-/* Arms the threads of pid not armed yet. Returns how many, or -errno. */
-int snap_trigger_rescan(struct snap_trigger *t, pid_t pid);
+/* Arms the threads of pid not armed yet, at addr (pid's address of the
+ * function). Returns how many, or -errno. */
+int snap_trigger_rescan(struct snap_trigger *t, pid_t pid, uint64_t addr);
 /* Makes the kernel itself send sig to pid at every hit (F_SETOWN, F_SETSIG,
  * O_ASYNC on each breakpoint fd): no round trip through snaptrace, so perf
  * cuts its ring within microseconds of the call. Returns 0 or -errno. */
