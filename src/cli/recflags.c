@@ -603,6 +603,16 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 		goto out;
 	}
 	err = decode(f, &s);
+	if (err < 0 && s.cfg.rec.sampling && s.pa.freq &&
+	    s.recorded_ms * (long)s.pa.freq < 100 * 1000L)
+		fprintf(stderr,
+			"snaptrace %s: perf recorded for only %ld ms, room for at most %ld samples "
+			"at "
+			"%llu Hz (samples tick only while the program runs): trace a longer run, "
+			"or "
+			"raise -timer-resolution\n",
+			cmd, s.recorded_ms, s.recorded_ms * (long)s.pa.freq / 1000,
+			(unsigned long long)s.pa.freq);
 	if (err == 0) {
 		rc = 0;
 		if (f->workdir)

@@ -384,6 +384,7 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	if (err < 0)
 		return err;
 	child_release(s);
+	s->start_ms = now_ms();
 	return 0;
 }
 
@@ -646,6 +647,7 @@ int snap_session_finish(struct snap_session *s)
 		}
 	}
 	s->recording = 0;
+	s->recorded_ms = now_ms() - s->start_ms;
 	snap_trigger_fini(&s->trig);
 	signals_close(s);
 	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&
