@@ -148,6 +148,28 @@ int ptsynth_objdump_line(const char *line, uint64_t *addr, uint32_t *len, unsign
 	return 1;
 }
 
+int ptsynth_is_rep_string(const uint8_t *code, size_t n)
+{
+	int rep = 0;
+	size_t i = 0;
+
+	for (; i < n; i++) { /* legacy prefixes */
+		uint8_t b = code[i];
+		if (b == 0xf2 || b == 0xf3)
+			rep = 1;
+		else if (!(b == 0x66 || b == 0x67 || b == 0x2e || b == 0x3e || b == 0x26 ||
+			   b == 0x64 || b == 0x65 || b == 0x36 || b == 0xf0))
+			break;
+	}
+	if (i < n && (code[i] & 0xf0) == 0x40) /* REX */
+		i++;
+	if (!rep || i >= n)
+		return 0;
+	uint8_t op = code[i];
+	return (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf) ||
+	       (op >= 0x6c && op <= 0x6f);
+}
+
 int ptsynth_imap_add(struct ptsynth_imap *m, uint64_t addr, uint32_t len, unsigned kind)
 {
 	if (m->n == m->cap) {

@@ -22,11 +22,15 @@
  *   -g N      N junk bytes before the first PSB of each stream (wrapped snapshot)
  *   -I N      an asynchronous interrupt after every N-th instruction
  *   -c N      the N-th branch TIP of each stream gets a bogus target: a decode error
+ *             (not with -I or the kernel scopes: perf's resync there is not modelled)
  *   -O N      an overflow after instruction N of each thread: OVF, 20 instructions lost
- *   -C        per-CPU recording: one stream for CPU 0 with context switch records
+ *   -C        per-CPU recording: one stream per CPU, context switch records; a
+ *             thread runs until a syscall, the pieces go to the CPUs in turn
+ *   -n N      per-CPU recording on N CPUs (default 1)
  *   -s SCOPE  u (default), k or uk; k and uk need -K
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
+ *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
  */
 #include <errno.h>
 #include <intel-pt.h>
@@ -60,7 +64,9 @@ enum { LOST_WALK = 1, LOST_SYNC };
 
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
-	int irq_every, corrupt_at, ovf_at, percpu, vmlinux;
+	int irq_every, corrupt_at, ovf_at, vmlinux;
+	int percpu;   /* -C: number of CPUs, 0 = per-thread buffers */
+	size_t piece; /* -B: bytes per AUXTRACE record, 0 = one record per stream */
 	enum scope scope;
 	const char *kprefix;
 };
@@ -84,9 +90,12 @@ struct stream {
 	uint64_t *rs; /* return-compression stack */
 	size_t nrs, caprs;
 	uint64_t last_psb;
+	size_t *psbs; /* -B: offsets in buf of the PSBs that start a new AUXTRACE record */
+	size_t npsb, cappsb, last_cut;
 	int ntip;
-	int lost; /* LOST_*: after a corruption, until perf resyncs */
-	int corrupt_pending, swallow;
+	int lost;	  /* LOST_*: after a corruption, until perf resyncs */
+	size_t last_line; /* where the last expected line starts in pend */
+	int in_psb;
 	char *pend; /* expected lines not yet decodable */
 	size_t npend, cappend, tnt_mark;
 	int ovf_skip;  /* instructions still lost in an overflow */
@@ -149,20 +158,7 @@ static void expect(struct stream *s, const char *name, uint64_t ip, uint64_t add
 
 	if (!s->exp || s->lost)
 		return;
-	if (s->swallow) {
-		s->swallow = 0;
-		return;
-	}
-	if (s->corrupt_pending) { /* this branch's TIP was corrupted: perf fails after it */
-		snprintf(line, sizeof line,
-			 "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n%" PRIu32 " error\n", s->tid,
-			 name, ip, (uint64_t)BOGUS_IP, s->tid);
-		pend_add(s, line);
-		pend_commit(s, s->npend, 0);
-		s->corrupt_pending = 0;
-		s->lost = LOST_WALK;
-		return;
-	}
+	s->last_line = s->npend;
 	snprintf(line, sizeof line, "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n", s->tid, name, ip,
 		 addr);
 	pend_add(s, line);
@@ -184,9 +180,9 @@ static void on_packet(struct stream *s, enum pt_packet_type t, uint64_t ip)
 	if (s->lost == LOST_SYNC) {
 		if (!is_tnt && ip) {
 			s->lost = 0;
-			expect(s, "tr strt", 0, ip);
-			/* perf reports the resync, not the branch that made this TIP */
-			s->swallow = t != ppt_fup;
+			/* a resync at a PSB+ is silent, anywhere else it is a "tr strt" */
+			if (!s->in_psb)
+				expect(s, "tr strt", 0, ip);
 		}
 		return;
 	}
@@ -286,6 +282,29 @@ static uint64_t stream_offset(struct stream *s)
 static void psb_plus(struct stream *s, uint64_t tsc, uint64_t fup)
 {
 	flush_tnt(s);
+	size_t at = s->junk + stream_offset(s);
+	if (O->piece && at > 0 && at - s->last_cut >= O->piece) {
+		/* -B: a new AUXTRACE record starts at this PSB. In snapshot mode
+		 * perf decodes each record on its own: the direct branches after
+		 * the last packet of the previous one are never reported. */
+		if (O->snapshot)
+			pend_commit(s, 0, 1);
+		s->last_cut = at;
+	} else {
+		goto psb;
+	}
+	if (s->npsb == s->cappsb) {
+		size_t cap = s->cappsb ? s->cappsb * 2 : 64;
+		void *v = reallocarray(s->psbs, cap, sizeof *s->psbs);
+		if (!v) {
+			s->err = -ENOMEM;
+			return;
+		}
+		s->psbs = v;
+		s->cappsb = cap;
+	}
+	s->psbs[s->npsb++] = at;
+psb:
 	put0(s, ppt_psb);
 	mode_exec64(s);
 	tsc_pkt(s, tsc);
@@ -296,7 +315,9 @@ static void psb_plus(struct stream *s, uint64_t tsc, uint64_t fup)
 		p.payload.ip.ipc = pt_ipc_sext_48;
 		p.payload.ip.ip = fup;
 		put(s, &p);
+		s->in_psb = 1;
 		on_packet(s, ppt_fup, fup);
+		s->in_psb = 0;
 	}
 	put0(s, ppt_psbend);
 	s->nrs = 0; /* be conservative: no compressed return across a PSB */
@@ -306,8 +327,28 @@ static void psb_plus(struct stream *s, uint64_t tsc, uint64_t fup)
 static void tip(struct stream *s, uint64_t ip)
 {
 	if (++s->ntip == O->corrupt_at && !s->lost) {
-		ip_pkt(s, ppt_tip, BOGUS_IP);
-		s->corrupt_pending = 1;
+		/* perf reports the branch to the bogus target, then the error */
+		char line[128];
+		uint64_t from = 0;
+		if (s->exp && s->npend > s->last_line) {
+			char name[64] = "";
+			uint32_t tid;
+			if (sscanf(s->pend + s->last_line, "%" SCNu32 " %63[a-z ] %" SCNx64, &tid,
+				   name, &from) == 3) {
+				size_t l = strlen(name);
+				while (l && name[l - 1] == ' ')
+					name[--l] = '\0';
+				s->npend = s->last_line;
+				snprintf(line, sizeof line,
+					 "%" PRIu32 " %s %" PRIx64 " %" PRIx64 "\n%" PRIu32
+					 " error\n",
+					 s->tid, name, from, (uint64_t)BOGUS_IP, s->tid);
+				pend_add(s, line);
+			}
+		}
+		ip_pkt(s, ppt_tip, BOGUS_IP); /* commits the lines */
+		s->lost = LOST_WALK;
+		s->nrs = 0; /* perf's return stack is gone too */
 		return;
 	}
 	ip_pkt(s, ppt_tip, ip);
@@ -327,7 +368,7 @@ static int rs_push(struct stream *s, uint64_t ret)
 	return 0;
 }
 
-static int stream_init(struct stream *s, size_t insns, uint32_t tid, FILE *exp)
+static int stream_init(struct stream *s, size_t insns, size_t nsyscalls, uint32_t tid, FILE *exp)
 {
 	struct pt_config cfg;
 
@@ -335,7 +376,10 @@ static int stream_init(struct stream *s, size_t insns, uint32_t tid, FILE *exp)
 	s->tid = tid;
 	s->exp = exp;
 	s->junk = (size_t)O->garbage;
-	s->cap = s->junk + 64 * 1024 + insns * 24;
+	/* Worst cases: a TIP (7) + TSC (8) per instruction, PSB+ every psb_every
+	 * bytes, and about 512 bytes per syscall or interrupt with its kernel part. */
+	size_t events = O->irq_every ? insns / (size_t)O->irq_every + 1 : 0;
+	s->cap = s->junk + 64 * 1024 + insns * 32 + (events + nsyscalls) * 512;
 	s->buf = calloc(1, s->cap);
 	if (!s->buf)
 		return -ENOMEM;
@@ -360,7 +404,9 @@ static int stream_fini(struct stream *s)
 	s->rs = NULL;
 	free(s->pend);
 	s->pend = NULL;
-	return s->err < 0 ? -EIO : 0;
+	if (s->err == -ENOMEM)
+		return -ENOMEM;
+	return s->err < 0 ? -ENOSPC : 0; /* the only libipt error here: the buffer is full */
 }
 
 /* ------------------------------------------------------------------ control flow */
@@ -387,8 +433,8 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 			expect(s, "call", path[j], next);
 			break;
 		case PTSYNTH_RET:
-			tip(s, next);
 			expect(s, "return", path[j], next);
+			tip(s, next);
 			break;
 		default:
 			break;
@@ -399,7 +445,8 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 /* A run of one thread's instructions, ending at a syscall or at the thread's end. */
 struct chunk {
 	uint32_t tid;
-	size_t *idx; /* global step indexes, borrowed */
+	uint32_t cpu; /* per-CPU mode */
+	size_t *idx;  /* global step indexes, borrowed */
 	size_t n;
 	size_t tpos;   /* index of the first instruction within its thread */
 	int first;     /* the thread's first chunk */
@@ -432,10 +479,12 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 		psb_plus(s, tsc, 0);
 	else
 		tsc_pkt(s, tsc);
+	if (O->percpu)
+		s->nrs = 0; /* another thread may have run: no compressed returns across */
 	if (user && (c->first || O->percpu)) {
 		/* the thread starts, or is switched in after its syscall */
-		ip_pkt(s, ppt_tip_pge, ip0);
 		expect(s, "tr strt", 0, ip0);
+		ip_pkt(s, ppt_tip_pge, ip0);
 	}
 	for (size_t j = 0; j < c->n; j++) {
 		size_t i = c->tpos + j; /* position within the thread */
@@ -483,8 +532,8 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 				return -EPROTO;
 			}
 			if (user) {
-				ip_pkt(s, ppt_tip_pgd, 0);
 				expect(s, "tr end syscall", ip, 0);
+				ip_pkt(s, ppt_tip_pgd, 0);
 			}
 			break;
 		}
@@ -502,17 +551,18 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 				C.branches++;
 				break;
 			case PTSYNTH_JMPI:
-				tip(s, next);
 				expect(s, "jmp", ip, next);
+				tip(s, next);
 				C.branches++;
 				break;
 			case PTSYNTH_CALL:
 			case PTSYNTH_CALLI:
-				if (rs_push(s, fall) < 0)
+				/* perf misses the calls it cannot decode after an error */
+				if (!s->lost && rs_push(s, fall) < 0)
 					return -ENOMEM;
+				expect(s, "call", ip, next);
 				if (in->kind == PTSYNTH_CALLI)
 					tip(s, next);
-				expect(s, "call", ip, next);
 				C.branches++;
 				break;
 			case PTSYNTH_RET:
@@ -522,8 +572,8 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 					tnt(s, 1);
 				} else {
 					s->nrs -= s->nrs > 0;
-					tip(s, next);
 					expect(s, "return", ip, next);
+					tip(s, next);
 				}
 				C.branches++;
 				break;
@@ -534,31 +584,31 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 		if (in->kind == PTSYNTH_SYSCALL) {
 			C.syscalls++;
 			if (O->scope == SCOPE_U) {
-				ip_pkt(s, ppt_tip_pgd, 0);
 				expect(s, "tr end syscall", ip, 0);
+				ip_pkt(s, ppt_tip_pgd, 0);
 				if (!(end_of_chunk && O->percpu)) {
 					tsc_pkt(s, tsc + 500);
-					ip_pkt(s, ppt_tip_pge, next);
 					expect(s, "tr strt", 0, next);
+					ip_pkt(s, ppt_tip_pge, next);
 				}
 			} else {
 				uint64_t kentry = k->sys_path[0], kret = k->sys_path[k->nsys - 1];
 				if (O->scope == SCOPE_UK) {
-					ip_pkt(s, ppt_tip, kentry);
 					expect(s, "syscall", ip, kentry);
+					ip_pkt(s, ppt_tip, kentry);
 				} else {
 					tsc_pkt(s, tsc + 100);
-					ip_pkt(s, ppt_tip_pge, kentry);
 					expect(s, "tr strt", 0, kentry);
+					ip_pkt(s, ppt_tip_pge, kentry);
 				}
 				tsc += 100;
 				kernel_path(s, k, k->sys_path, k->nsys, &tsc);
 				if (O->scope == SCOPE_UK) {
-					ip_pkt(s, ppt_tip, next);
 					expect(s, "sysret", kret, next);
+					ip_pkt(s, ppt_tip, next);
 				} else {
-					ip_pkt(s, ppt_tip_pgd, 0);
 					expect(s, "tr end sysret", kret, 0);
+					ip_pkt(s, ppt_tip_pgd, 0);
 				}
 			}
 		} else if (in->kind == PTSYNTH_OTHER || in->kind == PTSYNTH_FAR) {
@@ -575,30 +625,30 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 			C.irqs++;
 			if (O->scope == SCOPE_U) {
 				ip_pkt(s, ppt_fup, next);
-				ip_pkt(s, ppt_tip_pgd, 0);
 				expect(s, "tr end async", next, 0);
+				ip_pkt(s, ppt_tip_pgd, 0);
 				tsc_pkt(s, tsc + 300);
-				ip_pkt(s, ppt_tip_pge, next);
 				expect(s, "tr strt", 0, next);
+				ip_pkt(s, ppt_tip_pge, next);
 			} else {
 				uint64_t kentry = k->irq_path[0], kret = k->irq_path[k->nirq - 1];
 				if (O->scope == SCOPE_UK) {
 					ip_pkt(s, ppt_fup, next);
-					ip_pkt(s, ppt_tip, kentry);
 					expect(s, "hw int", next, kentry);
+					ip_pkt(s, ppt_tip, kentry);
 				} else {
 					tsc_pkt(s, tsc + 100);
-					ip_pkt(s, ppt_tip_pge, kentry);
 					expect(s, "tr strt", 0, kentry);
+					ip_pkt(s, ppt_tip_pge, kentry);
 				}
 				tsc += 100;
 				kernel_path(s, k, k->irq_path, k->nirq, &tsc);
 				if (O->scope == SCOPE_UK) {
-					ip_pkt(s, ppt_tip, next);
 					expect(s, "iret", kret, next);
+					ip_pkt(s, ppt_tip, next);
 				} else {
-					ip_pkt(s, ppt_tip_pgd, 0);
 					expect(s, "tr end iret", kret, 0);
+					ip_pkt(s, ppt_tip_pgd, 0);
 				}
 			}
 		}
@@ -662,7 +712,7 @@ static void emit_auxtrace_info(struct out *o)
 	priv[6] = CFG_NORETCMP;		 /* NORETCOMP_BIT */
 	priv[7] = O->percpu ? 3 : 0;	 /* HAVE_SCHED_SWITCH: 3 = context_switch records */
 	priv[8] = (uint64_t)O->snapshot; /* SNAPSHOT_MODE */
-	priv[9] = (uint64_t)O->percpu;	 /* PER_CPU_MMAPS */
+	priv[9] = O->percpu ? 1 : 0;	 /* PER_CPU_MMAPS */
 	priv[10] = 1ULL << 9;		 /* MTC_BIT */
 	priv[11] = 0xfULL << 14;	 /* MTC_FREQ_BITS */
 	priv[12] = 1;			 /* TSC_CTC_N */
@@ -749,30 +799,47 @@ static void emit_switch(struct out *o, int out, uint32_t pid, uint32_t tid, stru
 	emit(o, &sid, sizeof sid);
 }
 
-/* PERF_RECORD_AUXTRACE followed by the stream padded to 8 bytes; returns its offset. */
-static size_t emit_auxtrace(struct out *o, const struct stream *s, uint32_t idx, uint32_t tid,
-			    uint32_t cpu)
+/*
+ * PERF_RECORD_AUXTRACE records holding the stream: one, or with -B one more at
+ * each PSB that psb_plus() chose (perf 6.1 on 64-bit does not join a packet
+ * split between two records, so cuts are at packet boundaries). Each record is
+ * padded to 8 bytes with PAD packets. Appends their file offsets to *offs.
+ */
+static int emit_auxtrace(struct out *o, const struct stream *s, uint32_t idx, uint32_t tid,
+			 uint32_t cpu, size_t **offs, size_t *noffs)
 {
 	struct {
 		struct perf_event_header h;
 		uint64_t size, offset, reference;
 		uint32_t idx, tid, cpu, res;
 	} r;
-	size_t at = o->len, pad = (s->size + 7) & ~(size_t)7;
 	static const uint8_t zeros[8];
+	size_t at = 0, aux_off = 0, k = 0;
 
-	memset(&r, 0, sizeof r);
-	r.h.type = PERF_RECORD_AUXTRACE;
-	r.h.size = sizeof r; /* the data that follows is not counted */
-	r.size = pad;
-	r.reference = 0x1234 + idx;
-	r.idx = idx;
-	r.tid = tid;
-	r.cpu = cpu;
-	emit(o, &r, sizeof r);
-	emit(o, s->buf, s->size);
-	emit(o, zeros, pad - s->size); /* PAD packets */
-	return at;
+	do {
+		size_t n = (k < s->npsb ? s->psbs[k++] : s->size) - at;
+		size_t pad = (n + 7) & ~(size_t)7;
+		void *v = realloc(*offs, (*noffs + 1) * sizeof **offs);
+		if (!v)
+			return -ENOMEM;
+		*offs = v;
+		(*offs)[(*noffs)++] = o->len;
+		memset(&r, 0, sizeof r);
+		r.h.type = PERF_RECORD_AUXTRACE;
+		r.h.size = sizeof r; /* the data that follows is not counted */
+		r.size = pad;
+		r.offset = aux_off;
+		r.reference = 0x1234 + ((uint64_t)idx << 32) + *noffs;
+		r.idx = idx;
+		r.tid = tid;
+		r.cpu = cpu;
+		emit(o, &r, sizeof r);
+		emit(o, s->buf + at, n);
+		emit(o, zeros, pad - n);
+		at += n;
+		aux_off += pad;
+	} while (at < s->size);
+	return o->err;
 }
 
 static int write_file(const char *path, const struct out *o, const size_t *aux_offs, size_t naux)
@@ -800,7 +867,7 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	attr.mmap = 1;
 	attr.comm = 1;
 	attr.task = 1;
-	attr.context_switch = (unsigned)O->percpu;
+	attr.context_switch = O->percpu ? 1 : 0;
 
 	memset(&fh, 0, sizeof fh);
 	fh.magic = 0x32454c4946524550ULL; /* "PERFILE2" */
@@ -912,318 +979,400 @@ static void kimage_fini(struct kimage *k)
 
 struct thread {
 	uint32_t tid;
-	size_t *idx; /* global step indexes after collapsing REP iterations */
+	size_t *idx; /* global step indexes */
 	size_t n;
+};
+
+/* Everything one run of mkptdata reads, builds and owns. */
+struct job {
+	struct opts opts;
+	const char *prefix, *outpath, *exppath;
+	char what[PATH_MAX + 16]; /* what failed, for the message */
+	struct ptsynth_step *steps;
+	size_t nsteps;
+	struct ptsynth_maps maps;
+	struct ptsynth_imap imap;
+	struct kimage kimg;
+	int have_k;
+	struct thread th[MAX_THREADS];
+	size_t nth;
+	struct chunk *chunks;
+	size_t nchunks;
+	struct stream *streams;
+	size_t nstreams;
+	FILE *exp;
+	struct out o;
+	size_t *aux_offs, naux; /* file offsets of the AUXTRACE records */
 };
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-s u|k|uk] [-K KPREFIX] [-V]\n");
+	fprintf(stderr,
+		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
+		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
+		"[-B N]\n");
 	return 2;
 }
 
-int main(int argc, char **argv)
+/* Returns 0, or 2 after printing the usage. */
+static int parse_args(struct job *j, int argc, char **argv)
 {
-	struct opts opts = {.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U};
-	const char *prefix = NULL, *outpath = NULL, *exppath = NULL;
-	struct ptsynth_step *steps = NULL;
-	struct ptsynth_maps maps = {0};
-	struct ptsynth_imap imap = {0};
-	struct kimage kimg;
-	struct thread th[MAX_THREADS];
-	struct chunk *chunks = NULL;
-	struct stream *streams = NULL;
-	struct out o = {0};
-	size_t nsteps = 0, nth = 0, nchunks = 0, nstreams = 0, aux_offs[MAX_THREADS];
-	char path[PATH_MAX + 16];
-	FILE *exp = NULL;
-	int c, err = 0, have_k = 0;
+	struct opts *o = &j->opts;
+	int c;
 
-	memset(th, 0, sizeof th);
-	O = &opts;
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cs:K:V")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:")) != -1) {
 		switch (c) {
 		case 'p':
-			prefix = optarg;
+			j->prefix = optarg;
 			break;
 		case 'o':
-			outpath = optarg;
+			j->outpath = optarg;
 			break;
 		case 'e':
-			exppath = optarg;
+			j->exppath = optarg;
 			break;
 		case 'r':
-			opts.retcomp = 1;
+			o->retcomp = 1;
 			break;
 		case 'T':
-			opts.timeless = 1;
+			o->timeless = 1;
 			break;
 		case 'k':
-			opts.tsc_every = atoi(optarg);
+			o->tsc_every = atoi(optarg);
 			break;
 		case 'P':
-			opts.psb_every = atoi(optarg);
+			o->psb_every = atoi(optarg);
 			break;
 		case 'S':
-			opts.snapshot = 1;
+			o->snapshot = 1;
 			break;
 		case 'g':
-			opts.garbage = atoi(optarg);
+			o->garbage = atoi(optarg);
 			break;
 		case 'I':
-			opts.irq_every = atoi(optarg);
+			o->irq_every = atoi(optarg);
 			break;
 		case 'c':
-			opts.corrupt_at = atoi(optarg);
+			o->corrupt_at = atoi(optarg);
 			break;
 		case 'O':
-			opts.ovf_at = atoi(optarg);
+			o->ovf_at = atoi(optarg);
 			break;
 		case 'C':
-			opts.percpu = 1;
+			if (!o->percpu)
+				o->percpu = 1;
+			break;
+		case 'n':
+			o->percpu = atoi(optarg);
+			if (o->percpu < 1 || o->percpu > MAX_THREADS)
+				return usage();
 			break;
 		case 's':
 			if (!strcmp(optarg, "u"))
-				opts.scope = SCOPE_U;
+				o->scope = SCOPE_U;
 			else if (!strcmp(optarg, "k"))
-				opts.scope = SCOPE_K;
+				o->scope = SCOPE_K;
 			else if (!strcmp(optarg, "uk"))
-				opts.scope = SCOPE_UK;
+				o->scope = SCOPE_UK;
 			else
 				return usage();
 			break;
 		case 'K':
-			opts.kprefix = optarg;
+			o->kprefix = optarg;
 			break;
 		case 'V':
-			opts.vmlinux = 1;
+			o->vmlinux = 1;
+			break;
+		case 'B':
+			o->piece = (size_t)atoi(optarg);
+			if (o->piece == 0)
+				return usage();
 			break;
 		default:
 			return usage();
 		}
 	}
-	if (!prefix || !outpath || opts.garbage < 0 || opts.psb_every < 64 ||
-	    (opts.scope != SCOPE_U && !opts.kprefix) ||
-	    (opts.percpu &&
-	     (opts.scope != SCOPE_U || opts.corrupt_at || opts.ovf_at || opts.timeless)))
+	if (!j->prefix || !j->outpath || optind != argc || o->garbage < 0 || o->psb_every < 64 ||
+	    o->tsc_every < 0 || o->irq_every < 0 || (o->scope != SCOPE_U && !o->kprefix) ||
+	    (o->corrupt_at && (o->irq_every || o->scope != SCOPE_U)) ||
+	    (o->percpu && (o->scope != SCOPE_U || o->corrupt_at || o->ovf_at || o->timeless)))
 		return usage();
+	return 0;
+}
 
-	snprintf(path, sizeof path, "%s.steps", prefix);
-	if ((err = ptsynth_steps_load(path, &steps, &nsteps)) < 0 || nsteps == 0)
-		goto fail;
-	snprintf(path, sizeof path, "%s.maps", prefix);
-	if ((err = ptsynth_maps_load(&maps, path)) < 0)
-		goto fail;
-	snprintf(path, sizeof path, "%s.insn", prefix);
-	if ((err = ptsynth_imap_load(&imap, path)) < 0)
-		goto fail;
-	if (opts.kprefix) {
-		snprintf(path, sizeof path, "%s.kimg", opts.kprefix);
-		if ((err = kimage_load(&kimg, opts.kprefix)) < 0)
-			goto fail;
-		have_k = 1;
+static int job_load(struct job *j)
+{
+	int err;
+
+	snprintf(j->what, sizeof j->what, "%s.steps", j->prefix);
+	if ((err = ptsynth_steps_load(j->what, &j->steps, &j->nsteps)) < 0)
+		return err;
+	if (j->nsteps == 0)
+		return -EINVAL;
+	snprintf(j->what, sizeof j->what, "%s.maps", j->prefix);
+	if ((err = ptsynth_maps_load(&j->maps, j->what)) < 0)
+		return err;
+	if (j->maps.n == 0)
+		return -EINVAL;
+	snprintf(j->what, sizeof j->what, "%s.insn", j->prefix);
+	if ((err = ptsynth_imap_load(&j->imap, j->what)) < 0)
+		return err;
+	if (j->opts.kprefix) {
+		snprintf(j->what, sizeof j->what, "%s.kimg", j->opts.kprefix);
+		if ((err = kimage_load(&j->kimg, j->opts.kprefix)) < 0)
+			return err;
+		j->have_k = 1;
 	}
+	return 0;
+}
 
-	/* Threads, in order of appearance; REP iterations collapsed. */
-	snprintf(path, sizeof path, "%s", prefix);
-	for (size_t g = 0; g < nsteps; g++) {
+/* Splits the steps by thread (in order of appearance), then each thread into
+ * chunks that end at a syscall or at the thread's end. */
+static int job_split(struct job *j)
+{
+	snprintf(j->what, sizeof j->what, "%s", j->prefix);
+	for (size_t g = 0; g < j->nsteps; g++) {
 		size_t t = 0;
-		while (t < nth && th[t].tid != steps[g].tid)
+		while (t < j->nth && j->th[t].tid != j->steps[g].tid)
 			t++;
-		if (t == nth) {
-			if (nth == MAX_THREADS) {
-				err = -E2BIG;
-				goto fail;
-			}
-			th[nth].tid = steps[g].tid;
-			th[nth++].idx = malloc(nsteps * sizeof(size_t));
-			if (!th[t].idx) {
-				err = -ENOMEM;
-				goto fail;
-			}
+		if (t == j->nth) {
+			if (j->nth == MAX_THREADS)
+				return -E2BIG;
+			j->th[t].tid = j->steps[g].tid;
+			j->th[t].idx = malloc(j->nsteps * sizeof(size_t));
+			if (!j->th[t].idx)
+				return -ENOMEM;
+			j->nth++;
 		}
-		if (th[t].n && steps[th[t].idx[th[t].n - 1]].ip == steps[g].ip)
-			continue;
-		th[t].idx[th[t].n++] = g;
+		j->th[t].idx[j->th[t].n++] = g;
 	}
-
-	/* Chunks: each ends at a syscall or at the thread's end. */
-	chunks = calloc(nsteps, sizeof *chunks);
-	TIX = malloc(nsteps * sizeof *TIX);
-	if (!chunks || !TIX) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	for (size_t g = 0; g < nsteps; g++)
+	j->chunks = calloc(j->nsteps, sizeof *j->chunks);
+	TIX = malloc(j->nsteps * sizeof *TIX);
+	if (!j->chunks || !TIX)
+		return -ENOMEM;
+	for (size_t g = 0; g < j->nsteps; g++)
 		TIX[g] = g;
-	for (size_t t = 0; t < nth; t++) {
+	for (size_t t = 0; t < j->nth; t++) {
+		const struct thread *th = &j->th[t];
 		size_t b = 0;
-		for (size_t j = 0; j < th[t].n; j++) {
+		for (size_t i = 0; i < th->n; i++) {
 			const struct ptsynth_insn *in =
-				ptsynth_imap_find(&imap, steps[th[t].idx[j]].ip);
-			if (!(in && in->kind == PTSYNTH_SYSCALL) && j + 1 < th[t].n)
+				ptsynth_imap_find(&j->imap, j->steps[th->idx[i]].ip);
+			if (!(in && in->kind == PTSYNTH_SYSCALL) && i + 1 < th->n)
 				continue;
-			struct chunk *ck = &chunks[nchunks++];
-			ck->tid = th[t].tid;
-			ck->idx = th[t].idx + b;
-			ck->n = j + 1 - b;
+			struct chunk *ck = &j->chunks[j->nchunks++];
+			ck->tid = th->tid;
+			ck->idx = th->idx + b;
+			ck->n = i + 1 - b;
 			ck->tpos = b;
 			ck->first = b == 0;
-			ck->last = j + 1 == th[t].n;
-			ck->next = ck->last ? 0 : steps[th[t].idx[j + 1]].ip;
-			b = j + 1;
+			ck->last = i + 1 == th->n;
+			ck->next = ck->last ? 0 : j->steps[th->idx[i + 1]].ip;
+			b = i + 1;
 		}
 	}
-	if (opts.percpu) { /* one CPU: run the chunks in the order they started, re-timed */
-		for (size_t a = 1; a < nchunks; a++) /* insertion sort by first step, stable */
-			for (size_t b = a; b > 0 && chunks[b - 1].idx[0] > chunks[b].idx[0]; b--) {
-				struct chunk tmp = chunks[b];
-				chunks[b] = chunks[b - 1];
-				chunks[b - 1] = tmp;
+	if (j->opts.percpu) { /* run the chunks in the order they started, re-timed */
+		struct chunk *c = j->chunks;
+		for (size_t a = 1; a < j->nchunks; a++) /* insertion sort by first step, stable */
+			for (size_t b = a; b > 0 && c[b - 1].idx[0] > c[b].idx[0]; b--) {
+				struct chunk tmp = c[b];
+				c[b] = c[b - 1];
+				c[b - 1] = tmp;
 			}
 		size_t slot = 0;
-		for (size_t k = 0; k < nchunks; k++) {
-			for (size_t j = 0; j < chunks[k].n; j++)
-				TIX[chunks[k].idx[j]] = slot++;
+		for (size_t k = 0; k < j->nchunks; k++) {
+			c[k].cpu = (uint32_t)(k % (size_t)j->opts.percpu);
+			for (size_t i = 0; i < c[k].n; i++)
+				TIX[c[k].idx[i]] = slot++;
 			slot += 2; /* room for the context switch */
 		}
 	}
+	return 0;
+}
 
-	if (exppath && !(exp = fopen(exppath, "w"))) {
-		err = -errno;
-		snprintf(path, sizeof path, "%s", exppath);
-		goto fail;
-	}
-	nstreams = opts.percpu ? 1 : nth;
-	streams = calloc(nstreams, sizeof *streams);
-	if (!streams) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	for (size_t t = 0; t < nstreams; t++) {
-		size_t insns = opts.percpu ? nsteps : th[t].n;
-		if ((err = stream_init(&streams[t], insns, th[t].tid, exp)) < 0)
-			goto fail;
-	}
-	/* Expectations are per thread: write each thread's in its order. */
-	for (size_t t = 0; t < nth; t++) {
-		struct stream *s = &streams[opts.percpu ? 0 : t];
-		if (opts.percpu)
-			break;
-		for (size_t k = 0; k < nchunks; k++) {
-			if (chunks[k].tid != th[t].tid)
-				continue;
-			err = encode_chunk(s, &imap, have_k ? &kimg : NULL, steps, &chunks[k],
-					   chunks[k].first);
-			if (err < 0)
-				goto fail;
-		}
-	}
-	if (opts.percpu) {
-		for (size_t k = 0; k < nchunks; k++) {
-			err = encode_chunk(&streams[0], &imap, NULL, steps, &chunks[k], k == 0);
-			if (err < 0)
-				goto fail;
-		}
-	}
-	for (size_t t = 0; t < nstreams; t++)
-		if ((err = stream_fini(&streams[t])) < 0)
-			goto fail;
+/* Encodes the PT streams: one per thread, or one for CPU 0 with -C. */
+static int job_encode(struct job *j)
+{
+	const struct kimage *k = j->have_k ? &j->kimg : NULL;
+	int err;
 
-	/* The data section. */
-	uint32_t pid = th[0].tid, cpu = opts.percpu ? 0 : (uint32_t)-1;
-	uint64_t t_side = opts.timeless ? 0 : TSC_START - 1000;
-	const char *comm = strrchr(maps.v[0].path, '/') ? strrchr(maps.v[0].path, '/') + 1 : "prog";
-	emit_auxtrace_info(&o);
-	for (size_t t = 0; t < nth; t++)
-		emit_comm(&o, pid, th[t].tid, comm, mksid(pid, th[t].tid, t_side, cpu));
-	for (size_t m = 0; m < maps.n; m++)
-		emit_mmap(&o, pid, pid, PERF_RECORD_MISC_USER, maps.v[m].start,
-			  maps.v[m].end - maps.v[m].start, maps.v[m].pgoff, maps.v[m].path,
-			  mksid(pid, pid, t_side, cpu));
+	if (j->exppath && !(j->exp = fopen(j->exppath, "w"))) {
+		snprintf(j->what, sizeof j->what, "%s", j->exppath);
+		return -errno;
+	}
+	snprintf(j->what, sizeof j->what, "%s", j->prefix);
+	j->nstreams = j->opts.percpu ? (size_t)j->opts.percpu : j->nth;
+	j->streams = calloc(j->nstreams, sizeof *j->streams);
+	if (!j->streams)
+		return -ENOMEM;
+	for (size_t t = 0; t < j->nstreams; t++) {
+		size_t insns = j->opts.percpu ? j->nsteps : j->th[t].n;
+		err = stream_init(&j->streams[t], insns, j->nchunks, j->th[t].tid, j->exp);
+		if (err < 0)
+			return err;
+	}
+	if (j->opts.percpu) {
+		/* In time order: a chunk ends with TIP.PGD, so every thread's
+		 * expectations come out in its order whatever CPU it ran on. */
+		for (size_t c = 0; c < j->nchunks; c++) {
+			struct stream *s = &j->streams[j->chunks[c].cpu];
+			int start = stream_offset(s) == 0;
+			if ((err = encode_chunk(s, &j->imap, k, j->steps, &j->chunks[c], start)) <
+			    0)
+				return err;
+		}
+	} else { /* thread by thread, so each thread's expectations are in its order */
+		for (size_t t = 0; t < j->nth; t++)
+			for (size_t c = 0; c < j->nchunks; c++)
+				if (j->chunks[c].tid == j->th[t].tid &&
+				    (err = encode_chunk(&j->streams[t], &j->imap, k, j->steps,
+							&j->chunks[c], j->chunks[c].first)) < 0)
+					return err;
+	}
+	for (size_t t = 0; t < j->nstreams; t++)
+		if ((err = stream_fini(&j->streams[t])) < 0)
+			return err;
+	return 0;
+}
+
+/* Builds the data section: sideband records and the AUXTRACE records. */
+static int job_sideband(struct job *j)
+{
+	struct out *o = &j->o;
+	const struct opts *op = &j->opts;
+	uint32_t pid = j->th[0].tid, cpu = op->percpu ? 0 : (uint32_t)-1,
+		 ncpu = (uint32_t)op->percpu;
+	uint64_t t_side = op->timeless ? 0 : TSC_START - 1000;
+	const char *slash = strrchr(j->maps.v[0].path, '/');
+	int err = 0;
+	const char *comm = slash ? slash + 1 : j->maps.v[0].path;
+
+	emit_auxtrace_info(o);
+	for (size_t t = 0; t < j->nth; t++)
+		emit_comm(o, pid, j->th[t].tid, comm, mksid(pid, j->th[t].tid, t_side, cpu));
+	for (size_t m = 0; m < j->maps.n; m++)
+		emit_mmap(o, pid, pid, PERF_RECORD_MISC_USER, j->maps.v[m].start,
+			  j->maps.v[m].end - j->maps.v[m].start, j->maps.v[m].pgoff,
+			  j->maps.v[m].path, mksid(pid, pid, t_side, cpu));
 	/* The kernel image: by default mapped like a kernel module, so that perf
 	 * reads its code and symbols from the file without options; with -V as
 	 * perf records the kernel itself ([kernel.kallsyms]_text, pgoff = _text),
 	 * which perf script then needs --vmlinux IMAGE for. */
-	if (have_k && opts.vmlinux)
-		emit_mmap(&o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, kimg.start,
-			  0xffffffffffffffffULL - kimg.start, kimg.pgoff, "[kernel.kallsyms]_text",
+	if (j->have_k && op->vmlinux)
+		emit_mmap(o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, j->kimg.start,
+			  0xffffffffffffffffULL - j->kimg.start, j->kimg.pgoff,
+			  "[kernel.kallsyms]_text", mksid((uint32_t)-1, 0, t_side, cpu));
+	else if (j->have_k)
+		emit_mmap(o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, j->kimg.start,
+			  j->kimg.end - j->kimg.start, 0, j->kimg.path,
 			  mksid((uint32_t)-1, 0, t_side, cpu));
-	else if (have_k)
-		emit_mmap(&o, (uint32_t)-1, 0, PERF_RECORD_MISC_KERNEL, kimg.start,
-			  kimg.end - kimg.start, 0, kimg.path, mksid((uint32_t)-1, 0, t_side, cpu));
-	/* Per-CPU: ITRACE_START sets the CPU's current thread, the first one to run. */
-	for (size_t t = 0; t < (opts.percpu ? 1 : nth); t++)
-		emit_pid_tid(&o, PERF_RECORD_ITRACE_START, pid, th[t].tid,
-			     mksid(pid, th[t].tid, t_side, cpu));
-	if (opts.percpu) {
-		for (size_t k = 0; k + 1 < nchunks; k++) {
-			uint32_t a = chunks[k].tid, b = chunks[k + 1].tid;
-			uint64_t t0 = step_tsc(chunks[k].idx[chunks[k].n - 1]);
-			if (a == b)
+	if (!op->percpu)
+		for (size_t t = 0; t < j->nth; t++)
+			emit_pid_tid(o, PERF_RECORD_ITRACE_START, pid, j->th[t].tid,
+				     mksid(pid, j->th[t].tid, t_side, cpu));
+	for (uint32_t c = 0; c < ncpu && !err; c++) {
+		/* ITRACE_START sets the CPU's current thread: the first to run on it.
+		 * Then a switch out and in between chunks of different threads. */
+		const struct chunk *prev = NULL;
+		for (size_t k = 0; k < j->nchunks; k++) {
+			const struct chunk *ck = &j->chunks[k];
+			if (ck->cpu != c)
 				continue;
-			emit_switch(&o, 1, pid, b, mksid(pid, a, t0 + 700, 0));
-			emit_switch(&o, 0, pid, a, mksid(pid, b, t0 + 1500, 0));
+			if (!prev) {
+				emit_pid_tid(o, PERF_RECORD_ITRACE_START, pid, ck->tid,
+					     mksid(pid, ck->tid, t_side, c));
+			} else if (prev->tid != ck->tid) {
+				uint64_t t0 = step_tsc(prev->idx[prev->n - 1]);
+				uint64_t t1 = step_tsc(ck->idx[0]);
+				emit_switch(o, 1, pid, ck->tid, mksid(pid, prev->tid, t0 + 700, c));
+				emit_switch(o, 0, pid, prev->tid, mksid(pid, ck->tid, t1 - 500, c));
+			}
+			prev = ck;
 		}
-		aux_offs[0] = emit_auxtrace(&o, &streams[0], 0, (uint32_t)-1, 0);
-	} else {
-		for (size_t t = 0; t < nth; t++)
-			aux_offs[t] = emit_auxtrace(&o, &streams[t], (uint32_t)t, th[t].tid,
-						    (uint32_t)-1);
+		err = emit_auxtrace(o, &j->streams[c], c, (uint32_t)-1, c, &j->aux_offs, &j->naux);
 	}
-	for (size_t t = nth; t-- > 0;) {
-		uint64_t te = opts.timeless ? 0 : step_tsc(th[t].idx[th[t].n - 1]) + 900;
-		struct sid sd = mksid(pid, th[t].tid, te, cpu);
+	if (!op->percpu) {
+		for (size_t t = 0; t < j->nth && !err; t++)
+			err = emit_auxtrace(o, &j->streams[t], (uint32_t)t, j->th[t].tid,
+					    (uint32_t)-1, &j->aux_offs, &j->naux);
+	}
+	if (err < 0)
+		return err;
+	for (size_t t = j->nth; t-- > 0;) {
+		const struct thread *th = &j->th[t];
+		uint64_t te = op->timeless ? 0 : step_tsc(th->idx[th->n - 1]) + 900;
+		struct sid sd = mksid(pid, th->tid, te, cpu);
 		struct {
 			struct perf_event_header h;
 			uint32_t pid, ppid, tid, ptid;
 			uint64_t time;
-		} r = {{PERF_RECORD_EXIT, 0, 0}, pid, t ? pid : 1, th[t].tid, t ? pid : 1, te};
+		} r = {{PERF_RECORD_EXIT, 0, 0}, pid, t ? pid : 1, th->tid, t ? pid : 1, te};
 		r.h.size = sizeof r + sizeof sd;
-		emit(&o, &r, sizeof r);
-		emit(&o, &sd, sizeof sd);
+		emit(o, &r, sizeof r);
+		emit(o, &sd, sizeof sd);
 	}
-	if ((err = o.err) < 0)
-		goto fail;
-	snprintf(path, sizeof path, "%s", outpath);
-	if ((err = write_file(outpath, &o, aux_offs, nstreams)) < 0)
-		goto fail;
-	if (exp && fclose(exp) != 0) {
-		exp = NULL;
-		err = -EIO;
-		snprintf(path, sizeof path, "%s", exppath);
-		goto fail;
+	return o->err;
+}
+
+static void job_fini(struct job *j)
+{
+	if (j->exp)
+		fclose(j->exp);
+	for (size_t t = 0; j->streams && t < j->nstreams; t++) {
+		pt_free_encoder(j->streams[t].enc);
+		free(j->streams[t].buf);
+		free(j->streams[t].rs);
+		free(j->streams[t].pend);
+		free(j->streams[t].psbs);
 	}
-	exp = NULL;
+	free(j->streams);
+	for (size_t t = 0; t < j->nth; t++)
+		free(j->th[t].idx);
+	free(j->chunks);
+	free(TIX);
+	TIX = NULL;
+	free(j->o.data);
+	free(j->aux_offs);
+	free(j->steps);
+	if (j->have_k)
+		kimage_fini(&j->kimg);
+	ptsynth_imap_fini(&j->imap);
+	ptsynth_maps_fini(&j->maps);
+}
+
+int main(int argc, char **argv)
+{
+	static struct job job; /* large: not on the stack */
+	struct job *j = &job;
+	int err;
+
+	j->opts = (struct opts){.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U};
+	O = &j->opts;
+	if (parse_args(j, argc, argv))
+		return 2;
+	if ((err = job_load(j)) < 0 || (err = job_split(j)) < 0 || (err = job_encode(j)) < 0 ||
+	    (err = job_sideband(j)) < 0)
+		goto fail;
+	snprintf(j->what, sizeof j->what, "%s", j->outpath);
+	if ((err = write_file(j->outpath, &j->o, j->aux_offs, j->naux)) < 0)
+		goto fail;
+	if (j->exp) {
+		FILE *f = j->exp;
+		j->exp = NULL;
+		snprintf(j->what, sizeof j->what, "%s", j->exppath);
+		if (fclose(f) != 0) {
+			err = -EIO;
+			goto fail;
+		}
+	}
 	fprintf(stderr,
 		"mkptdata: %zu insns, %zu threads, %zu branches, %zu syscalls, %zu interrupts, "
 		"%zu kernel insns, %zu streams\n",
-		C.insns, nth, C.branches, C.syscalls, C.irqs, C.kernel_insns, nstreams);
-	goto out;
+		C.insns, j->nth, C.branches, C.syscalls, C.irqs, C.kernel_insns, j->nstreams);
+	job_fini(j);
+	return 0;
 fail:
-	fprintf(stderr, "mkptdata: %s: %s\n", path, strerror(-err));
-	if (!err)
-		err = -EINVAL;
-out:
-	if (exp)
-		fclose(exp);
-	for (size_t t = 0; streams && t < nstreams; t++) {
-		pt_free_encoder(streams[t].enc);
-		free(streams[t].buf);
-		free(streams[t].rs);
-		free(streams[t].pend);
-	}
-	free(streams);
-	for (size_t t = 0; t < nth; t++)
-		free(th[t].idx);
-	free(chunks);
-	free(TIX);
-	free(o.data);
-	free(steps);
-	if (have_k)
-		kimage_fini(&kimg);
-	ptsynth_imap_fini(&imap);
-	ptsynth_maps_fini(&maps);
-	return err < 0 ? 1 : 0;
+	fprintf(stderr, "mkptdata: %s: %s\n", j->what, strerror(-err));
+	job_fini(j);
+	return 1;
 }

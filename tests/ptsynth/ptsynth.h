@@ -77,6 +77,13 @@ int ptsynth_kind_parse(const char *name);
 int ptsynth_objdump_line(const char *line, uint64_t *addr, uint32_t *len, unsigned *kind,
 			 uint64_t *target);
 
+/*
+ * Returns 1 if the instruction bytes code[0..n) start with a REP/REPNE-prefixed
+ * string instruction (movs, cmps, stos, lods, scas, ins, outs), else 0.
+ * Single-stepping stops once per iteration of those; sstep records them once.
+ */
+int ptsynth_is_rep_string(const uint8_t *code, size_t n);
+
 /* Appends to the map. Returns 0 or -ENOMEM. */
 int ptsynth_imap_add(struct ptsynth_imap *m, uint64_t addr, uint32_t len, unsigned kind);
 /* Sorts by address and drops duplicate addresses (any one of them is kept). */

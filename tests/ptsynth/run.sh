@@ -6,7 +6,8 @@
 #   (a) ptsynth-gen <case>: perf's decoded branch list equals the ground truth that
 #       mkptdata derived from the executed instructions;
 #   (b) ptsynth-e2e <case>: snaptrace decode + snaptrace dump give, for every thread,
-#       the call stacks computed independently from that branch list (stacks.py).
+#       the call trees stacks.py computes independently from that ground truth
+#       (perf only supplies the symbol names).
 # Fixtures are made at test time in a temporary directory (perf.data holds absolute
 # paths). PTSYNTH_KEEP=1 keeps the directory and prints its name.
 set -u
@@ -16,9 +17,15 @@ T=$SNAP_BUILD/tests/ptsynth
 P=$SNAP_BUILD/tests/progs
 HERE=tests/ptsynth
 
+fail=0
+# The tools' unit tests (classifier, file formats) need nothing else.
+if [ -x "$T/test_ptsynth" ]; then
+	"$T/test_ptsynth" 2>&1 || fail=1
+fi
+
 skip_all() {
 	echo "SKIP ptsynth: $1"
-	exit 0
+	exit $fail
 }
 command -v perf >/dev/null || skip_all "perf is not installed"
 command -v objdump >/dev/null || skip_all "objdump (binutils) is not installed"
@@ -33,7 +40,6 @@ if [ "${PTSYNTH_KEEP:-0}" = 1 ]; then
 else
 	trap 'rm -rf "$work"' EXIT
 fi
-fail=0
 
 # Ground truth for a program, once: sstep (pinned to CPU 0) and insnmap.
 prepare() {
@@ -88,16 +94,15 @@ known_bug() {
 }
 
 snaptrace_state=unknown # unknown | ok | missing
+# e2e_case NAME DATA SCOPE TRUTH PERF-OUTPUT [DECODE-FLAGS...]
 e2e_case() {
-	local name=$1 data=$2 scope=$3 perfout=$4
-	shift 4
-	local flags=()
+	local name=$1 data=$2 scope=$3 truth=$4 perfout=$5
+	shift 5
+	local flags=("$@")
 	case $scope in
-	k) flags=(-trace-kernel-only) ;;
-	uk) flags=(-trace-include-kernel) ;;
+	k) flags+=(-trace-kernel-only) ;;
+	uk) flags+=(-trace-include-kernel) ;;
 	esac
-	# -V: the kernel image is only in the recording's sideband, as with --kcore.
-	case " $* " in *" -V "*) flags+=(-vmlinux "$P/kimage") ;; esac
 	[ -x ./snaptrace ] || snaptrace_state=missing
 	if [ "$snaptrace_state" = missing ]; then
 		echo "SKIP ptsynth-e2e $name: snaptrace decode not available yet"
@@ -122,7 +127,7 @@ e2e_case() {
 		fail=1
 		return
 	fi
-	python3 "$HERE/stacks.py" expect --scope "$scope" <"$perfout" >"$work/$name.want" &&
+	python3 "$HERE/stacks.py" expect --scope "$scope" "$truth" "$perfout" >"$work/$name.want" &&
 		python3 "$HERE/stacks.py" dump <"$work/$name.dump" >"$work/$name.got"
 	local why
 	if cmp -s "$work/$name.want" "$work/$name.got"; then
@@ -141,6 +146,10 @@ run_case() {
 	local name=$1 prog=$2 scope=$3
 	shift 3
 	local d=$work/$name kopt=()
+	if [ ! -x "$P/$prog" ]; then
+		echo "SKIP ptsynth-gen $name: $P/$prog was not built (no C++ compiler?)"
+		return
+	fi
 	if ! prepare "$prog"; then
 		echo "FAIL ptsynth-gen $name: sstep/insnmap $prog: $(head -3 "$work/$prog.out" | tr '\n' ' ')"
 		fail=1
@@ -176,13 +185,34 @@ run_case() {
 		fail=1
 		return
 	fi
+	if [ "$scope" != u ] && ! grep -qE '=> *ffffffff8[0-9a-f]+ (entry_SYSCALL_64|asm_common_interrupt)\+0x0 \((kimage|\[kernel\.kallsyms\])\)' "$d.perf"; then
+		echo "FAIL ptsynth-gen $name: perf did not name the kernel entry points"
+		fail=1
+		return
+	fi
 	echo "PASS ptsynth-gen $name: $(wc -l <"$d.want") branches and errors identical"
-	e2e_case "$name" "$d.data" "$scope" "$d.perf" "$@"
+	# -V: the kernel image is only in the recording's sideband, as with --kcore.
+	local dflags=()
+	case " $* " in *" -V "*) dflags=(-vmlinux "$P/kimage") ;; esac
+	e2e_case "$name" "$d.data" "$scope" "$d.exp" "$d.perf" "${dflags[@]}"
+	# Some cases also through the perf script text path when the plugin is the default.
+	case " $TEXT_CASES " in
+	*" $name "*)
+		if [ -e ./snaptrace-dlfilter.so ]; then
+			e2e_case "$name-text" "$d.data" "$scope" "$d.exp" "$d.perf" -no-dlfilter "${dflags[@]}"
+		else
+			echo "SKIP ptsynth-e2e $name-text: no snaptrace-dlfilter.so, the default path is already the text one"
+		fi
+		;;
+	esac
 }
+
+# Cases also decoded with -no-dlfilter (perf script text) besides the default path.
+TEXT_CASES="static-corrupt threads-2cpu dyn kernel-irq-uk"
 
 # Single-step the two big programs in the background (pinned to CPU 0) while the
 # small cases run; their cases wait for it.
-(prepare dyn; prepare cxx_throw) &
+(prepare dyn; [ -x "$P/cxx_throw" ] && prepare cxx_throw) &
 bg=$!
 
 # Static program, no libc: each synthesis option.
@@ -191,16 +221,25 @@ run_case static-retcomp static_calls u -r
 run_case static-timeless static_calls u -r -T
 run_case static-snapshot static_calls u -r -S -g 333
 run_case static-psb static_calls u -r -P 64 -k 3
+run_case static-buffers static_calls u -P 64 -B 8
 run_case static-irq static_calls u -r -I 50
 run_case static-corrupt static_calls u -c 10
 run_case static-overflow static_calls u -r -O 100
-# Two threads: per-thread queues, then one CPU with context switches.
+# Two threads: per-thread queues, then per-CPU queues with context switches (threads
+# run until a syscall; with two CPUs they migrate at every syscall).
 run_case threads threads u -r
 run_case threads-percpu threads u -r -C
+run_case threads-percpu-irq threads u -C -I 7
+run_case threads-2cpu threads u -r -C -n 2
 wait "$bg"
 # Through ld.so and libc: PLT lazy binding, qsort callback, malloc/free, setjmp/longjmp.
 run_case dyn dyn u
 run_case dyn-retcomp dyn u -r -k 64
+run_case dyn-irq dyn u -r -k 64 -I 997
+run_case dyn-corrupt dyn u -k 64 -c 300
+run_case dyn-overflow dyn u -r -k 64 -O 50000
+run_case dyn-snapshot-buffers dyn u -r -k 64 -S -g 64 -B 2000
+run_case dyn-2cpu dyn u -r -k 64 -C -n 2
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
@@ -209,7 +248,71 @@ for scope in u k uk; do
 	run_case "kernel-syscall-$scope" static_calls "$scope" -r
 	run_case "kernel-irq-$scope" static_calls "$scope" -r -I 100
 done
+# An interrupt every 7 instructions, also right after calls and returns.
+run_case kernel-irq-dense-uk static_calls uk -I 7
 # The kernel mapped as perf records it ([kernel.kallsyms]), decoded with --vmlinux.
 run_case kernel-vmlinux-uk static_calls uk -r -I 100 -V
+
+# Damaged recordings: snaptrace must neither crash nor hang. Random bytes in the PT
+# data: decode succeeds, the trace is well formed, and every error perf reports is a
+# [decode error: ...] span. A truncated file: a clean error, no signal.
+robust() {
+	local name=$1 data=$2 kind=$3 rc n
+	if [ "$snaptrace_state" = missing ] || [ ! -e "$data" ]; then
+		echo "SKIP ptsynth-robust $name: snaptrace decode or the recording is not available"
+		return
+	fi
+	timeout 120 ./snaptrace decode "$data" -o "$work/$name.fxt" >"$work/$name.dec" 2>&1
+	rc=$?
+	if [ $rc -ge 124 ]; then
+		echo "FAIL ptsynth-robust $name: snaptrace decode died or hung (exit $rc): $(tail -2 "$work/$name.dec" | tr '\n' ' ')"
+		fail=1
+	elif [ "$kind" = truncated ]; then
+		if [ $rc -ne 0 ] && grep -q '^snaptrace: ' "$work/$name.dec"; then
+			echo "PASS ptsynth-robust $name: exit $rc, $(grep '^snaptrace: ' "$work/$name.dec" | tail -1 | cut -c1-120)"
+		elif [ $rc -eq 0 ] && ./snaptrace dump -check "$work/$name.fxt" >/dev/null 2>&1; then
+			echo "PASS ptsynth-robust $name: decoded what was there"
+		else
+			echo "FAIL ptsynth-robust $name: exit $rc without a snaptrace error line"
+			fail=1
+		fi
+	elif [ $rc -ne 0 ]; then
+		echo "FAIL ptsynth-robust $name: snaptrace decode exit $rc: $(grep -m2 . "$work/$name.dec" | tr '\n' ' ')"
+		fail=1
+	elif ! ./snaptrace dump -check "$work/$name.fxt" >"$work/$name.chk" 2>&1; then
+		echo "FAIL ptsynth-robust $name: $(head -1 "$work/$name.chk")"
+		fail=1
+	else
+		n=$(perf script -i "$data" --itrace=e -F tid 2>/dev/null | grep -c '^ instruction trace error')
+		local spans
+		spans=$(./snaptrace dump "$work/$name.fxt" | grep -c '^complete .*name="\[decode error: ')
+		if [ "$n" -gt 0 ] && [ "$n" = "$spans" ]; then
+			echo "PASS ptsynth-robust $name: $n perf errors, $n [decode error] spans, trace well formed"
+		else
+			echo "FAIL ptsynth-robust $name: perf reported $n errors, the trace has $spans [decode error] spans"
+			fail=1
+		fi
+	fi
+}
+if [ -e "$work/dyn.data" ]; then
+	python3 - "$work/dyn.data" "$work" <<'PY'
+import random, sys
+data = open(sys.argv[1], 'rb').read()
+n = len(data)
+for seed in range(3):
+    r, b = random.Random(seed), bytearray(data)
+    for _ in range(20):  # the PT data is the bulk of the file, after the sideband
+        i = r.randrange(n // 5, n - 200)
+        b[i] = r.randrange(256)
+    open('%s/flip%d.data' % (sys.argv[2], seed), 'wb').write(b)
+open(sys.argv[2] + '/trunc-half.data', 'wb').write(data[:n // 2])
+open(sys.argv[2] + '/trunc-header.data', 'wb').write(data[:200])
+PY
+fi
+for seed in 0 1 2; do
+	robust "dyn-flip$seed" "$work/flip$seed.data" flipped
+done
+robust dyn-trunc-half "$work/trunc-half.data" truncated
+robust dyn-trunc-header "$work/trunc-header.data" truncated
 
 exit $fail

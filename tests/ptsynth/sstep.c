@@ -31,18 +31,20 @@
 struct sstep {
 	pid_t pid;
 	pid_t seen[MAX_THREADS];
+	uint64_t last_ip[MAX_THREADS];
 	int nseen;
 	FILE *out;
 	struct ptsynth_maps maps;
 	uint64_t nsteps;
 };
 
-static int sstep_seen(struct sstep *s, pid_t tid)
+/* Returns the thread's number, or -1 for a thread not seen yet. */
+static int sstep_thread(const struct sstep *s, pid_t tid)
 {
 	for (int i = 0; i < s->nseen; i++)
 		if (s->seen[i] == tid)
-			return 1;
-	return 0;
+			return i;
+	return -1;
 }
 
 static int sstep_snapshot_maps(struct sstep *s)
@@ -64,23 +66,34 @@ static int sstep_snapshot_maps(struct sstep *s)
 	return err;
 }
 
-/* Records the instruction thread tid is about to execute. */
-static int sstep_record(struct sstep *s, pid_t tid)
+/*
+ * Records the instruction thread number t is about to execute, once per
+ * instruction: a REP string instruction stops once per iteration.
+ */
+static int sstep_record(struct sstep *s, int t)
 {
 	struct user_regs_struct r;
 	struct ptsynth_step st;
+	pid_t tid = s->seen[t];
+	uint8_t code[8];
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
 		return -errno;
+	errno = 0;
+	long w = ptrace(PTRACE_PEEKTEXT, tid, (void *)(uintptr_t)r.rip, 0);
+	if (errno)
+		return -errno;
+	memcpy(code, &w, sizeof code);
+	if (r.rip == s->last_ip[t] && ptsynth_is_rep_string(code, sizeof code))
+		return 0; /* the next iteration */
+	s->last_ip[t] = r.rip;
 	memset(&st, 0, sizeof st);
 	st.ip = r.rip;
 	st.tid = (uint32_t)tid;
 	if (fwrite(&st, sizeof st, 1, s->out) != 1)
 		return -EIO;
 	s->nsteps++;
-	errno = 0;
-	long w = ptrace(PTRACE_PEEKTEXT, tid, (void *)(uintptr_t)r.rip, 0);
-	if (errno == 0 && (w & 0xffff) == 0x050f) /* syscall: the maps may change */
+	if (code[0] == 0x0f && code[1] == 0x05) /* syscall: the maps may change */
 		return sstep_snapshot_maps(s);
 	return 0;
 }
@@ -114,14 +127,16 @@ static int sstep_run(struct sstep *s, char **argv)
 		int sig = 0;
 		unsigned event = (unsigned)st >> 16;
 
-		if (event == 0 && WSTOPSIG(st) == SIGTRAP) {
-			err = sstep_record(s, tid);
-		} else if (event == 0 && WSTOPSIG(st) == SIGSTOP && !sstep_seen(s, tid)) {
+		int t = sstep_thread(s, tid);
+
+		if (event == 0 && t < 0 && (WSTOPSIG(st) == SIGSTOP || WSTOPSIG(st) == SIGTRAP)) {
 			/* A new thread's first stop. */
 			if (s->nseen == MAX_THREADS)
 				return -E2BIG;
-			s->seen[s->nseen++] = tid;
-			err = sstep_record(s, tid);
+			s->seen[s->nseen] = tid;
+			err = sstep_record(s, s->nseen++);
+		} else if (event == 0 && WSTOPSIG(st) == SIGTRAP) {
+			err = sstep_record(s, t);
 		} else if (event == 0) {
 			sig = WSTOPSIG(st); /* deliver other signals */
 		}

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Per-thread call trees, for comparing snaptrace's output with the single-step truth.
 
-  stacks.py expect [--scope u|k|uk] < PERF_SCRIPT_OUTPUT
-      The expected trees. The input is `perf script --itrace=be -F
-      tid,time,flags,ip,sym,symoff,dso,addr` of a synthetic perf.data whose branch
-      list was first checked equal to the single-step ground truth (run.sh part a),
-      so it is that ground truth with perf's symbol names attached. The trees are
-      built here, independently of snaptrace, with the rules of behaviour.md §4:
+  stacks.py expect [--scope u|k|uk] TRUTH PERF_SCRIPT_OUTPUT
+      The expected trees. TRUTH is the branch list mkptdata -e derived from the
+      single-step trace ("TID NAME IP ADDR" / "TID error", each thread in order).
+      Only the names come from perf: PERF_SCRIPT_OUTPUT (`perf script --itrace=be
+      -F tid,time,flags,ip,sym,symoff,dso,addr` of the same file) gives the symbol
+      at each branch target and the decode error messages. The trees are built
+      here, independently of snaptrace, with the rules of behaviour.md §4:
       push on call, pop on return, a jump or return landing in another symbol
       replaces the top frame (tail calls, §4.5), an empty stack gets an inferred
       outer frame, a decode error closes everything, syscalls and interrupts get
@@ -17,9 +18,9 @@
       The trees in `snaptrace dump` output, as a timeline viewer builds them: each
       thread's begin/end records sorted by time (stable), ends matched to begins.
 
-Both print one block per thread, the blocks sorted (thread ids differ): a line
-"thread" then "B name" / "E" lines with two spaces of indent per depth, then the
-complete spans (decode errors, [unknown]) as "X name" lines in order.
+Both print one block per thread, sorted by thread id: a line "thread TID" then
+"B name" / "E" lines with two spaces of indent per depth, then the complete spans
+(decode errors, [unknown]) as "X name" lines in order.
 """
 import re
 import sys
@@ -116,7 +117,23 @@ def display_name(text, addr):
     return '[unknown]'
 
 
-def expect(lines, scope):
+def perf_names(lines):
+    """Symbol display names by address, and error messages per thread, from perf's output."""
+    names, errors = {}, {}
+    for line in lines:
+        if line.startswith(' instruction trace error'):
+            tid = re.search(r' tid (-?\d+)', line).group(1)
+            msg = line.split(': ', 1)[1].strip() if ': ' in line else ''
+            errors.setdefault(tid, []).append(msg)
+        elif ' => ' in line:
+            rt = line.rsplit(' => ', 1)[1].strip().split(None, 1)
+            names[int(rt[0], 16)] = display_name(rt[1] if len(rt) > 1 else '', rt[0])
+    return names, errors
+
+
+def expect(truth, perf, scope):
+    """truth: "TID NAME IP ADDR" / "TID error" lines (mkptdata -e, each thread in order)."""
+    names, errors = perf_names(perf)
     threads = {}
 
     def th(tid):
@@ -124,29 +141,18 @@ def expect(lines, scope):
             threads[tid] = Thread()
         return threads[tid]
 
-    for line in lines:
-        if line.startswith(' instruction trace error'):
-            tid = re.search(r' tid (-?\d+)', line).group(1)
-            msg = line.split(': ', 1)[1].strip() if ': ' in line else ''
-            t = th(tid)
-            t.spans.append('[decode error: %s]' % msg)
+    for line in truth:
+        w = line.split()
+        if len(w) == 2 and w[1] == 'error':
+            t = th(w[0])
+            msgs = errors.get(w[0], [])
+            t.spans.append('[decode error: %s]' % (msgs.pop(0) if msgs else '?'))
             t.end_of_thread()
             continue
-        if ' => ' not in line:
+        if len(w) < 4:
             continue
-        left, right = line.rsplit(' => ', 1)
-        lt = left.split()
-        tid = lt[0]
-        # tid time: flags... ip sym (dso)
-        i = 2
-        words = []
-        while i < len(lt) and not re.fullmatch(r'[0-9a-f]+', lt[i]):
-            words.append(lt[i])
-            i += 1
-        kind = ' '.join(words)
-        rt = right.strip().split(None, 1)
-        addr = rt[0]
-        dst = display_name(rt[1] if len(rt) > 1 else '', addr)
+        tid, kind, addr = w[0], ' '.join(w[1:-2]), int(w[-1], 16)
+        dst = names.get(addr, '[no name for 0x%x]' % addr)
         t = th(tid)
         start = kind.startswith('tr strt')
         end = kind.startswith('tr end')
@@ -162,8 +168,6 @@ def expect(lines, scope):
         elif end:
             if k == 'call':
                 t.call(dst)
-            elif k in ('', 'async'):
-                t.call('[untraced]')
             elif k == 'syscall':
                 t.call('[syscall]')
             elif k == 'return':
@@ -171,7 +175,7 @@ def expect(lines, scope):
             elif k in ('iret', 'sysret'):
                 t.clear()
                 t.call('[untraced]')
-            else:
+            else:  # '', 'async'
                 t.call('[untraced]')
         elif k == 'call':
             t.call(dst)
@@ -190,11 +194,11 @@ def expect(lines, scope):
                 t.check_symbol(dst)
         elif k in ('jmp', 'jcc', 'int', 'tx abrt'):
             t.check_symbol(dst)
-    return [serialize(t.roots, t.spans) for t in threads.values()]
+    return [serialize(tid, t.roots, t.spans) for tid, t in threads.items()]
 
 
-def serialize(roots, spans):
-    out = ['thread']
+def serialize(tid, roots, spans):
+    out = ['thread %s' % tid]
 
     def walk(n, d):
         out.append('  ' * d + 'B ' + n.name)
@@ -219,14 +223,14 @@ def dump(lines):
         if not w or w[0] not in ('begin', 'end', 'complete', 'span'):
             continue
         f = {k: v for k, v in FIELD_RE.findall(line)}
-        key = (f.get('pid'), f.get('tid'))
+        key = f.get('tid')
         name = f.get('name', '""')
         if name.startswith('"'):
             name = bytes(name[1:-1], 'utf-8').decode('unicode_escape')
         ts = int(f.get('ts', '0'))
         threads.setdefault(key, []).append((ts, seq, w[0], name))
     blocks = []
-    for evs in threads.values():
+    for tid, evs in threads.items():
         evs.sort(key=lambda e: (e[0], e[1]))
         roots, stack, spans = [], [], []
         for ts, seq, kind, name in evs:
@@ -243,7 +247,7 @@ def dump(lines):
                 spans.append(name)
         if stack:
             spans.append('%d unclosed' % len(stack))
-        blocks.append(serialize(roots, spans))
+        blocks.append(serialize(tid, roots, spans))
     return blocks
 
 
@@ -255,9 +259,16 @@ def main():
     scope = 'u'
     if '--scope' in args:
         scope = args[args.index('--scope') + 1]
-    lines = sys.stdin.read().splitlines()
-    blocks = expect(lines, scope) if args[0] == 'expect' else dump(lines)
-    for b in sorted(blocks):
+    if args[0] == 'expect':
+        files = [a for a in args[1:] if not a.startswith('--') and a != scope]
+        if len(files) != 2:
+            sys.stderr.write(__doc__)
+            return 2
+        with open(files[0]) as f1, open(files[1]) as f2:
+            blocks = expect(f1.read().splitlines(), f2.read().splitlines(), scope)
+    else:
+        blocks = dump(sys.stdin.read().splitlines())
+    for b in sorted(blocks, key=lambda b: int(b.split(None, 2)[1])):
         print(b)
     return 0
 

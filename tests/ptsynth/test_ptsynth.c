@@ -91,6 +91,30 @@ static void test_objdump_lines(void)
 	CHECK_INT_EQ(1, ptsynth_objdump_line(line_cases[1].line, &a, &l, &k, NULL));
 }
 
+static void test_rep_string(void)
+{
+	static const uint8_t rep_stos[] = {0xf3, 0xab, 0x90};  /* rep stos %eax */
+	static const uint8_t rep_movsq[] = {0xf3, 0x48, 0xa5}; /* rep movsq */
+	static const uint8_t repne_scas[] = {0xf2, 0xae};      /* repnz scas */
+	static const uint8_t rep_outs[] = {0x66, 0xf3, 0x6f};  /* rep outsw */
+	static const uint8_t movs[] = {0xa4};		       /* movsb, no rep */
+	static const uint8_t repz_ret[] = {0xf3, 0xc3};	       /* repz ret: not a string op */
+	static const uint8_t lock_add[] = {0xf0, 0x01, 0x07};  /* lock add */
+	static const uint8_t rex_only[] = {0xf3, 0x48};	       /* truncated */
+	static const uint8_t syscall[] = {0x0f, 0x05};
+
+	CHECK_INT_EQ(1, ptsynth_is_rep_string(rep_stos, sizeof rep_stos));
+	CHECK_INT_EQ(1, ptsynth_is_rep_string(rep_movsq, sizeof rep_movsq));
+	CHECK_INT_EQ(1, ptsynth_is_rep_string(repne_scas, sizeof repne_scas));
+	CHECK_INT_EQ(1, ptsynth_is_rep_string(rep_outs, sizeof rep_outs));
+	CHECK_INT_EQ(0, ptsynth_is_rep_string(movs, sizeof movs));
+	CHECK_INT_EQ(0, ptsynth_is_rep_string(repz_ret, sizeof repz_ret));
+	CHECK_INT_EQ(0, ptsynth_is_rep_string(lock_add, sizeof lock_add));
+	CHECK_INT_EQ(0, ptsynth_is_rep_string(rex_only, sizeof rex_only));
+	CHECK_INT_EQ(0, ptsynth_is_rep_string(syscall, sizeof syscall));
+	CHECK_INT_EQ(0, ptsynth_is_rep_string(rep_stos, 0));
+}
+
 static void test_kind_names(void)
 {
 	for (unsigned k = 0; k < PTSYNTH_NKINDS; k++)
@@ -208,6 +232,7 @@ static void test_steps(void)
 int main(void)
 {
 	RUN(test_objdump_lines);
+	RUN(test_rep_string);
 	RUN(test_kind_names);
 	RUN(test_imap);
 	RUN(test_maps);
