@@ -222,6 +222,37 @@ t_run_signal_status() {
 	if [ $rc -eq 143 ]; then pass run_signal_status; else failed run_signal_status "rc $rc, want 143"; fi
 }
 
+# Signals sent to snaptrace by another process are forwarded to the program:
+# SIGUSR1 makes it exit 42 (and snaptrace with it); SIGTERM ends the recording.
+t_forward_signals() {
+	local spid
+	# (snaptrace itself in the background, not under timeout: the signal is for it)
+	"$snap" run -sampling -timer-resolution Sample:2000 -o "$tmp/fwd.fxt.gz" -- \
+		sh -c 'trap "exit 42" USR1; echo ready; while :; do :; done' >"$tmp/fwd.out" 2>"$tmp/fwd.err" &
+	spid=$!
+	bgpids+=("$spid")
+	for _ in $(seq 200); do grep -q ready "$tmp/fwd.out" && break; sleep 0.02; done
+	sleep 0.3
+	kill -USR1 "$spid"
+	wait "$spid"
+	rc=$?
+	if [ $rc -eq 42 ]; then pass forward_sigusr1; else failed forward_sigusr1 "rc $rc: $(tail -2 "$tmp/fwd.err")"; fi
+	"$snap" run -sampling -timer-resolution Sample:2000 -o "$tmp/fwd2.fxt.gz" -- \
+		sh -c 'echo ready; while :; do :; done' >"$tmp/fwd2.out" 2>"$tmp/fwd2.err" &
+	spid=$!
+	bgpids+=("$spid")
+	for _ in $(seq 200); do grep -q ready "$tmp/fwd2.out" && break; sleep 0.02; done
+	sleep 0.3
+	kill -TERM "$spid"
+	wait "$spid"
+	rc=$?
+	if [ $rc -eq 143 ] && [ -s "$tmp/fwd2.fxt.gz" ]; then
+		pass forward_sigterm
+	else
+		failed forward_sigterm "rc $rc: $(tail -2 "$tmp/fwd2.err")"
+	fi
+}
+
 start_target() { # start_target ARGS...: $tpid is the running nest
 	rm -f "$tmp/target.out"
 	"$nest" "$@" >"$tmp/target.out" 2>&1 &
@@ -576,6 +607,7 @@ if [ -n "$noperf" ]; then
 else
 	t_run_sampling
 	t_run_signal_status
+	t_forward_signals
 	t_attach
 	t_attach_twice
 	t_trigger_run
