@@ -231,7 +231,7 @@ t_forward_signals() {
 		sh -c 'trap "exit 42" USR1; echo ready; while :; do :; done' >"$tmp/fwd.out" 2>"$tmp/fwd.err" &
 	spid=$!
 	bgpids+=("$spid")
-	for _ in $(seq 200); do grep -q ready "$tmp/fwd.out" && break; sleep 0.02; done
+	for _ in $(seq 200); do grep -qs ready "$tmp/fwd.out" && break; sleep 0.02; done
 	sleep 0.3
 	kill -USR1 "$spid"
 	wait "$spid"
@@ -241,7 +241,7 @@ t_forward_signals() {
 		sh -c 'echo ready; while :; do :; done' >"$tmp/fwd2.out" 2>"$tmp/fwd2.err" &
 	spid=$!
 	bgpids+=("$spid")
-	for _ in $(seq 200); do grep -q ready "$tmp/fwd2.out" && break; sleep 0.02; done
+	for _ in $(seq 200); do grep -qs ready "$tmp/fwd2.out" && break; sleep 0.02; done
 	sleep 0.3
 	kill -TERM "$spid"
 	wait "$spid"
@@ -271,7 +271,7 @@ t_attach() {
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-working-directory "$w" -o "$tmp/attach.fxt.gz" >"$tmp/attach.out" 2>"$tmp/attach.err" &
 	spid=$!
-	for _ in $(seq 100); do grep -q "attached" "$tmp/attach.err" && break; sleep 0.02; done
+	for _ in $(seq 100); do grep -qs "attached" "$tmp/attach.err" && break; sleep 0.02; done
 	sleep 0.5
 	kill -INT "$spid"
 	wait "$spid"
@@ -302,7 +302,7 @@ t_attach_twice() {
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-trigger trigger_here -o "$tmp/twice.fxt.gz" >"$tmp/twice.out" 2>"$tmp/twice.err" &
 	spid=$!
-	for _ in $(seq 100); do grep -q "attached" "$tmp/twice.err" && break; sleep 0.02; done
+	for _ in $(seq 100); do grep -qs "attached" "$tmp/twice.err" && break; sleep 0.02; done
 	sleep 0.3
 	kill -INT "$spid"
 	sleep 0.05
