@@ -397,6 +397,20 @@ t_trigger_thread() {
 	fi
 }
 
+# run: a trigger on a libc function (the program is run to its entry point
+# first, so its shared libraries are mapped).
+t_trigger_library() {
+	# pthread_join (libc) runs once, after ~0.15 s of work
+	snap tlib run -v -sampling -timer-resolution Low -trigger pthread_join -working-directory \
+		"$tmp/w_tlib" -o "$tmp/tlib.fxt.gz" -- "$nest" 1500 0 1 4
+	if [ $rc -eq 4 ] && grep -q "trigger pthread_join hit" "$tmp/tlib.err" &&
+		grep -q "libc" "$tmp/tlib.err" && [ -s "$tmp/tlib.fxt.gz" ]; then
+		pass trigger_library_function
+	else
+		failed trigger_library_function "rc $rc: $(grep -v '^snaptrace: \(no Intel\|finished\|decoding\)' "$tmp/tlib.err" | head -3)"
+	fi
+}
+
 # attach: a thread created after snaptrace attached calls the trigger.
 t_trigger_late_thread() {
 	local tid
@@ -614,6 +628,7 @@ else
 	t_trigger_attach
 	t_trigger_thread
 	t_trigger_late_thread
+	t_trigger_library
 	t_trigger_two_pids
 	t_trigger_never
 	t_trigger_picker
