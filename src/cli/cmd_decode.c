@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,9 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "util/alloc.h"
 #include "util/log.h"
+#include "util/vec.h"
 
 enum {
 	OPT_INCLUDE_KERNEL,
@@ -47,18 +50,55 @@ static const char decode_desc[] =
 	"Turns a recording into a timeline that the Perfetto UI opens. INPUT is a perf.data\n"
 	"file (snaptrace runs perf script on it: Intel PT branches or stack samples, detected\n"
 	"from the file), a file of `perf script` text, or - for stdin. Default: ./perf.data.\n"
+	"Several INPUTs (or -working-directory with several perf.data files) are successive\n"
+	"snapshots of one recording, decoded in order into one timeline.\n"
 	"The trace scope (user space by default) is enforced: an event outside it is dropped,\n"
 	"counted and reported in one warning line.";
 
-int snap_cmd_decode(int argc, char **argv)
+static int name_cmp(const void *a, const void *b)
 {
-	struct snap_decode_opts o;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The perf.data* files of dir (several after -multi-snapshot), sorted by name, which is
+ * time order (perf names them perf.data.<timestamp>). Returns how many (owned: release
+ * each and the array with snap_free), or -1 if dir cannot be read. */
+static int list_perf_data(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char *p;
+
+		if (strncmp(e->d_name, "perf.data", 9))
+			continue;
+		if (snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
+		    asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+			break;
+		v[n++] = p;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*out = v;
+	return (int)n;
+}
+
+/* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
+ * else the exit status. */
+static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const char **inputs,
+			size_t *ninputs, const char **workdir)
+{
 	struct snap_optparse p;
-	char path[4096];
-	const char *val, *workdir = NULL;
+	const char *val;
 	int k, kernel_only = 0, include_kernel = 0;
 
-	memset(&o, 0, sizeof(o));
 	snap_optparse_init(&p, "decode", argc, argv);
 	p.i = 1;
 	while ((k = snap_opt_next(&p, decode_opts, &val)) != SNAP_OPT_DONE) {
@@ -70,25 +110,25 @@ int snap_cmd_decode(int argc, char **argv)
 			kernel_only = 1;
 			break;
 		case OPT_STRICT_SCOPE:
-			o.strict_scope = 1;
+			o->strict_scope = 1;
 			break;
 		case OPT_OUTPUT:
-			o.output = val;
+			o->output = val;
 			break;
 		case OPT_WORKDIR:
-			workdir = val;
+			*workdir = val;
 			break;
 		case OPT_NO_DLFILTER:
-			o.no_dlfilter = 1;
+			o->no_dlfilter = 1;
 			break;
 		case OPT_PERF:
-			o.perf = val;
+			o->perf = val;
 			break;
 		case OPT_VMLINUX:
-			o.vmlinux = val;
+			o->vmlinux = val;
 			break;
 		case OPT_KALLSYMS:
-			o.kallsyms = val;
+			o->kallsyms = val;
 			break;
 		case OPT_VERBOSE:
 			snap_log_level++;
@@ -97,18 +137,12 @@ int snap_cmd_decode(int argc, char **argv)
 			snap_log_level = SNAP_LOG_QUIET;
 			break;
 		case SNAP_OPT_POSITIONAL:
-			if (o.input) {
-				fprintf(stderr,
-					"snaptrace decode: one INPUT only (got %s and %s)\n",
-					o.input, val);
-				return 2;
-			}
-			o.input = val;
+			inputs[(*ninputs)++] = val;
 			break;
 		case SNAP_OPT_DASHDASH:
 			break;
 		case SNAP_OPT_HELP:
-			snap_opt_help(stdout, "snaptrace decode [flags] [INPUT]", decode_desc,
+			snap_opt_help(stdout, "snaptrace decode [flags] [INPUT...]", decode_desc,
 				      decode_opts);
 			return 0;
 		default:
@@ -121,12 +155,46 @@ int snap_cmd_decode(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
-	o.scope = kernel_only	   ? SNAP_SCOPE_KERNEL
-		  : include_kernel ? SNAP_SCOPE_BOTH
-				   : SNAP_SCOPE_USER;
-	if (!o.input && workdir) {
-		snprintf(path, sizeof(path), "%s/perf.data", workdir);
-		o.input = path;
+	o->scope = kernel_only	    ? SNAP_SCOPE_KERNEL
+		   : include_kernel ? SNAP_SCOPE_BOTH
+				    : SNAP_SCOPE_USER;
+	return -1;
+}
+
+int snap_cmd_decode(int argc, char **argv)
+{
+	struct snap_decode_opts o;
+	const char **inputs = snap_calloc((size_t)argc + 1, sizeof(*inputs));
+	const char *workdir = NULL;
+	char **found = NULL;
+	size_t ninputs = 0;
+	int rc, nfound = 0;
+
+	if (!inputs) {
+		fputs("snaptrace decode: out of memory\n", stderr);
+		return 1;
 	}
-	return snap_decode_run(&o) < 0 ? 1 : 0;
+	memset(&o, 0, sizeof(o));
+	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &workdir);
+	if (rc >= 0)
+		goto out;
+	if (!ninputs && workdir) {
+		nfound = list_perf_data(workdir, &found);
+		if (nfound <= 0) {
+			fprintf(stderr, "snaptrace decode: no perf.data file in %s\n", workdir);
+			rc = 1;
+			goto out;
+		}
+		for (int i = 0; i < nfound; i++)
+			inputs[ninputs++] = found[i];
+	}
+	o.inputs = inputs;
+	o.ninputs = ninputs;
+	rc = snap_decode_run(&o) < 0 ? 1 : 0;
+out:
+	for (int i = 0; i < nfound; i++)
+		free(found[i]);
+	snap_free(found);
+	snap_free(inputs);
+	return rc;
 }

@@ -144,14 +144,16 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	return 0;
 }
 
-static int source_open(struct source *src, const struct snap_decode_opts *o, struct snap_strtab *st)
+/* Opens input (NULL: ./perf.data). */
+static int source_open(struct source *src, const struct snap_decode_opts *o, const char *input,
+		       struct snap_strtab *st)
 {
 	char magic[8];
 	int err;
 
 	memset(src, 0, sizeof(*src));
 	src->fd = -1;
-	src->name = o->input ? o->input : "perf.data";
+	src->name = input ? input : "perf.data";
 	if (!strcmp(src->name, "-")) {
 		src->name = "stdin";
 		src->fd = STDIN_FILENO;
@@ -160,9 +162,8 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, str
 		if (src->fd < 0) {
 			err = -errno;
 			snap_log(SNAP_LOG_QUIET, "cannot read %s: %s%s", src->name, strerror(errno),
-				 o->input
-					 ? ""
-					 : " (record one with 'snaptrace run', or name the input)");
+				 input ? ""
+				       : " (record one with 'snaptrace run', or name the input)");
 			return err;
 		}
 		if (pread(src->fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
@@ -375,6 +376,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decoder dec;
 	struct snap_decoder_stats stats;
 	struct sigaction sa, old_int, old_term, old_hup;
+	size_t ninputs;
 	int err, serr;
 
 	memset(&fx, 0, sizeof(fx));
@@ -389,7 +391,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 
-	err = source_open(&src, o, &st);
+	ninputs = o->ninputs ? o->ninputs : 1;
+	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
 	err = snap_sink_open(&sink, output);
@@ -407,18 +410,30 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
 	}
-	err = decode_loop(&src, &dec, o->scope);
-	report_unknown(&src);
-	serr = source_close(&src);
-	if (err < 0 || serr < 0) {
-		err = err < 0 ? err : serr;
-		goto out_abort;
+	/* Several inputs are successive snapshots (multi-snapshot recordings): every
+	 * thread is ended and restarted at the next one's first event (§4.12). */
+	for (size_t i = 0;; i++) {
+		err = decode_loop(&src, &dec, o->scope);
+		report_unknown(&src);
+		serr = source_close(&src);
+		if (err < 0 || serr < 0) {
+			err = err < 0 ? err : serr;
+			goto out_abort;
+		}
+		if (i + 1 == ninputs)
+			break;
+		err = source_open(&src, o, o->inputs[i + 1], &st);
+		if (err < 0)
+			goto out_abort;
+		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
 	if (stats.events == 0) {
 		snap_log(SNAP_LOG_QUIET,
 			 "%s: no events to decode (empty, or not perf script output)",
-			 o->input ? o->input : "perf.data");
+			 o->ninputs ? o->inputs[0]
+			 : o->input ? o->input
+				    : "perf.data");
 		err = -SNAP_EFORMAT;
 		goto out_abort;
 	}

@@ -27,7 +27,9 @@ struct snap_procname {
 };
 
 struct snap_decode_opts {
-	const char *input;  /* perf.data, perf script text, or "-" (stdin); NULL = "perf.data" */
+	const char *input; /* perf.data, perf script text, or "-" (stdin); NULL = "perf.data" */
+	const char *const *inputs; /* or ninputs inputs: successive snapshots, in time order */
+	size_t ninputs;
 	const char *output; /* NULL = "trace.fxt.gz"; ".gz" suffix = gzip */
 	enum snap_scope scope;
 	int strict_scope;     /* scope violation = error, nothing written */

@@ -501,42 +501,29 @@ static int precheck(struct snap_recflags *f, const char *cmd, const struct snap_
 	return 0;
 }
 
-/* "trace.fxt.gz" + 2 -> "trace.2.fxt.gz" (before the first dot of the base name). */
-static void numbered_output(const char *out, int i, char *buf, size_t len)
-{
-	const char *base = strrchr(out, '/');
-	const char *dot = strchr(base ? base + 1 : out, '.');
-
-	if (!dot || dot == (base ? base + 1 : out))
-		snprintf(buf, len, "%s.%d", out, i);
-	else
-		snprintf(buf, len, "%.*s.%d%s", (int)(dot - out), out, i, dot);
-}
-
-/* -multi-snapshot: the pipeline reads one perf.data, so each snapshot gets its
- * own trace, numbered in time order (the last one is the plain name). */
-static int decode_each(struct snap_decode_opts *d, struct snap_session *s)
+/* -multi-snapshot: every perf.data* file of the working directory is one snapshot;
+ * they are decoded in time (name) order into one timeline. */
+static int decode_all(struct snap_decode_opts *d, struct snap_session *s)
 {
 	char **names;
-	int n = snap_workdir_list_data(&s->wd, &names), err = 0;
-	const char *out = d->output ? d->output : "trace.fxt.gz";
+	char **paths = NULL;
+	int n = snap_workdir_list_data(&s->wd, &names), err = -ENOMEM, k = 0;
 
 	if (n < 0)
 		return n;
-	for (int i = 0; i < n && !err; i++) {
-		char in[PATH_MAX + NAME_MAX + 2], o[PATH_MAX];
-
-		snprintf(in, sizeof(in), "%s/%s", s->wd.path, names[i]);
-		if (i == n - 1)
-			snprintf(o, sizeof(o), "%s", out);
-		else
-			numbered_output(out, i + 1, o, sizeof(o));
-		snap_warn("decoding snapshot %d of %d into %s", i + 1, n, o);
-		d->input = in;
-		d->output = o;
+	paths = snap_calloc((size_t)n, sizeof(*paths));
+	for (; paths && k < n; k++)
+		if (asprintf(&paths[k], "%s/%s", s->wd.path, names[k]) < 0)
+			break;
+	if (k == n) {
+		snap_warn("decoding %d snapshots", n);
+		d->inputs = (const char *const *)paths;
+		d->ninputs = (size_t)n;
 		err = snap_decode_run(d);
 	}
-	d->output = out;
+	while (paths && k-- > 0)
+		free(paths[k]);
+	snap_free(paths);
 	snap_workdir_free_list(names, n);
 	return err;
 }
@@ -579,7 +566,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.names = names;
 	d.nnames = nn;
 	if (s->ndata > 1) {
-		err = decode_each(&d, s);
+		err = decode_all(&d, s);
 		goto out;
 	}
 	snap_warn("decoding perf.data");

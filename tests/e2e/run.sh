@@ -524,11 +524,19 @@ t_multi_snapshot() {
 	else
 		failed multi_snapshot "$n data files: $(grep -c 'snapshot taken' "$tmp/msnap.err") snapshots"
 	fi
-	# one trace per snapshot: msnap.1.fxt.gz ... and msnap.fxt.gz for the last
-	if [ $rc -eq 0 ] && [ -s "$tmp/msnap.1.fxt.gz" ] && [ -s "$tmp/msnap.fxt.gz" ]; then
-		pass multi_snapshot_traces
+	# every snapshot in one trace, every hit marked; decode of the directory agrees
+	local hits=0
+	[ -s "$tmp/msnap.fxt.gz" ] &&
+		hits=$("$snap" dump "$tmp/msnap.fxt.gz" | grep -c '^complete .*name="hit trigger_here"')
+	if [ $rc -eq 0 ] && [ "$hits" -ge 2 ] && [ ! -e "$tmp/msnap.1.fxt.gz" ] &&
+		grep -q "decoding $n snapshots" "$tmp/msnap.err" &&
+		"$snap" dump -check "$tmp/msnap.fxt.gz" >/dev/null 2>&1 &&
+		"$snap" decode -q -working-directory "$tmp/w_msnap" -o "$tmp/msnap2.fxt" &&
+		[ "$("$snap" dump "$tmp/msnap2.fxt" | grep -c '^begin \|^end ')" = \
+			"$("$snap" dump "$tmp/msnap.fxt.gz" | grep -c '^begin \|^end ')" ]; then
+		pass multi_snapshot_one_trace
 	else
-		failed multi_snapshot_traces "rc $rc: $(ls "$tmp" | grep msnap | tr '\n' ' ')"
+		failed multi_snapshot_one_trace "rc $rc, $hits hits: $(ls "$tmp" | grep msnap | tr '\n' ' ')"
 	fi
 }
 
