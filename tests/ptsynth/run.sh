@@ -224,6 +224,7 @@ run_case static-snapshot static_calls u -r -S -g 333
 run_case static-psb static_calls u -r -P 64 -k 3
 run_case static-buffers static_calls u -P 64 -B 8
 run_case static-irq static_calls u -r -I 50
+run_case static-cyc static_calls u -r -Y
 run_case static-corrupt static_calls u -c 10
 run_case static-overflow static_calls u -r -O 100
 # Two threads: per-thread queues, then per-CPU queues with context switches (threads
@@ -241,6 +242,8 @@ run_case dyn-corrupt dyn u -k 64 -c 300
 run_case dyn-overflow dyn u -r -k 64 -O 50000
 run_case dyn-snapshot-buffers dyn u -r -k 64 -S -g 64 -B 2000
 run_case dyn-2cpu dyn u -r -k 64 -C -n 2
+# magic-trace's default recording: cycle-accurate (-Y), return compression, per CPU.
+run_case dyn-magic-trace-default dyn u -r -k 64 -Y -C -n 2
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
