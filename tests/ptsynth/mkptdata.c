@@ -107,10 +107,11 @@ struct stream {
 	size_t npend, cappend, tnt_mark;
 	int ovf_skip;		   /* instructions still lost in an overflow */
 	uint64_t cycles, last_ctc; /* -Y */
-	int err;		   /* sticky libipt error */
-	uint32_t tid;		   /* thread whose expectations are written */
-	FILE *exp;		   /* expected branches, or NULL */
-	uint64_t size;		   /* bytes, after fini */
+	unsigned ncbr;
+	int err;       /* sticky libipt error */
+	uint32_t tid;  /* thread whose expectations are written */
+	FILE *exp;     /* expected branches, or NULL */
+	uint64_t size; /* bytes, after fini */
 };
 
 struct counts {
@@ -288,8 +289,8 @@ static void tma_pkt(struct stream *s, uint64_t tsc)
 	if (!O->cyc || O->timeless)
 		return;
 	memset(&p, 0, sizeof p);
-	p.type = ppt_cbr; /* core:bus ratio, for cycles -> time */
-	p.payload.cbr.ratio = 20;
+	p.type = ppt_cbr; /* core:bus ratio: the frequency changes from PSB to PSB */
+	p.payload.cbr.ratio = (uint8_t)(20 + 4 * (s->ncbr++ % 3));
 	put(s, &p);
 	memset(&p, 0, sizeof p);
 	p.type = ppt_tma;

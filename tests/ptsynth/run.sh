@@ -196,6 +196,25 @@ run_case() {
 	*" -V "*) echo "SKIP ptsynth-e2e $name: snaptrace decode has no --vmlinux (perf would use this machine's kernel)" ;;
 	*) e2e_case "$name" "$d.data" "$scope" "$d.exp" "$d.perf" ;;
 	esac
+	# Cycle-accurate recordings carry CBR packets: perf's cbr events must become the
+	# timeline's CPU frequency counter.
+	case " $* " in
+	*" -Y "*)
+		if [ -e "$work/$name.dump" ]; then
+			local want got
+			want=$(perf script -i "$d.data" --itrace=p 2>/dev/null | grep -o 'freq: [0-9]* MHz' |
+				awk '{print $2}' | sort -u | tr '\n' ' ')
+			got=$(grep '^counter .*name="CPU"' "$work/$name.dump" | grep -o 'freq (MHz)=[0-9]*' |
+				cut -d= -f2 | sort -u | tr '\n' ' ')
+			if [ -n "$want" ] && [ "$want" = "$got" ]; then
+				echo "PASS ptsynth-cbr $name: CPU counter ${got}MHz as perf's cbr events"
+			else
+				echo "FAIL ptsynth-cbr $name: perf's cbr frequencies '$want', CPU counter '$got'"
+				fail=1
+			fi
+		fi
+		;;
+	esac
 	# Some cases also through the perf script text path when the plugin is the default.
 	case " $TEXT_CASES " in
 	*" $name "*)
@@ -224,7 +243,7 @@ run_case static-snapshot static_calls u -r -S -g 333
 run_case static-psb static_calls u -r -P 64 -k 3
 run_case static-buffers static_calls u -P 64 -B 8
 run_case static-irq static_calls u -r -I 50
-run_case static-cyc static_calls u -r -Y
+run_case static-cyc static_calls u -r -Y -P 128
 run_case static-corrupt static_calls u -c 10
 run_case static-overflow static_calls u -r -O 100
 # Two threads: per-thread queues, then per-CPU queues with context switches (threads
