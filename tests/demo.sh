@@ -34,6 +34,7 @@ fi
 cat <<MSG
 demo: wrote $PWD/trace.fxt.gz
 demo: open https://ui.perfetto.dev, click "Open trace file" and pick it
-      (or drag the file onto the page); main > lookup_and_call > cos, dlopen,
-      dlclose and printf show up on the demo thread's track.
+      (or drag the file onto the page). The demo thread's track shows main,
+      lookup_and_call and libm's cos (__cos_fma); with Intel PT every call
+      (dlopen, dlsym, printf...) shows, with sampling those a sample hit.
 MSG

@@ -17,6 +17,8 @@ enum {
 	OPT_WORKDIR,
 	OPT_NO_DLFILTER,
 	OPT_PERF,
+	OPT_VMLINUX,
+	OPT_KALLSYMS,
 	OPT_VERBOSE,
 	OPT_QUIET,
 };
@@ -33,6 +35,9 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_NO_DLFILTER] = {"no-dlfilter", NULL, NULL,
 			     "parse perf script text instead of using the perf plugin"},
 	[OPT_PERF] = {"perf", NULL, "PATH", "perf binary (default $SNAPTRACE_PERF or perf)"},
+	[OPT_VMLINUX] = {"vmlinux", NULL, "FILE",
+			 "kernel image for kernel symbols (perf --vmlinux)"},
+	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
 	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
 	{NULL, NULL, NULL, NULL},
@@ -78,6 +83,12 @@ int snap_cmd_decode(int argc, char **argv)
 			break;
 		case OPT_PERF:
 			o.perf = val;
+			break;
+		case OPT_VMLINUX:
+			o.vmlinux = val;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = val;
 			break;
 		case OPT_VERBOSE:
 			snap_log_level++;

@@ -24,8 +24,7 @@
 #define DUMP_MAX_DATA (8ull << 30) /* 8 GiB after decompression */
 
 static const struct snap_opt dump_opts[] = {
-	{"check", NULL, NULL,
-	 "validate instead of printing: well-formed records, defined refs, balanced begin/end"},
+	{"check", NULL, NULL, "validate instead of printing (records, refs, begin/end nesting)"},
 	{"all", "a", NULL, "print every record (strings, threads, metadata), not only events"},
 	{NULL, NULL, NULL, NULL},
 };
@@ -34,10 +33,16 @@ static const char dump_usage[] = "snaptrace dump [-check] [-all] FILE";
 static const char dump_desc[] =
 	"Prints an FXT trace (plain or gzip-compressed) as text, one record a line:\n"
 	"events (begin, end, complete, counter, ...) and process/thread names by default,\n"
-	"every record with -all. With -check, validates the trace instead (every record\n"
-	"well-formed, string and thread refs defined, begin/end balanced in stack order per\n"
-	"thread, timestamps valid) and prints one line: 'ok: ...' or the first problem with\n"
-	"its record number; the exit status is 1 if there is a problem.";
+	"every record with -all. Times are in ticks (ns for snaptrace traces), e.g.\n"
+	"  begin ts=1000 pid=42 tid=43 name=\"main\" args={address=0x401000, symbol=\"main\"}\n"
+	"  end ts=2000 pid=42 tid=43 name=\"main\"\n"
+	"  thread koid=43 process=42 name=\"prog [pid=42] [tid=43]\"\n"
+	"With -check, validates the trace instead, as Perfetto will read it: every record\n"
+	"well-formed, string and thread refs defined, per thread (sorted by time) every\n"
+	"end closing an open begin in stack order, no slice outlasting its parent, no\n"
+	"nesting deeper than 512, every begin ended, valid times. It prints one line,\n"
+	"'ok: ...' or the first problem with its record number (exit status 1).\n"
+	"Errors on unreadable, truncated or non-FXT input also give exit status 1.";
 
 /* Reads all of fd into an owned buffer. Returns 0 or -errno / -SNAP_ELIMIT. */
 static int dump_read_fd(int fd, unsigned char **out, size_t *outlen)
@@ -227,7 +232,8 @@ static int dump_walk(const char *path, const unsigned char *data, size_t len, in
 		}
 	}
 	if (check && !status && snap_fxtcheck_finish(&c) < 0) {
-		fprintf(stderr, "snaptrace dump: %s: at the end: %s\n", path, c.why);
+		fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path, c.bad_index,
+			c.why);
 		status = 1;
 	}
 	if (check && !status)

@@ -42,7 +42,9 @@ static void on_signal(int sig)
 /* Where events come from. */
 struct source {
 	const char *name;
-	int is_perf; /* perf script on a perf.data, else text read from fd */
+	int is_perf;  /* perf script on a perf.data, else text read from fd */
+	int timeless; /* no times in the data: number the events instead */
+	uint64_t seq; /* events returned */
 	int fd, eof;
 	char *buf;
 	struct snap_perfscript ps;
@@ -118,7 +120,17 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	po.perf = perf_binary(o);
 	po.data = src->name;
 	po.kind = info.kind;
-	po.plugin = pick_plugin(o, po.perf, plugin, sizeof(plugin));
+	po.timeless = info.timeless;
+	po.vmlinux = o->vmlinux;
+	po.kallsyms = o->kallsyms;
+	if (info.timeless) {
+		snap_warn(
+			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "
+			"timeline counts branches instead, 1 ns per branch",
+			src->name);
+		src->timeless = 1;
+	}
+	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
 	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
 	err = snap_perfsrc_open(&src->perf, &po, st);
 	if (err < 0) {
@@ -167,8 +179,15 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, str
 
 static int source_next(struct source *src, struct snap_event *ev)
 {
-	if (src->is_perf)
-		return snap_perfsrc_next(&src->perf, ev);
+	if (src->is_perf) {
+		int r = snap_perfsrc_next(&src->perf, ev);
+
+		if (r > 0 && src->timeless) {
+			ev->time = ++src->seq;
+			ev->has_time = 1;
+		}
+		return r;
+	}
 	for (;;) {
 		int r = snap_perfscript_next(&src->ps, ev);
 		ssize_t n;

@@ -12,6 +12,7 @@
 
 #include "cli/pipeline.h"
 #include "record/elfsym.h"
+#include "record/perfsrc.h"
 #include "record/session.h"
 #include "record/trigger.h"
 #include "record/workdir.h"
@@ -393,6 +394,9 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 	if (pa->warn & SNAP_PA_W_SIZE_ROUNDED)
 		snap_warn("-snapshot-size %s rounded to %llu pages (%llu KiB)", f->snapshot_size,
 			  (unsigned long long)pa->pages, (unsigned long long)pa->pages * 4);
+	if (pa->warn & SNAP_PA_W_SIZE_CAPPED)
+		snap_warn("-snapshot-size %s is more than the sampling ring can be: using 1 GiB",
+			  f->snapshot_size);
 	if (pa->warn & SNAP_PA_W_KCORE_OLD)
 		snap_warn("perf < 5.5 has no --kcore: kernel decoding may be less reliable");
 	if (pa->warn & SNAP_PA_W_FREQ_HIGH)
@@ -429,6 +433,25 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 		printf("%s\n", j);
 	snap_free(j);
 	snap_perfargs_fini(&pa);
+	{
+		/* and the decoding command the pipeline runs on the result */
+		struct snap_perfsrc_opts so = {
+			.perf = f->rec.perf,
+			.data = data,
+			.kind = f->rec.sampling ? SNAP_PERFDATA_SAMPLES : SNAP_PERFDATA_AUX,
+			.plugin = m->plugin_found && !f->no_dlfilter &&
+						  snap_perfcaps_at_least(&m->caps, 5, 14)
+					  ? m->plugin_path
+					  : NULL,
+		};
+		const char *sargv[SNAP_PERFSRC_MAX_ARGS];
+		int n = snap_perfsrc_argv(&so, sargv);
+
+		for (int i = 0; i < n; i++)
+			printf("%s%s", i ? " " : "", sargv[i]);
+		if (n > 0)
+			putchar('\n');
+	}
 	return 0;
 }
 

@@ -47,7 +47,8 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 			  const char *exe);
 
 /* -print-perf-commands: prints the perf record command line for pids
- * (NULL: "PID"). Returns the exit status. */
+ * (NULL: "PID"), then the perf script line that decodes its output.
+ * Returns the exit status. */
 int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
 			const int *pids, size_t npids);
 

@@ -21,6 +21,7 @@ struct snap_perfdata_info {
 	uint32_t nattrs;
 	int callchain; /* some event samples call chains */
 	int pipe_mode; /* written to a pipe: no attribute section */
+	int timeless;  /* AUX trace of a PMU event recorded without TSC packets */
 };
 
 /* Reads len bytes at off into buf; returns len, fewer at end of file, or <0. */

@@ -60,10 +60,10 @@
  *
  * Address cache. Resolving an address costs perf a map and symbol lookup; a
  * trace hits the same few branch addresses millions of times. The plugin keeps
- * a direct-mapped cache (pid, address) -> (symbol, DSO, offset). This assumes
- * that the code at an address of a process does not change during the trace
- * (no exec, dlclose+dlopen or JIT reuse of the address): `--dlarg nocache`
- * turns it off.
+ * a direct-mapped cache (pid, address) -> (symbol, DSO, offset), emptied when
+ * a thread's comm changes (an exec). It assumes that the code at an address of
+ * a process does not otherwise change during the trace (no dlclose+dlopen or
+ * JIT reuse of the address): `--dlarg nocache` turns it off.
  *
  * Samples without timestamps (timeless Intel PT): the text path runs `perf
  * script -F time,...`, which refuses them; the plugin fails perf the same way
@@ -509,6 +509,9 @@ static void thr_comm(struct state *st, struct thr *t, const struct perf_dlfilter
 	}
 	if ((id ? id : UINT32_MAX) == t->comm)
 		return;
+	if (t->comm && st->acache) /* exec (usually): the process's code changed */
+		for (size_t i = 0; i < (1u << ACACHE_BITS); i++)
+			st->acache[i].pid = -2;
 	p = out_rec(st, SNAP_DLREC_COMM, SNAP_DLREC_COMM_SIZE);
 	if (!p)
 		return;
@@ -559,9 +562,12 @@ static struct evname *event_of(struct state *st, const char *name)
 		if (e->ptr == name && !strcmp(e->copy, name))
 			return e;
 	}
-	for (i = 0; i < st->nevs; i++) /* perf's pointer changed: look up by content */
-		if (!strcmp(st->evs[i].copy, name))
+	for (i = 0; i < st->nevs; i++) { /* perf's pointer changed: look up by content */
+		if (!strcmp(st->evs[i].copy, name)) {
+			st->evs[i].ptr = name;
 			return &st->evs[i];
+		}
+	}
 	if (st->nevs == NEVENT_KINDS)
 		return NULL;
 	e = &st->evs[st->nevs];
@@ -614,6 +620,14 @@ static void do_branch(struct state *st, const struct perf_dlfilter_sample *s, vo
 	struct thr *t = thr_get(st, s->pid, s->tid);
 	uint8_t *p;
 
+	int plain = is_plain_jump(s->flags) || s->flags == (SNAP_PF_BRANCH | SNAP_PF_CALL) ||
+		    s->flags == (SNAP_PF_BRANCH | SNAP_PF_RETURN);
+
+	/* A comm changes only in the kernel: look again after anything but a plain
+	 * call, return or jump (trace starts after syscalls, interrupts, ...), and
+	 * before resolving: an exec empties the address cache. */
+	if (!plain)
+		thr_comm(st, t, s, ctx, 1);
 	if (resolve_branch(st, s, ctx, 0, &src) || resolve_branch(st, s, ctx, 1, &dst)) {
 		st->nerrors++;
 		return;
@@ -634,11 +648,7 @@ static void do_branch(struct state *st, const struct perf_dlfilter_sample *s, vo
 		st->ndropped++;
 		return;
 	}
-	/* A comm changes only in the kernel: look again after anything but a plain
-	 * call, return or jump (trace starts after syscalls, interrupts, ...). */
-	thr_comm(st, t, s, ctx,
-		 !is_plain_jump(s->flags) && s->flags != (SNAP_PF_BRANCH | SNAP_PF_CALL) &&
-			 s->flags != (SNAP_PF_BRANCH | SNAP_PF_RETURN));
+	thr_comm(st, t, s, ctx, 0); /* a thread's first record */
 	p = out_rec(st, SNAP_DLREC_BRANCH, SNAP_DLREC_BRANCH_SIZE);
 	if (!p) {
 		st->nerrors++;
@@ -666,9 +676,10 @@ static void do_sample(struct state *st, const struct perf_dlfilter_sample *s, vo
 	uint64_t k;
 	uint8_t *p;
 
+	thr_comm(st, t, s, ctx, 1); /* first: an exec empties the address cache */
 	if (resolve_branch(st, s, ctx, 0, &ip))
 		goto fail;
-	for (k = 0; k < s->raw_callchain_nr && n < SNAP_DLREC_MAX_FRAMES; k++) {
+	for (k = 0; s->raw_callchain && k < s->raw_callchain_nr && n < SNAP_DLREC_MAX_FRAMES; k++) {
 		uint64_t a = s->raw_callchain[k];
 
 		if (a >= CONTEXT_MAX)
@@ -677,7 +688,6 @@ static void do_sample(struct state *st, const struct perf_dlfilter_sample *s, vo
 			goto fail;
 		n++;
 	}
-	thr_comm(st, t, s, ctx, 1);
 	p = out_rec(st, SNAP_DLREC_SAMPLE, SNAP_DLREC_SAMPLE_SIZE + n * SNAP_DLREC_LOC_SIZE);
 	if (!p)
 		goto fail;
@@ -912,6 +922,11 @@ int start(void **data, void *ctx)
 	*data = NULL;
 	if (!st)
 		return -1;
+	if (!perf_dlfilter_fns.resolve_ip || !perf_dlfilter_fns.resolve_addr ||
+	    !perf_dlfilter_fns.resolve_address) {
+		free(st); /* a perf without them cannot give what the text path shows */
+		return -1;
+	}
 	st->fd = -1;
 	st->next_id = 1;
 	st->out = malloc(OUT_CAP);

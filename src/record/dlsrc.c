@@ -157,7 +157,7 @@ static void dlsrc_child(const char **argv, int recw, int outw)
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
-	const char *argv[16];
+	const char *argv[24];
 	int rec[2] = {-1, -1}, out[2] = {-1, -1}, n = 0, err;
 
 	dlsrc_reset(src);
@@ -177,6 +177,14 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	argv[n++] = o->data;
 	if (o->itrace)
 		argv[n++] = o->itrace;
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
 	argv[n++] = "--dlfilter";
 	argv[n++] = o->plugin;
 	argv[n++] = "--dlarg";

@@ -54,11 +54,13 @@ int snap_dlsrc_perf_version(const char *perf, int *major, int *minor);
 int snap_dlsrc_perf_ok(int major, int minor);
 
 struct snap_dlsrc_opts {
-	const char *perf;   /* perf binary (borrowed) */
-	const char *data;   /* perf.data path (borrowed) */
-	const char *plugin; /* plugin path (borrowed) */
-	const char *itrace; /* e.g. "--itrace=bep" for PT data, NULL for samples */
-	int keepjumps;	    /* --dlarg keepjumps: send intra-symbol jumps too */
+	const char *perf;     /* perf binary (borrowed) */
+	const char *data;     /* perf.data path (borrowed) */
+	const char *plugin;   /* plugin path (borrowed) */
+	const char *itrace;   /* e.g. "--itrace=bep" for PT data, NULL for samples */
+	int keepjumps;	      /* --dlarg keepjumps: send intra-symbol jumps too */
+	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
+	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
 };
 
 struct snap_dlsrc {

@@ -674,6 +674,12 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		out->pages = snap_size_pages(o->snapshot_bytes, &inexact);
 		if (inexact)
 			out->warn |= SNAP_PA_W_SIZE_ROUNDED;
+		/* perf 6.1 silently records nothing from a >= 4 GiB sampling ring
+		 * (the byte size overflows 32 bits): at most 1 GiB. */
+		if (o->sampling && out->pages > SNAP_SAMPLING_MAX_PAGES) {
+			out->pages = SNAP_SAMPLING_MAX_PAGES;
+			out->warn |= SNAP_PA_W_SIZE_CAPPED;
+		}
 		if (o->sampling)
 			add(&b, "--mmap-pages=%llu", (unsigned long long)out->pages);
 		else

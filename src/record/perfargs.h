@@ -141,7 +141,10 @@ struct snap_recopts {
 #define SNAP_PA_W_KCORE_OLD	0x04u /* kernel PT trace with perf < 5.5: no --kcore */
 #define SNAP_PA_W_CG_DEFAULT_FP 0x08u /* no LBR here: call graphs use frame pointers */
 #define SNAP_PA_W_FREQ_HIGH	0x10u /* sampling frequency risky without a PMU */
-#define SNAP_PA_W_FULL_SAMPLING 0x20u /* (reserved) */
+#define SNAP_PA_W_SIZE_CAPPED	0x20u /* sampling ring capped at SNAP_SAMPLING_MAX_PAGES */
+
+/* The largest sampling ring (1 GiB of 4 KiB pages). */
+#define SNAP_SAMPLING_MAX_PAGES (1ull << 18)
 
 /* File descriptors perf gets for --control (set up by record/perfrun.c). */
 #define SNAP_PERF_CTL_FD 3

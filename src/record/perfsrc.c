@@ -18,6 +18,8 @@
 
 /* magic-trace's field sets (behaviour.md §2.10), plus comm for thread names. */
 static const char pt_fields[] = "comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period";
+static const char pt_fields_timeless[] =
+	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";
 static const char sample_fields[] = "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
@@ -29,10 +31,18 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 	argv[n++] = "-i";
 	argv[n++] = o->data;
 	argv[n++] = "--ns";
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
 	if (o->kind == SNAP_PERFDATA_AUX) {
 		argv[n++] = "--itrace=bep";
 		argv[n++] = "-F";
-		argv[n++] = pt_fields;
+		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
 	} else {
 		argv[n++] = "-F";
 		argv[n++] = sample_fields;
@@ -57,6 +67,8 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 			.plugin = o->plugin,
 			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
 			.keepjumps = o->keepjumps,
+			.vmlinux = o->vmlinux,
+			.kallsyms = o->kallsyms,
 		};
 
 		err = snap_dlsrc_open(&src->dl, &dl, names);

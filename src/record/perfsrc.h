@@ -23,6 +23,9 @@ struct snap_perfsrc_opts {
 	enum snap_perfdata_kind kind; /* AUX: decode branches; else samples */
 	const char *plugin;	      /* dlfilter plugin (borrowed for open), NULL = text path */
 	int keepjumps;		      /* plugin: send intra-symbol jumps too */
+	int timeless;		      /* no timestamps in the data: do not ask for time */
+	const char *vmlinux;	      /* kernel image for symbols (perf --vmlinux), or NULL */
+	const char *kallsyms;	      /* kernel symbol list (perf --kallsyms), or NULL */
 };
 
 struct snap_perfsrc {

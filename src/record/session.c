@@ -210,6 +210,11 @@ static int arm_trigger(struct snap_session *s)
 			   "-trigger %s: the executable of pid %d has no symbol table (stripped?); "
 			   "rebuild it with symbols",
 			   name, (int)pid);
+	if (err == -ENOENT && s->child)
+		return why(s, err,
+			   "-trigger %s: no function of that name in %s (run stops the program "
+			   "before its shared libraries load: trigger on those with attach)",
+			   name, s->cfg.cmd[0]);
 	if (err == -ENOENT)
 		return why(s, err,
 			   "-trigger %s: no function of that name in pid %d's executable or its "
@@ -220,8 +225,21 @@ static int arm_trigger(struct snap_session *s)
 			   strerror(-err));
 	snap_info("trigger %s @ 0x%016llx (%s)", name, (unsigned long long)s->trigger_addr,
 		  s->trigger_where);
+	s->trigger_addrs = snap_calloc(s->npids, sizeof(*s->trigger_addrs));
+	if (!s->trigger_addrs)
+		return why(s, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->npids; i++) {
-		err = snap_trigger_arm(&s->trig, s->pids[i], s->trigger_addr, s->child != 0);
+		uint64_t addr = s->trigger_addr;
+
+		/* Other processes may map the function elsewhere (ASLR, another
+		 * executable): resolve it in each. */
+		if (i > 0 && snap_trigger_resolve(s->pids[i], name, &addr, NULL, 0) < 0) {
+			snap_warn("-trigger %s: not found in pid %d; watching the others", name,
+				  (int)s->pids[i]);
+			continue;
+		}
+		s->trigger_addrs[i] = addr;
+		err = snap_trigger_arm(&s->trig, s->pids[i], addr, s->child != 0);
 		if (err < 0)
 			return why(s, err, "-trigger %s: cannot set a breakpoint in pid %d: %s",
 				   name, (int)s->pids[i],
@@ -311,6 +329,8 @@ static int perf_begin(struct snap_session *s)
 			return perf_failed(s, "failed to start");
 	}
 	s->recording = 1;
+	/* attach: hits before perf recorded are meaningless; drop them. */
+	snap_trigger_read(&s->trig, NULL, 0);
 	/* Single-shot sampling trigger: the kernel signals perf at the hit. */
 	if (s->trig.nbps && !o->multi_snapshot && s->plan.snapshot == SNAP_CTL_SIGUSR2 &&
 	    snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2) == 0)
@@ -369,9 +389,9 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 
 /* Waits until a new perf.data.* name sorting after s->last_snap appears
  * (perf renames the dump into place once written). Returns 0 or -ETIMEDOUT. */
-static int wait_dump(struct snap_session *s)
+static int wait_dump(struct snap_session *s, int timeout_ms)
 {
-	long deadline = now_ms() + DUMP_WAIT_MS;
+	long deadline = now_ms() + timeout_ms;
 
 	while (now_ms() < deadline) {
 		char **names;
@@ -419,7 +439,12 @@ static int take_snapshot(struct snap_session *s, int by_hit)
 	if (err < 0)
 		return err;
 	if (s->plan.snapshot == SNAP_CTL_SIGUSR2 && s->pa.switch_output) {
-		err = wait_dump(s);
+		/* A hit just before the kernel was told to signal perf: ask ourselves. */
+		err = wait_dump(s, by_hit && s->kernel_signals ? 300 : DUMP_WAIT_MS);
+		if (err < 0 && by_hit && s->kernel_signals) {
+			do_action(s, s->plan.snapshot);
+			err = wait_dump(s, DUMP_WAIT_MS);
+		}
 		if (err < 0)
 			snap_warn("perf did not write the snapshot in time");
 	}
@@ -491,13 +516,25 @@ static void on_signal(struct snap_session *s, const struct signalfd_siginfo *si)
 int snap_session_loop(struct snap_session *s)
 {
 	while (!s->end) {
-		struct pollfd pfd[260];
+		struct pollfd pfd[1025];
 		size_t n = 1;
 		int r;
 
 		pfd[0] = (struct pollfd){s->sigfd, POLLIN, 0};
-		n += snap_trigger_pollfds(&s->trig, pfd + 1, 259);
-		r = poll(pfd, n, 1000);
+		n += snap_trigger_pollfds(&s->trig, pfd + 1, 1024);
+		/* attach with a trigger: arm threads created since (every 50 ms) */
+		r = poll(pfd, n, !s->child && s->trig.nbps ? 50 : 1000);
+		if (!s->child && s->trig.nbps && s->recording) {
+			for (size_t i = 0; i < s->npids; i++) {
+				int a = s->trigger_addrs[i]
+						? snap_trigger_rescan(&s->trig, s->pids[i],
+								      s->trigger_addrs[i])
+						: 0;
+
+				if (a > 0 && s->kernel_signals)
+					snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2);
+			}
+		}
 		if (r < 0 && errno != EINTR)
 			return why(s, -errno, "poll: %s", strerror(errno));
 		if (pfd[0].revents & POLLIN) {
@@ -521,6 +558,8 @@ int snap_session_loop(struct snap_session *s)
 		}
 		if (r == 0)
 			on_sigchld(s); /* belt and braces: a coalesced SIGCHLD */
+		if (n > 1 && snap_trigger_pollfds(&s->trig, pfd + 1, 1024) != n - 1)
+			continue; /* the set changed: poll again */
 	}
 	return 0;
 }
@@ -659,6 +698,8 @@ void snap_session_close(struct snap_session *s)
 	snap_free(s->names);
 	snap_free(s->pids);
 	snap_free(s->hits);
+	snap_free(s->trigger_addrs);
+	s->trigger_addrs = NULL;
 	s->names = NULL;
 	s->pids = NULL;
 	s->hits = NULL;

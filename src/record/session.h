@@ -60,7 +60,8 @@ struct snap_session {
 	size_t npids;
 	char **names;		  /* command line per pid (owned) */
 	const char *trigger_name; /* the resolved name ("." resolved), borrowed */
-	uint64_t trigger_addr;
+	uint64_t trigger_addr;	  /* in the first pid */
+	uint64_t *trigger_addrs;  /* per pid, 0 = not armed (owned) */
 	char trigger_where[PATH_MAX];
 	struct snap_trigger_hit *hits; /* hits that took a snapshot (owned) */
 	size_t nhits, hcap;

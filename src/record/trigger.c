@@ -255,7 +255,15 @@ static int for_each_cpu(struct snap_trigger *t, pid_t pid)
 	return 0;
 }
 
-int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children)
+static int tid_known(const struct snap_trigger *t, int tid)
+{
+	for (size_t i = 0; i < t->ntids; i++)
+		if (t->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+int snap_trigger_rescan(struct snap_trigger *t, pid_t pid, uint64_t addr)
 {
 	char path[64];
 	DIR *d;
@@ -263,8 +271,6 @@ int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follo
 	int err = 0, armed = 0;
 
 	t->addr = addr;
-	if (follow_children)
-		return for_each_cpu(t, pid);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -272,8 +278,13 @@ int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follo
 	while ((de = readdir(d))) {
 		int tid = atoi(de->d_name);
 
-		if (tid <= 0)
+		if (tid <= 0 || tid_known(t, tid))
 			continue;
+		if (snap_vec_reserve(&t->tids, &t->tcap, t->ntids + 1, sizeof(*t->tids)) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		t->tids[t->ntids++] = tid;
 		err = bp_open(t, tid, -1, 0);
 		if (err == -ESRCH) { /* the thread just exited */
 			err = 0;
@@ -284,9 +295,18 @@ int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follo
 		armed++;
 	}
 	closedir(d);
-	if (!err && !armed)
-		err = -ESRCH;
-	return err;
+	return err < 0 ? err : armed;
+}
+
+int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children)
+{
+	int n;
+
+	t->addr = addr;
+	if (follow_children)
+		return for_each_cpu(t, pid);
+	n = snap_trigger_rescan(t, pid, addr);
+	return n < 0 ? n : n == 0 ? -ESRCH : 0;
 }
 
 int snap_trigger_signal_to(struct snap_trigger *t, pid_t pid, int sig)
@@ -385,5 +405,6 @@ void snap_trigger_fini(struct snap_trigger *t)
 		close(t->bps[i].fd);
 	}
 	snap_free(t->bps);
+	snap_free(t->tids);
 	memset(t, 0, sizeof(*t));
 }

@@ -5,7 +5,8 @@
  * hardware execute breakpoints (perf_event_open, PERF_TYPE_BREAKPOINT).
  * Unlike magic-trace, which watches the main thread only, a call from any
  * thread fires: for a process we start, one inherited breakpoint per CPU
- * follows every thread created later; for attach, one per existing thread.
+ * follows every thread created later; for attach, one per thread, and new
+ * threads are armed as they appear (snap_trigger_rescan).
  * The breakpoints are perf fds: they vanish with the fds, so a target is
  * never left with one, whatever happens to snaptrace.
  */
@@ -33,9 +34,11 @@ struct snap_bp {
 };
 
 struct snap_trigger {
-	uint64_t addr; /* runtime address watched */
+	uint64_t addr; /* runtime address of the breakpoints being opened */
 	struct snap_bp *bps;
 	size_t nbps, cap;
+	int *tids; /* attach: threads armed so far */
+	size_t ntids, tcap;
 	uint64_t nhits; /* hits seen so far (including dropped ones) */
 };
 
@@ -55,10 +58,17 @@ int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *wher
 
 void snap_trigger_init(struct snap_trigger *t);
 /* Arms breakpoints on addr. follow_children: pid is a process we start:
- * one breakpoint per online CPU with inherit (covers later threads).
- * Otherwise one per thread in /proc/PID/task. Returns 0 or -errno (-ENOSPC:
- * the thread already uses its 4 debug registers). */
+ * one breakpoint per online CPU with inherit (covers later threads; perf
+ * events inherit into new threads of a task snaptrace opened them on before
+ * it ran). Otherwise one per thread in /proc/PID/task: threads created later
+ * are armed by snap_trigger_rescan (measured: breakpoints inherited from an
+ * already running thread that perf also records do not reach new threads).
+ * Returns 0 or -errno (-ENOSPC: the thread already uses its 4 debug
+ * registers, -ESRCH: no thread). */
 int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children);
+/* Arms the threads of pid not armed yet, at addr (pid's address of the
+ * function). Returns how many, or -errno. */
+int snap_trigger_rescan(struct snap_trigger *t, pid_t pid, uint64_t addr);
 /* Makes the kernel itself send sig to pid at every hit (F_SETOWN, F_SETSIG,
  * O_ASYNC on each breakpoint fd): no round trip through snaptrace, so perf
  * cuts its ring within microseconds of the call. Returns 0 or -errno. */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -42,6 +43,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	ctx->st = st;
 	ctx->scope = scope;
 	ctx->max_depth = max_depth ? max_depth : SNAP_CSTACK_DEFAULT_MAX_DEPTH;
+	ctx->max_defer = SNAP_CSTACK_MAX_DEFER;
 	snap_u64map_init(&ctx->errnames);
 	if ((err = intern(st, "[untraced]", &n->untraced)) < 0 ||
 	    (err = intern(st, "[syscall]", &n->syscall)) < 0 ||
@@ -64,6 +66,15 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 static struct snap_cstack_stk *cur(struct snap_cstack *cs)
 {
 	return &cs->stk[cs->nstk - 1];
+}
+
+/* Starts a new segment of the current stack at t (new stack, decode error). */
+static void cut(struct snap_cstack *cs, uint64_t t)
+{
+	cur(cs)->create_time = t;
+	cur(cs)->cut_seq = ++cs->seq;
+	if (t > cs->cut_time)
+		cs->cut_time = t;
 }
 
 static int stk_open(struct snap_cstack *cs)
@@ -89,7 +100,8 @@ int snap_cstack_init(struct snap_cstack *cs, struct snap_cstack_ctx *ctx, int32_
 	cs->tid = tid;
 	if (stk_open(cs) < 0)
 		return -ENOMEM;
-	cur(cs)->create_time = t;
+	cut(cs, t);
+	cs->ldet_seq = cur(cs)->cut_seq;
 	cs->last_decode_error_time = t;
 	cs->last_event_time = t;
 	cs->pending_time = t;
@@ -104,8 +116,7 @@ void snap_cstack_fini(struct snap_cstack *cs)
 		snap_free(cs->stk[i].f);
 	snap_free(cs->stk);
 	snap_free(cs->pend);
-	snap_free(cs->sfront);
-	snap_free(cs->sback);
+	snap_free(cs->defer);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -127,6 +138,7 @@ uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped)
 		t++;
 	if (t < cs->pending_time)
 		t = cs->pending_time;
+	cs->last_time = t;
 	return t;
 }
 
@@ -159,30 +171,17 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 	}
 }
 
-static int defer_front(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t start)
+static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
 {
-	if (snap_vec_reserve(&cs->sfront, &cs->capfront, cs->nfront + 1, sizeof(*op)) < 0)
+	if (snap_vec_reserve(&cs->defer, &cs->capdefer, cs->ndefer + 1, sizeof(*op)) < 0)
 		return -ENOMEM;
-	cs->sfront[cs->nfront++] = *op;
-	if (start > cs->start_max)
-		cs->start_max = start;
+	cs->defer[cs->ndefer++] = *op;
 	return 0;
 }
 
-static int defer_back(struct snap_cstack *cs, const struct snap_cstack_op *op)
-{
-	if (snap_vec_reserve(&cs->sback, &cs->capback, cs->nback + 1, sizeof(*op)) < 0)
-		return -ENOMEM;
-	cs->sback[cs->nback++] = *op;
-	if (op->t > cs->start_max)
-		cs->start_max = op->t;
-	return 0;
-}
-
-/* emit(op, t) of §4.3: inferred begins and [unknown] spans go to the front of
- * start_events, begins at time 0 to the back; everything else is written now,
- * except (REC) ops at or before the latest deferred start time, which follow
- * the deferred ops so equal-time records keep their nesting order. */
+/* emit(op, t) of §4.3. Inferred begins and [unknown] spans are deferred with
+ * the current stack's cut sequence; other ops are written now unless a
+ * deferred op may still have to precede them (t <= the latest cut time). */
 static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 {
 	if (cs->draining) {
@@ -190,15 +189,22 @@ static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 			op.t2 = t;
 		return write_op(cs, &op, op.type == OP_RETUNK ? op.t : t);
 	}
-	if (op.type == OP_RETUNK) {
-		op.t2 = t;
-		return defer_front(cs, &op, op.t);
+	if (op.type == OP_RETUNK || (op.type == OP_CALL && op.inferred)) {
+		if (op.type == OP_RETUNK) {
+			op.t2 = t;
+		} else {
+			op.t = t;
+			op.k1 = cur(cs)->cut_seq;
+		}
+		op.k2 = ~++cs->ninferred;
+		return defer(cs, &op);
 	}
 	op.t = t;
-	if (op.type == OP_CALL && op.inferred)
-		return defer_front(cs, &op, t);
-	if ((op.type == OP_CALL && t == 0) || ((cs->nfront || cs->nback) && t <= cs->start_max))
-		return defer_back(cs, &op);
+	if (!op.k1)
+		op.k1 = ++cs->seq;
+	op.k2 = 0;
+	if (t <= cs->cut_time)
+		return defer(cs, &op);
 	return write_op(cs, &op, t);
 }
 
@@ -244,11 +250,14 @@ static int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t
 {
 	int err = 0;
 
-	if (t != cs->pending_time)
+	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
 		err = flush(cs, t);
 	if (cs->npend >= cs->cappend && pend_reserve(cs) < 0)
 		return -ENOMEM;
-	cs->pend[cs->npend++] = *op;
+	cs->pend[cs->npend] = *op;
+	if (!op->k1)
+		cs->pend[cs->npend].k1 = ++cs->seq;
+	cs->npend++;
 	if (op->type == OP_CALL)
 		cs->npend_calls++;
 	return err;
@@ -325,6 +334,7 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	cs->ctx->stats.unmatched_returns++;
 	op.type = OP_RETUNK;
 	op.t = s->create_time;
+	op.k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
 	return add(cs, &op, t);
 }
 
@@ -364,15 +374,29 @@ static int clear_callstack(struct snap_cstack *cs, uint64_t t)
 	return 0;
 }
 
-static void new_callstack_for(struct snap_cstack *cs, const struct snap_loc *addr, uint64_t t)
+static int new_callstack_for(struct snap_cstack *cs, const struct snap_loc *addr, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
+	int err = 0;
 
+	/* Pending ops happened before the new stack: they must not be spread
+	 * past t (where the new stack's inferred frames may start). */
+	err = flush(cs, t);
 	/* Callers have emptied (or suspended) the stack; never leak frames. */
 	cs->total -= s->n;
 	s->n = 0;
 	s->overflow = 0;
-	s->create_time = snap_loc_is_kernel(addr) ? t : cs->last_decode_error_time;
+	/* REC: a nested stack never starts before it was pushed, whatever the
+	 * address (magic-trace uses the last decode error time for user ones). */
+	if (snap_loc_is_kernel(addr) || cs->nstk > 1) {
+		cut(cs, t);
+	} else {
+		/* The stack has been running since the last decode error: its
+		 * inferred frames enclose everything on the track since then. */
+		s->create_time = cs->last_decode_error_time;
+		s->cut_seq = cs->ldet_seq;
+	}
+	return err;
 }
 
 /* Suspends the current stack (it stays open on the track underneath). */
@@ -390,7 +414,18 @@ static int synth(struct snap_cstack *cs, uint32_t sym, uint64_t t)
 	return call(cs, 0, sym, t);
 }
 
-/* Writes every deferred op (front part first), then closes all frames of
+static int op_cmp(const void *a, const void *b)
+{
+	const struct snap_cstack_op *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	return x->k2 < y->k2 ? -1 : x->k2 > y->k2;
+}
+
+/* Writes the deferred ops in (time, sequence) order, then closes all frames of
  * all stacks at t directly, innermost first. Never allocates. */
 static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 {
@@ -399,20 +434,14 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 	size_t i;
 
 	cs->draining = 1;
-	for (i = cs->nfront; i-- > 0;) {
-		const struct snap_cstack_op *op = &cs->sfront[i];
-
-		e = write_op(cs, op, op->t);
+	if (cs->ndefer)
+		qsort(cs->defer, cs->ndefer, sizeof(*cs->defer), op_cmp);
+	for (i = 0; i < cs->ndefer; i++) {
+		e = write_op(cs, &cs->defer[i], cs->defer[i].t);
 		if (e < 0 && !err)
 			err = e;
 	}
-	for (i = 0; i < cs->nback; i++) {
-		e = write_op(cs, &cs->sback[i], cs->sback[i].t);
-		if (e < 0 && !err)
-			err = e;
-	}
-	cs->nfront = cs->nback = 0;
-	cs->start_max = 0;
+	cs->ndefer = 0;
 	for (;;) {
 		struct snap_cstack_stk *s = cur(cs);
 
@@ -440,12 +469,15 @@ int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t)
 	 * pending_time back; we flush up to t and keep every time monotonic. */
 	if (t < cs->pending_time)
 		t = cs->pending_time;
+	if (t < cs->last_time)
+		t = cs->last_time; /* an event moved by #155 may have opened a frame */
 	err = flush(cs, t);
 	e = drain_and_close(cs, t);
 	if (e < 0 && !err)
 		err = e;
 	cs->last_decode_error_time = t;
-	cur(cs)->create_time = t;
+	cut(cs, t);
+	cs->ldet_seq = cur(cs)->cut_seq;
 	cs->pending_time = t;
 	if (cs->last_event_time < t)
 		cs->last_event_time = t;
@@ -458,7 +490,8 @@ int snap_cstack_restart(struct snap_cstack *cs, uint64_t t)
 
 	if (t < cs->pending_time)
 		t = cs->pending_time;
-	cs->pending_time = cs->last_event_time = cur(cs)->create_time = t;
+	cs->pending_time = cs->last_event_time = t;
+	cut(cs, t);
 	return err;
 }
 
@@ -494,9 +527,9 @@ static int tr_start(struct snap_cstack *cs, const struct snap_event *ev, uint64_
 	int err;
 
 	if (cs->ctx->scope == SNAP_SCOPE_KERNEL) {
-		err = clear_callstack(cs, t);
-		new_callstack_for(cs, &ev->dst, t);
-		return err;
+		if ((err = clear_callstack(cs, t)) < 0)
+			return err;
+		return new_callstack_for(cs, &ev->dst, t);
 	}
 	if (!cur(cs)->n && !cur(cs)->overflow)
 		return call(cs, ev->dst.ip, ev->dst.sym, t);
@@ -536,9 +569,8 @@ static int kernel_entry(struct snap_cstack *cs, const struct snap_event *ev, uin
 {
 	int err = push_inactive(cs, t);
 
-	if (err < 0)
+	if (err < 0 || (err = new_callstack_for(cs, &ev->dst, t)) < 0)
 		return err;
-	new_callstack_for(cs, &ev->dst, t);
 	return call(cs, ev->dst.ip, ev->dst.sym, t);
 }
 
@@ -552,11 +584,12 @@ static int kernel_exit(struct snap_cstack *cs, const struct snap_event *ev, uint
 		cs->nstk--;
 		return 0;
 	}
-	new_callstack_for(cs, &ev->dst, t);
+	if ((err = new_callstack_for(cs, &ev->dst, t)) < 0)
+		return err;
 	return check_current_symbol(cs, &ev->dst, t);
 }
 
-int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+static int branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
 {
 	int err;
 
@@ -591,6 +624,24 @@ int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint
 		cs->ctx->stats.unexpected++;
 		return 0;
 	}
+}
+
+/* Ends the segment if too many ops are deferred (see SNAP_CSTACK_MAX_DEFER). */
+int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
+{
+	if (cs->ndefer < cs->ctx->max_defer)
+		return 0;
+	cs->ctx->stats.trimmed++;
+	return snap_cstack_end_thread(cs, t);
+}
+
+int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	int err = branch(cs, ev, t);
+
+	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
+		err = snap_cstack_trim(cs, t);
+	return err;
 }
 
 /* ---- sampdiff primitives ---------------------------------------------- */

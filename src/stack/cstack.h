@@ -7,12 +7,31 @@
  *
  * Slices are written to ctx->tl on the track (pid, tid) given at init; the
  * caller announces the track. Calls that share one perf timestamp are spread
- * evenly up to the next distinct timestamp (§4.3); begins whose start time is
- * only known later (inferred caller frames, frames at time 0) are deferred and
- * written when the thread segment ends (§4.4), so the output is in order per
- * timestamp but not globally sorted by time (like magic-trace). Ops at a time
- * equal to that of a deferred begin are deferred after it, so that after a
- * stable sort by timestamp every track's begins and ends nest.
+ * evenly up to the next distinct timestamp (§4.3). Begins whose start time is
+ * only known later (inferred caller frames at the stack's create_time, the
+ * [unknown] spans of returns past the bottom) are deferred and written when
+ * the thread segment ends (§4.4), so the output is not globally sorted by
+ * time (as in magic-trace); viewers sort it stably by timestamp.
+ *
+ * REC (instead of magic-trace's front/back start_events queue, which breaks
+ * nesting at equal timestamps across nested or re-created stacks): every op
+ * gets a logical sequence number; each stack records the sequence number of
+ * its creation (its "cut"). Ops at a time <= the latest cut time are deferred
+ * too, and at the end the deferred ops are sorted by (time, sequence), where
+ * inferred frames take their stack's cut sequence (later-discovered, i.e.
+ * outer, frames first). So after a stable sort by timestamp every track's
+ * begins and ends nest, whatever the order in which frames were discovered.
+ * A stack re-created for a user address (create_time = last decode error
+ * time) takes that time's sequence, so its inferred frames enclose what the
+ * track showed since then. Other deliberate differences from magic-trace:
+ *  - pending ops are flushed before a new stack is started, so spreading
+ *    never carries an op of the old stack past the switch;
+ *  - a nested (syscall/interrupt) stack starts when pushed, whatever the
+ *    target address;
+ *  - end_of_thread closes at max(t, the latest op time) and times never go
+ *    backwards (counted);
+ *  - the kind/state combinations magic-trace treats as fatal "BUG" are
+ *    counted in stats.unexpected and handled as the nearest sane case.
  *
  * Stack depth is capped (ctx->max_depth frames per thread, counting the
  * suspended stacks of syscalls/interrupts): deeper calls are counted and
@@ -35,6 +54,12 @@
 /* Nested syscall/interrupt stacks per thread beyond which the current stack is
  * reused (counted as depth_capped). */
 #define SNAP_CSTACK_MAX_NEST	      64u
+/* Memory bounds for pathological input: ops waiting for the next distinct
+ * timestamp (beyond this the batch is written with zero shares), and
+ * deferred ops (beyond this the thread segment is ended, like a decode error
+ * without its slice; counted in stats.trimmed). */
+#define SNAP_CSTACK_MAX_PENDING	      65536u
+#define SNAP_CSTACK_MAX_DEFER	      (1u << 20)
 
 /* Interned fixed names (strtab ids), filled by snap_cstack_ctx_init. */
 struct snap_cstack_names {
@@ -49,6 +74,7 @@ struct snap_cstack_stats {
 	uint64_t depth_capped;	    /* frames dropped by the depth cap */
 	uint64_t time_backwards;    /* event times clamped to the thread's last time */
 	uint64_t unexpected;	    /* kind/state combinations magic-trace calls "BUG" */
+	uint64_t trimmed;	    /* segments ended early to bound memory */
 };
 
 /* State shared by every thread of one decode. */
@@ -57,6 +83,7 @@ struct snap_cstack_ctx {
 	struct snap_strtab *st;	  /* borrowed */
 	enum snap_scope scope;
 	uint32_t max_depth;
+	uint32_t max_defer; /* SNAP_CSTACK_MAX_DEFER (tests may lower it) */
 	struct snap_cstack_names n;
 	struct snap_u64map errnames; /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
@@ -73,16 +100,19 @@ struct snap_cstack_stk {
 	size_t n, cap;
 	uint64_t create_time;
 	uint32_t overflow; /* calls dropped by the depth cap still "open" on top */
+	uint64_t cut_seq;  /* sequence number of the stack's creation */
 };
 
 /* A pending or deferred operation (§4.3). */
 struct snap_cstack_op {
 	uint64_t ip;
-	uint64_t t;  /* deferred: time of the op; RETUNK: reset time in .t2 */
+	uint64_t t;  /* deferred: time of the op; RETUNK: the reset (start) time */
 	uint64_t t2; /* RETUNK: end time */
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
+	uint64_t k1; /* deferred order at equal time: sequence number ... */
+	uint32_t k2; /* ... then this (inferred frames: newest first) */
 };
 
 struct snap_cstack {
@@ -95,13 +125,15 @@ struct snap_cstack {
 	size_t npend, cappend;
 	uint32_t npend_calls;
 	uint64_t pending_time;
-	struct snap_cstack_op *sfront; /* start_events front part, stored reversed */
-	size_t nfront, capfront;
-	struct snap_cstack_op *sback; /* start_events back part, in order */
-	size_t nback, capback;
-	uint64_t start_max; /* greatest slice start time among deferred ops */
+	struct snap_cstack_op *defer; /* deferred ops (start_events), unsorted */
+	size_t ndefer, capdefer;
+	uint64_t seq;	    /* logical op counter */
+	uint32_t ninferred; /* inferred-frame counter (for k2) */
+	uint64_t cut_time;  /* create_time of the newest stack */
+	uint64_t ldet_seq;  /* cut sequence of last_decode_error_time */
 	uint64_t last_decode_error_time, last_event_time;
-	int draining; /* end_of_thread: write everything directly */
+	uint64_t last_time; /* the latest time snap_cstack_time returned */
+	int draining;	    /* end_of_thread: write everything directly */
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the
@@ -141,6 +173,11 @@ int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
 /* end_of_thread(last event time), then moves the thread's times to t
  * (§4.12 snapshot boundary). Returns 0 or a negative error. */
 int snap_cstack_restart(struct snap_cstack *cs, uint64_t t);
+
+/* If more than SNAP_CSTACK_MAX_DEFER ops are deferred, ends the thread
+ * segment at t (counted in stats.trimmed) so memory stays bounded.
+ * snap_cstack_branch does it itself. Returns 0 or a negative error. */
+int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
 
 /* Primitives used by sampdiff: write all pending ops up to t; open a frame at
  * exactly t (no spreading); close the top frame at t (no-op if empty).

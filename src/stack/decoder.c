@@ -103,6 +103,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	dec->no_tx = o->no_tx;
 	snap_u64map_init(&dec->tmap);
 	snap_u64map_init(&dec->pidnames);
+	snap_u64map_init(&dec->pidcomm);
 	if (o->has_base_time) {
 		dec->have_base = 1;
 		dec->base = o->base_time;
@@ -135,6 +136,7 @@ void snap_decoder_fini(struct snap_decoder *dec)
 	snap_free(dec->th);
 	snap_u64map_fini(&dec->tmap);
 	snap_u64map_fini(&dec->pidnames);
+	snap_u64map_fini(&dec->pidcomm);
 	snap_cstack_ctx_fini(&dec->ctx);
 	snap_free(dec->hits);
 	snap_free(dec->hit_names);
@@ -173,14 +175,27 @@ static void fmt_id(char *buf, size_t size, int32_t id)
 		snprintf(buf, size, "%" PRId32, id);
 }
 
-/* "CMD [pid=P]" for pid, cmd may be 0. */
+/* The command of a process: the opts name, else the comm of the first event
+ * of the pid that had one (remembered), else 0. */
+static int pid_cmd(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint64_t *cmd)
+{
+	*cmd = 0;
+	if (snap_u64map_get(&dec->pidnames, (uint32_t)pid, cmd) ||
+	    snap_u64map_get(&dec->pidcomm, (uint32_t)pid, cmd) || !comm)
+		return 0;
+	*cmd = comm;
+	return snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm);
+}
+
+/* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0). */
 static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id)
 {
 	char buf[384], p[16];
-	uint64_t cmd = 0;
+	uint64_t cmd;
+	int err = pid_cmd(dec, pid, comm, &cmd);
 
-	if (!snap_u64map_get(&dec->pidnames, (uint32_t)pid, &cmd))
-		cmd = comm;
+	if (err < 0)
+		return err;
 	fmt_id(p, sizeof(p), pid);
 	if (cmd)
 		snprintf(buf, sizeof(buf), "%.300s [pid=%s]",
@@ -194,7 +209,8 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		      struct snap_dthread **out)
 {
 	struct snap_dthread *th;
-	char buf[512], tbuf[16];
+	char buf[512], pbuf[16], tbuf[16];
+	uint64_t cmd = 0;
 	uint32_t tname;
 	int err;
 
@@ -211,8 +227,18 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		goto fail;
 	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name)) < 0)
 		goto fail;
+	/* The thread keeps its own comm (worker names) unless opts name the pid. */
+	if (!snap_u64map_get(&dec->pidnames, (uint32_t)ev->pid, &cmd) && ev->comm)
+		cmd = ev->comm;
+	if (!cmd)
+		pid_cmd(dec, ev->pid, 0, &cmd);
+	fmt_id(pbuf, sizeof(pbuf), ev->pid);
 	fmt_id(tbuf, sizeof(tbuf), ev->tid);
-	snprintf(buf, sizeof(buf), "%s [tid=%s]", snap_strtab_get(dec->st, th->proc_name), tbuf);
+	if (cmd)
+		snprintf(buf, sizeof(buf), "%.300s [pid=%s] [tid=%s]",
+			 snap_strtab_get(dec->st, (uint32_t)cmd), pbuf, tbuf);
+	else
+		snprintf(buf, sizeof(buf), "[pid=%s] [tid=%s]", pbuf, tbuf);
 	if ((err = intern(dec->st, buf, &tname)) < 0)
 		goto fail;
 	if (snap_u64map_put(&dec->tmap, key, dec->nth) < 0) {
@@ -593,6 +619,8 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	int err;
 
+	if (dec->finished)
+		return -EINVAL;
 	dec->stats.events++;
 	set_base(dec, ev);
 	if (violates(dec, ev)) {
@@ -698,6 +726,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	out->depth_capped = c->depth_capped;
 	out->time_backwards += c->time_backwards;
 	out->unexpected = c->unexpected;
+	out->trimmed = c->trimmed;
 	out->samples = dec->sd.samples;
 	out->sample_frames_dropped = dec->sd.dropped_frames;
 	out->zero_frames = dec->sd.zero_frames;

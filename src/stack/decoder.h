@@ -13,9 +13,11 @@
  * time_backwards).
  *
  * Tracks: before the first op on (pid, tid) the decoder calls
- * tl->ops->thread(pid, tid, "CMD [pid=P]", "CMD [pid=P] [tid=T]"), CMD from
- * opts.names, else the comm of the thread's first event, else left out
- * ("[pid=P] [tid=T]"); ids 0 and -1 print as "?". Extra-event tracks use
+ * tl->ops->thread(pid, tid, "CMD [pid=P]", "TCMD [pid=P] [tid=T]"). CMD is
+ * the opts.names entry of the pid, else the comm of the first event of the
+ * pid that had one (so all threads of a process agree), else left out
+ * ("[pid=P]"). TCMD is the opts.names entry, else the comm of the thread's
+ * first event, else CMD. Ids 0 and -1 print as "?". Extra-event tracks use
  * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
  * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
  *
@@ -87,6 +89,7 @@ struct snap_decoder_stats {
 	uint64_t depth_capped;
 	uint64_t time_backwards;
 	uint64_t unexpected; /* branch kind/state combinations that make no sense */
+	uint64_t trimmed;    /* thread segments ended early to bound memory */
 	uint64_t tx_dropped; /* (x) events discarded by an abort or decode error */
 	uint64_t samples;
 	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */
@@ -112,7 +115,8 @@ struct snap_decoder {
 	struct snap_decoder_hit *hits;
 	uint32_t *hit_names; /* "hit SYMBOL" */
 	size_t nhits;
-	struct snap_u64map pidnames; /* pid -> command name id */
+	struct snap_u64map pidnames; /* pid -> command name id (opts) */
+	struct snap_u64map pidcomm;  /* pid -> comm of its first event that had one */
 	uint32_t next_synth;
 	struct snap_event *tx;
 	size_t ntx, captx;
@@ -131,7 +135,7 @@ void snap_decoder_fini(struct snap_decoder *dec);
 
 /* Applies one event (borrowed for the call, including ev->frames).
  * Returns 0, -SNAP_ESCOPE (strict scope violation: nothing applied), -ENOMEM,
- * or a timeline error. After an error other than -SNAP_ESCOPE the decoder
+ * -EINVAL after snap_decoder_finish, or a timeline error. After an error other than -SNAP_ESCOPE the decoder
  * should only be finished or freed. */
 int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev);
 

@@ -55,5 +55,5 @@ int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, u
 	}
 	if (st && !any)
 		st->empty++;
-	return 0;
+	return snap_cstack_trim(cs, t);
 }

@@ -702,22 +702,20 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c)
 
 void snap_fxtcheck_fini(struct snap_fxtcheck *c)
 {
-	for (size_t i = 0; i < c->ntracks; i++)
-		snap_free(c->tracks[i].durs);
 	snap_free(c->tracks);
+	snap_free(c->ev);
 	snap_u64map_fini(&c->map);
 	memset(c, 0, sizeof(*c));
 }
 
-static int check_fail(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec, const char *fmt,
-		      ...) __attribute__((format(printf, 3, 4)));
+static int check_fail(struct snap_fxtcheck *c, uint64_t index, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static int check_fail(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec, const char *fmt,
-		      ...)
+static int check_fail(struct snap_fxtcheck *c, uint64_t index, const char *fmt, ...)
 {
 	va_list ap;
 
-	c->bad_index = rec ? rec->index : c->records;
+	c->bad_index = index;
 	va_start(ap, fmt);
 	vsnprintf(c->why, sizeof(c->why), fmt, ap);
 	va_end(ap);
@@ -745,19 +743,19 @@ static int check_flags(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 	uint32_t f = rec->flags;
 
 	if (f & SNAP_FXTREAD_F_UNDEF_STRING)
-		return check_fail(c, rec, "undefined string index %u", check_undef_ref(rec));
+		return check_fail(c, rec->index, "undefined string index %u", check_undef_ref(rec));
 	if (f & SNAP_FXTREAD_F_UNDEF_THREAD)
-		return check_fail(c, rec, "undefined thread index");
+		return check_fail(c, rec->index, "undefined thread index");
 	if (f & SNAP_FXTREAD_F_UNDEF_PROVIDER)
-		return check_fail(c, rec, "section of provider %" PRIu64 ", never announced",
+		return check_fail(c, rec->index, "section of provider %" PRIu64 ", never announced",
 				  rec->id);
 	if (f & SNAP_FXTREAD_F_INDEX_ZERO)
-		return check_fail(c, rec, "%s record for index 0",
+		return check_fail(c, rec->index, "%s record for index 0",
 				  rec->type == SNAP_FXT_STRING ? "string" : "thread");
 	if (f & SNAP_FXTREAD_F_ZERO_TICKS)
-		return check_fail(c, rec, "0 ticks per second");
+		return check_fail(c, rec->index, "0 ticks per second");
 	if (f & SNAP_FXTREAD_F_BAD_MAGIC)
-		return check_fail(c, rec, "bad magic record");
+		return check_fail(c, rec->index, "bad magic record");
 	return 0;
 }
 
@@ -767,129 +765,47 @@ static int check_time(struct snap_fxtcheck *c, const struct snap_fxtread_rec *re
 	unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / c->tps;
 
 	if (ns >> 63)
-		return check_fail(c, rec, "timestamp %" PRIu64 " ticks overflows int64 ns", ticks);
+		return check_fail(c, rec->index, "timestamp %" PRIu64 " ticks overflows int64 ns",
+				  ticks);
 	return 0;
 }
 
-static int check_track(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec,
-		       struct snap_fxtcheck_track **out)
+/* Returns the track index of rec's thread, adding it, or -ENOMEM. */
+static int64_t check_track(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
 {
 	uint64_t key = (rec->pid & 0xffffffffu) << 32 | (rec->tid & 0xffffffffu), v;
 
-	if (!snap_u64map_get(&c->map, key, &v)) {
-		if (snap_vec_reserve(&c->tracks, &c->cap, c->ntracks + 1, sizeof(*c->tracks)) < 0)
-			return -ENOMEM;
-		v = c->ntracks++;
-		memset(&c->tracks[v], 0, sizeof(c->tracks[v]));
-		c->tracks[v].pid = rec->pid;
-		c->tracks[v].tid = rec->tid;
-		if (snap_u64map_put(&c->map, key, v) < 0)
-			return -ENOMEM;
-	}
-	*out = &c->tracks[v];
-	return 0;
-}
-
-static int str_eq(const struct snap_fxt_str *a, const struct snap_fxt_str *b)
-{
-	return a->len == b->len && !memcmp(a->s, b->s, a->len);
-}
-
-static int check_duration(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
-{
-	struct snap_fxtcheck_track *t = NULL;
-	struct snap_fxtcheck_dur *d;
-	int err;
-
-	if (rec->sub == SNAP_FXT_EV_COMPLETE) {
-		c->completes++;
-		if (rec->end < rec->ts)
-			return check_fail(c, rec,
-					  "complete event ends (%" PRIu64
-					  ") before it starts (%" PRIu64 ")",
-					  rec->end, rec->ts);
-		return check_time(c, rec, rec->end);
-	}
-	err = check_track(c, rec, &t);
-	if (err < 0)
-		return err;
-	if (snap_vec_reserve(&t->durs, &t->capdurs, t->ndurs + 1, sizeof(*t->durs)) < 0)
+	if (snap_u64map_get(&c->map, key, &v))
+		return (int64_t)v;
+	if (c->ntracks >= (1u << 27) ||
+	    snap_vec_reserve(&c->tracks, &c->cap, c->ntracks + 1, sizeof(*c->tracks)) < 0)
 		return -ENOMEM;
-	d = &t->durs[t->ndurs++];
-	d->ts = rec->ts;
-	d->index = rec->index;
-	d->name = rec->name;
-	d->begin = rec->sub == SNAP_FXT_EV_BEGIN;
-	if (d->begin)
-		c->begins++;
-	else
-		c->ends++;
+	v = c->ntracks++;
+	c->tracks[v][0] = rec->pid;
+	c->tracks[v][1] = rec->tid;
+	if (snap_u64map_put(&c->map, key, v) < 0)
+		return -ENOMEM;
+	return (int64_t)v;
+}
+
+/* Keeps a duration event for finish. */
+static int check_keep(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
+{
+	struct snap_fxtcheck_ev *e;
+	int64_t t = check_track(c, rec);
+
+	if (t < 0)
+		return (int)t;
+	if (snap_vec_reserve(&c->ev, &c->evcap, c->nev + 1, sizeof(*c->ev)) < 0)
+		return -ENOMEM;
+	e = &c->ev[c->nev++];
+	e->ts = rec->ts;
+	e->end = rec->end;
+	e->name = rec->name.s ? rec->name.s : "";
+	e->name_len = rec->name.s ? rec->name.len : 0;
+	e->index = rec->index;
+	e->track_sub = (uint32_t)t << 4 | rec->sub;
 	return 0;
-}
-
-static int dur_cmp(const void *pa, const void *pb)
-{
-	const struct snap_fxtcheck_dur *a = pa, *b = pb;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index;
-}
-
-/* Matches one track's begins and ends in Perfetto's order. */
-static int check_nesting(struct snap_fxtcheck *c, struct snap_fxtcheck_track *t)
-{
-	const struct snap_fxtcheck_dur **stack = NULL;
-	size_t depth = 0, cap = 0;
-	uint64_t at = 0;
-	int err = 0;
-
-	qsort(t->durs, t->ndurs, sizeof(*t->durs), dur_cmp);
-	for (size_t i = 0; i < t->ndurs && !err; i++) {
-		const struct snap_fxtcheck_dur *d = &t->durs[i];
-
-		at = d->index;
-		if (d->begin) {
-			if (depth >= SNAP_FXTCHECK_MAX_DEPTH)
-				err = check_fail(c, NULL,
-						 "nesting deeper than %d on pid %" PRIu64
-						 " tid %" PRIu64 " (Perfetto drops it)",
-						 SNAP_FXTCHECK_MAX_DEPTH, t->pid, t->tid);
-			else if (snap_vec_reserve(&stack, &cap, depth + 1, sizeof(*stack)) < 0)
-				err = -ENOMEM;
-			else
-				stack[depth++] = d;
-		} else if (!depth) {
-			err = check_fail(c, NULL,
-					 "end at %" PRIu64 " on pid %" PRIu64 " tid %" PRIu64
-					 " with no open begin",
-					 d->ts, t->pid, t->tid);
-		} else if (d->name.len && !str_eq(&d->name, &stack[depth - 1]->name)) {
-			err = check_fail(
-				c, NULL,
-				"end \"%.*s\" at %" PRIu64 " closes \"%.*s\" (not in stack order)",
-				(int)(d->name.len > 80 ? 80 : d->name.len), d->name.s, d->ts,
-				(int)(stack[depth - 1]->name.len > 80 ? 80
-								      : stack[depth - 1]->name.len),
-				stack[depth - 1]->name.s);
-		} else {
-			depth--;
-		}
-	}
-	if (!err && depth) {
-		at = stack[depth - 1]->index;
-		err = check_fail(
-			c, NULL,
-			"%zu begin(s) never ended on pid %" PRIu64 " tid %" PRIu64
-			" (innermost \"%.*s\")",
-			depth, t->pid, t->tid,
-			(int)(stack[depth - 1]->name.len > 80 ? 80 : stack[depth - 1]->name.len),
-			stack[depth - 1]->name.s ? stack[depth - 1]->name.s : "");
-	}
-	if (err == -SNAP_EPARSE)
-		c->bad_index = at;
-	snap_free(stack);
-	return err;
 }
 
 static int check_event(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
@@ -900,16 +816,28 @@ static int check_event(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 	if (err < 0)
 		return err;
 	switch (rec->sub) {
-	case SNAP_FXT_EV_BEGIN:
-	case SNAP_FXT_EV_END:
 	case SNAP_FXT_EV_COMPLETE:
-		return check_duration(c, rec);
+		c->completes++;
+		if (rec->end < rec->ts)
+			return check_fail(c, rec->index,
+					  "complete event ends (%" PRIu64
+					  ") before it starts (%" PRIu64 ")",
+					  rec->end, rec->ts);
+		err = check_time(c, rec, rec->end);
+		return err < 0 ? err : check_keep(c, rec);
+	case SNAP_FXT_EV_BEGIN:
+		c->begins++;
+		return check_keep(c, rec);
+	case SNAP_FXT_EV_END:
+		c->ends++;
+		return check_keep(c, rec);
 	case SNAP_FXT_EV_COUNTER:
 		c->counters++;
 		for (uint32_t i = 0; i < rec->nargs; i++)
 			if (rec->args[i].type < SNAP_FXT_ARG_INT32 ||
 			    rec->args[i].type > SNAP_FXT_ARG_DOUBLE)
-				return check_fail(c, rec, "counter argument #%u is not numeric", i);
+				return check_fail(c, rec->index,
+						  "counter argument #%u is not numeric", i);
 		return 0;
 	default:
 		return 0;
@@ -926,15 +854,15 @@ static int check_kobj(struct snap_fxtcheck *c, const struct snap_fxtread_rec *re
 
 		if (a->name.len == 7 && !memcmp(a->name.s, "process", 7)) {
 			if (a->type != SNAP_FXT_ARG_KOID)
-				return check_fail(c, rec,
+				return check_fail(c, rec->index,
 						  "thread %" PRIu64
 						  " name: 'process' argument is not a koid",
 						  rec->tid);
 			return 0;
 		}
 	}
-	return check_fail(c, rec, "thread %" PRIu64 " name without a 'process' koid argument",
-			  rec->tid);
+	return check_fail(c, rec->index,
+			  "thread %" PRIu64 " name without a 'process' koid argument", rec->tid);
 }
 
 int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
@@ -957,13 +885,131 @@ int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 	}
 }
 
+/* Track, then time, then file order: Perfetto's order on each thread. */
+static int check_cmp(const void *pa, const void *pb)
+{
+	const struct snap_fxtcheck_ev *a = pa, *b = pb;
+	uint32_t ta = a->track_sub >> 4, tb = b->track_sub >> 4;
+
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* An open slice while checking: a begin (end unknown) or a complete event. */
+struct check_open {
+	const struct snap_fxtcheck_ev *ev;
+	int is_begin;
+	long anc; /* stack index of the nearest complete event below, or -1 */
+};
+
+#define CHECK_NAME(e) (int)((e)->name_len > 80 ? 80 : (e)->name_len), (e)->name
+
+/* Checks the sorted events of one track, [ev, ev + n). */
+static int check_one_track(struct snap_fxtcheck *c, const struct snap_fxtcheck_ev *ev, size_t n,
+			   struct check_open *st)
+{
+	const uint64_t *pt = c->tracks[ev->track_sub >> 4];
+	size_t depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_fxtcheck_ev *e = &ev[i];
+		unsigned sub = e->track_sub & 15;
+
+		/* complete events that are over by now */
+		while (depth && !st[depth - 1].is_begin && st[depth - 1].ev->end <= e->ts &&
+		       !(sub == SNAP_FXT_EV_COMPLETE && st[depth - 1].ev->end == e->ts &&
+			 st[depth - 1].ev->ts == e->ts && e->end == e->ts))
+			depth--;
+		if (sub == SNAP_FXT_EV_END) {
+			const struct snap_fxtcheck_ev *top;
+
+			if (!depth)
+				return check_fail(c, e->index,
+						  "end at %" PRIu64 " on pid %" PRIu64
+						  " tid %" PRIu64 " with no open begin",
+						  e->ts, pt[0], pt[1]);
+			top = st[depth - 1].ev;
+			if (!st[depth - 1].is_begin)
+				return check_fail(
+					c, e->index,
+					"end at %" PRIu64
+					" closes a begin while its child, complete "
+					"event \"%.*s\" [%" PRIu64 ", %" PRIu64
+					"], is still open (the child outlasts its parent)",
+					e->ts, CHECK_NAME(top), top->ts, top->end);
+			if (e->name_len && (e->name_len != top->name_len ||
+					    memcmp(e->name, top->name, e->name_len)))
+				return check_fail(
+					c, e->index,
+					"end \"%.*s\" closes \"%.*s\" (not in stack order)",
+					CHECK_NAME(e), CHECK_NAME(top));
+			if (st[depth - 1].anc >= 0 && st[st[depth - 1].anc].ev->end < e->ts) {
+				const struct snap_fxtcheck_ev *p = st[st[depth - 1].anc].ev;
+
+				return check_fail(
+					c, e->index,
+					"end at %" PRIu64 " closes \"%.*s\", which began inside "
+					"complete event \"%.*s\" [%" PRIu64 ", %" PRIu64
+					"] (it outlasts its parent)",
+					e->ts, CHECK_NAME(top), CHECK_NAME(p), p->ts, p->end);
+			}
+			depth--;
+			continue;
+		}
+		if (sub == SNAP_FXT_EV_COMPLETE && depth && !st[depth - 1].is_begin &&
+		    e->end > st[depth - 1].ev->end)
+			return check_fail(
+				c, e->index,
+				"complete event \"%.*s\" [%" PRIu64 ", %" PRIu64
+				"] partially overlaps \"%.*s\" [%" PRIu64 ", %" PRIu64 "]",
+				CHECK_NAME(e), e->ts, e->end, CHECK_NAME(st[depth - 1].ev),
+				st[depth - 1].ev->ts, st[depth - 1].ev->end);
+		if (depth >= SNAP_FXTCHECK_MAX_DEPTH)
+			return check_fail(c, e->index,
+					  "nesting deeper than %d on pid %" PRIu64 " tid %" PRIu64
+					  " (Perfetto drops it)",
+					  SNAP_FXTCHECK_MAX_DEPTH, pt[0], pt[1]);
+		st[depth].ev = e;
+		st[depth].is_begin = sub == SNAP_FXT_EV_BEGIN;
+		st[depth].anc = !depth			 ? -1
+				: st[depth - 1].is_begin ? st[depth - 1].anc
+							 : (long)depth - 1;
+		depth++;
+	}
+	while (depth && !st[depth - 1].is_begin)
+		depth--;
+	for (size_t k = 0; k < depth; k++)
+		if (st[k].is_begin)
+			return check_fail(c, st[k].ev->index,
+					  "begin \"%.*s\" at %" PRIu64 " on pid %" PRIu64
+					  " tid %" PRIu64 " never ended",
+					  CHECK_NAME(st[k].ev), st[k].ev->ts, pt[0], pt[1]);
+	return 0;
+}
+
 int snap_fxtcheck_finish(struct snap_fxtcheck *c)
 {
-	for (size_t i = 0; i < c->ntracks; i++) {
-		int err = check_nesting(c, &c->tracks[i]);
+	struct check_open *st;
+	size_t i = 0;
+	int err = 0;
 
-		if (err < 0)
-			return err;
+	if (!c->nev)
+		return 0;
+	st = snap_malloc((SNAP_FXTCHECK_MAX_DEPTH + 1) * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	qsort(c->ev, c->nev, sizeof(*c->ev), check_cmp);
+	while (!err && i < c->nev) {
+		size_t j = i;
+
+		while (j < c->nev && c->ev[j].track_sub >> 4 == c->ev[i].track_sub >> 4)
+			j++;
+		err = check_one_track(c, c->ev + i, j - i, st);
+		i = j;
 	}
-	return 0;
+	snap_free(st);
+	return err;
 }

@@ -161,28 +161,51 @@ const char *snap_fxtread_why(const struct snap_fxtread *r);
 int snap_fxtread_is_default(const struct snap_fxtread_rec *rec);
 
 /* Prints rec as one line (no newline) into buf (len bytes, NUL-terminated,
- * truncated if short). Returns the full length the line needs, as snprintf. */
+ * truncated if short). Returns the full length the line needs, as snprintf.
+ * The format (stable: golden files compare it):
+ *   begin ts=1000 pid=42 tid=43 name="main" args={address=0x401000, symbol="main"}
+ *   end ts=2000 pid=42 tid=43 name="main"
+ *   complete ts=5 end=9 pid=42 tid=43 name="[decode error: Overflow packet]"
+ *   counter ts=7 pid=42 tid=43 name="CPU" id=1 args={freq (MHz)=4600}
+ *   instant|async_begin|async_instant|async_end|flow_begin|flow_step|flow_end ...
+ *     (async and flow events carry id=N)
+ *   process koid=42 name="prog [pid=42]"
+ *   thread koid=43 process=42 name="prog [pid=42] [tid=43]"
+ *   magic | provider id=0 name="snaptrace" | provider_section id=0 |
+ *   init ticks_per_second=1000000000 | string index=5 "text" |
+ *   thread_ref index=1 pid=42 tid=43 | log ts= pid= tid= "msg" |
+ *   record type=N words=N (other record types)
+ * Times are ticks as written. cat="..." appears only when not empty, name=
+ * only when not empty; args only when present. Strings are quoted with \"
+ * \\ and \xNN escapes (bytes < 0x20 and 0x7f), other bytes as they are;
+ * an undefined string index prints as <undefined N>. Argument values:
+ * integers in decimal, pointers 0x.., doubles %.17g, strings quoted, koids
+ * decimal, booleans true/false, null; keys are bare unless they hold
+ * quote, backslash, '=', ',', '{', '}' or control bytes (then quoted). */
 size_t snap_fxtread_desc(const struct snap_fxtread_rec *rec, char *buf, size_t len);
 
-/* The validator: feed it every record of a trace in order, then finish. */
-/* A begin or end, kept until finish: Perfetto sorts a track's events by
- * timestamp (file order breaking ties) before it matches begins and ends. */
-struct snap_fxtcheck_dur {
-	uint64_t ts, index; /* record index, also the tie-break */
-	struct snap_fxt_str name;
-	int begin;
-};
-
-struct snap_fxtcheck_track {
-	uint64_t pid, tid;
-	struct snap_fxtcheck_dur *durs;
-	size_t ndurs, capdurs;
+/*
+ * The validator, for `dump -check`: feed it every record of a trace in
+ * order, then finish. Records are checked as they come (flags, refs, times,
+ * counter args, thread names); duration events (begin, end, complete) are
+ * kept and checked at finish the way Perfetto builds slices: per thread,
+ * stably sorted by timestamp (file order breaks ties), then matched on a
+ * stack.
+ */
+struct snap_fxtcheck_ev {
+	uint64_t ts, end; /* end: complete events only */
+	const char *name; /* borrowed from the trace */
+	uint64_t index;	  /* record index (the stable tie-break) */
+	uint32_t name_len;
+	uint32_t track_sub; /* track index << 4 | event type */
 };
 
 struct snap_fxtcheck {
-	struct snap_u64map map; /* (pid << 32 | tid) -> track index */
-	struct snap_fxtcheck_track *tracks;
+	struct snap_u64map map; /* (pid << 32 | tid), cut to 32 bits each -> track index */
+	uint64_t (*tracks)[2];	/* track index -> pid, tid */
 	size_t ntracks, cap;
+	struct snap_fxtcheck_ev *ev; /* the duration events */
+	size_t nev, evcap;
 	uint64_t tps; /* ticks per second in force */
 	uint64_t records, events, begins, ends, completes, counters, kobjs;
 	uint64_t bad_index; /* record index of the first problem */
@@ -195,16 +218,17 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
 /* Checks one record (as returned by snap_fxtread_next, borrowed; its strings
  * must stay valid until finish). Returns 0, -SNAP_EPARSE with the problem in
- * c->why (flags set by the reader, refs undefined, a complete event ending
- * before it starts, a time
- * overflowing int64 ns, zero ticks/s, nesting deeper than
- * SNAP_FXTCHECK_MAX_DEPTH, a counter with non-numeric args, a thread name
- * without a "process" koid arg), or -ENOMEM. */
+ * c->why and its record in c->bad_index (a reader flag: undefined ref,
+ * index 0, unknown provider, zero ticks/s, bad magic; a complete event
+ * ending before it starts; a time overflowing int64 ns; a counter with
+ * non-numeric args; a thread name without a "process" koid arg), or -ENOMEM. */
 int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec);
-/* Checks each track's begins and ends the way Perfetto matches them, after a
- * stable sort by timestamp: no end without an open begin, ends naming the
- * innermost open slice, nesting within SNAP_FXTCHECK_MAX_DEPTH, every begin
- * ended. Returns 0, -SNAP_EPARSE (c->why, c->bad_index) or -ENOMEM. */
+/* Checks the slices: per thread, in timestamp order, every end closes an
+ * open begin (never below depth 0), an end's name (when not empty) is the
+ * innermost begin's, no slice outlasts the slice it is nested in,
+ * complete events do not partially overlap, nesting stays within
+ * SNAP_FXTCHECK_MAX_DEPTH, and every begin is ended. Returns 0, -SNAP_EPARSE
+ * (c->why, c->bad_index) or -ENOMEM. */
 int snap_fxtcheck_finish(struct snap_fxtcheck *c);
 
 #endif

@@ -4,9 +4,10 @@
 # on a synthetic Intel PT recording of >= 3 M branches (and a sampling recording).
 #   tests/bench/dlfilter.sh [PERF.DATA]
 # Without an argument it makes build/bench/pt8.data once (about 40 s of ptrace
-# single-stepping) with the ptsynth prototype ($SNAP_PTSYNTH_PROTO). Prints one
+# single-stepping; 3.84 M branches) with the ptsynth prototype
+# ($SNAP_PTSYNTH_PROTO; tests/ptsynth's tools have no big target yet). Prints one
 # line per variant: best of 3 runs, CPU seconds (user+sys of every process in
-# the pipeline) and wall seconds.
+# the pipeline) and wall seconds; then the ratios.
 set -u
 cd "$(dirname "$0")/../.."
 : "${SNAP_BUILD:=build/default}"
@@ -21,7 +22,7 @@ die() {
 	echo "bench dlfilter: $*" >&2
 	exit 1
 }
-[ -f "$PLUGIN" ] && [ -x "$DUMP" ] || die "run make test-bins first"
+[ -f "$PLUGIN" ] && [ -x "$DUMP" ] && [ -x "$ROOT/snaptrace" ] || die "run make test-bins first"
 command -v perf >/dev/null || die "no perf"
 
 data=${1:-$OUT/pt8.data}
@@ -68,17 +69,24 @@ best() {
 n=$(perf script -i "$data" --itrace=be --dlfilter "$PLUGIN" --dlarg fd=3 3>&1 >/dev/null 2>&1 |
 	"$DUMP" -s)
 echo "$(basename "$data"): $n"
-PS="perf script -i $data --itrace=be"
+PS="perf script -i $data --itrace=bep"
+FIELDS=comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period
 best "perf decode floor (drop-all dlfilter)" "$PS --dlfilter $OUT/drop.so" floor
-best "plugin -> /dev/null" "$PS --dlfilter $PLUGIN --dlarg path=/dev/null" plugnull
-best "plugin -> pipe -> parse/dlrec" \
-	"$PS --dlfilter $PLUGIN --dlarg fd=3 3>&1 >/dev/null | $DUMP -s" plugin
-best "plugin keepjumps -> pipe -> parse/dlrec" \
-	"$PS --dlfilter $PLUGIN --dlarg fd=3 --dlarg keepjumps 3>&1 >/dev/null | $DUMP -s" keep
-best "text (magic-trace fields) -> /dev/null" \
-	"$PS --ns -F pid,tid,time,flags,ip,sym,symoff,dso,addr" text
-best "text -> pipe -> wc -l" "$PS --ns -F pid,tid,time,flags,ip,sym,symoff,dso,addr | wc -l" \
-	textwc
-echo "plugin path vs text to /dev/null: $(echo "scale=1; $wall_text / $wall_plugin" | bc)x" \
-	"faster (wall), $(echo "scale=1; $cpu_text / $cpu_plugin" | bc)x less CPU;" \
-	"plugin vs floor: $(echo "scale=2; $wall_plugin / $wall_floor" | bc)x (wall)"
+best "perf + plugin -> /dev/null" "$PS --dlfilter $PLUGIN --dlarg path=/dev/null" plugnull
+best "perf + plugin keepjumps -> /dev/null" \
+	"$PS --dlfilter $PLUGIN --dlarg path=/dev/null --dlarg keepjumps" keepnull
+best "perf text (snaptrace's fields) -> /dev/null" "$PS --ns -F $FIELDS" text
+best "snaptrace decode, plugin path" \
+	"SNAPTRACE_DLFILTER=$PLUGIN $ROOT/snaptrace decode $data -o $OUT/p.fxt" plugin
+best "snaptrace decode, text path" \
+	"SNAPTRACE_NO_DLFILTER=1 $ROOT/snaptrace decode $data -o $OUT/t.fxt" textdec
+if cmp -s <("$ROOT/snaptrace" dump "$OUT/p.fxt") <("$ROOT/snaptrace" dump "$OUT/t.fxt"); then
+	echo "snaptrace dump of both outputs: identical"
+else
+	echo "snaptrace dump of both outputs: DIFFERENT"
+fi
+echo "snaptrace decode, text path / plugin path: $(echo "scale=1; $cpu_textdec / $cpu_plugin" | bc)x CPU," \
+	"$(echo "scale=1; $wall_textdec / $wall_plugin" | bc)x wall;" \
+	"plugin path / perf's floor: $(echo "scale=2; $cpu_plugin / $cpu_floor" | bc)x CPU," \
+	"$(echo "scale=2; $wall_plugin / $wall_floor" | bc)x wall"
+echo "(machine load now: $(cut -d' ' -f1-3 /proc/loadavg); on a busy 2-core VM wall times are noisy)"

@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		const struct snap_dlrec_stats *s = snap_dlrec_stats(&r);
 
 		printf("records %" PRIu64 " branches %" PRIu64 " samples %" PRIu64
-		       " powers %" PRIu64 " dropped %" PRIu64 " errors %" PRIu64 " syncs %" PRIu64
+		       " powers %" PRIu64 " dropped %" PRIu64 " errors %" PRIu64 " texts %" PRIu64
 		       "\n",
 		       s->records, s->branches, s->samples, s->powers, s->dropped, s->errors,
 		       s->texts);

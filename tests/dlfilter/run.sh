@@ -125,6 +125,13 @@ same_as_text dlfilter_sampling_nocache "$tmp/fp.data" "$SFIELDS" nocache
 
 evcmp dlfilter_events_callchains "$tmp/fp.data" - "$SAMPLE_TEXT" -k
 evcmp dlfilter_events_flat "$tmp/flat.data" - "$SAMPLE_TEXT" -k
+# exec: one pid, three comms (setarch, sh, prog), the same addresses reused without ASLR.
+if perf record --no-bpf-event -e cpu-clock -F 2000 -g -o "$tmp/exec.data" -- \
+	setarch "$(uname -m)" -R sh -c "$tmp/prog 30000; exec $tmp/prog 30000" >/dev/null 2>&1; then
+	evcmp dlfilter_events_exec "$tmp/exec.data" - "$SAMPLE_TEXT" -k
+else
+	skip dlfilter_events_exec "perf record of an exec chain failed"
+fi
 
 # The call tree is really there (the comparison above could pass on two empty outputs).
 if grep -q '^[0-9a-f]* leaf+' "$tmp/dlfilter_sampling_callchains.dump" &&
@@ -193,6 +200,7 @@ if [ ! -x ./snaptrace ]; then
 else
 	same_dump dlfilter_same_dump_callchains "$tmp/fp.data"
 	same_dump dlfilter_same_dump_flat "$tmp/flat.data"
+	[ -e "$tmp/exec.data" ] && same_dump dlfilter_same_dump_exec "$tmp/exec.data"
 fi
 
 # ---- a broken plugin: clear errors naming it, no hang, no output file ----
@@ -251,7 +259,7 @@ else
 	perf_pid=
 	for _ in $(seq 100); do
 		for c in $(cat "/proc/$st_pid/task/$st_pid/children" 2>/dev/null); do
-			tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q 'script.*evil2' &&
+			tr '\0' ' ' 2>/dev/null <"/proc/$c/cmdline" | grep -q 'script.*evil2' &&
 				perf_pid=$c
 		done
 		[ -n "$perf_pid" ] && break

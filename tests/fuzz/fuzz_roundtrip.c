@@ -4,7 +4,8 @@
  * the input are written with the FXT writer (over tiny string and thread
  * tables, so indexes are re-used constantly) into a memory sink, read back
  * with fxtread and compared event by event; the trace must also pass the
- * validator (the sequence keeps begin/end balanced and times monotonic).
+ * validator (the sequence keeps begin/end balanced, times monotonic, and
+ * starts nothing inside a complete event).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -156,8 +157,13 @@ static void rt_read_back(struct rt *t, const unsigned char *buf, size_t len)
 			abort();
 		rt_check_event(t, &t->ev[k++], &rec);
 	}
-	if (k != t->nev || snap_fxtcheck_finish(&c) < 0)
+	if (k != t->nev)
 		abort();
+	if (snap_fxtcheck_finish(&c) < 0) {
+		fprintf(stderr, "roundtrip: check: record %llu: %s\n",
+			(unsigned long long)c.bad_index, c.why);
+		abort();
+	}
 	snap_fxtcheck_fini(&c);
 	snap_fxtread_fini(&r);
 }
@@ -220,6 +226,7 @@ static int rt_play(struct rt *t, struct snap_timeline *tl, struct rt_in *in)
 			e->name = rt_name(t, in);
 			e->nargs = rt_args(t, in, e->args, 0);
 			e->extra = end;
+			ts[th] = end; /* nothing starts inside it: Perfetto would mis-nest it */
 			tl->ops->complete(tl, pid, tid, e->ts, end, e->name, e->args, e->nargs);
 			break;
 		}

@@ -10,14 +10,19 @@
  *   long     a 40,000-byte name (truncated) and odd bytes in names
  *   bench    N events (default 10 M) of a call tree over 5,000 names with
  *            address/symbol args on 4 threads; prints the writer's speed
+ *   perfscript  OUT FILE: `perf script` text FILE through the real parser and
+ *            stack decoder (what `snaptrace decode` does); prints events/s
  * OUT ending in .gz is gzip-compressed (at level LEVEL if given as a 4th
  * argument). Exit 0 on success.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "parse/perfscript.h"
+#include "stack/decoder.h"
 #include "util/err.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
@@ -214,6 +219,63 @@ static void gen_bench(struct gen *g, uint64_t n)
 	}
 }
 
+/* perf script text -> parser -> decoder -> the writer. Returns 0 or an error. */
+static int gen_perfscript(struct gen *g, const char *path)
+{
+	struct snap_perfscript ps;
+	struct snap_decoder dec;
+	struct snap_event ev;
+	struct timespec t0, t1;
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(1 << 16);
+	uint64_t events = 0;
+	size_t n;
+	int err, r;
+
+	if (!f || !buf) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return -ENOENT;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = snap_perfscript_init(&ps, &g->st);
+	if (!err)
+		err = snap_decoder_init(&dec, g->tl, &g->st, NULL);
+	while (!err) {
+		n = fread(buf, 1, 1 << 16, f);
+		if (n)
+			err = snap_perfscript_feed(&ps, buf, n);
+		else
+			snap_perfscript_finish(&ps);
+		while (!err && (r = snap_perfscript_next(&ps, &ev)) > 0) {
+			err = snap_decoder_feed(&dec, &ev);
+			events++;
+		}
+		if (!err && r < 0)
+			err = r;
+		if (!n)
+			break;
+	}
+	if (!err)
+		err = snap_decoder_finish(&dec);
+	if (!err)
+		err = g->tl->ops->finish(g->tl);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	{
+		double s =
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		fprintf(stderr, "perfscript->fxt: %llu events in %.3f s: %.2f M events/s\n",
+			(unsigned long long)events, s, (double)events / s / 1e6);
+	}
+	snap_decoder_fini(&dec);
+	snap_perfscript_fini(&ps);
+	fclose(f);
+	free(buf);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct gen g;
@@ -227,7 +289,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sc = argv[1];
-	n = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
+	n = argc > 3 && strcmp(sc, "perfscript") ? strtoul(argv[3], NULL, 10) : 0;
 	memset(&g, 0, sizeof(g));
 	snap_strtab_init(&g.st);
 	err = snap_sink_open(&sink, argv[2]);
@@ -235,7 +297,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxtgen: %s: %s\n", argv[2], snap_strerror(err));
 		return 1;
 	}
-	if (argc > 4)
+	if (argc > 4 && strcmp(sc, "perfscript"))
 		err = snap_sink_set_gz_level(&sink, atoi(argv[4]));
 	if (!err)
 		err = snap_fxt_init(&g.fx, &sink, &g.st);
@@ -251,6 +313,8 @@ int main(int argc, char **argv)
 		gen_random(&g);
 	else if (!strcmp(sc, "long"))
 		gen_long(&g);
+	else if (!strcmp(sc, "perfscript"))
+		err = argc > 3 ? gen_perfscript(&g, argv[3]) : -SNAP_EUSAGE;
 	else if (!strcmp(sc, "bench"))
 		gen_bench(&g, n ? n : 10000000);
 	else

@@ -70,6 +70,12 @@ case_one threads-1000 threads threads.fxt 1000
 case_one random-1 random random1.fxt 1
 case_one random-2 random random2.fxt.gz 2
 case_one long-strings long long.fxt
+# real decoder output: perf script inputs of the golden tests -> parser -> decoder -> writer
+for f in tests/golden/perfscript/*.txt; do
+	[ -f "$f" ] || continue
+	b=$(basename "$f" .txt)
+	case_one "decode-$b" perfscript "decode-$b.fxt.gz" "$f"
+done
 
 # The 100,000-symbol file really re-used indexes and kept every name.
 if [ -f "$tmp/symbols-100k.txt" ]; then
@@ -88,6 +94,15 @@ if "$snap" dump -all "$tmp/symbols.fxt.gz" >"$tmp/all.txt" 2>/dev/null; then
 		pass "symbols-100k-index-reuse"
 	else
 		failed "symbols-100k-index-reuse" "$defs string records, highest index $maxidx"
+	fi
+fi
+
+# dump -check and fxt_read.py (errors or warnings) judge random small traces alike.
+if [ $have_reader -eq 1 ]; then
+	if out=$(python3 tests/fxt/verdicts.py "$snap" "$reader" 600 "$tmp" 2>&1); then
+		pass "check-verdicts-agree"
+	else
+		failed "check-verdicts-agree" "$(echo "$out" | tail -1)"
 	fi
 fi
 

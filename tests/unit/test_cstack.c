@@ -98,9 +98,6 @@ struct ccase {
 	uint64_t unmatched, capped, unexpected;
 };
 
-#define A(addr, sym)  " address=0x" #addr " symbol=" sym
-#define AI(addr, sym) A(addr, sym) " inferred_start_time=true"
-
 static const struct ccase cases[] = {
 	{"calls_and_returns",
 	 SNAP_SCOPE_USER,
@@ -108,15 +105,12 @@ static const struct ccase cases[] = {
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo",
 	  "20 1/1 call 401010 foo 402000 bar", "30 1/1 return 402010 bar 401020 foo",
 	  "40 1/1 return 401030 foo 400020 main"},
-	 "B 10 tid=1 foo" A(
-		 401000, "foo") "\n"
-				"B 20 tid=1 bar" A(
-					402000, "bar") "\n"
-						       "E 30 tid=1 bar\n"
-						       "E 40 tid=1 foo\n"
-						       "B 0 tid=1 main" A(
-							       400000, "main") "\n"
-									       "E 40 tid=1 main\n"},
+	 "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+	 "B 20 tid=1 bar address=0x402000 symbol=bar\n"
+	 "E 30 tid=1 bar\n"
+	 "E 40 tid=1 foo\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 40 tid=1 main\n"},
 	/* §4.3 worked example 1: two calls and returns at 1, next op at 100. */
 	{"spread_example_1",
 	 SNAP_SCOPE_USER,
@@ -124,21 +118,14 @@ static const struct ccase cases[] = {
 	 {"0 1/1 strt 0 - 400000 main", "1 1/1 call 400010 main 401000 sub",
 	  "1 1/1 return 401010 sub 400014 main", "1 1/1 call 400020 main 401000 sub",
 	  "1 1/1 return 401010 sub 400024 main", "100 1/1 call 400030 main 402000 baz"},
-	 "B 1 tid=1 sub" A(
-		 401000, "sub") "\n"
-				"E 50 tid=1 sub\n"
-				"B 50 tid=1 sub" A(
-					401000,
-					"sub") "\n"
-					       "E 100 tid=1 sub\n"
-					       "B 100 tid=1 baz" A(
-						       402000,
-						       "baz") "\n"
-							      "B 0 tid=1 main" A(
-								      400000,
-								      "main") "\n"
-									      "E 100 tid=1 baz\n"
-									      "E 100 tid=1 main\n"},
+	 "B 1 tid=1 sub address=0x401000 symbol=sub\n"
+	 "E 50 tid=1 sub\n"
+	 "B 50 tid=1 sub address=0x401000 symbol=sub\n"
+	 "E 100 tid=1 sub\n"
+	 "B 100 tid=1 baz address=0x402000 symbol=baz\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 100 tid=1 baz\n"
+	 "E 100 tid=1 main\n"},
 	/* §4.3 worked example 2: four calls at 100, next op at 103. */
 	{"spread_example_2",
 	 SNAP_SCOPE_USER,
@@ -146,66 +133,49 @@ static const struct ccase cases[] = {
 	 {"0 1/1 strt 0 - 400000 main", "100 1/1 call 400010 main 401000 a",
 	  "100 1/1 call 401010 a 402000 b", "100 1/1 call 402010 b 403000 c",
 	  "100 1/1 call 403010 c 404000 d", "103 1/1 return 404010 d 403014 c"},
-	 "B 100 tid=1 a" A(
-		 401000,
-		 "a") "\n"
-		      "B 100 tid=1 b" A(
-			      402000,
-			      "b") "\n"
-				   "B 101 tid=1 c" A(
-					   403000,
-					   "c") "\n"
-						"B 102 tid=1 d" A(
-							404000,
-							"d") "\n"
-							     "E 103 tid=1 d\n"
-							     "B 0 tid=1 main" A(
-								     400000,
-								     "main") "\n"
-									     "E 103 tid=1 c\n"
-									     "E 103 tid=1 b\n"
-									     "E 103 tid=1 a\n"
-									     "E 103 tid=1 main\n"},
+	 "B 100 tid=1 a address=0x401000 symbol=a\n"
+	 "B 100 tid=1 b address=0x402000 symbol=b\n"
+	 "B 101 tid=1 c address=0x403000 symbol=c\n"
+	 "B 102 tid=1 d address=0x404000 symbol=d\n"
+	 "E 103 tid=1 d\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 103 tid=1 c\n"
+	 "E 103 tid=1 b\n"
+	 "E 103 tid=1 a\n"
+	 "E 103 tid=1 main\n"},
 	{"one_ns_apart",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "1 1/1 call 400010 main 401000 a",
 	  "2 1/1 call 401010 a 402000 b", "3 1/1 return 402010 b 401014 a",
 	  "4 1/1 return 401020 a 400014 main"},
-	 "B 1 tid=1 a" A(401000,
-			 "a") "\n"
-			      "B 2 tid=1 b" A(402000,
-					      "b") "\n"
-						   "E 3 tid=1 b\n"
-						   "E 4 tid=1 a\n"
-						   "B 0 tid=1 main" A(400000,
-								      "main") "\n"
-									      "E 4 tid=1 main\n"},
+	 "B 1 tid=1 a address=0x401000 symbol=a\n"
+	 "B 2 tid=1 b address=0x402000 symbol=b\n"
+	 "E 3 tid=1 b\n"
+	 "E 4 tid=1 a\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 4 tid=1 main\n"},
 	/* A thread first seen at 50: its events stamped 50 land at 51 (#155). */
 	{"late_thread_plus_1ns",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"50 1/1 strt 0 - 400000 main", "50 1/1 call 400010 main 401000 a",
 	  "60 1/1 return 401010 a 400014 main"},
-	 "B 51 tid=1 main" A(400000, "main") "\n"
-					     "B 55 tid=1 a" A(401000, "a") "\n"
-									   "E 60 tid=1 a\n"
-									   "E 60 tid=1 main\n"},
+	 "B 51 tid=1 main address=0x400000 symbol=main\n"
+	 "B 55 tid=1 a address=0x401000 symbol=a\n"
+	 "E 60 tid=1 a\n"
+	 "E 60 tid=1 main\n"},
 	{"plt_call_then_jump",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo@plt",
 	  "11 1/1 jmp 401000 foo@plt 402000 foo", "20 1/1 return 402010 foo 400014 main"},
-	 "B 10 tid=1 foo@plt" A(
-		 401000, "foo@plt") "\n"
-				    "E 11 tid=1 foo@plt\n"
-				    "B 11 tid=1 foo" A(402000,
-						       "foo") "\n"
-							      "E 20 tid=1 foo\n"
-							      "B 0 tid=1 main" A(
-								      400000,
-								      "main") "\n"
-									      "E 20 tid=1 main\n"},
+	 "B 10 tid=1 foo@plt address=0x401000 symbol=foo@plt\n"
+	 "E 11 tid=1 foo@plt\n"
+	 "B 11 tid=1 foo address=0x402000 symbol=foo\n"
+	 "E 20 tid=1 foo\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 20 tid=1 main\n"},
 	/* a tail-calls foo through the PLT: a is replaced by foo@plt, then foo. */
 	{"tail_call_through_plt",
 	 SNAP_SCOPE_USER,
@@ -213,43 +183,33 @@ static const struct ccase cases[] = {
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 403000 a",
 	  "20 1/1 jmp 403010 a 401000 foo@plt", "21 1/1 jmp 401000 foo@plt 402000 foo",
 	  "30 1/1 return 402010 foo 400014 main"},
-	 "B 10 tid=1 a" A(
-		 403000,
-		 "a") "\n"
-		      "E 20 tid=1 a\n"
-		      "B 20 tid=1 foo@plt" A(
-			      401000,
-			      "foo@plt") "\n"
-					 "E 21 tid=1 foo@plt\n"
-					 "B 21 tid=1 foo" A(
-						 402000,
-						 "foo") "\n"
-							"E 30 tid=1 foo\n"
-							"B 0 tid=1 main" A(
-								400000,
-								"main") "\n"
-									"E 30 tid=1 main\n"},
+	 "B 10 tid=1 a address=0x403000 symbol=a\n"
+	 "E 20 tid=1 a\n"
+	 "B 20 tid=1 foo@plt address=0x401000 symbol=foo@plt\n"
+	 "E 21 tid=1 foo@plt\n"
+	 "B 21 tid=1 foo address=0x402000 symbol=foo\n"
+	 "E 30 tid=1 foo\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 30 tid=1 main\n"},
 	{"jump_within_symbol_ignored",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 jmp 400010 main 400020 main",
 	  "20 1/1 jmp 400030 main 400000 main"},
-	 "B 0 tid=1 main" A(400000, "main") "\n"
-					    "E 20 tid=1 main\n"},
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 20 tid=1 main\n"},
 	{"direct_recursion",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 401000 f", "10 1/1 call 401010 f 401000 f",
 	  "20 1/1 call 401010 f 401000 f", "30 1/1 return 401020 f 401014 f",
 	  "40 1/1 return 401020 f 401014 f"},
-	 "B 10 tid=1 f" A(401000, "f") "\n"
-				       "B 20 tid=1 f" A(401000,
-							"f") "\n"
-							     "E 30 tid=1 f\n"
-							     "E 40 tid=1 f\n"
-							     "B 0 tid=1 f" A(401000,
-									     "f") "\n"
-										  "E 40 tid=1 f\n"},
+	 "B 10 tid=1 f address=0x401000 symbol=f\n"
+	 "B 20 tid=1 f address=0x401000 symbol=f\n"
+	 "E 30 tid=1 f\n"
+	 "E 40 tid=1 f\n"
+	 "B 0 tid=1 f address=0x401000 symbol=f\n"
+	 "E 40 tid=1 f\n"},
 	{"mutual_recursion",
 	 SNAP_SCOPE_USER,
 	 0,
@@ -257,59 +217,46 @@ static const struct ccase cases[] = {
 	  "20 1/1 call 401010 a 402000 b", "30 1/1 call 402010 b 401000 a",
 	  "40 1/1 return 401020 a 402014 b", "50 1/1 return 402020 b 401014 a",
 	  "60 1/1 return 401020 a 400014 main"},
-	 "B 10 tid=1 a" A(401000,
-			  "a") "\n"
-			       "B 20 tid=1 b" A(
-				       402000,
-				       "b") "\n"
-					    "B 30 tid=1 a" A(
-						    401000,
-						    "a") "\n"
-							 "E 40 tid=1 a\n"
-							 "E 50 tid=1 b\n"
-							 "E 60 tid=1 a\n"
-							 "B 0 tid=1 main" A(
-								 400000,
-								 "main") "\n"
-									 "E 60 tid=1 main\n"},
+	 "B 10 tid=1 a address=0x401000 symbol=a\n"
+	 "B 20 tid=1 b address=0x402000 symbol=b\n"
+	 "B 30 tid=1 a address=0x401000 symbol=a\n"
+	 "E 40 tid=1 a\n"
+	 "E 50 tid=1 b\n"
+	 "E 60 tid=1 a\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 60 tid=1 main\n"},
 	/* Returns past the bottom: [unknown] spans from create_time, inferred callers. */
 	{"return_with_empty_stack",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"100 1/1 return 401000 foo 400100 main", "110 1/1 return 400100 main 500000 start"},
 	 "E 110 tid=1 main\n"
-	 "B 100 tid=1 start" AI(500000, "start") "\n"
-						 "X 100..101 tid=1 [unknown]\n"
-						 "B 100 tid=1 main" AI(
-							 400100, "main") "\n"
-									 "E 110 tid=1 start\n",
+	 "B 100 tid=1 start address=0x500000 symbol=start inferred_start_time=true\n"
+	 "X 100..101 tid=1 [unknown]\n"
+	 "B 100 tid=1 main address=0x400100 symbol=main inferred_start_time=true\n"
+	 "E 110 tid=1 start\n",
 	 1},
 	/* A jump into another symbol with an empty stack infers the frame. */
 	{"jump_with_empty_stack_infers",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"100 1/1 jmp 401000 foo 401010 foo", "110 1/1 call 401020 foo 402000 bar"},
-	 "B 110 tid=1 bar" A(402000, "bar") "\n"
-					    "B 100 tid=1 foo" AI(401010,
-								 "foo") "\n"
-									"E 110 tid=1 bar\n"
-									"E 110 tid=1 foo\n"},
+	 "B 110 tid=1 bar address=0x402000 symbol=bar\n"
+	 "B 100 tid=1 foo address=0x401010 symbol=foo inferred_start_time=true\n"
+	 "E 110 tid=1 bar\n"
+	 "E 110 tid=1 foo\n"},
 	{"tr_end_syscall_user",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 read",
 	  "20 1/1 end syscall 401005 read 0 -", "30 1/1 strt 0 - 401007 read",
 	  "40 1/1 return 401010 read 400014 main"},
-	 "B 10 tid=1 read" A(401000,
-			     "read") "\n"
-				     "B 20 tid=1 [syscall]" A(
-					     0, "[syscall]") "\n"
-							     "E 30 tid=1 [syscall]\n"
-							     "E 40 tid=1 read\n"
-							     "B 0 tid=1 main" A(
-								     400000,
-								     "main") "\n"
-									     "E 40 tid=1 main\n"},
+	 "B 10 tid=1 read address=0x401000 symbol=read\n"
+	 "B 20 tid=1 [syscall] address=0x0 symbol=[syscall]\n"
+	 "E 30 tid=1 [syscall]\n"
+	 "E 40 tid=1 read\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 40 tid=1 main\n"},
 	{"tr_end_async_and_plain",
 	 SNAP_SCOPE_USER,
 	 0,
@@ -317,35 +264,24 @@ static const struct ccase cases[] = {
 	  "20 1/1 strt 0 - 400010 main", "30 1/1 end 400020 main 0 -",
 	  "40 1/1 strt 0 - 400020 main", "50 1/1 end return 400030 main 0 -",
 	  "60 1/1 strt 0 - 400040 main"},
-	 "B 10 tid=1 [untraced]" A(
-		 0,
-		 "[untraced]") "\n"
-			       "E 20 tid=1 [untraced]\n"
-			       "B 30 tid=1 [untraced]" A(
-				       0,
-				       "[untraced]") "\n"
-						     "E 40 tid=1 [untraced]\n"
-						     "B 50 tid=1 [returned]" A(
-							     0,
-							     "[returned]") "\n"
-									   "E 60 tid=1 [returned]\n"
-									   "B 0 tid=1 main" A(
-										   400000,
-										   "main") "\n"
-											   "E 60 "
-											   "tid=1 "
-											   "main"
-											   "\n"},
+	 "B 10 tid=1 [untraced] address=0x0 symbol=[untraced]\n"
+	 "E 20 tid=1 [untraced]\n"
+	 "B 30 tid=1 [untraced] address=0x0 symbol=[untraced]\n"
+	 "E 40 tid=1 [untraced]\n"
+	 "B 50 tid=1 [returned] address=0x0 symbol=[returned]\n"
+	 "E 60 tid=1 [returned]\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 60 tid=1 main\n"},
 	/* "tr end  call" pushes the callee; "tr strt" then pops the top. */
 	{"tr_end_call",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 end call 400010 main 401000 foo",
 	  "20 1/1 strt 0 - 401000 foo"},
-	 "B 10 tid=1 foo" A(401000, "foo") "\n"
-					   "E 20 tid=1 foo\n"
-					   "B 0 tid=1 main" A(400000, "main") "\n"
-									      "E 20 tid=1 main\n"},
+	 "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+	 "E 20 tid=1 foo\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 20 tid=1 main\n"},
 	{"syscall_sysret_uk",
 	 SNAP_SCOPE_BOTH,
 	 0,
@@ -355,29 +291,15 @@ static const struct ccase cases[] = {
 	  "40 1/1 return ffffffff81001010 do_syscall_64 ffffffff81000014 entry_SYSCALL_64",
 	  "50 1/1 sysret ffffffff81000100 entry_SYSCALL_64 401007 read",
 	  "60 1/1 return 401010 read 400014 main"},
-	 "B 10 tid=1 read" A(
-		 401000,
-		 "read") "\n"
-			 "B 20 tid=1 entry_SYSCALL_64" A(
-				 ffffffff81000000,
-				 "entry_SYSCALL_64") "\n"
-						     "B 30 tid=1 do_syscall_64" A(
-							     ffffffff81001000,
-							     "do_syscall_64") "\n"
-									      "E 40 tid=1 "
-									      "do_syscall_64\n"
-									      "E 50 tid=1 "
-									      "entry_SYSCALL_64\n"
-									      "E 60 tid=1 read\n"
-									      "B 0 tid=1 main" A(
-										      400000,
-										      "main") "\n"
-											      "E "
-											      "60 "
-											      "tid="
-											      "1 "
-											      "main"
-											      "\n"},
+	 /* ops at the syscall's time wait: an inferred kernel frame may precede them */
+	 "B 10 tid=1 read address=0x401000 symbol=read\n"
+	 "B 30 tid=1 do_syscall_64 address=0xffffffff81001000 symbol=do_syscall_64\n"
+	 "E 40 tid=1 do_syscall_64\n"
+	 "E 50 tid=1 entry_SYSCALL_64\n"
+	 "E 60 tid=1 read\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "B 20 tid=1 entry_SYSCALL_64 address=0xffffffff81000000 symbol=entry_SYSCALL_64\n"
+	 "E 60 tid=1 main\n"},
 	/* An interrupt inside a syscall nests a third stack; iret pops it. */
 	{"hwint_iret_nesting_uk",
 	 SNAP_SCOPE_BOTH,
@@ -389,34 +311,24 @@ static const struct ccase cases[] = {
 	  "40 1/1 sysret ffffffff81000100 entry_SYSCALL_64 400007 main",
 	  "50 1/1 hwint 400008 main ffffffff82000000 irq",
 	  "60 1/1 iret ffffffff82000010 irq 400008 main"},
-	 "B 10 tid=1 entry_SYSCALL_64" A(
-		 ffffffff81000000,
-		 "entry_SYSCALL_64") "\n"
-				     "B 20 tid=1 irq" A(
-					     ffffffff82000000,
-					     "irq") "\n"
-						    "E 30 tid=1 irq\n"
-						    "E 40 tid=1 entry_SYSCALL_64\n"
-						    "B 50 tid=1 irq" A(
-							    ffffffff82000000,
-							    "irq") "\n"
-								   "E 60 tid=1 irq\n"
-								   "B 0 tid=1 main" A(
-									   400000,
-									   "main") "\n"
-										   "E 60 tid=1 "
-										   "main\n"},
+	 "E 30 tid=1 irq\n"
+	 "E 40 tid=1 entry_SYSCALL_64\n"
+	 "E 60 tid=1 irq\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "B 10 tid=1 entry_SYSCALL_64 address=0xffffffff81000000 symbol=entry_SYSCALL_64\n"
+	 "B 20 tid=1 irq address=0xffffffff82000000 symbol=irq\n"
+	 "B 50 tid=1 irq address=0xffffffff82000000 symbol=irq\n"
+	 "E 60 tid=1 main\n"},
 	/* sysret with no suspended stack: fresh stack, the target is inferred. */
 	{"sysret_without_entry_uk",
 	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"100 1/1 sysret ffffffff81000100 entry_SYSCALL_64 400007 main",
 	  "110 1/1 call 400010 main 401000 foo"},
-	 "B 110 tid=1 foo" A(401000, "foo") "\n"
-					    "B 100 tid=1 main" AI(400007,
-								  "main") "\n"
-									  "E 110 tid=1 foo\n"
-									  "E 110 tid=1 main\n"},
+	 "B 110 tid=1 foo address=0x401000 symbol=foo\n"
+	 "B 100 tid=1 main address=0x400007 symbol=main inferred_start_time=true\n"
+	 "E 110 tid=1 foo\n"
+	 "E 110 tid=1 main\n"},
 	/* Kernel-only: user time shows as [untraced]; "tr strt" starts a fresh stack. */
 	{"kernel_only_untraced",
 	 SNAP_SCOPE_KERNEL,
@@ -427,43 +339,29 @@ static const struct ccase cases[] = {
 	  "30 1/1 end sysret ffffffff81000100 entry 0 -", "40 1/1 strt 0 - ffffffff81000000 entry",
 	  "50 1/1 call ffffffff81000010 entry ffffffff81001000 do_sys",
 	  "60 1/1 return ffffffff81001010 do_sys ffffffff81000014 entry"},
-	 "B 10 tid=1 do_sys" A(
-		 ffffffff81001000,
-		 "do_sys") "\n"
-			   "E 20 tid=1 do_sys\n"
-			   "E 30 tid=1 entry\n"
-			   "B 30 tid=1 [untraced]" A(
-				   0,
-				   "[untraced]") "\n"
-						 "E 40 tid=1 [untraced]\n"
-						 "B 50 tid=1 do_sys" A(
-							 ffffffff81001000,
-							 "do_sys") "\n"
-								   "E 60 tid=1 do_sys\n"
-								   "B 40 tid=1 entry" AI(
-									   ffffffff81000014,
-									   "entry") "\n"
-										    "B 0 tid=1 "
-										    "entry" AI(
-											    ffffffff81000014,
-											    "entry") "\n"
-												     "E 60 tid=1 entry\n"},
+	 "B 10 tid=1 do_sys address=0xffffffff81001000 symbol=do_sys\n"
+	 "E 20 tid=1 do_sys\n"
+	 "E 30 tid=1 entry\n"
+	 "B 30 tid=1 [untraced] address=0x0 symbol=[untraced]\n"
+	 "E 40 tid=1 [untraced]\n"
+	 "B 50 tid=1 do_sys address=0xffffffff81001000 symbol=do_sys\n"
+	 "E 60 tid=1 do_sys\n"
+	 "B 0 tid=1 entry address=0xffffffff81000014 symbol=entry inferred_start_time=true\n"
+	 "B 40 tid=1 entry address=0xffffffff81000014 symbol=entry inferred_start_time=true\n"
+	 "E 60 tid=1 entry\n"},
 	{"decode_error_mid_stack",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo",
 	  "20 1/1 error 0 Overflow packet", "30 1/1 return 401010 foo 400014 main"},
 	 "X 20..20 tid=1 [decode error: Overflow packet]\n"
-	 "B 10 tid=1 foo" A(
-		 401000, "foo") "\n"
-				"B 0 tid=1 main" A(
-					400000, "main") "\n"
-							"E 20 tid=1 foo\n"
-							"E 20 tid=1 main\n"
-							"X 20..30 tid=1 [unknown]\n"
-							"B 20 tid=1 main" AI(
-								400014, "main") "\n"
-										"E 30 tid=1 main\n",
+	 "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 20 tid=1 foo\n"
+	 "E 20 tid=1 main\n"
+	 "X 20..30 tid=1 [unknown]\n"
+	 "B 20 tid=1 main address=0x400014 symbol=main inferred_start_time=true\n"
+	 "E 30 tid=1 main\n",
 	 1},
 	/* Events at exactly the error's time land 1 ns later (#155). */
 	{"decode_error_then_same_time",
@@ -473,31 +371,24 @@ static const struct ccase cases[] = {
 	  "20 1/1 call 400010 main 401000 foo", "20 1/1 return 401010 foo 400014 main",
 	  "25 1/1 call 400010 main 401000 foo"},
 	 "X 20..20 tid=1 [decode error: Lost trace data]\n"
-	 "B 0 tid=1 main" A(
-		 400000, "main") "\n"
-				 "E 20 tid=1 main\n"
-				 "B 21 tid=1 foo" A(
-					 401000,
-					 "foo") "\n"
-						"E 25 tid=1 foo\n"
-						"B 25 tid=1 foo" A(
-							401000,
-							"foo") "\n"
-							       "B 20 tid=1 main" AI(
-								       400014,
-								       "main") "\n"
-									       "E 25 tid=1 foo\n"
-									       "E 25 tid=1 main\n"},
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 20 tid=1 main\n"
+	 "B 21 tid=1 foo address=0x401000 symbol=foo\n"
+	 "E 25 tid=1 foo\n"
+	 "B 25 tid=1 foo address=0x401000 symbol=foo\n"
+	 "B 20 tid=1 main address=0x400014 symbol=main inferred_start_time=true\n"
+	 "E 25 tid=1 foo\n"
+	 "E 25 tid=1 main\n"},
 	{"decode_error_without_time",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo",
 	  "- 1/1 error 0 Overflow packet"},
 	 "X 10..10 tid=1 [decode error: Overflow packet]\n"
-	 "B 10 tid=1 foo" A(401000, "foo") "\n"
-					   "B 0 tid=1 main" A(400000, "main") "\n"
-									      "E 10 tid=1 foo\n"
-									      "E 10 tid=1 main\n"},
+	 "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 10 tid=1 foo\n"
+	 "E 10 tid=1 main\n"},
 	{"depth_cap",
 	 SNAP_SCOPE_USER,
 	 3,
@@ -506,15 +397,12 @@ static const struct ccase cases[] = {
 	  "40 1/1 call 403010 c 404000 d", "50 1/1 return 404010 d 403014 c",
 	  "60 1/1 return 403020 c 402014 b", "70 1/1 return 402020 b 401014 a",
 	  "80 1/1 return 401020 a 400014 main"},
-	 "B 10 tid=1 a" A(401000,
-			  "a") "\n"
-			       "B 20 tid=1 b" A(402000,
-						"b") "\n"
-						     "E 70 tid=1 b\n"
-						     "E 80 tid=1 a\n"
-						     "B 0 tid=1 main" A(400000,
-									"main") "\n"
-										"E 80 tid=1 main\n",
+	 "B 10 tid=1 a address=0x401000 symbol=a\n"
+	 "B 20 tid=1 b address=0x402000 symbol=b\n"
+	 "E 70 tid=1 b\n"
+	 "E 80 tid=1 a\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 80 tid=1 main\n",
 	 0,
 	 2},
 	/* Combinations magic-trace calls "BUG": counted, handled sensibly. */
@@ -523,11 +411,10 @@ static const struct ccase cases[] = {
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 async 400010 main 400020 main",
 	  "20 1/1 end jmp 400020 main 0 -", "30 1/1 strt call 0 - 400030 main"},
-	 "B 20 tid=1 [untraced]" A(0, "[untraced]") "\n"
-						    "E 30 tid=1 [untraced]\n"
-						    "B 0 tid=1 main" A(400000,
-								       "main") "\n"
-									       "E 30 tid=1 main\n",
+	 "B 20 tid=1 [untraced] address=0x0 symbol=[untraced]\n"
+	 "E 30 tid=1 [untraced]\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 30 tid=1 main\n",
 	 0,
 	 0,
 	 3},
@@ -536,31 +423,24 @@ static const struct ccase cases[] = {
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "50 1/1 call 400010 main 401000 a",
 	  "40 1/1 return 401010 a 400014 main"},
-	 "B 50 tid=1 a" A(401000, "a") "\n"
-				       "E 50 tid=1 a\n"
-				       "B 0 tid=1 main" A(400000, "main") "\n"
-									  "E 50 tid=1 main\n"},
+	 "B 50 tid=1 a address=0x401000 symbol=a\n"
+	 "E 50 tid=1 a\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 50 tid=1 main\n"},
 	{"two_threads",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "0 1/2 strt 0 - 500000 worker",
 	  "10 1/1 call 400010 main 401000 a", "15 1/2 call 500010 worker 501000 b",
 	  "20 1/1 return 401010 a 400014 main", "25 1/2 return 501010 b 500014 worker"},
-	 "B 10 tid=1 a" A(
-		 401000, "a") "\n"
-			      "B 15 tid=2 b" A(
-				      501000,
-				      "b") "\n"
-					   "E 20 tid=1 a\n"
-					   "B 0 tid=1 main" A(
-						   400000,
-						   "main") "\n"
-							   "E 20 tid=1 main\n"
-							   "E 25 tid=2 b\n"
-							   "B 0 tid=2 worker" A(
-								   500000,
-								   "worker") "\n"
-									     "E 25 tid=2 worker\n"},
+	 "B 10 tid=1 a address=0x401000 symbol=a\n"
+	 "B 15 tid=2 b address=0x501000 symbol=b\n"
+	 "E 20 tid=1 a\n"
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "E 20 tid=1 main\n"
+	 "E 25 tid=2 b\n"
+	 "B 0 tid=2 worker address=0x500000 symbol=worker\n"
+	 "E 25 tid=2 worker\n"},
 };
 
 static void run_case(const struct ccase *c)
@@ -634,6 +514,82 @@ static void deep_garbage_bounded(void)
 	drv_fini(&d);
 }
 
+/* The nesting checker itself must be able to fail. */
+static void mock_detects_imbalance(void)
+{
+	struct snap_strtab st;
+	struct mock_tl m;
+	char why[256];
+	uint32_t a, b;
+
+	snap_strtab_init(&st);
+	mock_init(&m, &st);
+	a = (uint32_t)snap_strtab_intern_cstr(&st, "a");
+	b = (uint32_t)snap_strtab_intern_cstr(&st, "b");
+	m.base.ops->begin(&m.base, 1, 1, 10, a, NULL, 0);
+	m.base.ops->begin(&m.base, 1, 1, 20, b, NULL, 0);
+	CHECK(!mock_balanced(&m, 1, why, sizeof(why))); /* left open */
+	m.base.ops->end(&m.base, 1, 1, 30, a);
+	CHECK(!mock_balanced(&m, 0, why, sizeof(why))); /* wrong order */
+	CHECK_STR_EQ("tid 1: E a at 30 does not close b", why);
+	m.base.ops->begin(&m.base, 1, 2, 5, a, NULL, 0);
+	m.base.ops->end(&m.base, 1, 2, 4, a); /* sorted by time: E before B */
+	mock_fini(&m);
+	mock_init(&m, &st);
+	m.base.ops->end(&m.base, 1, 2, 4, a);
+	m.base.ops->begin(&m.base, 1, 2, 5, a, NULL, 0);
+	CHECK(!mock_balanced(&m, 0, why, sizeof(why)));
+	CHECK_INT_EQ(2, m.unannounced);
+	mock_fini(&m);
+	snap_strtab_fini(&st);
+}
+
+/* Many calls at one timestamp: the pending batch stays bounded. */
+static void pending_bounded(void)
+{
+	struct drv d;
+	char why[256];
+	int err;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	err = drv_feed(&d, "0 1/1 strt 0 - 400000 main");
+	for (int i = 0; i < 200000 && err >= 0; i++)
+		err = drv_feed(&d, i % 2 ? "7 1/1 call 400010 main 401000 foo"
+					 : "7 1/1 return 401010 foo 400014 main");
+	CHECK_INT_EQ(0, err);
+	CHECK(d.cs[0].cappend <= 2 * SNAP_CSTACK_MAX_PENDING);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+	drv_fini(&d);
+}
+
+/* Returns into ever new unknown callers pile up deferred inferred frames;
+ * past ctx->max_defer the segment is ended (memory stays bounded). */
+static void deferred_bounded(void)
+{
+	struct drv d;
+	char why[256];
+	int err;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	d.ctx.max_defer = 100;
+	err = drv_feed(&d, "5 1/1 jmp 401000 a 401010 a");
+	for (int i = 0; i < 1000 && err >= 0; i++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "%d 1/1 return 401020 a 401030 a", 10 + i);
+		err = drv_feed(&d, line);
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK(d.cs[0].ndefer <= 100);
+	CHECK(d.ctx.stats.trimmed >= 9);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	if (!mock_balanced(&d.m, 1, why, sizeof(why)))
+		fprintf(stderr, "%s\n", why);
+	CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+	drv_fini(&d);
+}
+
 /* Timeline errors are passed up. */
 static void timeline_error_propagates(void)
 {
@@ -693,6 +649,9 @@ int main(void)
 	RUN(table);
 	RUN(nesting_cap);
 	RUN(deep_garbage_bounded);
+	RUN(mock_detects_imbalance);
+	RUN(pending_bounded);
+	RUN(deferred_bounded);
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	return snap_test_done();

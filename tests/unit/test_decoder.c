@@ -70,9 +70,6 @@ static void check_out(struct drv *d, const char *name, const char *exp)
 	CHECK_INT_EQ(0, d->m.unannounced);
 }
 
-#define A(addr, sym)  " address=0x" #addr " symbol=" sym
-#define AI(addr, sym) A(addr, sym) " inferred_start_time=true"
-
 static void naming_and_two_pids(void)
 {
 	static const struct snap_decoder_name names[] = {{100, "myprog --flag"}};
@@ -94,25 +91,18 @@ static void naming_and_two_pids(void)
 		  "T pid=100 tid=100 proc=myprog --flag [pid=100] thread=myprog --flag [pid=100] "
 		  "[tid=100]\n"
 		  "T pid=200 tid=201 proc=other [pid=200] thread=other [pid=200] [tid=201]\n"
-		  "B 10 tid=100 foo" A(
-			  401000,
-			  "foo") "\n"
-				 "B 20 tid=201 bar" A(
-					 501000,
-					 "bar") "\n"
-						"E 30 tid=100 foo\n"
-						"B 0 tid=100 main" A(
-							400000,
-							"main") "\n"
-								"E 30 tid=100 main\n"
-								"E 40 tid=201 bar\n"
-								"B 0 tid=201 worker" A(
-									500000,
-									"worker") "\n"
-										  "E 40 tid=201 "
-										  "worker\n");
+		  "B 10 tid=100 foo address=0x401000 symbol=foo\n"
+		  "B 20 tid=201 bar address=0x501000 symbol=bar\n"
+		  "E 30 tid=100 foo\n"
+		  "B 0 tid=100 main address=0x400000 symbol=main\n"
+		  "E 30 tid=100 main\n"
+		  "E 40 tid=201 bar\n"
+		  "B 0 tid=201 worker address=0x500000 symbol=worker\n"
+		  "E 40 tid=201 worker\n");
 	CHECK_U64_EQ(6, d.s.events);
 	CHECK_U64_EQ(2, d.s.threads);
+	CHECK_INT_EQ(-EINVAL, drv_feed(&d, in[0]));   /* nothing after finish */
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec)); /* finishing twice is harmless */
 	drv_fini(&d);
 }
 
@@ -131,9 +121,35 @@ static void unknown_ids_and_no_comm(void)
 		  "T pid=0 tid=-1 proc=[pid=?] thread=[pid=?] [tid=?]\n"
 		  "X 0..0 tid=-1 [decode error: Lost trace data]\n"
 		  "T pid=7 tid=8 proc=[pid=7] thread=[pid=7] [tid=8]\n"
-		  "B 0 tid=8 main" A(400000, "main") "\n"
-						     "E 0 tid=8 main\n");
+		  "B 0 tid=8 main address=0x400000 symbol=main\n"
+		  "E 0 tid=8 main\n");
 	CHECK_U64_EQ(1, d.s.decode_errors);
+	drv_fini(&d);
+}
+
+/* A process keeps one name; threads keep their own comm. */
+static void thread_names_per_pid(void)
+{
+	static const char *const in[] = {
+		"100 5/5 comm=server strt 0 - 400000 main",
+		"110 5/6 comm=worker-1 strt 0 - 400000 main",
+		"120 5/7 strt 0 - 400000 main",
+		"130 9/9 strt 0 - 400000 main",
+		"140 9/10 comm=late strt 0 - 400000 main",
+		NULL,
+	};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, "T", out, sizeof(out));
+	CHECK_STR_EQ("T pid=5 tid=5 proc=server [pid=5] thread=server [pid=5] [tid=5]\n"
+		     "T pid=5 tid=6 proc=server [pid=5] thread=worker-1 [pid=5] [tid=6]\n"
+		     "T pid=5 tid=7 proc=server [pid=5] thread=server [pid=5] [tid=7]\n"
+		     "T pid=9 tid=9 proc=[pid=9] thread=[pid=9] [tid=9]\n"
+		     "T pid=9 tid=10 proc=late [pid=9] thread=late [pid=9] [tid=10]\n",
+		     out);
 	drv_fini(&d);
 }
 
@@ -178,9 +194,33 @@ static void first_branch_restarts_early_threads(void)
 		  "T pid=1 tid=1073741824 proc=[pid=1] thread=branch-misses (tid 1)\n"
 		  "X 0..0 tid=1073741824 branch-misses symbol=main addr=0x400000 count=50\n"
 		  "X 100..100 tid=1 [unknown]\n"
-		  "B 100 tid=1 main" AI(400100, "main") "\n"
-							"E 100 tid=1 main\n");
+		  "B 100 tid=1 main address=0x400100 symbol=main inferred_start_time=true\n"
+		  "E 100 tid=1 main\n");
 	CHECK_U64_EQ(1, d.s.unmatched_returns);
+	drv_fini(&d);
+}
+
+/* A snapshot boundary ends every thread at its last event and restarts it
+ * at the next branch: frames found later start there, not in snapshot 1. */
+static void snapshot_boundary_restarts(void)
+{
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_feed(&d, "1000 1/1 strt 0 - 400000 main"));
+	CHECK_INT_EQ(0, drv_feed(&d, "1010 1/1 call 400010 main 401000 foo"));
+	snap_decoder_new_snapshot(&d.dec);
+	CHECK_INT_EQ(0, drv_feed(&d, "5000 1/1 return 402000 bar 401000 foo"));
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "E 10 tid=1 foo\n"
+		  "E 10 tid=1 main\n"
+		  "X 4000..4000 tid=1 [unknown]\n"
+		  "B 4000 tid=1 foo address=0x401000 symbol=foo inferred_start_time=true\n"
+		  "E 4000 tid=1 foo\n");
 	drv_fini(&d);
 }
 
@@ -206,8 +246,8 @@ static void power_and_extra_tracks(void)
 		  "T pid=1 tid=1073741825 proc=[pid=1] thread=cache-misses (tid 1)\n"
 		  "X 20..20 tid=1073741825 cache-misses symbol=main addr=0x400020 count=1\n"
 		  "X 30..30 tid=1073741824 branch-misses symbol=[unknown] addr=0x400030 count=50\n"
-		  "B 0 tid=1 main" A(400000, "main") "\n"
-						     "E 30 tid=1 main\n");
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "E 30 tid=1 main\n");
 	drv_fini(&d);
 }
 
@@ -225,16 +265,13 @@ static void hits_and_base_time(void)
 	mock_init(&d.m, &d.st);
 	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
-	check_out(
-		&d, __func__,
-		"T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
-		"B 101 tid=1 main" A(
-			400000,
-			"main") "\n"
-				"E 101 tid=1 main\n"
-				"T pid=1 tid=1073741824 proc=[pid=1] thread=Snapshot symbol hits\n"
-				"X 0..0 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n"
-				"X 600..600 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n");
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "B 101 tid=1 main address=0x400000 symbol=main\n"
+		  "E 101 tid=1 main\n"
+		  "T pid=1 tid=1073741824 proc=[pid=1] thread=Snapshot symbol hits\n"
+		  "X 0..0 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n"
+		  "X 600..600 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n");
 	drv_fini(&d);
 }
 
@@ -249,8 +286,8 @@ static void base_time_override(void)
 	CHECK_INT_EQ(0, drv_init(&d, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	mock_lines(&d.m, "B", out, sizeof(out));
-	CHECK_STR_EQ("B 501 tid=1 main" A(400000, "main") "\n"
-							  "B 510 tid=1 foo" A(401000, "foo") "\n",
+	CHECK_STR_EQ("B 501 tid=1 main address=0x400000 symbol=main\n"
+		     "B 510 tid=1 foo address=0x401000 symbol=foo\n",
 		     out);
 	drv_fini(&d);
 }
@@ -407,17 +444,12 @@ static void tsx_commit_abort_error(void)
 	CHECK_INT_EQ(0, drv_init(&d, NULL));
 	CHECK_INT_EQ(0, drv_run(&d, commit));
 	mock_lines(&d.m, "BE", out, sizeof(out));
-	CHECK_STR_EQ("B 10 tid=1 txfn" A(
-			     401000, "txfn") "\n"
-					     "E 20 tid=1 txfn\n"
-					     "B 30 tid=1 after" A(
-						     402000,
-						     "after") "\n"
-							      "B 0 tid=1 main" A(
-								      400000,
-								      "main") "\n"
-									      "E 30 tid=1 after\n"
-									      "E 30 tid=1 main\n",
+	CHECK_STR_EQ("B 10 tid=1 txfn address=0x401000 symbol=txfn\n"
+		     "E 20 tid=1 txfn\n"
+		     "B 30 tid=1 after address=0x402000 symbol=after\n"
+		     "B 0 tid=1 main address=0x400000 symbol=main\n"
+		     "E 30 tid=1 after\n"
+		     "E 30 tid=1 main\n",
 		     out);
 	drv_fini(&d);
 
@@ -623,8 +655,10 @@ int main(void)
 	snap_log_level = SNAP_LOG_QUIET; /* decode errors warn */
 	RUN(naming_and_two_pids);
 	RUN(unknown_ids_and_no_comm);
+	RUN(thread_names_per_pid);
 	RUN(end_order_is_first_appearance);
 	RUN(first_branch_restarts_early_threads);
+	RUN(snapshot_boundary_restarts);
 	RUN(power_and_extra_tracks);
 	RUN(hits_and_base_time);
 	RUN(base_time_override);

@@ -500,31 +500,82 @@ static void test_reader_errors(void)
 	hb_add(&b, 2);
 	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
 	CHECK(strstr(why, "never ended") != NULL);
-	/* Perfetto sorts by time before matching: an end written after its begin
-	 * but stamped earlier has nothing open; a begin written after its end but
-	 * stamped earlier (a deferred outer frame) is fine. */
+	/* Perfetto sorts by time: a begin written after a later complete is fine... */
 	hb_start(&b);
+	hb_add(&b, EV(4, 0, 0, 0, 5));
+	hb_add(&b, 6);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 7);
 	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 10);
+	hb_add(&b, 5);
 	hb_add(&b, 1);
 	hb_add(&b, 2);
 	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 9);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "end at 9 on pid 1 tid 2 with no open begin") != NULL);
-	hb_start(&b);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 0);
+	hb_add(&b, 8);
 	hb_add(&b, 1);
 	hb_add(&b, 2);
 	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
 	CHECK_INT_EQ(0, check);
+	/* ... but an end earlier than its begin closes nothing */
+	hb_start(&b);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 5);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "end at 5 on pid 1 tid 2 with no open begin") != NULL);
+	/* complete events partially overlapping; an end inside a nested complete */
+	hb_start(&b);
+	hb_add(&b, EV(4, 0, 0, 0, 5));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 20);
+	hb_add(&b, EV(4, 0, 0, 0, 5));
+	hb_add(&b, 15);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 25);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "partially overlaps") != NULL);
+	hb_start(&b);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(4, 0, 0, 0, 5));
+	hb_add(&b, 11);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 30);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 20);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "outlasts its parent") != NULL);
+	/* a begin inside a complete event that ends after it */
+	hb_start(&b);
+	hb_add(&b, EV(4, 0, 0, 0, 5));
+	hb_add(&b, 3);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, 7);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 5);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 12);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK(strstr(why, "which began inside complete event") != NULL);
 	/* a complete event ending before it starts */
 	hb_start(&b);
 	hb_add(&b, EV(4, 0, 0, 0, 5));

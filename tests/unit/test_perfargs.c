@@ -323,6 +323,25 @@ static void sampling_trigger_kernel_size(void)
 	snap_perfargs_fini(&pa);
 }
 
+static void sampling_ring_capped(void)
+{
+	struct snap_recopts o = base();
+
+	o.sampling = 1;
+	o.cg = SNAP_CG_FP;
+	CHECK_INT_EQ(0, snap_size_parse("64G", &o.snapshot_bytes));
+	argv_is(&o, &vm_caps,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t "
+		  "1234" CTL " --mmap-pages=262144 --call-graph fp",
+		SNAP_PA_W_SIZE_CAPPED);
+	/* PT's AUX area is not capped */
+	o.sampling = 0;
+	o.cg = SNAP_CG_AUTO;
+	o.res.kind = SNAP_RES_LOW;
+	argv_is(&o, &pt_caps,
+		P "--event=intel_pt//u --per-thread -t 1234 --snapshot=e" CTL " -m,16777216", 0);
+}
+
 static void sampling_full_execution_no_pids(void)
 {
 	struct snap_recopts o = base();
@@ -505,6 +524,7 @@ int main(void)
 	RUN(sampling_pmu_resolutions);
 	RUN(sampling_vm_high_and_sample);
 	RUN(sampling_trigger_kernel_size);
+	RUN(sampling_ring_capped);
 	RUN(sampling_full_execution_no_pids);
 	RUN(refusals);
 	RUN(res_parsing);

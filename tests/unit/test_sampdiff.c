@@ -89,8 +89,6 @@ struct scase {
 	uint64_t dropped, zero, empty, capped;
 };
 
-#define A(addr, sym) " address=0x" #addr " symbol=" sym
-
 static const struct scase cases[] = {
 	{"common_prefix_kept_leaf_changes",
 	 SNAP_SAMPDIFF_ALL,
@@ -98,85 +96,55 @@ static const struct scase cases[] = {
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 leaf",
 	  "20 1/1 sample cpu-clock 400000 main 401000 a 402010 leaf",
 	  "30 1/1 sample cpu-clock 400000 main 403000 b"},
-	 "B 11 tid=1 main" A(
-		 400000,
-		 "main") "\n"
-			 "B 11 tid=1 a" A(
-				 401000,
-				 "a") "\n"
-				      "B 11 tid=1 leaf" A(
-					      402000,
-					      "leaf") "\n"
-						      "E 20 tid=1 leaf\n"
-						      "B 20 tid=1 leaf" A(
-							      402010,
-							      "leaf") "\n"
-								      "E 30 tid=1 leaf\n"
-								      "E 30 tid=1 a\n"
-								      "B 30 tid=1 b" A(
-									      403000,
-									      "b") "\n"
-										   "E 30 tid=1 b\n"
-										   "E 30 tid=1 "
-										   "main\n"},
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "B 11 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "E 20 tid=1 leaf\n"
+	 "B 20 tid=1 leaf address=0x402010 symbol=leaf\n"
+	 "E 30 tid=1 leaf\n"
+	 "E 30 tid=1 a\n"
+	 "B 30 tid=1 b address=0x403000 symbol=b\n"
+	 "E 30 tid=1 b\n"
+	 "E 30 tid=1 main\n"},
 	/* Same DSO-relative address in two DSOs: a different frame. */
 	{"same_address_other_symbol",
 	 SNAP_SAMPDIFF_ALL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 1000 liba_f",
 	  "20 1/1 sample cpu-clock 400000 main 1000 libb_g"},
-	 "B 11 tid=1 main" A(400000,
-			     "main") "\n"
-				     "B 11 tid=1 liba_f" A(
-					     1000, "liba_f") "\n"
-							     "E 20 tid=1 liba_f\n"
-							     "B 20 tid=1 libb_g" A(
-								     1000,
-								     "libb_g") "\n"
-									       "E 20 tid=1 libb_g\n"
-									       "E 20 tid=1 main\n"},
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 liba_f address=0x1000 symbol=liba_f\n"
+	 "E 20 tid=1 liba_f\n"
+	 "B 20 tid=1 libb_g address=0x1000 symbol=libb_g\n"
+	 "E 20 tid=1 libb_g\n"
+	 "E 20 tid=1 main\n"},
 	/* Same symbol, new return address: the caller changed too. */
 	{"same_symbol_other_address",
 	 SNAP_SAMPDIFF_ALL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 leaf",
 	  "20 1/1 sample cpu-clock 400000 main 401004 a 402000 leaf"},
-	 "B 11 tid=1 main" A(
-		 400000,
-		 "main") "\n"
-			 "B 11 tid=1 a" A(
-				 401000,
-				 "a") "\n"
-				      "B 11 tid=1 leaf" A(
-					      402000,
-					      "leaf") "\n"
-						      "E 20 tid=1 leaf\n"
-						      "E 20 tid=1 a\n"
-						      "B 20 tid=1 a" A(
-							      401004,
-							      "a") "\n"
-								   "B 20 tid=1 leaf" A(
-									   402000,
-									   "leaf") "\n"
-										   "E 20 tid=1 "
-										   "leaf\n"
-										   "E 20 tid=1 a\n"
-										   "E 20 tid=1 "
-										   "main\n"},
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "B 11 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "E 20 tid=1 leaf\n"
+	 "E 20 tid=1 a\n"
+	 "B 20 tid=1 a address=0x401004 symbol=a\n"
+	 "B 20 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "E 20 tid=1 leaf\n"
+	 "E 20 tid=1 a\n"
+	 "E 20 tid=1 main\n"},
 	{"empty_chain_closes_all",
 	 SNAP_SAMPDIFF_ALL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a", "20 1/1 sample cpu-clock",
 	  "30 1/1 sample cpu-clock 400000 main"},
-	 "B 11 tid=1 main" A(
-		 400000, "main") "\n"
-				 "B 11 tid=1 a" A(401000, "a") "\n"
-							       "E 20 tid=1 a\n"
-							       "E 20 tid=1 main\n"
-							       "B 30 tid=1 main" A(
-								       400000,
-								       "main") "\n"
-									       "E 30 tid=1 main\n",
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "E 20 tid=1 a\n"
+	 "E 20 tid=1 main\n"
+	 "B 30 tid=1 main address=0x400000 symbol=main\n"
+	 "E 30 tid=1 main\n",
 	 0,
 	 0,
 	 1},
@@ -184,10 +152,10 @@ static const struct scase cases[] = {
 	 SNAP_SAMPDIFF_ALL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 0 - 401000 a", "20 1/1 sample cpu-clock 0 - 0 -"},
-	 "B 11 tid=1 main" A(400000, "main") "\n"
-					     "B 11 tid=1 a" A(401000, "a") "\n"
-									   "E 20 tid=1 a\n"
-									   "E 20 tid=1 main\n",
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "E 20 tid=1 a\n"
+	 "E 20 tid=1 main\n",
 	 0,
 	 3,
 	 1},
@@ -197,55 +165,41 @@ static const struct scase cases[] = {
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 7f0000001234 [unknown@0x1234(libx.so)] 7f0000005678 "
 	  "-"},
-	 "B 11 tid=1 main" A(
-		 400000,
-		 "main") "\n"
-			 "B 11 tid=1 [unknown@0x1234(libx.so)]" A(
-				 7f0000001234,
-				 "[unknown@0x1234(libx.so)]") "\n"
-							      "B 11 tid=1 [unknown]" A(
-								      7f0000005678,
-								      "[unknown]") "\n"
-										   "E 11 tid=1 "
-										   "[unknown]\n"
-										   "E 11 tid=1 "
-										   "[unknown@"
-										   "0x1234(libx.so)"
-										   "]\n"
-										   "E 11 tid=1 "
-										   "main\n"},
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 [unknown@0x1234(libx.so)] address=0x7f0000001234 "
+	 "symbol=[unknown@0x1234(libx.so)]\n"
+	 "B 11 tid=1 [unknown] address=0x7f0000005678 symbol=[unknown]\n"
+	 "E 11 tid=1 [unknown]\n"
+	 "E 11 tid=1 [unknown@0x1234(libx.so)]\n"
+	 "E 11 tid=1 main\n"},
 	{"user_keep_drops_kernel_frames",
 	 SNAP_SAMPDIFF_USER,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a ffffffff81000000 k_entry ffffffff81001000 "
 	  "k_leaf"},
-	 "B 11 tid=1 main" A(400000, "main") "\n"
-					     "B 11 tid=1 a" A(401000, "a") "\n"
-									   "E 11 tid=1 a\n"
-									   "E 11 tid=1 main\n",
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "E 11 tid=1 a\n"
+	 "E 11 tid=1 main\n",
 	 2},
 	{"kernel_keep_drops_user_frames",
 	 SNAP_SAMPDIFF_KERNEL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main ffffffff81000000 k_entry"},
-	 "B 11 tid=1 k_entry" A(ffffffff81000000, "k_entry") "\n"
-							     "E 11 tid=1 k_entry\n",
+	 "B 11 tid=1 k_entry address=0xffffffff81000000 symbol=k_entry\n"
+	 "E 11 tid=1 k_entry\n",
 	 1},
 	{"thread_appearing_mid_trace",
 	 SNAP_SAMPDIFF_ALL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main", "50 1/2 sample cpu-clock 500000 worker",
 	  "60 1/1 sample cpu-clock 400000 main 401000 a", "70 1/2 sample cpu-clock"},
-	 "B 11 tid=1 main" A(400000,
-			     "main") "\n"
-				     "B 51 tid=2 worker" A(
-					     500000,
-					     "worker") "\n"
-						       "B 60 tid=1 a" A(401000,
-									"a") "\n"
-									     "E 70 tid=2 worker\n"
-									     "E 60 tid=1 a\n"
-									     "E 60 tid=1 main\n",
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 51 tid=2 worker address=0x500000 symbol=worker\n"
+	 "B 60 tid=1 a address=0x401000 symbol=a\n"
+	 "E 70 tid=2 worker\n"
+	 "E 60 tid=1 a\n"
+	 "E 60 tid=1 main\n",
 	 0,
 	 0,
 	 1},
@@ -255,17 +209,17 @@ static const struct scase cases[] = {
 	 0,
 	 {"0 1/1 sample cpu-clock 400000 main 401000 a", "5 1/1 sample cpu-clock 400000 main"},
 	 "E 5 tid=1 a\n"
-	 "B 0 tid=1 main" A(400000, "main") "\n"
-					    "B 0 tid=1 a" A(401000, "a") "\n"
-									 "E 5 tid=1 main\n"},
+	 "B 0 tid=1 main address=0x400000 symbol=main\n"
+	 "B 0 tid=1 a address=0x401000 symbol=a\n"
+	 "E 5 tid=1 main\n"},
 	{"depth_cap",
 	 SNAP_SAMPDIFF_ALL,
 	 2,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 b 403000 c"},
-	 "B 11 tid=1 main" A(400000, "main") "\n"
-					     "B 11 tid=1 a" A(401000, "a") "\n"
-									   "E 11 tid=1 a\n"
-									   "E 11 tid=1 main\n",
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "E 11 tid=1 a\n"
+	 "E 11 tid=1 main\n",
 	 0,
 	 0,
 	 0,

@@ -4,7 +4,8 @@
  * usage: nest ITERS [TRIGGER_AT [THREADS [EXIT [SYSCALLS]]]]
  *   ITERS       iterations of outer() (0 = until killed), ~0.1 ms each
  *   TRIGGER_AT  call trigger_here() at that iteration (0 = never, -N = every N)
- *   THREADS     1: a second thread runs worker > wouter > wleaf
+ *   THREADS     1: a second thread runs worker > wouter > wleaf;
+ *               2: the same, started after 5000 iterations (~0.5 s)
  *   EXIT        the exit status
  *   SYSCALLS    1: leaf also makes getppid() system calls (kernel frames)
  * Prints "ready PID" once running. Build: -O0 -g -fno-omit-frame-pointer.
@@ -71,12 +72,15 @@ int main(int argc, char **argv)
 
 	syscalls = argc > 5 ? atoi(argv[5]) : 0;
 
-	if (threads && pthread_create(&t, NULL, worker, (void *)iters) != 0)
+	if (threads == 1 && pthread_create(&t, NULL, worker, (void *)iters) != 0)
 		return 99;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	for (long i = 1; iters == 0 || i <= iters; i++) {
 		outer();
+		if (threads == 2 && i == 5000 &&
+		    pthread_create(&t, NULL, worker, (void *)iters) != 0)
+			return 99;
 		if (i == trig || (trig < 0 && i % -trig == 0))
 			trigger_here((int)i);
 	}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Working directories: private temp dirs, the guardian, listing, and rmtree never following symlinks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record/workdir.h"
+#include "snap_test.h"
+
+static void touch(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 64];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void temp_dir_lifecycle(void)
+{
+	struct snap_workdir w;
+	struct stat st;
+	char path[PATH_MAX], **names;
+	int n;
+
+	CHECK_INT_EQ(0, snap_workdir_open(&w, NULL));
+	CHECK(stat(w.path, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK_INT_EQ(0700, st.st_mode & 07777);
+	CHECK(w.guard > 0);
+	touch(w.path, "perf.data.2");
+	touch(w.path, "perf.data");
+	touch(w.path, "perf-record.log");
+	n = snap_workdir_list_data(&w, &names);
+	CHECK_INT_EQ(2, n);
+	if (n == 2) {
+		CHECK_STR_EQ("perf.data", names[0]);
+		CHECK_STR_EQ("perf.data.2", names[1]);
+	}
+	snap_workdir_free_list(names, n);
+	strcpy(path, w.path);
+	snap_workdir_close(&w);
+	CHECK(stat(path, &st) < 0 && errno == ENOENT);
+	snap_workdir_close(&w); /* twice is harmless */
+}
+
+/* A snaptrace that dies without cleaning up: the guardian removes the directory. */
+static void guardian_cleans_up(void)
+{
+	int p[2];
+	char path[PATH_MAX] = "";
+	struct stat st;
+	pid_t pid;
+
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	if (pid == 0) {
+		struct snap_workdir w;
+
+		if (snap_workdir_open(&w, NULL) == 0 && write(p[1], w.path, strlen(w.path) + 1) > 0)
+			touch(w.path, "perf.data");
+		_exit(0); /* no snap_workdir_close */
+	}
+	close(p[1]);
+	CHECK(read(p[0], path, sizeof(path)) > 0);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 200 && stat(path, &st) == 0; i++)
+		usleep(10000);
+	CHECK(path[0] && stat(path, &st) < 0);
+}
+
+static void given_dir_kept(void)
+{
+	char base[] = "/tmp/snaptrace-test.XXXXXX", sub[PATH_MAX], link[PATH_MAX + 64];
+	struct snap_workdir w;
+	struct stat st;
+
+	CHECK(mkdtemp(base) != NULL);
+	snprintf(sub, sizeof(sub), "%s/wd", base);
+	CHECK_INT_EQ(0, snap_workdir_open(&w, sub)); /* created */
+	touch(sub, "perf.data.old");
+	touch(sub, "notes");
+	snap_workdir_close(&w);
+	CHECK(stat(sub, &st) == 0);		     /* kept */
+	CHECK_INT_EQ(0, snap_workdir_open(&w, sub)); /* old data removed, the rest kept */
+	snprintf(link, sizeof(link), "%s/perf.data.old", sub);
+	CHECK(stat(link, &st) < 0);
+	snprintf(link, sizeof(link), "%s/notes", sub);
+	CHECK(stat(link, &st) == 0);
+	snap_workdir_close(&w);
+	snprintf(link, sizeof(link), "%s/file", base);
+	touch(base, "file");
+	CHECK_INT_EQ(-ENOTDIR, snap_workdir_open(&w, link));
+	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, base));
+}
+
+static void rmtree_does_not_follow(void)
+{
+	char victim[] = "/tmp/snaptrace-victim.XXXXXX", tree[] = "/tmp/snaptrace-tree.XXXXXX";
+	char p[PATH_MAX];
+	struct stat st;
+
+	CHECK(mkdtemp(victim) && mkdtemp(tree));
+	touch(victim, "precious");
+	snprintf(p, sizeof(p), "%s/link", tree);
+	CHECK(symlink(victim, p) == 0);
+	snprintf(p, sizeof(p), "%s/sub", tree);
+	CHECK(mkdir(p, 0700) == 0);
+	touch(p, "f");
+	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, tree));
+	CHECK(stat(tree, &st) < 0);
+	snprintf(p, sizeof(p), "%s/precious", victim);
+	CHECK(stat(p, &st) == 0);
+	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, victim));
+	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, "/tmp/snaptrace-does-not-exist"));
+}
+
+int main(void)
+{
+	RUN(temp_dir_lifecycle);
+	RUN(guardian_cleans_up);
+	RUN(given_dir_kept);
+	RUN(rmtree_does_not_follow);
+	return snap_test_done();
+}
