@@ -46,7 +46,8 @@ prepare() {
 	local prog=$1
 	[ -e "$work/$prog.insn" ] && return 0
 	[ -e "$work/$prog.failed" ] && return 1
-	if ! taskset -c 0 "$T/sstep" -q -o "$work/$prog" -- "$P/$prog" >"$work/$prog.out" 2>&1 ||
+	# A fixed, empty environment: ld.so's work depends on it, and so would the fixtures.
+	if ! env -i taskset -c 0 "$T/sstep" -q -o "$work/$prog" -- "$P/$prog" >"$work/$prog.out" 2>&1 ||
 		! "$T/insnmap" "$work/$prog" >>"$work/$prog.out" 2>&1; then
 		touch "$work/$prog.failed"
 		return 1
@@ -81,9 +82,10 @@ kimage() {
 
 # Cases whose end-to-end check fails because of a known snaptrace bug, "name: why".
 # They print SKIP (with the first difference) while they fail and PASS once fixed.
+# (kernel-irq-k was here until main's 64b3655 fixed the order at equal timestamps.)
 KNOWN_BUGS=(
-	"kernel-irq-k: snaptrace writes the inferred kernel entry frame's begin before the end of
-the [untraced] frame at the same timestamp, so a viewer nests the kernel frames in [untraced]"
+	"dyn-flip9: after a corrupted timestamp (perf time jumps by 2.8e14 ns) snaptrace writes a
+frame that begins inside an [unknown] complete span and outlasts it (dump -check rejects it)"
 )
 known_bug() {
 	local k
@@ -130,7 +132,14 @@ e2e_case() {
 	python3 "$HERE/stacks.py" expect --scope "$scope" "$truth" "$perfout" >"$work/$name.want" &&
 		python3 "$HERE/stacks.py" dump <"$work/$name.dump" >"$work/$name.got"
 	local why
-	if cmp -s "$work/$name.want" "$work/$name.got"; then
+	if ! ./snaptrace dump -check "$work/$name.fxt" >"$work/$name.chk" 2>&1; then
+		if why=$(known_bug "$name"); then
+			echo "SKIP ptsynth-e2e $name: known snaptrace bug: $why($(head -1 "$work/$name.chk" | cut -c1-160))"
+		else
+			echo "FAIL ptsynth-e2e $name: the trace is not well formed: $(head -1 "$work/$name.chk")"
+			fail=1
+		fi
+	elif cmp -s "$work/$name.want" "$work/$name.got"; then
 		echo "PASS ptsynth-e2e $name: $(grep -c 'B ' "$work/$name.want") slices in $(grep -c '^thread' "$work/$name.want") threads identical"
 	elif why=$(known_bug "$name"); then
 		echo "SKIP ptsynth-e2e $name: known snaptrace bug: $why(first difference: $(diff "$work/$name.want" "$work/$name.got" | head -3 | tr '\n' ' '))"
@@ -275,7 +284,8 @@ run_case kernel-irq-dense-uk static_calls uk -I 7
 # The kernel mapped as perf records it ([kernel.kallsyms]), decoded with --vmlinux.
 run_case kernel-vmlinux-uk static_calls uk -r -I 100 -V
 
-# Damaged recordings: snaptrace must neither crash nor hang. Random bytes in the PT
+# Damaged recordings (deterministic: fixed seeds, and sstep runs in an empty
+# environment): snaptrace must neither crash nor hang. Random bytes in the PT
 # data: decode succeeds, the trace is well formed, and every error perf reports is a
 # [decode error: ...] span. A truncated file: a clean error, no signal.
 robust() {
@@ -302,8 +312,13 @@ robust() {
 		echo "FAIL ptsynth-robust $name: snaptrace decode exit $rc: $(grep -m2 . "$work/$name.dec" | tr '\n' ' ')"
 		fail=1
 	elif ! ./snaptrace dump -check "$work/$name.fxt" >"$work/$name.chk" 2>&1; then
-		echo "FAIL ptsynth-robust $name: $(head -1 "$work/$name.chk")"
-		fail=1
+		local why
+		if why=$(known_bug "$name"); then
+			echo "SKIP ptsynth-robust $name: known snaptrace bug: $why($(head -1 "$work/$name.chk" | cut -c1-160))"
+		else
+			echo "FAIL ptsynth-robust $name: $(head -1 "$work/$name.chk")"
+			fail=1
+		fi
 	else
 		n=$(perf script -i "$data" --itrace=e -F tid 2>/dev/null | grep -c '^ instruction trace error')
 		local spans
@@ -321,7 +336,7 @@ if [ -e "$work/dyn.data" ]; then
 import random, sys
 data = open(sys.argv[1], 'rb').read()
 n = len(data)
-for seed in range(3):
+for seed in (0, 1, 2, 9):
     r, b = random.Random(seed), bytearray(data)
     for _ in range(20):  # the PT data is the bulk of the file, after the sideband
         i = r.randrange(n // 5, n - 200)
@@ -331,7 +346,7 @@ open(sys.argv[2] + '/trunc-half.data', 'wb').write(data[:n // 2])
 open(sys.argv[2] + '/trunc-header.data', 'wb').write(data[:200])
 PY
 fi
-for seed in 0 1 2; do
+for seed in 0 1 2 9; do
 	robust "dyn-flip$seed" "$work/flip$seed.data" flipped
 done
 robust dyn-trunc-half "$work/trunc-half.data" truncated
