@@ -34,12 +34,16 @@ command -v taskset >/dev/null || skip_all "taskset is not installed"
 [ -x "$T/mkptdata" ] || skip_all "mkptdata not built (libipt-dev missing)"
 [ -x "$T/sstep" ] && [ -x "$P/static_calls" ] || skip_all "test tools not built (make test-bins)"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptsynth.XXXXXX")
+# Always /tmp/ptsynth.XXXXXX, and the programs are copied into it: the path's length
+# changes what ld.so does, so this keeps the fixtures the same from any checkout.
+work=$(mktemp -d /tmp/ptsynth.XXXXXX)
 if [ "${PTSYNTH_KEEP:-0}" = 1 ]; then
 	echo "ptsynth: keeping $work" >&2
 else
 	trap 'rm -rf "$work"' EXIT
 fi
+mkdir "$work/bin" && cp "$P"/* "$work/bin/" 2>/dev/null
+P=$work/bin
 
 # Ground truth for a program, once: sstep (pinned to CPU 0) and insnmap.
 prepare() {
@@ -84,8 +88,8 @@ kimage() {
 # They print SKIP (with the first difference) while they fail and PASS once fixed.
 # (kernel-irq-k was here until main's 64b3655 fixed the order at equal timestamps.)
 KNOWN_BUGS=(
-	"dyn-flip9: after a corrupted timestamp (perf time jumps by 2.8e14 ns) snaptrace writes a
-frame that begins inside an [unknown] complete span and outlasts it (dump -check rejects it)"
+	"dyn-flip59: after decode errors snaptrace writes a frame (strcmp) that begins inside an
+[unknown] complete span and outlasts it (dump -check rejects it)"
 )
 known_bug() {
 	local k
@@ -336,7 +340,7 @@ if [ -e "$work/dyn.data" ]; then
 import random, sys
 data = open(sys.argv[1], 'rb').read()
 n = len(data)
-for seed in (0, 1, 2, 9):
+for seed in (0, 1, 2, 59):
     r, b = random.Random(seed), bytearray(data)
     for _ in range(20):  # the PT data is the bulk of the file, after the sideband
         i = r.randrange(n // 5, n - 200)
@@ -346,7 +350,7 @@ open(sys.argv[2] + '/trunc-half.data', 'wb').write(data[:n // 2])
 open(sys.argv[2] + '/trunc-header.data', 'wb').write(data[:200])
 PY
 fi
-for seed in 0 1 2 9; do
+for seed in 0 1 2 59; do
 	robust "dyn-flip$seed" "$work/flip$seed.data" flipped
 done
 robust dyn-trunc-half "$work/trunc-half.data" truncated
