@@ -22,6 +22,9 @@ fail=0
 if [ -x "$T/test_ptsynth" ]; then
 	"$T/test_ptsynth" 2>&1 || fail=1
 fi
+if command -v python3 >/dev/null; then
+	python3 "$HERE/stacks.py" selftest || fail=1
+fi
 
 skip_all() {
 	echo "SKIP ptsynth: $1"
