@@ -28,7 +28,10 @@
 #include "write/fxt.h"
 #include "write/sink.h"
 
-#define TEXT_BUF (256 * 1024)
+#define TEXT_BUF	      (256 * 1024)
+/* Perfetto keeps 512 levels of nesting on a track and silently drops deeper
+ * slices: drop them here instead, and say so. */
+#define SNAP_DECODE_MAX_DEPTH 512
 
 static volatile sig_atomic_t decode_interrupted;
 
@@ -257,15 +260,21 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			snap_scope_name(scope), s->first_violation,
 			scope == SNAP_SCOPE_KERNEL ? "-trace-include-kernel"
 						   : "-trace-include-kernel");
+	if (s->depth_capped)
+		snap_warn("dropped %llu call%s nested deeper than %d frames (the most Perfetto "
+			  "shows)",
+			  (unsigned long long)s->depth_capped, s->depth_capped == 1 ? "" : "s",
+			  SNAP_DECODE_MAX_DEPTH);
 	if (s->decode_errors)
 		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",
 			  (unsigned long long)s->decode_errors, s->decode_errors == 1 ? "" : "s");
 	snap_info("stats: %llu events, %llu threads, %llu samples, %llu unmatched returns, "
-		  "%llu frames over the depth cap, %llu times clamped",
+		  "%llu times clamped, %llu odd branch kinds, %llu transaction events dropped",
 		  (unsigned long long)s->events, (unsigned long long)s->threads,
 		  (unsigned long long)s->samples, (unsigned long long)s->unmatched_returns,
-		  (unsigned long long)s->depth_capped, (unsigned long long)s->time_backwards);
+		  (unsigned long long)s->time_backwards, (unsigned long long)s->unexpected,
+		  (unsigned long long)s->tx_dropped);
 	snap_warn("wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
 		  output, (unsigned long long)s->events, (unsigned long long)s->threads);
 }
@@ -281,6 +290,7 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.scope = o->scope;
 	dopts.strict_scope = o->strict_scope;
+	dopts.max_depth = SNAP_DECODE_MAX_DEPTH;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))

@@ -21,7 +21,33 @@
 #include "util/log.h"
 #include "util/vec.h"
 
-/* The order matters: snap_recflags_apply switches on the index. */
+/* Indices into snap_recflags_opts, in table order. */
+enum {
+	F_TRIGGER,
+	F_MULTI_SNAPSHOT,
+	F_TRACE_INCLUDE_KERNEL,
+	F_TRACE_KERNEL_ONLY,
+	F_TIMER_RESOLUTION,
+	F_MULTI_THREAD,
+	F_FULL_EXECUTION,
+	F_SNAPSHOT_SIZE,
+	F_SAMPLING,
+	F_PT,
+	F_CALLGRAPH_MODE,
+	F_EVENTS,
+	F_WORKING_DIRECTORY,
+	F_OUTPUT,
+	F_STRICT_SCOPE,
+	F_NO_DLFILTER,
+	F_V,
+	F_PRINT_PERF_COMMANDS,
+	F_Z_PRINT_PERF_COMMANDS,
+	F_FILTER,
+	F_VV,
+	F_COUNT,
+};
+
+/* The order matters: snap_recflags_apply switches on the index (enum above). */
 const struct snap_opt snap_recflags_opts[] = {
 	{"trigger", NULL, "SYMBOL",
 	 "snapshot when a thread calls SYMBOL ('.' = snaptrace_stop_indicator, '?' = pick)"},
@@ -49,6 +75,9 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"vv", NULL, NULL, NULL},
 	{NULL, NULL, NULL, NULL},
 };
+_Static_assert(sizeof(snap_recflags_opts) / sizeof(snap_recflags_opts[0]) == F_COUNT + 1,
+	       "snap_recflags_opts and its index enum disagree");
+_Static_assert(F_COUNT == SNAP_RECFLAGS_NOPTS, "SNAP_RECFLAGS_NOPTS is stale");
 
 void snap_recflags_init(struct snap_recflags *f)
 {
@@ -71,76 +100,76 @@ static int usage_err(const char *cmd, const char *flag, const char *val, const c
 int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const char *val)
 {
 	switch (k) {
-	case 0:
+	case F_TRIGGER:
 		f->trigger = val;
 		break;
-	case 1:
+	case F_MULTI_SNAPSHOT:
 		f->rec.multi_snapshot = 1;
 		break;
-	case 2:
+	case F_TRACE_INCLUDE_KERNEL:
 		f->include_kernel = 1;
 		break;
-	case 3:
+	case F_TRACE_KERNEL_ONLY:
 		f->kernel_only = 1;
 		break;
-	case 4:
+	case F_TIMER_RESOLUTION:
 		if (snap_res_parse(val, &f->rec.res) < 0)
 			return usage_err(
 				cmd, "-timer-resolution", val,
 				"Low, Normal, High, Sample:HZ, Custom:cyc=1,mtc_period=0, or "
 				"magic-trace's sexps");
 		break;
-	case 5:
+	case F_MULTI_THREAD:
 		f->rec.multi_thread = 1;
 		break;
-	case 6:
+	case F_FULL_EXECUTION:
 		f->rec.full_execution = 1;
 		break;
-	case 7:
+	case F_SNAPSHOT_SIZE:
 		if (snap_size_parse(val, &f->rec.snapshot_bytes) < 0 || !f->rec.snapshot_bytes)
 			return usage_err(cmd, "-snapshot-size", val, "a size like 512K, 4M, 1G");
 		f->snapshot_size = val;
 		break;
-	case 8:
+	case F_SAMPLING:
 		f->rec.sampling = 1;
 		break;
-	case 9:
+	case F_PT:
 		f->force_pt = 1;
 		break;
-	case 10:
+	case F_CALLGRAPH_MODE:
 		if (snap_cg_parse(val, &f->rec.cg) < 0)
 			return usage_err(cmd, "-callgraph-mode", val,
 					 "fp, dwarf, lbr, lbr-no-stitch");
 		break;
-	case 11:
+	case F_EVENTS:
 		if (snap_xev_parse(val, f->xev, &f->rec.nxev) < 0)
 			return usage_err(
 				cmd, "-events", val,
 				"a comma list of branch-misses, cache-misses, no duplicates");
 		f->rec.xev = f->xev;
 		break;
-	case 12:
+	case F_WORKING_DIRECTORY:
 		f->workdir = val;
 		break;
-	case 13:
+	case F_OUTPUT:
 		f->output = val;
 		break;
-	case 14:
+	case F_STRICT_SCOPE:
 		f->strict_scope = 1;
 		break;
-	case 15:
+	case F_NO_DLFILTER:
 		f->no_dlfilter = 1;
 		break;
-	case 16:
+	case F_V:
 		f->verbose++;
 		break;
-	case 17:
-	case 18:
+	case F_PRINT_PERF_COMMANDS:
+	case F_Z_PRINT_PERF_COMMANDS:
 		f->print_cmds = 1;
 		break;
-	case 19:
+	case F_FILTER:
 		return usage_err(cmd, "-filter", val, "-filter is not supported yet");
-	case 20:
+	case F_VV:
 		f->verbose += 2;
 		break;
 	default:
@@ -603,6 +632,16 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 		goto out;
 	}
 	err = decode(f, &s);
+	if (err < 0 && s.cfg.rec.sampling && s.pa.freq &&
+	    s.recorded_ms * (long)s.pa.freq < 100 * 1000L)
+		fprintf(stderr,
+			"snaptrace %s: perf recorded for only %ld ms, room for at most %ld samples "
+			"at "
+			"%llu Hz (samples tick only while the program runs): trace a longer run, "
+			"or "
+			"raise -timer-resolution\n",
+			cmd, s.recorded_ms, s.recorded_ms * (long)s.pa.freq / 1000,
+			(unsigned long long)s.pa.freq);
 	if (err == 0) {
 		rc = 0;
 		if (f->workdir)

@@ -12,6 +12,7 @@
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,23 +189,104 @@ static int save_names(struct snap_session *s)
 	return 0;
 }
 
-static int arm_trigger(struct snap_session *s)
+/* Reads AT_ENTRY (the program's entry point) from /proc/PID/auxv. */
+static int auxv_entry(pid_t pid, uint64_t *entry)
 {
-	const char *name = s->cfg.trigger;
+	char path[64];
+	uint64_t av[2];
+	int fd, err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != 0) {
+		if (av[0] == 9 /* AT_ENTRY */) {
+			*entry = av[1];
+			err = 0;
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * run: the program is stopped at its first instruction, in ld.so, before its
+ * shared libraries are mapped. To trigger on a library function, let it run
+ * to its entry point (ld.so has mapped every DT_NEEDED library by then) with
+ * a one-shot int3, then stop it there again. x86-64 only.
+ */
+static int run_to_entry(struct snap_session *s)
+{
+#if defined(__x86_64__)
+	pid_t pid = s->child;
+	struct user_regs_struct regs;
+	uint64_t entry = 0;
+	long orig;
+	int status, err = auxv_entry(pid, &entry);
+
+	if (err < 0)
+		return err;
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return -errno;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)) < 0 ||
+	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
+		return -errno;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
+		if (!WIFSTOPPED(status)) {
+			s->child_status = status;
+			s->child_reaped = 1;
+		}
+		return -ECHILD;
+	}
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) < 0 ||
+	    ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+		return -errno;
+	regs.rip = entry;
+	if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) < 0)
+		return -errno;
+	snap_info("ran %s to its entry point to see its shared libraries", s->cfg.cmd[0]);
+	return 0;
+#else
+	(void)s;
+	return -ENOTSUP;
+#endif
+}
+
+/* Resolves cfg.trigger ("." tries both stop indicators) in the first pid. */
+static int resolve_trigger(struct snap_session *s, const char **name)
+{
 	pid_t pid = s->pids[0];
 	int err;
 
-	if (!strcmp(name, ".")) {
-		name = SNAP_STOP_INDICATOR;
-		err = snap_trigger_resolve(pid, name, &s->trigger_addr, s->trigger_where,
+	*name = s->cfg.trigger;
+	if (!strcmp(*name, ".")) {
+		*name = SNAP_STOP_INDICATOR;
+		err = snap_trigger_resolve(pid, *name, &s->trigger_addr, s->trigger_where,
 					   sizeof(s->trigger_where));
-		if (err == -ENOENT)
-			name = SNAP_MT_STOP_INDICATOR;
+		if (err != -ENOENT && err != -SNAP_EFORMAT)
+			return err;
+		*name = SNAP_MT_STOP_INDICATOR;
 	}
-	s->trigger_name = name;
-	err = snap_trigger_resolve(pid, name, &s->trigger_addr, s->trigger_where,
-				   sizeof(s->trigger_where));
+	return snap_trigger_resolve(pid, *name, &s->trigger_addr, s->trigger_where,
+				    sizeof(s->trigger_where));
+}
 
+static int arm_trigger(struct snap_session *s)
+{
+	const char *name;
+	pid_t pid = s->pids[0];
+	int err = resolve_trigger(s, &name);
+
+	if ((err == -ENOENT || err == -SNAP_EFORMAT) && s->child && run_to_entry(s) == 0)
+		err = resolve_trigger(s, &name);
+	s->trigger_name = name;
 	if (err == -SNAP_EFORMAT)
 		return why(s, err,
 			   "-trigger %s: the executable of pid %d has no symbol table (stripped?); "
@@ -212,8 +294,8 @@ static int arm_trigger(struct snap_session *s)
 			   name, (int)pid);
 	if (err == -ENOENT && s->child)
 		return why(s, err,
-			   "-trigger %s: no function of that name in %s (run stops the program "
-			   "before its shared libraries load: trigger on those with attach)",
+			   "-trigger %s: no function of that name in %s or the libraries it links "
+			   "(for a library it dlopen()s, use attach)",
 			   name, s->cfg.cmd[0]);
 	if (err == -ENOENT)
 		return why(s, err,
@@ -384,6 +466,7 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	if (err < 0)
 		return err;
 	child_release(s);
+	s->start_ms = now_ms();
 	return 0;
 }
 
@@ -646,6 +729,7 @@ int snap_session_finish(struct snap_session *s)
 		}
 	}
 	s->recording = 0;
+	s->recorded_ms = now_ms() - s->start_ms;
 	snap_trigger_fini(&s->trig);
 	signals_close(s);
 	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&

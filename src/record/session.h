@@ -72,8 +72,9 @@ struct snap_session {
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;
 	int end_signal;
-	char data_path[PATH_MAX]; /* set by finish: perf.data or the directory */
-	int ndata;		  /* data files */
+	long start_ms, recorded_ms; /* how long perf recorded (monotonic ms) */
+	char data_path[PATH_MAX];   /* set by finish: perf.data or the directory */
+	int ndata;		    /* data files */
 	char why[512];
 };
 

@@ -191,12 +191,12 @@ static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 	}
 	if (op.type == OP_RETUNK || (op.type == OP_CALL && op.inferred)) {
 		if (op.type == OP_RETUNK) {
-			op.t2 = t;
+			op.t2 = t; /* k2 was taken when the return happened */
 		} else {
 			op.t = t;
 			op.k1 = cur(cs)->cut_seq;
+			op.k2 = ~++cs->ninferred;
 		}
-		op.k2 = ~++cs->ninferred;
 		return defer(cs, &op);
 	}
 	op.t = t;
@@ -335,6 +335,9 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	op.type = OP_RETUNK;
 	op.t = s->create_time;
 	op.k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
+	/* Ordered by discovery with the inferred callers found after it (they are
+	 * outer, so they come first), not by when the pending batch is flushed. */
+	op.k2 = ~++cs->ninferred;
 	return add(cs, &op, t);
 }
 

@@ -14,7 +14,9 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 PLUGIN=$ROOT/snaptrace-dlfilter.so
 DUMP=$ROOT/$SNAP_BUILD/tests/dlfilter/dlrec_dump
-PROTO=${SNAP_PTSYNTH_PROTO:-/work/shared/reference/ptsynth-prototype}
+# The ptsynth prototype (research code in the shared folder, beside the checkout in CI).
+PROTO=${SNAP_PTSYNTH_PROTO:-$ROOT/../shared/reference/ptsynth-prototype}
+[ -d "$PROTO" ] || PROTO=/work/shared/reference/ptsynth-prototype
 OUT=$ROOT/build/bench
 mkdir -p "$OUT"
 

@@ -10,7 +10,9 @@ ROOT=$PWD
 PLUGIN=$ROOT/snaptrace-dlfilter.so
 DUMP=$ROOT/$SNAP_BUILD/tests/dlfilter/dlrec_dump
 EVCMP=$ROOT/$SNAP_BUILD/tests/dlfilter/evcmp
-PROTO=${SNAP_PTSYNTH_PROTO:-/work/shared/reference/ptsynth-prototype}
+# The ptsynth prototype (research code in the shared folder, beside the checkout in CI).
+PROTO=${SNAP_PTSYNTH_PROTO:-$ROOT/../shared/reference/ptsynth-prototype}
+[ -d "$PROTO" ] || PROTO=/work/shared/reference/ptsynth-prototype
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0

@@ -169,6 +169,40 @@ t_pt_missing() {
 	fi
 }
 
+# The Intel PT control flow, against a fake perf that logs its argv and the
+# control commands (SNAPTRACE_ASSUME_PT=1 makes snaptrace believe in PT):
+# enable once perf is ready, snapshot at the trigger, stop at the end.
+t_pt_control() {
+	local fake=$PWD/tests/e2e/fake/perf log=$tmp/fakeperf.log
+	: >"$log"
+	FAKE_PERF_LOG=$log SNAPTRACE_PERF=$fake SNAPTRACE_ASSUME_PT=1 timeout -s KILL 30 \
+		"$snap" run -trigger trigger_here -working-directory "$tmp/w_ptc" -o "$tmp/ptc.fxt.gz" \
+		-- "$nest" 3000 1500 >"$tmp/ptc.out" 2>"$tmp/ptc.err"
+	if grep -q "^argv: record .*--event=intel_pt/.*/u --per-thread -t [0-9]* --snapshot --control=fd:3,4" "$log" &&
+		[ "$(grep '^cmd:' "$log" | tr '\n' ' ')" = "cmd: enable cmd: snapshot cmd: stop " ]; then
+		pass pt_control_trigger
+	else
+		failed pt_control_trigger "$(tr '\n' ' ' <"$log")"
+	fi
+	# no trigger: --snapshot=e, and stopping perf is the snapshot; as root the
+	# kernel scope adds --kcore
+	: >"$log"
+	local scope="" want="--event=intel_pt/.*/u .*--snapshot=e"
+	if [ $root -eq 1 ]; then
+		scope=-trace-include-kernel
+		want="--event=intel_pt/.*/uk .*--snapshot=e .*--kcore"
+	fi
+	FAKE_PERF_LOG=$log SNAPTRACE_PERF=$fake SNAPTRACE_ASSUME_PT=1 timeout -s KILL 30 \
+		"$snap" run $scope -working-directory "$tmp/w_ptc2" -o "$tmp/ptc2.fxt.gz" \
+		-- "$nest" 300 >"$tmp/ptc2.out" 2>"$tmp/ptc2.err"
+	if grep -q -- "$want" "$log" &&
+		[ "$(grep '^cmd:' "$log" | tr '\n' ' ')" = "cmd: enable cmd: stop " ]; then
+		pass pt_control_at_exit
+	else
+		failed pt_control_at_exit "$(tr '\n' ' ' <"$log")"
+	fi
+}
+
 t_lbr_refused() {
 	if grep -qw pdcm /proc/cpuinfo && [ -e /sys/bus/event_source/devices/cpu ]; then
 		skip lbr_refused "this CPU has LBR"
@@ -222,6 +256,37 @@ t_run_signal_status() {
 	if [ $rc -eq 143 ]; then pass run_signal_status; else failed run_signal_status "rc $rc, want 143"; fi
 }
 
+# Signals sent to snaptrace by another process are forwarded to the program:
+# SIGUSR1 makes it exit 42 (and snaptrace with it); SIGTERM ends the recording.
+t_forward_signals() {
+	local spid
+	# (snaptrace itself in the background, not under timeout: the signal is for it)
+	"$snap" run -sampling -timer-resolution Sample:2000 -o "$tmp/fwd.fxt.gz" -- \
+		sh -c 'trap "exit 42" USR1; echo ready; while :; do :; done' >"$tmp/fwd.out" 2>"$tmp/fwd.err" &
+	spid=$!
+	bgpids+=("$spid")
+	for _ in $(seq 200); do grep -qs ready "$tmp/fwd.out" && break; sleep 0.02; done
+	sleep 0.3
+	kill -USR1 "$spid"
+	wait "$spid"
+	rc=$?
+	if [ $rc -eq 42 ]; then pass forward_sigusr1; else failed forward_sigusr1 "rc $rc: $(tail -2 "$tmp/fwd.err")"; fi
+	"$snap" run -sampling -timer-resolution Sample:2000 -o "$tmp/fwd2.fxt.gz" -- \
+		sh -c 'echo ready; while :; do :; done' >"$tmp/fwd2.out" 2>"$tmp/fwd2.err" &
+	spid=$!
+	bgpids+=("$spid")
+	for _ in $(seq 200); do grep -qs ready "$tmp/fwd2.out" && break; sleep 0.02; done
+	sleep 0.3
+	kill -TERM "$spid"
+	wait "$spid"
+	rc=$?
+	if [ $rc -eq 143 ] && [ -s "$tmp/fwd2.fxt.gz" ]; then
+		pass forward_sigterm
+	else
+		failed forward_sigterm "rc $rc: $(tail -2 "$tmp/fwd2.err")"
+	fi
+}
+
 start_target() { # start_target ARGS...: $tpid is the running nest
 	rm -f "$tmp/target.out"
 	"$nest" "$@" >"$tmp/target.out" 2>&1 &
@@ -240,7 +305,7 @@ t_attach() {
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-working-directory "$w" -o "$tmp/attach.fxt.gz" >"$tmp/attach.out" 2>"$tmp/attach.err" &
 	spid=$!
-	for _ in $(seq 100); do grep -q "attached" "$tmp/attach.err" && break; sleep 0.02; done
+	for _ in $(seq 100); do grep -qs "attached" "$tmp/attach.err" && break; sleep 0.02; done
 	sleep 0.5
 	kill -INT "$spid"
 	wait "$spid"
@@ -271,7 +336,7 @@ t_attach_twice() {
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-trigger trigger_here -o "$tmp/twice.fxt.gz" >"$tmp/twice.out" 2>"$tmp/twice.err" &
 	spid=$!
-	for _ in $(seq 100); do grep -q "attached" "$tmp/twice.err" && break; sleep 0.02; done
+	for _ in $(seq 100); do grep -qs "attached" "$tmp/twice.err" && break; sleep 0.02; done
 	sleep 0.3
 	kill -INT "$spid"
 	sleep 0.05
@@ -363,6 +428,20 @@ t_trigger_thread() {
 		pass trigger_other_thread
 	else
 		failed trigger_other_thread "hit tid '$tid', pid '$pid': $(head -3 "$tmp/tthr.err")"
+	fi
+}
+
+# run: a trigger on a libc function (the program is run to its entry point
+# first, so its shared libraries are mapped).
+t_trigger_library() {
+	# pthread_join (libc) runs once, after ~0.15 s of work
+	snap tlib run -v -sampling -timer-resolution Low -trigger pthread_join -working-directory \
+		"$tmp/w_tlib" -o "$tmp/tlib.fxt.gz" -- "$nest" 1500 0 1 4
+	if [ $rc -eq 4 ] && grep -q "trigger pthread_join hit" "$tmp/tlib.err" &&
+		grep -q "libc" "$tmp/tlib.err" && [ -s "$tmp/tlib.fxt.gz" ]; then
+		pass trigger_library_function
+	else
+		failed trigger_library_function "rc $rc: $(grep -v '^snaptrace: \(no Intel\|finished\|decoding\)' "$tmp/tlib.err" | head -3)"
 	fi
 }
 
@@ -515,6 +594,31 @@ t_kernel_refused() {
 	fi
 }
 
+# A non-root user records its own program, with a trigger (paranoid 2 allows
+# user-space sampling and hardware breakpoints on one's own processes).
+t_non_root() {
+	local d=$tmp/nobody
+	if [ $root -eq 0 ] || ! command -v setpriv >/dev/null; then
+		skip non_root_run "needs root and setpriv to become nobody"
+		return
+	fi
+	chmod 711 "$tmp"
+	mkdir -p "$d"
+	chmod 777 "$d"
+	(cd "$d" && TMPDIR=$d timeout -s KILL 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$snap" run -trigger trigger_here -timer-resolution Low -o "$d/nr.fxt.gz" -- "$nest" 3000 1500 0 6) \
+		>"$tmp/nr.out" 2>"$tmp/nr.err"
+	rc=$?
+	if grep -q "Permission denied" "$tmp/nr.err"; then
+		skip non_root_run "nobody cannot execute $snap (directory permissions)"
+	elif [ $rc -eq 6 ] && [ -s "$d/nr.fxt.gz" ] && grep -q "hit by tid" "$tmp/nr.err" &&
+		[ -z "$(ls -d "$d"/snaptrace.* 2>/dev/null)" ]; then
+		pass non_root_run_trigger
+	else
+		failed non_root_run_trigger "rc $rc: $(grep -v '^snaptrace: \(no Intel\|finished\|decoding\)' "$tmp/nr.err" | head -3)"
+	fi
+}
+
 t_private_workdir() {
 	local d mode
 	snap priv run -v -sampling -timer-resolution Low -o "$tmp/priv.fxt.gz" -- sh -c 'stat -c "%a %U" "$TMPDIR"/snaptrace.*'
@@ -543,6 +647,7 @@ t_usage
 t_print_cmds
 t_doctor
 t_pt_missing
+t_pt_control
 t_lbr_refused
 if [ -n "$noperf" ]; then
 	for t in run_sampling attach_sigint trigger_run trigger_attach multi_thread kernel_frames; do
@@ -551,12 +656,14 @@ if [ -n "$noperf" ]; then
 else
 	t_run_sampling
 	t_run_signal_status
+	t_forward_signals
 	t_attach
 	t_attach_twice
 	t_trigger_run
 	t_trigger_attach
 	t_trigger_thread
 	t_trigger_late_thread
+	t_trigger_library
 	t_trigger_two_pids
 	t_trigger_never
 	t_trigger_picker
@@ -564,6 +671,7 @@ else
 	t_multi_thread
 	t_kernel
 	t_private_workdir
+	t_non_root
 fi
 t_kernel_refused
 t_leftovers

@@ -232,8 +232,8 @@ static const struct ccase cases[] = {
 	 {"100 1/1 return 401000 foo 400100 main", "110 1/1 return 400100 main 500000 start"},
 	 "E 110 tid=1 main\n"
 	 "B 100 tid=1 start address=0x500000 symbol=start inferred_start_time=true\n"
-	 "X 100..101 tid=1 [unknown]\n"
 	 "B 100 tid=1 main address=0x400100 symbol=main inferred_start_time=true\n"
+	 "X 100..101 tid=1 [unknown]\n"
 	 "E 110 tid=1 start\n",
 	 1},
 	/* A jump into another symbol with an empty stack infers the frame. */
@@ -359,8 +359,8 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 20 tid=1 foo\n"
 	 "E 20 tid=1 main\n"
-	 "X 20..30 tid=1 [unknown]\n"
 	 "B 20 tid=1 main address=0x400014 symbol=main inferred_start_time=true\n"
+	 "X 20..30 tid=1 [unknown]\n"
 	 "E 30 tid=1 main\n",
 	 1},
 	/* Events at exactly the error's time land 1 ns later (#155). */

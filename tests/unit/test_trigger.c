@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Trigger resolution and hardware breakpoints, on this very process. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "record/trigger.h"
+#include "snap_test.h"
+#include "util/err.h"
+
+volatile int trigger_sink;
+
+void snaptrace_test_target(int i);
+
+__attribute__((noinline)) void snaptrace_test_target(int i)
+{
+	trigger_sink += i;
+}
+
+static void resolve_self(void)
+{
+	uint64_t addr = 0;
+	char where[4096];
+
+	CHECK_INT_EQ(0, snap_trigger_resolve(getpid(), "snaptrace_test_target", &addr, where,
+					     sizeof(where)));
+	CHECK_U64_EQ((uint64_t)(uintptr_t)&snaptrace_test_target, addr);
+	CHECK(strstr(where, "test_trigger") != NULL);
+	/* a libc function, found through /proc/self/maps */
+	CHECK_INT_EQ(0, snap_trigger_resolve(getpid(), "getpid", &addr, where, sizeof(where)));
+	CHECK_U64_EQ((uint64_t)(uintptr_t)&getpid, addr);
+	CHECK(strstr(where, "libc") != NULL);
+	CHECK_INT_EQ(-ENOENT,
+		     snap_trigger_resolve(getpid(), "no_such_function_anywhere", &addr, NULL, 0));
+	CHECK_INT_EQ(-ENOENT, snap_trigger_resolve(999999999, "getpid", &addr, NULL, 0));
+}
+
+static void breakpoint_hits(void)
+{
+	struct snap_trigger t;
+	struct snap_trigger_hit h[8];
+	uint64_t addr = (uint64_t)(uintptr_t)&snaptrace_test_target;
+	struct pollfd pfd[8];
+	int err;
+	size_t n;
+
+	snap_trigger_init(&t);
+	err = snap_trigger_arm(&t, getpid(), addr, 0);
+	if (err == -EACCES || err == -ENOENT || err == -EOPNOTSUPP) {
+		printf("SKIP test_trigger.c:breakpoint_hits: no breakpoints here (%d)\n", err);
+		snap_trigger_fini(&t);
+		return;
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK(t.nbps >= 1);
+	CHECK_INT_EQ(0, (int)snap_trigger_read(&t, h, 8)); /* nothing yet */
+	snaptrace_test_target(1);
+	snaptrace_test_target(2);
+	n = snap_trigger_pollfds(&t, pfd, 8);
+	CHECK(n >= 1);
+	CHECK_INT_EQ(1, poll(pfd, n, 2000) >= 1);
+	n = snap_trigger_read(&t, h, 8);
+	CHECK_INT_EQ(2, (int)n);
+	if (n >= 1) {
+		CHECK_U64_EQ(addr, h[0].ip);
+		CHECK_INT_EQ(getpid(), h[0].pid);
+		CHECK_INT_EQ(gettid(), h[0].tid);
+	}
+	if (n == 2)
+		CHECK(h[0].time <= h[1].time);
+	/* a full rescan arms nothing new (every thread is known) */
+	CHECK_INT_EQ(0, snap_trigger_rescan(&t, getpid(), addr));
+	snap_trigger_fini(&t);
+	snaptrace_test_target(3); /* no breakpoint any more */
+	CHECK_INT_EQ(0, (int)t.nbps);
+	snap_trigger_fini(&t); /* twice is harmless */
+}
+
+int main(void)
+{
+	RUN(resolve_self);
+	RUN(breakpoint_hits);
+	return snap_test_done();
+}
