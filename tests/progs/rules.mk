@@ -21,7 +21,8 @@ $(PROGS_DIR)/dyn: tests/progs/dyn.c
 
 # The C++ program needs a C++ compiler with libstdc++; without one it is not built
 # and its case skips.
-PROGS_CXX := $(shell command -v $(if $(findstring clang,$(CC)),clang++,g++) 2>/dev/null)
+PROGS_CXX := $(firstword $(shell command -v $(if $(findstring clang,$(CC)),clang++ g++,g++ clang++) \
+	2>/dev/null))
 $(PROGS_DIR)/cxx_throw: tests/progs/cxx_throw.cc tests/progs/rules.mk
 	@mkdir -p $(@D)
 	$(PROGS_CXX) $(PROGS_CFLAGS) -static-libstdc++ -static-libgcc -Wl,-z,lazy -o $@ $<

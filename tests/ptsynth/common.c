@@ -411,26 +411,20 @@ static int want_has(const uint64_t *want, size_t nwant, uint64_t a)
 }
 
 /* Disassembles one file and adds the wanted instructions of every mapping of it. */
-static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *maps, const char *path,
-			  const uint64_t *want, size_t nwant)
+int ptsynth_objdump_open(const char *path, FILE **out, pid_t *pid)
 {
-	Elf64_Phdr ph[16];
-	int nph = elf_exec_loads(path, ph, 16);
-	int pfd[2], err = 0, status;
-	char line[1024];
+	int pfd[2], err;
 
-	if (nph < 0)
-		return nph;
 	if (pipe(pfd) < 0)
 		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
+	*pid = fork();
+	if (*pid < 0) {
 		err = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
 		return err;
 	}
-	if (pid == 0) {
+	if (*pid == 0) {
 		dup2(pfd[1], 1);
 		close(pfd[0]);
 		close(pfd[1]);
@@ -438,13 +432,42 @@ static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *map
 		_exit(127);
 	}
 	close(pfd[1]);
-	FILE *f = fdopen(pfd[0], "r");
-	if (!f) {
+	*out = fdopen(pfd[0], "r");
+	if (!*out) {
 		err = -errno;
 		close(pfd[0]);
-		waitpid(pid, &status, 0);
+		waitpid(*pid, NULL, 0);
 		return err;
 	}
+	return 0;
+}
+
+int ptsynth_objdump_close(FILE *f, pid_t pid)
+{
+	int status;
+
+	fclose(f);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+}
+
+static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *maps, const char *path,
+			  const uint64_t *want, size_t nwant)
+{
+	Elf64_Phdr ph[16];
+	int nph = elf_exec_loads(path, ph, 16);
+	int err = 0, e;
+	char line[1024];
+	FILE *f;
+	pid_t pid;
+
+	if (nph < 0)
+		return nph;
+	if ((err = ptsynth_objdump_open(path, &f, &pid)) < 0)
+		return err;
 	while (fgets(line, sizeof line, f)) {
 		uint64_t va;
 		uint32_t len;
@@ -470,12 +493,8 @@ static int imap_from_file(struct ptsynth_imap *m, const struct ptsynth_maps *map
 		}
 	}
 out:
-	fclose(f);
-	if (waitpid(pid, &status, 0) < 0 && !err)
-		err = -errno;
-	else if (!err && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-		err = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
-	return err;
+	e = ptsynth_objdump_close(f, pid);
+	return err < 0 ? err : e;
 }
 
 int ptsynth_imap_from_maps(struct ptsynth_imap *m, const struct ptsynth_maps *maps,

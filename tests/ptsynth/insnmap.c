@@ -91,21 +91,20 @@ static int kimage_follow(const struct kimage *k, const char *from, FILE *out, co
 static int kimage_main(const char *image, const char *prefix)
 {
 	struct kimage k;
-	char cmd[8192], line[1024], path[4096], abspath[4096];
+	char line[1024], path[4096], abspath[4096];
 	struct {
 		uint64_t a, t;
 	} *tg = NULL;
 	size_t ntg = 0;
 	int err = 0;
 	FILE *f = NULL, *o = NULL;
+	pid_t pid = 0;
 
 	memset(&k, 0, sizeof k);
 	if (!realpath(image, abspath))
 		return -errno;
-	snprintf(cmd, sizeof cmd, "objdump -d -w '%s'", abspath);
-	f = popen(cmd, "r");
-	if (!f)
-		return -errno;
+	if ((err = ptsynth_objdump_open(abspath, &f, &pid)) < 0)
+		return err;
 	while (fgets(line, sizeof line, f)) {
 		uint64_t a, t;
 		uint32_t len;
@@ -129,12 +128,10 @@ static int kimage_main(const char *image, const char *prefix)
 		tg[ntg].a = a;
 		tg[ntg++].t = t;
 	}
-	if (pclose(f) != 0) {
-		f = NULL;
-		err = -EIO;
-		goto out;
-	}
+	err = ptsynth_objdump_close(f, pid);
 	f = NULL;
+	if (err < 0)
+		goto out;
 	ptsynth_imap_sort(&k.imap);
 	k.target = calloc(k.imap.n ? k.imap.n : 1, sizeof *k.target);
 	if (!k.target) {
@@ -183,7 +180,7 @@ out:
 	if (o && fclose(o) != 0 && !err)
 		err = -EIO;
 	if (f)
-		pclose(f);
+		ptsynth_objdump_close(f, pid);
 	free(tg);
 	free(k.target);
 	ptsynth_imap_fini(&k.imap);

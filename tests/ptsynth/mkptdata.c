@@ -31,6 +31,8 @@
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
  *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
+ *   -Y        cycle-accurate mode as magic-trace records by default (cyc=1,cyc_thresh=1,
+ *             mtc_period=0): CYC before every packet, MTC, TMA in PSB+
  */
 #include <errno.h>
 #include <intel-pt.h>
@@ -47,6 +49,10 @@
 #define PT_PMU_TYPE  8 /* any value: perf matches attr.type with AUXTRACE_INFO priv[0] */
 #define CFG_TSC	     (1ULL << 10)
 #define CFG_NORETCMP (1ULL << 11)
+#define CFG_CYC	     (1ULL << 1)
+#define CFG_MTC	     (1ULL << 9)
+#define CFG_CYC_THR1 (1ULL << 19) /* cyc_thresh=1 */
+#define CTC_TICK     4000ULL	  /* TSC ticks per crystal clock tick (TSC_CTC_N/D), with -Y */
 #define EVT_ID	     1ULL
 #define TSC_START    1000000ULL
 #define TSC_PER_INSN 1000ULL   /* room for syscall/irq/switch time between steps */
@@ -67,6 +73,7 @@ struct opts {
 	int irq_every, corrupt_at, ovf_at, vmlinux;
 	int percpu;   /* -C: number of CPUs, 0 = per-thread buffers */
 	size_t piece; /* -B: bytes per AUXTRACE record, 0 = one record per stream */
+	int cyc;      /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
 	enum scope scope;
 	const char *kprefix;
 };
@@ -98,7 +105,9 @@ struct stream {
 	int in_psb;
 	char *pend; /* expected lines not yet decodable */
 	size_t npend, cappend, tnt_mark;
-	int ovf_skip;  /* instructions still lost in an overflow */
+	int ovf_skip;		   /* instructions still lost in an overflow */
+	uint64_t cycles, last_ctc; /* -Y */
+	unsigned ncbr;
 	int err;       /* sticky libipt error */
 	uint32_t tid;  /* thread whose expectations are written */
 	FILE *exp;     /* expected branches, or NULL */
@@ -195,6 +204,18 @@ static void put(struct stream *s, const struct pt_packet *p)
 {
 	if (s->err)
 		return;
+	if (O->cyc && s->cycles &&
+	    (p->type == ppt_tnt_8 || p->type == ppt_tnt_64 || p->type == ppt_tip ||
+	     p->type == ppt_tip_pge || p->type == ppt_tip_pgd || p->type == ppt_fup ||
+	     p->type == ppt_ovf)) {
+		/* cycle-accurate mode: a CYC with the cycles since the last one */
+		struct pt_packet c;
+		memset(&c, 0, sizeof c);
+		c.type = ppt_cyc;
+		c.payload.cyc.value = s->cycles;
+		s->cycles = 0;
+		put(s, &c);
+	}
 	int r = pt_enc_next(s->enc, p);
 	if (r < 0)
 		s->err = r;
@@ -257,6 +278,43 @@ static void tsc_pkt(struct stream *s, uint64_t tsc)
 	p.type = ppt_tsc;
 	p.payload.tsc.tsc = tsc;
 	put(s, &p);
+	s->last_ctc = tsc / CTC_TICK;
+}
+
+/* TMA: where the crystal clock was at the last TSC (cycle-accurate mode, in PSB+). */
+static void tma_pkt(struct stream *s, uint64_t tsc)
+{
+	struct pt_packet p;
+
+	if (!O->cyc || O->timeless)
+		return;
+	memset(&p, 0, sizeof p);
+	p.type = ppt_cbr; /* core:bus ratio: the frequency changes from PSB to PSB */
+	p.payload.cbr.ratio = (uint8_t)(20 + 4 * (s->ncbr++ % 3));
+	put(s, &p);
+	memset(&p, 0, sizeof p);
+	p.type = ppt_tma;
+	p.payload.tma.ctc = (uint16_t)(tsc / CTC_TICK);
+	p.payload.tma.fc = (uint16_t)(tsc % CTC_TICK) & 0x1ff;
+	put(s, &p);
+}
+
+/* One instruction's time passes: cycles, and an MTC at each crystal clock tick. */
+static void tick(struct stream *s, uint64_t tsc)
+{
+	struct pt_packet p;
+
+	if (!O->cyc)
+		return;
+	s->cycles += 3;
+	if (O->timeless || tsc / CTC_TICK == s->last_ctc)
+		return;
+	s->last_ctc = tsc / CTC_TICK;
+	flush_tnt(s);
+	memset(&p, 0, sizeof p);
+	p.type = ppt_mtc;
+	p.payload.mtc.ctc = (uint8_t)s->last_ctc;
+	put(s, &p);
 }
 
 static void mode_exec64(struct stream *s)
@@ -308,6 +366,7 @@ psb:
 	put0(s, ppt_psb);
 	mode_exec64(s);
 	tsc_pkt(s, tsc);
+	tma_pkt(s, tsc);
 	if (fup) {
 		struct pt_packet p;
 		memset(&p, 0, sizeof p);
@@ -420,6 +479,7 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 		uint64_t next = path[j + 1];
 		C.kernel_insns++;
 		*tsc += 7;
+		tick(s, *tsc);
 		switch (in ? in->kind : PTSYNTH_OTHER) {
 		case PTSYNTH_JCC:
 			if (next != path[j] + in->len)
@@ -499,6 +559,7 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 		}
 		tsc = step_tsc(c->idx[j]);
 		C.insns++;
+		tick(s, tsc);
 		if (s->ovf_skip > 0) { /* lost in an overflow */
 			if (--s->ovf_skip == 0 && !end_of_chunk) {
 				tsc_pkt(s, tsc + 500);
@@ -703,23 +764,23 @@ static void emit_auxtrace_info(struct out *o)
 		uint32_t type, res;
 	} hdr;
 
-	priv[0] = PT_PMU_TYPE;		 /* PMU_TYPE */
-	priv[1] = 0;			 /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
-	priv[2] = 1;			 /* TIME_MULT */
-	priv[3] = 0;			 /* TIME_ZERO */
-	priv[4] = 1;			 /* CAP_USER_TIME_ZERO */
-	priv[5] = CFG_TSC;		 /* TSC_BIT */
-	priv[6] = CFG_NORETCMP;		 /* NORETCOMP_BIT */
-	priv[7] = O->percpu ? 3 : 0;	 /* HAVE_SCHED_SWITCH: 3 = context_switch records */
-	priv[8] = (uint64_t)O->snapshot; /* SNAPSHOT_MODE */
-	priv[9] = O->percpu ? 1 : 0;	 /* PER_CPU_MMAPS */
-	priv[10] = 1ULL << 9;		 /* MTC_BIT */
-	priv[11] = 0xfULL << 14;	 /* MTC_FREQ_BITS */
-	priv[12] = 1;			 /* TSC_CTC_N */
-	priv[13] = 1;			 /* TSC_CTC_D */
-	priv[14] = 1ULL << 1;		 /* CYC_BIT */
-	priv[15] = 20;			 /* MAX_NONTURBO_RATIO */
-	priv[16] = 0;			 /* FILTER_STR_LEN */
+	priv[0] = PT_PMU_TYPE;		  /* PMU_TYPE */
+	priv[1] = 0;			  /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
+	priv[2] = 1;			  /* TIME_MULT */
+	priv[3] = 0;			  /* TIME_ZERO */
+	priv[4] = 1;			  /* CAP_USER_TIME_ZERO */
+	priv[5] = CFG_TSC;		  /* TSC_BIT */
+	priv[6] = CFG_NORETCMP;		  /* NORETCOMP_BIT */
+	priv[7] = O->percpu ? 3 : 0;	  /* HAVE_SCHED_SWITCH: 3 = context_switch records */
+	priv[8] = (uint64_t)O->snapshot;  /* SNAPSHOT_MODE */
+	priv[9] = O->percpu ? 1 : 0;	  /* PER_CPU_MMAPS */
+	priv[10] = 1ULL << 9;		  /* MTC_BIT */
+	priv[11] = 0xfULL << 14;	  /* MTC_FREQ_BITS */
+	priv[12] = O->cyc ? CTC_TICK : 1; /* TSC_CTC_N */
+	priv[13] = 1;			  /* TSC_CTC_D */
+	priv[14] = 1ULL << 1;		  /* CYC_BIT */
+	priv[15] = 20;			  /* MAX_NONTURBO_RATIO */
+	priv[16] = 0;			  /* FILTER_STR_LEN */
 	memset(&hdr, 0, sizeof hdr);
 	hdr.h.type = PERF_RECORD_AUXTRACE_INFO;
 	hdr.h.size = sizeof hdr + sizeof priv;
@@ -855,7 +916,8 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	memset(&attr, 0, sizeof attr);
 	attr.type = PT_PMU_TYPE;
 	attr.size = sizeof attr;
-	attr.config = (O->timeless ? 0 : CFG_TSC) | (O->retcomp ? 0 : CFG_NORETCMP);
+	attr.config = (O->timeless ? 0 : CFG_TSC) | (O->retcomp ? 0 : CFG_NORETCMP) |
+		      (O->cyc ? CFG_CYC | CFG_MTC | CFG_CYC_THR1 : 0); /* mtc_period=0 */
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			   PERF_SAMPLE_IDENTIFIER;
@@ -1020,7 +1082,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:Y")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1082,6 +1144,9 @@ static int parse_args(struct job *j, int argc, char **argv)
 			break;
 		case 'V':
 			o->vmlinux = 1;
+			break;
+		case 'Y':
+			o->cyc = 1;
 			break;
 		case 'B':
 			o->piece = (size_t)atoi(optarg);

@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 /* What an instruction does to control flow, as PT encodes it. */
 enum ptsynth_kind {
@@ -115,6 +117,15 @@ int ptsynth_maps_save(const struct ptsynth_maps *maps, const char *path);
  */
 int ptsynth_imap_from_maps(struct ptsynth_imap *m, const struct ptsynth_maps *maps,
 			   const uint64_t *want, size_t nwant);
+
+/*
+ * Runs `objdump -d -w -z PATH`: *out is its output (owned, read it, then call
+ * ptsynth_objdump_close). Returns 0 or -errno.
+ */
+int ptsynth_objdump_open(const char *path, FILE **out, pid_t *pid);
+/* Closes the output and waits for objdump. Returns 0, -ENOENT if objdump could not
+ * be run, -EIO if it failed, -errno. */
+int ptsynth_objdump_close(FILE *f, pid_t pid);
 
 /* Reads a NAME.steps file. *steps is returned owned (free()). Returns 0 or -errno/-EINVAL. */
 int ptsynth_steps_load(const char *path, struct ptsynth_step **steps, size_t *n);

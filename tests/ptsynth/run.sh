@@ -22,6 +22,9 @@ fail=0
 if [ -x "$T/test_ptsynth" ]; then
 	"$T/test_ptsynth" 2>&1 || fail=1
 fi
+if command -v python3 >/dev/null; then
+	python3 "$HERE/stacks.py" selftest || fail=1
+fi
 
 skip_all() {
 	echo "SKIP ptsynth: $1"
@@ -34,19 +37,24 @@ command -v taskset >/dev/null || skip_all "taskset is not installed"
 [ -x "$T/mkptdata" ] || skip_all "mkptdata not built (libipt-dev missing)"
 [ -x "$T/sstep" ] && [ -x "$P/static_calls" ] || skip_all "test tools not built (make test-bins)"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptsynth.XXXXXX")
+# Always /tmp/ptsynth.XXXXXX, and the programs are copied into it: the path's length
+# changes what ld.so does, so this keeps the fixtures the same from any checkout.
+work=$(mktemp -d /tmp/ptsynth.XXXXXX)
 if [ "${PTSYNTH_KEEP:-0}" = 1 ]; then
 	echo "ptsynth: keeping $work" >&2
 else
 	trap 'rm -rf "$work"' EXIT
 fi
+mkdir "$work/bin" && cp "$P"/* "$work/bin/" 2>/dev/null
+P=$work/bin
 
 # Ground truth for a program, once: sstep (pinned to CPU 0) and insnmap.
 prepare() {
 	local prog=$1
 	[ -e "$work/$prog.insn" ] && return 0
 	[ -e "$work/$prog.failed" ] && return 1
-	if ! taskset -c 0 "$T/sstep" -q -o "$work/$prog" -- "$P/$prog" >"$work/$prog.out" 2>&1 ||
+	# A fixed, empty environment: ld.so's work depends on it, and so would the fixtures.
+	if ! env -i taskset -c 0 "$T/sstep" -q -o "$work/$prog" -- "$P/$prog" >"$work/$prog.out" 2>&1 ||
 		! "$T/insnmap" "$work/$prog" >>"$work/$prog.out" 2>&1; then
 		touch "$work/$prog.failed"
 		return 1
@@ -81,13 +89,12 @@ kimage() {
 
 # Cases whose end-to-end check fails because of a known snaptrace bug, "name: why".
 # They print SKIP (with the first difference) while they fail and PASS once fixed.
-KNOWN_BUGS=(
-	"kernel-irq-k: snaptrace writes the inferred kernel entry frame's begin before the end of
-the [untraced] frame at the same timestamp, so a viewer nests the kernel frames in [untraced]"
-)
+# (kernel-irq-k was here until main's 64b3655 fixed the order at equal timestamps, and
+# dyn-flip59, a frame outlasting an [unknown] span it began in, until cd6e5a1.)
+KNOWN_BUGS=()
 known_bug() {
 	local k
-	for k in "${KNOWN_BUGS[@]}"; do
+	for k in ${KNOWN_BUGS[@]+"${KNOWN_BUGS[@]}"}; do
 		[ "${k%%:*}" = "$1" ] && { echo "${k#*: }" | tr '\n' ' '; return 0; }
 	done
 	return 1
@@ -130,7 +137,14 @@ e2e_case() {
 	python3 "$HERE/stacks.py" expect --scope "$scope" "$truth" "$perfout" >"$work/$name.want" &&
 		python3 "$HERE/stacks.py" dump <"$work/$name.dump" >"$work/$name.got"
 	local why
-	if cmp -s "$work/$name.want" "$work/$name.got"; then
+	if ! ./snaptrace dump -check "$work/$name.fxt" >"$work/$name.chk" 2>&1; then
+		if why=$(known_bug "$name"); then
+			echo "SKIP ptsynth-e2e $name: known snaptrace bug: $why($(head -1 "$work/$name.chk" | cut -c1-160))"
+		else
+			echo "FAIL ptsynth-e2e $name: the trace is not well formed: $(head -1 "$work/$name.chk")"
+			fail=1
+		fi
+	elif cmp -s "$work/$name.want" "$work/$name.got"; then
 		echo "PASS ptsynth-e2e $name: $(grep -c 'B ' "$work/$name.want") slices in $(grep -c '^thread' "$work/$name.want") threads identical"
 	elif why=$(known_bug "$name"); then
 		echo "SKIP ptsynth-e2e $name: known snaptrace bug: $why(first difference: $(diff "$work/$name.want" "$work/$name.got" | head -3 | tr '\n' ' '))"
@@ -195,6 +209,25 @@ run_case() {
 	local dflags=()
 	case " $* " in *" -V "*) dflags=(-vmlinux "$P/kimage") ;; esac
 	e2e_case "$name" "$d.data" "$scope" "$d.exp" "$d.perf" "${dflags[@]}"
+	# Cycle-accurate recordings carry CBR packets: perf's cbr events must become the
+	# timeline's CPU frequency counter.
+	case " $* " in
+	*" -Y "*)
+		if [ -e "$work/$name.dump" ]; then
+			local want got
+			want=$(perf script -i "$d.data" --itrace=p 2>/dev/null | grep -o 'freq: [0-9]* MHz' |
+				awk '{print $2}' | sort -u | tr '\n' ' ')
+			got=$(grep '^counter .*name="CPU"' "$work/$name.dump" | grep -o 'freq (MHz)=[0-9]*' |
+				cut -d= -f2 | sort -u | tr '\n' ' ')
+			if [ -n "$want" ] && [ "$want" = "$got" ]; then
+				echo "PASS ptsynth-cbr $name: CPU counter ${got}MHz as perf's cbr events"
+			else
+				echo "FAIL ptsynth-cbr $name: perf's cbr frequencies '$want', CPU counter '$got'"
+				fail=1
+			fi
+		fi
+		;;
+	esac
 	# Some cases also through the perf script text path when the plugin is the default.
 	case " $TEXT_CASES " in
 	*" $name "*)
@@ -223,6 +256,7 @@ run_case static-snapshot static_calls u -r -S -g 333
 run_case static-psb static_calls u -r -P 64 -k 3
 run_case static-buffers static_calls u -P 64 -B 8
 run_case static-irq static_calls u -r -I 50
+run_case static-cyc static_calls u -r -Y -P 128
 run_case static-corrupt static_calls u -c 10
 run_case static-overflow static_calls u -r -O 100
 # Two threads: per-thread queues, then per-CPU queues with context switches (threads
@@ -240,6 +274,8 @@ run_case dyn-corrupt dyn u -k 64 -c 300
 run_case dyn-overflow dyn u -r -k 64 -O 50000
 run_case dyn-snapshot-buffers dyn u -r -k 64 -S -g 64 -B 2000
 run_case dyn-2cpu dyn u -r -k 64 -C -n 2
+# magic-trace's default recording: cycle-accurate (-Y), return compression, per CPU.
+run_case dyn-magic-trace-default dyn u -r -k 64 -Y -C -n 2
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
@@ -253,7 +289,8 @@ run_case kernel-irq-dense-uk static_calls uk -I 7
 # The kernel mapped as perf records it ([kernel.kallsyms]), decoded with --vmlinux.
 run_case kernel-vmlinux-uk static_calls uk -r -I 100 -V
 
-# Damaged recordings: snaptrace must neither crash nor hang. Random bytes in the PT
+# Damaged recordings (deterministic: fixed seeds, and sstep runs in an empty
+# environment): snaptrace must neither crash nor hang. Random bytes in the PT
 # data: decode succeeds, the trace is well formed, and every error perf reports is a
 # [decode error: ...] span. A truncated file: a clean error, no signal.
 robust() {
@@ -280,8 +317,13 @@ robust() {
 		echo "FAIL ptsynth-robust $name: snaptrace decode exit $rc: $(grep -m2 . "$work/$name.dec" | tr '\n' ' ')"
 		fail=1
 	elif ! ./snaptrace dump -check "$work/$name.fxt" >"$work/$name.chk" 2>&1; then
-		echo "FAIL ptsynth-robust $name: $(head -1 "$work/$name.chk")"
-		fail=1
+		local why
+		if why=$(known_bug "$name"); then
+			echo "SKIP ptsynth-robust $name: known snaptrace bug: $why($(head -1 "$work/$name.chk" | cut -c1-160))"
+		else
+			echo "FAIL ptsynth-robust $name: $(head -1 "$work/$name.chk")"
+			fail=1
+		fi
 	else
 		n=$(perf script -i "$data" --itrace=e -F tid 2>/dev/null | grep -c '^ instruction trace error')
 		local spans
@@ -299,7 +341,7 @@ if [ -e "$work/dyn.data" ]; then
 import random, sys
 data = open(sys.argv[1], 'rb').read()
 n = len(data)
-for seed in range(3):
+for seed in (0, 1, 2, 59):
     r, b = random.Random(seed), bytearray(data)
     for _ in range(20):  # the PT data is the bulk of the file, after the sideband
         i = r.randrange(n // 5, n - 200)
@@ -309,7 +351,7 @@ open(sys.argv[2] + '/trunc-half.data', 'wb').write(data[:n // 2])
 open(sys.argv[2] + '/trunc-header.data', 'wb').write(data[:200])
 PY
 fi
-for seed in 0 1 2; do
+for seed in 0 1 2 59; do
 	robust "dyn-flip$seed" "$work/flip$seed.data" flipped
 done
 robust dyn-trunc-half "$work/trunc-half.data" truncated

@@ -107,9 +107,13 @@ static int sstep_run(struct sstep *s, char **argv)
 		return -errno;
 	if (s->pid == 0) {
 		personality(ADDR_NO_RANDOMIZE);
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0) {
+			/* run.sh skips the suite on "not permitted" */
+			fprintf(stderr, "sstep: ptrace(PTRACE_TRACEME): %s\n", strerror(errno));
 			_exit(126);
+		}
 		execv(argv[0], argv);
+		fprintf(stderr, "sstep: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (waitpid(s->pid, &st, 0) < 0)

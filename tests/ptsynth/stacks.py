@@ -14,6 +14,9 @@
       outer frame, a decode error closes everything, syscalls and interrupts get
       their own stack in the uk scope or an [untraced]/[syscall] frame otherwise.
 
+  stacks.py selftest
+      Its own tests: small branch lists and dumps with known trees.
+
   stacks.py dump < SNAPTRACE_DUMP_OUTPUT
       The trees in `snaptrace dump` output, as a timeline viewer builds them: each
       thread's begin/end records sorted by time (stable), ends matched to begins.
@@ -251,8 +254,72 @@ def dump(lines):
     return blocks
 
 
+# (name, scope, truth lines, perf name lines "ADDR NAME", expected output)
+SELFTESTS = [
+    ('call-return', 'u',
+     ['1 tr strt 0 10', '1 call 11 20', '1 call 21 30', '1 return 31 22', '1 return 23 12',
+      '1 tr end syscall 13 0'],
+     ['10 main', '20 f', '30 g', '22 f', '12 main'],
+     'thread 1\nB main\n  B f\n    B g\n    E\n  E\n  B [syscall]\n  E\nE'),
+    ('tail-call', 'u',
+     ['1 tr strt 0 10', '1 call 11 20', '1 jmp 21 30', '1 jcc 31 32', '1 return 33 12'],
+     ['10 main', '20 f', '30 g', '32 g', '12 main'],
+     'thread 1\nB main\n  B f\n  E\n  B g\n  E\nE'),
+    ('inferred-outer', 'u',
+     ['1 tr strt 0 20', '1 call 21 30', '1 return 31 22', '1 return 23 12'],
+     ['20 f', '30 g', '22 f', '12 main'],
+     'thread 1\nB main\n  B f\n    B g\n    E\n  E\nE'),
+    ('decode-error', 'u',
+     ['1 tr strt 0 10', '1 call 11 20', '1 error', '1 tr strt 0 25', '1 return 26 12'],
+     ['10 main', '20 f', '25 f', '12 main'],
+     'thread 1\nB main\n  B f\n  E\nE\nB main\n  B f\n  E\nE\nX [decode error: boom]'),
+    ('kernel-uk', 'uk',
+     ['1 tr strt 0 10', '1 call 11 20', '1 syscall 21 ffff0', '1 call ffff1 ffff8',
+      '1 return ffff9 ffff2', '1 sysret ffff3 22', '1 return 23 12'],
+     ['10 main', '20 f', 'ffff0 entry', 'ffff8 kf', 'ffff2 entry', '22 f', '12 main'],
+     'thread 1\nB main\n  B f\n    B entry\n      B kf\n      E\n    E\n  E\nE'),
+    ('kernel-k', 'k',
+     ['1 tr strt 0 ffff0', '1 call ffff1 ffff8', '1 return ffff9 ffff2',
+      '1 tr end sysret ffff3 0', '1 tr strt 0 ffff0'],
+     ['ffff0 entry', 'ffff8 kf', 'ffff2 entry'],
+     'thread 1\nB entry\n  B kf\n  E\nE\nB [untraced]\nE'),
+]
+
+DUMP_SELFTEST = (
+    # equal times keep file order (an inferred frame written after its child at the
+    # same time nests inside it, as a viewer shows it); complete spans are listed apart;
+    # counters are ignored
+    ['begin ts=5 pid=1 tid=1 name="f" args={}', 'end ts=9 pid=1 tid=1 name="f"',
+     'complete ts=9 end=9 pid=1 tid=1 name="[decode error: x]"',
+     'begin ts=5 pid=1 tid=1 name="main" args={inferred_start_time="true"}',
+     'end ts=9 pid=1 tid=1 name="main"', 'counter ts=0 pid=1 tid=1 name="CPU"'],
+    'thread 1\nB f\n  B main\n  E\nE\nX [decode error: x]')
+
+
+def selftest():
+    bad = 0
+    for name, scope, truth, names, want in SELFTESTS:
+        perf = [' 1 0.1: call 0 x (d) => %s %s+0x0 (d)' % tuple(l.split()) for l in names]
+        perf += [' instruction trace error type 1 cpu -1 pid 1 tid 1 ip 0 code 5: boom']
+        got = '\n'.join(expect(truth, perf, scope))
+        ok = got == want
+        bad += not ok
+        print('%s stacks.py:%s' % ('PASS' if ok else 'FAIL', name))
+        if not ok:
+            print('want:\n%s\ngot:\n%s' % (want, got))
+    got = '\n'.join(dump(DUMP_SELFTEST[0]))
+    ok = got == DUMP_SELFTEST[1]
+    bad += not ok
+    print('%s stacks.py:dump' % ('PASS' if ok else 'FAIL'))
+    if not ok:
+        print('want:\n%s\ngot:\n%s' % (DUMP_SELFTEST[1], got))
+    return 1 if bad else 0
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == 'selftest':
+        return selftest()
     if not args or args[0] not in ('expect', 'dump'):
         sys.stderr.write(__doc__)
         return 2
