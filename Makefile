@@ -70,7 +70,7 @@ $(B)/snaptrace: $(CLI_OBJ) $(LIB)
 
 # ./snaptrace is always the variant last built, so tests run what was just made.
 snaptrace: $(B)/snaptrace
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 # The perf plugin is loaded into perf: never sanitized, always -fPIC, no libsnap.
 snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.h

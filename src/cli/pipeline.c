@@ -183,38 +183,16 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, con
 
 static int source_next(struct source *src, struct snap_event *ev)
 {
-	if (src->is_perf) {
-		int r = snap_perfsrc_next(&src->perf, ev);
+	int r;
 
-		if (r > 0 && src->timeless) {
-			ev->time = ++src->seq;
-			ev->has_time = 1;
-		}
-		return r;
+	if (!src->is_perf)
+		return snap_perfsrc_pull(&src->ps, src->fd, src->buf, TEXT_BUF, &src->eof, ev);
+	r = snap_perfsrc_next(&src->perf, ev);
+	if (r > 0 && src->timeless) {
+		ev->time = ++src->seq;
+		ev->has_time = 1;
 	}
-	for (;;) {
-		int r = snap_perfscript_next(&src->ps, ev);
-		ssize_t n;
-
-		if (r != 0 || src->eof)
-			return r;
-		n = read(src->fd, src->buf, TEXT_BUF);
-		if (n < 0 && errno == EINTR) {
-			if (decode_interrupted)
-				return -EINTR;
-			continue;
-		}
-		if (n < 0)
-			return -errno;
-		if (n == 0) {
-			src->eof = 1;
-			snap_perfscript_finish(&src->ps);
-			continue;
-		}
-		r = snap_perfscript_feed(&src->ps, src->buf, (size_t)n);
-		if (r < 0)
-			return r;
-	}
+	return r;
 }
 
 static const struct snap_perfscript_stats *source_stats(const struct source *src)

@@ -117,6 +117,29 @@ err_fini:
 	return err;
 }
 
+int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
+		      struct snap_event *ev)
+{
+	for (;;) {
+		int r = snap_perfscript_next(ps, ev);
+		ssize_t n;
+
+		if (r != 0 || *eof)
+			return r;
+		n = read(fd, buf, size);
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			*eof = 1;
+			snap_perfscript_finish(ps);
+			continue;
+		}
+		r = snap_perfscript_feed(ps, buf, (size_t)n);
+		if (r < 0)
+			return r;
+	}
+}
+
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
 	if (src->use_plugin) {
@@ -136,26 +159,7 @@ int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 		if (r < 0)
 			return r;
 	}
-	for (;;) {
-		int r = snap_perfscript_next(&src->ps, ev);
-		ssize_t n;
-
-		if (r != 0 || src->eof)
-			return r;
-		n = read(src->fd, src->buf, PERFSRC_BUF);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0) {
-			src->eof = 1;
-			snap_perfscript_finish(&src->ps);
-			continue;
-		}
-		r = snap_perfscript_feed(&src->ps, src->buf, (size_t)n);
-		if (r < 0)
-			return r;
-	}
+	return snap_perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev);
 }
 
 uint64_t snap_perfsrc_events(const struct snap_perfsrc *src)

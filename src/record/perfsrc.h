@@ -52,6 +52,12 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv);
 int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *o,
 		      struct snap_strtab *names);
 
+/* The next event of ps, feeding it from fd through buf (size bytes) as needed; *eof is
+ * set once fd is drained (then ps has been finished). Returns 1 and fills *ev (borrowed
+ * until the next call), 0 at the end, or <0 (-EINTR when a signal interrupted the read). */
+int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
+		      struct snap_event *ev);
+
 /* Returns 1 and fills *ev (borrowed until the next call), 0 at the end, or <0
  * (plugin path: a bad or truncated record stream, already reported). */
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev);
