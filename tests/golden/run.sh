@@ -94,6 +94,41 @@ if "$snap" decode -q -o "$tmp/many.fxt" "$tmp/many.txt" 2>"$tmp/err" &&
 else
 	echo "FAIL golden/generated/100k_distinct_symbols: $(tail -1 "$tmp/err")"
 fi
+# Bad invocations: one line on stderr, exit 1, nothing written, an old output untouched.
+one_line_error() { # name expected-stderr-pattern decode-args...
+	local name=$1 pat=$2
+	shift 2
+	"$snap" decode "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	local rc=$? lines
+	lines=$(wc -l <"$tmp/stderr")
+	if [ $rc = 1 ] && [ "$lines" = 1 ] && grep -q "$pat" "$tmp/stderr"; then
+		echo "PASS golden/errors/$name"
+	else
+		echo "FAIL golden/errors/$name: exit $rc, $lines stderr lines: $(head -3 "$tmp/stderr" | tr '\n' ' ')"
+	fi
+}
+one_line_error missing_input "cannot read $tmp/nope.txt: No such file or directory" \
+	-o "$tmp/x.fxt" "$tmp/nope.txt"
+one_line_error unwritable_output "cannot write $tmp/no/such/dir/x.fxt" \
+	-o "$tmp/no/such/dir/x.fxt" tests/golden/pt/call_return.txt
+printf 'PERFILE2\x68\0\0\0\0\0\0\0' >"$tmp/short.data"
+one_line_error truncated_perf_data "damaged perf.data header" -o "$tmp/x.fxt" "$tmp/short.data"
+echo "precious" >"$tmp/keep.fxt"
+"$snap" decode -q -o "$tmp/keep.fxt" tests/golden/pt/empty_input.txt 2>/dev/null
+if [ "$(cat "$tmp/keep.fxt")" = precious ] && [ -z "$(ls -A "$tmp" | grep '^\.keep')" ]; then
+	echo "PASS golden/errors/failed_run_keeps_old_output"
+else
+	echo "FAIL golden/errors/failed_run_keeps_old_output: $(ls -A "$tmp" | tr '\n' ' ')"
+fi
+printf 'not fxt at all' >"$tmp/bad.fxt"
+if "$snap" dump "$tmp/bad.fxt" >/dev/null 2>"$tmp/stderr"; then
+	echo "FAIL golden/errors/dump_not_fxt: exit 0"
+elif [ "$(wc -l <"$tmp/stderr")" = 1 ]; then
+	echo "PASS golden/errors/dump_not_fxt"
+else
+	echo "FAIL golden/errors/dump_not_fxt: $(head -3 "$tmp/stderr" | tr '\n' ' ')"
+fi
+
 [ $strict = 1 ] && [ $badstrict = 0 ] && [ $nstrict -gt 0 ] &&
 	echo "PASS golden-fxt_read-strict ($nstrict files pass fxt_read.py --strict)"
 exit 0
