@@ -33,6 +33,8 @@
  *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
  *   -Y        cycle-accurate mode as magic-trace records by default (cyc=1,cyc_thresh=1,
  *             mtc_period=0): CYC before every packet, MTC, TMA in PSB+
+ *   -w A:B    a snapshot: only steps A to B-1 of the run (sstep's global order); each
+ *             thread starts with TIP.PGE and, if it runs on, ends without a packet
  */
 #include <errno.h>
 #include <intel-pt.h>
@@ -71,9 +73,10 @@ enum { LOST_WALK = 1, LOST_SYNC };
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
 	int irq_every, corrupt_at, ovf_at, vmlinux;
-	int percpu;   /* -C: number of CPUs, 0 = per-thread buffers */
-	size_t piece; /* -B: bytes per AUXTRACE record, 0 = one record per stream */
-	int cyc;      /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
+	int percpu;		 /* -C: number of CPUs, 0 = per-thread buffers */
+	size_t piece;		 /* -B: bytes per AUXTRACE record, 0 = one record per stream */
+	int cyc;		 /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
+	size_t win_from, win_to; /* -w: only these global steps, [from, to) */
 	enum scope scope;
 	const char *kprefix;
 };
@@ -511,6 +514,7 @@ struct chunk {
 	size_t tpos;   /* index of the first instruction within its thread */
 	int first;     /* the thread's first chunk */
 	int last;      /* the thread's last chunk: ends with its exit */
+	int cut;       /* with last: the window (-w) ends before the thread does */
 	uint64_t next; /* if !last, the thread's next instruction after the chunk */
 };
 
@@ -583,6 +587,12 @@ static int encode_chunk(struct stream *s, const struct ptsynth_imap *imap, const
 			s->ovf_skip = OVF_LOST;
 			j--; /* this instruction is the first lost one */
 			continue;
+		}
+		if (end_of_chunk && c->last && c->cut) {
+			/* the snapshot ends: perf decodes up to the last packet */
+			flush_tnt(s);
+			pend_commit(s, 0, 1);
+			break;
 		}
 		if (end_of_chunk && c->last) { /* the thread's exit */
 			if (in->kind != PTSYNTH_SYSCALL) {
@@ -1072,7 +1082,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
 		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
-		"[-B N]\n");
+		"[-B N] [-Y] [-w FROM:TO]\n");
 	return 2;
 }
 
@@ -1082,7 +1092,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:Y")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:Yw:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1148,6 +1158,11 @@ static int parse_args(struct job *j, int argc, char **argv)
 		case 'Y':
 			o->cyc = 1;
 			break;
+		case 'w':
+			if (sscanf(optarg, "%zu:%zu", &o->win_from, &o->win_to) != 2 ||
+			    o->win_from >= o->win_to)
+				return usage();
+			break;
 		case 'B':
 			o->piece = (size_t)atoi(optarg);
 			if (o->piece == 0)
@@ -1195,9 +1210,13 @@ static int job_load(struct job *j)
  * chunks that end at a syscall or at the thread's end. */
 static int job_split(struct job *j)
 {
+	int cut[MAX_THREADS] = {0};
+
 	snprintf(j->what, sizeof j->what, "%s", j->prefix);
 	for (size_t g = 0; g < j->nsteps; g++) {
 		size_t t = 0;
+		if (g < j->opts.win_from || g >= j->opts.win_to)
+			continue;
 		while (t < j->nth && j->th[t].tid != j->steps[g].tid)
 			t++;
 		if (t == j->nth) {
@@ -1211,6 +1230,11 @@ static int job_split(struct job *j)
 		}
 		j->th[t].idx[j->th[t].n++] = g;
 	}
+	if (j->nth == 0)
+		return -EINVAL; /* an empty window */
+	for (size_t g = j->opts.win_to; g < j->nsteps; g++)
+		for (size_t t = 0; t < j->nth; t++)
+			cut[t] |= j->th[t].tid == j->steps[g].tid;
 	j->chunks = calloc(j->nsteps, sizeof *j->chunks);
 	TIX = malloc(j->nsteps * sizeof *TIX);
 	if (!j->chunks || !TIX)
@@ -1232,6 +1256,7 @@ static int job_split(struct job *j)
 			ck->tpos = b;
 			ck->first = b == 0;
 			ck->last = i + 1 == th->n;
+			ck->cut = ck->last && cut[t];
 			ck->next = ck->last ? 0 : j->steps[th->idx[i + 1]].ip;
 			b = i + 1;
 		}
@@ -1411,7 +1436,8 @@ int main(int argc, char **argv)
 	struct job *j = &job;
 	int err;
 
-	j->opts = (struct opts){.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U};
+	j->opts = (struct opts){
+		.tsc_every = 16, .psb_every = 4096, .scope = SCOPE_U, .win_to = (size_t)-1};
 	O = &j->opts;
 	if (parse_args(j, argc, argv))
 		return 2;

@@ -102,6 +102,7 @@ known_bug() {
 
 snaptrace_state=unknown # unknown | ok | missing
 # e2e_case NAME DATA SCOPE TRUTH PERF-OUTPUT [DECODE-FLAGS...]
+# (DATA, TRUTH and PERF-OUTPUT may be comma-separated lists: successive snapshots)
 e2e_case() {
 	local name=$1 data=$2 scope=$3 truth=$4 perfout=$5
 	shift 5
@@ -115,7 +116,9 @@ e2e_case() {
 		echo "SKIP ptsynth-e2e $name: snaptrace decode not available yet"
 		return
 	fi
-	if ! ./snaptrace decode "$data" "${flags[@]}" -o "$work/$name.fxt" >"$work/$name.dec" 2>&1; then
+	local datas=()
+	IFS=, read -ra datas <<<"$data"
+	if ! ./snaptrace decode "${datas[@]}" "${flags[@]}" -o "$work/$name.fxt" >"$work/$name.dec" 2>&1; then
 		if grep -q 'not implemented' "$work/$name.dec"; then
 			snaptrace_state=missing
 			echo "SKIP ptsynth-e2e $name: snaptrace decode not available yet"
@@ -155,25 +158,26 @@ e2e_case() {
 	fi
 }
 
-# run_case NAME PROG SCOPE MKPTDATA-OPTIONS...
-run_case() {
+# gen_case NAME PROG SCOPE MKPTDATA-OPTIONS...: makes $work/NAME.data and checks
+# perf's decode of it (part a). Returns 0 if that passed.
+gen_case() {
 	local name=$1 prog=$2 scope=$3
 	shift 3
 	local d=$work/$name kopt=()
 	if [ ! -x "$P/$prog" ]; then
 		echo "SKIP ptsynth-gen $name: $P/$prog was not built (no C++ compiler?)"
-		return
+		return 1
 	fi
 	if ! prepare "$prog"; then
 		echo "FAIL ptsynth-gen $name: sstep/insnmap $prog: $(head -3 "$work/$prog.out" | tr '\n' ' ')"
 		fail=1
-		return
+		return 1
 	fi
 	if [ "$scope" != u ]; then
 		if ! kimage; then
 			echo "FAIL ptsynth-gen $name: kernel image: $(head -3 "$work/kimage.out" | tr '\n' ' ')"
 			fail=1
-			return
+			return 1
 		fi
 		kopt=(-K "$work/kimage")
 	fi
@@ -181,7 +185,7 @@ run_case() {
 		>"$d.mk" 2>&1; then
 		echo "FAIL ptsynth-gen $name: mkptdata $*: $(tail -2 "$d.mk" | tr '\n' ' ')"
 		fail=1
-		return
+		return 1
 	fi
 	local popt=(--itrace=be)
 	case " $* " in *" -V "*) popt+=(--vmlinux "$P/kimage") ;; esac
@@ -197,14 +201,21 @@ run_case() {
 		echo "FAIL ptsynth-gen $name: perf decoded $(wc -l <"$d.got") branches, expected $(wc -l <"$d.want") (< want, > got):"
 		diff "$d.want" "$d.got" | head -10
 		fail=1
-		return
+		return 1
 	fi
 	if [ "$scope" != u ] && ! grep -qE '=> *ffffffff8[0-9a-f]+ (entry_SYSCALL_64|asm_common_interrupt)\+0x0 \((kimage|\[kernel\.kallsyms\])\)' "$d.perf"; then
 		echo "FAIL ptsynth-gen $name: perf did not name the kernel entry points"
 		fail=1
-		return
+		return 1
 	fi
 	echo "PASS ptsynth-gen $name: $(wc -l <"$d.want") branches and errors identical"
+}
+
+# run_case NAME PROG SCOPE MKPTDATA-OPTIONS...: part (a), then (b).
+run_case() {
+	local name=$1 prog=$2 scope=$3 d=$work/$1
+	gen_case "$@" || return
+	shift 3
 	# -V: the kernel image is only in the recording's sideband, as with --kcore.
 	local dflags=()
 	case " $* " in *" -V "*) dflags=(-vmlinux "$P/kimage") ;; esac
@@ -238,6 +249,26 @@ run_case() {
 		fi
 		;;
 	esac
+}
+
+# snapshots_case NAME PROG OPTIONS... -- WINDOW...: one recording per window of the run
+# (mkptdata -w), decoded together as successive snapshots of one trace.
+snapshots_case() {
+	local name=$1 prog=$2 opts=() i=0 datas="" truths="" perfs=""
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	for w in "$@"; do
+		gen_case "$name.$i" "$prog" u "${opts[@]}" -w "$w" || return
+		datas+="${datas:+,}$work/$name.$i.data"
+		truths+="${truths:+,}$work/$name.$i.exp"
+		perfs+="${perfs:+,}$work/$name.$i.perf"
+		i=$((i + 1))
+	done
+	e2e_case "$name" "$datas" u "$truths" "$perfs"
 }
 
 # Cases also decoded with -no-dlfilter (perf script text) besides the default path.
@@ -278,6 +309,9 @@ run_case dyn-2cpu dyn u -r -k 64 -C -n 2
 run_case dyn-magic-trace-default dyn u -r -k 64 -Y -C -n 2
 # A C++ exception unwinding three frames.
 run_case cxx-throw cxx_throw u -r -k 64
+# Snapshots: windows of one run, decoded as successive snapshots into one timeline.
+snapshots_case static-snapshots static_calls -r -- 0:150 200:400 450:544
+snapshots_case dyn-snapshots dyn -r -k 64 -- 20000:30000 60000:75000
 # Kernel scopes with the pretend kernel (tests/progs/kimage.S): the write and exit
 # syscalls, then interrupts every 100 instructions; u = user only, k = kernel only.
 for scope in u k uk; do

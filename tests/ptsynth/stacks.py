@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Per-thread call trees, for comparing snaptrace's output with the single-step truth.
 
-  stacks.py expect [--scope u|k|uk] TRUTH PERF_SCRIPT_OUTPUT
+  stacks.py expect [--scope u|k|uk] TRUTH[,TRUTH...] PERF_SCRIPT_OUTPUT[,...]
       The expected trees. TRUTH is the branch list mkptdata -e derived from the
       single-step trace ("TID NAME IP ADDR" / "TID error", each thread in order).
       Only the names come from perf: PERF_SCRIPT_OUTPUT (`perf script --itrace=be
       -F tid,time,flags,ip,sym,symoff,dso,addr` of the same file) gives the symbol
-      at each branch target and the decode error messages. The trees are built
+      at each branch target and the decode error messages. Several files are
+      successive snapshots: every thread's stack ends between two. The trees are built
       here, independently of snaptrace, with the rules of behaviour.md §4:
       push on call, pop on return, a jump or return landing in another symbol
       replaces the top frame (tail calls, §4.5), an empty stack gets an inferred
@@ -146,6 +147,10 @@ def expect(truth, perf, scope):
 
     for line in truth:
         w = line.split()
+        if w == ['snapshot']:  # behaviour.md §4.12: end_of_trace between snapshots
+            for t in threads.values():
+                t.end_of_thread()
+            continue
         if len(w) == 2 and w[1] == 'error':
             t = th(w[0])
             msgs = errors.get(w[0], [])
@@ -331,8 +336,16 @@ def main():
         if len(files) != 2:
             sys.stderr.write(__doc__)
             return 2
-        with open(files[0]) as f1, open(files[1]) as f2:
-            blocks = expect(f1.read().splitlines(), f2.read().splitlines(), scope)
+        truth, perf = [], []
+        for i, name in enumerate(files[0].split(',')):
+            if i:
+                truth.append('snapshot')  # the next file: every thread starts again
+            with open(name) as f:
+                truth += f.read().splitlines()
+        for name in files[1].split(','):
+            with open(name) as f:
+                perf += f.read().splitlines()
+        blocks = expect(truth, perf, scope)
     else:
         blocks = dump(sys.stdin.read().splitlines())
     for b in sorted(blocks, key=lambda b: int(b.split(None, 2)[1])):
