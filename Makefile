@@ -107,7 +107,7 @@ e2e: all test-bins
 # libFuzzer builds (clang only).
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) -c -o $@ $<
@@ -124,7 +124,7 @@ fuzz-smoke: fuzz
 			>build/fuzz/$$t.log 2>&1 || { tail -30 build/fuzz/$$t.log; exit 1; }; \
 	done
 
-FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find src tests -name '*.[ch]')
+FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h' 2>/dev/null || find src tests -name '*.[ch]')
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

@@ -1,12 +1,132 @@
 // SPDX-License-Identifier: GPL-2.0
+/* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/commands.h"
+#include "cli/opts.h"
+#include "cli/pipeline.h"
+#include "util/log.h"
+
+enum {
+	OPT_INCLUDE_KERNEL,
+	OPT_KERNEL_ONLY,
+	OPT_STRICT_SCOPE,
+	OPT_OUTPUT,
+	OPT_WORKDIR,
+	OPT_NO_DLFILTER,
+	OPT_PERF,
+	OPT_VMLINUX,
+	OPT_KALLSYMS,
+	OPT_VERBOSE,
+	OPT_QUIET,
+};
+
+static const struct snap_opt decode_opts[] = {
+	[OPT_INCLUDE_KERNEL] = {"trace-include-kernel", NULL, NULL,
+				"keep user and kernel frames (scope u+k)"},
+	[OPT_KERNEL_ONLY] = {"trace-kernel-only", NULL, NULL, "keep kernel frames only (scope k)"},
+	[OPT_STRICT_SCOPE] = {"strict-scope", NULL, NULL,
+			      "an event outside the scope is an error (nothing written)"},
+	[OPT_OUTPUT] = {"output", "o", "FILE", "output file (default trace.fxt.gz; .gz = gzip)"},
+	[OPT_WORKDIR] = {"working-directory", NULL, "DIR",
+			 "decode DIR/perf.data (from run/attach)"},
+	[OPT_NO_DLFILTER] = {"no-dlfilter", NULL, NULL,
+			     "parse perf script text instead of using the perf plugin"},
+	[OPT_PERF] = {"perf", NULL, "PATH", "perf binary (default $SNAPTRACE_PERF or perf)"},
+	[OPT_VMLINUX] = {"vmlinux", NULL, "FILE",
+			 "kernel image for kernel symbols (perf --vmlinux)"},
+	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
+	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
+	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
+	{NULL, NULL, NULL, NULL},
+};
+
+static const char decode_desc[] =
+	"Turns a recording into a timeline that the Perfetto UI opens. INPUT is a perf.data\n"
+	"file (snaptrace runs perf script on it: Intel PT branches or stack samples, detected\n"
+	"from the file), a file of `perf script` text, or - for stdin. Default: ./perf.data.\n"
+	"The trace scope (user space by default) is enforced: an event outside it is dropped,\n"
+	"counted and reported in one warning line.";
 
 int snap_cmd_decode(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("snaptrace decode: not implemented yet\n", stderr);
-	return 2;
+	struct snap_decode_opts o;
+	struct snap_optparse p;
+	char path[4096];
+	const char *val, *workdir = NULL;
+	int k, kernel_only = 0, include_kernel = 0;
+
+	memset(&o, 0, sizeof(o));
+	snap_optparse_init(&p, "decode", argc, argv);
+	p.i = 1;
+	while ((k = snap_opt_next(&p, decode_opts, &val)) != SNAP_OPT_DONE) {
+		switch (k) {
+		case OPT_INCLUDE_KERNEL:
+			include_kernel = 1;
+			break;
+		case OPT_KERNEL_ONLY:
+			kernel_only = 1;
+			break;
+		case OPT_STRICT_SCOPE:
+			o.strict_scope = 1;
+			break;
+		case OPT_OUTPUT:
+			o.output = val;
+			break;
+		case OPT_WORKDIR:
+			workdir = val;
+			break;
+		case OPT_NO_DLFILTER:
+			o.no_dlfilter = 1;
+			break;
+		case OPT_PERF:
+			o.perf = val;
+			break;
+		case OPT_VMLINUX:
+			o.vmlinux = val;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = val;
+			break;
+		case OPT_VERBOSE:
+			snap_log_level++;
+			break;
+		case OPT_QUIET:
+			snap_log_level = SNAP_LOG_QUIET;
+			break;
+		case SNAP_OPT_POSITIONAL:
+			if (o.input) {
+				fprintf(stderr,
+					"snaptrace decode: one INPUT only (got %s and %s)\n",
+					o.input, val);
+				return 2;
+			}
+			o.input = val;
+			break;
+		case SNAP_OPT_DASHDASH:
+			break;
+		case SNAP_OPT_HELP:
+			snap_opt_help(stdout, "snaptrace decode [flags] [INPUT]", decode_desc,
+				      decode_opts);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (kernel_only && include_kernel) {
+		fputs("snaptrace decode: -trace-include-kernel and -trace-kernel-only exclude each "
+		      "other; pick one\n",
+		      stderr);
+		return 2;
+	}
+	o.scope = kernel_only	   ? SNAP_SCOPE_KERNEL
+		  : include_kernel ? SNAP_SCOPE_BOTH
+				   : SNAP_SCOPE_USER;
+	if (!o.input && workdir) {
+		snprintf(path, sizeof(path), "%s/perf.data", workdir);
+		o.input = path;
+	}
+	return snap_decode_run(&o) < 0 ? 1 : 0;
 }

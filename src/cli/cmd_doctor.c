@@ -1,12 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
+/* snaptrace doctor: what this machine can trace, and how to fix what is missing. */
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/opts.h"
+#include "record/caps.h"
+#include "record/doctor.h"
+
+static const struct snap_opt doctor_opts[] = {
+	{NULL, NULL, NULL, NULL},
+};
 
 int snap_cmd_doctor(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("snaptrace doctor: not implemented yet\n", stderr);
-	return 2;
+	struct snap_optparse p;
+	struct snap_machine m;
+	struct snap_doc_item items[SNAP_DOC_MAX];
+	char self[PATH_MAX], *slash;
+	const char *val;
+	size_t n;
+	ssize_t len;
+	int k;
+
+	snap_optparse_init(&p, "doctor", argc - 1, argv + 1);
+	while ((k = snap_opt_next(&p, doctor_opts, &val)) != SNAP_OPT_DONE) {
+		if (k == SNAP_OPT_HELP) {
+			snap_opt_help(
+				stdout, "snaptrace doctor",
+				"Says what this machine can trace (Intel PT, PMU, LBR, kernel, "
+				"dlfilter,\nbreakpoints...) and, for each missing piece, the fix.",
+				doctor_opts);
+			return 0;
+		}
+		if (k == SNAP_OPT_POSITIONAL)
+			fprintf(stderr, "snaptrace doctor: unexpected argument '%s'\n", val);
+		return 2;
+	}
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[len > 0 ? len : 0] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snap_caps_detect(&m, snap_caps_perf_path(), len > 0 ? self : NULL);
+	n = snap_doctor_check(&m, items, SNAP_DOC_MAX);
+	for (size_t i = 0; i < n; i++) {
+		const char *tag = items[i].status == SNAP_DOC_OK	? "ok"
+				  : items[i].status == SNAP_DOC_MISSING ? "NO"
+									: "--";
+
+		printf("%-3s %-20s %s\n", tag, items[i].what, items[i].detail);
+		if (items[i].fix[0])
+			printf("    %-20s fix: %s\n", "", items[i].fix);
+	}
+	printf("\n%s\n", snap_doctor_mode(&m));
+	return snap_doctor_can_record(&m) ? 0 : 1;
 }

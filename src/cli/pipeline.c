@@ -1,13 +1,440 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The decode pipeline: a source of events (perf script run on a perf.data, or
+ * perf script text from a file or stdin) -> stack/decoder -> write/fxt -> a
+ * file sink that writes a temporary file and renames it into place only when
+ * everything succeeded.
+ */
 #include "cli/pipeline.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "parse/perfdata.h"
+#include "parse/perfscript.h"
+#include "record/perfsrc.h"
+#include "stack/decoder.h"
+#include "util/alloc.h"
 #include "util/err.h"
+#include "util/log.h"
+#include "util/progress.h"
+#include "util/strtab.h"
+#include "write/fxt.h"
+#include "write/sink.h"
+
+#define TEXT_BUF (256 * 1024)
+
+static volatile sig_atomic_t decode_interrupted;
+
+static void on_signal(int sig)
+{
+	if (decode_interrupted)
+		signal(sig, SIG_DFL);
+	decode_interrupted = sig;
+}
+
+/* Where events come from. */
+struct source {
+	const char *name;
+	int is_perf;  /* perf script on a perf.data, else text read from fd */
+	int timeless; /* no times in the data: number the events instead */
+	uint64_t seq; /* events returned */
+	int fd, eof;
+	char *buf;
+	struct snap_perfscript ps;
+	struct snap_perfsrc perf;
+};
+
+static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
+}
+
+static const char *perf_binary(const struct snap_decode_opts *o)
+{
+	const char *env = getenv("SNAPTRACE_PERF");
+
+	if (o->perf)
+		return o->perf;
+	return env && *env ? env : "perf";
+}
+
+/* The dlfilter plugin to decode with, or NULL for the text path; says which
+ * and why at info level (-v). path (len bytes) receives the plugin's path. */
+static const char *pick_plugin(const struct snap_decode_opts *o, const char *perf, char *path,
+			       size_t len)
+{
+	struct snap_dlsrc_env env;
+	char exe[PATH_MAX], why[PATH_MAX + 128];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	memset(&env, 0, sizeof(env));
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			env.exe_dir = exe;
+		}
+	}
+	env.override = getenv("SNAPTRACE_DLFILTER");
+	env.no_dlfilter = o->no_dlfilter;
+	env.env_no = getenv("SNAPTRACE_NO_DLFILTER");
+	if (!env.env_no)
+		env.env_no = getenv("MAGIC_TRACE_NO_DLFILTER");
+	if (!env.no_dlfilter && !(env.env_no && *env.env_no && strcmp(env.env_no, "0")))
+		snap_dlsrc_perf_version(perf, &env.perf_major, &env.perf_minor);
+	n = snap_dlsrc_pick(&env, path, len, why, sizeof(why));
+	snap_info("%s", why);
+	return n ? path : NULL;
+}
+
+static int source_open_perf(struct source *src, const struct snap_decode_opts *o,
+			    struct snap_strtab *st)
+{
+	char plugin[PATH_MAX];
+	struct snap_perfdata_info info;
+	struct snap_perfsrc_opts po;
+	int err = snap_perfdata_probe(pread_reader, &src->fd, &info);
+
+	close(src->fd);
+	src->fd = -1;
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "%s: damaged perf.data header (%s)", src->name,
+			 snap_strerror(err));
+		return err;
+	}
+	snap_info("%s: perf.data with %s", src->name,
+		  info.kind == SNAP_PERFDATA_AUX ? "an AUX area trace (Intel PT): decoding branches"
+						 : "samples: decoding stack samples");
+	memset(&po, 0, sizeof(po));
+	po.perf = perf_binary(o);
+	po.data = src->name;
+	po.kind = info.kind;
+	po.timeless = info.timeless;
+	po.vmlinux = o->vmlinux;
+	po.kallsyms = o->kallsyms;
+	if (info.timeless) {
+		snap_warn(
+			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "
+			"timeline counts branches instead, 1 ns per branch",
+			src->name);
+		src->timeless = 1;
+	}
+	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
+	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
+	err = snap_perfsrc_open(&src->perf, &po, st);
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "cannot run %s: %s", po.perf, snap_strerror(err));
+		return err;
+	}
+	src->is_perf = 1;
+	return 0;
+}
+
+static int source_open(struct source *src, const struct snap_decode_opts *o, struct snap_strtab *st)
+{
+	char magic[8];
+	int err;
+
+	memset(src, 0, sizeof(*src));
+	src->fd = -1;
+	src->name = o->input ? o->input : "perf.data";
+	if (!strcmp(src->name, "-")) {
+		src->name = "stdin";
+		src->fd = STDIN_FILENO;
+	} else {
+		src->fd = open(src->name, O_RDONLY | O_CLOEXEC);
+		if (src->fd < 0) {
+			err = -errno;
+			snap_log(SNAP_LOG_QUIET, "cannot read %s: %s%s", src->name, strerror(errno),
+				 o->input
+					 ? ""
+					 : " (record one with 'snaptrace run', or name the input)");
+			return err;
+		}
+		if (pread(src->fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		    snap_perfdata_is_magic(magic, sizeof(magic)))
+			return source_open_perf(src, o, st);
+	}
+	src->buf = snap_malloc(TEXT_BUF);
+	err = src->buf ? snap_perfscript_init(&src->ps, st) : -ENOMEM;
+	if (err < 0) {
+		snap_free(src->buf);
+		if (src->fd > STDIN_FILENO)
+			close(src->fd);
+		return err;
+	}
+	return 0;
+}
+
+static int source_next(struct source *src, struct snap_event *ev)
+{
+	if (src->is_perf) {
+		int r = snap_perfsrc_next(&src->perf, ev);
+
+		if (r > 0 && src->timeless) {
+			ev->time = ++src->seq;
+			ev->has_time = 1;
+		}
+		return r;
+	}
+	for (;;) {
+		int r = snap_perfscript_next(&src->ps, ev);
+		ssize_t n;
+
+		if (r != 0 || src->eof)
+			return r;
+		n = read(src->fd, src->buf, TEXT_BUF);
+		if (n < 0 && errno == EINTR) {
+			if (decode_interrupted)
+				return -EINTR;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			src->eof = 1;
+			snap_perfscript_finish(&src->ps);
+			continue;
+		}
+		r = snap_perfscript_feed(&src->ps, src->buf, (size_t)n);
+		if (r < 0)
+			return r;
+	}
+}
+
+static const struct snap_perfscript_stats *source_stats(const struct source *src)
+{
+	return src->is_perf ? snap_perfsrc_stats(&src->perf) : snap_perfscript_stats(&src->ps);
+}
+
+/* Returns 0, or -SNAP_EPERF if perf failed (already reported). */
+static int source_close(struct source *src)
+{
+	int err = 0;
+
+	if (src->is_perf) {
+		err = snap_perfsrc_close(&src->perf);
+	} else {
+		snap_perfscript_fini(&src->ps);
+		snap_free(src->buf);
+		if (src->fd > STDIN_FILENO)
+			close(src->fd);
+	}
+	memset(src, 0, sizeof(*src));
+	return err;
+}
+
+static void report_unknown(const struct source *src)
+{
+	const struct snap_perfscript_stats *ps = source_stats(src);
+
+	if (ps->unknown_lines)
+		snap_warn("%s: skipped %llu line%s not understood (first, line %llu: \"%s\")",
+			  src->name, (unsigned long long)ps->unknown_lines,
+			  ps->unknown_lines == 1 ? "" : "s",
+			  (unsigned long long)ps->first_unknown_line, ps->first_unknown);
+}
+
+static void report_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
+			 const char *output)
+{
+	if (s->violations)
+		snap_warn(
+			"dropped %llu event%s outside the trace scope (%s), first: %s; decode with "
+			"%s to keep them, or -strict-scope to refuse such input",
+			(unsigned long long)s->violations, s->violations == 1 ? "" : "s",
+			snap_scope_name(scope), s->first_violation,
+			scope == SNAP_SCOPE_KERNEL ? "-trace-include-kernel"
+						   : "-trace-include-kernel");
+	if (s->decode_errors)
+		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
+			  "[decode error: ...] in the timeline)",
+			  (unsigned long long)s->decode_errors, s->decode_errors == 1 ? "" : "s");
+	snap_info("stats: %llu events, %llu threads, %llu samples, %llu unmatched returns, "
+		  "%llu frames over the depth cap, %llu times clamped",
+		  (unsigned long long)s->events, (unsigned long long)s->threads,
+		  (unsigned long long)s->samples, (unsigned long long)s->unmatched_returns,
+		  (unsigned long long)s->depth_capped, (unsigned long long)s->time_backwards);
+	snap_warn("wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
+		  output, (unsigned long long)s->events, (unsigned long long)s->threads);
+}
+
+static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
+			 const struct snap_decode_opts *o)
+{
+	struct snap_decoder_opts dopts;
+	struct snap_decoder_hit *hits = NULL;
+	struct snap_decoder_name *names = NULL;
+	int err = -ENOMEM;
+
+	memset(&dopts, 0, sizeof(dopts));
+	dopts.scope = o->scope;
+	dopts.strict_scope = o->strict_scope;
+	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
+		goto out;
+	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
+		goto out;
+	for (size_t i = 0; i < o->nhits; i++) {
+		int64_t id = snap_strtab_intern_cstr(st, o->hits[i].symbol);
+
+		if (id < 0)
+			goto out;
+		hits[i].time = o->hits[i].time;
+		hits[i].pid = o->hits[i].pid;
+		hits[i].tid = o->hits[i].tid;
+		hits[i].ip = o->hits[i].ip;
+		hits[i].sym = (uint32_t)id;
+	}
+	for (size_t i = 0; i < o->nnames; i++) {
+		names[i].pid = o->names[i].pid;
+		names[i].name = o->names[i].name;
+	}
+	dopts.hits = hits;
+	dopts.nhits = o->nhits;
+	dopts.names = names;
+	dopts.nnames = o->nnames;
+	err = snap_decoder_init(dec, tl, st, &dopts);
+out:
+	snap_free(hits);
+	snap_free(names);
+	return err;
+}
+
+/* The event loop. Returns 0 or a negative error, already reported. */
+static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope)
+{
+	struct snap_event ev;
+	struct snap_progress prog;
+	uint64_t nev = 0;
+	char desc[256];
+	int r;
+
+	/* A progress line on a terminal for decodes longer than a second. */
+	snap_progress_init(&prog, STDERR_FILENO,
+			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
+			   snap_progress_now());
+	while ((r = source_next(src, &ev)) > 0) {
+		if (decode_interrupted)
+			break;
+		snap_progress_tick(&prog, ++nev);
+		r = snap_decoder_feed(dec, &ev);
+		if (r < 0)
+			snap_progress_done(&prog);
+		if (r == -SNAP_ESCOPE) {
+			snap_log(SNAP_LOG_QUIET,
+				 "%s: event outside the trace scope (%s) with -strict-scope: %s; "
+				 "nothing written (decode with -trace-include-kernel to keep it)",
+				 src->name, snap_scope_name(scope),
+				 snap_decoder_desc(dec, &ev, desc, sizeof(desc)));
+			return r;
+		}
+		if (r < 0) {
+			snap_log(SNAP_LOG_QUIET, "decoding %s failed: %s", src->name,
+				 snap_strerror(r));
+			return r;
+		}
+	}
+	snap_progress_done(&prog);
+	if (decode_interrupted) {
+		snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
+		return -EINTR;
+	}
+	if (r < 0)
+		snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", src->name, snap_strerror(r));
+	return r;
+}
 
 int snap_decode_run(const struct snap_decode_opts *o)
 {
-	(void)o;
-	fputs("snaptrace: decoding is not implemented yet\n", stderr);
-	return -SNAP_ENOTSUP;
+	const char *output = o->output ? o->output : "trace.fxt.gz";
+	struct snap_strtab st;
+	struct source src;
+	struct snap_sink sink;
+	struct snap_fxt fx;
+	struct snap_decoder dec;
+	struct snap_decoder_stats stats;
+	struct sigaction sa, old_int, old_term, old_hup;
+	int err, serr;
+
+	memset(&fx, 0, sizeof(fx));
+	memset(&dec, 0, sizeof(dec));
+	memset(&sink, 0, sizeof(sink));
+	sink.fd = -1;
+	snap_strtab_init(&st);
+	decode_interrupted = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	err = source_open(&src, o, &st);
+	if (err < 0)
+		goto out_st;
+	err = snap_sink_open(&sink, output);
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
+		goto out_src;
+	}
+	/* Level 1: about 3x faster than 6 on FXT for files only a few % bigger
+	 * (measured by make bench); decode speed is what users wait for. */
+	snap_sink_set_gz_level(&sink, 1);
+	err = snap_fxt_init(&fx, &sink, &st);
+	if (err >= 0)
+		err = decoder_setup(&dec, &fx.base, &st, o);
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
+		goto out_abort;
+	}
+	err = decode_loop(&src, &dec, o->scope);
+	report_unknown(&src);
+	serr = source_close(&src);
+	if (err < 0 || serr < 0) {
+		err = err < 0 ? err : serr;
+		goto out_abort;
+	}
+	snap_decoder_stats(&dec, &stats);
+	if (stats.events == 0) {
+		snap_log(SNAP_LOG_QUIET,
+			 "%s: no events to decode (empty, or not perf script output)",
+			 o->input ? o->input : "perf.data");
+		err = -SNAP_EFORMAT;
+		goto out_abort;
+	}
+	err = snap_decoder_finish(&dec);
+	if (err >= 0)
+		err = fx.base.ops->finish(&fx.base);
+	if (err >= 0)
+		err = snap_sink_close(&sink);
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
+		goto out_abort;
+	}
+	report_stats(&stats, o->scope, output);
+	goto out_dec;
+out_abort:
+	snap_sink_abort(&sink);
+out_dec:
+	snap_decoder_fini(&dec);
+	snap_fxt_fini(&fx);
+	snap_sink_fini(&sink);
+out_src:
+	source_close(&src);
+out_st:
+	snap_strtab_fini(&st);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return err;
 }

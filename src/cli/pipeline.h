@@ -30,9 +30,11 @@ struct snap_decode_opts {
 	const char *input;  /* perf.data, perf script text, or "-" (stdin); NULL = "perf.data" */
 	const char *output; /* NULL = "trace.fxt.gz"; ".gz" suffix = gzip */
 	enum snap_scope scope;
-	int strict_scope; /* scope violation = error, nothing written */
-	int no_dlfilter;  /* force the text path */
-	const char *perf; /* perf binary; NULL = $SNAPTRACE_PERF or "perf" */
+	int strict_scope;     /* scope violation = error, nothing written */
+	int no_dlfilter;      /* force the text path */
+	const char *perf;     /* perf binary; NULL = $SNAPTRACE_PERF or "perf" */
+	const char *vmlinux;  /* kernel image for kernel symbols (perf --vmlinux), or NULL */
+	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
 	const struct snap_hit *hits;
 	size_t nhits;
 	const struct snap_procname *names;

@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "parse/perfdata.h"
 
-#include "util/err.h"
-
 #include <string.h>
 
-#define PERF_MAGIC2         "PERFILE2"
-#define HDR_SIZE            104
-#define PIPE_HDR_SIZE       16
-#define FEAT_AUXTRACE       18
-#define SAMPLE_CALLCHAIN    (1u << 5)
-#define ATTR_MIN_SIZE       64 /* PERF_ATTR_SIZE_VER0 */
-#define MAX_ATTRS           4096
+#include "util/err.h"
+
+#define PERF_MAGIC2	 "PERFILE2"
+#define HDR_SIZE	 104
+#define PIPE_HDR_SIZE	 16
+#define FEAT_AUXTRACE	 18
+#define SAMPLE_CALLCHAIN (1u << 5)
+#define ATTR_MIN_SIZE	 64 /* PERF_ATTR_SIZE_VER0 */
+#define PERF_TYPE_MAX	 6  /* types above are dynamic PMUs (intel_pt, ...) */
+#define INTEL_PT_CFG_TSC (1u << 10)
+#define MAX_ATTRS	 4096
 
 static uint64_t get_u64(const uint8_t *p)
 {
 	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
@@ -67,6 +77,11 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 			return -SNAP_ETRUNC;
 		if (get_u64(attr + 24) & SAMPLE_CALLCHAIN)
 			info->callchain = 1;
+		/* The AUX event is the dynamic-PMU one; without its tsc bit there are
+		 * no timestamps and perf script refuses -F time. */
+		if (info->kind == SNAP_PERFDATA_AUX && get_u32(attr) >= PERF_TYPE_MAX &&
+		    !(get_u64(attr + 8) & INTEL_PT_CFG_TSC))
+			info->timeless = 1;
 	}
 	if (info->kind == SNAP_PERFDATA_UNKNOWN && info->nattrs)
 		info->kind = SNAP_PERFDATA_SAMPLES;

@@ -12,8 +12,8 @@
 
 enum snap_perfdata_kind {
 	SNAP_PERFDATA_UNKNOWN = 0, /* perf.data, contents not classified (e.g. pipe mode) */
-	SNAP_PERFDATA_AUX,         /* has an AUX area trace (Intel PT): decode branches */
-	SNAP_PERFDATA_SAMPLES,     /* plain samples (with or without call chains) */
+	SNAP_PERFDATA_AUX,	   /* has an AUX area trace (Intel PT): decode branches */
+	SNAP_PERFDATA_SAMPLES,	   /* plain samples (with or without call chains) */
 };
 
 struct snap_perfdata_info {
@@ -21,6 +21,7 @@ struct snap_perfdata_info {
 	uint32_t nattrs;
 	int callchain; /* some event samples call chains */
 	int pipe_mode; /* written to a pipe: no attribute section */
+	int timeless;  /* AUX trace of a PMU event recorded without TSC packets */
 };
 
 /* Reads len bytes at off into buf; returns len, fewer at end of file, or <0. */

@@ -290,9 +290,11 @@ const struct snap_perfscript_stats *snap_perfscript_stats(const struct snap_perf
  * *adv bytes to consume. Returns 1, or 0 if there is none yet. */
 static int ps_peek(struct snap_perfscript *ps, const char **s, size_t *n, size_t *adv)
 {
-	const char *b = ps->buf + ps->pos;
-	const char *nl = NULL;
+	const char *b, *nl = NULL;
 
+	if (!ps->buf)
+		return 0; /* nothing fed yet */
+	b = ps->buf + ps->pos;
 	if (ps->scan < ps->pos)
 		ps->scan = ps->pos;
 	if (ps->scan < ps->len)
@@ -573,7 +575,7 @@ static const char *ps_flags(const char *p, const char *e, int skip_unknown, stru
 		if (!n || is_hex_tok(p, t))
 			break;
 		if (n >= 2 && p[0] == '(' && t[-1] == ')') {
-			if (n == 3 && p[1] == 'x')
+			if (memmem(p, n, "(x)", 3)) /* "(x)", also run together: "(x)(D)" */
 				ev->in_tx = 1;
 		} else if (tr && tok_eq(p, t, "strt")) {
 			start = 1;
@@ -802,6 +804,35 @@ static const char *find_time(const char *s, const char *e, const char **colon, u
 	return NULL;
 }
 
+static int is_pidtid(const char *p, const char *e)
+{
+	const char *sl = memchr(p, '/', (size_t)(e - p));
+	int32_t v;
+
+	return sl && parse_int(p, sl, &v) && parse_int(sl + 1, e, &v);
+}
+
+/* For headers without a time: the end of the first "pid/tid" token (and of
+ * a "[cpu]" token after it), or NULL. */
+static const char *find_pidtid(const char *s, const char *e)
+{
+	const char *p = skip_sp(s, e);
+
+	while (p < e) {
+		const char *t = tok_end(p, e);
+
+		if (is_pidtid(p, t)) {
+			const char *c = skip_sp(t, e), *ce = tok_end(c, e);
+
+			if (ce - c >= 3 && *c == '[' && ce[-1] == ']')
+				return ce;
+			return t;
+		}
+		p = skip_sp(t, e);
+	}
+	return NULL;
+}
+
 /* [comm] [pid/]tid [[cpu]] before the time. */
 static int ps_prefix(struct snap_perfscript *ps, const char *b, const char *e,
 		     struct snap_event *ev)
@@ -933,14 +964,23 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 		return 0;
 	memset(&hdr, 0, sizeof(hdr));
 	p = find_time(s, e, &colon, &hdr.time);
-	if (!p) {
-		r = 0;
-		goto done;
+	if (p) {
+		hdr.has_time = 1;
+		if (ps_prefix(ps, s, p, &hdr) < 0)
+			return -ENOMEM;
+		p = skip_sp(colon + 1, e);
+	} else {
+		/* no time (timeless PT data): the header needs a "pid/tid" */
+		const char *after = find_pidtid(s, e);
+
+		if (!after) {
+			r = 0;
+			goto done;
+		}
+		if (ps_prefix(ps, s, after, &hdr) < 0)
+			return -ENOMEM;
+		p = skip_sp(after, e);
 	}
-	hdr.has_time = 1;
-	if (ps_prefix(ps, s, p, &hdr) < 0)
-		return -ENOMEM;
-	p = skip_sp(colon + 1, e);
 	if (starts_with(p, e, "PERF_RECORD_"))
 		return 0;
 	t = tok_end(p, e);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fuzz target: the perf.data header/attribute probe on arbitrary bytes. */
-#include "parse/perfdata.h"
-
 #include <stdint.h>
 #include <string.h>
+
+#include "parse/perfdata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

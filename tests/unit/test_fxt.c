@@ -517,6 +517,18 @@ static void test_reader_errors(void)
 	hb_add(&b, 2);
 	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
 	CHECK_INT_EQ(0, check);
+	/* a begin written after its end but stamped earlier (a deferred outer frame) */
+	hb_start(&b);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 0);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK_INT_EQ(0, check);
 	/* ... but an end earlier than its begin closes nothing */
 	hb_start(&b);
 	hb_add(&b, EV(2, 0, 0, 0, 4));

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdint.h>
+
 #include "parse/perfdata.h"
 #include "snap_test.h"
 #include "util/err.h"
-
-#include <stdint.h>
 
 struct membuf {
 	const uint8_t *p;
@@ -61,6 +61,25 @@ static void probe_classifies_files(void)
 	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
 	CHECK_INT_EQ(SNAP_PERFDATA_SAMPLES, info.kind);
 	CHECK_INT_EQ(1, info.callchain);
+	CHECK_INT_EQ(0, info.timeless);
+}
+
+static void probe_finds_timeless_pt(void)
+{
+	uint8_t buf[1024];
+	struct snap_perfdata_info info;
+	struct membuf m = {buf, 0};
+	uint32_t pt_type = 8;
+
+	/* attr 0: intel_pt (dynamic PMU type 8) with the tsc bit; attr 1: a dummy event */
+	m.len = make_file(buf, 2, 1, 0x107);
+	memcpy(buf + 104, &pt_type, 4);
+	put64(buf + 104 + 8, 0x400);
+	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(0, info.timeless);
+	put64(buf + 104 + 8, 0x800); /* noretcomp, no tsc */
+	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(1, info.timeless);
 }
 
 static void probe_rejects_bad_headers(void)
@@ -91,5 +110,6 @@ int main(void)
 {
 	RUN(probe_classifies_files);
 	RUN(probe_rejects_bad_headers);
+	RUN(probe_finds_timeless_pt);
 	return snap_test_done();
 }

@@ -255,6 +255,8 @@ static const struct line_case branch_cases[] = {
 	/* markers */
 	{"1 1.0:   call            (x)   401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
 	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
+	{"1 1.0:   call (D)(x)  401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
+	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
 	{"1 1.0:   jcc (D)  (t)  401000 x+0x0 (/d) =>  401010 x+0x10 (/d)",
 	 "B -1/1 t=1000000000 jump - 401000 x+0x0 (/d) => 401010 x+0x10 (/d)"},
 	/* unnamed flag combinations print as letters (PERF_IP_FLAG_CHARS) */
@@ -314,6 +316,12 @@ static const struct line_case branch_cases[] = {
 	 "B -1/-1 t=726111154390 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)"},
 	{"5/6 18446744073.709551615: call 1 x+0x0 (/d) => 2 y+0x0 (/d)",
 	 "B 5/6 t=18446744073709551615 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)"},
+	/* no time field (perf refuses -F time on timeless PT data): needs pid/tid */
+	{" 4242/4242   call   401007 _start+0x7 (/t)  =>   4010e2 cmain+0x0 (/t)",
+	 "B 4242/4242 call - 401007 _start+0x7 (/t) => 4010e2 cmain+0x0 (/t)"},
+	{"  target  4242/4243 [001]  1 branches:uH:  tr strt  0 [unknown] ([unknown]) =>  401000 "
+	 "x+0x0 (/t)",
+	 "B 4242/4243 comm=target none start 0 => 401000 x+0x0 (/t)"},
 	/* instruction trace errors */
 	{" instruction trace error type 1 time 0.001000477 cpu -1 pid 4242 tid 4242 ip 0x400000 "
 	 "code 5: Failed to get instruction",
@@ -488,10 +496,11 @@ static const struct text_case text_cases[] = {
 	 "1 1.0: call 11111111111111111 x+0x0 (/d) => 2 y+0x0 (/d)\n"
 	 "1 1.0: zz top\n"
 	 "1 1.0: call 1 x+0x0 (/d) => 2 y+0x0 (/d)\r\n"
+	 "4242 call 1 x+0x0 (/d) => 2 y+0x0 (/d)\n"
 	 "\x01\x02\xff\xfe\n",
 	 "S 1/1 t=1000000000 cpu-clock/1 | 10 a+0x0 (/d)\n"
 	 "B -1/1 t=1000000000 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)\n",
-	 11},
+	 12},
 };
 
 static void text_inputs(void)
@@ -692,6 +701,36 @@ static void symbol_cache_checks_text(void)
 	}
 }
 
+/* Call chains are capped (leaf side kept); the excess is counted once. */
+static void frame_cap(void)
+{
+	size_t n = SNAP_PERFSCRIPT_MAX_FRAMES + 5, len = 0;
+	char *in = malloc(n * 24 + 64);
+	struct snap_perfscript ps;
+	struct snap_event ev;
+
+	CHECK(in != NULL);
+	if (!in)
+		return;
+	len += (size_t)sprintf(in, "1/1 1.0: 1 cpu-clock: \n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(in + len, "\t %zx f (/d)\n", i + 1);
+	CHECK_INT_EQ(0, snap_perfscript_init(&ps, &st));
+	CHECK_INT_EQ(0, snap_perfscript_feed(&ps, in, len));
+	CHECK_INT_EQ(0, snap_perfscript_feed(&ps, NULL, 0));
+	snap_perfscript_finish(&ps);
+	CHECK_INT_EQ(1, snap_perfscript_next(&ps, &ev));
+	CHECK_INT_EQ(SNAP_EV_SAMPLE, ev.kind);
+	CHECK_U64_EQ(SNAP_PERFSCRIPT_MAX_FRAMES, ev.nframes);
+	CHECK_U64_EQ(SNAP_PERFSCRIPT_MAX_FRAMES, ev.frames[0].ip);
+	CHECK_U64_EQ(1, ev.frames[ev.nframes - 1].ip);
+	CHECK_INT_EQ(0, snap_perfscript_next(&ps, &ev));
+	CHECK_U64_EQ(1, snap_perfscript_stats(&ps)->unknown_lines);
+	CHECK_U64_EQ(n + 1, snap_perfscript_stats(&ps)->lines);
+	snap_perfscript_fini(&ps);
+	free(in);
+}
+
 /* Every allocation failure gives -ENOMEM (and no leak under ASan). */
 static void allocation_failures(void)
 {
@@ -732,6 +771,7 @@ int main(void)
 	RUN(record_completes_only_when_closed);
 	RUN(overlong_lines);
 	RUN(symbol_cache_checks_text);
+	RUN(frame_cap);
 	RUN(allocation_failures);
 	snap_strtab_fini(&st);
 	return snap_test_done();

@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/recflags.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/pipeline.h"
+#include "record/elfsym.h"
+#include "record/session.h"
+#include "record/trigger.h"
+#include "record/workdir.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
+
+/* The order matters: snap_recflags_apply switches on the index. */
+const struct snap_opt snap_recflags_opts[] = {
+	{"trigger", NULL, "SYMBOL",
+	 "snapshot when a thread calls SYMBOL ('.' = snaptrace_stop_indicator, '?' = pick)"},
+	{"multi-snapshot", NULL, NULL, "snapshot at every trigger hit, not just the first"},
+	{"trace-include-kernel", NULL, NULL, "trace the kernel too (root or paranoid <= 1)"},
+	{"trace-kernel-only", NULL, NULL, "trace only the kernel (root or paranoid <= 1)"},
+	{"timer-resolution", NULL, "RES",
+	 "Low, Normal (default), High, Sample:HZ (sampling), Custom:cyc=1,... (PT)"},
+	{"multi-thread", NULL, NULL, "trace every thread of the process, not only the main one"},
+	{"full-execution", NULL, NULL, "record everything instead of a ring buffer (big files)"},
+	{"snapshot-size", NULL, "SIZE", "ring buffer size, e.g. 4M (PT AUX area or sampling ring)"},
+	{"sampling", NULL, NULL, "stack sampling instead of Intel PT (automatic without PT)"},
+	{"pt", NULL, NULL, "require Intel PT: fail instead of falling back to sampling"},
+	{"callgraph-mode", NULL, "MODE",
+	 "sampling call graphs: fp (default without LBR), dwarf, lbr"},
+	{"events", NULL, "LIST", "extra sampled events: branch-misses, cache-misses"},
+	{"working-directory", NULL, "DIR", "keep perf.data and logs in DIR (kept afterwards)"},
+	{"output", "o", "FILE", "write the trace to FILE (default trace.fxt.gz)"},
+	{"strict-scope", NULL, NULL, "fail when the trace leaves the requested scope"},
+	{"no-dlfilter", NULL, NULL, "decode through perf script text, not the perf plugin"},
+	{"v", NULL, NULL, "verbose: say what is run (twice: debug)"},
+	{"print-perf-commands", NULL, NULL, "print the perf record command line and stop"},
+	{"z-print-perf-commands", NULL, NULL, NULL},
+	{"filter", NULL, "(START STOP)", NULL},
+	{"vv", NULL, NULL, NULL},
+	{NULL, NULL, NULL, NULL},
+};
+
+void snap_recflags_init(struct snap_recflags *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->rec.res.kind = SNAP_RES_NORMAL;
+}
+
+void snap_recflags_fini(struct snap_recflags *f)
+{
+	snap_free(f->trigger_owned);
+	f->trigger_owned = NULL;
+}
+
+static int usage_err(const char *cmd, const char *flag, const char *val, const char *hint)
+{
+	fprintf(stderr, "snaptrace %s: bad %s '%s' (%s)\n", cmd, flag, val, hint);
+	return 2;
+}
+
+int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const char *val)
+{
+	switch (k) {
+	case 0:
+		f->trigger = val;
+		break;
+	case 1:
+		f->rec.multi_snapshot = 1;
+		break;
+	case 2:
+		f->include_kernel = 1;
+		break;
+	case 3:
+		f->kernel_only = 1;
+		break;
+	case 4:
+		if (snap_res_parse(val, &f->rec.res) < 0)
+			return usage_err(
+				cmd, "-timer-resolution", val,
+				"Low, Normal, High, Sample:HZ, Custom:cyc=1,mtc_period=0, or "
+				"magic-trace's sexps");
+		break;
+	case 5:
+		f->rec.multi_thread = 1;
+		break;
+	case 6:
+		f->rec.full_execution = 1;
+		break;
+	case 7:
+		if (snap_size_parse(val, &f->rec.snapshot_bytes) < 0 || !f->rec.snapshot_bytes)
+			return usage_err(cmd, "-snapshot-size", val, "a size like 512K, 4M, 1G");
+		f->snapshot_size = val;
+		break;
+	case 8:
+		f->rec.sampling = 1;
+		break;
+	case 9:
+		f->force_pt = 1;
+		break;
+	case 10:
+		if (snap_cg_parse(val, &f->rec.cg) < 0)
+			return usage_err(cmd, "-callgraph-mode", val,
+					 "fp, dwarf, lbr, lbr-no-stitch");
+		break;
+	case 11:
+		if (snap_xev_parse(val, f->xev, &f->rec.nxev) < 0)
+			return usage_err(
+				cmd, "-events", val,
+				"a comma list of branch-misses, cache-misses, no duplicates");
+		f->rec.xev = f->xev;
+		break;
+	case 12:
+		f->workdir = val;
+		break;
+	case 13:
+		f->output = val;
+		break;
+	case 14:
+		f->strict_scope = 1;
+		break;
+	case 15:
+		f->no_dlfilter = 1;
+		break;
+	case 16:
+		f->verbose++;
+		break;
+	case 17:
+	case 18:
+		f->print_cmds = 1;
+		break;
+	case 19:
+		return usage_err(cmd, "-filter", val, "-filter is not supported yet");
+	case 20:
+		f->verbose += 2;
+		break;
+	default:
+		return 2;
+	}
+	return 0;
+}
+
+int snap_find_in_path(const char *prog, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0)
+			return -ENOENT;
+		return (size_t)snprintf(out, len, "%s", prog) < len ? 0 : -ENAMETOOLONG;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, path, n ? "/" : "", prog) <
+			    len &&
+		    access(out, X_OK) == 0)
+			return 0;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return -ENOENT;
+}
+
+/* ---- -trigger ? ---- */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Collects the unique FUNC symbol names of exe (borrowed from the mapping). */
+static int list_funcs(const void *buf, size_t len, const char ***out, size_t *n)
+{
+	struct snap_elf e;
+	struct snap_elfsym sym;
+	uint64_t cur = 0;
+	const char **v = NULL;
+	size_t cap = 0, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (snap_elf_open(&e, buf, len) < 0)
+		return -SNAP_EFORMAT;
+	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
+		if ((sym.type != 2 && sym.type != 10) || !sym.value || !sym.name[0])
+			continue;
+		if (snap_vec_reserve(&v, &cap, k + 1, sizeof(*v)) < 0) {
+			snap_free(v);
+			return -ENOMEM;
+		}
+		v[k++] = sym.name;
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_cstr);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!*n || strcmp(v[*n - 1], v[i]))
+			v[(*n)++] = v[i];
+	*out = v;
+	return 0;
+}
+
+/* fzf over the names; returns an owned choice or NULL. */
+static char *pick_fzf(const char **names, size_t n)
+{
+	int in[2], out[2], st;
+	char buf[512];
+	size_t got = 0;
+	pid_t pid;
+
+	if (pipe(in) < 0)
+		return NULL;
+	if (pipe(out) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return NULL;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execlp("fzf", "fzf", "--prompt", "trigger> ", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	signal(SIGPIPE, SIG_IGN);
+	for (size_t i = 0; pid > 0 && i < n; i++)
+		if (dprintf(in[1], "%s\n", names[i]) < 0)
+			break;
+	close(in[1]);
+	for (ssize_t r; pid > 0 && got + 1 < sizeof(buf) &&
+			(r = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0;)
+		got += (size_t)r;
+	close(out[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return got && buf[0] ? snap_strndup(buf, strlen(buf)) : NULL;
+}
+
+/* A numbered list on stderr, the answer read from the terminal. */
+static char *pick_numbered(const char **names, size_t n)
+{
+	FILE *tty = fopen("/dev/tty", "re");
+	char line[512];
+	char *end;
+	unsigned long k;
+
+	if (!tty) {
+		fputs("snaptrace: -trigger ? needs a terminal (or install fzf)\n", stderr);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%6zu  %s\n", i + 1, names[i]);
+	fprintf(stderr, "trigger: number or name (empty to cancel): ");
+	if (!fgets(line, sizeof(line), tty)) {
+		fclose(tty);
+		return NULL;
+	}
+	fclose(tty);
+	line[strcspn(line, "\n")] = '\0';
+	if (!line[0])
+		return NULL;
+	k = strtoul(line, &end, 10);
+	if (!*end && k >= 1 && k <= n)
+		return snap_strndup(names[k - 1], strlen(names[k - 1]));
+	return snap_strndup(line, strlen(line));
+}
+
+static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+			const char *exe, char **owned)
+{
+	const void *buf;
+	size_t len, n;
+	const char **names;
+	char *choice;
+	int err = snap_file_map(exe, &buf, &len);
+
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: -trigger ?: cannot read %s: %s\n", cmd, exe,
+			strerror(-err));
+		return 1;
+	}
+	err = list_funcs(buf, len, &names, &n);
+	if (err < 0 || !n) {
+		fprintf(stderr, "snaptrace %s: -trigger ?: %s has no function symbols\n", cmd, exe);
+		snap_file_unmap(buf, len);
+		snap_free(names);
+		return 1;
+	}
+	choice = m->has_fzf ? pick_fzf(names, n) : pick_numbered(names, n);
+	snap_free(names);
+	snap_file_unmap(buf, len);
+	if (!choice) {
+		fprintf(stderr, "snaptrace %s: no trigger chosen\n", cmd);
+		return 1;
+	}
+	*owned = choice;
+	f->trigger = choice;
+	return 0;
+}
+
+int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
+			  const char *exe)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (f->verbose)
+		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
+	if (f->include_kernel && f->kernel_only) {
+		fprintf(stderr,
+			"snaptrace %s: -trace-include-kernel and -trace-kernel-only are "
+			"mutually exclusive\n",
+			cmd);
+		return 2;
+	}
+	f->rec.scope = f->include_kernel ? SNAP_SCOPE_BOTH
+		       : f->kernel_only	 ? SNAP_SCOPE_KERNEL
+					 : SNAP_SCOPE_USER;
+	if (f->force_pt && f->rec.sampling) {
+		fprintf(stderr, "snaptrace %s: -pt and -sampling are mutually exclusive\n", cmd);
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	f->rec.perf = snap_caps_perf_path();
+	snap_caps_detect(m, f->rec.perf, n > 0 ? self : NULL);
+	if (!m->perf_found && !f->print_cmds) {
+		fprintf(stderr,
+			"snaptrace %s: snaptrace needs perf (%s) in PATH; install it: "
+			"sudo apt-get install linux-perf\n",
+			cmd, f->rec.perf);
+		return 1;
+	}
+	if (!m->perf_found) {
+		/* Print with a modern perf's flags. */
+		m->caps.perf_major = 6;
+		m->caps.perf_minor = 1;
+	}
+	if (!f->rec.sampling && !m->caps.has_pt) {
+		if (f->force_pt || f->rec.res.kind == SNAP_RES_CUSTOM) {
+			fprintf(stderr,
+				"snaptrace %s: Intel PT is not available on this machine "
+				"(/sys/bus/event_source/devices/intel_pt is missing: no PT in this "
+				"CPU, or a VM that hides it); run without %s to use stack "
+				"sampling\n",
+				cmd, f->force_pt ? "-pt" : "-timer-resolution Custom");
+			return 1;
+		}
+		if (!f->print_cmds)
+			fprintf(stderr,
+				"snaptrace: no Intel PT on this machine, using stack sampling "
+				"(-sampling)\n");
+		f->rec.sampling = 1;
+	}
+	if (f->trigger && !strcmp(f->trigger, "?")) {
+		if (!exe) {
+			fprintf(stderr, "snaptrace %s: -trigger ?: no executable to list\n", cmd);
+			return 2;
+		}
+		return pick_trigger(f, cmd, m, exe, &f->trigger_owned);
+	}
+	return 0;
+}
+
+static void print_warnings(const struct snap_perfargs *pa, const struct snap_recflags *f)
+{
+	if (pa->warn & SNAP_PA_W_PSB_DOWNGRADE)
+		snap_warn("this CPU cannot set the PSB period: using -timer-resolution Low "
+			  "(about 1 us granularity)");
+	if (pa->warn & SNAP_PA_W_SIZE_ROUNDED)
+		snap_warn("-snapshot-size %s rounded to %llu pages (%llu KiB)", f->snapshot_size,
+			  (unsigned long long)pa->pages, (unsigned long long)pa->pages * 4);
+	if (pa->warn & SNAP_PA_W_KCORE_OLD)
+		snap_warn("perf < 5.5 has no --kcore: kernel decoding may be less reliable");
+	if (pa->warn & SNAP_PA_W_FREQ_HIGH)
+		snap_warn("sampling at %llu Hz without a hardware PMU: every sample is a timer "
+			  "interrupt; above ~10 kHz a VM can stall",
+			  (unsigned long long)pa->freq);
+	if (pa->warn & SNAP_PA_W_CG_DEFAULT_FP)
+		snap_info("no LBR here: call graphs use frame pointers (-callgraph-mode dwarf for "
+			  "code built without them)");
+}
+
+int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+			const int *pids, size_t npids)
+{
+	struct snap_perfargs pa;
+	char data[PATH_MAX + 16];
+	char *j;
+	int err;
+
+	snprintf(data, sizeof(data), "%s/perf.data", f->workdir ? f->workdir : "WORKDIR");
+	f->rec.data = data;
+	f->rec.pids = pids;
+	f->rec.npids = npids;
+	f->rec.trigger = f->trigger != NULL;
+	err = snap_perfargs_build(&f->rec, &m->caps, &pa);
+	f->rec.data = NULL;
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, pa.err[0] ? pa.err : snap_strerror(err));
+		return err == -SNAP_EUSAGE ? 2 : 1;
+	}
+	print_warnings(&pa, f);
+	j = snap_perfargs_join(&pa);
+	if (j)
+		printf("%s\n", j);
+	snap_free(j);
+	snap_perfargs_fini(&pa);
+	return 0;
+}
+
+/* Checks the flag combination before anything starts (same builder). */
+static int precheck(struct snap_recflags *f, const char *cmd, const struct snap_machine *m)
+{
+	struct snap_perfargs pa;
+	int err;
+
+	f->rec.trigger = f->trigger != NULL;
+	err = snap_perfargs_build(&f->rec, &m->caps, &pa);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, pa.err[0] ? pa.err : snap_strerror(err));
+		return err == -SNAP_EUSAGE ? 2 : 1;
+	}
+	print_warnings(&pa, f);
+	snap_perfargs_fini(&pa);
+	return 0;
+}
+
+/* "trace.fxt.gz" + 2 -> "trace.2.fxt.gz" (before the first dot of the base name). */
+static void numbered_output(const char *out, int i, char *buf, size_t len)
+{
+	const char *base = strrchr(out, '/');
+	const char *dot = strchr(base ? base + 1 : out, '.');
+
+	if (!dot || dot == (base ? base + 1 : out))
+		snprintf(buf, len, "%s.%d", out, i);
+	else
+		snprintf(buf, len, "%.*s.%d%s", (int)(dot - out), out, i, dot);
+}
+
+/* -multi-snapshot: the pipeline reads one perf.data, so each snapshot gets its
+ * own trace, numbered in time order (the last one is the plain name). */
+static int decode_each(struct snap_decode_opts *d, struct snap_session *s)
+{
+	char **names;
+	int n = snap_workdir_list_data(&s->wd, &names), err = 0;
+	const char *out = d->output ? d->output : "trace.fxt.gz";
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && !err; i++) {
+		char in[PATH_MAX + NAME_MAX + 2], o[PATH_MAX];
+
+		snprintf(in, sizeof(in), "%s/%s", s->wd.path, names[i]);
+		if (i == n - 1)
+			snprintf(o, sizeof(o), "%s", out);
+		else
+			numbered_output(out, i + 1, o, sizeof(o));
+		snap_warn("decoding snapshot %d of %d into %s", i + 1, n, o);
+		d->input = in;
+		d->output = o;
+		err = snap_decode_run(d);
+	}
+	d->output = out;
+	snap_workdir_free_list(names, n);
+	return err;
+}
+
+static int decode(struct snap_recflags *f, struct snap_session *s)
+{
+	struct snap_decode_opts d = {0};
+	struct snap_hit *hits = NULL;
+	struct snap_procname *names = NULL;
+	size_t nn = 0;
+	int err;
+
+	hits = snap_calloc(s->nhits + 1, sizeof(*hits));
+	names = snap_calloc(s->npids + 1, sizeof(*names));
+	if (!hits || !names) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < s->nhits; i++) {
+		hits[i].time = s->hits[i].time;
+		hits[i].pid = s->hits[i].pid;
+		hits[i].tid = s->hits[i].tid;
+		hits[i].ip = s->hits[i].ip;
+		hits[i].symbol = s->trigger_name;
+	}
+	for (size_t i = 0; i < s->npids; i++) {
+		if (!s->names[i])
+			continue;
+		names[nn].pid = s->pids[i];
+		names[nn++].name = s->names[i];
+	}
+	d.input = s->data_path;
+	d.output = f->output;
+	d.scope = f->rec.scope;
+	d.strict_scope = f->strict_scope;
+	d.no_dlfilter = f->no_dlfilter;
+	d.perf = f->rec.perf;
+	d.hits = hits;
+	d.nhits = s->nhits;
+	d.names = names;
+	d.nnames = nn;
+	if (s->ndata > 1) {
+		err = decode_each(&d, s);
+		goto out;
+	}
+	snap_warn("decoding perf.data");
+	err = snap_decode_run(&d);
+out:
+	snap_free(hits);
+	snap_free(names);
+	return err;
+}
+
+int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+			 char *const *argv, const int *pids, size_t npids)
+{
+	struct snap_session_cfg cfg = {0};
+	struct snap_session s;
+	int err, rc = 1, status = 0;
+
+	err = precheck(f, cmd, m);
+	if (err)
+		return err;
+	cfg.rec = f->rec;
+	cfg.caps = &m->caps;
+	cfg.cmd = argv;
+	cfg.pids = pids;
+	cfg.npids = npids;
+	cfg.trigger = f->trigger;
+	cfg.workdir = f->workdir;
+	err = snap_session_start(&s, &cfg);
+	if (err < 0) {
+		/* The program never ran: close kills it, there is no status. */
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
+		snap_session_close(&s);
+		return 1;
+	}
+	if (!argv)
+		fprintf(stderr,
+			"snaptrace: attached to %zu process%s%s; press Ctrl-C to stop "
+			"recording\n",
+			npids, npids > 1 ? "es" : "",
+			f->trigger ? " (or wait for the trigger)" : "");
+	err = snap_session_loop(&s);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
+		snap_session_finish(&s);
+		goto out;
+	}
+	err = snap_session_finish(&s);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
+		goto out;
+	}
+	err = decode(f, &s);
+	if (err == 0) {
+		rc = 0;
+		if (f->workdir)
+			snap_info("perf data kept in %s", s.data_path);
+	}
+out:
+	status = snap_session_wait_child(&s);
+	if (argv && s.child) {
+		if (status >= 128)
+			snap_warn("%s was killed by signal %d", argv[0], status - 128);
+		else if (status)
+			snap_info("%s exited with status %d", argv[0], status);
+		if (rc == 0)
+			rc = status;
+	}
+	snap_session_close(&s);
+	return rc;
+}

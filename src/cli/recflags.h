@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What `run` and `attach` share: the record and output flags
+ * (behaviour.md §1.4-1.5), choosing PT or sampling, the -trigger picker,
+ * -print-perf-commands, and the recording -> decode sequence.
+ */
+#ifndef SNAP_CLI_RECFLAGS_H
+#define SNAP_CLI_RECFLAGS_H
+
+#include <sys/types.h>
+
+#include "cli/opts.h"
+#include "record/caps.h"
+#include "record/perfargs.h"
+
+struct snap_recflags {
+	struct snap_recopts rec;
+	struct snap_xev xev[SNAP_XEV_MAX];
+	const char *trigger;
+	char *trigger_owned; /* -trigger ? choice; released by snap_recflags_fini */
+	const char *workdir;
+	const char *output;
+	int force_pt;
+	int strict_scope;
+	int no_dlfilter;
+	int print_cmds;
+	int verbose;
+	int kernel_only, include_kernel;
+	const char *snapshot_size;
+};
+
+/* The flag table entries shared by run and attach (NULL-terminated), and
+ * their count without the terminator. */
+extern const struct snap_opt snap_recflags_opts[];
+#define SNAP_RECFLAGS_NOPTS 21
+
+void snap_recflags_init(struct snap_recflags *f);
+void snap_recflags_fini(struct snap_recflags *f);
+/* Applies shared flag k (an index into snap_recflags_opts) with value val.
+ * Returns 0, or 2 after printing a one-line usage error. */
+int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const char *val);
+
+/* Detects the machine, chooses PT or sampling (a notice when falling back),
+ * resolves -trigger ? with exe (the executable to list symbols from).
+ * Returns 0, or an exit status after printing why. */
+int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
+			  const char *exe);
+
+/* -print-perf-commands: prints the perf record command line for pids
+ * (NULL: "PID"). Returns the exit status. */
+int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+			const int *pids, size_t npids);
+
+/* Records (cmd: run this argv; else attach to pids) and decodes. Returns
+ * the exit status: the program's for run (after a successful decode). */
+int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+			 char *const *argv, const int *pids, size_t npids);
+
+/* Finds prog in $PATH (or as given when it has a '/'). Returns 0 or -ENOENT. */
+int snap_find_in_path(const char *prog, char *out, size_t len);
+
+#endif

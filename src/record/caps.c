@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record/caps.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/perfrun.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+int snap_caps_parse_perf_version(const char *s, int *major, int *minor, char *ver, size_t len)
+{
+	const char *p = strstr(s, "perf version ");
+	const char *v;
+	char *end;
+	long a, b;
+
+	p = p ? p + 13 : s;
+	while (*p == ' ')
+		p++;
+	v = p;
+	if (!isdigit((unsigned char)*p))
+		return -SNAP_EPARSE;
+	a = strtol(p, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]))
+		return -SNAP_EPARSE;
+	b = strtol(end + 1, &end, 10);
+	if (a < 0 || a > 1000 || b < 0 || b > 1000)
+		return -SNAP_EPARSE;
+	*major = (int)a;
+	*minor = (int)b;
+	if (ver && len) {
+		size_t n = strcspn(v, " \t\r\n");
+
+		if (n >= len)
+			n = len - 1;
+		memcpy(ver, v, n);
+		ver[n] = '\0';
+	}
+	return 0;
+}
+
+static int line_has_word(const char *line, size_t len, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (size_t i = 0; i + wl <= len; i++) {
+		if (memcmp(line + i, word, wl))
+			continue;
+		if ((i == 0 || isspace((unsigned char)line[i - 1]) || line[i - 1] == ':') &&
+		    (i + wl == len || isspace((unsigned char)line[i + wl])))
+			return 1;
+	}
+	return 0;
+}
+
+int snap_caps_cpuinfo_has_pdcm(const char *cpuinfo, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(cpuinfo + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (cpuinfo + i)) : len - i;
+
+		if (l >= 5 && !memcmp(cpuinfo + i, "flags", 5) &&
+		    !line_has_word(cpuinfo + i, l, "pdcm"))
+			return 0;
+		i += l + 1;
+	}
+	return 1;
+}
+
+int snap_caps_status_perfmon(const char *status, size_t len)
+{
+	const char *p = status, *end = status + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l > 7 && !memcmp(p, "CapEff:", 7)) {
+			char buf[32];
+			size_t k = l - 7 < sizeof(buf) - 1 ? l - 7 : sizeof(buf) - 1;
+			unsigned long long v;
+
+			memcpy(buf, p + 7, k);
+			buf[k] = '\0';
+			v = strtoull(buf, NULL, 16);
+			return ((v >> 38) & 1) || ((v >> 21) & 1);
+		}
+		p += l + 1;
+	}
+	return 0;
+}
+
+static int path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static long read_long(const char *path, long dflt)
+{
+	char buf[64];
+
+	if (snap_read_small(path, buf, sizeof(buf)) <= 0)
+		return dflt;
+	return strtol(buf, NULL, 10);
+}
+
+const char *snap_caps_perf_path(void)
+{
+	const char *p = getenv("SNAPTRACE_PERF");
+
+	if (!p || !*p)
+		p = getenv("MAGIC_TRACE_PERF_PATH");
+	return p && *p ? p : "perf";
+}
+
+static int in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		return 0;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n &&
+		    (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog) <
+			    sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return 1;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return 0;
+}
+
+static void detect_plugin(struct snap_machine *m, const char *exe_dir)
+{
+	const char *env = getenv("SNAPTRACE_DLFILTER");
+	const char *cands[] = {"/snaptrace-dlfilter.so", "/../lib/snaptrace/snaptrace-dlfilter.so"};
+
+	if (env && *env && path_exists(env)) {
+		snprintf(m->plugin_path, sizeof(m->plugin_path), "%s", env);
+		m->plugin_found = 1;
+		return;
+	}
+	if (!exe_dir)
+		return;
+	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+		char buf[PATH_MAX];
+
+		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", exe_dir, cands[i]) >= sizeof(buf))
+			continue;
+		if (path_exists(buf)) {
+			snprintf(m->plugin_path, sizeof(m->plugin_path), "%s", buf);
+			m->plugin_found = 1;
+			return;
+		}
+	}
+}
+
+void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_dir)
+{
+	size_t cpuinfo_len = 1 << 20;
+	char *cpuinfo = snap_malloc(cpuinfo_len), status[4096], out[256];
+	char *argv[] = {(char *)(perf ? perf : "perf"), (char *)"--version", NULL};
+	struct snap_perfcaps *c = &m->caps;
+	long n;
+
+	memset(m, 0, sizeof(*m));
+	if (snap_run_capture(argv, out, sizeof(out)) == 0 &&
+	    snap_caps_parse_perf_version(out, &c->perf_major, &c->perf_minor, m->perf_version,
+					 sizeof(m->perf_version)) == 0)
+		m->perf_found = 1;
+	c->has_pt = path_exists("/sys/bus/event_source/devices/intel_pt");
+	c->has_pmu = path_exists("/sys/bus/event_source/devices/cpu") ||
+		     path_exists("/sys/bus/event_source/devices/cpu_core");
+	c->psb_period = c->has_pt &&
+			read_long("/sys/bus/event_source/devices/intel_pt/caps/psb_cyc", 0) == 1;
+	n = cpuinfo ? snap_read_small("/proc/cpuinfo", cpuinfo, cpuinfo_len) : -1;
+	c->lbr = c->has_pmu && n > 0 && snap_caps_cpuinfo_has_pdcm(cpuinfo, (size_t)n);
+	snap_free(cpuinfo);
+	c->paranoid = (int)read_long("/proc/sys/kernel/perf_event_paranoid", 2);
+	c->max_sample_rate = (uint64_t)read_long("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	c->no_kcore = getenv("SNAPTRACE_PERF_NO_KCORE") || getenv("MAGIC_TRACE_PERF_NO_KCORE");
+	m->euid = (int)geteuid();
+	n = snap_read_small("/proc/self/status", status, sizeof(status));
+	m->cap_perfmon = n > 0 && snap_caps_status_perfmon(status, (size_t)n);
+	c->kernel_ok = m->euid == 0 || m->cap_perfmon || c->paranoid <= 1 ||
+		       getenv("SNAPTRACE_PERF_IS_PRIVILEGED");
+	m->kptr_restrict = (int)read_long("/proc/sys/kernel/kptr_restrict", -1);
+	m->has_uprobe_pmu = path_exists("/sys/bus/event_source/devices/uprobe");
+	m->has_bp_pmu = path_exists("/sys/bus/event_source/devices/breakpoint");
+	m->ptrace_scope = (int)read_long("/proc/sys/kernel/yama/ptrace_scope", -1);
+	m->has_fzf = in_path("fzf");
+	detect_plugin(m, exe_dir);
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dlfilter event source: perf script with snaptrace-dlfilter.so, records on
+ * fd 3 of perf (a pipe to us), perf's stdout on another pipe, both read with
+ * poll() so that neither pipe ever fills up and blocks perf. perf's error
+ * lines arrive as TEXT records (model/dlrec.h) and are parsed where they are.
+ */
+#include "record/dlsrc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
+
+#define DLSRC_BUF (1u << 20)
+#define DLSRC_FD  3 /* perf's fd for the records: --dlarg fd=3 */
+
+int snap_dlsrc_perf_version(const char *perf, int *major, int *minor)
+{
+	char buf[128] = "";
+	int pfd[2], status = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	*major = *minor = 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(pfd[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execlp(perf, perf, "version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while ((size_t)got < sizeof(buf) - 1 &&
+	       ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[got] = 0;
+	if (sscanf(buf, "perf version %d.%d", major, minor) != 2) {
+		*major = *minor = 0;
+		return -SNAP_EPARSE;
+	}
+	return 0;
+}
+
+int snap_dlsrc_perf_ok(int major, int minor)
+{
+	return major > 5 || (major == 5 && minor >= 14);
+}
+
+static int file_exists(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+static int pick_try(const struct snap_dlsrc_env *env, const char *dir, const char *sub, char *path,
+		    size_t len)
+{
+	int (*exists)(const char *) = env->exists ? env->exists : file_exists;
+	int n;
+
+	if (!dir || !*dir)
+		return 0;
+	n = snprintf(path, len, "%s%s/%s", dir, sub, SNAP_DLSRC_PLUGIN);
+	return n > 0 && (size_t)n < len && exists(path);
+}
+
+int snap_dlsrc_pick(const struct snap_dlsrc_env *env, char *path, size_t len, char *why,
+		    size_t whylen)
+{
+	int (*exists)(const char *) = env->exists ? env->exists : file_exists;
+
+	if (env->no_dlfilter) {
+		snprintf(why, whylen, "text path: -no-dlfilter");
+		return 0;
+	}
+	if (env->env_no && *env->env_no && strcmp(env->env_no, "0") != 0) {
+		snprintf(why, whylen, "text path: SNAPTRACE_NO_DLFILTER is set");
+		return 0;
+	}
+	if (env->perf_major && !snap_dlsrc_perf_ok(env->perf_major, env->perf_minor)) {
+		snprintf(why, whylen, "text path: perf %d.%d has no --dlfilter (5.14 or newer has)",
+			 env->perf_major, env->perf_minor);
+		return 0;
+	}
+	if (env->override && *env->override) {
+		if (strlen(env->override) < len && exists(env->override)) {
+			snprintf(path, len, "%s", env->override);
+			snprintf(why, whylen, "dlfilter plugin %s (SNAPTRACE_DLFILTER)", path);
+			return 1;
+		}
+		snprintf(why, whylen, "text path: SNAPTRACE_DLFILTER=%s is not readable",
+			 env->override);
+		return 0;
+	}
+	if (pick_try(env, env->exe_dir, "", path, len) ||
+	    pick_try(env, env->exe_dir, "/../lib/snaptrace", path, len) ||
+	    pick_try(env, "/usr/local/lib", "/snaptrace", path, len) ||
+	    pick_try(env, "/usr/lib", "/snaptrace", path, len)) {
+		snprintf(why, whylen, "dlfilter plugin %s", path);
+		return 1;
+	}
+	snprintf(why, whylen, "text path: %s not found next to snaptrace or in lib/snaptrace",
+		 SNAP_DLSRC_PLUGIN);
+	return 0;
+}
+
+static void dlsrc_reset(struct snap_dlsrc *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->pid = -1;
+	src->rec_fd = -1;
+	src->out_fd = -1;
+}
+
+/* In the child: records to fd 3, stdout to the error pipe, then exec perf. */
+static void dlsrc_child(const char **argv, int recw, int outw)
+{
+	int r = fcntl(recw, F_DUPFD, 10), o = fcntl(outw, F_DUPFD, 10);
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (r < 0 || o < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(r, DLSRC_FD) < 0)
+		_exit(127);
+	close(r);
+	close(o);
+	setenv("PAGER", "cat", 1);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
+		    struct snap_strtab *names)
+{
+	const char *argv[24];
+	int rec[2] = {-1, -1}, out[2] = {-1, -1}, n = 0, err;
+
+	dlsrc_reset(src);
+	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
+	snap_dlrec_init(&src->rd, names);
+	err = snap_perfscript_init(&src->ps, names);
+	if (err < 0)
+		goto err_fini;
+	src->buf = snap_malloc(DLSRC_BUF);
+	if (!src->buf) {
+		err = -ENOMEM;
+		goto err_fini;
+	}
+	argv[n++] = o->perf;
+	argv[n++] = "script";
+	argv[n++] = "-i";
+	argv[n++] = o->data;
+	if (o->itrace)
+		argv[n++] = o->itrace;
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
+	argv[n++] = "--dlfilter";
+	argv[n++] = o->plugin;
+	argv[n++] = "--dlarg";
+	argv[n++] = "fd=3";
+	if (o->keepjumps) {
+		argv[n++] = "--dlarg";
+		argv[n++] = "keepjumps";
+	}
+	argv[n] = NULL;
+	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto err_close;
+	}
+	src->pid = fork();
+	if (src->pid < 0) {
+		err = -errno;
+		goto err_close;
+	}
+	if (src->pid == 0)
+		dlsrc_child(argv, rec[1], out[1]);
+	close(rec[1]);
+	close(out[1]);
+	src->rec_fd = rec[0];
+	src->out_fd = out[0];
+	fcntl(src->rec_fd, F_SETFL, O_NONBLOCK);
+	fcntl(src->out_fd, F_SETFL, O_NONBLOCK);
+	return 0;
+err_close:
+	for (int i = 0; i < 2; i++) {
+		if (rec[i] >= 0)
+			close(rec[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+err_fini:
+	snap_free(src->buf);
+	snap_perfscript_fini(&src->ps);
+	snap_dlrec_fini(&src->rd);
+	dlsrc_reset(src);
+	return err;
+}
+
+/* Reads what fd has now (non-blocking). Returns bytes read, 0 at EOF, -EAGAIN, -errno. */
+static ssize_t dlsrc_read(struct snap_dlsrc *src, int fd)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, src->buf, DLSRC_BUF);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* Keeps what perf's real stdout has now (non-blocking), or (wait) everything up
+ * to EOF, for the end. Returns 0 or -errno / -ENOMEM. */
+static int dlsrc_drain_out(struct snap_dlsrc *src, int wait)
+{
+	while (src->out_fd >= 0) {
+		ssize_t n = dlsrc_read(src, src->out_fd);
+		size_t keep;
+
+		if (n == -EAGAIN) {
+			struct pollfd p = {.fd = src->out_fd, .events = POLLIN};
+
+			if (!wait)
+				return 0;
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				return -errno;
+			continue;
+		}
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			close(src->out_fd);
+			src->out_fd = -1;
+			break;
+		}
+		keep = src->outlen < SNAP_DLSRC_MAX_OUT ? SNAP_DLSRC_MAX_OUT - src->outlen : 0;
+		if (keep > (size_t)n)
+			keep = (size_t)n;
+		src->out_dropped += (size_t)n - keep;
+		if (snap_vec_reserve(&src->out, &src->outcap, src->outlen + keep, 1))
+			return -ENOMEM;
+		memcpy(src->out + src->outlen, src->buf, keep);
+		src->outlen += keep;
+	}
+	return 0;
+}
+
+/* Waits until a pipe has data and takes it in. Returns 0, -EINTR or an error. */
+static int dlsrc_wait(struct snap_dlsrc *src)
+{
+	struct pollfd p[2] = {{.fd = src->rec_fd, .events = POLLIN},
+			      {.fd = src->out_fd, .events = POLLIN}};
+	ssize_t n;
+
+	if (poll(p, 2, -1) < 0)
+		return -errno;
+	if (p[1].revents) {
+		int err = dlsrc_drain_out(src, 0);
+
+		if (err < 0)
+			return err;
+	}
+	if (!p[0].revents)
+		return 0;
+	n = dlsrc_read(src, src->rec_fd);
+	if (n == -EAGAIN)
+		return 0;
+	if (n < 0)
+		return (int)n;
+	if (n == 0) {
+		close(src->rec_fd);
+		src->rec_fd = -1;
+		src->rec_eof = 1;
+		return 0;
+	}
+	return snap_dlrec_feed(&src->rd, src->buf, (size_t)n);
+}
+
+/* Reaps perf (it closed our pipe, so it is exiting). */
+static void dlsrc_reap(struct snap_dlsrc *src)
+{
+	if (src->pid <= 0)
+		return;
+	while (waitpid(src->pid, &src->status, 0) < 0 && errno == EINTR)
+		;
+	src->pid = -1;
+}
+
+/* Reports a stream error once, naming the plugin, and makes it sticky. */
+static int dlsrc_fail(struct snap_dlsrc *src, int err)
+{
+	const struct snap_dlrec_stats *st = snap_dlrec_stats(&src->rd);
+
+	if (src->err)
+		return src->err;
+	src->err = err;
+	if (err == -EINTR)
+		return err;
+	if (err != -SNAP_EPLUGIN && err != -SNAP_ETRUNC) {
+		snap_log(SNAP_LOG_QUIET, "reading from perf script --dlfilter %s: %s", src->plugin,
+			 snap_strerror(err));
+		return err;
+	}
+	if (src->rec_eof && src->pid > 0)
+		dlsrc_reap(src);
+	if (!st->records && !src->events)
+		return err; /* nothing came at all: the caller can fall back to the text path */
+	if (err == -SNAP_ETRUNC && WIFSIGNALED(src->status))
+		snap_log(SNAP_LOG_QUIET,
+			 "perf script died (signal %d) while running the dlfilter plugin %s, after "
+			 "%llu records: no output written (try -no-dlfilter)",
+			 WTERMSIG(src->status), src->plugin, (unsigned long long)st->records);
+	else if (err == -SNAP_ETRUNC && WIFEXITED(src->status) && WEXITSTATUS(src->status))
+		snap_log(SNAP_LOG_QUIET,
+			 "perf script failed (status %d) with the dlfilter plugin %s: no output "
+			 "written (try -no-dlfilter)",
+			 WEXITSTATUS(src->status), src->plugin);
+	else if (err == -SNAP_ETRUNC)
+		snap_log(SNAP_LOG_QUIET,
+			 "the dlfilter plugin %s stopped before the end of its record stream "
+			 "(%llu records): no output written (try -no-dlfilter)",
+			 src->plugin, (unsigned long long)st->records);
+	else
+		snap_log(SNAP_LOG_QUIET,
+			 "bad record from the dlfilter plugin %s at stream offset %llu (a plugin "
+			 "of another snaptrace version?): no output written (try -no-dlfilter)",
+			 src->plugin, (unsigned long long)snap_dlrec_offset(&src->rd));
+	return err;
+}
+
+int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev)
+{
+	int r;
+
+	for (;;) {
+		if (src->err)
+			return src->err;
+		if (src->draining) {
+			r = snap_perfscript_next(&src->ps, ev);
+			if (r > 0) {
+				src->events++;
+				return 1;
+			}
+			if (r < 0)
+				return dlsrc_fail(src, r);
+			src->draining = 0;
+		}
+		if (src->done)
+			return 0;
+		r = snap_dlrec_next(&src->rd, ev);
+		if (r == 1) {
+			src->events++;
+			return 1;
+		}
+		if (r == SNAP_DLREC_TEXT_POINT) {
+			size_t len;
+			const char *text = snap_dlrec_text(&src->rd, &len);
+
+			r = snap_perfscript_feed(&src->ps, text, len);
+			if (r < 0)
+				return dlsrc_fail(src, r);
+			src->draining = 1;
+			continue;
+		}
+		if (r < 0)
+			return dlsrc_fail(src, r);
+		if (src->rec_eof) {
+			r = snap_dlrec_finish(&src->rd);
+			if (r < 0)
+				return dlsrc_fail(src, r);
+			r = dlsrc_drain_out(src, 1);
+			if (r == 0 && src->outlen) /* text perf printed around the plugin */
+				r = snap_perfscript_feed(&src->ps, src->out, src->outlen);
+			if (r < 0)
+				return dlsrc_fail(src, r);
+			if (src->out_dropped)
+				snap_warn(
+					"perf script printed %llu bytes more than snaptrace keeps; "
+					"ignored",
+					(unsigned long long)src->out_dropped);
+			snap_perfscript_finish(&src->ps);
+			src->done = 1;
+			src->draining = 1;
+			continue;
+		}
+		r = dlsrc_wait(src);
+		if (r < 0)
+			return dlsrc_fail(src, r);
+	}
+}
+
+int snap_dlsrc_close(struct snap_dlsrc *src)
+{
+	int err = src->err;
+
+	if (src->rec_fd >= 0)
+		close(src->rec_fd);
+	if (src->out_fd >= 0)
+		close(src->out_fd);
+	if (src->pid > 0) {
+		if (!src->done)
+			kill(src->pid, SIGKILL);
+		dlsrc_reap(src);
+		if (src->done && (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0)) {
+			if (WIFSIGNALED(src->status))
+				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
+					 WTERMSIG(src->status));
+			else
+				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
+					 WEXITSTATUS(src->status));
+			err = -SNAP_EPERF;
+		}
+	}
+	if (!src->done && !err)
+		err = -SNAP_EPERF; /* stopped early */
+	snap_free(src->buf);
+	snap_free(src->out);
+	snap_perfscript_fini(&src->ps);
+	snap_dlrec_fini(&src->rd);
+	dlsrc_reset(src);
+	return err;
+}
+
+const struct snap_dlrec_stats *snap_dlsrc_stats(const struct snap_dlsrc *src)
+{
+	return snap_dlrec_stats(&src->rd);
+}

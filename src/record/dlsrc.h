@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Events from a perf.data file through the fast path: `perf script --dlfilter
+ * snaptrace-dlfilter.so` (src/plugin/dlfilter.c) writes binary records down a
+ * pipe (parse/dlrec reads them). What perf prints on its stdout ("instruction
+ * trace error" lines) travels inside that stream as TEXT records, at its exact
+ * place among the samples, and goes through parse/perfscript, so the events
+ * come out in the same order as from the text path. perf's real stdout is
+ * read too (a fallback for text perf printed around the plugin) and parsed at
+ * the end. perf decodes on one core while the caller builds the timeline on
+ * the other.
+ */
+#ifndef SNAP_RECORD_DLSRC_H
+#define SNAP_RECORD_DLSRC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "model/event.h"
+#include "parse/dlrec.h"
+#include "parse/perfscript.h"
+
+#define SNAP_DLSRC_PLUGIN  "snaptrace-dlfilter.so"
+#define SNAP_DLSRC_MAX_OUT (4u << 20) /* perf's real stdout kept at most */
+
+/* Where to look for the plugin and whether to use it. */
+struct snap_dlsrc_env {
+	const char *exe_dir;  /* directory of the snaptrace binary, or NULL */
+	const char *override; /* $SNAPTRACE_DLFILTER: this plugin file, or NULL */
+	int perf_major;	      /* perf's version; 0 = unknown */
+	int perf_minor;
+	int no_dlfilter;		 /* -no-dlfilter */
+	const char *env_no;		 /* $SNAPTRACE_NO_DLFILTER (or $MAGIC_TRACE_NO_DLFILTER) */
+	int (*exists)(const char *path); /* file test (for unit tests); NULL = access(R_OK) */
+};
+
+/*
+ * Decides between the plugin and the text path. Returns 1 and copies the
+ * plugin path into path (len bytes) when the plugin should be used, else 0;
+ * either way why (whylen bytes) says why, for an info message. The plugin is
+ * used when perf >= 5.14 (or the version is unknown), neither -no-dlfilter nor
+ * SNAPTRACE_NO_DLFILTER=1 ask for the text path, and the plugin is found: the
+ * override, else next to the executable, else exe_dir/../lib/snaptrace, else
+ * /usr/local/lib/snaptrace and /usr/lib/snaptrace.
+ */
+int snap_dlsrc_pick(const struct snap_dlsrc_env *env, char *path, size_t len, char *why,
+		    size_t whylen);
+
+/* Runs `PERF version` and parses "perf version 6.1.187". Returns 0 and sets
+ * major and minor, or a negative error (both 0 then). */
+int snap_dlsrc_perf_version(const char *perf, int *major, int *minor);
+
+/* Returns 1 if perf's version (major.minor) has --dlfilter (>= 5.14). */
+int snap_dlsrc_perf_ok(int major, int minor);
+
+struct snap_dlsrc_opts {
+	const char *perf;     /* perf binary (borrowed) */
+	const char *data;     /* perf.data path (borrowed) */
+	const char *plugin;   /* plugin path (borrowed) */
+	const char *itrace;   /* e.g. "--itrace=bep" for PT data, NULL for samples */
+	int keepjumps;	      /* --dlarg keepjumps: send intra-symbol jumps too */
+	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
+	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
+};
+
+struct snap_dlsrc {
+	pid_t pid;  /* perf script, or -1 once reaped */
+	int rec_fd; /* read end of the record pipe, -1 once at EOF */
+	int out_fd; /* read end of perf's stdout, -1 once at EOF */
+	int rec_eof, out_eof, done;
+	int draining; /* returning the events of TEXT records (perf's error lines) */
+	int status;   /* perf's wait status once reaped */
+	int err;      /* sticky error */
+	struct snap_dlrec rd;
+	struct snap_perfscript ps; /* perf's stdout: error lines */
+	char *buf;		   /* read buffer (owned) */
+	char *out;		   /* perf's real stdout, kept for the end (owned) */
+	size_t outlen, outcap;
+	uint64_t out_dropped; /* bytes beyond SNAP_DLSRC_MAX_OUT */
+	uint64_t events;      /* events returned so far */
+	char plugin[256];     /* for messages */
+};
+
+/* Starts perf script with the plugin. names is borrowed (interned symbols).
+ * Returns 0, or -errno if perf could not be started. */
+int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
+		    struct snap_strtab *names);
+
+/*
+ * Returns 1 and fills *ev (borrowed until the next call), 0 at the end, or <0:
+ * -SNAP_EPLUGIN for a bad record stream, -SNAP_ETRUNC when it ended without
+ * its END record (perf or the plugin died), -errno. Errors are reported
+ * (snap_log, naming the plugin) before they are returned, once, except when
+ * nothing at all came from the plugin (perf could not load it, say): then
+ * the caller decides (e.g. falls back to the text path) and reports.
+ */
+int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev);
+
+/* Stops perf (killing it if it is still running) and releases everything.
+ * Returns 0 if perf ran to a successful end, -SNAP_EPERF if it failed or was
+ * killed, or the stream's error. */
+int snap_dlsrc_close(struct snap_dlsrc *src);
+
+/* The record stream's counters. */
+const struct snap_dlrec_stats *snap_dlsrc_stats(const struct snap_dlsrc *src);
+
+#endif

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf record argv builder and its flag-value parsers. Pure: no I/O.
+ *
+ * Deliberate differences from magic-trace (documented in docs/recording.md):
+ *  - sampling uses cpu-clock when the machine has no hardware PMU (cycles
+ *    silently falls back to it anyway) and keeps Normal at 4 kHz there;
+ *  - the default sampling call graph is lbr where the CPU has it, else fp
+ *    (dwarf copies 8 KiB of stack per sample, so the ring keeps tens of samples);
+ *  - -snapshot-size also sizes the sampling ring (--mmap-pages) instead of
+ *    being ignored;
+ *  - a trigger in sampling mode adds --switch-output=signal so the ring can be
+ *    cut at the hit;
+ *  - with a control fd perf starts disabled (-D -1): the session enables it
+ *    and waits for the ack, instead of sleeping 500 ms;
+ *  - the sampling ring is the event's overwrite term (see add_events), not
+ *    --overwrite, with a dummy event first for the side-band records.
+ */
+#include "record/perfargs.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
+
+/* ---- a tiny s-expression tokenizer for magic-trace's flag syntax ---- */
+
+#define SEXP_MAXTOK 48
+#define SEXP_TOKLEN 40
+
+struct sexp {
+	char tok[SEXP_MAXTOK][SEXP_TOKLEN];
+	int n;
+};
+
+/* Splits s into "(", ")" and atoms. Returns 0 or -SNAP_EUSAGE. */
+static int sexp_lex(const char *s, struct sexp *x)
+{
+	x->n = 0;
+	while (*s) {
+		size_t len;
+
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (x->n >= SEXP_MAXTOK)
+			return -SNAP_EUSAGE;
+		if (*s == '(' || *s == ')') {
+			x->tok[x->n][0] = *s++;
+			x->tok[x->n++][1] = '\0';
+			continue;
+		}
+		len = strcspn(s, "() \t\r\n");
+		if (len >= SEXP_TOKLEN)
+			return -SNAP_EUSAGE;
+		memcpy(x->tok[x->n], s, len);
+		x->tok[x->n++][len] = '\0';
+		s += len;
+	}
+	return 0;
+}
+
+static int tok_is(const struct sexp *x, int i, const char *want)
+{
+	return i < x->n && !strcasecmp(x->tok[i], want);
+}
+
+/* Parses an unsigned decimal (or 0x hex) number; rejects empty, junk, overflow. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long r;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -SNAP_EUSAGE;
+	errno = 0;
+	r = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -SNAP_EUSAGE;
+	*v = r;
+	return 0;
+}
+
+static int parse_bool(const char *s, uint64_t *v)
+{
+	if (!strcasecmp(s, "true") || !strcmp(s, "1")) {
+		*v = 1;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcmp(s, "0")) {
+		*v = 0;
+		return 0;
+	}
+	return -SNAP_EUSAGE;
+}
+
+/* ---- -timer-resolution ---- */
+
+static const char *const res_field_names[SNAP_RES_NFIELDS] = {
+	"cyc", "cyc_thresh", "mtc", "mtc_period", "noretcomp", "psb_period",
+};
+
+static int res_is_bool(int f)
+{
+	return f == SNAP_RES_CYC || f == SNAP_RES_MTC || f == SNAP_RES_NORETCOMP;
+}
+
+static int res_set_field(struct snap_res *r, const char *name, const char *val)
+{
+	for (int f = 0; f < SNAP_RES_NFIELDS; f++) {
+		uint64_t v;
+		int err;
+
+		if (strcasecmp(name, res_field_names[f]))
+			continue;
+		if (r->has[f])
+			return -SNAP_EUSAGE;
+		err = res_is_bool(f) ? parse_bool(val, &v) : parse_u64(val, &v);
+		if (err < 0)
+			return err;
+		r->has[f] = 1;
+		r->val[f] = v;
+		return 0;
+	}
+	return -SNAP_EUSAGE;
+}
+
+/* "cyc=1,mtc_period=0" (possibly empty) */
+static int res_parse_custom_list(const char *s, struct snap_res *r)
+{
+	char buf[256], *save = NULL, *item;
+
+	if (strlen(s) >= sizeof(buf))
+		return -SNAP_EUSAGE;
+	strcpy(buf, s);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		int err;
+
+		if (!eq)
+			return -SNAP_EUSAGE;
+		*eq = '\0';
+		err = res_set_field(r, item, eq + 1);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int res_parse_sexp(const char *s, struct snap_res *r)
+{
+	struct sexp x;
+	int i;
+
+	if (sexp_lex(s, &x) < 0 || x.n < 3 || !tok_is(&x, 0, "(") || !tok_is(&x, x.n - 1, ")"))
+		return -SNAP_EUSAGE;
+	if (tok_is(&x, 1, "Sample")) {
+		if (x.n != 7 || !tok_is(&x, 2, "(") || !tok_is(&x, 3, "freq") ||
+		    !tok_is(&x, 5, ")"))
+			return -SNAP_EUSAGE;
+		r->kind = SNAP_RES_SAMPLE;
+		if (parse_u64(x.tok[4], &r->freq) < 0 || r->freq == 0)
+			return -SNAP_EUSAGE;
+		return 0;
+	}
+	if (!tok_is(&x, 1, "Custom"))
+		return -SNAP_EUSAGE;
+	r->kind = SNAP_RES_CUSTOM;
+	for (i = 2; i + 3 < x.n; i += 4) {
+		if (!tok_is(&x, i, "(") || !tok_is(&x, i + 3, ")"))
+			return -SNAP_EUSAGE;
+		if (res_set_field(r, x.tok[i + 1], x.tok[i + 2]) < 0)
+			return -SNAP_EUSAGE;
+	}
+	return i == x.n - 1 ? 0 : -SNAP_EUSAGE;
+}
+
+int snap_res_parse(const char *s, struct snap_res *out)
+{
+	memset(out, 0, sizeof(*out));
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!strcasecmp(s, "low"))
+		out->kind = SNAP_RES_LOW;
+	else if (!strcasecmp(s, "normal"))
+		out->kind = SNAP_RES_NORMAL;
+	else if (!strcasecmp(s, "high"))
+		out->kind = SNAP_RES_HIGH;
+	else if (!strncasecmp(s, "sample:", 7)) {
+		out->kind = SNAP_RES_SAMPLE;
+		if (parse_u64(s + 7, &out->freq) < 0 || out->freq == 0)
+			return -SNAP_EUSAGE;
+	} else if (!strncasecmp(s, "custom:", 7)) {
+		out->kind = SNAP_RES_CUSTOM;
+		return res_parse_custom_list(s + 7, out);
+	} else if (!strcasecmp(s, "custom")) {
+		out->kind = SNAP_RES_CUSTOM;
+	} else if (*s == '(') {
+		return res_parse_sexp(s, out);
+	} else {
+		return -SNAP_EUSAGE;
+	}
+	return 0;
+}
+
+/* ---- -callgraph-mode ---- */
+
+int snap_cg_parse(const char *s, enum snap_cg *out)
+{
+	struct sexp x;
+	uint64_t b;
+
+	if (!strcasecmp(s, "lbr"))
+		*out = SNAP_CG_LBR;
+	else if (!strcasecmp(s, "lbr-no-stitch"))
+		*out = SNAP_CG_LBR_NOSTITCH;
+	else if (!strcasecmp(s, "fp") || !strcasecmp(s, "Frame_pointers"))
+		*out = SNAP_CG_FP;
+	else if (!strcasecmp(s, "dwarf"))
+		*out = SNAP_CG_DWARF;
+	else if (sexp_lex(s, &x) == 0 && x.n == 7 && tok_is(&x, 0, "(") &&
+		 tok_is(&x, 1, "Last_branch_record") && tok_is(&x, 2, "(") &&
+		 tok_is(&x, 3, "stitched") && tok_is(&x, 5, ")") && tok_is(&x, 6, ")") &&
+		 parse_bool(x.tok[4], &b) == 0)
+		*out = b ? SNAP_CG_LBR : SNAP_CG_LBR_NOSTITCH;
+	else
+		return -SNAP_EUSAGE;
+	return 0;
+}
+
+const char *snap_cg_name(enum snap_cg cg)
+{
+	switch (cg) {
+	case SNAP_CG_LBR:
+	case SNAP_CG_LBR_NOSTITCH:
+		return "lbr";
+	case SNAP_CG_DWARF:
+		return "dwarf";
+	case SNAP_CG_FP:
+	case SNAP_CG_AUTO:
+	default:
+		return "fp";
+	}
+}
+
+/* ---- -snapshot-size ---- */
+
+int snap_size_parse(const char *s, uint64_t *bytes)
+{
+	uint64_t ip = 0, frac = 0, fscale = 1, mult, r, fr;
+	int digits = 0, fdigits = 0;
+
+	for (; isdigit((unsigned char)*s); s++, digits++) {
+		if (__builtin_mul_overflow(ip, 10, &ip) ||
+		    __builtin_add_overflow(ip, (uint64_t)(*s - '0'), &ip))
+			return -SNAP_EUSAGE;
+	}
+	if (*s == '.') {
+		for (s++; isdigit((unsigned char)*s); s++, fdigits++) {
+			if (fdigits < 18) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				fscale *= 10;
+			}
+		}
+	}
+	if (!digits && !fdigits)
+		return -SNAP_EUSAGE;
+	switch (toupper((unsigned char)*s)) {
+	case '\0':
+	case 'B':
+		mult = 1;
+		break;
+	case 'K':
+		mult = 1ull << 10;
+		break;
+	case 'M':
+		mult = 1ull << 20;
+		break;
+	case 'G':
+		mult = 1ull << 30;
+		break;
+	case 'T':
+		mult = 1ull << 40;
+		break;
+	default:
+		return -SNAP_EUSAGE;
+	}
+	if (*s) {
+		s++;
+		if (mult > 1 && (!strcasecmp(s, "B") || !strcasecmp(s, "iB")))
+			s += strlen(s);
+		if (*s)
+			return -SNAP_EUSAGE;
+	}
+	if (__builtin_mul_overflow(ip, mult, &r))
+		return -SNAP_EUSAGE;
+	/* frac / fscale * mult without overflow: fscale <= 10^18, mult <= 2^40 */
+	fr = (uint64_t)(((unsigned __int128)frac * mult) / fscale);
+	if (__builtin_add_overflow(r, fr, &r) || r >= (1ull << 63))
+		return -SNAP_EUSAGE;
+	*bytes = r;
+	return 0;
+}
+
+uint64_t snap_size_pages(uint64_t bytes, int *inexact)
+{
+	uint64_t pages, p2 = 1;
+
+	if (bytes < 4096) {
+		if (inexact)
+			*inexact = 1;
+		return 1;
+	}
+	if (bytes > (1ull << 48)) {
+		if (inexact)
+			*inexact = 1;
+		return 1ull << 36;
+	}
+	pages = (bytes + 4095) / 4096;
+	while (p2 < pages)
+		p2 <<= 1;
+	if (inexact)
+		*inexact = p2 != bytes / 4096;
+	return p2;
+}
+
+/* ---- -events ---- */
+
+static const char *const xev_names[] = {"branch-misses", "cache-misses"};
+static const char *const xev_prec_mods[] = {"", "p", "pp", "ppp", "P"};
+
+static int xev_parse_sexp(const char *s, struct snap_xev *e)
+{
+	static const char *const precs[] = {"Arbitrary_skid", "Constant_skid", "Request_zero_skid",
+					    "Zero_skid", "Maximum_possible"};
+	struct sexp x;
+	int i, have = 0;
+
+	if (sexp_lex(s, &x) < 0 || x.n < 2 || !tok_is(&x, 0, "(") || !tok_is(&x, x.n - 1, ")"))
+		return -SNAP_EUSAGE;
+	for (i = 1; i < x.n - 1;) {
+		if (!tok_is(&x, i, "("))
+			return -SNAP_EUSAGE;
+		if (tok_is(&x, i + 1, "when_to_sample") && tok_is(&x, i + 2, "(") &&
+		    tok_is(&x, i + 5, ")") && tok_is(&x, i + 6, ")")) {
+			if (tok_is(&x, i + 3, "Period"))
+				e->by_freq = 0;
+			else if (tok_is(&x, i + 3, "Frequency"))
+				e->by_freq = 1;
+			else
+				return -SNAP_EUSAGE;
+			if (i + 4 >= x.n || parse_u64(x.tok[i + 4], &e->n) < 0 || !e->n)
+				return -SNAP_EUSAGE;
+			have |= 1;
+			i += 7;
+		} else if (tok_is(&x, i + 1, "name") && tok_is(&x, i + 3, ")")) {
+			if (tok_is(&x, i + 2, "Branch_misses"))
+				e->name = SNAP_XEV_BRANCH_MISSES;
+			else if (tok_is(&x, i + 2, "Cache_misses"))
+				e->name = SNAP_XEV_CACHE_MISSES;
+			else
+				return -SNAP_EUSAGE;
+			have |= 2;
+			i += 4;
+		} else if (tok_is(&x, i + 1, "precision") && tok_is(&x, i + 3, ")")) {
+			int k;
+
+			for (k = 0; k < 5 && !tok_is(&x, i + 2, precs[k]); k++)
+				;
+			if (k == 5)
+				return -SNAP_EUSAGE;
+			e->prec = (enum snap_xev_prec)k;
+			have |= 4;
+			i += 4;
+		} else {
+			return -SNAP_EUSAGE;
+		}
+	}
+	return have == 7 ? 0 : -SNAP_EUSAGE;
+}
+
+int snap_xev_parse(const char *s, struct snap_xev *out, size_t *n)
+{
+	char buf[512], *save = NULL, *item;
+
+	*n = 0;
+	if (strlen(s) >= sizeof(buf))
+		return -SNAP_EUSAGE;
+	strcpy(buf, s);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		struct snap_xev e = {0};
+
+		while (isspace((unsigned char)*item))
+			item++;
+		if (!strcmp(item, "branch-misses")) {
+			e = (struct snap_xev){SNAP_XEV_BRANCH_MISSES, 0, 50, SNAP_PREC_MAX};
+		} else if (!strcmp(item, "cache-misses")) {
+			e = (struct snap_xev){SNAP_XEV_CACHE_MISSES, 0, 1, SNAP_PREC_MAX};
+		} else if (xev_parse_sexp(item, &e) < 0) {
+			return -SNAP_EUSAGE;
+		}
+		for (size_t k = 0; k < *n; k++)
+			if (out[k].name == e.name)
+				return -SNAP_EUSAGE;
+		if (*n >= SNAP_XEV_MAX)
+			return -SNAP_EUSAGE;
+		out[(*n)++] = e;
+	}
+	return *n ? 0 : -SNAP_EUSAGE;
+}
+
+/* ---- the argv builder ---- */
+
+int snap_perfcaps_at_least(const struct snap_perfcaps *c, int major, int minor)
+{
+	return c->perf_major > major || (c->perf_major == major && c->perf_minor >= minor);
+}
+
+struct argvb {
+	struct snap_perfargs *pa;
+	size_t cap;
+	int err;
+};
+
+static void add(struct argvb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(struct argvb *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	if (b->err)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		b->err = -SNAP_ELIMIT;
+		return;
+	}
+	if (snap_vec_reserve(&b->pa->argv, &b->cap, b->pa->argc + 2, sizeof(char *)) < 0) {
+		b->err = -ENOMEM;
+		return;
+	}
+	b->pa->argv[b->pa->argc] = snap_strndup(tmp, (size_t)n);
+	if (!b->pa->argv[b->pa->argc]) {
+		b->err = -ENOMEM;
+		return;
+	}
+	b->pa->argv[++b->pa->argc] = NULL;
+}
+
+static int fail(struct snap_perfargs *pa, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct snap_perfargs *pa, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pa->err, sizeof(pa->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static const char *scope_flag(enum snap_scope s)
+{
+	return s == SNAP_SCOPE_KERNEL ? "-trace-kernel-only" : "-trace-include-kernel";
+}
+
+/* Checks the combinations that can never work; fills pa->err. */
+static int check_opts(const struct snap_recopts *o, const struct snap_perfcaps *c,
+		      struct snap_perfargs *pa)
+{
+	if (!o->sampling && o->res.kind == SNAP_RES_SAMPLE)
+		return fail(pa, -SNAP_EUSAGE,
+			    "-timer-resolution Sample needs -sampling (Intel PT has no "
+			    "sampling frequency; use Low, Normal, High or Custom)");
+	if (o->sampling && o->res.kind == SNAP_RES_CUSTOM)
+		return fail(pa, -SNAP_EUSAGE,
+			    "-timer-resolution Custom needs Intel PT (not -sampling); use Low, "
+			    "Normal, High or Sample:N");
+	if (!o->sampling && o->cg != SNAP_CG_AUTO)
+		return fail(pa, -SNAP_EUSAGE,
+			    "-callgraph-mode is only configurable with -sampling");
+	if (!o->sampling && !c->has_pt)
+		return fail(pa, -SNAP_ENOTSUP,
+			    "Intel PT is not available on this machine "
+			    "(/sys/bus/event_source/devices/intel_pt is missing); use -sampling");
+	if (o->scope != SNAP_SCOPE_USER && !c->kernel_ok)
+		return fail(pa, -EACCES,
+			    "%s needs root or kernel.perf_event_paranoid <= 1 (now %d); run as "
+			    "root or: sudo sysctl kernel.perf_event_paranoid=1",
+			    scope_flag(o->scope), c->paranoid);
+	if (o->sampling && (o->cg == SNAP_CG_LBR || o->cg == SNAP_CG_LBR_NOSTITCH) && !c->lbr)
+		return fail(pa, -SNAP_ENOTSUP,
+			    "-callgraph-mode lbr needs a CPU with last branch records (LBR), and "
+			    "this one has none; use -callgraph-mode fp or dwarf");
+	if (o->nxev && !c->has_pmu)
+		return fail(pa, -SNAP_ENOTSUP,
+			    "-events needs a hardware PMU (/sys/bus/event_source/devices/cpu), "
+			    "and this machine has none");
+	if (o->multi_snapshot && !o->trigger)
+		return fail(pa, -SNAP_EUSAGE, "-multi-snapshot needs -trigger");
+	return 0;
+}
+
+static const char *pt_config(const struct snap_recopts *o, const struct snap_perfcaps *c,
+			     struct snap_perfargs *pa, char *buf, size_t len)
+{
+	enum snap_res_kind k = o->res.kind;
+	size_t used = 0;
+
+	if ((k == SNAP_RES_NORMAL || k == SNAP_RES_HIGH) && !c->psb_period) {
+		pa->warn |= SNAP_PA_W_PSB_DOWNGRADE;
+		k = SNAP_RES_LOW;
+	}
+	buf[0] = '\0';
+	if (k == SNAP_RES_NORMAL)
+		return "cyc=1,cyc_thresh=1,mtc_period=0";
+	if (k == SNAP_RES_HIGH)
+		return "cyc=1,cyc_thresh=1,mtc_period=0,noretcomp=1";
+	if (k != SNAP_RES_CUSTOM)
+		return "";
+	for (int f = 0; f < SNAP_RES_NFIELDS; f++) {
+		if (!o->res.has[f])
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s=%llu",
+					 used ? "," : "", res_field_names[f],
+					 (unsigned long long)o->res.val[f]);
+	}
+	return buf;
+}
+
+static uint64_t sample_freq(const struct snap_recopts *o, const struct snap_perfcaps *c,
+			    struct snap_perfargs *pa)
+{
+	uint64_t f, max = c->max_sample_rate ? c->max_sample_rate : 100000;
+
+	switch (o->res.kind) {
+	case SNAP_RES_LOW:
+		f = 1000;
+		break;
+	case SNAP_RES_HIGH:
+		/* Without a PMU every sample is a timer interrupt (a VM exit in a
+		 * guest): >= 50 kHz livelocks such machines, so High stays at 10 kHz. */
+		f = c->has_pmu ? max : (max < 10000 ? max : 10000);
+		break;
+	case SNAP_RES_SAMPLE:
+		f = o->res.freq;
+		break;
+	case SNAP_RES_NORMAL:
+	default:
+		f = c->has_pmu ? 10000 : 4000;
+		break;
+	}
+	if (!c->has_pmu && f > 10000)
+		pa->warn |= SNAP_PA_W_FREQ_HIGH;
+	return f;
+}
+
+static void add_events(struct argvb *b, const struct snap_recopts *o, const struct snap_perfcaps *c)
+{
+	struct snap_perfargs *pa = b->pa;
+	const char *sel = snap_scope_name(o->scope);
+	char prim[256], xev[256], cfg[160];
+	size_t used = 0;
+
+	if (o->sampling) {
+		/* The ring is the event's own overwrite term, not --overwrite:
+		 * --overwrite makes perf synthesize the process maps only when it
+		 * stops, after a run's program has exited, which loses every symbol
+		 * of the executable. A leading dummy event (normal ring) carries the
+		 * side-band (mmap, comm) so the ring cannot overwrite it. name= keeps
+		 * the event called "cpu-clock" in perf script, whatever the terms. */
+		pa->freq = sample_freq(o, c, pa);
+		const char *ev = c->has_pmu ? "cycles" : "cpu-clock";
+
+		snprintf(prim, sizeof(prim), "%s%s/freq=%llu%s,name=%s/%s",
+			 o->full_execution ? "" : "dummy:u,", ev, (unsigned long long)pa->freq,
+			 o->full_execution ? "" : ",overwrite", ev, sel);
+	} else {
+		snprintf(prim, sizeof(prim), "intel_pt/%s/%s",
+			 pt_config(o, c, pa, cfg, sizeof(cfg)), sel);
+	}
+	xev[0] = '\0';
+	for (size_t i = 0; i < o->nxev; i++) {
+		const struct snap_xev *e = &o->xev[i];
+
+		used += (size_t)snprintf(xev + used, used < sizeof(xev) ? sizeof(xev) - used : 0,
+					 ",%s/%s=%llu/%s%s", xev_names[e->name],
+					 e->by_freq ? "freq" : "period", (unsigned long long)e->n,
+					 sel, xev_prec_mods[e->prec]);
+	}
+	add(b, "--event=%s%s", prim, xev);
+}
+
+static void add_targets(struct argvb *b, const struct snap_recopts *o)
+{
+	char list[512];
+	size_t used = 0;
+
+	if (o->multi_thread)
+		add(b, "-p");
+	else if (o->nxev)
+		add(b, "-t"); /* --per-thread breaks perf's mmap with extra events */
+	else {
+		add(b, "--per-thread");
+		add(b, "-t");
+	}
+	if (!o->npids) {
+		add(b, "PID");
+		return;
+	}
+	for (size_t i = 0; i < o->npids; i++)
+		used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+					 "%s%d", i ? "," : "", o->pids[i]);
+	if (used >= sizeof(list))
+		b->err = -SNAP_ELIMIT;
+	add(b, "%s", list);
+}
+
+int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps *c,
+			struct snap_perfargs *out)
+{
+	struct argvb b = {out, 0, 0};
+	int err, inexact = 0;
+
+	memset(out, 0, sizeof(*out));
+	err = check_opts(o, c, out);
+	if (err < 0)
+		return err;
+	out->when = o->full_execution ? SNAP_SNAP_NEVER
+		    : o->trigger      ? SNAP_SNAP_ON_CALL
+				      : SNAP_SNAP_AT_EXIT;
+	out->ctl = snap_perfcaps_at_least(c, 5, 10);
+	add(&b, "%s", o->perf ? o->perf : "perf");
+	add(&b, "record");
+	add(&b, "-o");
+	add(&b, "%s", o->data ? o->data : "perf.data");
+	add(&b, "--timestamp");
+	if (snap_perfcaps_at_least(c, 5, 1))
+		add(&b, "--no-bpf-event");
+	add_events(&b, o, c);
+	out->switch_output = !o->full_execution && (o->sampling ? o->trigger : o->multi_snapshot);
+	if (out->switch_output)
+		add(&b, "--switch-output=signal");
+	add_targets(&b, o);
+	if (!o->sampling && out->when != SNAP_SNAP_NEVER)
+		add(&b, out->when == SNAP_SNAP_AT_EXIT && snap_perfcaps_at_least(c, 5, 4)
+				? "--snapshot=e"
+				: "--snapshot");
+	if (out->ctl) {
+		add(&b, "--control=fd:%d,%d", SNAP_PERF_CTL_FD, SNAP_PERF_ACK_FD);
+		add(&b, "-D");
+		add(&b, "-1");
+	}
+	if (!o->sampling && o->scope != SNAP_SCOPE_USER && !c->no_kcore) {
+		if (snap_perfcaps_at_least(c, 5, 5))
+			add(&b, "--kcore");
+		else
+			out->warn |= SNAP_PA_W_KCORE_OLD;
+	}
+	if (o->snapshot_bytes) {
+		out->pages = snap_size_pages(o->snapshot_bytes, &inexact);
+		if (inexact)
+			out->warn |= SNAP_PA_W_SIZE_ROUNDED;
+		if (o->sampling)
+			add(&b, "--mmap-pages=%llu", (unsigned long long)out->pages);
+		else
+			add(&b, "-m,%llu", (unsigned long long)out->pages);
+	}
+	if (o->sampling) {
+		out->cg = o->cg;
+		if (out->cg == SNAP_CG_AUTO) {
+			out->cg = c->lbr ? SNAP_CG_LBR : SNAP_CG_FP;
+			if (!c->lbr)
+				out->warn |= SNAP_PA_W_CG_DEFAULT_FP;
+		}
+		add(&b, "--call-graph");
+		add(&b, "%s", snap_cg_name(out->cg));
+	}
+	if (b.err < 0) {
+		snap_perfargs_fini(out);
+		return b.err;
+	}
+	return 0;
+}
+
+void snap_perfargs_fini(struct snap_perfargs *pa)
+{
+	if (!pa)
+		return;
+	for (size_t i = 0; i < pa->argc; i++)
+		snap_free(pa->argv[i]);
+	snap_free(pa->argv);
+	memset(pa, 0, sizeof(*pa));
+}
+
+char *snap_perfargs_join(const struct snap_perfargs *pa)
+{
+	size_t len = 1, used = 0;
+	char *s;
+
+	for (size_t i = 0; i < pa->argc; i++)
+		len += strlen(pa->argv[i]) + 1;
+	s = snap_malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < pa->argc; i++) {
+		size_t l = strlen(pa->argv[i]);
+
+		if (i)
+			s[used++] = ' ';
+		memcpy(s + used, pa->argv[i], l + 1);
+		used += l;
+	}
+	return s;
+}
+
+struct snap_ctlplan snap_perfargs_ctlplan(const struct snap_perfargs *pa,
+					  const struct snap_recopts *o,
+					  const struct snap_perfcaps *c)
+{
+	struct snap_ctlplan p = {SNAP_CTL_NONE, SNAP_CTL_SIGINT};
+
+	if (o->sampling) {
+		/* perf's "snapshot" command only snapshots AUX data: the sampling
+		 * ring is cut by SIGUSR2 with --switch-output=signal. */
+		p.snapshot = pa->switch_output ? SNAP_CTL_SIGUSR2 : SNAP_CTL_NONE;
+		p.stop = pa->ctl ? SNAP_CTL_CMD_STOP : SNAP_CTL_SIGINT;
+		return p;
+	}
+	if (pa->ctl) {
+		p.snapshot = pa->when == SNAP_SNAP_AT_EXIT ? SNAP_CTL_CMD_STOP
+			     : pa->when == SNAP_SNAP_NEVER ? SNAP_CTL_NONE
+							   : SNAP_CTL_CMD_SNAPSHOT;
+		p.stop = SNAP_CTL_CMD_STOP;
+	} else if (snap_perfcaps_at_least(c, 5, 4) && pa->when == SNAP_SNAP_AT_EXIT) {
+		p.snapshot = SNAP_CTL_SIGINT;
+		p.stop = SNAP_CTL_SIGTERM;
+	} else {
+		p.snapshot = pa->when == SNAP_SNAP_NEVER ? SNAP_CTL_NONE : SNAP_CTL_SIGUSR2;
+		p.stop = SNAP_CTL_SIGTERM;
+	}
+	return p;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The `perf record` argument vector (behaviour.md §2.3), built by a pure
+ * function: recording options + machine capabilities in, argv out. Also the
+ * pure parsers for the flag values that shape it (-timer-resolution,
+ * -snapshot-size, -callgraph-mode, -events) and the snapshot/stop control plan
+ * (§2.5). Nothing here touches files, processes or the terminal.
+ */
+#ifndef SNAP_RECORD_PERFARGS_H
+#define SNAP_RECORD_PERFARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/event.h"
+
+/* -timer-resolution */
+enum snap_res_kind {
+	SNAP_RES_LOW = 0,
+	SNAP_RES_NORMAL,
+	SNAP_RES_HIGH,
+	SNAP_RES_SAMPLE, /* sampling only: an explicit frequency */
+	SNAP_RES_CUSTOM, /* Intel PT only: explicit intel_pt config terms */
+};
+
+/* Custom intel_pt fields, in the fixed output order of §2.3. */
+enum snap_res_field {
+	SNAP_RES_CYC = 0,
+	SNAP_RES_CYC_THRESH,
+	SNAP_RES_MTC,
+	SNAP_RES_MTC_PERIOD,
+	SNAP_RES_NORETCOMP,
+	SNAP_RES_PSB_PERIOD,
+	SNAP_RES_NFIELDS,
+};
+
+struct snap_res {
+	enum snap_res_kind kind;
+	uint64_t freq;			/* SAMPLE */
+	uint8_t has[SNAP_RES_NFIELDS];	/* CUSTOM: which fields were given */
+	uint64_t val[SNAP_RES_NFIELDS]; /* CUSTOM: booleans are 0/1 */
+};
+
+/* Parses "Low", "Normal", "High" (any case), magic-trace's sexps
+ * "(Sample (freq N))" and "(Custom (cyc true) (mtc_period 0) ...)", and the
+ * friendlier "Sample:N" and "Custom:cyc=1,mtc_period=0". Returns 0, or
+ * -SNAP_EUSAGE for anything else (out is then unspecified). */
+int snap_res_parse(const char *s, struct snap_res *out);
+
+/* -callgraph-mode (sampling only) */
+enum snap_cg {
+	SNAP_CG_AUTO = 0, /* lbr where the CPU has it, else fp (see perfargs.c) */
+	SNAP_CG_LBR,	  /* stitched LBR (perf script --stitch-lbr) */
+	SNAP_CG_LBR_NOSTITCH,
+	SNAP_CG_FP,
+	SNAP_CG_DWARF,
+};
+
+/* Parses lbr, lbr-no-stitch, fp, dwarf, Frame_pointers, Dwarf,
+ * "(Last_branch_record (stitched true|false))". Returns 0 or -SNAP_EUSAGE. */
+int snap_cg_parse(const char *s, enum snap_cg *out);
+/* Returns the perf --call-graph word: "lbr", "fp", "dwarf" (never NULL). */
+const char *snap_cg_name(enum snap_cg cg);
+
+/* Parses a size: a number (fractions allowed) and a unit B/K/M/G/T (binary
+ * multiples; "KB", "KiB" and lower case accepted). Returns 0 and *bytes, or
+ * -SNAP_EUSAGE (also for values >= 2^63). */
+int snap_size_parse(const char *s, uint64_t *bytes);
+
+/* Snapshot size to pages (§2.3): < 4096 bytes -> 1 page, > 2^48 bytes ->
+ * 2^36 pages, else ceil(bytes / 4096) rounded up to a power of two.
+ * *inexact (may be NULL) is set when the result differs from bytes/4096. */
+uint64_t snap_size_pages(uint64_t bytes, int *inexact);
+
+/* -events entries (extra sampled events) */
+enum snap_xev_name { SNAP_XEV_BRANCH_MISSES = 0, SNAP_XEV_CACHE_MISSES };
+enum snap_xev_prec {
+	SNAP_PREC_ARBITRARY = 0, /* "" */
+	SNAP_PREC_CONSTANT,	 /* p */
+	SNAP_PREC_REQ_ZERO,	 /* pp */
+	SNAP_PREC_ZERO,		 /* ppp */
+	SNAP_PREC_MAX,		 /* P */
+};
+struct snap_xev {
+	enum snap_xev_name name;
+	int by_freq; /* 1: freq=N, 0: period=N */
+	uint64_t n;
+	enum snap_xev_prec prec;
+};
+#define SNAP_XEV_MAX 2
+
+/* Parses a comma list of branch-misses, cache-misses or record sexps
+ * "((when_to_sample (Period N)) (name Branch_misses) (precision Zero_skid))".
+ * Duplicated names are an error. Returns 0 with *n set, or -SNAP_EUSAGE. */
+int snap_xev_parse(const char *s, struct snap_xev *out, size_t *n);
+
+/* What the machine and its perf can do (filled by record/caps.c or a test). */
+struct snap_perfcaps {
+	int perf_major, perf_minor; /* perf version; 0.0 = unknown (treated as old) */
+	int has_pt;		    /* /sys/bus/event_source/devices/intel_pt exists */
+	int has_pmu;		    /* a hardware PMU (devices/cpu) exists */
+	int psb_period;		    /* intel_pt/caps/psb_cyc == 1 */
+	int lbr;		    /* every cpuinfo flags line has pdcm (and has_pmu) */
+	int kernel_ok;		    /* root, CAP_PERFMON/SYS_ADMIN, or paranoid <= 1 */
+	int paranoid;		    /* kernel.perf_event_paranoid */
+	uint64_t max_sample_rate;   /* kernel.perf_event_max_sample_rate; 0 = unknown */
+	int no_kcore;		    /* never pass --kcore (SNAPTRACE_PERF_NO_KCORE) */
+};
+
+/* Returns 1 when the perf version is at least major.minor. */
+int snap_perfcaps_at_least(const struct snap_perfcaps *c, int major, int minor);
+
+enum snap_snapwhen {
+	SNAP_SNAP_NEVER = 0, /* -full-execution */
+	SNAP_SNAP_AT_EXIT,   /* no trigger: the snapshot is taken when recording ends */
+	SNAP_SNAP_ON_CALL,   /* -trigger */
+};
+
+/* The recording options (the flags of behaviour.md §1.4). All borrowed. */
+struct snap_recopts {
+	const char *perf; /* perf binary; NULL = "perf" */
+	const char *data; /* output path for perf.data; NULL = "perf.data" */
+	const int *pids;  /* processes/threads to trace; NULL with npids 0 prints "PID" */
+	size_t npids;
+	int sampling; /* -sampling (or the automatic fallback) */
+	enum snap_scope scope;
+	struct snap_res res;
+	int multi_thread;
+	int full_execution;
+	int multi_snapshot;
+	int trigger;		 /* a -trigger was given */
+	uint64_t snapshot_bytes; /* -snapshot-size; 0 = perf's default */
+	enum snap_cg cg;
+	const struct snap_xev *xev;
+	size_t nxev;
+};
+
+/* Warnings the builder reports (bit set in snap_perfargs.warn). */
+#define SNAP_PA_W_PSB_DOWNGRADE 0x01u /* Normal/High without psb_period: used Low */
+#define SNAP_PA_W_SIZE_ROUNDED	0x02u /* -snapshot-size did not map to whole pages */
+#define SNAP_PA_W_KCORE_OLD	0x04u /* kernel PT trace with perf < 5.5: no --kcore */
+#define SNAP_PA_W_CG_DEFAULT_FP 0x08u /* no LBR here: call graphs use frame pointers */
+#define SNAP_PA_W_FREQ_HIGH	0x10u /* sampling frequency risky without a PMU */
+#define SNAP_PA_W_FULL_SAMPLING 0x20u /* (reserved) */
+
+/* File descriptors perf gets for --control (set up by record/perfrun.c). */
+#define SNAP_PERF_CTL_FD 3
+#define SNAP_PERF_ACK_FD 4
+
+struct snap_perfargs {
+	char **argv; /* NULL-terminated; owned, release with snap_perfargs_fini */
+	size_t argc;
+	enum snap_snapwhen when;
+	enum snap_cg cg;   /* the call-graph mode used (sampling), else AUTO */
+	uint64_t freq;	   /* sampling frequency used */
+	uint64_t pages;	   /* -m pages used, 0 = default */
+	int ctl;	   /* --control=fd:3,4 and -D -1 are in argv (perf >= 5.10) */
+	int switch_output; /* --switch-output=signal is in argv */
+	unsigned warn;	   /* SNAP_PA_W_* */
+	char err[256];	   /* on -SNAP_EUSAGE/-SNAP_ENOTSUP/-EACCES: one-line reason */
+};
+
+/*
+ * Builds `perf record ...` (argv[0] is the perf binary). The order is
+ * §2.3's: record -o DATA --timestamp [--no-bpf-event] --event=PRIMARY[,EXTRA]
+ * [--switch-output=signal] THREAD_SEL PIDS [--snapshot[=e]]
+ * [--control=fd:3,4 -D -1] [--kcore] [-m,PAGES | --mmap-pages=PAGES]
+ * [--call-graph MODE]. Sampling's PRIMARY is dummy:u,EVENT/freq=F,overwrite/SEL
+ * (a ring without --overwrite; see perfargs.c), or EVENT/freq=F/SEL with
+ * -full-execution.
+ * Returns 0 and fills *out (call snap_perfargs_fini), -SNAP_EUSAGE for a flag
+ * combination that cannot work (out->err says why), -SNAP_ENOTSUP for a
+ * capability this machine lacks, -EACCES for a kernel scope without the
+ * permission (out->err says what to do), or -ENOMEM. out is always safe to fini.
+ */
+int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps *c,
+			struct snap_perfargs *out);
+void snap_perfargs_fini(struct snap_perfargs *pa);
+/* Returns an owned space-joined copy of argv (for -print-perf-commands), or NULL. */
+char *snap_perfargs_join(const struct snap_perfargs *pa);
+
+/* How to take a snapshot and how to stop perf (§2.5). */
+enum snap_ctl_action {
+	SNAP_CTL_NONE = 0,
+	SNAP_CTL_CMD_SNAPSHOT, /* control fd "snapshot" */
+	SNAP_CTL_CMD_STOP,     /* control fd "stop" */
+	SNAP_CTL_SIGUSR2,
+	SNAP_CTL_SIGINT,
+	SNAP_CTL_SIGTERM,
+};
+struct snap_ctlplan {
+	enum snap_ctl_action snapshot, stop;
+};
+/* Returns the plan for a built argv. Sampling snapshots are SIGUSR2 (with
+ * --switch-output=signal) or nothing; stopping prefers the control fd. */
+struct snap_ctlplan snap_perfargs_ctlplan(const struct snap_perfargs *pa,
+					  const struct snap_recopts *o,
+					  const struct snap_perfcaps *c);
+
+#endif

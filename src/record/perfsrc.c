@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record/perfsrc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+
+#define PERFSRC_BUF (256 * 1024)
+
+/* magic-trace's field sets (behaviour.md §2.10), plus comm for thread names. */
+static const char pt_fields[] = "comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period";
+static const char pt_fields_timeless[] =
+	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";
+static const char sample_fields[] = "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
+
+int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
+{
+	int n = 0;
+
+	argv[n++] = o->perf;
+	argv[n++] = "script";
+	argv[n++] = "-i";
+	argv[n++] = o->data;
+	argv[n++] = "--ns";
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
+	if (o->kind == SNAP_PERFDATA_AUX) {
+		argv[n++] = "--itrace=bep";
+		argv[n++] = "-F";
+		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
+	} else {
+		argv[n++] = "-F";
+		argv[n++] = sample_fields;
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *o,
+		      struct snap_strtab *names)
+{
+	const char *argv[SNAP_PERFSRC_MAX_ARGS];
+	int pfd[2], err;
+
+	memset(src, 0, sizeof(*src));
+	src->pid = -1;
+	src->fd = -1;
+	if (o->plugin) {
+		struct snap_dlsrc_opts dl = {
+			.perf = o->perf,
+			.data = o->data,
+			.plugin = o->plugin,
+			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
+			.keepjumps = o->keepjumps,
+			.vmlinux = o->vmlinux,
+			.kallsyms = o->kallsyms,
+		};
+
+		err = snap_dlsrc_open(&src->dl, &dl, names);
+		src->use_plugin = err == 0;
+		src->opts = *o;
+		src->opts.plugin = NULL; /* borrowed for open only */
+		src->names = names;
+		return err;
+	}
+	err = snap_perfscript_init(&src->ps, names);
+	if (err < 0)
+		return err;
+	src->buf = snap_malloc(PERFSRC_BUF);
+	if (!src->buf) {
+		err = -ENOMEM;
+		goto err_fini;
+	}
+	snap_perfsrc_argv(o, argv);
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto err_fini;
+	}
+	src->pid = fork();
+	if (src->pid < 0) {
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		goto err_fini;
+	}
+	if (src->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], STDOUT_FILENO);
+		setenv("PAGER", "cat", 1);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	src->fd = pfd[0];
+	return 0;
+err_fini:
+	snap_free(src->buf);
+	snap_perfscript_fini(&src->ps);
+	memset(src, 0, sizeof(*src));
+	src->pid = -1;
+	src->fd = -1;
+	return err;
+}
+
+int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
+{
+	if (src->use_plugin) {
+		struct snap_perfsrc_opts o = src->opts;
+		int r = snap_dlsrc_next(&src->dl, ev);
+
+		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
+			return r;
+		/* Nothing came from the plugin at all: perf could not load it. (o.plugin
+		 * was only borrowed for open: use dlsrc's copy.) */
+		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
+			  "output instead (-v shows why the plugin was chosen)",
+			  src->dl.plugin, snap_strerror(r));
+		snap_dlsrc_close(&src->dl);
+		o.plugin = NULL;
+		r = snap_perfsrc_open(src, &o, src->names);
+		if (r < 0)
+			return r;
+	}
+	for (;;) {
+		int r = snap_perfscript_next(&src->ps, ev);
+		ssize_t n;
+
+		if (r != 0 || src->eof)
+			return r;
+		n = read(src->fd, src->buf, PERFSRC_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			src->eof = 1;
+			snap_perfscript_finish(&src->ps);
+			continue;
+		}
+		r = snap_perfscript_feed(&src->ps, src->buf, (size_t)n);
+		if (r < 0)
+			return r;
+	}
+}
+
+uint64_t snap_perfsrc_events(const struct snap_perfsrc *src)
+{
+	return src->use_plugin ? src->dl.events : snap_perfscript_stats(&src->ps)->events;
+}
+
+int snap_perfsrc_close(struct snap_perfsrc *src)
+{
+	int err = 0;
+
+	if (src->use_plugin) {
+		err = snap_dlsrc_close(&src->dl);
+		memset(src, 0, sizeof(*src));
+		src->pid = -1;
+		src->fd = -1;
+		return err < 0 ? -SNAP_EPERF : 0;
+	}
+	if (src->fd >= 0)
+		close(src->fd);
+	if (src->pid > 0) {
+		if (!src->eof)
+			kill(src->pid, SIGKILL);
+		while (waitpid(src->pid, &src->status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0) {
+			if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127)
+				snap_log(SNAP_LOG_QUIET,
+					 "could not run perf: install it (apt-get install "
+					 "linux-perf) or set SNAPTRACE_PERF");
+			else if (WIFSIGNALED(src->status) && src->eof)
+				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
+					 WTERMSIG(src->status));
+			else if (src->eof)
+				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
+					 WEXITSTATUS(src->status));
+			err = -SNAP_EPERF;
+		}
+	}
+	snap_free(src->buf);
+	snap_perfscript_fini(&src->ps);
+	memset(src, 0, sizeof(*src));
+	src->pid = -1;
+	src->fd = -1;
+	return err;
+}
+
+const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src)
+{
+	return snap_perfscript_stats(src->use_plugin ? &src->dl.ps : &src->ps);
+}

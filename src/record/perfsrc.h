@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Events from a perf.data file: runs `perf script` on it and parses what it
+ * prints (behaviour.md §2.10), or, with a plugin, runs it with the snaptrace
+ * dlfilter plugin and reads its records (record/dlsrc.h: the same events,
+ * several times faster). perf decodes on one core while the caller builds the
+ * timeline on the other.
+ */
+#ifndef SNAP_RECORD_PERFSRC_H
+#define SNAP_RECORD_PERFSRC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "model/event.h"
+#include "parse/perfdata.h"
+#include "parse/perfscript.h"
+#include "record/dlsrc.h"
+
+struct snap_perfsrc_opts {
+	const char *perf;	      /* perf binary (borrowed) */
+	const char *data;	      /* perf.data path (borrowed) */
+	enum snap_perfdata_kind kind; /* AUX: decode branches; else samples */
+	const char *plugin;	      /* dlfilter plugin (borrowed for open), NULL = text path */
+	int keepjumps;		      /* plugin: send intra-symbol jumps too */
+	int timeless;		      /* no timestamps in the data: do not ask for time */
+	const char *vmlinux;	      /* kernel image for symbols (perf --vmlinux), or NULL */
+	const char *kallsyms;	      /* kernel symbol list (perf --kallsyms), or NULL */
+};
+
+struct snap_perfsrc {
+	pid_t pid;  /* perf script, or -1 once reaped */
+	int fd;	    /* read end of perf's stdout, or -1 */
+	int eof;    /* perf's stdout is drained */
+	int status; /* perf's wait status once reaped */
+	struct snap_perfscript ps;
+	char *buf; /* read buffer (owned) */
+	int use_plugin;
+	struct snap_dlsrc dl;	       /* the plugin path */
+	struct snap_perfsrc_opts opts; /* for falling back to the text path */
+	struct snap_strtab *names;
+};
+
+#define SNAP_PERFSRC_MAX_ARGS 24
+
+/* Fills argv (at least SNAP_PERFSRC_MAX_ARGS entries, NULL-terminated) with the perf
+ * script command for o. Pointers borrow from o and static strings. Returns argc. */
+int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv);
+
+/* Starts perf script. names is borrowed (interned symbols). Returns 0, or -errno if
+ * perf could not be started. */
+int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *o,
+		      struct snap_strtab *names);
+
+/* Returns 1 and fills *ev (borrowed until the next call), 0 at the end, or <0
+ * (plugin path: a bad or truncated record stream, already reported). */
+int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev);
+
+/* Stops perf (killing it if it is still running) and releases everything.
+ * Returns 0 if perf ran to a successful end, -SNAP_EPERF if it failed or was killed. */
+int snap_perfsrc_close(struct snap_perfsrc *src);
+
+/* The text parser's counters (lines, unknown lines); on the plugin path, those
+ * of perf's error lines. */
+const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src);
+
+/* Events returned so far (for progress). */
+uint64_t snap_perfsrc_events(const struct snap_perfsrc *src);
+
+#endif

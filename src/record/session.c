@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
+
+#define PERF_READY_MS 15000 /* perf's first ack (it may read kallsyms first) */
+#define PERF_STOP_MS  15000 /* perf writing its data after "stop" */
+#define DUMP_WAIT_MS  5000  /* a --switch-output dump appearing */
+
+static int why(struct snap_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int why(struct snap_session *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+int snap_session_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	int fd, n = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, len - 1 - (size_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (int)r;
+		if ((size_t)n >= len - 1)
+			break;
+	}
+	close(fd);
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (int i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n;
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2};
+
+/* Blocks the signals we handle and routes them to a signalfd. */
+static int signals_open(struct snap_session *s)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) < 0)
+		return -errno;
+	s->masked = 1;
+	signal(SIGPIPE, SIG_IGN); /* a dead perf gives EPIPE, not death */
+	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sigfd < 0 ? -errno : 0;
+}
+
+static void signals_close(struct snap_session *s)
+{
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	s->sigfd = -1;
+	if (s->masked)
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	s->masked = 0;
+}
+
+/* run: fork, PTRACE_TRACEME, exec: the program stops at its first
+ * instruction (SIGTRAP) until we detach. An exec failure comes back as an
+ * errno over a close-on-exec pipe. */
+static int child_start(struct snap_session *s)
+{
+	int p[2], e = 0, status;
+	pid_t parent = getpid(), pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+			e = errno;
+			n = write(p[1], &e, sizeof(e));
+			_exit(126);
+		}
+		execvp(s->cfg.cmd[0], s->cfg.cmd);
+		e = errno;
+		n = write(p[1], &e, sizeof(e));
+		(void)n;
+		_exit(127);
+	}
+	close(p[1]);
+	do
+		n = read(p[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(e)) {
+		return why(s, -e, "cannot run %s: %s", s->cfg.cmd[0], strerror(e));
+	}
+	if (!WIFSTOPPED(status)) {
+		return why(s, -ECHILD, "%s did not start (status 0x%x)", s->cfg.cmd[0], status);
+	}
+	s->child = pid;
+	return 0;
+}
+
+static void child_release(struct snap_session *s)
+{
+	if (s->child && !s->child_reaped)
+		ptrace(PTRACE_DETACH, s->child, NULL, NULL);
+}
+
+static int save_names(struct snap_session *s)
+{
+	s->names = snap_calloc(s->npids, sizeof(*s->names));
+	if (!s->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->npids; i++) {
+		char buf[512];
+
+		if (snap_session_cmdline(s->pids[i], buf, sizeof(buf)) <= 0)
+			continue;
+		s->names[i] = snap_strndup(buf, strlen(buf));
+		if (!s->names[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int arm_trigger(struct snap_session *s)
+{
+	const char *name = s->cfg.trigger;
+	pid_t pid = s->pids[0];
+	int err;
+
+	if (!strcmp(name, ".")) {
+		name = SNAP_STOP_INDICATOR;
+		err = snap_trigger_resolve(pid, name, &s->trigger_addr, s->trigger_where,
+					   sizeof(s->trigger_where));
+		if (err == -ENOENT)
+			name = SNAP_MT_STOP_INDICATOR;
+	}
+	s->trigger_name = name;
+	err = snap_trigger_resolve(pid, name, &s->trigger_addr, s->trigger_where,
+				   sizeof(s->trigger_where));
+
+	if (err == -SNAP_EFORMAT)
+		return why(s, err,
+			   "-trigger %s: the executable of pid %d has no symbol table (stripped?); "
+			   "rebuild it with symbols",
+			   name, (int)pid);
+	if (err == -ENOENT)
+		return why(s, err,
+			   "-trigger %s: no function of that name in pid %d's executable or its "
+			   "loaded libraries",
+			   name, (int)pid);
+	if (err < 0)
+		return why(s, err, "-trigger %s: cannot read pid %d: %s", name, (int)pid,
+			   strerror(-err));
+	snap_info("trigger %s @ 0x%016llx (%s)", name, (unsigned long long)s->trigger_addr,
+		  s->trigger_where);
+	for (size_t i = 0; i < s->npids; i++) {
+		err = snap_trigger_arm(&s->trig, s->pids[i], s->trigger_addr, s->child != 0);
+		if (err < 0)
+			return why(s, err, "-trigger %s: cannot set a breakpoint in pid %d: %s",
+				   name, (int)s->pids[i],
+				   err == -ENOSPC ? "its 4 debug registers are in use"
+						  : strerror(-err));
+	}
+	return 0;
+}
+
+/* Prints perf's log (its stdout and stderr) through the log, skipping the
+ * "[ perf record: ...]" progress lines unless verbose or all is set. */
+static void show_perf_log(struct snap_session *s, int all)
+{
+	char buf[8192], *line, *save = NULL;
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/perf-record.log", s->wd.path);
+	if (snap_read_small(path, buf, sizeof(buf)) <= 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int noise = !strncmp(line, "[ perf record:", 14) ||
+			    !strncmp(line, "libperf: Miscounted", 19) ||
+			    !strcmp(line, "Events enabled") || !strcmp(line, "Events disabled") ||
+			    !*line;
+
+		if (all || !noise)
+			snap_log(noise ? SNAP_LOG_INFO : SNAP_LOG_WARN, "perf: %s", line);
+	}
+}
+
+static int perf_failed(struct snap_session *s, const char *what)
+{
+	int st = s->perf.status;
+
+	show_perf_log(s, 1);
+	if (s->perf.reaped && WIFEXITED(st))
+		return why(s, -SNAP_EPERF,
+			   "perf record %s (exit status %d; its messages are above)", what,
+			   WEXITSTATUS(st));
+	return why(s, -SNAP_EPERF, "perf record %s (its messages are above)", what);
+}
+
+static int perf_begin(struct snap_session *s)
+{
+	struct snap_recopts *o = &s->cfg.rec;
+	char path[PATH_MAX + 32];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/perf.data", s->wd.path);
+	o->data = path;
+	o->pids = s->pids;
+	o->npids = s->npids;
+	o->trigger = s->cfg.trigger != NULL;
+	err = snap_perfargs_build(o, s->cfg.caps, &s->pa);
+	o->data = NULL;
+	if (err < 0)
+		return why(s, err, "%s", s->pa.err[0] ? s->pa.err : snap_strerror(err));
+	s->plan = snap_perfargs_ctlplan(&s->pa, o, s->cfg.caps);
+	if (snap_log_level >= SNAP_LOG_INFO) {
+		char *j = snap_perfargs_join(&s->pa);
+
+		snap_info("running: %s", j ? j : "perf record");
+		snap_free(j);
+	}
+	snprintf(path, sizeof(path), "%s/perf-record.log", s->wd.path);
+	s->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->log_fd < 0)
+		return why(s, -errno, "cannot create %s: %s", path, strerror(errno));
+	err = snap_perf_start(&s->perf, s->pa.argv, s->log_fd, s->pa.ctl);
+	if (err < 0)
+		return why(s, err, "cannot start perf: %s", strerror(-err));
+	/* perf starts disabled (-D -1): "enable" is acked once its events are
+	 * open and counting. Older perf: give it magic-trace's 500 ms. */
+	if (s->pa.ctl) {
+		err = snap_perf_ctl(&s->perf, "enable", PERF_READY_MS);
+		if (err == 1 || err == -EPIPE) {
+			snap_perf_wait(&s->perf, 2000);
+			return perf_failed(s, "failed to start");
+		}
+		if (err < 0)
+			return why(s, err, "perf did not acknowledge 'enable': %s",
+				   snap_strerror(err));
+	} else {
+		usleep(500 * 1000);
+		if (snap_perf_wait(&s->perf, 0) == 1 &&
+		    (!WIFEXITED(s->perf.status) || WEXITSTATUS(s->perf.status)))
+			return perf_failed(s, "failed to start");
+	}
+	s->recording = 1;
+	/* Single-shot sampling trigger: the kernel signals perf at the hit. */
+	if (s->trig.nbps && !o->multi_snapshot && s->plan.snapshot == SNAP_CTL_SIGUSR2 &&
+	    snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2) == 0)
+		s->kernel_signals = 1;
+	return 0;
+}
+
+int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cfg)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->sigfd = s->log_fd = -1;
+	s->wd.guard_fd = -1;
+	s->perf.ctl_fd = s->perf.ack_fd = -1;
+	snap_trigger_init(&s->trig);
+	err = snap_workdir_open(&s->wd, cfg->workdir);
+	if (err < 0)
+		return why(s, err, "working directory %s: %s",
+			   cfg->workdir ? cfg->workdir : "$TMPDIR", strerror(-err));
+	snap_info("working directory %s", s->wd.path);
+	err = signals_open(s);
+	if (err < 0)
+		return why(s, err, "signals: %s", strerror(-err));
+	if (cfg->cmd) {
+		err = child_start(s);
+		if (err < 0)
+			return err;
+		s->pids = snap_malloc(sizeof(*s->pids));
+		if (!s->pids)
+			return why(s, -ENOMEM, "out of memory");
+		s->pids[0] = s->child;
+		s->npids = 1;
+	} else {
+		s->pids = snap_calloc(cfg->npids, sizeof(*s->pids));
+		if (!s->pids)
+			return why(s, -ENOMEM, "out of memory");
+		memcpy(s->pids, cfg->pids, cfg->npids * sizeof(*s->pids));
+		s->npids = cfg->npids;
+	}
+	err = save_names(s);
+	if (err < 0)
+		return why(s, err, "out of memory");
+	if (cfg->trigger) {
+		err = arm_trigger(s);
+		if (err < 0)
+			return err;
+	}
+	err = perf_begin(s);
+	if (err < 0)
+		return err;
+	child_release(s);
+	return 0;
+}
+
+/* Waits until a new perf.data.* name sorting after s->last_snap appears
+ * (perf renames the dump into place once written). Returns 0 or -ETIMEDOUT. */
+static int wait_dump(struct snap_session *s)
+{
+	long deadline = now_ms() + DUMP_WAIT_MS;
+
+	while (now_ms() < deadline) {
+		char **names;
+		int n = snap_workdir_list_data(&s->wd, &names);
+
+		for (int i = n - 1; i >= 0; i--) {
+			if (strcmp(names[i], "perf.data") && strcmp(names[i], s->last_snap) > 0) {
+				snprintf(s->last_snap, sizeof(s->last_snap), "%s", names[i]);
+				snap_workdir_free_list(names, n);
+				return 0;
+			}
+		}
+		if (n >= 0)
+			snap_workdir_free_list(names, n);
+		if (snap_perf_wait(&s->perf, 0) == 1)
+			break;
+		usleep(3000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int do_action(struct snap_session *s, enum snap_ctl_action a)
+{
+	switch (a) {
+	case SNAP_CTL_CMD_SNAPSHOT:
+		return snap_perf_ctl(&s->perf, "snapshot", 8000) < 0 ? -SNAP_EPERF : 0;
+	case SNAP_CTL_CMD_STOP:
+		return snap_perf_ctl(&s->perf, "stop", 8000) < 0 ? -SNAP_EPERF : 0;
+	case SNAP_CTL_SIGUSR2:
+		return snap_perf_signal(&s->perf, SIGUSR2);
+	case SNAP_CTL_SIGINT:
+		return snap_perf_signal(&s->perf, SIGINT);
+	case SNAP_CTL_SIGTERM:
+		return snap_perf_signal(&s->perf, SIGTERM);
+	case SNAP_CTL_NONE:
+	default:
+		return 0;
+	}
+}
+
+static int take_snapshot(struct snap_session *s, int by_hit)
+{
+	int err = by_hit && s->kernel_signals ? 0 : do_action(s, s->plan.snapshot);
+
+	if (err < 0)
+		return err;
+	if (s->plan.snapshot == SNAP_CTL_SIGUSR2 && s->pa.switch_output) {
+		err = wait_dump(s);
+		if (err < 0)
+			snap_warn("perf did not write the snapshot in time");
+	}
+	s->snapshots++;
+	snap_warn("snapshot taken%s%s", s->last_snap[0] ? ": " : "", s->last_snap);
+	return 0;
+}
+
+static int on_hits(struct snap_session *s)
+{
+	struct snap_trigger_hit h[64];
+	size_t n = snap_trigger_read(&s->trig, h, 64);
+
+	if (!n || !s->recording)
+		return 0;
+	/* One snapshot per wake-up: the first hit takes it, the rest of the
+	 * batch (and those during the dump) are only counted. */
+	if (snap_vec_reserve(&s->hits, &s->hcap, s->nhits + 1, sizeof(*s->hits)) < 0)
+		return -ENOMEM;
+	s->hits[s->nhits++] = h[0];
+	snap_warn("trigger %s hit by tid %d at %llu.%09llu", s->trigger_name, (int)h[0].tid,
+		  (unsigned long long)(h[0].time / 1000000000u),
+		  (unsigned long long)(h[0].time % 1000000000u));
+	if (take_snapshot(s, 1) < 0)
+		return why(s, -SNAP_EPERF, "perf did not take the snapshot");
+	snap_trigger_read(&s->trig, NULL, 0);
+	if (!s->cfg.rec.multi_snapshot) {
+		snap_trigger_fini(&s->trig);
+		s->end = SNAP_END_TRIGGER;
+	}
+	return 0;
+}
+
+/* Reaps what exited. Returns 1 when the recording should end. */
+static int on_sigchld(struct snap_session *s)
+{
+	if (s->child && !s->child_reaped &&
+	    waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
+		s->child_reaped = 1;
+		s->end = SNAP_END_EXIT;
+		return 1;
+	}
+	if (s->perf.pid && snap_perf_wait(&s->perf, 0) == 1) {
+		s->recording = 0;
+		if (!s->end)
+			s->end = SNAP_END_PERF;
+		return 1;
+	}
+	return 0;
+}
+
+/* A signal from the terminal already reached the program (same process
+ * group); one sent by a process (kill) is forwarded to it. */
+static void on_signal(struct snap_session *s, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+
+	if (s->child && !s->child_reaped && (int)si->ssi_code <= 0 &&
+	    (pid_t)si->ssi_pid != s->child)
+		kill(s->child, sig);
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		if (!s->child)
+			snap_warn("got signal, detaching");
+		s->end = SNAP_END_SIGNAL;
+		s->end_signal = sig;
+	}
+}
+
+int snap_session_loop(struct snap_session *s)
+{
+	while (!s->end) {
+		struct pollfd pfd[260];
+		size_t n = 1;
+		int r;
+
+		pfd[0] = (struct pollfd){s->sigfd, POLLIN, 0};
+		n += snap_trigger_pollfds(&s->trig, pfd + 1, 259);
+		r = poll(pfd, n, 1000);
+		if (r < 0 && errno != EINTR)
+			return why(s, -errno, "poll: %s", strerror(errno));
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					on_sigchld(s);
+				else
+					on_signal(s, &si);
+			}
+		}
+		for (size_t i = 1; i < n && !s->end; i++) {
+			if (pfd[i].revents & (POLLIN | POLLHUP)) {
+				int err = on_hits(s);
+
+				if (err < 0)
+					return err;
+				break;
+			}
+		}
+		if (r == 0)
+			on_sigchld(s); /* belt and braces: a coalesced SIGCHLD */
+	}
+	return 0;
+}
+
+/* Keeps the data files up to the last trigger snapshot (drops the dump perf
+ * writes when it stops: the trace ends at a hit), then names the input. */
+static int collect_data(struct snap_session *s)
+{
+	char **names = NULL;
+	int n = snap_workdir_list_data(&s->wd, &names), kept = 0, dfd;
+
+	if (n < 0)
+		return why(s, n, "cannot list %s: %s", s->wd.path, strerror(-n));
+	dfd = open(s->wd.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+
+		if (dfd >= 0 && s->nhits && !s->keep_final && s->last_snap[0] &&
+		    strcmp(names[i], s->last_snap) > 0) {
+			snap_rmtree_at(dfd, names[i]);
+			continue;
+		}
+		if (dfd >= 0 && fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_size == 0) {
+			snap_rmtree_at(dfd, names[i]);
+			continue;
+		}
+		if (kept++ == 0)
+			snprintf(s->data_path, sizeof(s->data_path), "%s/%s", s->wd.path, names[i]);
+	}
+	s->ndata = kept;
+	if (kept == 1 && strcmp(strrchr(s->data_path, '/') + 1, "perf.data")) {
+		if (dfd >= 0 &&
+		    renameat(dfd, strrchr(s->data_path, '/') + 1, dfd, "perf.data") == 0)
+			snprintf(s->data_path, sizeof(s->data_path), "%.*s/perf.data",
+				 (int)(sizeof(s->data_path) - 16), s->wd.path);
+	} else if (kept > 1) {
+		snprintf(s->data_path, sizeof(s->data_path), "%s", s->wd.path);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	snap_workdir_free_list(names, n);
+	if (!kept)
+		return why(s, -SNAP_EPERF, "perf wrote no data");
+	return 0;
+}
+
+int snap_session_finish(struct snap_session *s)
+{
+	int err;
+
+	child_release(s);
+	if (s->trig.nbps) {
+		/* Hits not handled yet (the program exited right after one): the
+		 * dump perf writes when it stops holds them, so keep that dump. */
+		struct snap_trigger_hit h;
+
+		if (snap_trigger_read(&s->trig, &h, 1) == 1 &&
+		    (s->cfg.rec.multi_snapshot || !s->nhits) &&
+		    snap_vec_reserve(&s->hits, &s->hcap, s->nhits + 1, sizeof(*s->hits)) == 0) {
+			s->hits[s->nhits++] = h;
+			s->keep_final = 1;
+			snap_warn("trigger %s hit by tid %d as the recording ended",
+				  s->trigger_name, (int)h.tid);
+		}
+	}
+	if (s->cfg.trigger && !s->nhits)
+		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
+			  s->trigger_name ? s->trigger_name : s->cfg.trigger,
+			  s->end == SNAP_END_SIGNAL ? "Ctrl-C" : "exit");
+	if (s->recording && !s->snapshots && !s->cfg.rec.sampling &&
+	    s->pa.when != SNAP_SNAP_NEVER) {
+		err = take_snapshot(s, 0);
+		if (err < 0)
+			snap_warn("could not take the final snapshot");
+	}
+	if (s->perf.pid && !s->perf.reaped) {
+		err = do_action(s, s->plan.stop);
+		if (err < 0)
+			snap_perf_signal(&s->perf, SIGINT);
+		if (snap_perf_wait(&s->perf, PERF_STOP_MS) != 1) {
+			snap_warn("perf did not stop; killing it");
+			snap_perf_close(&s->perf);
+		}
+	}
+	s->recording = 0;
+	snap_trigger_fini(&s->trig);
+	signals_close(s);
+	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&
+	    !(s->child && WEXITSTATUS(s->perf.status) == 143))
+		return perf_failed(s, "failed");
+	show_perf_log(s, 0);
+	snap_warn("finished recording");
+	return collect_data(s);
+}
+
+int snap_session_wait_child(struct snap_session *s)
+{
+	signals_close(s);
+	if (!s->child)
+		return 0;
+	if (!s->child_reaped) {
+		while (waitpid(s->child, &s->child_status, 0) < 0)
+			if (errno != EINTR)
+				return why(s, -errno, "waitpid: %s", strerror(errno));
+		s->child_reaped = 1;
+	}
+	if (WIFEXITED(s->child_status))
+		return WEXITSTATUS(s->child_status);
+	if (WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return 1;
+}
+
+void snap_session_close(struct snap_session *s)
+{
+	child_release(s);
+	snap_perf_close(&s->perf);
+	snap_trigger_fini(&s->trig);
+	signals_close(s);
+	if (s->child && !s->child_reaped) {
+		/* An error before the program ran: it must not linger. */
+		if (s->end == SNAP_END_NONE) {
+			kill(s->child, SIGKILL);
+			while (waitpid(s->child, &s->child_status, 0) < 0 && errno == EINTR)
+				;
+			s->child_reaped = 1;
+		}
+	}
+	if (s->log_fd >= 0)
+		close(s->log_fd);
+	s->log_fd = -1;
+	snap_perfargs_fini(&s->pa);
+	for (size_t i = 0; s->names && i < s->npids; i++)
+		snap_free(s->names[i]);
+	snap_free(s->names);
+	snap_free(s->pids);
+	snap_free(s->hits);
+	s->names = NULL;
+	s->pids = NULL;
+	s->hits = NULL;
+	snap_workdir_close(&s->wd);
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record/trigger.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record/elfsym.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
+
+int snap_file_map(const char *path, const void **buf, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		int err = errno ? -errno : -EINVAL;
+
+		close(fd);
+		return err ? err : -EINVAL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	*buf = p;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+void snap_file_unmap(const void *buf, size_t len)
+{
+	if (buf)
+		munmap((void *)buf, len);
+}
+
+struct mapping {
+	uint64_t start, end, off;
+	int exec;
+	char path[PATH_MAX];
+};
+
+/* Parses one /proc/PID/maps line; returns 1 for a file-backed mapping. */
+static int parse_maps_line(const char *line, struct mapping *m)
+{
+	char perms[8];
+	unsigned long long s, e, off;
+	int n = 0;
+	const char *p;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &s, &e, perms, &off, &n) < 4 || !n)
+		return 0;
+	p = line + n;
+	while (*p == ' ')
+		p++;
+	if (*p != '/')
+		return 0;
+	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(p, "\n"), p);
+	m->start = s;
+	m->end = e;
+	m->off = off;
+	m->exec = perms[2] == 'x';
+	return 1;
+}
+
+/* Looks name up in the ELF file at path and maps it to a runtime address
+ * using the executable mappings of that path in maps. */
+static int resolve_in_file(const char *path, const char *name, FILE *maps, uint64_t *addr,
+			   int *had_symbols)
+{
+	const void *buf;
+	size_t len;
+	struct snap_elf e;
+	struct snap_elfsym sym;
+	uint64_t off;
+	char line[PATH_MAX + 128];
+	int err;
+
+	err = snap_file_map(path, &buf, &len);
+	if (err < 0)
+		return err;
+	err = snap_elf_open(&e, buf, len);
+	if (err < 0)
+		goto out;
+	if (snap_elf_has_symbols(&e))
+		*had_symbols = 1;
+	err = -ENOENT;
+	if (!snap_elf_find_func(&e, name, &sym) ||
+	    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
+		goto out;
+	rewind(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		struct mapping m;
+
+		if (!parse_maps_line(line, &m) || strcmp(m.path, path) || !m.exec)
+			continue;
+		if (off >= m.off && off - m.off < m.end - m.start) {
+			*addr = m.start + (off - m.off);
+			err = 0;
+			goto out;
+		}
+	}
+out:
+	snap_file_unmap(buf, len);
+	return err;
+}
+
+int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *where, size_t wlen)
+{
+	char path[64], exe[PATH_MAX], line[PATH_MAX + 128];
+	FILE *maps;
+	ssize_t n;
+	int err, had_symbols = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return -errno;
+	err = resolve_in_file(exe, name, maps, addr, &had_symbols);
+	if (err == 0 || (err != -ENOENT && err != -SNAP_EFORMAT))
+		goto found;
+	if (!had_symbols)
+		err = -SNAP_EFORMAT;
+	/* Then the shared libraries, each once (consecutive lines share a path). */
+	rewind(maps);
+	{
+		char last[PATH_MAX] = "";
+		long pos;
+
+		while (fgets(line, sizeof(line), maps)) {
+			struct mapping m;
+			int r;
+
+			if (!parse_maps_line(line, &m) || !m.exec || !strcmp(m.path, exe) ||
+			    !strcmp(m.path, last))
+				continue;
+			strcpy(last, m.path);
+			pos = ftell(maps);
+			r = resolve_in_file(m.path, name, maps, addr, &had_symbols);
+			fseek(maps, pos, SEEK_SET);
+			if (r == 0) {
+				strcpy(exe, m.path);
+				err = 0;
+				goto found;
+			}
+		}
+	}
+	if (err == -SNAP_EFORMAT && had_symbols)
+		err = -ENOENT;
+found:
+	fclose(maps);
+	if (err == 0 && where && wlen)
+		snprintf(where, wlen, "%s", exe);
+	return err;
+}
+
+void snap_trigger_init(struct snap_trigger *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+#define BP_DATA_PAGES 1
+
+static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
+{
+	struct perf_event_attr a;
+	struct snap_bp bp = {-1, NULL, 0};
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = t->addr;
+	a.bp_len = sizeof(long);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	a.inherit = (unsigned)inherit;
+	bp.fd = (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (bp.fd < 0)
+		return -errno;
+	bp.ring_len = (size_t)page * (1 + BP_DATA_PAGES);
+	bp.ring = mmap(NULL, bp.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, bp.fd, 0);
+	if (bp.ring == MAP_FAILED) {
+		err = -errno;
+		close(bp.fd);
+		return err;
+	}
+	if (snap_vec_reserve(&t->bps, &t->cap, t->nbps + 1, sizeof(*t->bps)) < 0) {
+		munmap(bp.ring, bp.ring_len);
+		close(bp.fd);
+		return -ENOMEM;
+	}
+	t->bps[t->nbps++] = bp;
+	return 0;
+}
+
+/* Parses /sys/devices/system/cpu/online ("0-1,4") into a callback. */
+static int for_each_cpu(struct snap_trigger *t, pid_t pid)
+{
+	char buf[256];
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	char *p;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	for (p = buf; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -EIO;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b && c < 4096; c++) {
+			int err = bp_open(t, pid, (int)c, 1);
+
+			if (err < 0)
+				return err;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int err = 0, armed = 0;
+
+	t->addr = addr;
+	if (follow_children)
+		return for_each_cpu(t, pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int tid = atoi(de->d_name);
+
+		if (tid <= 0)
+			continue;
+		err = bp_open(t, tid, -1, 0);
+		if (err == -ESRCH) { /* the thread just exited */
+			err = 0;
+			continue;
+		}
+		if (err < 0)
+			break;
+		armed++;
+	}
+	closedir(d);
+	if (!err && !armed)
+		err = -ESRCH;
+	return err;
+}
+
+int snap_trigger_signal_to(struct snap_trigger *t, pid_t pid, int sig)
+{
+	for (size_t i = 0; i < t->nbps; i++) {
+		int fd = t->bps[i].fd, fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETOWN, pid) < 0 || fcntl(fd, F_SETSIG, sig) < 0 ||
+		    fcntl(fd, F_SETFL, fl | O_ASYNC) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+size_t snap_trigger_pollfds(const struct snap_trigger *t, struct pollfd *pfd, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nbps && n < max; i++) {
+		pfd[n].fd = t->bps[i].fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Copies len bytes at ring offset off (mod size) out of the data area. */
+static void ring_copy(const uint8_t *data, uint64_t size, uint64_t off, void *dst, size_t len)
+{
+	uint8_t *d = dst;
+
+	for (size_t i = 0; i < len; i++)
+		d[i] = data[(off + i) % size];
+}
+
+static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_trigger_hit *hits,
+		       size_t max)
+{
+	struct perf_event_mmap_page *meta = bp->ring;
+	const uint8_t *data = (const uint8_t *)bp->ring + meta->data_offset;
+	uint64_t size = meta->data_size, head, tail = meta->data_tail;
+	size_t n = 0;
+
+	if (!size) { /* old kernels: data follows the first page */
+		size = bp->ring_len - (size_t)sysconf(_SC_PAGESIZE);
+		data = (const uint8_t *)bp->ring + sysconf(_SC_PAGESIZE);
+	}
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t rec[4]; /* ip, pid|tid, time */
+
+		ring_copy(data, size, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > size)
+			break; /* corrupt: drop what is left */
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 24) {
+			ring_copy(data, size, tail + sizeof(h), rec, 24);
+			t->nhits++;
+			if (n < max) {
+				hits[n].ip = rec[0];
+				hits[n].pid = (int32_t)(uint32_t)rec[1];
+				hits[n].tid = (int32_t)(uint32_t)(rec[1] >> 32);
+				hits[n].time = rec[2];
+				n++;
+			}
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct snap_trigger_hit *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nbps; i++)
+		n += bp_drain(t, &t->bps[i], hits ? hits + n : NULL, max - n);
+	if (n > 1)
+		qsort(hits, n, sizeof(*hits), cmp_hit);
+	return n;
+}
+
+void snap_trigger_fini(struct snap_trigger *t)
+{
+	for (size_t i = 0; i < t->nbps; i++) {
+		munmap(t->bps[i].ring, t->bps[i].ring_len);
+		close(t->bps[i].fd);
+	}
+	snap_free(t->bps);
+	memset(t, 0, sizeof(*t));
+}

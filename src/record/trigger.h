@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * -trigger: find a function in a process (its executable and the shared
+ * libraries already mapped, through /proc/PID/maps) and watch it with
+ * hardware execute breakpoints (perf_event_open, PERF_TYPE_BREAKPOINT).
+ * Unlike magic-trace, which watches the main thread only, a call from any
+ * thread fires: for a process we start, one inherited breakpoint per CPU
+ * follows every thread created later; for attach, one per existing thread.
+ * The breakpoints are perf fds: they vanish with the fds, so a target is
+ * never left with one, whatever happens to snaptrace.
+ */
+#ifndef SNAP_RECORD_TRIGGER_H
+#define SNAP_RECORD_TRIGGER_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SNAP_STOP_INDICATOR    "snaptrace_stop_indicator"
+#define SNAP_MT_STOP_INDICATOR "magic_trace_stop_indicator"
+
+struct snap_trigger_hit {
+	uint64_t time; /* perf clock, ns (same clock as perf record's default) */
+	int32_t pid, tid;
+	uint64_t ip;
+};
+
+struct snap_bp {
+	int fd;
+	void *ring; /* 1 metadata page + data pages */
+	size_t ring_len;
+};
+
+struct snap_trigger {
+	uint64_t addr; /* runtime address watched */
+	struct snap_bp *bps;
+	size_t nbps, cap;
+	uint64_t nhits; /* hits seen so far (including dropped ones) */
+};
+
+/* Maps a file read-only. Returns 0 and sets *buf and *len (release with
+ * snap_file_unmap), or -errno. */
+int snap_file_map(const char *path, const void **buf, size_t *len);
+void snap_file_unmap(const void *buf, size_t len);
+
+/*
+ * Resolves function `name` in process pid: the executable first, then every
+ * other file mapped executable, in the order of /proc/PID/maps. Returns 0 with
+ * *addr (and the file in where, may be NULL), -ENOENT when no file has the
+ * symbol, -SNAP_EFORMAT when the executable has no symbol table at all, or
+ * -errno (e.g. -ESRCH, -EACCES reading /proc).
+ */
+int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *where, size_t wlen);
+
+void snap_trigger_init(struct snap_trigger *t);
+/* Arms breakpoints on addr. follow_children: pid is a process we start:
+ * one breakpoint per online CPU with inherit (covers later threads).
+ * Otherwise one per thread in /proc/PID/task. Returns 0 or -errno (-ENOSPC:
+ * the thread already uses its 4 debug registers). */
+int snap_trigger_arm(struct snap_trigger *t, pid_t pid, uint64_t addr, int follow_children);
+/* Makes the kernel itself send sig to pid at every hit (F_SETOWN, F_SETSIG,
+ * O_ASYNC on each breakpoint fd): no round trip through snaptrace, so perf
+ * cuts its ring within microseconds of the call. Returns 0 or -errno. */
+int snap_trigger_signal_to(struct snap_trigger *t, pid_t pid, int sig);
+/* Fills up to max pollfds (POLLIN). Returns the count. */
+size_t snap_trigger_pollfds(const struct snap_trigger *t, struct pollfd *pfd, size_t max);
+/* Drains every ring. Copies up to max hits (oldest first) into hits and
+ * returns how many were copied; the rest are counted in t->nhits only. */
+size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, size_t max);
+/* Closes every breakpoint (the target runs on untouched). Safe twice. */
+void snap_trigger_fini(struct snap_trigger *t);
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: speed and memory figures for decode (parse + stacks + FXT). Prints figures;
+# never fails on timing. Extra benchmarks: every tests/bench/*.sh.
+set -u
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+measure() { # label lines file out
+	local label=$1 n=$2 in=$3 out=$4
+	if ! /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" ./snaptrace decode -o "$out" "$in" 2>"$tmp/err"; then
+		echo "bench: $label: decode failed: $(tail -1 "$tmp/err")"
+		return
+	fi
+	read -r wall user sys rss <"$tmp/time"
+	awk -v l="$label" -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+		if (w <= 0) w = 0.01
+		printf "bench: %-34s %9d lines %6.2f s wall %6.2f s cpu %7.2f M lines/s %6.0f ns/event  peak RSS %6.1f MB\n",
+			l, n, w, u + s, n / w / 1e6, w * 1e9 / n, r / 1024 }'
+}
+echo "bench: generating synthetic perf script text (Intel PT branches and stack samples)"
+awk -v N=1000000 -f tests/bench/gen_branches.awk >"$tmp/b1.txt"
+awk -v N=2000000 -f tests/bench/gen_branches.awk >"$tmp/b2.txt"
+awk -v N=4000000 -f tests/bench/gen_branches.awk >"$tmp/b4.txt"
+measure "PT text, 1M lines -> .fxt" 1000000 "$tmp/b1.txt" "$tmp/o.fxt"
+measure "PT text, 2M lines -> .fxt" 2000000 "$tmp/b2.txt" "$tmp/o.fxt"
+measure "PT text, 4M lines -> .fxt" 4000000 "$tmp/b4.txt" "$tmp/o.fxt"
+measure "PT text, 2M lines -> .fxt.gz" 2000000 "$tmp/b2.txt" "$tmp/o.fxt.gz"
+rm -f "$tmp"/b*.txt
+awk -v N=300000 -f tests/bench/gen_samples.awk >"$tmp/s.txt"
+measure "samples, 300k (3.2M lines) -> .fxt" "$(wc -l <"$tmp/s.txt")" "$tmp/s.txt" "$tmp/o.fxt"
+echo "bench: (RSS should stay flat as PT lines double: it grows with distinct symbols and depth only)"
+for b in tests/bench/*.sh; do
+	[ -x "$b" ] && "$b"
+done
+exit 0

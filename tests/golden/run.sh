@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Golden tests: each tests/golden/<area>/<case>.txt is `perf script` text (or our own input);
+# <case>.args holds extra `snaptrace decode` flags (optional). The actual result is
+#   exit=<status>
+#   stderr: <each line snaptrace printed>
+#   <every line of `snaptrace dump` of the output>
+# compared with <case>.expected. SNAP_UPDATE_GOLDEN=1 rewrites the expectations
+# (review the diff like code). Every FXT written is also checked by the independent
+# reader ../shared/tools/fxt_read.py --strict when it exists.
+set -u
+cd "$(dirname "$0")/../.."
+snap=./snaptrace
+fxtread=${SNAP_FXT_READ:-../shared/tools/fxt_read.py}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+strict=1
+if [ ! -f "$fxtread" ] || ! command -v python3 >/dev/null; then
+	strict=0
+	echo "SKIP golden-fxt_read-strict: $fxtread (or python3) not found; structural check by 'snaptrace dump -check' only"
+fi
+nstrict=0
+badstrict=0
+for input in tests/golden/*/*.txt; do
+	name=${input#tests/golden/}
+	name=${name%.txt}
+	base=${input%.txt}
+	args=()
+	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	out=$tmp/out.fxt
+	rm -f "$out"
+	"$snap" decode "${args[@]}" -o "$out" "$input" >"$tmp/stdout" 2>"$tmp/stderr"
+	status=$?
+	{
+		echo "exit=$status"
+		sed -e "s|$tmp|TMP|g" -e "s/^/stderr: /" "$tmp/stderr"
+		if [ -f "$out" ]; then
+			"$snap" dump "$out" 2>&1
+		fi
+	} >"$tmp/actual"
+	if [ -f "$out" ]; then
+		if ! "$snap" dump -check "$out" >"$tmp/check" 2>&1; then
+			echo "FAIL golden/$name: dump -check: $(head -1 "$tmp/check")"
+			continue
+		fi
+		if [ $strict = 1 ]; then
+			nstrict=$((nstrict + 1))
+			if ! python3 "$fxtread" "$out" --strict >"$tmp/strict" 2>&1; then
+				badstrict=$((badstrict + 1))
+				echo "FAIL golden-strict/$name: $(grep -v '^$' "$tmp/strict" | head -2 | tr '\n' ' ')"
+			fi
+		fi
+	fi
+	if [ "${SNAP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$tmp/actual" "$base.expected"
+		echo "PASS golden/$name (updated)"
+	elif [ ! -f "$base.expected" ]; then
+		echo "FAIL golden/$name: no $base.expected (run make golden-update and review it)"
+	elif diff -u "$base.expected" "$tmp/actual" >"$tmp/diff"; then
+		echo "PASS golden/$name"
+	else
+		echo "FAIL golden/$name: output differs:"
+		head -40 "$tmp/diff"
+	fi
+done
+
+# Generated case: 100,000 distinct symbols (more than FXT's 32767 string indexes), each
+# called once from main. Every one must come out as its own slice with its own name.
+awk 'BEGIN {
+	fmt = " 4242/4242 %16s:          1           branches:u:   %-18s %16x %s (/usr/bin/many) => %16x %s (/usr/bin/many)\n"
+	printf fmt, "1.000000000", "tr strt", 0, "[unknown]", 4198400, "main+0x0"
+	for (i = 0; i < 100000; i++) {
+		ts = sprintf("1.%09d", 10 * i + 1)
+		printf fmt, ts, "call", 4198416, "main+0x10", 8388608 + i * 64, "sym_" i "+0x0"
+		printf fmt, ts, "return", 8388608 + i * 64 + 9, "sym_" i "+0x9", 4198421, "main+0x15"
+	}
+}' >"$tmp/many.txt"
+if "$snap" decode -q -o "$tmp/many.fxt" "$tmp/many.txt" 2>"$tmp/err" &&
+	"$snap" dump "$tmp/many.fxt" >"$tmp/many.dump" 2>&1; then
+	begins=$(grep -c '^begin ' "$tmp/many.dump")
+	names=$(grep '^begin ' "$tmp/many.dump" | grep -o 'name="sym_[0-9]*"' | sort -u | wc -l)
+	last=$(grep -c 'name="sym_99999"' "$tmp/many.dump")
+	if [ "$begins" = 100001 ] && [ "$names" = 100000 ] && [ "$last" = 2 ] &&
+		"$snap" dump -check "$tmp/many.fxt" >/dev/null 2>&1; then
+		echo "PASS golden/generated/100k_distinct_symbols"
+	else
+		echo "FAIL golden/generated/100k_distinct_symbols: $begins begins, $names distinct names, sym_99999 seen $last times"
+	fi
+	if [ $strict = 1 ]; then
+		nstrict=$((nstrict + 1))
+		python3 "$fxtread" "$tmp/many.fxt" --strict >"$tmp/strict" 2>&1 ||
+			{ badstrict=$((badstrict + 1)); echo "FAIL golden-strict/generated/100k_distinct_symbols: $(grep -i error "$tmp/strict" | head -2)"; }
+	fi
+else
+	echo "FAIL golden/generated/100k_distinct_symbols: $(tail -1 "$tmp/err")"
+fi
+[ $strict = 1 ] && [ $badstrict = 0 ] && [ $nstrict -gt 0 ] &&
+	echo "PASS golden-fxt_read-strict ($nstrict files pass fxt_read.py --strict)"
+exit 0

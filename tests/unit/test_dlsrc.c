@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* record/dlsrc: choosing between the dlfilter plugin and the text path. */
+#include "record/dlsrc.h"
+#include "snap_test.h"
+
+static const char *present[4];
+
+static int fake_exists(const char *path)
+{
+	for (int i = 0; i < 4 && present[i]; i++)
+		if (!strcmp(present[i], path))
+			return 1;
+	return 0;
+}
+
+static int pick(struct snap_dlsrc_env *env, char *path, char *why)
+{
+	env->exists = fake_exists;
+	return snap_dlsrc_pick(env, path, 256, why, 256);
+}
+
+static void pick_table(void)
+{
+	static const struct {
+		const char *exe_dir, *override, *env_no;
+		int major, minor, no_dlfilter;
+		const char *file; /* the one plugin file that exists, or NULL */
+		const char *want; /* chosen path, or NULL for the text path */
+		const char *why;  /* substring of the reason */
+	} tab[] = {
+		{"/opt/st/bin", NULL, NULL, 6, 1, 0, "/opt/st/bin/snaptrace-dlfilter.so",
+		 "/opt/st/bin/snaptrace-dlfilter.so", "dlfilter plugin"},
+		{"/opt/st/bin", NULL, NULL, 6, 1, 0,
+		 "/opt/st/bin/../lib/snaptrace/snaptrace-dlfilter.so",
+		 "/opt/st/bin/../lib/snaptrace/snaptrace-dlfilter.so", "dlfilter plugin"},
+		{NULL, NULL, NULL, 0, 0, 0, "/usr/local/lib/snaptrace/snaptrace-dlfilter.so",
+		 "/usr/local/lib/snaptrace/snaptrace-dlfilter.so", "dlfilter plugin"},
+		{"/x", NULL, NULL, 5, 14, 0, "/usr/lib/snaptrace/snaptrace-dlfilter.so",
+		 "/usr/lib/snaptrace/snaptrace-dlfilter.so", "dlfilter plugin"},
+		{"/x", NULL, NULL, 5, 13, 0, "/x/snaptrace-dlfilter.so", NULL, "perf 5.13"},
+		{"/x", NULL, NULL, 4, 19, 0, "/x/snaptrace-dlfilter.so", NULL, "5.14 or newer"},
+		{"/x", NULL, NULL, 6, 1, 1, "/x/snaptrace-dlfilter.so", NULL, "-no-dlfilter"},
+		{"/x", NULL, "1", 6, 1, 0, "/x/snaptrace-dlfilter.so", NULL,
+		 "SNAPTRACE_NO_DLFILTER"},
+		{"/x", NULL, "0", 6, 1, 0, "/x/snaptrace-dlfilter.so", "/x/snaptrace-dlfilter.so",
+		 "dlfilter plugin"},
+		{"/x", NULL, NULL, 6, 1, 0, NULL, NULL, "not found"},
+		{"/x", "/p/my.so", NULL, 6, 1, 0, "/p/my.so", "/p/my.so", "SNAPTRACE_DLFILTER"},
+		{"/x", "/p/my.so", NULL, 6, 1, 0, "/x/snaptrace-dlfilter.so", NULL, "not readable"},
+	};
+
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		struct snap_dlsrc_env env;
+		char path[256], why[256];
+		int r;
+
+		memset(&env, 0, sizeof(env));
+		memset(path, 0, sizeof(path));
+		env.exe_dir = tab[i].exe_dir;
+		env.override = tab[i].override;
+		env.env_no = tab[i].env_no;
+		env.perf_major = tab[i].major;
+		env.perf_minor = tab[i].minor;
+		env.no_dlfilter = tab[i].no_dlfilter;
+		present[0] = tab[i].file;
+		r = pick(&env, path, why);
+		if (r != (tab[i].want != NULL) || (tab[i].want && strcmp(path, tab[i].want)) ||
+		    !strstr(why, tab[i].why)) {
+			fprintf(stderr, "case %zu: got %d '%s' (%s)\n", i, r, path, why);
+			CHECK(0);
+		}
+	}
+}
+
+static void perf_versions(void)
+{
+	CHECK_INT_EQ(1, snap_dlsrc_perf_ok(5, 14));
+	CHECK_INT_EQ(1, snap_dlsrc_perf_ok(6, 0));
+	CHECK_INT_EQ(0, snap_dlsrc_perf_ok(5, 13));
+	CHECK_INT_EQ(0, snap_dlsrc_perf_ok(4, 20));
+}
+
+static void perf_version_of_missing_binary(void)
+{
+	int major = 7, minor = 7;
+
+	CHECK(snap_dlsrc_perf_version("/nonexistent/perf", &major, &minor) < 0);
+	CHECK_INT_EQ(0, major);
+	CHECK_INT_EQ(0, minor);
+}
+
+int main(void)
+{
+	RUN(pick_table);
+	RUN(perf_versions);
+	RUN(perf_version_of_missing_binary);
+	return snap_test_done();
+}
