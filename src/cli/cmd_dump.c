@@ -38,11 +38,11 @@ static const char dump_desc[] =
 	"  end ts=2000 pid=42 tid=43 name=\"main\"\n"
 	"  thread koid=43 process=42 name=\"prog [pid=42] [tid=43]\"\n"
 	"With -check, validates the trace instead, as Perfetto will read it: every record\n"
-	"well-formed, string and thread refs defined, per thread (sorted by time) every\n"
-	"end closing an open begin in stack order, no slice outlasting its parent, no\n"
-	"nesting deeper than 512, every begin ended, valid times. It prints one line,\n"
-	"'ok: ...' or the first problem with its record number (exit status 1).\n"
-	"Errors on unreadable, truncated or non-FXT input also give exit status 1.";
+	"well-formed, string and thread refs defined, valid times, and per thread (sorted\n"
+	"by time) every end closing an open begin in stack order, no slice outlasting its\n"
+	"parent, every begin ended. Slices deeper than 512, which Perfetto drops, give a\n"
+	"warning. It prints 'ok: ...' or the first problem with its record number (exit\n"
+	"status 1). Unreadable, truncated or non-FXT input also gives exit status 1.";
 
 /* Reads all of fd into an owned buffer. Returns 0 or -errno / -SNAP_ELIMIT. */
 static int dump_read_fd(int fd, unsigned char **out, size_t *outlen)
@@ -236,6 +236,11 @@ static int dump_walk(const char *path, const unsigned char *data, size_t len, in
 			c.why);
 		status = 1;
 	}
+	if (check && !status && c.deep)
+		fprintf(stderr,
+			"snaptrace dump: %s: warning: %" PRIu64
+			" slice(s) too deep, first at record #%" PRIu64 ": %s\n",
+			path, c.deep, c.deep_index, c.warning);
 	if (check && !status)
 		printf("ok: %s: %" PRIu64 " records, %" PRIu64 " events (%" PRIu64
 		       " begin, %" PRIu64 " end, %" PRIu64 " complete, %" PRIu64

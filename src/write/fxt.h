@@ -14,6 +14,19 @@
  * SNAP_FXT_MAX_STRING bytes are truncated (at a UTF-8 boundary), never
  * fatal. Category refs are 0 (the empty string). No large records.
  *
+ * How the ops map to records (pid/tid are written as 32-bit koids):
+ *  - thread(): a process kernel object (type 1, koid pid) when the process
+ *    is new or renamed, and a thread kernel object (type 2, koid tid) with
+ *    the koid arg "process" = pid; a name id of 0 skips that record. The
+ *    track's thread record is written lazily, before its first event.
+ *  - begin/end/complete/counter: duration begin (2) / end (3) / complete
+ *    (4) / counter (1) events; the end carries the given name (0: none).
+ *    A complete event ending before it starts is written with end = start.
+ *    Counters get ids 1, 2, ... per distinct name, and only INT args.
+ *  - args: INT as int32 when it fits, else int64; PTR as pointer; STR as a
+ *    string ref. At most SNAP_FXT_MAX_ARGS per event (extra ones and args
+ *    of unknown type are dropped and counted in stats.dropped_args).
+ *
  * Errors are sticky: each op returns the first error seen (its own or the
  * sink's), so a caller may check only finish().
  */

@@ -909,9 +909,10 @@ struct check_open {
 
 /* Checks the sorted events of one track, [ev, ev + n). */
 static int check_one_track(struct snap_fxtcheck *c, const struct snap_fxtcheck_ev *ev, size_t n,
-			   struct check_open *st)
+			   struct check_open **stp, size_t *cap)
 {
 	const uint64_t *pt = c->tracks[ev->track_sub >> 4];
+	struct check_open *st = *stp;
 	size_t depth = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -967,11 +968,18 @@ static int check_one_track(struct snap_fxtcheck *c, const struct snap_fxtcheck_e
 				"] partially overlaps \"%.*s\" [%" PRIu64 ", %" PRIu64 "]",
 				CHECK_NAME(e), e->ts, e->end, CHECK_NAME(st[depth - 1].ev),
 				st[depth - 1].ev->ts, st[depth - 1].ev->end);
-		if (depth >= SNAP_FXTCHECK_MAX_DEPTH)
-			return check_fail(c, e->index,
-					  "nesting deeper than %d on pid %" PRIu64 " tid %" PRIu64
-					  " (Perfetto drops it)",
-					  SNAP_FXTCHECK_MAX_DEPTH, pt[0], pt[1]);
+		if (depth >= SNAP_FXTCHECK_MAX_DEPTH && !c->deep++) {
+			c->deep_index = e->index;
+			snprintf(c->warning, sizeof(c->warning),
+				 "slice \"%.*s\" at depth %zu on pid %" PRIu64 " tid %" PRIu64
+				 ": Perfetto drops slices deeper than %d",
+				 CHECK_NAME(e), depth, pt[0], pt[1], SNAP_FXTCHECK_MAX_DEPTH - 1);
+		}
+		if (depth == *cap) {
+			if (snap_vec_reserve(stp, cap, depth + 1, sizeof(*st)) < 0)
+				return -ENOMEM;
+			st = *stp;
+		}
 		st[depth].ev = e;
 		st[depth].is_begin = sub == SNAP_FXT_EV_BEGIN;
 		st[depth].anc = !depth			 ? -1
@@ -992,22 +1000,19 @@ static int check_one_track(struct snap_fxtcheck *c, const struct snap_fxtcheck_e
 
 int snap_fxtcheck_finish(struct snap_fxtcheck *c)
 {
-	struct check_open *st;
-	size_t i = 0;
+	struct check_open *st = NULL;
+	size_t i = 0, cap = 0;
 	int err = 0;
 
 	if (!c->nev)
 		return 0;
-	st = snap_malloc((SNAP_FXTCHECK_MAX_DEPTH + 1) * sizeof(*st));
-	if (!st)
-		return -ENOMEM;
 	qsort(c->ev, c->nev, sizeof(*c->ev), check_cmp);
 	while (!err && i < c->nev) {
 		size_t j = i;
 
 		while (j < c->nev && c->ev[j].track_sub >> 4 == c->ev[i].track_sub >> 4)
 			j++;
-		err = check_one_track(c, c->ev + i, j - i, st);
+		err = check_one_track(c, c->ev + i, j - i, &st, &cap);
 		i = j;
 	}
 	snap_free(st);

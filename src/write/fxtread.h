@@ -210,9 +210,13 @@ struct snap_fxtcheck {
 	uint64_t records, events, begins, ends, completes, counters, kobjs;
 	uint64_t bad_index; /* record index of the first problem */
 	char why[256];
+	/* a warning, not a problem: slices nested deeper than Perfetto keeps */
+	uint64_t deep;	     /* how many */
+	uint64_t deep_index; /* record index of the first one */
+	char warning[192];   /* describes the first one */
 };
 
-#define SNAP_FXTCHECK_MAX_DEPTH 512 /* Perfetto drops deeper slices */
+#define SNAP_FXTCHECK_MAX_DEPTH 512 /* Perfetto keeps depths 0..511 */
 
 void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
@@ -226,9 +230,10 @@ int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 /* Checks the slices: per thread, in timestamp order, every end closes an
  * open begin (never below depth 0), an end's name (when not empty) is the
  * innermost begin's, no slice outlasts the slice it is nested in,
- * complete events do not partially overlap, nesting stays within
- * SNAP_FXTCHECK_MAX_DEPTH, and every begin is ended. Returns 0, -SNAP_EPARSE
- * (c->why, c->bad_index) or -ENOMEM. */
+ * complete events do not partially overlap, and every begin is ended.
+ * Slices at depth SNAP_FXTCHECK_MAX_DEPTH or more are only counted (c->deep,
+ * c->warning): Perfetto drops them, but the trace is valid. Returns 0,
+ * -SNAP_EPARSE (c->why, c->bad_index) or -ENOMEM. */
 int snap_fxtcheck_finish(struct snap_fxtcheck *c);
 
 #endif

@@ -517,6 +517,18 @@ static void test_reader_errors(void)
 	hb_add(&b, 2);
 	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
 	CHECK_INT_EQ(0, check);
+	/* a begin written after its end but stamped earlier (a deferred outer frame) */
+	hb_start(&b);
+	hb_add(&b, EV(3, 0, 0, 0, 4));
+	hb_add(&b, 10);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	hb_add(&b, EV(2, 0, 0, 0, 4));
+	hb_add(&b, 0);
+	hb_add(&b, 1);
+	hb_add(&b, 2);
+	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
+	CHECK_INT_EQ(0, check);
 	/* ... but an end earlier than its begin closes nothing */
 	hb_start(&b);
 	hb_add(&b, EV(2, 0, 0, 0, 4));
@@ -600,6 +612,37 @@ static void test_reader_errors(void)
 	}
 }
 
+/* Nesting deeper than Perfetto keeps is a warning, not a problem. */
+static void test_check_deep(void)
+{
+	struct tw t;
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	const unsigned char *data;
+	size_t len;
+	int err;
+
+	tw_init(&t);
+	for (int i = 0; i < 600; i++)
+		t.tl->ops->begin(t.tl, 1, 1, (uint64_t)i, S(&t, "f"), NULL, 0);
+	for (int i = 0; i < 600; i++)
+		t.tl->ops->end(t.tl, 1, 1, 1000 + (uint64_t)i, S(&t, "f"));
+	CHECK_INT_EQ(0, t.tl->ops->finish(t.tl));
+	data = snap_sink_mem_data(&t.sink, &len);
+	CHECK_INT_EQ(0, snap_fxtread_init(&r, data, len));
+	snap_fxtcheck_init(&c);
+	while ((err = snap_fxtread_next(&r, &rec)) > 0)
+		CHECK_INT_EQ(0, snap_fxtcheck_feed(&c, &rec));
+	CHECK_INT_EQ(0, err);
+	CHECK_INT_EQ(0, snap_fxtcheck_finish(&c));
+	CHECK_U64_EQ(600 - 512, c.deep);
+	CHECK(strstr(c.warning, "at depth 512") != NULL);
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	tw_fini(&t);
+}
+
 /* Every argument type prints; strings are escaped; desc truncates like snprintf. */
 static void test_desc(void)
 {
@@ -650,6 +693,7 @@ int main(void)
 	RUN(test_limits_hook);
 	RUN(test_alloc_failures);
 	RUN(test_reader_errors);
+	RUN(test_check_deep);
 	RUN(test_desc);
 	return snap_test_done();
 }

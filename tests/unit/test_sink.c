@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -242,6 +244,39 @@ static void test_existing_output_kept(void)
 	unlink(path);
 }
 
+/* A real write error (the file size limit: EFBIG) fails the close, keeps
+ * the existing output and leaves no temporary file. */
+static void test_write_error(void)
+{
+	struct snap_sink s;
+	struct rlimit old, lim;
+	char path[128];
+	unsigned char back[64];
+	size_t n = 1 << 20;
+	unsigned char *p = pattern(n);
+	void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+
+	path_of(path, sizeof(path), "big.fxt");
+	write_file(path, "OLD CONTENT");
+	CHECK_INT_EQ(0, getrlimit(RLIMIT_FSIZE, &old));
+	lim = old;
+	lim.rlim_cur = 100000;
+	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &lim));
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, p, n);
+	CHECK_INT_EQ(-EFBIG, snap_sink_error(&s)); /* sticky, seen before close */
+	snap_sink_write(&s, p, 10);
+	CHECK_INT_EQ(-EFBIG, snap_sink_close(&s));
+	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &old));
+	signal(SIGXFSZ, oldsig);
+	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
+	CHECK(!memcmp(back, "OLD CONTENT", 11));
+	CHECK_INT_EQ(1, dir_entries());
+	snap_sink_fini(&s);
+	unlink(path);
+	free(p);
+}
+
 /* The rename fails (the target is a non-empty directory): an error, no temp left. */
 static void test_rename_failure(void)
 {
@@ -327,6 +362,7 @@ int main(void)
 	RUN(test_file_gz);
 	RUN(test_gz_level);
 	RUN(test_existing_output_kept);
+	RUN(test_write_error);
 	RUN(test_rename_failure);
 	RUN(test_bad_directory);
 	RUN(test_open_alloc_failures);
