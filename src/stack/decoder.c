@@ -280,22 +280,19 @@ static int thread_get(struct snap_decoder *dec, const struct snap_event *ev,
 	return 0;
 }
 
-static int synth_track(struct snap_decoder *dec, int32_t pid, uint32_t proc, const char *name,
+/* A new synthetic track of pid named name (strtab id); *tid receives its tid. */
+static int synth_track(struct snap_decoder *dec, int32_t pid, uint32_t proc, uint32_t name,
 		       int32_t *tid)
 {
-	uint32_t id;
-	int err;
-
-	if ((err = intern(dec->st, name, &id)) < 0)
-		return err;
 	*tid = (int32_t)(SNAP_DECODER_SYNTH_TID | dec->next_synth++);
-	return dec->tl->ops->thread(dec->tl, pid, *tid, proc, id);
+	return dec->tl->ops->thread(dec->tl, pid, *tid, proc, name);
 }
 
 static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32_t event,
 		       int32_t *tid)
 {
 	char buf[384], tbuf[16];
+	uint32_t name;
 	size_t i;
 	int err;
 
@@ -310,8 +307,10 @@ static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32
 	fmt_id(tbuf, sizeof(tbuf), th->tid);
 	snprintf(buf, sizeof(buf), "%.300s (tid %s)",
 		 event ? snap_strtab_get(dec->st, event) : "event", tbuf);
+	if ((err = intern(dec->st, buf, &name)) < 0)
+		return err;
 	th->extra[th->nextra].event = event;
-	err = synth_track(dec, th->pid, th->proc_name, buf, &th->extra[th->nextra].tid);
+	err = synth_track(dec, th->pid, th->proc_name, name, &th->extra[th->nextra].tid);
 	*tid = th->extra[th->nextra++].tid;
 	return err;
 }
@@ -673,7 +672,7 @@ static int write_hits(struct snap_decoder *dec)
 					proc = dec->th[j]->proc_name;
 			if (!proc && (e = proc_name(dec, h->pid, 0, &proc)) < 0)
 				return e;
-			e = synth_track(dec, h->pid, proc, "Snapshot symbol hits", &tid);
+			e = synth_track(dec, h->pid, proc, dec->n_hits, &tid);
 			if (e < 0 && !err)
 				err = e;
 			if (ntracks < sizeof(tracks) / sizeof(tracks[0])) {
