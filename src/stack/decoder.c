@@ -265,16 +265,10 @@ static int thread_get(struct snap_decoder *dec, const struct snap_event *ev,
 		*out = dec->last;
 		return 0;
 	}
-	if (snap_u64map_get(&dec->tmap, key, &idx)) {
+	if (snap_u64map_get(&dec->tmap, key, &idx))
 		*out = dec->th[idx];
-	} else {
-		*out = NULL;
-		err = thread_new(dec, ev, key, out);
-		if (!*out)
-			return err;
-		if (err < 0)
-			return err;
-	}
+	else if ((err = thread_new(dec, ev, key, out)) < 0)
+		return err;
 	dec->last = *out;
 	dec->last_key = key;
 	return 0;
