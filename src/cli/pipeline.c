@@ -234,11 +234,9 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 	if (s->violations)
 		snap_warn(
 			"dropped %llu event%s outside the trace scope (%s), first: %s; decode with "
-			"%s to keep them, or -strict-scope to refuse such input",
+			"-trace-include-kernel to keep them, or -strict-scope to refuse such input",
 			(unsigned long long)s->violations, s->violations == 1 ? "" : "s",
-			snap_scope_name(scope), s->first_violation,
-			scope == SNAP_SCOPE_KERNEL ? "-trace-include-kernel"
-						   : "-trace-include-kernel");
+			snap_scope_name(scope), s->first_violation);
 	if (s->depth_capped)
 		snap_warn("dropped %llu call%s nested deeper than %d frames (the most Perfetto "
 			  "shows)",
