@@ -62,7 +62,8 @@ static int name_cmp(const void *a, const void *b)
 
 /* The perf.data* files of dir (several after -multi-snapshot), sorted by name, which is
  * time order (perf names them perf.data.<timestamp>). Returns how many (owned: release
- * each and the array with snap_free), or -1 if dir cannot be read. */
+ * each with free, they come from asprintf, and the array with snap_free), or -1 if dir
+ * cannot be read. */
 static int list_perf_data(const char *dir, char ***out)
 {
 	DIR *d = opendir(dir);
