@@ -98,7 +98,6 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	memset(dec, 0, sizeof(*dec));
 	dec->tl = tl;
 	dec->st = st;
-	dec->scope = o->scope;
 	dec->strict = o->strict_scope;
 	dec->no_tx = o->no_tx;
 	snap_u64map_init(&dec->tmap);
@@ -401,7 +400,7 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 			 snap_strtab_get(st, ev->dst.sym), when, ev->tid);
 		return buf;
 	case SNAP_EV_SAMPLE:
-		l = sample_violation(dec->scope, ev);
+		l = sample_violation(dec->ctx.scope, ev);
 		if (!l && ev->nframes && ev->frames)
 			l = &ev->frames[ev->nframes - 1];
 		if (l)
@@ -435,7 +434,7 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 /* Returns 1 if ev violates the scope (see decoder.h). */
 static int violates(const struct snap_decoder *dec, const struct snap_event *ev)
 {
-	enum snap_scope s = dec->scope;
+	enum snap_scope s = dec->ctx.scope;
 
 	if (s == SNAP_SCOPE_BOTH)
 		return 0;
@@ -538,9 +537,9 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		return snap_sampdiff_apply(&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
-					   keep[dec->scope <= SNAP_SCOPE_BOTH ? dec->scope : 0], t,
-					   &dec->sd);
+		return snap_sampdiff_apply(
+			&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
+			keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0], t, &dec->sd);
 	case SNAP_EV_POWER:
 		a.name = dec->n_freq;
 		a.type = SNAP_ARG_INT;
