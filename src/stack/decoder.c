@@ -186,19 +186,20 @@ static int pid_cmd(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint64_
 	return snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm);
 }
 
-/* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0). */
-static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id)
+/* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0); *cmd
+ * receives CMD (0 if none). */
+static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id,
+		     uint64_t *cmd)
 {
 	char buf[384], p[16];
-	uint64_t cmd;
-	int err = pid_cmd(dec, pid, comm, &cmd);
+	int err = pid_cmd(dec, pid, comm, cmd);
 
 	if (err < 0)
 		return err;
 	fmt_id(p, sizeof(p), pid);
-	if (cmd)
+	if (*cmd)
 		snprintf(buf, sizeof(buf), "%.300s [pid=%s]",
-			 snap_strtab_get(dec->st, (uint32_t)cmd), p);
+			 snap_strtab_get(dec->st, (uint32_t)*cmd), p);
 	else
 		snprintf(buf, sizeof(buf), "[pid=%s]", p);
 	return intern(dec->st, buf, id);
@@ -209,7 +210,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 {
 	struct snap_dthread *th;
 	char buf[512], pbuf[16], tbuf[16];
-	uint64_t cmd = 0;
+	uint64_t cmd, named;
 	uint32_t tname;
 	int err;
 
@@ -224,13 +225,11 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 			       ev->has_time ? mapped(dec, ev->time) : 0);
 	if (err < 0)
 		goto fail;
-	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name)) < 0)
+	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name, &cmd)) < 0)
 		goto fail;
 	/* The thread keeps its own comm (worker names) unless opts name the pid. */
-	if (!snap_u64map_get(&dec->pidnames, (uint32_t)ev->pid, &cmd) && ev->comm)
+	if (ev->comm && !snap_u64map_get(&dec->pidnames, (uint32_t)ev->pid, &named))
 		cmd = ev->comm;
-	if (!cmd)
-		pid_cmd(dec, ev->pid, 0, &cmd);
 	fmt_id(pbuf, sizeof(pbuf), ev->pid);
 	fmt_id(tbuf, sizeof(tbuf), ev->tid);
 	if (cmd)
@@ -659,11 +658,12 @@ static int write_hits(struct snap_decoder *dec)
 				tid = tracks[j].tid;
 		if (tid == -1) {
 			uint32_t proc = 0;
+			uint64_t cmd;
 
 			for (j = 0; j < dec->nth && !proc; j++)
 				if (dec->th[j]->pid == h->pid)
 					proc = dec->th[j]->proc_name;
-			if (!proc && (e = proc_name(dec, h->pid, 0, &proc)) < 0)
+			if (!proc && (e = proc_name(dec, h->pid, 0, &proc, &cmd)) < 0)
 				return e;
 			e = synth_track(dec, h->pid, proc, dec->n_hits, &tid);
 			if (e < 0 && !err)
