@@ -18,6 +18,7 @@
 
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
+#include "record/caps.h"
 #include "record/perfsrc.h"
 #include "stack/decoder.h"
 #include "util/alloc.h"
@@ -61,13 +62,10 @@ static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
 	return n < 0 ? -errno : (long)n;
 }
 
+/* The same perf as run/attach use: -perf, else $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH. */
 static const char *perf_binary(const struct snap_decode_opts *o)
 {
-	const char *env = getenv("SNAPTRACE_PERF");
-
-	if (o->perf)
-		return o->perf;
-	return env && *env ? env : "perf";
+	return o->perf ? o->perf : snap_caps_perf_path();
 }
 
 /* The dlfilter plugin to decode with, or NULL for the text path; says which
