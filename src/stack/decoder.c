@@ -244,7 +244,6 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		goto fail;
 	}
 	dec->th[dec->nth++] = th;
-	dec->stats.threads++;
 	*out = th;
 	return dec->tl->ops->thread(dec->tl, ev->pid, ev->tid, th->proc_name, tname);
 fail:
@@ -713,6 +712,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	const struct snap_cstack_stats *c = &dec->ctx.stats;
 
 	*out = dec->stats;
+	out->threads = dec->nth;
 	out->decode_errors = c->decode_errors;
 	out->unmatched_returns = c->unmatched_returns;
 	out->depth_capped = c->depth_capped;
