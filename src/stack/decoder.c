@@ -636,40 +636,40 @@ void snap_decoder_new_snapshot(struct snap_decoder *dec)
 
 static int write_hits(struct snap_decoder *dec)
 {
-	struct {
-		int32_t pid, tid;
-	} tracks[64];
-	size_t ntracks = 0, i, j;
+	struct snap_u64map tracks; /* pid -> tid of its hit track */
+	size_t i, j;
 	int err = 0, e;
 
 	if (!dec->have_base) {
 		dec->base = dec->hit_min;
 		dec->have_base = 1;
 	}
+	snap_u64map_init(&tracks);
 	for (i = 0; i < dec->nhits; i++) {
 		const struct snap_decoder_hit *h = &dec->hits[i];
 		struct snap_arg a[2];
-		int32_t tid = -1;
-		uint64_t t;
+		uint64_t t, v;
+		int32_t tid;
 
-		for (j = 0; j < ntracks; j++)
-			if (tracks[j].pid == h->pid)
-				tid = tracks[j].tid;
-		if (tid == -1) {
+		if (snap_u64map_get(&tracks, (uint32_t)h->pid, &v)) {
+			tid = (int32_t)v;
+		} else {
 			uint32_t proc = 0;
 			uint64_t cmd;
 
 			for (j = 0; j < dec->nth && !proc; j++)
 				if (dec->th[j]->pid == h->pid)
 					proc = dec->th[j]->proc_name;
-			if (!proc && (e = proc_name(dec, h->pid, 0, &proc, &cmd)) < 0)
-				return e;
+			if (!proc && (e = proc_name(dec, h->pid, 0, &proc, &cmd)) < 0) {
+				err = e;
+				break;
+			}
 			e = synth_track(dec, h->pid, proc, dec->n_hits, &tid);
 			if (e < 0 && !err)
 				err = e;
-			if (ntracks < sizeof(tracks) / sizeof(tracks[0])) {
-				tracks[ntracks].pid = h->pid;
-				tracks[ntracks++].tid = tid;
+			if (snap_u64map_put(&tracks, (uint32_t)h->pid, (uint32_t)tid) < 0) {
+				err = -ENOMEM;
+				break;
 			}
 		}
 		t = mapped(dec, h->time);
@@ -683,6 +683,7 @@ static int write_hits(struct snap_decoder *dec)
 		if (e < 0 && !err)
 			err = e;
 	}
+	snap_u64map_fini(&tracks);
 	return err;
 }
 
