@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +63,16 @@ static int name_cmp(const void *a, const void *b)
 
 /* The perf.data* files of dir (several after -multi-snapshot), sorted by name, which is
  * time order (perf names them perf.data.<timestamp>). Returns how many (owned: release
- * each and the array with snap_free), or -1 if dir cannot be read. */
+ * each with free, they come from asprintf, and the array with snap_free), or -1 with
+ * errno set if dir cannot be read or memory runs out (never a partial list: a missing
+ * snapshot would go unnoticed). */
 static int list_perf_data(const char *dir, char ***out)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
+	int nomem = 0;
 
 	*out = NULL;
 	if (!d)
@@ -79,11 +83,20 @@ static int list_perf_data(const char *dir, char ***out)
 		if (strncmp(e->d_name, "perf.data", 9))
 			continue;
 		if (snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
-		    asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+		    asprintf(&p, "%s/%s", dir, e->d_name) < 0) {
+			nomem = 1;
 			break;
+		}
 		v[n++] = p;
 	}
 	closedir(d);
+	if (nomem) {
+		while (n)
+			free(v[--n]);
+		snap_free(v);
+		errno = ENOMEM;
+		return -1;
+	}
 	if (n)
 		qsort(v, n, sizeof(*v), name_cmp);
 	*out = v;
@@ -180,8 +193,13 @@ int snap_cmd_decode(int argc, char **argv)
 		goto out;
 	if (!ninputs && workdir) {
 		nfound = list_perf_data(workdir, &found);
-		if (nfound <= 0) {
+		if (nfound < 0)
+			fprintf(stderr, "snaptrace decode: cannot read %s: %s\n", workdir,
+				strerror(errno));
+		else if (!nfound)
 			fprintf(stderr, "snaptrace decode: no perf.data file in %s\n", workdir);
+		if (nfound <= 0) {
+			nfound = 0;
 			rc = 1;
 			goto out;
 		}

@@ -18,6 +18,7 @@
 
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
+#include "record/caps.h"
 #include "record/perfsrc.h"
 #include "stack/decoder.h"
 #include "util/alloc.h"
@@ -61,13 +62,10 @@ static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
 	return n < 0 ? -errno : (long)n;
 }
 
+/* The same perf as run/attach use: -perf, else $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH. */
 static const char *perf_binary(const struct snap_decode_opts *o)
 {
-	const char *env = getenv("SNAPTRACE_PERF");
-
-	if (o->perf)
-		return o->perf;
-	return env && *env ? env : "perf";
+	return o->perf ? o->perf : snap_caps_perf_path();
 }
 
 /* The dlfilter plugin to decode with, or NULL for the text path; says which
@@ -234,11 +232,9 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 	if (s->violations)
 		snap_warn(
 			"dropped %llu event%s outside the trace scope (%s), first: %s; decode with "
-			"%s to keep them, or -strict-scope to refuse such input",
+			"-trace-include-kernel to keep them, or -strict-scope to refuse such input",
 			(unsigned long long)s->violations, s->violations == 1 ? "" : "s",
-			snap_scope_name(scope), s->first_violation,
-			scope == SNAP_SCOPE_KERNEL ? "-trace-include-kernel"
-						   : "-trace-include-kernel");
+			snap_scope_name(scope), s->first_violation);
 	if (s->depth_capped)
 		snap_warn("dropped %llu call%s nested deeper than %d frames (the most Perfetto "
 			  "shows)",

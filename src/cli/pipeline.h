@@ -34,7 +34,7 @@ struct snap_decode_opts {
 	enum snap_scope scope;
 	int strict_scope;     /* scope violation = error, nothing written */
 	int no_dlfilter;      /* force the text path */
-	const char *perf;     /* perf binary; NULL = $SNAPTRACE_PERF or "perf" */
+	const char *perf;     /* perf binary; NULL = snap_caps_perf_path() */
 	const char *vmlinux;  /* kernel image for kernel symbols (perf --vmlinux), or NULL */
 	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
 	const struct snap_hit *hits;

@@ -3,7 +3,7 @@
 
 void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags)
 {
-	uint32_t f = flags & ~(SNAP_PF_IN_TX | 0x2000u | 0x4000u);
+	uint32_t f = flags & ~(SNAP_PF_IN_TX | SNAP_PF_INTR_DISABLE | SNAP_PF_INTR_TOGGLE);
 	uint32_t base = f & ~(SNAP_PF_TRACE_BEGIN | SNAP_PF_TRACE_END);
 	uint8_t kind = SNAP_BR_NONE;
 

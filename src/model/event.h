@@ -56,6 +56,10 @@ enum snap_br_state {
 #define SNAP_PF_VMENTRY	    0x0800u
 #define SNAP_PF_VMEXIT	    0x1000u
 
+/* Interrupt-state bits (PERF_IP_FLAG_INTR_*) of newer perf: no effect on the kind. */
+#define SNAP_PF_INTR_DISABLE 0x2000u
+#define SNAP_PF_INTR_TOGGLE  0x4000u
+
 /* An address with its symbol. */
 struct snap_loc {
 	uint64_t ip;  /* absolute address; 0 = none. Top bit set = kernel address. */

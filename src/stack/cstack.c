@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "util/log.h"
 #include "util/vec.h"
 
 enum {
@@ -252,8 +251,6 @@ static int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t
 
 	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
 		err = flush(cs, t);
-	if (cs->npend >= cs->cappend && pend_reserve(cs) < 0)
-		return -ENOMEM;
 	cs->pend[cs->npend] = *op;
 	if (!op->k1)
 		cs->pend[cs->npend].k1 = ++cs->seq;

@@ -98,7 +98,6 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	memset(dec, 0, sizeof(*dec));
 	dec->tl = tl;
 	dec->st = st;
-	dec->scope = o->scope;
 	dec->strict = o->strict_scope;
 	dec->no_tx = o->no_tx;
 	snap_u64map_init(&dec->tmap);
@@ -187,19 +186,20 @@ static int pid_cmd(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint64_
 	return snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm);
 }
 
-/* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0). */
-static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id)
+/* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0); *cmd
+ * receives CMD (0 if none). */
+static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id,
+		     uint64_t *cmd)
 {
 	char buf[384], p[16];
-	uint64_t cmd;
-	int err = pid_cmd(dec, pid, comm, &cmd);
+	int err = pid_cmd(dec, pid, comm, cmd);
 
 	if (err < 0)
 		return err;
 	fmt_id(p, sizeof(p), pid);
-	if (cmd)
+	if (*cmd)
 		snprintf(buf, sizeof(buf), "%.300s [pid=%s]",
-			 snap_strtab_get(dec->st, (uint32_t)cmd), p);
+			 snap_strtab_get(dec->st, (uint32_t)*cmd), p);
 	else
 		snprintf(buf, sizeof(buf), "[pid=%s]", p);
 	return intern(dec->st, buf, id);
@@ -210,7 +210,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 {
 	struct snap_dthread *th;
 	char buf[512], pbuf[16], tbuf[16];
-	uint64_t cmd = 0;
+	uint64_t cmd, named;
 	uint32_t tname;
 	int err;
 
@@ -225,13 +225,11 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 			       ev->has_time ? mapped(dec, ev->time) : 0);
 	if (err < 0)
 		goto fail;
-	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name)) < 0)
+	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name, &cmd)) < 0)
 		goto fail;
 	/* The thread keeps its own comm (worker names) unless opts name the pid. */
-	if (!snap_u64map_get(&dec->pidnames, (uint32_t)ev->pid, &cmd) && ev->comm)
+	if (ev->comm && !snap_u64map_get(&dec->pidnames, (uint32_t)ev->pid, &named))
 		cmd = ev->comm;
-	if (!cmd)
-		pid_cmd(dec, ev->pid, 0, &cmd);
 	fmt_id(pbuf, sizeof(pbuf), ev->pid);
 	fmt_id(tbuf, sizeof(tbuf), ev->tid);
 	if (cmd)
@@ -246,7 +244,6 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		goto fail;
 	}
 	dec->th[dec->nth++] = th;
-	dec->stats.threads++;
 	*out = th;
 	return dec->tl->ops->thread(dec->tl, ev->pid, ev->tid, th->proc_name, tname);
 fail:
@@ -265,37 +262,28 @@ static int thread_get(struct snap_decoder *dec, const struct snap_event *ev,
 		*out = dec->last;
 		return 0;
 	}
-	if (snap_u64map_get(&dec->tmap, key, &idx)) {
+	if (snap_u64map_get(&dec->tmap, key, &idx))
 		*out = dec->th[idx];
-	} else {
-		*out = NULL;
-		err = thread_new(dec, ev, key, out);
-		if (!*out)
-			return err;
-		if (err < 0)
-			return err;
-	}
+	else if ((err = thread_new(dec, ev, key, out)) < 0)
+		return err;
 	dec->last = *out;
 	dec->last_key = key;
 	return 0;
 }
 
-static int synth_track(struct snap_decoder *dec, int32_t pid, uint32_t proc, const char *name,
+/* A new synthetic track of pid named name (strtab id); *tid receives its tid. */
+static int synth_track(struct snap_decoder *dec, int32_t pid, uint32_t proc, uint32_t name,
 		       int32_t *tid)
 {
-	uint32_t id;
-	int err;
-
-	if ((err = intern(dec->st, name, &id)) < 0)
-		return err;
 	*tid = (int32_t)(SNAP_DECODER_SYNTH_TID | dec->next_synth++);
-	return dec->tl->ops->thread(dec->tl, pid, *tid, proc, id);
+	return dec->tl->ops->thread(dec->tl, pid, *tid, proc, name);
 }
 
 static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32_t event,
 		       int32_t *tid)
 {
 	char buf[384], tbuf[16];
+	uint32_t name;
 	size_t i;
 	int err;
 
@@ -310,8 +298,10 @@ static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32
 	fmt_id(tbuf, sizeof(tbuf), th->tid);
 	snprintf(buf, sizeof(buf), "%.300s (tid %s)",
 		 event ? snap_strtab_get(dec->st, event) : "event", tbuf);
+	if ((err = intern(dec->st, buf, &name)) < 0)
+		return err;
 	th->extra[th->nextra].event = event;
-	err = synth_track(dec, th->pid, th->proc_name, buf, &th->extra[th->nextra].tid);
+	err = synth_track(dec, th->pid, th->proc_name, name, &th->extra[th->nextra].tid);
 	*tid = th->extra[th->nextra++].tid;
 	return err;
 }
@@ -408,7 +398,7 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 			 snap_strtab_get(st, ev->dst.sym), when, ev->tid);
 		return buf;
 	case SNAP_EV_SAMPLE:
-		l = sample_violation(dec->scope, ev);
+		l = sample_violation(dec->ctx.scope, ev);
 		if (!l && ev->nframes && ev->frames)
 			l = &ev->frames[ev->nframes - 1];
 		if (l)
@@ -442,7 +432,7 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 /* Returns 1 if ev violates the scope (see decoder.h). */
 static int violates(const struct snap_decoder *dec, const struct snap_event *ev)
 {
-	enum snap_scope s = dec->scope;
+	enum snap_scope s = dec->ctx.scope;
 
 	if (s == SNAP_SCOPE_BOTH)
 		return 0;
@@ -545,9 +535,9 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		return snap_sampdiff_apply(&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
-					   keep[dec->scope <= SNAP_SCOPE_BOTH ? dec->scope : 0], t,
-					   &dec->sd);
+		return snap_sampdiff_apply(
+			&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
+			keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0], t, &dec->sd);
 	case SNAP_EV_POWER:
 		a.name = dec->n_freq;
 		a.type = SNAP_ARG_INT;
@@ -646,39 +636,40 @@ void snap_decoder_new_snapshot(struct snap_decoder *dec)
 
 static int write_hits(struct snap_decoder *dec)
 {
-	struct {
-		int32_t pid, tid;
-	} tracks[64];
-	size_t ntracks = 0, i, j;
+	struct snap_u64map tracks; /* pid -> tid of its hit track */
+	size_t i, j;
 	int err = 0, e;
 
 	if (!dec->have_base) {
 		dec->base = dec->hit_min;
 		dec->have_base = 1;
 	}
+	snap_u64map_init(&tracks);
 	for (i = 0; i < dec->nhits; i++) {
 		const struct snap_decoder_hit *h = &dec->hits[i];
 		struct snap_arg a[2];
-		int32_t tid = -1;
-		uint64_t t;
+		uint64_t t, v;
+		int32_t tid;
 
-		for (j = 0; j < ntracks; j++)
-			if (tracks[j].pid == h->pid)
-				tid = tracks[j].tid;
-		if (tid == -1) {
+		if (snap_u64map_get(&tracks, (uint32_t)h->pid, &v)) {
+			tid = (int32_t)v;
+		} else {
 			uint32_t proc = 0;
+			uint64_t cmd;
 
 			for (j = 0; j < dec->nth && !proc; j++)
 				if (dec->th[j]->pid == h->pid)
 					proc = dec->th[j]->proc_name;
-			if (!proc && (e = proc_name(dec, h->pid, 0, &proc)) < 0)
-				return e;
-			e = synth_track(dec, h->pid, proc, "Snapshot symbol hits", &tid);
+			if (!proc && (e = proc_name(dec, h->pid, 0, &proc, &cmd)) < 0) {
+				err = e;
+				break;
+			}
+			e = synth_track(dec, h->pid, proc, dec->n_hits, &tid);
 			if (e < 0 && !err)
 				err = e;
-			if (ntracks < sizeof(tracks) / sizeof(tracks[0])) {
-				tracks[ntracks].pid = h->pid;
-				tracks[ntracks++].tid = tid;
+			if (snap_u64map_put(&tracks, (uint32_t)h->pid, (uint32_t)tid) < 0) {
+				err = -ENOMEM;
+				break;
 			}
 		}
 		t = mapped(dec, h->time);
@@ -692,6 +683,7 @@ static int write_hits(struct snap_decoder *dec)
 		if (e < 0 && !err)
 			err = e;
 	}
+	snap_u64map_fini(&tracks);
 	return err;
 }
 
@@ -721,6 +713,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	const struct snap_cstack_stats *c = &dec->ctx.stats;
 
 	*out = dec->stats;
+	out->threads = dec->nth;
 	out->decode_errors = c->decode_errors;
 	out->unmatched_returns = c->unmatched_returns;
 	out->depth_capped = c->depth_capped;

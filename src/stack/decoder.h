@@ -102,8 +102,7 @@ struct snap_dthread;
 struct snap_decoder {
 	struct snap_timeline *tl;
 	struct snap_strtab *st;
-	struct snap_cstack_ctx ctx;
-	enum snap_scope scope;
+	struct snap_cstack_ctx ctx; /* also holds the scope */
 	int strict, no_tx;
 	struct snap_u64map tmap; /* (pid, tid) -> index in th */
 	struct snap_dthread **th;

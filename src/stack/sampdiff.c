@@ -1,6 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "stack/sampdiff.h"
 
+/* snap_sampdiff_keeps, counting a frame it skips in st (if any). */
+static int kept(enum snap_sampdiff_keep keep, const struct snap_loc *f,
+		struct snap_sampdiff_stats *st)
+{
+	if (snap_sampdiff_keeps(keep, f))
+		return 1;
+	if (st && f->ip)
+		st->dropped_frames++;
+	else if (st)
+		st->zero_frames++;
+	return 0;
+}
+
 int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, uint32_t n,
 			enum snap_sampdiff_keep keep, uint64_t t, struct snap_sampdiff_stats *st)
 {
@@ -21,13 +34,8 @@ int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, u
 		const struct snap_loc *f = &frames[i];
 		uint32_t sym = f->sym ? f->sym : cs->ctx->n.unknown;
 
-		if (!snap_sampdiff_keeps(keep, f)) {
-			if (st && f->ip)
-				st->dropped_frames++;
-			else if (st)
-				st->zero_frames++;
+		if (!kept(keep, f, st))
 			continue;
-		}
 		any = 1;
 		if (m == depth || cur[m].ip != f->ip || cur[m].sym != sym)
 			break;
@@ -41,13 +49,8 @@ int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, u
 	for (; i < n; i++) {
 		const struct snap_loc *f = &frames[i];
 
-		if (!snap_sampdiff_keeps(keep, f)) {
-			if (st && f->ip)
-				st->dropped_frames++;
-			else if (st)
-				st->zero_frames++;
+		if (!kept(keep, f, st))
 			continue;
-		}
 		any = 1;
 		/* > 0: dropped by the depth cap (counted in the ctx stats) */
 		if ((err = snap_cstack_push_now(cs, f->ip, f->sym, t)) < 0)

@@ -312,6 +312,39 @@ static void hits_only(void)
 	drv_fini(&d);
 }
 
+/* Every pid with hits gets one hit track, however many pids there are (there
+ * was a fixed table of 64 beyond which each hit made a track of its own). */
+static void hits_many_pids(void)
+{
+	enum { NPID = 70 };
+	struct snap_decoder_hit hits[2 * NPID];
+	struct snap_decoder_opts o = {.hits = hits, .nhits = 2 * NPID};
+	static const char *const in[] = {NULL};
+	static char out[65536];
+	size_t ntracks = 0, nhits = 0;
+	struct drv d;
+
+	memset(&d, 0, sizeof(d));
+	snap_strtab_init(&d.st);
+	for (int i = 0; i < 2 * NPID; i++) {
+		hits[i] = (struct snap_decoder_hit){
+			.time = 1000 + (uint64_t)i, .pid = 1 + i % NPID, .tid = 1, .ip = 0x10};
+		hits[i].sym = (uint32_t)snap_strtab_intern_cstr(&d.st, "f");
+	}
+	mock_init(&d.m, &d.st);
+	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, NULL, out, sizeof(out));
+	for (const char *l = out; *l; l = strchr(l, '\n') + 1) {
+		ntracks += !strncmp(l, "T ", 2);
+		nhits += !strncmp(l, "X ", 2);
+	}
+	CHECK_U64_EQ(NPID, ntracks);
+	CHECK_U64_EQ(2 * NPID, nhits);
+	CHECK_INT_EQ(0, d.m.unannounced);
+	drv_fini(&d);
+}
+
 /* ---- scope ----------------------------------------------------------------- */
 
 static const char *const user_scope_in[] = {
@@ -619,7 +652,9 @@ static void throughput(void)
 	struct snap_event ev[4];
 	struct timespec a, b;
 	const long n = 2000000;
+	struct snap_decoder_stats s;
 	double secs;
+	int err = 0;
 
 	snap_strtab_init(&st);
 	CHECK_INT_EQ(0, snap_decoder_init(&dec, &tl, &st, NULL));
@@ -635,14 +670,18 @@ static void throughput(void)
 	ev[2].br_kind = ev[3].br_kind = SNAP_BR_RETURN;
 	ev[2].dst.sym = ev[3].dst.sym = 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (long i = 0; i < n; i++) {
+	for (long i = 0; i < n && err >= 0; i++) {
 		struct snap_event *e = &ev[i & 3];
 
 		e->time = 1000 + (uint64_t)i / 3;
-		if (snap_decoder_feed(&dec, e) < 0)
-			break;
+		err = snap_decoder_feed(&dec, e);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	/* Timing never fails the test, but every event must have been taken. */
+	CHECK_INT_EQ(0, err);
+	snap_decoder_stats(&dec, &s);
+	CHECK_U64_EQ((uint64_t)n, s.events);
+	CHECK_U64_EQ(2, s.threads);
 	CHECK_INT_EQ(0, snap_decoder_finish(&dec));
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	fprintf(stderr, "decoder: %.1f M branch events/s\n", (double)n / secs / 1e6);
@@ -663,6 +702,7 @@ int main(void)
 	RUN(hits_and_base_time);
 	RUN(base_time_override);
 	RUN(hits_only);
+	RUN(hits_many_pids);
 	RUN(scope_user);
 	RUN(scope_user_strict);
 	RUN(scope_kernel);
