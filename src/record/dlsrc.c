@@ -139,6 +139,38 @@ static void dlsrc_reset(struct snap_dlsrc *src)
 	src->out_fd = -1;
 }
 
+int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
+{
+	int n = 0;
+
+	argv[n++] = o->perf;
+	argv[n++] = "script";
+	argv[n++] = "-i";
+	argv[n++] = o->data;
+	if (o->itrace)
+		argv[n++] = o->itrace;
+	if (o->vmlinux) {
+		argv[n++] = "--vmlinux";
+		argv[n++] = o->vmlinux;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
+	if (o->plugin) {
+		argv[n++] = "--dlfilter";
+		argv[n++] = o->plugin;
+		argv[n++] = "--dlarg";
+		argv[n++] = "fd=3";
+		if (o->keepjumps) {
+			argv[n++] = "--dlarg";
+			argv[n++] = "keepjumps";
+		}
+	}
+	argv[n] = NULL;
+	return n;
+}
+
 /* In the child: records to fd 3, stdout to the error pipe, then exec perf. */
 static void dlsrc_child(const char **argv, int recw, int outw)
 {
@@ -157,8 +189,8 @@ static void dlsrc_child(const char **argv, int recw, int outw)
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
-	const char *argv[24];
-	int rec[2] = {-1, -1}, out[2] = {-1, -1}, n = 0, err;
+	const char *argv[SNAP_DLSRC_MAX_ARGS];
+	int rec[2] = {-1, -1}, out[2] = {-1, -1}, err;
 
 	dlsrc_reset(src);
 	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
@@ -171,29 +203,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		err = -ENOMEM;
 		goto err_fini;
 	}
-	argv[n++] = o->perf;
-	argv[n++] = "script";
-	argv[n++] = "-i";
-	argv[n++] = o->data;
-	if (o->itrace)
-		argv[n++] = o->itrace;
-	if (o->vmlinux) {
-		argv[n++] = "--vmlinux";
-		argv[n++] = o->vmlinux;
-	}
-	if (o->kallsyms) {
-		argv[n++] = "--kallsyms";
-		argv[n++] = o->kallsyms;
-	}
-	argv[n++] = "--dlfilter";
-	argv[n++] = o->plugin;
-	argv[n++] = "--dlarg";
-	argv[n++] = "fd=3";
-	if (o->keepjumps) {
-		argv[n++] = "--dlarg";
-		argv[n++] = "keepjumps";
-	}
-	argv[n] = NULL;
+	snap_dlsrc_argv(o, argv);
 	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto err_close;

@@ -56,7 +56,7 @@ int snap_dlsrc_perf_ok(int major, int minor);
 struct snap_dlsrc_opts {
 	const char *perf;     /* perf binary (borrowed) */
 	const char *data;     /* perf.data path (borrowed) */
-	const char *plugin;   /* plugin path (borrowed) */
+	const char *plugin;   /* plugin path (borrowed); NULL only for snap_dlsrc_argv */
 	const char *itrace;   /* e.g. "--itrace=bep" for PT data, NULL for samples */
 	int keepjumps;	      /* --dlarg keepjumps: send intra-symbol jumps too */
 	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
@@ -80,6 +80,18 @@ struct snap_dlsrc {
 	uint64_t events;      /* events returned so far */
 	char plugin[256];     /* for messages */
 };
+
+#define SNAP_DLSRC_MAX_ARGS 24
+
+/*
+ * Fills argv (at least SNAP_DLSRC_MAX_ARGS entries, NULL-terminated) with
+ * "PERF script -i DATA [ITRACE] [--vmlinux V] [--kallsyms K]" and, when
+ * o->plugin is set, "--dlfilter PLUGIN --dlarg fd=3 [--dlarg keepjumps]". The
+ * one perf script command builder: record/perfsrc adds its text path's
+ * arguments to it when there is no plugin (at most 3 more). Pointers borrow
+ * from o and static strings. Returns argc.
+ */
+int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
 
 /* Starts perf script with the plugin. names is borrowed (interned symbols).
  * Returns 0, or -errno if perf could not be started. */

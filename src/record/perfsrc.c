@@ -22,31 +22,34 @@ static const char pt_fields_timeless[] =
 	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";
 static const char sample_fields[] = "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 
+/* The plugin path's options for o. */
+static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_opts *dl)
+{
+	memset(dl, 0, sizeof(*dl));
+	dl->perf = o->perf;
+	dl->data = o->data;
+	dl->plugin = o->plugin;
+	dl->itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL;
+	dl->keepjumps = o->keepjumps;
+	dl->vmlinux = o->vmlinux;
+	dl->kallsyms = o->kallsyms;
+}
+
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 {
-	int n = 0;
+	struct snap_dlsrc_opts dl;
+	int n;
 
-	argv[n++] = o->perf;
-	argv[n++] = "script";
-	argv[n++] = "-i";
-	argv[n++] = o->data;
+	perfsrc_dlopts(o, &dl);
+	n = snap_dlsrc_argv(&dl, argv);
+	if (o->plugin)
+		return n;
 	argv[n++] = "--ns";
-	if (o->vmlinux) {
-		argv[n++] = "--vmlinux";
-		argv[n++] = o->vmlinux;
-	}
-	if (o->kallsyms) {
-		argv[n++] = "--kallsyms";
-		argv[n++] = o->kallsyms;
-	}
-	if (o->kind == SNAP_PERFDATA_AUX) {
-		argv[n++] = "--itrace=bep";
-		argv[n++] = "-F";
-		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
-	} else {
-		argv[n++] = "-F";
+	argv[n++] = "-F";
+	if (o->kind != SNAP_PERFDATA_AUX)
 		argv[n++] = sample_fields;
-	}
+	else
+		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
 	argv[n] = NULL;
 	return n;
 }
@@ -61,16 +64,9 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	src->pid = -1;
 	src->fd = -1;
 	if (o->plugin) {
-		struct snap_dlsrc_opts dl = {
-			.perf = o->perf,
-			.data = o->data,
-			.plugin = o->plugin,
-			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
-			.keepjumps = o->keepjumps,
-			.vmlinux = o->vmlinux,
-			.kallsyms = o->kallsyms,
-		};
+		struct snap_dlsrc_opts dl;
 
+		perfsrc_dlopts(o, &dl);
 		err = snap_dlsrc_open(&src->dl, &dl, names);
 		src->use_plugin = err == 0;
 		src->opts = *o;
