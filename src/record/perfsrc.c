@@ -139,28 +139,23 @@ int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
 	if (src->use_plugin) {
-		struct snap_perfsrc_opts o = src->opts;
+		struct snap_perfsrc_opts o;
 		int r = snap_dlsrc_next(&src->dl, ev);
 
 		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
 			return r;
-		/* Nothing came from the plugin at all: perf could not load it. (o.plugin
-		 * was only borrowed for open: use dlsrc's copy.) */
+		/* Nothing came from the plugin at all: perf could not load it. (The
+		 * plugin path was only borrowed for open: name dlsrc's copy.) */
 		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
 			  "output instead (-v shows why the plugin was chosen)",
 			  src->dl.plugin, snap_strerror(r));
 		snap_dlsrc_close(&src->dl);
-		o.plugin = NULL;
+		o = src->opts; /* plugin NULL: the text path (open resets src) */
 		r = snap_perfsrc_open(src, &o, src->names);
 		if (r < 0)
 			return r;
 	}
 	return snap_perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev);
-}
-
-uint64_t snap_perfsrc_events(const struct snap_perfsrc *src)
-{
-	return src->use_plugin ? src->dl.events : snap_perfscript_stats(&src->ps)->events;
 }
 
 int snap_perfsrc_close(struct snap_perfsrc *src)

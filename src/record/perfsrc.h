@@ -72,7 +72,4 @@ int snap_perfsrc_close(struct snap_perfsrc *src);
  * of perf's error lines. */
 const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src);
 
-/* Events returned so far (for progress). */
-uint64_t snap_perfsrc_events(const struct snap_perfsrc *src);
-
 #endif
