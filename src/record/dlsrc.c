@@ -431,6 +431,17 @@ int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev)
 	}
 }
 
+int snap_dlsrc_perf_exit(int status, int report)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (report && WIFSIGNALED(status))
+		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d", WTERMSIG(status));
+	else if (report)
+		snap_log(SNAP_LOG_QUIET, "perf script exited with status %d", WEXITSTATUS(status));
+	return -SNAP_EPERF;
+}
+
 int snap_dlsrc_close(struct snap_dlsrc *src)
 {
 	int err = src->err;
@@ -443,15 +454,8 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 		if (!src->done)
 			kill(src->pid, SIGKILL);
 		dlsrc_reap(src);
-		if (src->done && (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0)) {
-			if (WIFSIGNALED(src->status))
-				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
-					 WTERMSIG(src->status));
-			else
-				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
-					 WEXITSTATUS(src->status));
+		if (src->done && snap_dlsrc_perf_exit(src->status, 1) < 0)
 			err = -SNAP_EPERF;
-		}
 	}
 	if (!src->done && !err)
 		err = -SNAP_EPERF; /* stopped early */

@@ -108,6 +108,11 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
  */
 int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev);
 
+/* Returns 0 if status (perf script's wait status) is a clean exit, else
+ * -SNAP_EPERF, and with report set logs how perf ended (killed by a signal, or
+ * its exit status). Shared by both paths' close. */
+int snap_dlsrc_perf_exit(int status, int report);
+
 /* Stops perf (killing it if it is still running) and releases everything.
  * Returns 0 if perf ran to a successful end, -SNAP_EPERF if it failed or was
  * killed, or the stream's error. */

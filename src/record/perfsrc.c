@@ -176,18 +176,12 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 			kill(src->pid, SIGKILL);
 		while (waitpid(src->pid, &src->status, 0) < 0 && errno == EINTR)
 			;
-		if (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0) {
-			if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127)
-				snap_log(SNAP_LOG_QUIET,
-					 "could not run perf: install it (apt-get install "
-					 "linux-perf) or set SNAPTRACE_PERF");
-			else if (WIFSIGNALED(src->status) && src->eof)
-				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
-					 WTERMSIG(src->status));
-			else if (src->eof)
-				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
-					 WEXITSTATUS(src->status));
+		if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127) {
+			snap_log(SNAP_LOG_QUIET, "could not run perf: install it (apt-get install "
+						 "linux-perf) or set SNAPTRACE_PERF");
 			err = -SNAP_EPERF;
+		} else {
+			err = snap_dlsrc_perf_exit(src->status, src->eof);
 		}
 	}
 	snap_free(src->buf);

@@ -3,6 +3,7 @@
 #include "record/dlsrc.h"
 #include "record/perfsrc.h"
 #include "snap_test.h"
+#include "util/err.h"
 
 static const char *present[4];
 
@@ -129,8 +130,16 @@ static void script_argv(void)
 		     s);
 }
 
+static void perf_exit_status(void)
+{
+	CHECK_INT_EQ(0, snap_dlsrc_perf_exit(0, 1));		    /* exit 0 */
+	CHECK_INT_EQ(-SNAP_EPERF, snap_dlsrc_perf_exit(1 << 8, 0)); /* exit 1 */
+	CHECK_INT_EQ(-SNAP_EPERF, snap_dlsrc_perf_exit(9, 0));	    /* SIGKILL */
+}
+
 int main(void)
 {
+	RUN(perf_exit_status);
 	RUN(script_argv);
 	RUN(pick_table);
 	RUN(perf_versions);
