@@ -171,15 +171,15 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 	return n;
 }
 
-/* In the child: records to fd 3, stdout to the error pipe, then exec perf. */
-static void dlsrc_child(const char **argv, int recw, int outw)
+void snap_dlsrc_exec(const char **argv, int recw, int outw)
 {
-	int r = fcntl(recw, F_DUPFD, 10), o = fcntl(outw, F_DUPFD, 10);
+	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (r < 0 || o < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(r, DLSRC_FD) < 0)
+	if ((recw >= 0 && (r < 0 || dup2(r, DLSRC_FD) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
 		_exit(127);
-	close(r);
+	if (r >= 0)
+		close(r);
 	close(o);
 	setenv("PAGER", "cat", 1);
 	execvp(argv[0], (char *const *)argv);
@@ -214,7 +214,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		goto err_close;
 	}
 	if (src->pid == 0)
-		dlsrc_child(argv, rec[1], out[1]);
+		snap_dlsrc_exec(argv, rec[1], out[1]);
 	close(rec[1]);
 	close(out[1]);
 	src->rec_fd = rec[0];

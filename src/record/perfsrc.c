@@ -4,9 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,13 +92,8 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		close(pfd[1]);
 		goto err_fini;
 	}
-	if (src->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(pfd[1], STDOUT_FILENO);
-		setenv("PAGER", "cat", 1);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	if (src->pid == 0)
+		snap_dlsrc_exec(argv, -1, pfd[1]);
 	close(pfd[1]);
 	src->fd = pfd[0];
 	return 0;
