@@ -168,8 +168,8 @@ static int dlrec_branch(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 	return err;
 }
 
-static int dlrec_sample(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, uint32_t len,
-			struct snap_event *ev)
+/* SAMPLE or EXTRA (same layout): classified below, like the text parser does. */
+static int dlrec_sample(struct snap_dlrec *r, const uint8_t *p, uint32_t len, struct snap_event *ev)
 {
 	uint32_t n, i;
 	const uint8_t *f;
@@ -180,7 +180,6 @@ static int dlrec_sample(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 	n = get32(p + 12);
 	if (n > SNAP_DLREC_MAX_FRAMES || (len - SNAP_DLREC_SAMPLE_SIZE) / SNAP_DLREC_LOC_SIZE < n)
 		return -SNAP_EPLUGIN;
-	(void)kind; /* SAMPLE or EXTRA: classified below, like the text parser does */
 	if (dlrec_id(r, get32(p), &ev->event) || !ev->event)
 		return -SNAP_EPLUGIN;
 	/* The first sampling event of a trace without branches is the primary one;
@@ -323,7 +322,7 @@ static int dlrec_record(struct snap_dlrec *r, uint32_t kind, const uint8_t *p, u
 	case SNAP_DLREC_SAMPLE:
 	case SNAP_DLREC_EXTRA:
 		r->st.samples++;
-		err = dlrec_sample(r, kind, p, len, ev);
+		err = dlrec_sample(r, p, len, ev);
 		break;
 	case SNAP_DLREC_POWER:
 		r->st.powers++;

@@ -88,25 +88,8 @@ static int starts_with(const char *p, const char *e, const char *word)
 	return (size_t)(e - p) >= n && memcmp(p, word, n) == 0;
 }
 
-/* A lowercase hex token [p, e) of 1..16 digits. Returns 1 and sets *v, else 0. */
-static int parse_hex(const char *p, const char *e, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (p >= e || e - p > 16)
-		return 0;
-	for (; p < e; p++) {
-		int d = hexval(*p);
-
-		if (d < 0)
-			return 0;
-		x = x << 4 | (uint64_t)d;
-	}
-	*v = x;
-	return 1;
-}
-
-/* Like parse_hex but any length; an offset >= 2^64 keeps its low 64 bits. */
+/* A lowercase hex token [p, e) of 1 or more digits. Returns 1 and sets *v, else
+ * 0. A value >= 2^64 (a long symbol offset) keeps its low 64 bits. */
 static int parse_hex_wide(const char *p, const char *e, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -122,6 +105,12 @@ static int parse_hex_wide(const char *p, const char *e, uint64_t *v)
 	}
 	*v = x;
 	return 1;
+}
+
+/* Like parse_hex_wide but 1..16 digits only (an address). */
+static int parse_hex(const char *p, const char *e, uint64_t *v)
+{
+	return e - p <= 16 && parse_hex_wide(p, e, v);
 }
 
 static int is_hex_tok(const char *p, const char *e)

@@ -139,38 +139,10 @@ static void dlsrc_reset(struct snap_dlsrc *src)
 	src->out_fd = -1;
 }
 
-/* In the child: records to fd 3, stdout to the error pipe, then exec perf. */
-static void dlsrc_child(const char **argv, int recw, int outw)
+int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 {
-	int r = fcntl(recw, F_DUPFD, 10), o = fcntl(outw, F_DUPFD, 10);
+	int n = 0;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (r < 0 || o < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(r, DLSRC_FD) < 0)
-		_exit(127);
-	close(r);
-	close(o);
-	setenv("PAGER", "cat", 1);
-	execvp(argv[0], (char *const *)argv);
-	_exit(127);
-}
-
-int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
-		    struct snap_strtab *names)
-{
-	const char *argv[24];
-	int rec[2] = {-1, -1}, out[2] = {-1, -1}, n = 0, err;
-
-	dlsrc_reset(src);
-	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
-	snap_dlrec_init(&src->rd, names);
-	err = snap_perfscript_init(&src->ps, names);
-	if (err < 0)
-		goto err_fini;
-	src->buf = snap_malloc(DLSRC_BUF);
-	if (!src->buf) {
-		err = -ENOMEM;
-		goto err_fini;
-	}
 	argv[n++] = o->perf;
 	argv[n++] = "script";
 	argv[n++] = "-i";
@@ -185,15 +157,53 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		argv[n++] = "--kallsyms";
 		argv[n++] = o->kallsyms;
 	}
-	argv[n++] = "--dlfilter";
-	argv[n++] = o->plugin;
-	argv[n++] = "--dlarg";
-	argv[n++] = "fd=3";
-	if (o->keepjumps) {
+	if (o->plugin) {
+		argv[n++] = "--dlfilter";
+		argv[n++] = o->plugin;
 		argv[n++] = "--dlarg";
-		argv[n++] = "keepjumps";
+		argv[n++] = "fd=3";
+		if (o->keepjumps) {
+			argv[n++] = "--dlarg";
+			argv[n++] = "keepjumps";
+		}
 	}
 	argv[n] = NULL;
+	return n;
+}
+
+void snap_dlsrc_exec(const char **argv, int recw, int outw)
+{
+	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if ((recw >= 0 && (r < 0 || dup2(r, DLSRC_FD) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
+		_exit(127);
+	if (r >= 0)
+		close(r);
+	close(o);
+	setenv("PAGER", "cat", 1);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
+		    struct snap_strtab *names)
+{
+	const char *argv[SNAP_DLSRC_MAX_ARGS];
+	int rec[2] = {-1, -1}, out[2] = {-1, -1}, err;
+
+	dlsrc_reset(src);
+	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
+	snap_dlrec_init(&src->rd, names);
+	err = snap_perfscript_init(&src->ps, names);
+	if (err < 0)
+		goto err_fini;
+	src->buf = snap_malloc(DLSRC_BUF);
+	if (!src->buf) {
+		err = -ENOMEM;
+		goto err_fini;
+	}
+	snap_dlsrc_argv(o, argv);
 	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto err_close;
@@ -204,7 +214,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		goto err_close;
 	}
 	if (src->pid == 0)
-		dlsrc_child(argv, rec[1], out[1]);
+		snap_dlsrc_exec(argv, rec[1], out[1]);
 	close(rec[1]);
 	close(out[1]);
 	src->rec_fd = rec[0];
@@ -421,6 +431,17 @@ int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev)
 	}
 }
 
+int snap_dlsrc_perf_exit(int status, int report)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (report && WIFSIGNALED(status))
+		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d", WTERMSIG(status));
+	else if (report)
+		snap_log(SNAP_LOG_QUIET, "perf script exited with status %d", WEXITSTATUS(status));
+	return -SNAP_EPERF;
+}
+
 int snap_dlsrc_close(struct snap_dlsrc *src)
 {
 	int err = src->err;
@@ -433,15 +454,8 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 		if (!src->done)
 			kill(src->pid, SIGKILL);
 		dlsrc_reap(src);
-		if (src->done && (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0)) {
-			if (WIFSIGNALED(src->status))
-				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
-					 WTERMSIG(src->status));
-			else
-				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
-					 WEXITSTATUS(src->status));
+		if (src->done && snap_dlsrc_perf_exit(src->status, 1) < 0)
 			err = -SNAP_EPERF;
-		}
 	}
 	if (!src->done && !err)
 		err = -SNAP_EPERF; /* stopped early */

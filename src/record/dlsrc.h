@@ -56,7 +56,7 @@ int snap_dlsrc_perf_ok(int major, int minor);
 struct snap_dlsrc_opts {
 	const char *perf;     /* perf binary (borrowed) */
 	const char *data;     /* perf.data path (borrowed) */
-	const char *plugin;   /* plugin path (borrowed) */
+	const char *plugin;   /* plugin path (borrowed); NULL only for snap_dlsrc_argv */
 	const char *itrace;   /* e.g. "--itrace=bep" for PT data, NULL for samples */
 	int keepjumps;	      /* --dlarg keepjumps: send intra-symbol jumps too */
 	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
@@ -81,6 +81,23 @@ struct snap_dlsrc {
 	char plugin[256];     /* for messages */
 };
 
+#define SNAP_DLSRC_MAX_ARGS 24
+
+/*
+ * Fills argv (at least SNAP_DLSRC_MAX_ARGS entries, NULL-terminated) with
+ * "PERF script -i DATA [ITRACE] [--vmlinux V] [--kallsyms K]" and, when
+ * o->plugin is set, "--dlfilter PLUGIN --dlarg fd=3 [--dlarg keepjumps]". The
+ * one perf script command builder: record/perfsrc adds its text path's
+ * arguments to it when there is no plugin (at most 3 more). Pointers borrow
+ * from o and static strings. Returns argc.
+ */
+int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
+
+/* In a forked child: makes recw (unless < 0) perf's fd 3 (--dlarg fd=3) and
+ * outw its stdout, sets PAGER=cat and the parent-death signal, then execs
+ * argv; exits 127 if that fails. Never returns. Shared by both paths. */
+_Noreturn void snap_dlsrc_exec(const char **argv, int recw, int outw);
+
 /* Starts perf script with the plugin. names is borrowed (interned symbols).
  * Returns 0, or -errno if perf could not be started. */
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
@@ -95,6 +112,11 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
  * the caller decides (e.g. falls back to the text path) and reports.
  */
 int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev);
+
+/* Returns 0 if status (perf script's wait status) is a clean exit, else
+ * -SNAP_EPERF, and with report set logs how perf ended (killed by a signal, or
+ * its exit status). Shared by both paths' close. */
+int snap_dlsrc_perf_exit(int status, int report);
 
 /* Stops perf (killing it if it is still running) and releases everything.
  * Returns 0 if perf ran to a successful end, -SNAP_EPERF if it failed or was

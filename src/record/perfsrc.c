@@ -4,9 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,31 +20,34 @@ static const char pt_fields_timeless[] =
 	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";
 static const char sample_fields[] = "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 
+/* The plugin path's options for o. */
+static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_opts *dl)
+{
+	memset(dl, 0, sizeof(*dl));
+	dl->perf = o->perf;
+	dl->data = o->data;
+	dl->plugin = o->plugin;
+	dl->itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL;
+	dl->keepjumps = o->keepjumps;
+	dl->vmlinux = o->vmlinux;
+	dl->kallsyms = o->kallsyms;
+}
+
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 {
-	int n = 0;
+	struct snap_dlsrc_opts dl;
+	int n;
 
-	argv[n++] = o->perf;
-	argv[n++] = "script";
-	argv[n++] = "-i";
-	argv[n++] = o->data;
+	perfsrc_dlopts(o, &dl);
+	n = snap_dlsrc_argv(&dl, argv);
+	if (o->plugin)
+		return n;
 	argv[n++] = "--ns";
-	if (o->vmlinux) {
-		argv[n++] = "--vmlinux";
-		argv[n++] = o->vmlinux;
-	}
-	if (o->kallsyms) {
-		argv[n++] = "--kallsyms";
-		argv[n++] = o->kallsyms;
-	}
-	if (o->kind == SNAP_PERFDATA_AUX) {
-		argv[n++] = "--itrace=bep";
-		argv[n++] = "-F";
-		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
-	} else {
-		argv[n++] = "-F";
+	argv[n++] = "-F";
+	if (o->kind != SNAP_PERFDATA_AUX)
 		argv[n++] = sample_fields;
-	}
+	else
+		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
 	argv[n] = NULL;
 	return n;
 }
@@ -61,16 +62,9 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	src->pid = -1;
 	src->fd = -1;
 	if (o->plugin) {
-		struct snap_dlsrc_opts dl = {
-			.perf = o->perf,
-			.data = o->data,
-			.plugin = o->plugin,
-			.itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL,
-			.keepjumps = o->keepjumps,
-			.vmlinux = o->vmlinux,
-			.kallsyms = o->kallsyms,
-		};
+		struct snap_dlsrc_opts dl;
 
+		perfsrc_dlopts(o, &dl);
 		err = snap_dlsrc_open(&src->dl, &dl, names);
 		src->use_plugin = err == 0;
 		src->opts = *o;
@@ -98,13 +92,8 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		close(pfd[1]);
 		goto err_fini;
 	}
-	if (src->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(pfd[1], STDOUT_FILENO);
-		setenv("PAGER", "cat", 1);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	if (src->pid == 0)
+		snap_dlsrc_exec(argv, -1, pfd[1]);
 	close(pfd[1]);
 	src->fd = pfd[0];
 	return 0;
@@ -143,28 +132,23 @@ int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
 	if (src->use_plugin) {
-		struct snap_perfsrc_opts o = src->opts;
+		struct snap_perfsrc_opts o;
 		int r = snap_dlsrc_next(&src->dl, ev);
 
 		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
 			return r;
-		/* Nothing came from the plugin at all: perf could not load it. (o.plugin
-		 * was only borrowed for open: use dlsrc's copy.) */
+		/* Nothing came from the plugin at all: perf could not load it. (The
+		 * plugin path was only borrowed for open: name dlsrc's copy.) */
 		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
 			  "output instead (-v shows why the plugin was chosen)",
 			  src->dl.plugin, snap_strerror(r));
 		snap_dlsrc_close(&src->dl);
-		o.plugin = NULL;
+		o = src->opts; /* plugin NULL: the text path (open resets src) */
 		r = snap_perfsrc_open(src, &o, src->names);
 		if (r < 0)
 			return r;
 	}
 	return snap_perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev);
-}
-
-uint64_t snap_perfsrc_events(const struct snap_perfsrc *src)
-{
-	return src->use_plugin ? src->dl.events : snap_perfscript_stats(&src->ps)->events;
 }
 
 int snap_perfsrc_close(struct snap_perfsrc *src)
@@ -185,18 +169,12 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 			kill(src->pid, SIGKILL);
 		while (waitpid(src->pid, &src->status, 0) < 0 && errno == EINTR)
 			;
-		if (!WIFEXITED(src->status) || WEXITSTATUS(src->status) != 0) {
-			if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127)
-				snap_log(SNAP_LOG_QUIET,
-					 "could not run perf: install it (apt-get install "
-					 "linux-perf) or set SNAPTRACE_PERF");
-			else if (WIFSIGNALED(src->status) && src->eof)
-				snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d",
-					 WTERMSIG(src->status));
-			else if (src->eof)
-				snap_log(SNAP_LOG_QUIET, "perf script exited with status %d",
-					 WEXITSTATUS(src->status));
+		if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127) {
+			snap_log(SNAP_LOG_QUIET, "could not run perf: install it (apt-get install "
+						 "linux-perf) or set SNAPTRACE_PERF");
 			err = -SNAP_EPERF;
+		} else {
+			err = snap_dlsrc_perf_exit(src->status, src->eof);
 		}
 	}
 	snap_free(src->buf);

@@ -41,10 +41,12 @@ struct snap_perfsrc {
 	struct snap_strtab *names;
 };
 
-#define SNAP_PERFSRC_MAX_ARGS 24
+#define SNAP_PERFSRC_MAX_ARGS SNAP_DLSRC_MAX_ARGS
 
 /* Fills argv (at least SNAP_PERFSRC_MAX_ARGS entries, NULL-terminated) with the perf
- * script command for o. Pointers borrow from o and static strings. Returns argc. */
+ * script command snap_perfsrc_open() runs for o: the plugin's when o->plugin is set,
+ * else the text path's (built on snap_dlsrc_argv). Pointers borrow from o and static
+ * strings. Returns argc. */
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv);
 
 /* Starts perf script. names is borrowed (interned symbols). Returns 0, or -errno if
@@ -69,8 +71,5 @@ int snap_perfsrc_close(struct snap_perfsrc *src);
 /* The text parser's counters (lines, unknown lines); on the plugin path, those
  * of perf's error lines. */
 const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src);
-
-/* Events returned so far (for progress). */
-uint64_t snap_perfsrc_events(const struct snap_perfsrc *src);
 
 #endif

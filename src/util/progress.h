@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A progress line on a terminal for long decodes: "snaptrace: decoding:
- * 1.2 M events, 3.4 M events/s". Shown only when enabled (the caller passes
+ * 1.20 M events, 3.40 M events/s, 2 s". Shown only when enabled (the caller passes
  * isatty(2)), only once the work has taken longer than a second, redrawn at
  * most four times a second with "\r...\033[K", and erased by done().
  */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* record/dlsrc: choosing between the dlfilter plugin and the text path. */
 #include "record/dlsrc.h"
+#include "record/perfsrc.h"
 #include "snap_test.h"
+#include "util/err.h"
 
 static const char *present[4];
 
@@ -89,8 +91,56 @@ static void perf_version_of_missing_binary(void)
 	CHECK_INT_EQ(0, minor);
 }
 
+static void join(const char **argv, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; argv[i]; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* One builder: the command printed (snap_perfsrc_argv) is the one each path runs. */
+static void script_argv(void)
+{
+	struct snap_perfsrc_opts o = {.perf = "perf", .data = "d", .kind = SNAP_PERFDATA_AUX};
+	const char *argv[SNAP_PERFSRC_MAX_ARGS];
+	char s[512];
+
+	CHECK_INT_EQ(8, snap_perfsrc_argv(&o, argv));
+	join(argv, s, sizeof(s));
+	CHECK_STR_EQ("perf script -i d --itrace=bep --ns -F "
+		     "comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period",
+		     s);
+	o.kind = SNAP_PERFDATA_SAMPLES;
+	o.kallsyms = "k";
+	snap_perfsrc_argv(&o, argv);
+	join(argv, s, sizeof(s));
+	CHECK_STR_EQ("perf script -i d --kallsyms k --ns -F "
+		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period",
+		     s);
+	o.kind = SNAP_PERFDATA_AUX;
+	o.plugin = "p.so";
+	o.keepjumps = 1;
+	o.vmlinux = "v";
+	snap_perfsrc_argv(&o, argv);
+	join(argv, s, sizeof(s));
+	CHECK_STR_EQ("perf script -i d --itrace=bep --vmlinux v --kallsyms k --dlfilter p.so "
+		     "--dlarg fd=3 --dlarg keepjumps",
+		     s);
+}
+
+static void perf_exit_status(void)
+{
+	CHECK_INT_EQ(0, snap_dlsrc_perf_exit(0, 1));		    /* exit 0 */
+	CHECK_INT_EQ(-SNAP_EPERF, snap_dlsrc_perf_exit(1 << 8, 0)); /* exit 1 */
+	CHECK_INT_EQ(-SNAP_EPERF, snap_dlsrc_perf_exit(9, 0));	    /* SIGKILL */
+}
+
 int main(void)
 {
+	RUN(perf_exit_status);
+	RUN(script_argv);
 	RUN(pick_table);
 	RUN(perf_versions);
 	RUN(perf_version_of_missing_binary);
