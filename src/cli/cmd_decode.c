@@ -35,7 +35,7 @@ static const struct snap_opt decode_opts[] = {
 			      "an event outside the scope is an error (nothing written)"},
 	[OPT_OUTPUT] = {"output", "o", "FILE", "output file (default trace.fxt.gz; .gz = gzip)"},
 	[OPT_WORKDIR] = {"working-directory", NULL, "DIR",
-			 "decode DIR/perf.data (from run/attach)"},
+			 "decode the perf.data files of DIR (run/attach -working-directory)"},
 	[OPT_NO_DLFILTER] = {"no-dlfilter", NULL, NULL,
 			     "parse perf script text instead of using the perf plugin"},
 	[OPT_PERF] = {"perf", NULL, "PATH", "perf binary (default $SNAPTRACE_PERF or perf)"},
