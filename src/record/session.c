@@ -166,12 +166,6 @@ static int child_start(struct snap_session *s)
 	return 0;
 }
 
-static void child_release(struct snap_session *s)
-{
-	if (s->child && !s->child_reaped)
-		ptrace(PTRACE_DETACH, s->child, NULL, NULL);
-}
-
 static int save_names(struct snap_session *s)
 {
 	s->names = snap_calloc(s->npids, sizeof(*s->names));
@@ -465,7 +459,9 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	err = perf_begin(s);
 	if (err < 0)
 		return err;
-	child_release(s);
+	/* ESRCH: it was killed meanwhile; SIGCHLD tells the loop. */
+	if (s->child && ptrace(PTRACE_DETACH, s->child, NULL, NULL) < 0 && errno != ESRCH)
+		return why(s, -errno, "cannot let %s run: %s", s->cfg.cmd[0], strerror(errno));
 	s->start_ms = now_ms();
 	return 0;
 }
@@ -694,7 +690,6 @@ int snap_session_finish(struct snap_session *s)
 {
 	int err;
 
-	child_release(s);
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
 		 * dump perf writes when it stops holds them, so keep that dump. */
@@ -760,19 +755,17 @@ int snap_session_wait_child(struct snap_session *s)
 
 void snap_session_close(struct snap_session *s)
 {
-	child_release(s);
+	if (s->child && !s->child_reaped && s->end == SNAP_END_NONE) {
+		/* An error before the program ran: it is still ptrace-stopped;
+		 * SIGKILL ends it there, before any of its code runs. */
+		kill(s->child, SIGKILL);
+		while (waitpid(s->child, &s->child_status, 0) < 0 && errno == EINTR)
+			;
+		s->child_reaped = 1;
+	}
 	snap_perf_close(&s->perf);
 	snap_trigger_fini(&s->trig);
 	signals_close(s);
-	if (s->child && !s->child_reaped) {
-		/* An error before the program ran: it must not linger. */
-		if (s->end == SNAP_END_NONE) {
-			kill(s->child, SIGKILL);
-			while (waitpid(s->child, &s->child_status, 0) < 0 && errno == EINTR)
-				;
-			s->child_reaped = 1;
-		}
-	}
 	if (s->log_fd >= 0)
 		close(s->log_fd);
 	s->log_fd = -1;
