@@ -603,6 +603,8 @@ int snap_session_loop(struct snap_session *s)
 		n += snap_trigger_pollfds(&s->trig, pfd + 1, 1024);
 		/* attach with a trigger: arm threads created since (every 50 ms) */
 		r = poll(pfd, n, !s->child && s->trig.nbps ? 50 : 1000);
+		if (r < 0 && errno != EINTR)
+			return why(s, -errno, "poll: %s", strerror(errno));
 		if (!s->child && s->trig.nbps && s->recording) {
 			for (size_t i = 0; i < s->npids; i++) {
 				int a = s->trigger_addrs[i]
@@ -614,8 +616,6 @@ int snap_session_loop(struct snap_session *s)
 					snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2);
 			}
 		}
-		if (r < 0 && errno != EINTR)
-			return why(s, -errno, "poll: %s", strerror(errno));
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
