@@ -637,8 +637,6 @@ int snap_session_loop(struct snap_session *s)
 		}
 		if (r == 0)
 			on_sigchld(s); /* belt and braces: a coalesced SIGCHLD */
-		if (n > 1 && snap_trigger_pollfds(&s->trig, pfd + 1, 1024) != n - 1)
-			continue; /* the set changed: poll again */
 	}
 	return 0;
 }
