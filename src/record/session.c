@@ -98,16 +98,6 @@ static int signals_open(struct snap_session *s)
 	return s->sigfd < 0 ? -errno : 0;
 }
 
-static void signals_close(struct snap_session *s)
-{
-	if (s->sigfd >= 0)
-		close(s->sigfd);
-	s->sigfd = -1;
-	if (s->masked)
-		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
-	s->masked = 0;
-}
-
 /* run: fork, PTRACE_TRACEME, exec: the program stops at its first
  * instruction (SIGTRAP) until we detach. An exec failure comes back as an
  * errno over a close-on-exec pipe. */
@@ -590,6 +580,33 @@ static void on_signal(struct snap_session *s, const struct signalfd_siginfo *si)
 		s->end = SNAP_END_SIGNAL;
 		s->end_signal = sig;
 	}
+}
+
+/* Signals that arrived after the record loop (while perf wrote its data)
+ * are handled as in it: one only forwarded (SIGUSR1...) no longer kills
+ * snaptrace with its default action when the mask is restored; one that
+ * ends the recording still ends snaptrace, raised again once unblocked. */
+static void signals_close(struct snap_session *s)
+{
+	struct signalfd_siginfo si;
+	int again = 0;
+
+	while (s->sigfd >= 0 && read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			again = sig;
+		else if (sig != SIGCHLD)
+			on_signal(s, &si);
+	}
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	s->sigfd = -1;
+	if (s->masked)
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	s->masked = 0;
+	if (again)
+		raise(again);
 }
 
 int snap_session_loop(struct snap_session *s)

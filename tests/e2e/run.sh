@@ -201,6 +201,24 @@ t_pt_control() {
 	else
 		failed pt_control_at_exit "$(tr '\n' ' ' <"$log")"
 	fi
+	# A SIGUSR1 while perf writes its data (after the record loop) is only
+	# forwarded: it must not kill snaptrace when the signal mask is restored.
+	local spid
+	: >"$log"
+	FAKE_PERF_STOP_SLEEP=1 FAKE_PERF_LOG=$log SNAPTRACE_PERF=$fake SNAPTRACE_ASSUME_PT=1 \
+		"$snap" run -working-directory "$tmp/w_ptc3" -o "$tmp/ptc3.fxt.gz" \
+		-- "$nest" 300 >"$tmp/ptc3.out" 2>"$tmp/ptc3.err" &
+	spid=$!
+	bgpids+=("$spid")
+	for _ in $(seq 250); do grep -qs "^cmd: stop" "$log" && break; sleep 0.02; done
+	kill -USR1 "$spid"
+	wait "$spid"
+	rc=$?
+	if [ $rc -ne 138 ] && grep -q "finished recording" "$tmp/ptc3.err"; then
+		pass pt_control_signal_while_stopping
+	else
+		failed pt_control_signal_while_stopping "rc $rc: $(tail -2 "$tmp/ptc3.err")"
+	fi
 }
 
 t_lbr_refused() {
