@@ -47,7 +47,9 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-int snap_session_cmdline(pid_t pid, char *buf, size_t len)
+/* Reads /proc/PID/cmdline as one space-joined line into buf. Returns the
+ * length or -errno. */
+static int session_cmdline(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
 	int fd, n = 0;
@@ -164,7 +166,7 @@ static int save_names(struct snap_session *s)
 	for (size_t i = 0; i < s->npids; i++) {
 		char buf[512];
 
-		if (snap_session_cmdline(s->pids[i], buf, sizeof(buf)) <= 0)
+		if (session_cmdline(s->pids[i], buf, sizeof(buf)) <= 0)
 			continue;
 		s->names[i] = snap_strndup(buf, strlen(buf));
 		if (!s->names[i])
@@ -578,7 +580,6 @@ static void on_signal(struct snap_session *s, const struct signalfd_siginfo *si)
 		if (!s->child)
 			snap_warn("got signal, detaching");
 		s->end = SNAP_END_SIGNAL;
-		s->end_signal = sig;
 	}
 }
 

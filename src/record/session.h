@@ -71,7 +71,6 @@ struct snap_session {
 	char last_snap[NAME_MAX + 1]; /* data file written by the last snapshot */
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;
-	int end_signal;
 	long start_ms, recorded_ms; /* how long perf recorded (monotonic ms) */
 	char data_path[PATH_MAX];   /* set by finish: perf.data or the directory */
 	int ndata;		    /* data files */
@@ -95,9 +94,5 @@ int snap_session_wait_child(struct snap_session *s);
 /* Releases everything: perf is killed if it still runs, breakpoints are
  * closed, the working directory removed unless kept. Safe twice. */
 void snap_session_close(struct snap_session *s);
-
-/* Reads /proc/PID/cmdline as one space-joined line into buf. Returns the
- * length or -errno. */
-int snap_session_cmdline(pid_t pid, char *buf, size_t len);
 
 #endif
