@@ -351,8 +351,7 @@ static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct s
 int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
 			  const char *exe)
 {
-	char self[PATH_MAX], *slash;
-	ssize_t n;
+	char self[PATH_MAX];
 
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
@@ -370,13 +369,8 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 		fprintf(stderr, "snaptrace %s: -pt and -sampling are mutually exclusive\n", cmd);
 		return 2;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
 	f->rec.perf = snap_caps_perf_path();
-	snap_caps_detect(m, f->rec.perf, n > 0 ? self : NULL);
+	snap_caps_detect(m, f->rec.perf, snap_caps_self_dir(self, sizeof(self)));
 	if (!m->perf_found && !f->print_cmds) {
 		fprintf(stderr,
 			"snaptrace %s: snaptrace needs perf (%s) in PATH; install it: "
