@@ -373,6 +373,9 @@ static int perf_begin(struct snap_session *s)
 		snap_free(j);
 	}
 	snprintf(path, sizeof(path), "%s/perf-record.log", s->wd.path);
+	/* A kept -working-directory holds the log of the run before. */
+	if (unlink(path) < 0 && errno != ENOENT)
+		return why(s, -errno, "cannot remove %s: %s", path, strerror(errno));
 	s->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->log_fd < 0)
 		return why(s, -errno, "cannot create %s: %s", path, strerror(errno));

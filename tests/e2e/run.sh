@@ -500,8 +500,18 @@ t_trigger_two_pids() {
 }
 
 t_trigger_never() {
+	# twice in the same -working-directory: the second run replaces the first's files
+	local rc0
+	snap tnev0 run -sampling -timer-resolution Low -working-directory "$tmp/w_tnev" \
+		-o "$tmp/tnev0.fxt.gz" -- "$nest" 300 0
+	rc0=$rc
 	snap tnev run -sampling -timer-resolution Low -trigger trigger_here -working-directory \
 		"$tmp/w_tnev" -o "$tmp/tnev.fxt.gz" -- "$nest" 300 0
+	if [ $rc0 -eq 0 ] && [ $rc -eq 0 ]; then
+		pass workdir_reused
+	else
+		failed workdir_reused "rc $rc0 then $rc: $(tail -1 "$tmp/tnev.err")"
+	fi
 	if grep -q "trigger trigger_here never fired; the trace is the snapshot taken at exit" \
 		"$tmp/tnev.err" && [ -s "$tmp/w_tnev/perf.data" ]; then
 		pass trigger_never_fired
