@@ -723,6 +723,9 @@ int snap_session_finish(struct snap_session *s)
 				  s->trigger_name, (int)h.tid);
 		}
 	}
+	/* Before perf stops: a breakpoint set to signal perf must not reach
+	 * its pid once perf is reaped (and the pid free for reuse). */
+	snap_trigger_fini(&s->trig);
 	if (s->cfg.trigger && !s->nhits)
 		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
 			  s->trigger_name ? s->trigger_name : s->cfg.trigger,
@@ -744,7 +747,6 @@ int snap_session_finish(struct snap_session *s)
 	}
 	s->recording = 0;
 	s->recorded_ms = now_ms() - s->start_ms;
-	snap_trigger_fini(&s->trig);
 	signals_close(s);
 	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&
 	    !(s->child && WEXITSTATUS(s->perf.status) == 143))
