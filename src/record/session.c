@@ -386,7 +386,7 @@ static int perf_begin(struct snap_session *s)
 	 * open and counting. Older perf: give it magic-trace's 500 ms. */
 	if (s->pa.ctl) {
 		err = snap_perf_ctl(&s->perf, "enable", PERF_READY_MS);
-		if (err == 1 || err == -EPIPE) {
+		if (err == 1) { /* perf exited (EOF or EPIPE on the control fd) */
 			snap_perf_wait(&s->perf, 2000);
 			return perf_failed(s, "failed to start");
 		}
