@@ -54,9 +54,6 @@ snap() {
 	rc=$?
 }
 
-# decoded NAME: 0 when snaptrace wrote a trace (the pipeline is implemented).
-decoded() { ! grep -q "not implemented" "$tmp/$1.err"; }
-
 # chain_ratio DATA LEAF CALLERS...: percentage of samples whose stack has LEAF
 # followed by CALLERS (innermost first) as a subsequence; prints "pct total".
 chain_ratio() {
@@ -248,11 +245,6 @@ t_run_sampling() {
 	else
 		failed run_sampling_perf_data "leaf<inner<outer<main in only ${r% *}% of ${r#* } samples"
 	fi
-	if ! decoded run; then
-		skip run_exit_status "decoding not implemented yet (snap_decode_run is a stub)"
-		skip run_nesting "decoding not implemented yet"
-		return
-	fi
 	if [ $rc -eq 7 ]; then pass run_exit_status; else failed run_exit_status "rc $rc, want 7: $(tail -2 "$tmp/run.err")"; fi
 	r=$(dump_nesting "$tmp/run.fxt.gz" main outer inner leaf)
 	if [ "${r% *}" -ge 80 ] && [ "${r#* }" -ge 5 ]; then
@@ -267,10 +259,6 @@ t_run_signal_status() {
 	# exits 128+15 once the trace is written.
 	snap sig run -sampling -timer-resolution Sample:2000 -o "$tmp/sig.fxt.gz" -- \
 		sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done; kill -TERM $$'
-	if ! decoded sig; then
-		skip run_signal_status "decoding not implemented yet"
-		return
-	fi
 	if [ $rc -eq 143 ]; then pass run_signal_status; else failed run_signal_status "rc $rc, want 143"; fi
 }
 
@@ -396,14 +384,10 @@ t_trigger_run() {
 	else
 		failed trigger_run_ends_at_hit "last sample $l vs hit $h; files: $(ls "$w" | tr '\n' ' ')"
 	fi
-	if decoded trig; then
-		if "$snap" dump "$tmp/trig.fxt.gz" 2>/dev/null | grep -q "trigger_here"; then
-			pass trigger_hit_marked
-		else
-			failed trigger_hit_marked "no trigger_here in the decoded trace"
-		fi
+	if "$snap" dump "$tmp/trig.fxt.gz" 2>/dev/null | grep -q "trigger_here"; then
+		pass trigger_hit_marked
 	else
-		skip trigger_hit_marked "decoding not implemented yet"
+		failed trigger_hit_marked "no trigger_here in the decoded trace"
 	fi
 }
 
