@@ -2,8 +2,6 @@
 /* snaptrace doctor: what this machine can trace, and how to fix what is missing. */
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/opts.h"
@@ -19,10 +17,9 @@ int snap_cmd_doctor(int argc, char **argv)
 	struct snap_optparse p;
 	struct snap_machine m;
 	struct snap_doc_item items[SNAP_DOC_MAX];
-	char self[PATH_MAX], *slash;
+	char self[PATH_MAX];
 	const char *val;
 	size_t n;
-	ssize_t len;
 	int k;
 
 	snap_optparse_init(&p, "doctor", argc - 1, argv + 1);
@@ -39,12 +36,7 @@ int snap_cmd_doctor(int argc, char **argv)
 			fprintf(stderr, "snaptrace doctor: unexpected argument '%s'\n", val);
 		return 2;
 	}
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[len > 0 ? len : 0] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	snap_caps_detect(&m, snap_caps_perf_path(), len > 0 ? self : NULL);
+	snap_caps_detect(&m, snap_caps_perf_path(), snap_caps_self_dir(self, sizeof(self)));
 	n = snap_doctor_check(&m, items, SNAP_DOC_MAX);
 	for (size_t i = 0; i < n; i++) {
 		const char *tag = items[i].status == SNAP_DOC_OK	? "ok"

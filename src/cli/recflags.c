@@ -351,8 +351,7 @@ static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct s
 int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
 			  const char *exe)
 {
-	char self[PATH_MAX], *slash;
-	ssize_t n;
+	char self[PATH_MAX];
 
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
@@ -370,13 +369,8 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 		fprintf(stderr, "snaptrace %s: -pt and -sampling are mutually exclusive\n", cmd);
 		return 2;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
 	f->rec.perf = snap_caps_perf_path();
-	snap_caps_detect(m, f->rec.perf, n > 0 ? self : NULL);
+	snap_caps_detect(m, f->rec.perf, snap_caps_self_dir(self, sizeof(self)));
 	if (!m->perf_found && !f->print_cmds) {
 		fprintf(stderr,
 			"snaptrace %s: snaptrace needs perf (%s) in PATH; install it: "
@@ -437,26 +431,43 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 			  "code built without them)");
 }
 
+/* Builds the perf record argv into *pa (snap_perfargs_fini it in every
+ * case) and prints its warnings. Returns 0, or the exit status (2 usage,
+ * 1 otherwise) after printing why. */
+static int build_args(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+		      struct snap_perfargs *pa)
+{
+	int err;
+
+	f->rec.trigger = f->trigger != NULL;
+	err = snap_perfargs_build(&f->rec, &m->caps, pa);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: %s\n", cmd,
+			pa->err[0] ? pa->err : snap_strerror(err));
+		return err == -SNAP_EUSAGE ? 2 : 1;
+	}
+	print_warnings(pa, f);
+	return 0;
+}
+
 int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
 			const int *pids, size_t npids)
 {
 	struct snap_perfargs pa;
 	char data[PATH_MAX + 16];
 	char *j;
-	int err;
+	int rc;
 
 	snprintf(data, sizeof(data), "%s/perf.data", f->workdir ? f->workdir : "WORKDIR");
 	f->rec.data = data;
 	f->rec.pids = pids;
 	f->rec.npids = npids;
-	f->rec.trigger = f->trigger != NULL;
-	err = snap_perfargs_build(&f->rec, &m->caps, &pa);
+	rc = build_args(f, cmd, m, &pa);
 	f->rec.data = NULL;
-	if (err < 0) {
-		fprintf(stderr, "snaptrace %s: %s\n", cmd, pa.err[0] ? pa.err : snap_strerror(err));
-		return err == -SNAP_EUSAGE ? 2 : 1;
+	if (rc) {
+		snap_perfargs_fini(&pa);
+		return rc;
 	}
-	print_warnings(&pa, f);
 	j = snap_perfargs_join(&pa);
 	if (j)
 		printf("%s\n", j);
@@ -488,17 +499,10 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 static int precheck(struct snap_recflags *f, const char *cmd, const struct snap_machine *m)
 {
 	struct snap_perfargs pa;
-	int err;
+	int rc = build_args(f, cmd, m, &pa);
 
-	f->rec.trigger = f->trigger != NULL;
-	err = snap_perfargs_build(&f->rec, &m->caps, &pa);
-	if (err < 0) {
-		fprintf(stderr, "snaptrace %s: %s\n", cmd, pa.err[0] ? pa.err : snap_strerror(err));
-		return err == -SNAP_EUSAGE ? 2 : 1;
-	}
-	print_warnings(&pa, f);
 	snap_perfargs_fini(&pa);
-	return 0;
+	return rc;
 }
 
 /* -multi-snapshot: every perf.data* file of the working directory is one snapshot;

@@ -122,6 +122,20 @@ const char *snap_caps_perf_path(void)
 	return p && *p ? p : "perf";
 }
 
+const char *snap_caps_self_dir(char *buf, size_t len)
+{
+	ssize_t n = len > 1 ? readlink("/proc/self/exe", buf, len - 1) : -1;
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return buf;
+}
+
 static int in_path(const char *prog)
 {
 	const char *path = getenv("PATH");

@@ -44,6 +44,10 @@ int snap_caps_status_perfmon(const char *status, size_t len);
  * facts are left at their "missing" values. */
 void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_dir);
 
+/* Fills buf (len bytes) with the directory of the running snaptrace binary
+ * (from /proc/self/exe). Returns buf, or NULL when it cannot be read. */
+const char *snap_caps_self_dir(char *buf, size_t len);
+
 /* Returns the perf binary to run: $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH or "perf". */
 const char *snap_caps_perf_path(void);
 

@@ -47,7 +47,9 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-int snap_session_cmdline(pid_t pid, char *buf, size_t len)
+/* Reads /proc/PID/cmdline as one space-joined line into buf. Returns the
+ * length or -errno. */
+static int session_cmdline(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
 	int fd, n = 0;
@@ -96,16 +98,6 @@ static int signals_open(struct snap_session *s)
 	signal(SIGPIPE, SIG_IGN); /* a dead perf gives EPIPE, not death */
 	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return s->sigfd < 0 ? -errno : 0;
-}
-
-static void signals_close(struct snap_session *s)
-{
-	if (s->sigfd >= 0)
-		close(s->sigfd);
-	s->sigfd = -1;
-	if (s->masked)
-		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
-	s->masked = 0;
 }
 
 /* run: fork, PTRACE_TRACEME, exec: the program stops at its first
@@ -166,12 +158,6 @@ static int child_start(struct snap_session *s)
 	return 0;
 }
 
-static void child_release(struct snap_session *s)
-{
-	if (s->child && !s->child_reaped)
-		ptrace(PTRACE_DETACH, s->child, NULL, NULL);
-}
-
 static int save_names(struct snap_session *s)
 {
 	s->names = snap_calloc(s->npids, sizeof(*s->names));
@@ -180,7 +166,7 @@ static int save_names(struct snap_session *s)
 	for (size_t i = 0; i < s->npids; i++) {
 		char buf[512];
 
-		if (snap_session_cmdline(s->pids[i], buf, sizeof(buf)) <= 0)
+		if (session_cmdline(s->pids[i], buf, sizeof(buf)) <= 0)
 			continue;
 		s->names[i] = snap_strndup(buf, strlen(buf));
 		if (!s->names[i])
@@ -387,6 +373,9 @@ static int perf_begin(struct snap_session *s)
 		snap_free(j);
 	}
 	snprintf(path, sizeof(path), "%s/perf-record.log", s->wd.path);
+	/* A kept -working-directory holds the log of the run before. */
+	if (unlink(path) < 0 && errno != ENOENT)
+		return why(s, -errno, "cannot remove %s: %s", path, strerror(errno));
 	s->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->log_fd < 0)
 		return why(s, -errno, "cannot create %s: %s", path, strerror(errno));
@@ -397,7 +386,7 @@ static int perf_begin(struct snap_session *s)
 	 * open and counting. Older perf: give it magic-trace's 500 ms. */
 	if (s->pa.ctl) {
 		err = snap_perf_ctl(&s->perf, "enable", PERF_READY_MS);
-		if (err == 1 || err == -EPIPE) {
+		if (err == 1) { /* perf exited (EOF or EPIPE on the control fd) */
 			snap_perf_wait(&s->perf, 2000);
 			return perf_failed(s, "failed to start");
 		}
@@ -465,7 +454,9 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	err = perf_begin(s);
 	if (err < 0)
 		return err;
-	child_release(s);
+	/* ESRCH: it was killed meanwhile; SIGCHLD tells the loop. */
+	if (s->child && ptrace(PTRACE_DETACH, s->child, NULL, NULL) < 0 && errno != ESRCH)
+		return why(s, -errno, "cannot let %s run: %s", s->cfg.cmd[0], strerror(errno));
 	s->start_ms = now_ms();
 	return 0;
 }
@@ -592,8 +583,34 @@ static void on_signal(struct snap_session *s, const struct signalfd_siginfo *si)
 		if (!s->child)
 			snap_warn("got signal, detaching");
 		s->end = SNAP_END_SIGNAL;
-		s->end_signal = sig;
 	}
+}
+
+/* Signals that arrived after the record loop (while perf wrote its data)
+ * are handled as in it: one only forwarded (SIGUSR1...) no longer kills
+ * snaptrace with its default action when the mask is restored; one that
+ * ends the recording still ends snaptrace, raised again once unblocked. */
+static void signals_close(struct snap_session *s)
+{
+	struct signalfd_siginfo si;
+	int again = 0;
+
+	while (s->sigfd >= 0 && read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			again = sig;
+		else if (sig != SIGCHLD)
+			on_signal(s, &si);
+	}
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	s->sigfd = -1;
+	if (s->masked)
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	s->masked = 0;
+	if (again)
+		raise(again);
 }
 
 int snap_session_loop(struct snap_session *s)
@@ -607,6 +624,8 @@ int snap_session_loop(struct snap_session *s)
 		n += snap_trigger_pollfds(&s->trig, pfd + 1, 1024);
 		/* attach with a trigger: arm threads created since (every 50 ms) */
 		r = poll(pfd, n, !s->child && s->trig.nbps ? 50 : 1000);
+		if (r < 0 && errno != EINTR)
+			return why(s, -errno, "poll: %s", strerror(errno));
 		if (!s->child && s->trig.nbps && s->recording) {
 			for (size_t i = 0; i < s->npids; i++) {
 				int a = s->trigger_addrs[i]
@@ -618,8 +637,6 @@ int snap_session_loop(struct snap_session *s)
 					snap_trigger_signal_to(&s->trig, s->perf.pid, SIGUSR2);
 			}
 		}
-		if (r < 0 && errno != EINTR)
-			return why(s, -errno, "poll: %s", strerror(errno));
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -641,8 +658,6 @@ int snap_session_loop(struct snap_session *s)
 		}
 		if (r == 0)
 			on_sigchld(s); /* belt and braces: a coalesced SIGCHLD */
-		if (n > 1 && snap_trigger_pollfds(&s->trig, pfd + 1, 1024) != n - 1)
-			continue; /* the set changed: poll again */
 	}
 	return 0;
 }
@@ -694,7 +709,6 @@ int snap_session_finish(struct snap_session *s)
 {
 	int err;
 
-	child_release(s);
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
 		 * dump perf writes when it stops holds them, so keep that dump. */
@@ -709,6 +723,9 @@ int snap_session_finish(struct snap_session *s)
 				  s->trigger_name, (int)h.tid);
 		}
 	}
+	/* Before perf stops: a breakpoint set to signal perf must not reach
+	 * its pid once perf is reaped (and the pid free for reuse). */
+	snap_trigger_fini(&s->trig);
 	if (s->cfg.trigger && !s->nhits)
 		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
 			  s->trigger_name ? s->trigger_name : s->cfg.trigger,
@@ -730,7 +747,6 @@ int snap_session_finish(struct snap_session *s)
 	}
 	s->recording = 0;
 	s->recorded_ms = now_ms() - s->start_ms;
-	snap_trigger_fini(&s->trig);
 	signals_close(s);
 	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&
 	    !(s->child && WEXITSTATUS(s->perf.status) == 143))
@@ -760,19 +776,17 @@ int snap_session_wait_child(struct snap_session *s)
 
 void snap_session_close(struct snap_session *s)
 {
-	child_release(s);
+	if (s->child && !s->child_reaped && s->end == SNAP_END_NONE) {
+		/* An error before the program ran: it is still ptrace-stopped;
+		 * SIGKILL ends it there, before any of its code runs. */
+		kill(s->child, SIGKILL);
+		while (waitpid(s->child, &s->child_status, 0) < 0 && errno == EINTR)
+			;
+		s->child_reaped = 1;
+	}
 	snap_perf_close(&s->perf);
 	snap_trigger_fini(&s->trig);
 	signals_close(s);
-	if (s->child && !s->child_reaped) {
-		/* An error before the program ran: it must not linger. */
-		if (s->end == SNAP_END_NONE) {
-			kill(s->child, SIGKILL);
-			while (waitpid(s->child, &s->child_status, 0) < 0 && errno == EINTR)
-				;
-			s->child_reaped = 1;
-		}
-	}
 	if (s->log_fd >= 0)
 		close(s->log_fd);
 	s->log_fd = -1;

@@ -71,7 +71,6 @@ struct snap_session {
 	char last_snap[NAME_MAX + 1]; /* data file written by the last snapshot */
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;
-	int end_signal;
 	long start_ms, recorded_ms; /* how long perf recorded (monotonic ms) */
 	char data_path[PATH_MAX];   /* set by finish: perf.data or the directory */
 	int ndata;		    /* data files */
@@ -87,16 +86,13 @@ int snap_session_loop(struct snap_session *s);
 /* Takes the final snapshot if needed, stops perf and collects the data
  * files into s->data_path. Returns 0 or a negative error. */
 int snap_session_finish(struct snap_session *s);
-/* run: waits for the program (forwarding signals) and returns its exit
- * status (128 + signal when killed); attach: returns 0. Restores the
- * signal mask first so a Ctrl-C during decoding stops snaptrace. */
+/* run: waits for the program and returns its exit status (128 + signal
+ * when killed); attach: returns 0. Signals are no longer forwarded: the
+ * mask is restored (by finish already) so a Ctrl-C during decoding stops
+ * snaptrace, and the program with it (PDEATHSIG). */
 int snap_session_wait_child(struct snap_session *s);
 /* Releases everything: perf is killed if it still runs, breakpoints are
  * closed, the working directory removed unless kept. Safe twice. */
 void snap_session_close(struct snap_session *s);
-
-/* Reads /proc/PID/cmdline as one space-joined line into buf. Returns the
- * length or -errno. */
-int snap_session_cmdline(pid_t pid, char *buf, size_t len);
 
 #endif

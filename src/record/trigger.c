@@ -26,15 +26,17 @@ int snap_file_map(const char *path, const void **buf, size_t *len)
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		int err = errno ? -errno : -EINVAL;
-
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		err = -EINVAL; /* not errno: a stale value from an earlier call */
+	if (err < 0) {
 		close(fd);
-		return err ? err : -EINVAL;
+		return err;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);

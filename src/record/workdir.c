@@ -150,11 +150,19 @@ int snap_workdir_open(struct snap_workdir *w, const char *given)
 	tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
+	/* On failure the path is cleared: snap_workdir_close must not remove a
+	 * truncated template or the name mkdtemp last tried (someone else's). */
 	if ((size_t)snprintf(w->path, sizeof(w->path), "%s/snaptrace.XXXXXX", tmp) >=
-	    sizeof(w->path))
+	    sizeof(w->path)) {
+		w->path[0] = '\0';
 		return -ENAMETOOLONG;
-	if (!mkdtemp(w->path)) /* mode 0700 */
-		return -errno;
+	}
+	if (!mkdtemp(w->path)) { /* mode 0700 */
+		int err = -errno;
+
+		w->path[0] = '\0';
+		return err;
+	}
 	if (start_guardian(w) < 0)
 		w->guard = 0; /* still usable, just not guarded */
 	return 0;

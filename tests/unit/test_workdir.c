@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +48,31 @@ static void temp_dir_lifecycle(void)
 	snap_workdir_close(&w);
 	CHECK(stat(path, &st) < 0 && errno == ENOENT);
 	snap_workdir_close(&w); /* twice is harmless */
+}
+
+/* A failed open leaves no path behind, so close cannot remove a truncated
+ * template or a name mkdtemp tried. */
+static void temp_dir_failure_leaves_no_path(void)
+{
+	struct snap_workdir w;
+	char *old = getenv("TMPDIR"), *keep = old ? strdup(old) : NULL, big[PATH_MAX + 16];
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	setenv("TMPDIR", big, 1);
+	CHECK_INT_EQ(-ENAMETOOLONG, snap_workdir_open(&w, NULL));
+	CHECK(w.path[0] == '\0');
+	snap_workdir_close(&w);
+	setenv("TMPDIR", "/nonexistent-snaptrace-test-dir", 1);
+	CHECK_INT_EQ(-ENOENT, snap_workdir_open(&w, NULL));
+	CHECK_STR_EQ("", w.path);
+	snap_workdir_close(&w);
+	if (keep)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	free(keep);
 }
 
 /* A snaptrace that dies without cleaning up: the guardian removes the directory. */
@@ -124,6 +150,7 @@ static void rmtree_does_not_follow(void)
 int main(void)
 {
 	RUN(temp_dir_lifecycle);
+	RUN(temp_dir_failure_leaves_no_path);
 	RUN(guardian_cleans_up);
 	RUN(given_dir_kept);
 	RUN(rmtree_does_not_follow);
