@@ -75,18 +75,10 @@ static const char *pick_plugin(const struct snap_decode_opts *o, const char *per
 {
 	struct snap_dlsrc_env env;
 	char exe[PATH_MAX], why[PATH_MAX + 128];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	int n;
 
 	memset(&env, 0, sizeof(env));
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			env.exe_dir = exe;
-		}
-	}
+	env.exe_dir = snap_caps_self_dir(exe, sizeof(exe));
 	env.override = getenv("SNAPTRACE_DLFILTER");
 	env.no_dlfilter = o->no_dlfilter;
 	env.env_no = getenv("SNAPTRACE_NO_DLFILTER");
