@@ -77,7 +77,7 @@ snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.
 	$(CC) -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) $(if $(filter 1,$(WERROR)),-Werror) \
 		-fPIC -shared -o $@ $(PLUGIN_SRC)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB) tests/unit/snap_test.h
+$(B)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP)
 
@@ -148,4 +148,5 @@ install: all
 clean:
 	rm -rf build snaptrace snaptrace-dlfilter.so
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+# Test binaries are compiled and linked in one step: their .d sits beside them.
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BINS:=.d)
