@@ -144,8 +144,9 @@ static int dump_load(const char *path, unsigned char **out, size_t *outlen)
 	int err, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		fprintf(stderr, "snaptrace dump: cannot open %s: %s\n", path, strerror(errno));
-		return -errno;
+		err = -errno; /* before fprintf, which may change errno */
+		fprintf(stderr, "snaptrace dump: cannot open %s: %s\n", path, strerror(-err));
+		return err;
 	}
 	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		close(fd);
