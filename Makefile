@@ -107,7 +107,11 @@ e2e: all test-bins
 # libFuzzer builds (clang only).
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -MMD -MP
+# Only named as prerequisites of a pattern rule: keep them (make would delete them as
+# intermediate files and rebuild all of libsnap on every `make fuzz`).
+.SECONDARY: $(FUZZ_LIB_OBJ)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) -c -o $@ $<
