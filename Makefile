@@ -77,7 +77,7 @@ snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.
 	$(CC) -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) $(if $(filter 1,$(WERROR)),-Werror) \
 		-fPIC -shared -o $@ $(PLUGIN_SRC)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB) tests/unit/snap_test.h
+$(B)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP)
 
@@ -107,7 +107,11 @@ e2e: all test-bins
 # libFuzzer builds (clang only).
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -MMD -MP
+# Only named as prerequisites of a pattern rule: keep them (make would delete them as
+# intermediate files and rebuild all of libsnap on every `make fuzz`).
+.SECONDARY: $(FUZZ_LIB_OBJ)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) -c -o $@ $<
@@ -148,4 +152,5 @@ install: all
 clean:
 	rm -rf build snaptrace snaptrace-dlfilter.so
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+# Test binaries are compiled and linked in one step: their .d sits beside them.
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BINS:=.d)

@@ -10,7 +10,7 @@ measure() { # label lines file out
 	local label=$1 n=$2 in=$3 out=$4
 	if ! /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" ./snaptrace decode -o "$out" "$in" 2>"$tmp/err"; then
 		echo "bench: $label: decode failed: $(tail -1 "$tmp/err")"
-		return
+		return 1
 	fi
 	read -r wall user sys rss <"$tmp/time"
 	awk -v l="$label" -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
@@ -28,8 +28,9 @@ measure "PT text, 4M lines -> .fxt" 4000000 "$tmp/b4.txt" "$tmp/o.fxt"
 measure "PT text, 2M lines -> .fxt.gz" 2000000 "$tmp/b2.txt" "$tmp/o.fxt.gz"
 rm -f "$tmp"/b*.txt
 awk -v N=300000 -f tests/bench/gen_samples.awk >"$tmp/s.txt"
-measure "samples, 300k (3.2M lines) -> .fxt" "$(wc -l <"$tmp/s.txt")" "$tmp/s.txt" "$tmp/o.fxt"
-[ -s "$tmp/time" ] && read -r wall user sys _ <"$tmp/time" &&
+# the samples/s figure only from a successful run (a failed one leaves an old or odd time file)
+measure "samples, 300k (3.2M lines) -> .fxt" "$(wc -l <"$tmp/s.txt")" "$tmp/s.txt" "$tmp/o.fxt" &&
+	read -r wall user sys _ <"$tmp/time" &&
 	awk -v w="$wall" -v c="$user" -v s="$sys" 'BEGIN { if (w <= 0) w = 0.01; if (c + s <= 0) c = 0.01
 		printf "bench: stack samples: %.0f k samples/s wall, %.0f k samples/s of CPU (300k samples, 6-9 frames)\n",
 			300 / w, 300 / (c + s) }'

@@ -25,8 +25,15 @@ run_suite() {
 	unit)
 		for t in "$SNAP_BUILD"/tests/unit/test_*; do
 			[ -x "$t" ] || continue
-			"$t" >>"$out" 2>&1 || { grep -q '^FAIL' "$out" || echo "FAIL $(basename "$t"): exit $?" >>"$out"; }
-		done ;;
+			local one=$log/unit.one trc=0
+			"$t" >"$one" 2>&1 || trc=$?
+			cat "$one" >>"$out"
+			# a test binary that dies without printing FAIL (crash, sanitizer) still fails
+			if [ "$trc" -ne 0 ] && ! grep -q '^FAIL' "$one"; then
+				echo "FAIL $(basename "$t"): exit $trc" >>"$out"
+			fi
+		done
+		rm -f "$log/unit.one" ;;
 	layering) tests/layering.sh >"$out" 2>&1 || rc=$? ;;
 	*) tests/"$s"/run.sh >"$out" 2>&1 || rc=$? ;;
 	esac

@@ -89,6 +89,8 @@ static int dump_gunzip(const unsigned char *in, size_t inlen, unsigned char **ou
 	z_stream zs;
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
+	/* first guess of the output size: 4 times the input, within the limit */
+	size_t first_cap = inlen < DUMP_MAX_DATA / 4 ? inlen * 4 + 65536 : DUMP_MAX_DATA;
 	int zr = Z_OK, err = 0;
 
 	memset(&zs, 0, sizeof(zs));
@@ -105,8 +107,7 @@ static int dump_gunzip(const unsigned char *in, size_t inlen, unsigned char **ou
 			zs.avail_in = (uInt)chunk;
 			inlen -= chunk;
 		}
-		if (len == cap &&
-		    snap_vec_reserve(&buf, &cap, cap ? cap * 2 : inlen * 4 + 65536, 1)) {
+		if (len == cap && snap_vec_reserve(&buf, &cap, cap ? cap * 2 : first_cap, 1)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -144,8 +145,9 @@ static int dump_load(const char *path, unsigned char **out, size_t *outlen)
 	int err, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		fprintf(stderr, "snaptrace dump: cannot open %s: %s\n", path, strerror(errno));
-		return -errno;
+		err = -errno; /* before fprintf, which may change errno */
+		fprintf(stderr, "snaptrace dump: cannot open %s: %s\n", path, strerror(-err));
+		return err;
 	}
 	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		close(fd);

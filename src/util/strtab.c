@@ -36,19 +36,24 @@ void snap_strtab_fini(struct snap_strtab *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/* Puts id (hash h) in the first free slot of its probe sequence. */
+static void strtab_slot_put(uint32_t *slots, size_t nslots, uint32_t h, uint32_t id)
+{
+	size_t i = h & (nslots - 1);
+
+	while (slots[i])
+		i = (i + 1) & (nslots - 1);
+	slots[i] = id;
+}
+
 static int strtab_rehash(struct snap_strtab *st, size_t nslots)
 {
 	uint32_t *slots = snap_calloc(nslots, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
-	for (uint32_t id = 1; id <= st->count; id++) {
-		size_t i = st->hash[id] & (nslots - 1);
-
-		while (slots[i])
-			i = (i + 1) & (nslots - 1);
-		slots[i] = id;
-	}
+	for (uint32_t id = 1; id <= st->count; id++)
+		strtab_slot_put(slots, nslots, st->hash[id], id);
 	snap_free(st->slots);
 	st->slots = slots;
 	st->nslots = nslots;
@@ -106,15 +111,12 @@ static char *strtab_store(struct snap_strtab *st, const char *s, size_t len)
 	return dst;
 }
 
-uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t len)
+/* The id of (s, len), whose hash is h, or 0. */
+static uint32_t strtab_lookup(const struct snap_strtab *st, const char *s, size_t len, uint32_t h)
 {
-	uint32_t h;
-	size_t i;
-
 	if (!st->nslots)
 		return 0;
-	h = strtab_hash(s, len);
-	for (i = h & (st->nslots - 1); st->slots[i]; i = (i + 1) & (st->nslots - 1)) {
+	for (size_t i = h & (st->nslots - 1); st->slots[i]; i = (i + 1) & (st->nslots - 1)) {
 		uint32_t id = st->slots[i];
 
 		if (st->hash[id] == h && st->len[id] == len && !memcmp(st->str[id], s, len))
@@ -123,9 +125,14 @@ uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t le
 	return 0;
 }
 
+uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t len)
+{
+	return strtab_lookup(st, s, len, strtab_hash(s, len));
+}
+
 int64_t snap_strtab_intern(struct snap_strtab *st, const char *s, size_t len)
 {
-	uint32_t id = snap_strtab_find(st, s, len), h;
+	uint32_t h = strtab_hash(s, len), id = strtab_lookup(st, s, len, h);
 	const char *copy;
 	int err;
 
@@ -146,18 +153,11 @@ int64_t snap_strtab_intern(struct snap_strtab *st, const char *s, size_t len)
 	copy = strtab_store(st, s, len);
 	if (!copy)
 		return -ENOMEM;
-	h = strtab_hash(s, len);
 	id = ++st->count;
 	st->str[id] = copy;
 	st->len[id] = (uint32_t)len;
 	st->hash[id] = h;
-	{
-		size_t i = h & (st->nslots - 1);
-
-		while (st->slots[i])
-			i = (i + 1) & (st->nslots - 1);
-		st->slots[i] = id;
-	}
+	strtab_slot_put(st->slots, st->nslots, h, id);
 	return id;
 }
 

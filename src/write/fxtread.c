@@ -66,10 +66,18 @@ static void why_set(struct snap_fxtread *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Notes a semantic problem: the first one of a record is the one described. */
+/* Notes a semantic problem of rec. Callers describe (why_set) only the
+ * first one of a record, when rec->flags is still 0. */
 static void rec_flag(struct snap_fxtread_rec *rec, uint32_t flag)
 {
 	rec->flags |= flag;
+}
+
+/* 1 if a is the "process" koid argument of a thread kernel object. */
+static int arg_is_process(const struct snap_fxtread_arg *a)
+{
+	return a->type == SNAP_FXT_ARG_KOID && a->name.s && a->name.len == 7 &&
+	       !memcmp(a->name.s, "process", 7);
 }
 
 /* Resolves a 16-bit string ref: 0 = "", 0x8000|n = inline n bytes, else index. */
@@ -87,7 +95,6 @@ static int read_str(struct snap_fxtread *r, struct snap_fxtread_rec *rec, struct
 			why_set(r, "inline string of %u bytes runs past the record", ref & 0x7fffu);
 			return -SNAP_EPARSE;
 		}
-		out->ref = ref;
 		return 0;
 	}
 	if (ref >= r->str_cap || !r->strings[ref].s) {
@@ -223,7 +230,6 @@ static int read_metadata(struct snap_fxtread *r, struct snap_fxtread_rec *rec, u
 		break;
 	}
 	case SNAP_FXT_MD_PROVIDER_EVENT:
-		rec->id = bits(h, 20, 51);
 		rec->ts = bits(h, 52, 55); /* the provider event type */
 		break;
 	case SNAP_FXT_MD_TRACE_INFO:
@@ -533,8 +539,7 @@ static void out_args(struct fxt_out *o, const struct snap_fxtread_rec *rec, int 
 	for (uint32_t i = 0; i < rec->nargs; i++) {
 		const struct snap_fxtread_arg *a = &rec->args[i];
 
-		if (skip_process && a->type == SNAP_FXT_ARG_KOID && a->name.s && a->name.len == 7 &&
-		    !memcmp(a->name.s, "process", 7))
+		if (skip_process && arg_is_process(a))
 			continue;
 		out_bytes(o, first ? " args={" : ", ", first ? 7 : 2);
 		first = 0;
@@ -607,13 +612,9 @@ static void desc_kobj(struct fxt_out *o, const struct snap_fxtread_rec *rec)
 {
 	int proc = -1;
 
-	for (uint32_t i = 0; i < rec->nargs; i++) {
-		const struct snap_fxtread_arg *a = &rec->args[i];
-
-		if (a->type == SNAP_FXT_ARG_KOID && a->name.s && a->name.len == 7 &&
-		    !memcmp(a->name.s, "process", 7))
+	for (uint32_t i = 0; i < rec->nargs; i++)
+		if (arg_is_process(&rec->args[i]))
 			proc = (int)i;
-	}
 	if (rec->sub == 1)
 		out_fmt(o, "process koid=%" PRIu64, rec->tid);
 	else if (rec->sub == 2)

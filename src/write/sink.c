@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,10 +305,8 @@ int snap_sink_close(struct snap_sink *s)
 	if (s->kind != SNAP_SINK_FILE)
 		return s->err ? s->err : -EBADF;
 	err = snap_sink_flush(s);
-	if (!err && s->gz) {
+	if (!err && s->gz)
 		err = sink_deflate(s, NULL, 0, Z_FINISH);
-		sink_set_err(s, err);
-	}
 	if (!err && fsync(s->fd) < 0)
 		err = -errno;
 	if (!err) {

@@ -7,6 +7,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static volatile uint64_t elf_sum; /* keeps the reads of names and offsets */
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct snap_elf e;
@@ -24,5 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (snap_elf_find_func(&e, "main", &sym) == 1)
 		sum += sym.value;
 	(void)snap_elf_has_symbols(&e);
-	return sum == 42 ? 0 : 0;
+	elf_sum = sum;
+	return 0;
 }

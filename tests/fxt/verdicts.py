@@ -68,6 +68,10 @@ def main():
             print("seed %d: dump -check %s (%s), fxt_read: %s" % (
                 seed, "accepts" if ours else "rejects", p.stderr.strip(), codes or "no problem"))
             return 1
+    if not 0 < valid < n:
+        # both verdicts must be exercised, or agreement proves nothing
+        print("%d traces, %d valid: the generator no longer makes both kinds" % (n, valid))
+        return 1
     print("%d traces (%d valid): same verdicts" % (n, valid))
     return 0
 

@@ -1,26 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdint.h>
 
+#include "mem_reader.h"
 #include "parse/perfdata.h"
 #include "snap_test.h"
 #include "util/err.h"
-
-struct membuf {
-	const uint8_t *p;
-	size_t len;
-};
-
-static long mem_read(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	const struct membuf *m = ctx;
-
-	if (off >= m->len)
-		return 0;
-	if (len > m->len - off)
-		len = m->len - (size_t)off;
-	memcpy(buf, m->p + off, len);
-	return (long)len;
-}
 
 static void put64(uint8_t *p, uint64_t v)
 {
@@ -49,16 +33,16 @@ static void probe_classifies_files(void)
 {
 	uint8_t buf[1024];
 	struct snap_perfdata_info info;
-	struct membuf m = {buf, 0};
+	struct snap_membuf m = {buf, 0};
 
 	m.len = make_file(buf, 2, 1, 0x107);
-	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
 	CHECK_INT_EQ(SNAP_PERFDATA_AUX, info.kind);
 	CHECK_INT_EQ(2, info.nattrs);
 	CHECK_INT_EQ(0, info.callchain);
 
 	m.len = make_file(buf, 1, 0, 0x127);
-	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
 	CHECK_INT_EQ(SNAP_PERFDATA_SAMPLES, info.kind);
 	CHECK_INT_EQ(1, info.callchain);
 	CHECK_INT_EQ(0, info.timeless);
@@ -68,17 +52,17 @@ static void probe_finds_timeless_pt(void)
 {
 	uint8_t buf[1024];
 	struct snap_perfdata_info info;
-	struct membuf m = {buf, 0};
+	struct snap_membuf m = {buf, 0};
 	uint32_t pt_type = 8;
 
 	/* attr 0: intel_pt (dynamic PMU type 8) with the tsc bit; attr 1: a dummy event */
 	m.len = make_file(buf, 2, 1, 0x107);
 	memcpy(buf + 104, &pt_type, 4);
 	put64(buf + 104 + 8, 0x400);
-	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
 	CHECK_INT_EQ(0, info.timeless);
 	put64(buf + 104 + 8, 0x800); /* noretcomp, no tsc */
-	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
 	CHECK_INT_EQ(1, info.timeless);
 }
 
@@ -86,22 +70,22 @@ static void probe_rejects_bad_headers(void)
 {
 	uint8_t buf[1024];
 	struct snap_perfdata_info info;
-	struct membuf m = {buf, 0};
+	struct snap_membuf m = {buf, 0};
 
 	memcpy(buf, "hello world, not perf", 21);
 	m.len = 21;
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_perfdata_probe(snap_mem_read, &m, &info));
 	m.len = make_file(buf, 1, 0, 0);
 	m.len = 50;
-	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_probe(snap_mem_read, &m, &info));
 	m.len = make_file(buf, 3, 0, 0) - 100; /* last attribute cut short */
-	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_probe(snap_mem_read, &m, &info));
 	m.len = make_file(buf, 1, 0, 0);
 	put64(buf + 16, 7); /* absurd attr_size */
-	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_probe(snap_mem_read, &m, &info));
 	m.len = make_file(buf, 1, 0, 0);
 	put64(buf + 8, 16); /* pipe mode */
-	CHECK_INT_EQ(0, snap_perfdata_probe(mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
 	CHECK_INT_EQ(1, info.pipe_mode);
 	CHECK_INT_EQ(SNAP_PERFDATA_UNKNOWN, info.kind);
 }
