@@ -44,10 +44,10 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_REPLAY := $(if $(wildcard tests/fuzz/replay_main.c),$(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/replay_%))
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/replay_%)
 
-PLUGIN_SRC := $(wildcard src/plugin/dlfilter.c)
-PLUGIN := $(if $(PLUGIN_SRC),snaptrace-dlfilter.so)
+PLUGIN_SRC := src/plugin/dlfilter.c
+PLUGIN := snaptrace-dlfilter.so
 
 # Binaries the test suites need besides ./snaptrace (extended by rules.mk files).
 TEST_BINS := $(UNIT_BIN) $(FUZZ_REPLAY)
@@ -73,7 +73,7 @@ snaptrace: $(B)/snaptrace
 	cp $< $@.tmp && mv -f $@.tmp $@
 
 # The perf plugin is loaded into perf: never sanitized, always -fPIC, no libsnap.
-snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.h
+snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.h src/model/dlrec.h
 	$(CC) -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) $(if $(filter 1,$(WERROR)),-Werror) \
 		-fPIC -shared -o $@ $(PLUGIN_SRC)
 
@@ -147,7 +147,7 @@ bench: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/snaptrace
 	install -m 755 snaptrace $(DESTDIR)$(PREFIX)/bin/snaptrace
-	$(if $(PLUGIN),install -m 644 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/snaptrace/)
+	install -m 644 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/snaptrace/
 
 clean:
 	rm -rf build snaptrace snaptrace-dlfilter.so
