@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 
+#include "cstack_threads.h"
 #include "mock_timeline.h"
 #include "snap_test.h"
 #include "stack/cstack.h"
@@ -49,27 +50,15 @@ static int drv_feed(struct drv *d, const char *line)
 	struct test_ev te;
 	struct snap_cstack *cs = NULL;
 	uint64_t t;
-	size_t i;
 	int err;
 
 	if (test_ev_parse(&d->st, line, &te) < 0) {
 		fprintf(stderr, "bad test line: %s\n", line);
 		return -SNAP_EPARSE;
 	}
-	for (i = 0; i < d->n; i++)
-		if (d->cs[i].tid == te.ev.tid)
-			cs = &d->cs[i];
-	if (!cs) {
-		if (d->n == MAXTH)
-			return -SNAP_ELIMIT;
-		err = snap_cstack_init(&d->cs[d->n], &d->ctx, te.ev.pid, te.ev.tid,
-				       te.ev.has_time ? te.ev.time : 0);
-		if (err < 0) {
-			snap_cstack_fini(&d->cs[d->n]);
-			return err;
-		}
-		cs = &d->cs[d->n++];
-	}
+	err = cstack_threads_get(d->cs, &d->n, MAXTH, &d->ctx, &te.ev, &cs);
+	if (err < 0)
+		return err;
 	t = snap_cstack_time(cs, te.ev.has_time, te.ev.time);
 	if (te.ev.kind == SNAP_EV_ERROR)
 		return snap_cstack_error(cs, te.ev.msg, t);
@@ -78,15 +67,7 @@ static int drv_feed(struct drv *d, const char *line)
 
 static int drv_finish(struct drv *d)
 {
-	size_t i;
-	int err = 0, e;
-
-	for (i = 0; i < d->n; i++) {
-		e = snap_cstack_end_thread(&d->cs[i], d->cs[i].last_event_time);
-		if (e < 0 && !err)
-			err = e;
-	}
-	return err;
+	return cstack_threads_end(d->cs, d->n);
 }
 
 struct ccase {

@@ -2,6 +2,7 @@
 /* stack/sampdiff: stack samples -> begin/end slices, table-driven. */
 #include <errno.h>
 
+#include "cstack_threads.h"
 #include "mock_timeline.h"
 #include "snap_test.h"
 #include "stack/cstack.h"
@@ -50,34 +51,16 @@ static int drv_feed(struct drv *d, const char *line, enum snap_sampdiff_keep kee
 		fprintf(stderr, "bad test line: %s\n", line);
 		return -SNAP_EPARSE;
 	}
-	for (size_t i = 0; i < d->n; i++)
-		if (d->cs[i].tid == te.ev.tid)
-			cs = &d->cs[i];
-	if (!cs) {
-		if (d->n == MAXTH)
-			return -SNAP_ELIMIT;
-		err = snap_cstack_init(&d->cs[d->n], &d->ctx, te.ev.pid, te.ev.tid,
-				       te.ev.has_time ? te.ev.time : 0);
-		if (err < 0) {
-			snap_cstack_fini(&d->cs[d->n]);
-			return err;
-		}
-		cs = &d->cs[d->n++];
-	}
+	err = cstack_threads_get(d->cs, &d->n, MAXTH, &d->ctx, &te.ev, &cs);
+	if (err < 0)
+		return err;
 	t = snap_cstack_time(cs, te.ev.has_time, te.ev.time);
 	return snap_sampdiff_apply(cs, te.ev.frames, te.ev.nframes, keep, t, &d->stats);
 }
 
 static int drv_finish(struct drv *d)
 {
-	int err = 0, e;
-
-	for (size_t i = 0; i < d->n; i++) {
-		e = snap_cstack_end_thread(&d->cs[i], d->cs[i].last_event_time);
-		if (e < 0 && !err)
-			err = e;
-	}
-	return err;
+	return cstack_threads_end(d->cs, d->n);
 }
 
 struct scase {
