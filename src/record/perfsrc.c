@@ -52,15 +52,21 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 	return n;
 }
 
+/* An empty source: no perf process, no pipe. */
+static void perfsrc_reset(struct snap_perfsrc *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->pid = -1;
+	src->fd = -1;
+}
+
 int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *o,
 		      struct snap_strtab *names)
 {
 	const char *argv[SNAP_PERFSRC_MAX_ARGS];
 	int pfd[2], err;
 
-	memset(src, 0, sizeof(*src));
-	src->pid = -1;
-	src->fd = -1;
+	perfsrc_reset(src);
 	if (o->plugin) {
 		struct snap_dlsrc_opts dl;
 
@@ -100,9 +106,7 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 err_fini:
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
-	memset(src, 0, sizeof(*src));
-	src->pid = -1;
-	src->fd = -1;
+	perfsrc_reset(src);
 	return err;
 }
 
@@ -157,9 +161,7 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 
 	if (src->use_plugin) {
 		err = snap_dlsrc_close(&src->dl);
-		memset(src, 0, sizeof(*src));
-		src->pid = -1;
-		src->fd = -1;
+		perfsrc_reset(src);
 		return err < 0 ? -SNAP_EPERF : 0;
 	}
 	if (src->fd >= 0)
@@ -179,9 +181,7 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 	}
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
-	memset(src, 0, sizeof(*src));
-	src->pid = -1;
-	src->fd = -1;
+	perfsrc_reset(src);
 	return err;
 }
 
