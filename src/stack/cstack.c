@@ -20,17 +20,6 @@ enum {
 	OP_RETUNK,   /* return with an empty stack: "[unknown]" span [t, t2] */
 };
 
-static int intern(struct snap_strtab *st, const char *s, uint32_t *id)
-{
-	int64_t r = snap_strtab_intern_cstr(st, s);
-
-	*id = 0;
-	if (r < 0)
-		return (int)r;
-	*id = (uint32_t)r;
-	return 0;
-}
-
 int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 			 struct snap_strtab *st, enum snap_scope scope, uint32_t max_depth)
 {
@@ -44,14 +33,14 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	ctx->max_depth = max_depth ? max_depth : SNAP_CSTACK_DEFAULT_MAX_DEPTH;
 	ctx->max_defer = SNAP_CSTACK_MAX_DEFER;
 	snap_u64map_init(&ctx->errnames);
-	if ((err = intern(st, "[untraced]", &n->untraced)) < 0 ||
-	    (err = intern(st, "[syscall]", &n->syscall)) < 0 ||
-	    (err = intern(st, "[returned]", &n->returned)) < 0 ||
-	    (err = intern(st, "[unknown]", &n->unknown)) < 0 ||
-	    (err = intern(st, "address", &n->address)) < 0 ||
-	    (err = intern(st, "symbol", &n->symbol)) < 0 ||
-	    (err = intern(st, "inferred_start_time", &n->inferred)) < 0 ||
-	    (err = intern(st, "true", &n->true_)) < 0)
+	if ((err = snap_strtab_intern_id(st, "[untraced]", &n->untraced)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "[syscall]", &n->syscall)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "[returned]", &n->returned)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "[unknown]", &n->unknown)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "address", &n->address)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "symbol", &n->symbol)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0)
 		return err;
 	return 0;
 }

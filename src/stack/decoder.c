@@ -30,17 +30,6 @@ struct snap_dthread {
 	size_t nextra, capextra;
 };
 
-static int intern(struct snap_strtab *st, const char *s, uint32_t *id)
-{
-	int64_t r = snap_strtab_intern_cstr(st, s);
-
-	*id = 0;
-	if (r < 0)
-		return (int)r;
-	*id = (uint32_t)r;
-	return 0;
-}
-
 static uint64_t tkey(int32_t pid, int32_t tid)
 {
 	return ((uint64_t)(uint32_t)pid << 32) | (uint32_t)tid;
@@ -51,13 +40,13 @@ static int init_names(struct snap_decoder *dec)
 	struct snap_strtab *st = dec->st;
 	int err;
 
-	if ((err = intern(st, "CPU", &dec->n_cpu)) < 0 ||
-	    (err = intern(st, "freq (MHz)", &dec->n_freq)) < 0 ||
-	    (err = intern(st, "addr", &dec->n_addr)) < 0 ||
-	    (err = intern(st, "count", &dec->n_count)) < 0 ||
-	    (err = intern(st, "tid", &dec->n_tid)) < 0 ||
-	    (err = intern(st, "ip", &dec->n_ip)) < 0 ||
-	    (err = intern(st, "Snapshot symbol hits", &dec->n_hits)) < 0)
+	if ((err = snap_strtab_intern_id(st, "CPU", &dec->n_cpu)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "freq (MHz)", &dec->n_freq)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "addr", &dec->n_addr)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "count", &dec->n_count)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "tid", &dec->n_tid)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "ip", &dec->n_ip)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0)
 		return err;
 	return 0;
 }
@@ -77,7 +66,7 @@ static int init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o
 	for (i = 0; i < o->nhits; i++) {
 		dec->hits[i] = o->hits[i];
 		snprintf(buf, sizeof(buf), "hit %.500s", snap_strtab_get(dec->st, o->hits[i].sym));
-		if ((err = intern(dec->st, buf, &dec->hit_names[i])) < 0)
+		if ((err = snap_strtab_intern_id(dec->st, buf, &dec->hit_names[i])) < 0)
 			return err;
 		dec->nhits++;
 		if (!dec->have_hit_min || o->hits[i].time < dec->hit_min)
@@ -115,7 +104,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 
 		if (!o->names[i].name || !o->names[i].name[0])
 			continue;
-		if ((err = intern(st, o->names[i].name, &id)) < 0)
+		if ((err = snap_strtab_intern_id(st, o->names[i].name, &id)) < 0)
 			return err;
 		if (snap_u64map_put(&dec->pidnames, (uint32_t)o->names[i].pid, id) < 0)
 			return -ENOMEM;
@@ -202,7 +191,7 @@ static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint3
 			 snap_strtab_get(dec->st, (uint32_t)*cmd), p);
 	else
 		snprintf(buf, sizeof(buf), "[pid=%s]", p);
-	return intern(dec->st, buf, id);
+	return snap_strtab_intern_id(dec->st, buf, id);
 }
 
 static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uint64_t key,
@@ -237,7 +226,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 			 snap_strtab_get(dec->st, (uint32_t)cmd), pbuf, tbuf);
 	else
 		snprintf(buf, sizeof(buf), "[pid=%s] [tid=%s]", pbuf, tbuf);
-	if ((err = intern(dec->st, buf, &tname)) < 0)
+	if ((err = snap_strtab_intern_id(dec->st, buf, &tname)) < 0)
 		goto fail;
 	if (snap_u64map_put(&dec->tmap, key, dec->nth) < 0) {
 		err = -ENOMEM;
@@ -298,7 +287,7 @@ static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32
 	fmt_id(tbuf, sizeof(tbuf), th->tid);
 	snprintf(buf, sizeof(buf), "%.300s (tid %s)",
 		 event ? snap_strtab_get(dec->st, event) : "event", tbuf);
-	if ((err = intern(dec->st, buf, &name)) < 0)
+	if ((err = snap_strtab_intern_id(dec->st, buf, &name)) < 0)
 		return err;
 	th->extra[th->nextra].event = event;
 	err = synth_track(dec, th->pid, th->proc_name, name, &th->extra[th->nextra].tid);

@@ -166,6 +166,14 @@ int64_t snap_strtab_intern_cstr(struct snap_strtab *st, const char *s)
 	return snap_strtab_intern(st, s, strlen(s));
 }
 
+int snap_strtab_intern_id(struct snap_strtab *st, const char *s, uint32_t *id)
+{
+	int64_t r = snap_strtab_intern_cstr(st, s);
+
+	*id = r < 0 ? 0 : (uint32_t)r;
+	return r < 0 ? (int)r : 0;
+}
+
 const char *snap_strtab_get(const struct snap_strtab *st, uint32_t id)
 {
 	if (!id || id > st->count)

@@ -31,6 +31,9 @@ void snap_strtab_fini(struct snap_strtab *st);
 int64_t snap_strtab_intern(struct snap_strtab *st, const char *s, size_t len);
 /* Like intern for a NUL-terminated string. */
 int64_t snap_strtab_intern_cstr(struct snap_strtab *st, const char *s);
+/* Interns the NUL-terminated s and stores its id in *id (0 on error).
+ * Returns 0 or -ENOMEM / -E2BIG. */
+int snap_strtab_intern_id(struct snap_strtab *st, const char *s, uint32_t *id);
 /* Returns the id of (s, len) or 0 if not interned. */
 uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t len);
 /* Returns the NUL-terminated string of id (borrowed), or "" for 0 / unknown ids. */

@@ -24,6 +24,14 @@ static void strtab_interns_and_dedups(void)
 	CHECK_STR_EQ("", snap_strtab_get(&st, 99));
 	CHECK_INT_EQ(3, snap_strtab_len(&st, 2));
 	CHECK_INT_EQ(0, snap_strtab_find(&st, "bar", 3));
+	{
+		uint32_t id = 99;
+
+		CHECK_INT_EQ(0, snap_strtab_intern_id(&st, "foo", &id));
+		CHECK_INT_EQ(2, id);
+		CHECK_INT_EQ(0, snap_strtab_intern_id(&st, "bar", &id));
+		CHECK_INT_EQ(4, id);
+	}
 	snap_strtab_fini(&st);
 	snap_strtab_fini(&st); /* double fini is harmless */
 }
@@ -56,6 +64,14 @@ static void strtab_alloc_failures(void)
 		snap_alloc_fail_after(n);
 		r = snap_strtab_intern_cstr(&st, "x");
 		snap_alloc_fail_after(-1);
+		{
+			uint32_t id = 7;
+
+			snap_alloc_fail_after(n);
+			if (snap_strtab_intern_id(&st, "yy", &id) < 0)
+				CHECK_INT_EQ(0, id);
+			snap_alloc_fail_after(-1);
+		}
 		CHECK(r == 1 || r == -ENOMEM);
 		if (r == -ENOMEM)
 			CHECK_INT_EQ(0, snap_strtab_find(&st, "x", 1));
