@@ -11,6 +11,19 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "model/timeline.h"
+#include "util/strtab.h"
+
+/* A second consumer of the timeline (snaptrace report, -report): open() is
+ * called with the decode's string table and returns a timeline that gets
+ * every op too; close() is called at the end (err: 0 once the trace is
+ * written) while the string table is still alive. */
+struct snap_decode_tap {
+	struct snap_timeline *(*open)(void *ctx, struct snap_strtab *st);
+	void (*close)(void *ctx, int err);
+	void *ctx;
+	int no_output; /* write no FXT file: the tap is the only consumer */
+};
 
 /* A trigger hit to mark on its own track. */
 struct snap_hit {
@@ -41,6 +54,7 @@ struct snap_decode_opts {
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;
+	const struct snap_decode_tap *tap; /* or NULL */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.
