@@ -28,6 +28,9 @@ struct snap_dthread {
 	uint32_t proc_name;
 	struct snap_dthread_extra *extra;
 	size_t nextra, capextra;
+	/* stack samples seen, for the sampling marker (write_sampling) */
+	uint64_t nsamples, first_sample, last_sample, period_sum;
+	uint32_t sample_event;
 };
 
 static uint64_t tkey(int32_t pid, int32_t tid)
@@ -46,7 +49,9 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "count", &dec->n_count)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "tid", &dec->n_tid)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "ip", &dec->n_ip)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0)
+	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "snaptrace.sampling", &dec->n_sampling)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "period_ns", &dec->n_period)) < 0)
 		return err;
 	return 0;
 }
@@ -524,6 +529,11 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
+		if (!th->nsamples++)
+			th->first_sample = t;
+		th->last_sample = t;
+		th->period_sum += ev->period;
+		th->sample_event = ev->event;
 		return snap_sampdiff_apply(
 			&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
 			keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0], t, &dec->sd);
@@ -676,6 +686,36 @@ static int write_hits(struct snap_decoder *dec)
 	return err;
 }
 
+/* Marks each thread built from stack samples with one counter
+ * "snaptrace.sampling" {period_ns} at its first sample (docs/report.md): the
+ * sample period in ns (perf's period for the clock events, else the mean
+ * time between the thread's samples; 0 if unknown). */
+static int write_sampling(struct snap_decoder *dec)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
+		struct snap_dthread *th = dec->th[i];
+		const char *ev = snap_strtab_get(dec->st, th->sample_event);
+		struct snap_arg a;
+
+		if (!th->nsamples)
+			continue;
+		a.name = dec->n_period;
+		a.type = SNAP_ARG_INT;
+		if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
+			a.v.i = (int64_t)(th->period_sum / th->nsamples);
+		else if (th->nsamples > 1)
+			a.v.i = (int64_t)((th->last_sample - th->first_sample) /
+					  (th->nsamples - 1));
+		else
+			a.v.i = 0;
+		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
+					    dec->n_sampling, &a, 1);
+	}
+	return err;
+}
+
 int snap_decoder_finish(struct snap_decoder *dec)
 {
 	int err = 0, e;
@@ -693,6 +733,9 @@ int snap_decoder_finish(struct snap_decoder *dec)
 		if (e < 0 && !err)
 			err = e;
 	}
+	e = write_sampling(dec);
+	if (e < 0 && !err)
+		err = e;
 	e = write_hits(dec);
 	return err < 0 ? err : e;
 }

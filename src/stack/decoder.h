@@ -120,6 +120,7 @@ struct snap_decoder {
 	struct snap_event *tx;
 	size_t ntx, captx;
 	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits;
+	uint32_t n_sampling, n_period; /* the sampling marker (docs/report.md) */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
 };
