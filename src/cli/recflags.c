@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/pipeline.h"
+#include "cli/reportcli.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
 #include "record/session.h"
@@ -44,6 +45,7 @@ enum {
 	F_Z_PRINT_PERF_COMMANDS,
 	F_FILTER,
 	F_VV,
+	F_REPORT,
 	F_COUNT,
 };
 
@@ -73,6 +75,7 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"z-print-perf-commands", NULL, NULL, NULL},
 	{"filter", NULL, "(START STOP)", NULL},
 	{"vv", NULL, NULL, NULL},
+	{"report", NULL, NULL, "then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
 };
 _Static_assert(sizeof(snap_recflags_opts) / sizeof(snap_recflags_opts[0]) == F_COUNT + 1,
@@ -169,6 +172,9 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 		break;
 	case F_FILTER:
 		return usage_err(cmd, "-filter", val, "-filter is not supported yet");
+	case F_REPORT:
+		f->report = 1;
+		break;
 	case F_VV:
 		f->verbose += 2;
 		break;
@@ -569,6 +575,8 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.nhits = s->nhits;
 	d.names = names;
 	d.nnames = nn;
+	if (f->report)
+		d.tap = snap_report_tap(f->output ? f->output : "trace.fxt.gz");
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;
