@@ -178,14 +178,17 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 		const struct snap_report_fn *fn = &r->fn[order[i]];
 		char mark = fn->sketch ? '~' : ' ';
 
+		char p[3][20];
+
 		snap_report_shorten(snap_strtab_get(r->st, order[i]), NAME_W, name);
-		snap_rbuf_printf(
-			b, "%-*s %8" PRIu64 " %9s %9s %9s %8s%c%8s%c%8s%c%9s\n", NAME_W, name,
-			fn->calls, snap_report_human(fn->total, h[0]),
-			snap_report_human(fn->self, h[1]), snap_report_human(fn->mean, h[2]),
-			snap_report_human(fn->p50, h[3]), mark, snap_report_human(fn->p90, h[4]),
-			mark, snap_report_human(fn->p99, h[5]), mark,
-			snap_report_human(fn->max, h[6]));
+		snprintf(p[0], sizeof(p[0]), "%c%s", mark, snap_report_human(fn->p50, h[3]));
+		snprintf(p[1], sizeof(p[1]), "%c%s", mark, snap_report_human(fn->p90, h[4]));
+		snprintf(p[2], sizeof(p[2]), "%c%s", mark, snap_report_human(fn->p99, h[5]));
+		snap_rbuf_printf(b, "%-*s %8" PRIu64 " %9s %9s %9s %9s %9s %9s %9s\n", NAME_W, name,
+				 fn->calls, snap_report_human(fn->total, h[0]),
+				 snap_report_human(fn->self, h[1]),
+				 snap_report_human(fn->mean, h[2]), p[0], p[1], p[2],
+				 snap_report_human(fn->max, h[6]));
 	}
 	if (!n)
 		PUTS(b, "(no complete calls)\n");

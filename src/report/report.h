@@ -10,10 +10,10 @@
  * counts each call, self time is the time not covered by child slices.
  *
  * Slices cut by the snapshot are excluded from the figures and counted:
- * begins with the inferred_start_time flag (their start is unknown), begins
- * never ended, slices ending at the last timestamp of their thread or at a
- * [decode error: ...] on it, slices crossing the -window edges, and in
- * sampled traces the frames of the first sample. Zero-length complete
+ * begins with the inferred_start_time flag (their start is unknown) or at
+ * the first timestamp of their thread (running when the snapshot began),
+ * begins never ended, slices ending at the last timestamp of their thread
+ * or at a [decode error: ...] on it, and slices crossing the -window edges. Zero-length complete
  * events (instants, decode errors, extra-event samples) are not calls.
  *
  * Per function the durations are kept exactly up to opts.exact_limit
