@@ -510,8 +510,7 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 		if (pop_completes(w, e->ts) < 0)
 			return r->err;
 		if (kind == SNAP_REPORT_BEGIN) {
-			int edge = (e->kind & SNAP_REPORT_F_INFERRED) ||
-				   (r->sampled && e->ts == first);
+			int edge = (e->kind & SNAP_REPORT_F_INFERRED) || e->ts == first;
 
 			if (push(w, e->ts, NO_END, e->name, edge) < 0)
 				return r->err;

@@ -114,6 +114,78 @@ else
 	echo "FAIL report/decode_dash_report: $(head -5 "$tmp/diff" "$tmp/err")"
 fi
 
+# The figures against an independent reckoning from `snaptrace dump`'s slices
+# (tests/report/slices.sh), and the folded self times adding up to the threads' busy
+# time: on the FXT of every golden input (deferred begins, decode errors, threads,
+# samples, ...), then on a real sampled recording.
+report_figures() { # TRACE: the same lines as slices.sh prints, from report -json
+	"$snap" report -json "$1" | sed -n -E \
+		-e 's/^\{"span_ns": [0-9]+, "slices": ([0-9]+), .*"open_slices": ([0-9]+),.*/slices \1 open \2/p' \
+		-e 's/^ *\{"name": "(.*)", "calls": ([0-9]+), "total_ns": ([0-9]+), "self_ns": ([0-9]+), "mean_ns": [0-9]+, "p50_ns": ([0-9]+), "p90_ns": ([0-9]+), "p99_ns": ([0-9]+), "max_ns": ([0-9]+).*/\1 \2 \3 \4 \8 \5 \6 \7/p' |
+		{ IFS= read -r head; echo "$head"; LC_ALL=C sort; }
+}
+check_against_dump() { # NAME TRACE
+	local name=$1 trace=$2 busy folded
+	tests/report/slices.sh "$snap" "$trace" >"$tmp/want" 2>&1
+	report_figures "$trace" >"$tmp/got"
+	if ! diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"; then
+		echo "FAIL report/vs_dump_$name: report and the dump's slices disagree:"
+		head -20 "$tmp/diff"
+		return
+	fi
+	busy=$("$snap" report -json -folded "$tmp/f" "$trace" | sed -n 's/.*"busy_ns": \([0-9]*\).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	folded=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/f")
+	if [ "$busy" != "$folded" ]; then
+		echo "FAIL report/vs_dump_$name: folded self times add up to $folded ns, busy time $busy ns"
+		return
+	fi
+	echo "PASS report/vs_dump_$name ($(head -1 "$tmp/want"), $(($(wc -l <"$tmp/want") - 1)) functions)"
+}
+for input in tests/golden/pt/*.txt tests/golden/samples/*.txt; do
+	base=${input%.txt}
+	args=()
+	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	rm -f "$tmp/g.fxt"
+	"$snap" decode -q "${args[@]}" -o "$tmp/g.fxt" "$input" >/dev/null 2>&1 || continue
+	[ -f "$tmp/g.fxt" ] && check_against_dump "golden_$(basename "$base")" "$tmp/g.fxt"
+done
+
+# e2e: a real sampled recording of tests/e2e/progs/nest (main > outer > inner > leaf).
+nest=$PWD/${SNAP_BUILD:-build/default}/tests/e2e/nest
+noperf=""
+if ! command -v perf >/dev/null; then
+	noperf="perf is not on PATH"
+elif [ ! -x "$nest" ]; then
+	noperf="$nest missing (run make test-bins)"
+elif ! perf record -o "$tmp/probe.data" --no-bpf-event -e cpu-clock -F 1000 -- true \
+	>/dev/null 2>&1; then
+	noperf="perf record -e cpu-clock does not work for $(id -un)"
+fi
+if [ -n "$noperf" ]; then
+	echo "SKIP report/e2e_run_report: $noperf"
+else
+	(cd "$tmp" && TMPDIR=$tmp timeout -s KILL 60 "$OLDPWD/$snap" run -sampling \
+		-timer-resolution Sample:2000 -report -o "$tmp/run.fxt.gz" -- "$nest" 3000 0 0 0 \
+		>"$tmp/run.out" 2>"$tmp/run.err")
+	rc=$?
+	if [ $rc -ne 0 ] || [ ! -s "$tmp/run.fxt.gz" ]; then
+		echo "FAIL report/e2e_run_report: rc $rc: $(tail -3 "$tmp/run.err")"
+	elif ! grep -q '^ESTIMATED from stack samples, one every 500 us' "$tmp/run.out" ||
+		! grep -q '^leaf  ' "$tmp/run.out" || ! grep -q "tid *busy *slices" "$tmp/run.out"; then
+		echo "FAIL report/e2e_run_report: -report printed: $(head -12 "$tmp/run.out")"
+	else
+		echo "PASS report/e2e_run_report"
+		"$snap" report "$tmp/run.fxt.gz" >"$tmp/again"
+		if diff <(grep -v '^ready' "$tmp/run.out" | sed 1d) <(sed 1d "$tmp/again") >/dev/null; then
+			echo "PASS report/e2e_same_as_report_of_the_file"
+		else
+			echo "FAIL report/e2e_same_as_report_of_the_file: $(diff <(grep -v '^ready' "$tmp/run.out") "$tmp/again" | head -5)"
+		fi
+		check_against_dump e2e_sampled "$tmp/run.fxt.gz"
+	fi
+fi
+
 # help
 if "$snap" help report | grep -q -- "-window START,END" && "$snap" report -help | grep -q -- "-folded FILE"; then
 	echo "PASS report/help"
