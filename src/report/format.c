@@ -121,7 +121,7 @@ static const char *sort_name(enum snap_report_sort s)
 	return (unsigned)s < 5 ? names[s] : "self";
 }
 
-#define NAME_W 27
+#define NAME_W 28 /* + calls 1+7 + 7 durations of 1+8: 99 columns */
 
 void snap_report_text(const struct snap_report *r, const struct snap_report_fmt *f,
 		      struct snap_rbuf *b)
@@ -172,7 +172,7 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 				 "trace anomalies: %" PRIu64 " end(s) without a begin, %" PRIu64
 				 " slice(s) outlasting their parent (cut)\n",
 				 r->unmatched_ends, r->overlaps);
-	snap_rbuf_printf(b, "\n%-*s %8s %9s %9s %9s %9s %9s %9s %9s\n", NAME_W, "function", "calls",
+	snap_rbuf_printf(b, "\n%-*s %7s %8s %8s %8s %8s %8s %8s %8s\n", NAME_W, "function", "calls",
 			 "total", "self", "mean", "p50", "p90", "p99", "max");
 	for (size_t i = 0; i < shown; i++) {
 		const struct snap_report_fn *fn = &r->fn[order[i]];
@@ -184,7 +184,7 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 		snprintf(p[0], sizeof(p[0]), "%c%s", mark, snap_report_human(fn->p50, h[3]));
 		snprintf(p[1], sizeof(p[1]), "%c%s", mark, snap_report_human(fn->p90, h[4]));
 		snprintf(p[2], sizeof(p[2]), "%c%s", mark, snap_report_human(fn->p99, h[5]));
-		snap_rbuf_printf(b, "%-*s %8" PRIu64 " %9s %9s %9s %9s %9s %9s %9s\n", NAME_W, name,
+		snap_rbuf_printf(b, "%-*s %7" PRIu64 " %8s %8s %8s %8s %8s %8s %8s\n", NAME_W, name,
 				 fn->calls, snap_report_human(fn->total, h[0]),
 				 snap_report_human(fn->self, h[1]),
 				 snap_report_human(fn->mean, h[2]), p[0], p[1], p[2],

@@ -140,6 +140,11 @@ check_against_dump() { # NAME TRACE
 		echo "FAIL report/vs_dump_$name: folded self times add up to $folded ns, busy time $busy ns"
 		return
 	fi
+	"$snap" report -top 0 "$trace" >"$tmp/text"
+	if awk 'length($0) > 100 { bad = 1 } END { exit !bad }' "$tmp/text"; then
+		echo "FAIL report/vs_dump_$name: a line is wider than 100 columns: $(awk 'length($0) > 100' "$tmp/text" | head -1)"
+		return
+	fi
 	echo "PASS report/vs_dump_$name ($(head -1 "$tmp/want"), $(($(wc -l <"$tmp/want") - 1)) functions)"
 }
 for input in tests/golden/pt/*.txt tests/golden/samples/*.txt; do
