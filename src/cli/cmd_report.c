@@ -21,13 +21,13 @@
 #include "cli/pipeline.h"
 #include "cli/reportcli.h"
 #include "report/format.h"
+#include "report/fxtin.h"
 #include "report/report.h"
 #include "report/rtl.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/vec.h"
-#include "write/fxtread.h"
 
 #define REPORT_MAX_DATA (8ull << 30) /* 8 GiB of FXT after decompression */
 
@@ -322,147 +322,31 @@ fail:
 	return -1;
 }
 
-static int str_is(const struct snap_fxt_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->s && s->len == n && !memcmp(s->s, lit, n);
-}
-
-/* Interns an FXT string, caching by string-table index (redefinitions and
- * provider resets clear the cache). Returns the id or 0 (out of memory). */
-static uint32_t fxt_name(struct snap_strtab *st, uint32_t *cache, const struct snap_fxt_str *s)
-{
-	int64_t id;
-	int cached = s->ref && !(s->ref & 0x8000u);
-
-	if (cached && cache[s->ref])
-		return cache[s->ref];
-	if (s->s)
-		id = snap_strtab_intern(st, s->s, s->len);
-	else
-		id = snap_strtab_intern_cstr(st, "[undefined name]");
-	if (id < 0)
-		return 0;
-	if (cached)
-		cache[s->ref] = (uint32_t)id;
-	return (uint32_t)id;
-}
-
 /* Feeds every record of an FXT trace to c->r. Returns the exit status. */
-static int walk_fxt(struct rcli *c, struct snap_strtab *st, const char *path,
-		    const unsigned char *data, size_t len)
+static int walk_fxt(struct rcli *c, const char *path, const unsigned char *data, size_t len)
 {
-	struct snap_fxtread rd;
-	struct snap_fxtread_rec rec;
-	uint32_t *cache = snap_calloc(32768, sizeof(uint32_t));
-	uint64_t bad = 0, firstbad = 0;
-	char why[192] = "";
-	int r, status = 0;
+	struct snap_report_fxtin in;
+	int err;
 
-	if (!cache || snap_fxtread_init(&rd, data, len) < 0) {
-		snap_free(cache);
+	if (len == 0) {
+		fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", path);
+		return 1;
+	}
+	err = snap_report_read_fxt(&c->r, data, len, &in);
+	if (err == -ENOMEM) {
 		fputs("snaptrace report: out of memory\n", stderr);
 		return 1;
 	}
-	if (len == 0) {
-		fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", path);
-		status = 1;
+	if (err < 0) {
+		fprintf(stderr, "snaptrace report: %s: %s\n", path, in.fatal);
+		return 1;
 	}
-	while (!status && (r = snap_fxtread_next(&rd, &rec)) != 0) {
-		uint32_t name;
-
-		if (r == -ENOMEM) {
-			fputs("snaptrace report: out of memory\n", stderr);
-			status = 1;
-			break;
-		}
-		if (r == -SNAP_EFORMAT || r == -SNAP_ETRUNC || (r < 0 && rec.index == 0)) {
-			fprintf(stderr, "snaptrace report: %s: record #%" PRIu64 ": %s%s\n", path,
-				rec.index, snap_fxtread_why(&rd),
-				r == -SNAP_EFORMAT ? " (not an FXT trace?)" : "");
-			status = 1;
-			break;
-		}
-		if (r < 0) { /* a malformed record, skipped */
-			if (!bad++) {
-				firstbad = rec.index;
-				snprintf(why, sizeof(why), "%s", snap_fxtread_why(&rd));
-			}
-			continue;
-		}
-		switch (rec.type) {
-		case SNAP_FXT_STRING:
-			if (rec.id < 32768)
-				cache[rec.id] = 0;
-			break;
-		case SNAP_FXT_METADATA:
-			if (rec.sub == SNAP_FXT_MD_PROVIDER_INFO)
-				memset(cache, 0, 32768 * sizeof(uint32_t));
-			break;
-		case SNAP_FXT_KOBJ:
-			if (rec.sub == 2 && rec.name.s) { /* a thread's name */
-				uint64_t pid = 0;
-
-				for (uint32_t i = 0; i < rec.nargs; i++)
-					if (str_is(&rec.args[i].name, "process"))
-						pid = rec.args[i].v.u;
-				if (!(name = fxt_name(st, cache, &rec.name)) ||
-				    snap_report_thread_name(&c->r, (int32_t)pid, (int32_t)rec.tid,
-							    name) < 0)
-					status = -ENOMEM;
-			}
-			break;
-		case SNAP_FXT_EVENT: {
-			uint32_t kind;
-
-			if (rec.sub == SNAP_FXT_EV_COUNTER) {
-				if (!str_is(&rec.name, SNAP_REPORT_SAMPLING_COUNTER))
-					break;
-				for (uint32_t i = 0; i < rec.nargs; i++)
-					if (str_is(&rec.args[i].name, SNAP_REPORT_PERIOD_ARG) &&
-					    rec.args[i].v.i > 0)
-						snap_report_sampled(&c->r,
-								    (uint64_t)rec.args[i].v.i);
-				snap_report_sampled(&c->r, 0);
-				break;
-			}
-			if (rec.sub == SNAP_FXT_EV_BEGIN)
-				kind = SNAP_REPORT_BEGIN;
-			else if (rec.sub == SNAP_FXT_EV_END)
-				kind = SNAP_REPORT_END;
-			else if (rec.sub == SNAP_FXT_EV_COMPLETE)
-				kind = SNAP_REPORT_COMPLETE;
-			else
-				break;
-			if (kind == SNAP_REPORT_BEGIN)
-				for (uint32_t i = 0; i < rec.nargs; i++)
-					if (str_is(&rec.args[i].name, SNAP_REPORT_INFERRED_ARG))
-						kind |= SNAP_REPORT_F_INFERRED;
-			/* an end's name is informative: do not intern it */
-			name = kind == SNAP_REPORT_END ? 0 : fxt_name(st, cache, &rec.name);
-			if ((kind != SNAP_REPORT_END && !name) ||
-			    snap_report_event(&c->r, (int32_t)rec.pid, (int32_t)rec.tid, kind,
-					      rec.ts, rec.end, name) < 0)
-				status = -ENOMEM;
-			break;
-		}
-		default:
-			break;
-		}
-		if (status == -ENOMEM) {
-			fputs("snaptrace report: out of memory\n", stderr);
-			status = 1;
-		}
-	}
-	if (!status && bad)
+	if (in.bad)
 		fprintf(stderr,
 			"snaptrace report: %s: warning: skipped %" PRIu64
 			" malformed record(s), first #%" PRIu64 ": %s\n",
-			path, bad, firstbad, why);
-	snap_fxtread_fini(&rd);
-	snap_free(cache);
-	return status;
+			path, in.bad, in.first_bad, in.why);
+	return 0;
 }
 
 static int report_fxt(struct rcli *c, const char *path)
@@ -479,7 +363,7 @@ static int report_fxt(struct rcli *c, const char *path)
 		fputs("snaptrace report: out of memory\n", stderr);
 		status = 1;
 	} else {
-		status = walk_fxt(c, &st, path, data, len);
+		status = walk_fxt(c, path, data, len);
 	}
 	snap_free(data);
 	if (!status && snap_report_finish(&c->r) < 0) {
