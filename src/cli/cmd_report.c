@@ -242,7 +242,11 @@ static struct snap_timeline *tap_open(void *ctx, struct snap_strtab *st)
 {
 	struct rcli *c = ctx;
 
-	return rcli_start(c, st) < 0 ? NULL : &c->tl.base;
+	if (rcli_start(c, st) < 0) {
+		rcli_end(c); /* tap_close is not called when open fails */
+		return NULL;
+	}
+	return &c->tl.base;
 }
 
 static void tap_close(void *ctx, int err)
