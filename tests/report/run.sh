@@ -77,6 +77,24 @@ while IFS='|' read -r name flags input; do
 	done
 done <"$dir/cases"
 
+# An FXT trace written the way magic-trace writes (string and thread refs, inline
+# names and pid/tid, complete events): tests/report/mkfxt.py says what it holds.
+if command -v python3 >/dev/null; then
+	python3 "$dir/mkfxt.py" "$tmp/mt.fxt"
+	run_case "$tmp/mt.fxt" -json >"$tmp/actual"
+	if [ "${SNAP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$tmp/actual" "$dir/magic_style_json.expected"
+		echo "PASS report/magic_style_json (updated)"
+	elif diff -u "$dir/magic_style_json.expected" "$tmp/actual" >"$tmp/diff"; then
+		echo "PASS report/magic_style_json"
+	else
+		echo "FAIL report/magic_style_json: output differs:"
+		head -20 "$tmp/diff"
+	fi
+else
+	echo "SKIP report/magic_style_json: no python3 to write the trace"
+fi
+
 # Bad input: one clear line and a non-zero status, never a crash.
 expect_err() { # NAME STATUS PATTERN ARGS...: the last stderr line matches, at most 2 lines
 	local name=$1 want=$2 pat=$3 rc
