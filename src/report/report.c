@@ -165,13 +165,26 @@ uint64_t snap_report_bucket_value(size_t b)
 	return lo + ((uint64_t)1 << (e - 6)) / 2;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Moves the k-th smallest of v[0..n) to v[k], smaller ones before it,
  * larger after (Hoare selection, median of three). */
 static void select_k(uint64_t *v, size_t n, size_t k)
 {
 	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+	int rounds = 0;
 
 	while (hi > lo) {
+		if (++rounds > 100) {
+			/* a pathological order for median of three: sort what is left */
+			qsort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), u64_cmp);
+			return;
+		}
 		ptrdiff_t i = lo, j = hi;
 		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi], p, x;
 
