@@ -388,8 +388,13 @@ static int is_fxt(const char *path)
 	ssize_t n;
 	int fd;
 
+	size_t len = strlen(path);
+
 	if (!strcmp(path, "-"))
 		return 0;
+	if ((len >= 4 && !strcmp(path + len - 4, ".fxt")) ||
+	    (len >= 7 && !strcmp(path + len - 7, ".fxt.gz")))
+		return 1; /* by its name, whatever it holds: FXT errors then */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 1; /* let load_fxt say why */
 	n = read(fd, head, sizeof(head));

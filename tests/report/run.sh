@@ -120,6 +120,8 @@ expect_err truncated_gzip 1 "truncated" "$tmp/trunc.fxt.gz"
 "$snap" decode -q -o "$tmp/t.fxt" "$dir/recursion.txt"
 head -c 300 "$tmp/t.fxt" >"$tmp/trunc.fxt"
 expect_err truncated_fxt 1 "record #" "$tmp/trunc.fxt"
+: >"$tmp/empty.fxt"
+expect_err empty_fxt 1 "empty file" "$tmp/empty.fxt"
 printf 'not a trace at all\n' >"$tmp/junk.txt"
 expect_err junk_text 1 "no events" "$tmp/junk.txt"
 
