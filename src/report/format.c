@@ -272,7 +272,34 @@ void snap_report_json(const struct snap_report *r, const struct snap_report_fmt 
 		snap_rbuf_printf(b, ", \"busy_ns\": %" PRIu64 ", \"slices\": %" PRIu64 "}",
 				 t->busy_ns, t->slices);
 	}
-	PUTS(b, "]}\n");
+	PUTS(b, "]");
+	if (r->o.function) {
+		/* -function: its histogram (power-of-two buckets with calls) and slowest calls */
+		size_t k2 = 0;
+
+		PUTS(b, ",\n \"function\": {\"name\": ");
+		json_str(b, snap_strtab_get(r->st, r->o.function));
+		PUTS(b, ", \"histogram\": [");
+		for (size_t i = 0; i < SNAP_REPORT_HIST; i++) {
+			if (!r->hist[i])
+				continue;
+			snap_rbuf_printf(b,
+					 "%s{\"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
+					 ", \"calls\": %" PRIu64 "}",
+					 k2++ ? ", " : "", i ? (uint64_t)1 << (i - 1) : 0,
+					 i ? (i < 64 ? (uint64_t)1 << i : UINT64_MAX) : 1,
+					 r->hist[i]);
+		}
+		PUTS(b, "],\n  \"slowest\": [");
+		for (size_t i = 0; i < r->nslow; i++)
+			snap_rbuf_printf(b,
+					 "%s{\"dur_ns\": %" PRIu64 ", \"start_ns\": %" PRIu64
+					 ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 "}",
+					 i ? ", " : "", r->slow[i].dur, r->slow[i].start,
+					 r->slow[i].pid, r->slow[i].tid);
+		PUTS(b, "]}");
+	}
+	PUTS(b, "}\n");
 	snap_free(order);
 }
 

@@ -62,6 +62,10 @@ while IFS='|' read -r name flags input; do
 		head -30 "$tmp/diff"
 	fi
 	case " ${fl[*]} " in *" -json "*) ;; *) continue ;; esac
+	if command -v python3 >/dev/null && ! sed -n '/^{/,$p' "$tmp/actual" | sed '/^--- folded/,$d' |
+		python3 -m json.tool >/dev/null 2>"$tmp/jerr"; then
+		echo "FAIL report/$name-json-valid: $(tail -1 "$tmp/jerr")"
+	fi
 	for ext in fxt fxt.gz; do
 		if ! "$snap" decode -q -o "$tmp/t.$ext" "$input" 2>"$tmp/derr"; then
 			echo "FAIL report/$name-via-$ext: decode failed: $(head -1 "$tmp/derr")"
