@@ -223,10 +223,9 @@ static int rcli_start(struct rcli *c, struct snap_strtab *st)
 			return err;
 		c->ro.function = id;
 	}
-	if ((err = snap_report_init(&c->r, st, &c->ro)) < 0)
-		return err;
-	c->have_report = 1;
-	return snap_report_tl_init(&c->tl, &c->r);
+	err = snap_report_init(&c->r, st, &c->ro);
+	c->have_report = 1; /* fini also releases a failed init */
+	return err < 0 ? err : snap_report_tl_init(&c->tl, &c->r);
 }
 
 static void rcli_end(struct rcli *c)
