@@ -38,8 +38,10 @@ int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 
 void snap_report_fini(struct snap_report *r)
 {
-	for (size_t i = 0; i < r->nth; i++)
+	for (size_t i = 0; i < r->nth; i++) {
 		snap_free(r->th[i].ev);
+		snap_free(r->th[i].cx);
+	}
 	snap_free(r->th);
 	for (size_t i = 0; i < r->capfn; i++) {
 		snap_free(r->fn[i].dur);
@@ -121,11 +123,19 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 		return -ENOMEM;
 	if (t->nev == t->cap && snap_vec_reserve(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev)) < 0)
 		return r->err = -ENOMEM;
+	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE) {
+		if (t->ncx >= UINT32_MAX ||
+		    (t->ncx == t->capcx &&
+		     snap_vec_reserve(&t->cx, &t->capcx, t->ncx + 1, sizeof(*t->cx)) < 0))
+			return r->err = -ENOMEM;
+		t->cx[t->ncx].end = end;
+		t->cx[t->ncx].name = name;
+		name = (uint32_t)t->ncx++;
+	}
 	if (t->nev && ts < t->ev[t->nev - 1].ts)
 		t->unsorted = 1;
 	e = &t->ev[t->nev++];
 	e->ts = ts;
-	e->end = end;
 	e->name = name;
 	e->kind = kind;
 	return 0;
@@ -496,8 +506,9 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 	first = t->ev[0].ts;
 	for (size_t i = 0; i < t->nev; i++) {
 		const struct snap_report_ev *e = &t->ev[i];
-		uint64_t end =
-			(e->kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE ? e->end : 0;
+		uint64_t end = (e->kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE
+				       ? t->cx[e->name].end
+				       : 0;
 
 		if (e->ts > last)
 			last = e->ts;
@@ -517,7 +528,8 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 			for (size_t j = i; !cut && j < t->nev && t->ev[j].ts == group; j++)
 				if ((t->ev[j].kind & SNAP_REPORT_KIND_MASK) ==
 					    SNAP_REPORT_COMPLETE &&
-				    t->ev[j].end <= group && is_decode_error(r, t->ev[j].name))
+				    t->cx[t->ev[j].name].end <= group &&
+				    is_decode_error(r, t->cx[t->ev[j].name].name))
 					cut = 1;
 		}
 		if (pop_completes(w, e->ts) < 0)
@@ -528,7 +540,7 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 			if (push(w, e->ts, NO_END, e->name, edge) < 0)
 				return r->err;
 		} else if (kind == SNAP_REPORT_COMPLETE) {
-			uint64_t end = e->end;
+			uint64_t end = t->cx[e->name].end;
 
 			if (end <= e->ts)
 				continue; /* an instant: not a call */
@@ -536,7 +548,7 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 				r->overlaps++; /* partial overlap: cut to the parent */
 				end = w->st[w->n - 1].end;
 			}
-			if (push(w, e->ts, end, e->name, 0) < 0)
+			if (push(w, e->ts, end, t->cx[e->name].name, 0) < 0)
 				return r->err;
 		} else if (kind == SNAP_REPORT_END) {
 			while (w->n && w->st[w->n - 1].end != NO_END) {
@@ -588,8 +600,10 @@ int snap_report_finish(struct snap_report *r)
 		walk_thread(r, &r->th[i], &w);
 		/* the events are not needed any more */
 		snap_free(r->th[i].ev);
+		snap_free(r->th[i].cx);
 		r->th[i].ev = NULL;
-		r->th[i].nev = r->th[i].cap = 0;
+		r->th[i].cx = NULL;
+		r->th[i].nev = r->th[i].cap = r->th[i].ncx = r->th[i].capcx = 0;
 	}
 	snap_free(w.st);
 	if (r->err)

@@ -4,7 +4,7 @@
  *
  * Duration events (begin, end, complete) are fed in any order, as a trace
  * file or the decoder gives them; names are ids of a borrowed strtab. The
- * events of each thread are kept compactly (24 bytes each) and, at finish,
+ * events of each thread are kept compactly (16 bytes each) and, at finish,
  * sorted stably by time (only if they came out of order) and matched on a
  * stack the way Perfetto builds slices. Every slice is a call: recursion
  * counts each call, self time is the time not covered by child slices.
@@ -69,16 +69,24 @@ struct snap_report_opts {
 };
 
 struct snap_report_ev {
-	uint64_t ts, end; /* end: complete events only */
-	uint32_t name;
+	uint64_t ts;
+	uint32_t name; /* a complete event's is its index in the thread's cx[] */
 	uint32_t kind; /* enum snap_report_kind | SNAP_REPORT_F_* */
+};
+
+/* What a complete event has more (kept aside: begins and ends are most events). */
+struct snap_report_cx {
+	uint64_t end;
+	uint32_t name;
 };
 
 struct snap_report_thread {
 	int32_t pid, tid;
-	uint32_t name; /* strtab id, 0 = unnamed */
-	struct snap_report_ev *ev;
+	uint32_t name;		   /* strtab id, 0 = unnamed */
+	struct snap_report_ev *ev; /* 16 bytes per duration event until finish */
 	size_t nev, cap;
+	struct snap_report_cx *cx;
+	size_t ncx, capcx;
 	int unsorted;
 	uint64_t busy_ns, slices, open; /* figures, after finish */
 };
