@@ -276,7 +276,10 @@ static int load_fxt(const char *path, unsigned char **out, size_t *outlen)
 	int fd = open(path, O_RDONLY | O_CLOEXEC), zerr;
 
 	if (fd < 0) {
-		fprintf(stderr, "snaptrace report: cannot open %s: %s\n", path, strerror(errno));
+		int e = errno;
+
+		fprintf(stderr, "snaptrace report: cannot open %s: %s%s\n", path, strerror(e),
+			e == ENOENT ? " (give a trace file, or make one with snaptrace run)" : "");
 		return -1;
 	}
 	if (!(gz = gzdopen(fd, "rb"))) {
