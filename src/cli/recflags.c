@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -532,7 +533,7 @@ static int decode_all(struct snap_decode_opts *d, struct snap_session *s)
 	return err;
 }
 
-static int decode(struct snap_recflags *f, struct snap_session *s)
+static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res)
 {
 	struct snap_decode_opts d = {0};
 	struct snap_hit *hits = NULL;
@@ -569,6 +570,8 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.nhits = s->nhits;
 	d.names = names;
 	d.nnames = nn;
+	d.quiet_empty = 1;
+	d.result = res;
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;
@@ -581,14 +584,111 @@ out:
 	return err;
 }
 
+/* Refuses, before anything runs, an output the trace could never be written
+ * to: a directory, or a place whose directory is missing or not writable. */
+static int check_output(const char *cmd, const char *output)
+{
+	const char *path = output ? output : "trace.fxt.gz";
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"snaptrace %s: -o %s is a directory; name a file in it, e.g. -o %s%s\n",
+			cmd, path, path,
+			path[strlen(path) - 1] == '/' ? "trace.fxt.gz" : "/trace.fxt.gz");
+		return 1;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else {
+		fprintf(stderr, "snaptrace %s: -o %s: path too long\n", cmd, path);
+		return 1;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"snaptrace %s: cannot write the trace to %s: %s %s; create it or choose "
+			"another -o\n",
+			cmd, path, dir, errno == ENOENT ? "does not exist" : "is not a directory");
+		return 1;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		fprintf(stderr,
+			"snaptrace %s: cannot write the trace to %s: no write access to %s (%s); "
+			"choose another -o\n",
+			cmd, path, !slash ? "the current directory" : dir, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* One line on what the trace covers: the span kept against the run, the
+ * samples, and the flag that keeps more; then a hint on untraced threads. */
+static void say_coverage(const struct snap_recflags *f, const struct snap_session *s,
+			 const struct snap_decode_result *r)
+{
+	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
+	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
+	char what[64];
+
+	if (f->rec.sampling)
+		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->samples,
+			 r->samples == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
+	if (f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
+	    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples)) {
+		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)", secs(span),
+			  secs(run_ns), what);
+	} else {
+		uint64_t ring = s->pa.ring_bytes ? s->pa.ring_bytes : (4u << 20);
+		uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
+
+		snap_warn("the trace covers the last %.3f s of the %.3f s recording (%s); "
+			  "-snapshot-size %lluM keeps more, -full-execution keeps all",
+			  secs(span), secs(run_ns), what, (unsigned long long)(more >> 20));
+	}
+	if (!f->rec.multi_thread && (s->other_threads || s->children))
+		snap_warn("%s%s%s ran untraced (only the main thread is recorded); -multi-thread "
+			  "records them",
+			  s->other_threads ? "other threads" : "",
+			  s->other_threads && s->children ? " and " : "",
+			  s->children ? "child processes" : "");
+}
+
+/* After a failed decode: keep the recording, say where and how to retry. */
+static void keep_data(const char *cmd, struct snap_session *s)
+{
+	if (!s->data_path[0])
+		return;
+	s->wd.keep = 1;
+	fprintf(stderr,
+		"snaptrace %s: the recording is kept in %s; decode it with: snaptrace decode %s%s "
+		"-o FILE\n",
+		cmd, s->data_path, s->ndata > 1 ? "-working-directory " : "", s->data_path);
+}
+
 int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
 			 char *const *argv, const int *pids, size_t npids)
 {
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
+	struct snap_decode_result res = {0};
 	int err, rc = 1, status = 0;
 
 	err = precheck(f, cmd, m);
+	if (!err)
+		err = check_output(cmd, f->output);
 	if (err)
 		return err;
 	cfg.rec = f->rec;
@@ -622,21 +722,28 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
 		goto out;
 	}
-	err = decode(f, &s);
-	if (err < 0 && s.cfg.rec.sampling && s.pa.freq &&
-	    s.recorded_ms * (long)s.pa.freq < 100 * 1000L)
-		fprintf(stderr,
-			"snaptrace %s: perf recorded for only %ld ms, room for at most %ld samples "
-			"at "
-			"%llu Hz (samples tick only while the program runs): trace a longer run, "
-			"or "
-			"raise -timer-resolution\n",
-			cmd, s.recorded_ms, s.recorded_ms * (long)s.pa.freq / 1000,
-			(unsigned long long)s.pa.freq);
-	if (err == 0) {
+	err = decode(f, &s, &res);
+	if (err == -ENODATA) {
+		/* Nothing was sampled: not an error of snaptrace's; run passes
+		 * the program's status on. */
+		if (s.cfg.rec.sampling && s.pa.freq)
+			fprintf(stderr,
+				"snaptrace %s: no trace written: %s ended before its first sample "
+				"(at %llu Hz, one per %llu us on a CPU); trace a longer run or "
+				"raise -timer-resolution\n",
+				cmd, argv ? argv[0] : "the process", (unsigned long long)s.pa.freq,
+				(unsigned long long)(1000000u / s.pa.freq));
+		else
+			fprintf(stderr, "snaptrace %s: no trace written: perf recorded nothing\n",
+				cmd);
 		rc = 0;
+	} else if (err == 0) {
+		rc = 0;
+		say_coverage(f, &s, &res);
 		if (f->workdir)
 			snap_info("perf data kept in %s", s.data_path);
+	} else if (err != -EINTR) {
+		keep_data(cmd, &s);
 	}
 out:
 	status = snap_session_wait_child(&s);
