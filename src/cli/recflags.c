@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/pipeline.h"
+#include "record/cgpick.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
 #include "record/session.h"
@@ -400,6 +401,13 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 				"(-sampling)\n");
 		f->rec.sampling = 1;
 	}
+	if (f->rec.sampling && f->rec.cg == SNAP_CG_AUTO) {
+		char why[384];
+
+		f->rec.cg = snap_cgpick(exe, f->attach_pid, m->caps.lbr, why, sizeof(why));
+		fprintf(stderr, "snaptrace: -callgraph-mode %s: %s\n", snap_cg_name(f->rec.cg),
+			why);
+	}
 	if (f->trigger && !strcmp(f->trigger, "?")) {
 		if (!exe) {
 			fprintf(stderr, "snaptrace %s: -trigger ?: no executable to list\n", cmd);
@@ -427,6 +435,18 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 		snap_warn("sampling at %llu Hz without a hardware PMU: every sample is a timer "
 			  "interrupt; above ~10 kHz a VM can stall",
 			  (unsigned long long)pa->freq);
+	if (pa->dwarf_stack && pa->freq)
+		snap_warn("dwarf call graphs copy %u KiB of stack per sample into a %llu %s ring: "
+			  "room for ~%llu samples (~%.1f s on a CPU at %llu Hz)%s",
+			  pa->dwarf_stack / 1024,
+			  (unsigned long long)(pa->ring_bytes >>
+					       (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
+			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB",
+			  (unsigned long long)pa->ring_samples,
+			  (double)pa->ring_samples / (double)pa->freq, (unsigned long long)pa->freq,
+			  pa->pages || f->snapshot_size
+				  ? ""
+				  : "; as root the ring and the copy are bigger");
 	if (pa->warn & SNAP_PA_W_CG_DEFAULT_FP)
 		snap_info("no LBR here: call graphs use frame pointers (-callgraph-mode dwarf for "
 			  "code built without them)");

@@ -27,6 +27,7 @@ struct snap_recflags {
 	int verbose;
 	int kernel_only, include_kernel;
 	const char *snapshot_size;
+	int attach_pid; /* attach: the first pid (its mappings pick the call graph) */
 };
 
 /* The flag table entries shared by run and attach (NULL-terminated), and

@@ -746,6 +746,8 @@ int snap_session_finish(struct snap_session *s)
 {
 	int err;
 
+	/* the run as the program saw it: not the time perf takes to stop */
+	s->recorded_ms = s->start_ms ? now_ms() - s->start_ms : 0;
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
 		 * dump perf writes when it stops holds them, so keep that dump. */
@@ -783,7 +785,6 @@ int snap_session_finish(struct snap_session *s)
 		}
 	}
 	s->recording = 0;
-	s->recorded_ms = now_ms() - s->start_ms;
 	signals_close(s);
 	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&
 	    !(s->child && WEXITSTATUS(s->perf.status) == 143))
