@@ -350,10 +350,16 @@ static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct s
 	return 0;
 }
 
+static int check_output(const char *cmd, const char *output);
+
 int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
 			  const char *exe)
 {
 	char self[PATH_MAX];
+
+	/* First: a refused -o is the only line printed, and nothing runs. */
+	if (!f->print_cmds && check_output(cmd, f->output))
+		return 1;
 
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
@@ -707,8 +713,6 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 	int err, rc = 1, status = 0;
 
 	err = precheck(f, cmd, m);
-	if (!err)
-		err = check_output(cmd, f->output);
 	if (err)
 		return err;
 	cfg.rec = f->rec;
