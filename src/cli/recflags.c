@@ -64,7 +64,8 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"sampling", NULL, NULL, "stack sampling instead of Intel PT (automatic without PT)"},
 	{"pt", NULL, NULL, "require Intel PT: fail instead of falling back to sampling"},
 	{"callgraph-mode", NULL, "MODE",
-	 "sampling call graphs: fp (default without LBR), dwarf, lbr"},
+	 "sampling call graphs: auto (default: fp, lbr or dwarf, by looking at the program), fp, "
+	 "dwarf, lbr"},
 	{"events", NULL, "LIST", "extra sampled events: branch-misses, cache-misses"},
 	{"working-directory", NULL, "DIR", "keep perf.data and logs in DIR (kept afterwards)"},
 	{"output", "o", "FILE", "write the trace to FILE (default trace.fxt.gz)"},
@@ -141,7 +142,7 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 	case F_CALLGRAPH_MODE:
 		if (snap_cg_parse(val, &f->rec.cg) < 0)
 			return usage_err(cmd, "-callgraph-mode", val,
-					 "fp, dwarf, lbr, lbr-no-stitch");
+					 "auto, fp, dwarf, lbr, lbr-no-stitch");
 		break;
 	case F_EVENTS:
 		if (snap_xev_parse(val, f->xev, &f->rec.nxev) < 0)

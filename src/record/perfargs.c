@@ -5,8 +5,11 @@
  * Deliberate differences from magic-trace (documented in docs/recording.md):
  *  - sampling uses cpu-clock when the machine has no hardware PMU (cycles
  *    silently falls back to it anyway) and keeps Normal at 4 kHz there;
- *  - the default sampling call graph is lbr where the CPU has it, else fp
- *    (dwarf copies 8 KiB of stack per sample, so the ring keeps tens of samples);
+ *  - the default sampling call graph is picked by looking at the program
+ *    (record/cgpick.c); dwarf copies 4 KiB of stack (2 KiB unprivileged) into
+ *    a 32 MiB ring instead of perf's 8 KiB into 512 KiB (~60 samples);
+ *  - sampling records context switches and, where permitted, sched_switch
+ *    samples with call chains: the timeline shows time off the CPU;
  *  - -snapshot-size also sizes the sampling ring (--mmap-pages) instead of
  *    being ignored;
  *  - a trigger in sampling mode adds --switch-output=signal so the ring can be
@@ -218,7 +221,9 @@ int snap_cg_parse(const char *s, enum snap_cg *out)
 	struct sexp x;
 	uint64_t b;
 
-	if (!strcasecmp(s, "lbr"))
+	if (!strcasecmp(s, "auto"))
+		*out = SNAP_CG_AUTO;
+	else if (!strcasecmp(s, "lbr"))
 		*out = SNAP_CG_LBR;
 	else if (!strcasecmp(s, "lbr-no-stitch"))
 		*out = SNAP_CG_LBR_NOSTITCH;

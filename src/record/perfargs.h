@@ -56,7 +56,7 @@ enum snap_cg {
 	SNAP_CG_DWARF,
 };
 
-/* Parses lbr, lbr-no-stitch, fp, dwarf, Frame_pointers, Dwarf,
+/* Parses auto, lbr, lbr-no-stitch, fp, dwarf, Frame_pointers, Dwarf,
  * "(Last_branch_record (stitched true|false))". Returns 0 or -SNAP_EUSAGE. */
 int snap_cg_parse(const char *s, enum snap_cg *out);
 /* Returns the perf --call-graph word: "lbr", "fp", "dwarf" (never NULL). */

@@ -712,7 +712,7 @@ t_callgraph_auto() {
 	local r p
 	snap cgfp run -print-perf-commands -- "$nest" 10
 	if grep -q "^snaptrace: -callgraph-mode fp: nest keeps frame pointers" "$tmp/cgfp.err" &&
-		grep -q -- "--call-graph fp" "$tmp/cgfp.out"; then
+		grep -q -- "--switch-events --per-thread -t PID .*--call-graph fp" "$tmp/cgfp.out"; then
 		pass callgraph_auto_fp
 	else
 		failed callgraph_auto_fp "$(cat "$tmp/cgfp.err" "$tmp/cgfp.out" | head -3)"

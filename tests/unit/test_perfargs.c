@@ -533,6 +533,8 @@ static void cg_parsing(void)
 
 	CHECK_INT_EQ(0, snap_cg_parse("lbr", &cg));
 	CHECK_INT_EQ(SNAP_CG_LBR, cg);
+	CHECK_INT_EQ(0, snap_cg_parse("Auto", &cg));
+	CHECK_INT_EQ(SNAP_CG_AUTO, cg);
 	CHECK_INT_EQ(0, snap_cg_parse("lbr-no-stitch", &cg));
 	CHECK_INT_EQ(SNAP_CG_LBR_NOSTITCH, cg);
 	CHECK_INT_EQ(0, snap_cg_parse("Frame_pointers", &cg));
