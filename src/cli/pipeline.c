@@ -242,6 +242,14 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		  (unsigned long long)s->samples, (unsigned long long)s->unmatched_returns,
 		  (unsigned long long)s->time_backwards, (unsigned long long)s->unexpected,
 		  (unsigned long long)s->tx_dropped);
+	{
+		char line[512];
+
+		if (snap_decoder_switch_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_quality(s, line, sizeof(line)))
+			snap_warn("%s", line);
+	}
 	snap_warn("wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
 		  output, (unsigned long long)s->events, (unsigned long long)s->threads);
 }

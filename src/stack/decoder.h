@@ -94,6 +94,17 @@ struct snap_decoder_stats {
 	uint64_t samples;
 	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */
 	uint64_t zero_frames;		/* chain entries with address 0 */
+	uint64_t switches_out;		/* context switches: left the CPU */
+	uint64_t switches_in;		/* ... came back */
+	uint64_t preempted;		/* switch-outs (without a chain) while runnable */
+	uint64_t switch_chains;		/* sched_switch samples: where the thread blocked */
+	uint64_t switches_ignored;	/* of threads not sampled (yet), or in a PT trace */
+	uint64_t offcpu_slices;		/* [off-CPU] slices opened */
+	uint64_t renames;		/* thread tracks named again after a comm change */
+	uint64_t chains_cut;		/* call chains cut at junk (see chain_cut in decoder.c) */
+	uint64_t frames_cut;		/* frames removed by those cuts */
+	uint64_t user_frames;		/* user-space frames of samples, after cuts */
+	uint64_t unknown_frames;	/* ... of which perf named no symbol */
 	char first_violation[256];	/* "" if none; see snap_decoder_desc */
 };
 
@@ -119,7 +130,8 @@ struct snap_decoder {
 	uint32_t next_synth;
 	struct snap_event *tx;
 	size_t ntx, captx;
-	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits;
+	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits, n_offcpu;
+	int saw_branch; /* a PT trace: switches are not ours to draw */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
 };
@@ -150,6 +162,18 @@ int snap_decoder_finish(struct snap_decoder *dec);
 
 /* Fills *out with the counters (cstack, sampdiff and decoder ones). */
 void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stats *out);
+
+/* Stack-quality verdict for sampled traces: with at least
+ * SNAP_DECODER_QUALITY_MIN samples, when SNAP_DECODER_QUALITY_PCT % or more
+ * of the user frames have no symbol, or of the chains were cut at junk,
+ * writes one line naming the fixes into buf and returns 1; else returns 0
+ * (buf ""). */
+#define SNAP_DECODER_QUALITY_MIN 20
+#define SNAP_DECODER_QUALITY_PCT 30
+int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t size);
+/* "context switches: N out (M with the blocking call chain), ..." when any
+ * switch was seen (returns 1), else returns 0 (buf ""). */
+int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size_t size);
 
 /* One-line description of ev for messages, e.g.
  * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".

@@ -360,8 +360,14 @@ static inline int test_loc(struct snap_strtab *st, char **save, struct snap_loc 
 
 	if (!ip || !sym)
 		return -1;
+	char *plus = strstr(sym, "+0x");
+
 	memset(l, 0, sizeof(*l));
 	l->ip = strtoull(ip, NULL, 16);
+	if (plus && plus != sym) { /* "name+0xOFF": offset in the symbol */
+		l->off = strtoull(plus + 3, NULL, 16);
+		*plus = 0;
+	}
 	l->sym = test_intern(st, sym);
 	return 0;
 }

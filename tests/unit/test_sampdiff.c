@@ -19,6 +19,7 @@ struct drv {
 	struct mock_tl m;
 	struct snap_cstack_ctx ctx;
 	struct snap_cstack cs[MAXTH];
+	struct snap_sampdiff_thread sdt[MAXTH];
 	size_t n;
 	struct snap_sampdiff_stats stats;
 };
@@ -35,6 +36,8 @@ static void drv_fini(struct drv *d)
 {
 	for (size_t i = 0; i < d->n; i++)
 		snap_cstack_fini(&d->cs[i]);
+	for (size_t i = 0; i < MAXTH; i++)
+		snap_sampdiff_thread_fini(&d->sdt[i]);
 	snap_cstack_ctx_fini(&d->ctx);
 	mock_fini(&d->m);
 	snap_strtab_fini(&d->st);
@@ -55,7 +58,8 @@ static int drv_feed(struct drv *d, const char *line, enum snap_sampdiff_keep kee
 	if (err < 0)
 		return err;
 	t = snap_cstack_time(cs, te.ev.has_time, te.ev.time);
-	return snap_sampdiff_apply(cs, te.ev.frames, te.ev.nframes, keep, t, &d->stats);
+	return snap_sampdiff_apply(cs, &d->sdt[cs - d->cs], te.ev.frames, te.ev.nframes, keep, t,
+				   &d->stats);
 }
 
 static int drv_finish(struct drv *d)
