@@ -317,7 +317,11 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		res->events++;
 		if (ev.kind == SNAP_EV_SAMPLE)
 			res->samples++;
-		if (ev.has_time) {
+		else if (ev.kind == SNAP_EV_BRANCH)
+			res->branches++;
+		/* the span of the samples (switch records cover the whole run), or
+		 * of everything in a PT trace */
+		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
 			if (!res->first_time || ev.time < res->first_time)
 				res->first_time = ev.time;
 			if (ev.time > res->last_time)
@@ -417,7 +421,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	if (stats.events == 0 && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
 			  "alone");
-	} else if (stats.events == 0 && o->quiet_empty) {
+	} else if (o->quiet_empty && !res.samples && !res.branches) {
+		/* (switch records alone: the program ended before its first sample) */
 		err = -ENODATA;
 		goto out_abort;
 	} else if (stats.events == 0) {

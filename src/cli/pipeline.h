@@ -28,8 +28,8 @@ struct snap_procname {
 
 /* What a decode saw, for run/attach's coverage line. */
 struct snap_decode_result {
-	uint64_t events, samples;
-	uint64_t first_time, last_time; /* perf times (ns) of the first and last timed event */
+	uint64_t events, samples, branches;
+	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
 };
 
 struct snap_decode_opts {
@@ -47,7 +47,8 @@ struct snap_decode_opts {
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;
-	int quiet_empty; /* no events and no hits: -ENODATA, no message (the caller says why) */
+	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller
+			    says why) */
 	struct snap_decode_result *result; /* filled when not NULL */
 };
 

@@ -778,8 +778,8 @@ t_offcpu() {
 t_thread_names() {
 	local p pid
 	both_paths tn -multi-thread -- "$progs/tnames" 300
-	pid=$(sed -n 's/^ready //p' "$tmp/tn.out")
 	for p in tn tn-text; do
+		pid=$(sed -n 's/^ready //p' "$tmp/$p.out")
 		if "$snap" dump "$tmp/$p.fxt.gz" 2>/dev/null |
 			grep -q "^thread .*name=\"myworker \[pid=$pid\] \[tid=[0-9]*\]\""; then
 			pass "thread_names_$p"
@@ -866,7 +866,7 @@ t_too_short() {
 	local p f bad=""
 	for p in "" -no-dlfilter; do
 		snap short run $p -o "$tmp/short.fxt.gz" -- "$progs/quick"
-		for f in $(grep -o "/[^ :;,)]*" "$tmp/short.err"); do
+		for f in $(grep -o "\(^\| \)/[^ :;,)]*" "$tmp/short.err"); do
 			[ -e "$f" ] || [ "$f" = "$tmp/short.fxt.gz" ] || bad="$bad $f"
 		done
 		if [ $rc -eq 3 ] && [ -z "$bad" ] && ! grep -qi "error\|failed" "$tmp/short.err" &&
