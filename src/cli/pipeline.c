@@ -418,7 +418,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
-	if (stats.events == 0 && o->nhits) {
+	if (!res.samples && !res.branches && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
 			  "alone");
 	} else if (o->quiet_empty && !res.samples && !res.branches) {

@@ -272,8 +272,10 @@ t_run_sampling() {
 		failed run_sampling_perf_data "leaf<inner<outer<main in only ${r% *}% of ${r#* } samples"
 	fi
 	if [ $rc -eq 7 ]; then pass run_exit_status; else failed run_exit_status "rc $rc, want 7: $(tail -2 "$tmp/run.err")"; fi
+	# (one call, one slice: the ~0.1 ms calls of leaf are not told apart by
+	# samples 0.5 ms apart, so there may be a single leaf slice)
 	r=$(dump_nesting "$tmp/run.fxt.gz" main outer inner leaf)
-	if [ "${r% *}" -ge 80 ] && [ "${r#* }" -ge 5 ]; then
+	if [ "${r% *}" -ge 80 ] && [ "${r#* }" -ge 1 ]; then
 		pass run_nesting
 	else
 		failed run_nesting "main>outer>inner>leaf in ${r% *}% of ${r#* } leaf slices"
@@ -597,7 +599,7 @@ t_multi_thread() {
 	mr=$(dump_nesting "$tmp/mt.fxt.gz" main outer inner leaf)
 	other=$("$snap" dump "$tmp/mt.fxt.gz" 2>/dev/null | grep '^begin .*name="wleaf"' |
 		grep -vc 'pid=\([0-9]*\) tid=\1 ')
-	if [ "${wr#* }" -ge 10 ] && [ "${wr% *}" -ge 80 ] && [ "${mr#* }" -ge 10 ] &&
+	if [ "${wr#* }" -ge 1 ] && [ "${wr% *}" -ge 80 ] && [ "${mr#* }" -ge 1 ] &&
 		[ "${mr% *}" -ge 80 ] && [ "$other" = "${wr#* }" ]; then
 		pass multi_thread_nesting
 	else
@@ -793,6 +795,13 @@ t_thread_names() {
 		pass untraced_threads_hint
 	else
 		failed untraced_threads_hint "$(tail -2 "$tmp/tn1.err")"
+	fi
+	# a shell that runs the work in a child process
+	snap tn2 run -o "$tmp/tn2.fxt.gz" -- sh -c "$nest 3000; true"
+	if grep -q "child processes ran untraced (only the main thread is recorded); -multi-thread records them" "$tmp/tn2.err"; then
+		pass untraced_children_hint
+	else
+		failed untraced_children_hint "$(tail -2 "$tmp/tn2.err")"
 	fi
 }
 
