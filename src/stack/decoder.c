@@ -953,3 +953,18 @@ int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size
 		 s->switches_ignored);
 	return 1;
 }
+
+int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size)
+{
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!s->samples)
+		return 0;
+	snprintf(buf, size,
+		 "call chains: %" PRIu64 " of %" PRIu64 " user frames without a symbol; %" PRIu64
+		 " chains cut at an address outside any executable mapping (%" PRIu64
+		 " frames removed)",
+		 s->unknown_frames, s->user_frames, s->chains_cut, s->frames_cut);
+	return 1;
+}

@@ -174,6 +174,9 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 /* "context switches: N out (M with the blocking call chain), ..." when any
  * switch was seen (returns 1), else returns 0 (buf ""). */
 int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size_t size);
+/* "call chains: N of M user frames without a symbol; K chains cut ..." for
+ * traces with samples (returns 1), else returns 0 (buf ""). */
+int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size);
 
 /* One-line description of ev for messages, e.g.
  * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".

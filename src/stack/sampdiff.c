@@ -31,25 +31,20 @@ static uint64_t start_of(const struct snap_loc *f)
 	return f->sym && f->off <= f->ip ? f->ip - f->off : f->ip;
 }
 
-/* Does the sample's frame f (leaf: the last kept one; pip: the sample's
- * address of the caller, i.e. its call site) continue open frame m? */
+/* Does the sample's frame f continue open frame m? caller: what was
+ * remembered of frame m - 1 before this sample (NULL for m == 0); pip: the
+ * sample's address in that caller, i.e. its call site now. */
 static int same_call(const struct snap_frame *cur, const struct snap_sampdiff_thread *sdt, size_t m,
-		     const struct snap_loc *f, uint32_t sym, int leaf, uint64_t pip)
+		     const struct snap_loc *f, uint32_t sym,
+		     const struct snap_sampdiff_frame *caller, uint64_t pip)
 {
-	const struct snap_sampdiff_frame *k, *p;
-
-	(void)leaf;
 	if (cur[m].sym != sym)
 		return 0;
 	if (!sdt || m >= sdt->n || sdt->f[m].sym != sym)
 		return cur[m].ip == f->ip; /* nothing remembered: exact */
-	k = &sdt->f[m];
-	if (k->start != start_of(f))
+	if (sdt->f[m].start != start_of(f))
 		return 0;
-	if (m == 0)
-		return 1;
-	p = &sdt->f[m - 1];
-	return p->leaf || p->ip == pip;
+	return !caller || caller->leaf || caller->ip == pip;
 }
 
 static int remember(struct snap_sampdiff_thread *sdt, size_t m, const struct snap_loc *f,
@@ -78,6 +73,7 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
 			uint64_t t, struct snap_sampdiff_stats *st)
 {
+	struct snap_sampdiff_frame old = {0}; /* frame m - 1 as it was before this sample */
 	const struct snap_frame *cur;
 	size_t depth, m = 0;
 	uint32_t i = 0, last = n;
@@ -107,8 +103,12 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 		if (!kept(keep, f, st))
 			continue;
 		any = 1;
-		if (m == depth || !same_call(cur, sdt, m, f, sym, i == last, pip))
+		if (m == depth || !same_call(cur, sdt, m, f, sym, m ? &old : NULL, pip))
 			break;
+		if (sdt && m < sdt->n)
+			old = sdt->f[m];
+		else
+			old.leaf = 1; /* not remembered: proves nothing */
 		if ((err = remember(sdt, m, f, sym, i == last)) < 0)
 			return err;
 		pip = f->ip;
