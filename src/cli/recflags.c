@@ -685,6 +685,11 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 			  "-snapshot-size %lluM keeps more, -full-execution keeps all",
 			  secs(span), secs(run_ns), what, (unsigned long long)(more >> 20));
 	}
+}
+
+/* Without -multi-thread: other threads or child processes ran untraced. */
+static void say_untraced(const struct snap_recflags *f, const struct snap_session *s)
+{
 	if (!f->rec.multi_thread && (s->other_threads || s->children))
 		snap_warn("%s%s%s ran untraced (only the main thread is recorded); -multi-thread "
 			  "records them",
@@ -751,20 +756,27 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 	if (err == -ENODATA) {
 		/* Nothing was sampled: not an error of snaptrace's; run passes
 		 * the program's status on. */
-		if (s.cfg.rec.sampling && s.pa.freq)
+		if (s.cfg.rec.sampling && s.pa.freq && argv)
 			fprintf(stderr,
 				"snaptrace %s: no trace written: %s ended before its first sample "
 				"(at %llu Hz, one per %llu us on a CPU); trace a longer run or "
 				"raise -timer-resolution\n",
-				cmd, argv ? argv[0] : "the process", (unsigned long long)s.pa.freq,
+				cmd, argv[0], (unsigned long long)s.pa.freq,
 				(unsigned long long)(1000000u / s.pa.freq));
+		else if (s.cfg.rec.sampling && s.pa.freq)
+			fprintf(stderr,
+				"snaptrace %s: no trace written: no sample was taken (the traced "
+				"thread%s did not run on a CPU while recorded)\n",
+				cmd, npids > 1 ? "s" : "");
 		else
 			fprintf(stderr, "snaptrace %s: no trace written: perf recorded nothing\n",
 				cmd);
+		say_untraced(f, &s);
 		rc = 0;
 	} else if (err == 0) {
 		rc = 0;
 		say_coverage(f, &s, &res);
+		say_untraced(f, &s);
 		if (f->workdir)
 			snap_info("perf data kept in %s", s.data_path);
 	} else if (err != -EINTR) {
