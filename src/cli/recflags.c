@@ -682,8 +682,10 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 		uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
 
 		snap_warn("the trace covers the last %.3f s of the %.3f s recording (%s); "
-			  "-snapshot-size %lluM keeps more, -full-execution keeps all",
-			  secs(span), secs(run_ns), what, (unsigned long long)(more >> 20));
+			  "-snapshot-size %llu%s keeps more, -full-execution keeps all",
+			  secs(span), secs(run_ns), what,
+			  (unsigned long long)(more >> (more >= (1u << 20) ? 20 : 10)),
+			  more >= (1u << 20) ? "M" : "K");
 	}
 }
 

@@ -814,7 +814,7 @@ t_coverage() {
 		failed coverage_line "$(tail -2 "$tmp/cov.err")"
 	fi
 	snap cov2 run -snapshot-size 64K -o "$tmp/cov2.fxt.gz" -- "$nest" 6000
-	if grep -q "^snaptrace: the trace covers the last [0-9.]* s of the [0-9.]* s recording ([0-9]* samples); -snapshot-size [0-9]*M keeps more, -full-execution keeps all$" "$tmp/cov2.err"; then
+	if grep -q "^snaptrace: the trace covers the last [0-9.]* s of the [0-9.]* s recording ([0-9]* samples); -snapshot-size 256K keeps more, -full-execution keeps all$" "$tmp/cov2.err"; then
 		pass coverage_ring_full
 	else
 		failed coverage_ring_full "$(tail -2 "$tmp/cov2.err")"
