@@ -914,7 +914,7 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 {
 	uint64_t unk = s->user_frames ? s->unknown_frames * 100 / s->user_frames : 0;
 	uint64_t cut = s->samples ? s->chains_cut * 100 / s->samples : 0;
-	char a[96] = "", b[128] = "";
+	char a[256] = "", b[192] = "";
 
 	if (!size)
 		return 0;
@@ -922,19 +922,20 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 	if (s->samples < SNAP_DECODER_QUALITY_MIN ||
 	    (unk < SNAP_DECODER_QUALITY_PCT && cut < SNAP_DECODER_QUALITY_PCT))
 		return 0;
-	if (unk >= SNAP_DECODER_QUALITY_PCT)
-		snprintf(a, sizeof(a), "%" PRIu64 "%% of the sampled user frames have no symbol",
-			 unk);
+	/* Cut chains mean frame pointers are missing; frames without a symbol
+	 * mean symbols are missing (stripped code): each has its own fix. */
 	if (cut >= SNAP_DECODER_QUALITY_PCT)
+		snprintf(a, sizeof(a),
+			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
+			 "executable mapping (code without frame pointers: record with "
+			 "-callgraph-mode dwarf, or build with -fno-omit-frame-pointer)",
+			 cut);
+	if (unk >= SNAP_DECODER_QUALITY_PCT)
 		snprintf(b, sizeof(b),
-			 "%s%" PRIu64 "%% of the call chains were cut at an address outside any "
-			 "executable mapping",
-			 a[0] ? " and " : "", cut);
-	snprintf(buf, size,
-		 "stack quality: %s%s; the code likely keeps no frame pointers: record with "
-		 "-callgraph-mode dwarf, build with -fno-omit-frame-pointer, or install the "
-		 "debug symbol packages (e.g. PKG-dbgsym)",
-		 a, b);
+			 "%s%" PRIu64 "%% of the sampled user frames have no symbol (install the "
+			 "debug symbol packages, e.g. PKG-dbgsym, or build with -g)",
+			 a[0] ? "; " : "", unk);
+	snprintf(buf, size, "stack quality: %s%s", a, b);
 	return 1;
 }
 

@@ -174,9 +174,9 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 
 /* Stack-quality verdict for sampled traces: with at least
  * SNAP_DECODER_QUALITY_MIN samples, when SNAP_DECODER_QUALITY_PCT % or more
- * of the user frames have no symbol, or of the chains were cut at junk,
- * writes one line naming the fixes into buf and returns 1; else returns 0
- * (buf ""). */
+ * of the chains were cut at junk (fix: dwarf call graphs or frame pointers),
+ * or of the user frames have no symbol (fix: debug symbols), writes one line
+ * naming the fixes into buf and returns 1; else returns 0 (buf ""). */
 #define SNAP_DECODER_QUALITY_MIN 20
 #define SNAP_DECODER_QUALITY_PCT 30
 int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t size);
