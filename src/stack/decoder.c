@@ -510,6 +510,7 @@ static int restart_all(struct snap_decoder *dec, uint64_t t)
 	size_t i;
 
 	for (i = 0; i < dec->nth; i++) {
+		dec->th[i]->off = OFF_NO; /* the restart closes every frame */
 		e = snap_cstack_restart(&dec->th[i]->cs, t);
 		if (e < 0 && !err)
 			err = e;
@@ -566,13 +567,19 @@ static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
 }
 
 /* The thread is back on the CPU (or a sample shows it running): its
- * [off-CPU] slice ends at t. */
-static int on_cpu(struct snap_dthread *th, uint64_t t)
+ * [off-CPU] slice ends at t (if it is still open: a snapshot boundary or the
+ * end of a segment may have closed it). */
+static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
 {
+	const struct snap_frame *f;
+	size_t n;
 	int err = 0;
 
-	if (th->off == OFF_SLICE)
-		err = snap_cstack_pop_now(&th->cs, t);
+	if (th->off == OFF_SLICE) {
+		f = snap_cstack_frames(&th->cs, &n);
+		if (n && f[n - 1].sym == dec->n_offcpu && !f[n - 1].ip)
+			err = snap_cstack_pop_now(&th->cs, t);
+	}
 	th->off = OFF_NO;
 	return err;
 }
@@ -590,14 +597,14 @@ static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 
 	if (!ev->sw_out) {
 		dec->stats.switches_in += th->off != OFF_NO;
-		return on_cpu(th, t);
+		return on_cpu(dec, th, t);
 	}
 	if (!ev->nframes && th->off != OFF_NO)
 		return 0; /* the tracepoint sample just before said it all */
 	dec->stats.switches_out += th->off == OFF_NO;
 	dec->stats.switch_chains += ev->nframes != 0;
 	dec->stats.preempted += !ev->nframes && ev->sw_preempt;
-	if ((err = on_cpu(th, t)) < 0)
+	if ((err = on_cpu(dec, th, t)) < 0)
 		return err;
 	if ((ev->nframes || !ev->sw_preempt) &&
 	    (err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
@@ -647,7 +654,7 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		if ((err = on_cpu(th, t)) < 0)
+		if ((err = on_cpu(dec, th, t)) < 0)
 			return err;
 		return snap_sampdiff_apply(&th->cs, &th->sd, ev->frames,
 					   ev->frames ? ev->nframes : 0, sample_keep(dec), t,

@@ -483,4 +483,27 @@ else
 	fi
 fi
 
+
+# A Debian binary without frame pointers (xz): unknown frames get the same names on
+# both paths, junk chains are cut, and the stack-quality warning names the fixes.
+XZ=$(command -v xz 2>/dev/null)
+if [ -z "$XZ" ] || [ ! -x ./snaptrace ]; then
+	skip dlfilter_distro_binary "no xz or no ./snaptrace"
+else
+	head -c 3000000 /dev/urandom >"$tmp/rnd.bin"
+	if ! perf record --no-bpf-event -F 999 -g --switch-events -o "$tmp/xz.data" -- \
+		"$XZ" -6 -T1 -c "$tmp/rnd.bin" >/dev/null 2>"$tmp/rec.err"; then
+		skip dlfilter_distro_binary "perf record of xz failed: $(head -c 200 "$tmp/rec.err")"
+	else
+		same_dump dlfilter_distro_binary "$tmp/xz.data"
+		if [ "$(grep -c 'cpu-clock' <(perf script -i "$tmp/xz.data" -F event 2>/dev/null))" -lt 20 ]; then
+			skip dlfilter_distro_binary_quality "fewer than 20 samples of xz"
+		elif grep -q 'stack quality: .*debug symbol packages' "$tmp/dlfilter_distro_binary.p.err"; then
+			pass dlfilter_distro_binary_quality
+		else
+			fail dlfilter_distro_binary_quality "no stack-quality warning for xz: $(grep -i 'call chains' "$tmp/dlfilter_distro_binary.p.err")"
+		fi
+	fi
+fi
+
 [ "$fails" -eq 0 ]
