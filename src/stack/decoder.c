@@ -464,6 +464,11 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 			 ev_name[0] ? ev_name : "event", l->ip, snap_strtab_get(st, l->sym), when,
 			 ev->tid);
 		return buf;
+	case SNAP_EV_SWITCH:
+		snprintf(buf, size, "context switch %s%s%s at %s tid %" PRId32,
+			 ev->sw_out ? "out" : "in", ev->sw_preempt ? " (preempted)" : "",
+			 ev->nframes ? " with its call chain" : "", when, ev->tid);
+		return buf;
 	case SNAP_EV_ERROR:
 		snprintf(buf, size, "decode error \"%s\" ip 0x%" PRIx64 " at %s tid %" PRId32,
 			 snap_strtab_get(st, ev->msg), l->ip, when, ev->tid);

@@ -543,6 +543,12 @@ static void desc_formats(void)
 		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	snap_decoder_desc(&d.dec, &te.ev, buf, 8);
 	CHECK_STR_EQ("cpu-clo", buf);
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch preempt", &te));
+	CHECK_STR_EQ("context switch out (preempted) at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch chain 400000 main", &te));
+	CHECK_STR_EQ("context switch out with its call chain at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	drv_fini(&d);
 }
 
