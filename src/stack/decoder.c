@@ -581,6 +581,8 @@ static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
 	int err = 0;
 
 	if (th->off == OFF_SLICE) {
+		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
+			return err;
 		f = snap_cstack_frames(&th->cs, &n);
 		if (n && f[n - 1].sym == dec->n_offcpu && !f[n - 1].ip)
 			err = snap_cstack_pop_now(&th->cs, t);
@@ -615,8 +617,8 @@ static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 	    (err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
 				       sample_keep(dec), t, NULL)) < 0)
 		return err;
-	err = snap_cstack_push_now(&th->cs, 0, dec->n_offcpu, t);
-	if (err < 0)
+	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
+	    (err = snap_cstack_push_now(&th->cs, 0, dec->n_offcpu, t)) < 0)
 		return err;
 	th->off = err ? OFF_CAPPED : OFF_SLICE;
 	dec->stats.offcpu_slices += !err;
@@ -655,6 +657,8 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
+		if (th->off != OFF_NO && (err = on_cpu(dec, th, t)) < 0)
+			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
