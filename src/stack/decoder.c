@@ -464,6 +464,11 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 			 ev_name[0] ? ev_name : "event", l->ip, snap_strtab_get(st, l->sym), when,
 			 ev->tid);
 		return buf;
+	case SNAP_EV_SWITCH:
+		snprintf(buf, size, "context switch %s%s%s at %s tid %" PRId32,
+			 ev->sw_out ? "out" : "in", ev->sw_preempt ? " (preempted)" : "",
+			 ev->nframes ? " with its call chain" : "", when, ev->tid);
+		return buf;
 	case SNAP_EV_ERROR:
 		snprintf(buf, size, "decode error \"%s\" ip 0x%" PRIx64 " at %s tid %" PRId32,
 			 snap_strtab_get(st, ev->msg), l->ip, when, ev->tid);
@@ -510,6 +515,7 @@ static int restart_all(struct snap_decoder *dec, uint64_t t)
 	size_t i;
 
 	for (i = 0; i < dec->nth; i++) {
+		dec->th[i]->off = OFF_NO; /* the restart closes every frame */
 		e = snap_cstack_restart(&dec->th[i]->cs, t);
 		if (e < 0 && !err)
 			err = e;
@@ -566,13 +572,21 @@ static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
 }
 
 /* The thread is back on the CPU (or a sample shows it running): its
- * [off-CPU] slice ends at t. */
-static int on_cpu(struct snap_dthread *th, uint64_t t)
+ * [off-CPU] slice ends at t (if it is still open: a snapshot boundary or the
+ * end of a segment may have closed it). */
+static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
 {
+	const struct snap_frame *f;
+	size_t n;
 	int err = 0;
 
-	if (th->off == OFF_SLICE)
-		err = snap_cstack_pop_now(&th->cs, t);
+	if (th->off == OFF_SLICE) {
+		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
+			return err;
+		f = snap_cstack_frames(&th->cs, &n);
+		if (n && f[n - 1].sym == dec->n_offcpu && !f[n - 1].ip)
+			err = snap_cstack_pop_now(&th->cs, t);
+	}
 	th->off = OFF_NO;
 	return err;
 }
@@ -590,21 +604,21 @@ static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 
 	if (!ev->sw_out) {
 		dec->stats.switches_in += th->off != OFF_NO;
-		return on_cpu(th, t);
+		return on_cpu(dec, th, t);
 	}
 	if (!ev->nframes && th->off != OFF_NO)
 		return 0; /* the tracepoint sample just before said it all */
 	dec->stats.switches_out += th->off == OFF_NO;
 	dec->stats.switch_chains += ev->nframes != 0;
 	dec->stats.preempted += !ev->nframes && ev->sw_preempt;
-	if ((err = on_cpu(th, t)) < 0)
+	if ((err = on_cpu(dec, th, t)) < 0)
 		return err;
 	if ((ev->nframes || !ev->sw_preempt) &&
 	    (err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
 				       sample_keep(dec), t, NULL)) < 0)
 		return err;
-	err = snap_cstack_push_now(&th->cs, 0, dec->n_offcpu, t);
-	if (err < 0)
+	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
+	    (err = snap_cstack_push_now(&th->cs, 0, dec->n_offcpu, t)) < 0)
 		return err;
 	th->off = err ? OFF_CAPPED : OFF_SLICE;
 	dec->stats.offcpu_slices += !err;
@@ -643,11 +657,13 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
+		if (th->off != OFF_NO && (err = on_cpu(dec, th, t)) < 0)
+			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		if ((err = on_cpu(th, t)) < 0)
+		if ((err = on_cpu(dec, th, t)) < 0)
 			return err;
 		return snap_sampdiff_apply(&th->cs, &th->sd, ev->frames,
 					   ev->frames ? ev->nframes : 0, sample_keep(dec), t,
@@ -914,7 +930,7 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 {
 	uint64_t unk = s->user_frames ? s->unknown_frames * 100 / s->user_frames : 0;
 	uint64_t cut = s->samples ? s->chains_cut * 100 / s->samples : 0;
-	char a[96] = "", b[128] = "";
+	char a[256] = "", b[192] = "";
 
 	if (!size)
 		return 0;
@@ -922,19 +938,20 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 	if (s->samples < SNAP_DECODER_QUALITY_MIN ||
 	    (unk < SNAP_DECODER_QUALITY_PCT && cut < SNAP_DECODER_QUALITY_PCT))
 		return 0;
-	if (unk >= SNAP_DECODER_QUALITY_PCT)
-		snprintf(a, sizeof(a), "%" PRIu64 "%% of the sampled user frames have no symbol",
-			 unk);
+	/* Cut chains mean frame pointers are missing; frames without a symbol
+	 * mean symbols are missing (stripped code): each has its own fix. */
 	if (cut >= SNAP_DECODER_QUALITY_PCT)
+		snprintf(a, sizeof(a),
+			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
+			 "executable mapping (code without frame pointers: record with "
+			 "-callgraph-mode dwarf, or build with -fno-omit-frame-pointer)",
+			 cut);
+	if (unk >= SNAP_DECODER_QUALITY_PCT)
 		snprintf(b, sizeof(b),
-			 "%s%" PRIu64 "%% of the call chains were cut at an address outside any "
-			 "executable mapping",
-			 a[0] ? " and " : "", cut);
-	snprintf(buf, size,
-		 "stack quality: %s%s; the code likely keeps no frame pointers: record with "
-		 "-callgraph-mode dwarf, build with -fno-omit-frame-pointer, or install the "
-		 "debug symbol packages (e.g. PKG-dbgsym)",
-		 a, b);
+			 "%s%" PRIu64 "%% of the sampled user frames have no symbol (install the "
+			 "debug symbol packages, e.g. PKG-dbgsym, or build with -g)",
+			 a[0] ? "; " : "", unk);
+	snprintf(buf, size, "stack quality: %s%s", a, b);
 	return 1;
 }
 

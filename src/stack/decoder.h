@@ -3,7 +3,8 @@
  * The decoder: what the pipeline feeds events to. It owns the thread table
  * (one cstack per (pid, tid), in order of first appearance), the trace base
  * time, track naming, trace-scope enforcement, TSX buffering, and routes each
- * event: BRANCH/ERROR -> cstack, SAMPLE -> sampdiff, POWER -> a "CPU" counter,
+ * event: BRANCH/ERROR -> cstack, SAMPLE -> sampdiff, SWITCH -> [off-CPU]
+ * slices (docs/sampling.md), POWER -> a "CPU" counter,
  * EXTRA -> a zero-length slice on a per-(thread, event) track. Trigger hits
  * are written on a "Snapshot symbol hits" track by finish.
  *
@@ -16,8 +17,10 @@
  * tl->ops->thread(pid, tid, "CMD [pid=P]", "TCMD [pid=P] [tid=T]"). CMD is
  * the opts.names entry of the pid, else the comm of the first event of the
  * pid that had one (so all threads of a process agree), else left out
- * ("[pid=P]"). TCMD is the opts.names entry, else the comm of the thread's
- * first event, else CMD. Ids 0 and -1 print as "?". Extra-event tracks use
+ * ("[pid=P]"). TCMD is the thread's comm; the opts.names entry (else CMD)
+ * while that comm is its process's first comm or unknown. When an event
+ * carries another comm (pthread_setname_np, exec), the track is announced
+ * again with the new name (counted in stats.renames). Ids 0 and -1 print as "?". Extra-event tracks use
  * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
  * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
  *
@@ -30,12 +33,18 @@
  *    dst is a non-zero user address, or a sample/extra/power event with a
  *    non-zero user address;
  *  - SNAP_SCOPE_BOTH: never.
- * Decode errors never violate. A violating event is counted, the first one is
+ * Decode errors and context switches never violate (the out-of-scope frames
+ * of a switch chain are dropped quietly). A violating event is counted, the first one is
  * described in stats.first_violation, and it is dropped (never applied), so a
  * user-scope trace never shows a kernel frame. Samples are the exception:
  * the out-of-scope frames are removed and the rest of the chain is applied.
  * With opts.strict_scope, feed() returns -SNAP_ESCOPE for each violation
  * (and applies nothing of that event).
+ *
+ * Sample and switch chains are first cut at junk (docs/sampling.md): from the
+ * leaf outwards, after the first user frame, the first frame with neither
+ * symbol nor DSO, or with a kernel address, ends the chain (counted in
+ * chains_cut / frames_cut; never a violation).
  */
 #ifndef SNAP_STACK_DECODER_H
 #define SNAP_STACK_DECODER_H
@@ -165,9 +174,9 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 
 /* Stack-quality verdict for sampled traces: with at least
  * SNAP_DECODER_QUALITY_MIN samples, when SNAP_DECODER_QUALITY_PCT % or more
- * of the user frames have no symbol, or of the chains were cut at junk,
- * writes one line naming the fixes into buf and returns 1; else returns 0
- * (buf ""). */
+ * of the chains were cut at junk (fix: dwarf call graphs or frame pointers),
+ * or of the user frames have no symbol (fix: debug symbols), writes one line
+ * naming the fixes into buf and returns 1; else returns 0 (buf ""). */
 #define SNAP_DECODER_QUALITY_MIN 20
 #define SNAP_DECODER_QUALITY_PCT 30
 int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t size);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A target for the off-CPU checks of the dlfilter suite: main > outer > spin_a
  * spins, outer > nap sleeps, outer > spin_b spins; then loop calls work five
- * times from one call site (one call, one slice); then a worker thread renames
+ * times from one call site, each calling spin once (one call, one slice: the
+ * ~10 samples of each spin call are one slice); then a worker thread renames
  * itself "myworker" and spins while main blocks in pthread_join. Times are
  * wall-clock, so a busy machine only stretches them. */
 #define _GNU_SOURCE
@@ -24,8 +25,10 @@ __attribute__((noinline)) void spin(int ms)
 	struct timespec a;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	/* The clock is read rarely: a sample in the vDSO (no frame pointer) would
+	 * show its caller's caller as its caller and split spin's slice. */
 	do {
-		for (int i = 0; i < 1000; i++)
+		for (int i = 0; i < 100000; i++)
 			sink += (unsigned long)i;
 	} while (ms_since(&a) < ms);
 }

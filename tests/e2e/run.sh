@@ -80,7 +80,9 @@ chain_ratio() {
 }
 
 # dump_nesting FXT CALLERS... LEAF: like chain_ratio on the decoded trace: each
-# begin of LEAF must sit inside CALLERS (outermost first); prints "pct total".
+# slice of LEAF must sit inside CALLERS (outermost first); prints "pct total", pct
+# weighted by the slices' durations (one call is one slice however many samples it
+# spans, docs/sampling.md, so a count would weigh a one-sample glitch like a long call).
 dump_nesting() {
 	local fxt=$1
 	shift
@@ -90,19 +92,24 @@ dump_nesting() {
 		awk '{ t = $2; sub(/^ts=/, "", t); print t "\t" $0 }' | sort -s -n -k1,1 | cut -f2- |
 		awk -v want="$*" '
 		BEGIN { n = split(want, w, " ") }
+		{ ts = $2; sub(/^ts=/, "", ts)
+		  match($0, /tid=[0-9]+/); t = substr($0, RSTART + 4, RLENGTH - 4) }
 		/^begin / {
-			match($0, /tid=[0-9]+/); t = substr($0, RSTART + 4, RLENGTH - 4)
 			match($0, /name="[^"]*"/); nm = substr($0, RSTART + 6, RLENGTH - 7)
-			d[t]++; st[t, d[t]] = nm
+			d[t]++; st[t, d[t]] = nm; ok[t, d[t]] = 0; b[t, d[t]] = ts
 			if (nm == w[n]) {
 				total++; k = 1
 				for (i = 1; i < d[t] && k < n; i++) if (st[t, i] == w[k]) k++
-				if (k == n) good++
+				ok[t, d[t]] = k == n ? 1 : -1
 			}
 			next
 		}
-		/^end / { match($0, /tid=[0-9]+/); t = substr($0, RSTART + 4, RLENGTH - 4); if (d[t]) d[t]-- }
-		END { printf "%d %d\n", total ? 100 * good / total : 0, total }'
+		/^end / {
+			if (!d[t]) next
+			if (ok[t, d[t]]) { dur = ts - b[t, d[t]] + 1; all += dur; if (ok[t, d[t]] > 0) good += dur }
+			d[t]--
+		}
+		END { printf "%d %d\n", all ? 100 * good / all : 0, total }'
 }
 
 # slices FXT: one line per slice of the decoded trace, "TID DUR_MS CHAIN" with

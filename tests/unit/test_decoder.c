@@ -543,6 +543,12 @@ static void desc_formats(void)
 		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	snap_decoder_desc(&d.dec, &te.ev, buf, 8);
 	CHECK_STR_EQ("cpu-clo", buf);
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch preempt", &te));
+	CHECK_STR_EQ("context switch out (preempted) at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch chain 400000 main", &te));
+	CHECK_STR_EQ("context switch out with its call chain at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	drv_fini(&d);
 }
 
@@ -665,6 +671,40 @@ static void offcpu_switches(void)
 	CHECK_U64_EQ(1, d.s.switch_chains);
 	CHECK_U64_EQ(3, d.s.offcpu_slices);
 	CHECK_U64_EQ(1, d.s.switches_ignored);
+	drv_fini(&d);
+}
+
+/* A snapshot boundary while a thread is off the CPU closes its [off-CPU]
+ * slice with everything else; the next sample must not close a real frame. */
+static void offcpu_across_snapshot(void)
+{
+	static const char *const in1[] = {
+		"1000 1/1 sample cpu-clock 400000 main 401000 a",
+		"1100 1/1 switch preempt",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	for (size_t i = 0; in1[i]; i++)
+		CHECK_INT_EQ(0, drv_feed(&d, in1[i]));
+	snap_decoder_new_snapshot(&d.dec);
+	CHECK_INT_EQ(0, drv_feed(&d, "5000 1/1 sample cpu-clock 400000 main 401000 a"));
+	CHECK_INT_EQ(0, drv_feed(&d, "6000 1/1 switch in"));
+	CHECK_INT_EQ(0, drv_feed(&d, "7000 1/1 sample cpu-clock 400000 main 401000 a"));
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "B 0 tid=1 a address=0x401000 symbol=a\n"
+		  "E 100 tid=1 [off-CPU]\n"
+		  "E 100 tid=1 a\n"
+		  "E 100 tid=1 main\n"
+		  "B 4000 tid=1 main address=0x400000 symbol=main\n"
+		  "B 4000 tid=1 a address=0x401000 symbol=a\n"
+		  "E 6000 tid=1 a\n"
+		  "E 6000 tid=1 main\n");
 	drv_fini(&d);
 }
 
@@ -897,6 +937,7 @@ int main(void)
 	RUN(time_before_base);
 	RUN(alloc_failures);
 	RUN(offcpu_switches);
+	RUN(offcpu_across_snapshot);
 	RUN(switches_ignored_with_branches);
 	RUN(comm_changes);
 	RUN(chain_cut);
