@@ -243,6 +243,16 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		  (unsigned long long)s->samples, (unsigned long long)s->unmatched_returns,
 		  (unsigned long long)s->time_backwards, (unsigned long long)s->unexpected,
 		  (unsigned long long)s->tx_dropped);
+	{
+		char line[512];
+
+		if (snap_decoder_chain_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_switch_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_quality(s, line, sizeof(line)))
+			snap_warn("%s", line);
+	}
 	if (output)
 		snap_warn(
 			"wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
@@ -292,7 +302,8 @@ out:
 }
 
 /* The event loop. Returns 0 or a negative error, already reported. */
-static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope)
+static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope,
+		       struct snap_decode_result *res)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
@@ -308,6 +319,19 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		if (decode_interrupted)
 			break;
 		snap_progress_tick(&prog, ++nev);
+		res->events++;
+		if (ev.kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev.kind == SNAP_EV_BRANCH)
+			res->branches++;
+		/* the span of the samples (switch records cover the whole run), or
+		 * of everything in a PT trace */
+		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
+			if (!res->first_time || ev.time < res->first_time)
+				res->first_time = ev.time;
+			if (ev.time > res->last_time)
+				res->last_time = ev.time;
+		}
 		r = snap_decoder_feed(dec, &ev);
 		if (r < 0)
 			snap_progress_done(&prog);
@@ -346,12 +370,14 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decoder_stats stats;
 	struct snap_tee_tl tee;
 	struct snap_timeline *tl, *tap = NULL;
+	struct snap_decode_result res;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
 
 	memset(&fx, 0, sizeof(fx));
 	memset(&dec, 0, sizeof(dec));
+	memset(&res, 0, sizeof(res));
 	memset(&sink, 0, sizeof(sink));
 	sink.fd = -1;
 	snap_strtab_init(&st);
@@ -396,7 +422,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
 	 * thread is ended and restarted at the next one's first event (§4.12). */
 	for (size_t i = 0;; i++) {
-		err = decode_loop(&src, &dec, o->scope);
+		err = decode_loop(&src, &dec, o->scope, &res);
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -411,7 +437,14 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
-	if (stats.events == 0) {
+	if (!res.samples && !res.branches && o->nhits) {
+		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
+			  "alone");
+	} else if (o->quiet_empty && !res.samples && !res.branches) {
+		/* (switch records alone: the program ended before its first sample) */
+		err = -ENODATA;
+		goto out_abort;
+	} else if (stats.events == 0) {
 		snap_log(SNAP_LOG_QUIET,
 			 "%s: no events to decode (empty, or not perf script output)",
 			 o->ninputs ? o->inputs[0]
@@ -430,6 +463,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		goto out_abort;
 	}
 	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
+	if (o->result)
+		*o->result = res;
 	goto out_dec;
 out_abort:
 	snap_sink_abort(&sink);

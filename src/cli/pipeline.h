@@ -39,6 +39,12 @@ struct snap_procname {
 	const char *name; /* borrowed */
 };
 
+/* What a decode saw, for run/attach's coverage line. */
+struct snap_decode_result {
+	uint64_t events, samples, branches;
+	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
+};
+
 struct snap_decode_opts {
 	const char *input; /* perf.data, perf script text, or "-" (stdin); NULL = "perf.data" */
 	const char *const *inputs; /* or ninputs inputs: successive snapshots, in time order */
@@ -55,10 +61,15 @@ struct snap_decode_opts {
 	const struct snap_procname *names;
 	size_t nnames;
 	const struct snap_decode_tap *tap; /* or NULL */
+	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller
+			    says why) */
+	struct snap_decode_result *result; /* filled when not NULL */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.
- * Returns 0 on success, else a negative error (already reported). */
+ * Returns 0 on success, else a negative error (already reported, except
+ * -ENODATA with quiet_empty). A recording with no events but trigger hits
+ * still gives a trace: the hits alone. */
 int snap_decode_run(const struct snap_decode_opts *o);
 
 #endif

@@ -27,7 +27,8 @@ struct snap_recflags {
 	int verbose;
 	int kernel_only, include_kernel;
 	const char *snapshot_size;
-	int report; /* -report: print snaptrace report's tables after the decode */
+	int report;	/* -report: print snaptrace report's tables after the decode */
+	int attach_pid; /* attach: the first pid (its mappings pick the call graph) */
 };
 
 /* The flag table entries shared by run and attach (NULL-terminated), and
