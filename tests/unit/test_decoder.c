@@ -663,7 +663,8 @@ static void offcpu_switches(void)
 		  "B 0 tid=1 spin_a address=0x401000 symbol=spin_a\n"
 		  "B 0 tid=1 spin address=0x402000 symbol=spin\n"
 		  "E 8000 tid=1 spin_c\n"
-		  "E 8000 tid=1 main\n");
+		  "E 8000 tid=1 main\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=1\n");
 	CHECK_U64_EQ(0, d.s.violations);
 	CHECK_U64_EQ(3, d.s.switches_out);
 	CHECK_U64_EQ(1, d.s.preempted);
@@ -704,7 +705,8 @@ static void offcpu_across_snapshot(void)
 		  "B 4000 tid=1 main address=0x400000 symbol=main\n"
 		  "B 4000 tid=1 a address=0x401000 symbol=a\n"
 		  "E 6000 tid=1 a\n"
-		  "E 6000 tid=1 main\n");
+		  "E 6000 tid=1 main\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=1\n");
 	drv_fini(&d);
 }
 
