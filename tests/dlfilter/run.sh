@@ -431,7 +431,7 @@ offcpu_checks() { # NAME DUMP WANT_CHAIN(0/1) DATA
 		pass "$name-sleep"
 	elif ! perf script -i "$4" -F event,ip,sym 2>/dev/null | awk 'BEGIN { RS = "" }
 		/sched:sched_switch/ && /nanosleep/ && /outer/ { f = 1 } END { exit !f }'; then
-		skip "$name-sleep" "perf recorded no sched_switch sample with the sleep's chain"
+		skip "$name-sleep" "perf recorded no sched_switch sample with the sleep's chain ($(perf script -i "$4" -F event 2>/dev/null | grep -c sched_switch) sched_switch samples)"
 	else
 		fail "$name-sleep" "the sleep is not shown in its call chain: $(echo "$long" | head -2 | tr '\n\t' '|:')"
 	fi
