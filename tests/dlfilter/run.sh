@@ -471,8 +471,10 @@ else
 	evcmp dlfilter_events_switch_events "$tmp/sw.data" - "$SAMPLE_TEXT" -k
 	offcpu_checks dlfilter_offcpu_switch_events "$tmp/dlfilter_offcpu_switch_events.p.dump" 0 \
 		"$tmp/sw.data"
-	if perf record --no-bpf-event -F 999 -g -e cpu-clock -e sched:sched_switch --switch-events \
-		-o "$tmp/ss.data" "$tmp/offcpu" >/dev/null 2>"$tmp/rec.err"; then
+	# per-event rates: a global -F would put the tracepoint in frequency mode too,
+	# and perf would then sample only some of the switches
+	if perf record --no-bpf-event -g -e cpu-clock/freq=999/ -e sched:sched_switch \
+		--switch-events -o "$tmp/ss.data" "$tmp/offcpu" >/dev/null 2>"$tmp/rec.err"; then
 		same_dump dlfilter_offcpu_sched_switch "$tmp/ss.data"
 		evcmp dlfilter_events_sched_switch "$tmp/ss.data" - "$SAMPLE_TEXT" -k
 		offcpu_checks dlfilter_offcpu_sched_switch "$tmp/dlfilter_offcpu_sched_switch.p.dump" 1 \
