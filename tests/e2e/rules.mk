@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Programs traced by tests/e2e/run.sh: -O0 with frame pointers so fp call
-# graphs keep every caller (docs/design.md §1.8), never sanitized. The
+# graphs keep every caller (docs/recording.md, "Call graphs"), never sanitized. The
 # exceptions: omitfp is built like distribution code (-O2, no frame pointers),
 # quick and early are static without libc (nothing runs before main).
 E2E_PROGS := $(patsubst tests/e2e/progs/%.c,$(B)/tests/e2e/%,$(wildcard tests/e2e/progs/*.c))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Test target programs (tests/progs): tiny programs with known call trees that the
 # PT synthesis suite (tests/ptsynth) single-steps. Never sanitized, always -O0 with
-# frame pointers (design.md §1.8); tail.c is -O2 on purpose (a real tail call).
+# frame pointers (fp call graphs keep every caller); tail.c is -O2 on purpose (a real tail call).
 PROGS_DIR := $(B)/tests/progs
 PROGS_CFLAGS := -g -O0 -fno-omit-frame-pointer -fno-stack-protector -fcf-protection=none
 PROGS_NOLIBC := -static -nostdlib -fno-pie -no-pie -Wl,--build-id=none
