@@ -4,10 +4,12 @@
 #   $(B)/tests/bench/bench_perfscript branches.txt [REPEAT]
 $(B)/tests/bench/gen_branches: tests/bench/gen_branches.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $<
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $<
 
 $(B)/tests/bench/bench_perfscript: tests/bench/bench_perfscript.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)
 
 TEST_BINS += $(B)/tests/bench/gen_branches $(B)/tests/bench/bench_perfscript

@@ -6,12 +6,15 @@
 E2E_PROGS := $(patsubst tests/e2e/progs/%.c,$(B)/tests/e2e/%,$(wildcard tests/e2e/progs/*.c))
 $(B)/tests/e2e/%: tests/e2e/progs/%.c
 	@mkdir -p $(@D)
-	$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $< -ldl -lm
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $< -ldl -lm
 $(B)/tests/e2e/omitfp: tests/e2e/progs/omitfp.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
 $(B)/tests/e2e/quick $(B)/tests/e2e/early: $(B)/tests/e2e/%: tests/e2e/progs/%.c tests/progs/nolibc.h
 	@mkdir -p $(@D)
-	$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector -fcf-protection=none -static \
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector -fcf-protection=none -static \
 		-nostdlib -fno-pie -no-pie -Wl,--build-id=none -o $@ $<
 TEST_BINS += $(E2E_PROGS)
