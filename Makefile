@@ -32,8 +32,9 @@ LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_SNAP := -lz
+LDLIBS_PTDEC := -lipt -lpthread
 
-LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/stack/*.c \
+LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/ptdec/*.c src/stack/*.c \
 	src/write/*.c src/record/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
@@ -66,7 +67,7 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/snaptrace: $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
 
 # ./snaptrace is always the variant last built, so tests run what was just made.
 snaptrace: $(B)/snaptrace
