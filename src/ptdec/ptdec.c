@@ -46,7 +46,7 @@
 #define WINDOW_PER_J 4
 #define NO_IDX	     ((size_t)-1)
 
-enum { RAW_BRANCH = 1, RAW_ERROR };
+enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
 
 /* perf's error messages (util/intel-pt-decoder/intel-pt-decoder.c). */
 enum {
@@ -126,6 +126,7 @@ struct queue {
 	size_t npieces, cappieces;
 	size_t cur, pos;
 	int prev_clean;
+	int64_t last_cbr; /* -1 = none reported yet */
 };
 
 struct aent {
@@ -167,6 +168,7 @@ struct snap_ptdec {
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	struct aent *acache;
+	uint64_t cbr2khz;
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
 };
@@ -498,6 +500,7 @@ static struct queue *queue_get(struct snap_ptdec *d, const struct snap_pd_aux *a
 	d->queues[d->nqueues].idx = a->idx;
 	d->queues[d->nqueues].tid = a->tid;
 	d->queues[d->nqueues].cpu = a->cpu;
+	d->queues[d->nqueues].last_cbr = -1;
 	*qi = d->nqueues;
 	return &d->queues[d->nqueues++];
 }
@@ -669,27 +672,166 @@ static int needs_trace(const struct pt_insn *in)
 	}
 }
 
+/*
+ * perf's timestamps. perf gives a branch the time of the last TSC before the
+ * packet that decided it (the TNT bit or TIP), and a direct branch the time of
+ * the last packet consumed before it; libipt reads ahead through timing
+ * packets, so its own time is often later. A second, lazy packet decoder on
+ * the piece walks the trace packets in step with the instructions: each
+ * trace-consuming instruction or event takes its token (a TNT bit, a TIP, a
+ * PGE/PGD, a FUP, an OVF) and the TSC before it.
+ */
+enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB };
+
+struct tokr {
+	struct snap_ptdec *d;
+	struct pt_packet_decoder *pk;
+	uint64_t time; /* perf time of the last TSC read */
+	int tnt_left;
+	int in_psb, psb_has_fup;
+	uint64_t psb_fup;
+	int have; /* a peeked token */
+	int kind;
+	uint64_t ktime, kip;
+	int has_ip;
+};
+
+static void tok_fill(struct tokr *t)
+{
+	struct pt_packet pkt;
+
+	if (t->have || !t->pk)
+		return;
+	if (t->tnt_left) {
+		t->tnt_left--;
+		t->have = 1;
+		t->kind = TOK_TNT;
+		t->ktime = t->time;
+		return;
+	}
+	while (pt_pkt_next(t->pk, &pkt, sizeof(pkt)) >= 0) {
+		int k = TOK_NONE;
+
+		switch (pkt.type) {
+		case ppt_tsc:
+			if (!t->d->timeless)
+				t->time = tsc2perf(t->d, pkt.payload.tsc.tsc);
+			continue;
+		case ppt_psb:
+			t->in_psb = 1;
+			t->psb_has_fup = 0;
+			continue;
+		case ppt_psbend:
+			t->in_psb = 0;
+			t->have = 1;
+			t->kind = TOK_PSB;
+			t->ktime = t->time;
+			t->has_ip = t->psb_has_fup;
+			t->kip = t->psb_fup;
+			return;
+		case ppt_tnt_8:
+		case ppt_tnt_64:
+			if (!pkt.payload.tnt.bit_size)
+				continue;
+			t->tnt_left = pkt.payload.tnt.bit_size - 1;
+			k = TOK_TNT;
+			break;
+		case ppt_tip:
+			k = TOK_TIP;
+			break;
+		case ppt_tip_pge:
+			k = TOK_PGE;
+			break;
+		case ppt_tip_pgd:
+			k = TOK_PGD;
+			break;
+		case ppt_fup:
+			if (t->in_psb) {
+				t->psb_has_fup = pkt.payload.ip.ipc != pt_ipc_suppressed;
+				t->psb_fup = pkt.payload.ip.ip;
+				if (pkt.payload.ip.ipc == pt_ipc_sext_48)
+					t->psb_fup = (uint64_t)((int64_t)(t->psb_fup << 16) >> 16);
+				continue;
+			}
+			k = TOK_FUP;
+			break;
+		case ppt_ovf:
+			k = TOK_OVF;
+			break;
+		default:
+			continue;
+		}
+		t->have = 1;
+		t->kind = k;
+		t->ktime = t->time;
+		return;
+	}
+}
+
+/* Repositions at the PSB at off (after libipt synchronised there). */
+static void tok_sync(struct tokr *t, uint64_t off)
+{
+	t->have = 0;
+	t->tnt_left = 0;
+	t->in_psb = 0;
+	if (t->pk && pt_pkt_sync_set(t->pk, off) < 0) {
+		pt_pkt_free_decoder(t->pk);
+		t->pk = NULL;
+	}
+}
+
 struct pstate {
 	struct snap_ptdec *d;
 	struct wctx *w;
 	struct piece *pc;
 	struct pt_insn_decoder *dec;
+	struct tokr tk;
+	uint64_t stime; /* perf's sample time: the time of the last token consumed */
 	int have_prev;
 	struct pt_insn prev;
-	uint64_t prev_time;
 	size_t confirm, stop_idx;
 	int need_strt, implicit_ok, err;
 	int32_t pid, tid;
 };
 
-static uint64_t cur_time(struct pstate *s)
+/* Consumes the next token, preferring kind want (0 = any); PSB markers on the
+ * way update the sample time. Returns the token's time. */
+static uint64_t take(struct pstate *s, int want)
 {
-	uint64_t t = 0;
+	struct tokr *t = &s->tk;
 
-	if (s->d->timeless)
-		return 0;
-	pt_insn_time(s->dec, &t, NULL, NULL);
-	return tsc2perf(s->d, t);
+	for (int guard = 0; guard < 64; guard++) {
+		tok_fill(t);
+		if (!t->have)
+			return s->stime;
+		if (t->kind == TOK_PSB && want != TOK_PSB) {
+			t->have = 0;
+			s->stime = t->ktime;
+			continue;
+		}
+		t->have = 0;
+		s->stime = t->ktime;
+		if (!want || t->kind == want || want == TOK_PSB)
+			return t->ktime;
+		/* A return served by a TNT bit (compressed) or a TIP: either is fine. */
+		if (want == TOK_TIP && t->kind == TOK_TNT)
+			return t->ktime;
+		if (want == TOK_TNT && t->kind == TOK_TIP)
+			return t->ktime;
+	}
+	return s->stime;
+}
+
+/* Before instruction ip: a pending PSB+ whose FUP is ip (or without FUP) is passed. */
+static void pass_psb(struct pstate *s, uint64_t ip)
+{
+	struct tokr *t = &s->tk;
+
+	tok_fill(t);
+	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
+		t->have = 0;
+		s->stime = t->ktime;
+	}
 }
 
 /* Everything so far was determined by packets the decoder had read. */
@@ -732,7 +874,7 @@ static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t 
 
 static void emit_error(struct pstate *s, int code, uint64_t ip)
 {
-	struct rawev *r = emit(s, RAW_ERROR, cur_time(s));
+	struct rawev *r = emit(s, RAW_ERROR, s->stime);
 
 	if (r) {
 		r->err = (uint8_t)code;
@@ -741,15 +883,25 @@ static void emit_error(struct pstate *s, int code, uint64_t ip)
 	confirm_all(s);
 }
 
+/* The core:bus ratio as perf reports it: a cbr event when it changes (the
+ * reader drops repeats across pieces). */
+static void emit_cbr(struct pstate *s, uint32_t cbr, uint64_t time)
+{
+	struct rawev *r = emit(s, RAW_POWER, time);
+
+	if (r)
+		r->addr = cbr;
+}
+
 /* Per-CPU streams: the task at the current time, and its image. */
-static void set_task(struct pstate *s)
+static void set_task(struct pstate *s, uint64_t time)
 {
 	const struct sw *t;
 	struct pt_image *img;
 
 	if (!s->d->per_cpu)
 		return;
-	t = task_at(s->d, s->pc->cpu, cur_time(s));
+	t = task_at(s->d, s->pc->cpu, time);
 	if (!t || (t->tid == s->tid && t->pid == s->pid))
 		return;
 	s->pid = t->pid;
@@ -759,28 +911,34 @@ static void set_task(struct pstate *s)
 		pt_insn_set_image(s->dec, img);
 }
 
-/* The previous instruction went on to next_ip: report its branch if it took one. */
-static void resolve_prev(struct pstate *s, uint64_t next_ip, int confirmed)
+/* The previous instruction went on to next_ip: report its branch if it took one.
+ * tok: the previous instruction's token was already taken (by an event). */
+static void resolve_prev(struct pstate *s, uint64_t next_ip, int tok)
 {
 	const struct pt_insn *p = &s->prev;
+	uint64_t time = s->stime;
 	uint32_t fl;
+	int q;
 
 	if (!s->have_prev)
 		return;
 	s->have_prev = 0;
+	q = needs_trace(p);
+	if (q && !tok)
+		time = take(s, p->iclass == ptic_cond_jump ? TOK_TNT : TOK_TIP);
 	fl = class_flags(p->iclass, p);
 	if (fl && !(p->iclass == ptic_cond_jump && next_ip == p->ip + p->size))
-		emit_branch(s, fl, p->ip, next_ip, s->prev_time);
-	if (confirmed || needs_trace(p))
+		emit_branch(s, fl, p->ip, next_ip, time);
+	if (q || tok)
 		confirm_all(s);
 }
 
-static void start_trace(struct pstate *s, uint64_t ip, int implicit)
+static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t time)
 {
 	struct rawev *r;
 
-	set_task(s);
-	r = emit(s, RAW_BRANCH, cur_time(s));
+	set_task(s, time);
+	r = emit(s, RAW_BRANCH, time);
 	if (r) {
 		r->flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN;
 		r->addr = ip;
@@ -792,40 +950,60 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit)
 
 static void handle_event(struct pstate *s, const struct pt_event *ev)
 {
+	uint64_t t;
+
 	switch (ev->type) {
 	case ptev_enabled:
-		resolve_prev(s, ev->variant.enabled.ip, 1);
-		start_trace(s, ev->variant.enabled.ip, 0);
+		resolve_prev(s, ev->variant.enabled.ip, 0);
+		t = take(s, TOK_PGE);
+		if (s->need_strt) { /* the first sync: perf's cbr event comes first */
+			uint32_t cbr = 0;
+
+			set_task(s, t);
+			pt_insn_core_bus_ratio(s->dec, &cbr);
+			emit_cbr(s, cbr, t);
+		}
+		start_trace(s, ev->variant.enabled.ip, 0, t);
+		break;
+	case ptev_cbr:
+		emit_cbr(s, ev->variant.cbr.ratio, s->stime);
 		break;
 	case ptev_disabled:
+		t = take(s, TOK_PGD);
 		if (s->have_prev) {
 			const struct pt_insn *p = &s->prev;
 			uint32_t fl = class_flags(p->iclass, p);
 
 			s->have_prev = 0;
-			emit_branch(s, fl | SNAP_PF_TRACE_END, p->ip, 0, s->prev_time);
+			emit_branch(s, fl | SNAP_PF_TRACE_END, p->ip, 0, t);
 		}
 		confirm_all(s);
 		break;
 	case ptev_async_disabled:
-		resolve_prev(s, ev->variant.async_disabled.at, 1);
+		resolve_prev(s, ev->variant.async_disabled.at, 0);
+		take(s, TOK_FUP);
+		t = take(s, TOK_PGD);
 		emit_branch(s, SNAP_PF_BRANCH | SNAP_PF_ASYNC | SNAP_PF_TRACE_END,
-			    ev->variant.async_disabled.at, 0, cur_time(s));
+			    ev->variant.async_disabled.at, 0, t);
 		confirm_all(s);
 		break;
 	case ptev_async_branch:
-		resolve_prev(s, ev->variant.async_branch.from, 1);
+		resolve_prev(s, ev->variant.async_branch.from, 0);
+		take(s, TOK_FUP);
+		t = take(s, TOK_TIP);
 		emit_branch(s, SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_ASYNC | SNAP_PF_INTERRUPT,
-			    ev->variant.async_branch.from, ev->variant.async_branch.to,
-			    cur_time(s));
+			    ev->variant.async_branch.from, ev->variant.async_branch.to, t);
 		confirm_all(s);
 		break;
 	case ptev_overflow:
 		s->have_prev = 0;
 		s->pc->nev = s->confirm;
+		t = take(s, TOK_OVF);
 		emit_error(s, ERR_OVR, 0);
-		if (!ev->ip_suppressed)
-			start_trace(s, ev->variant.overflow.ip, 0);
+		if (!ev->ip_suppressed) {
+			t = take(s, TOK_FUP);
+			start_trace(s, ev->variant.overflow.ip, 0, t);
+		}
 		break;
 	default:
 		break;
@@ -850,6 +1028,17 @@ static int map_err(int status)
 	}
 }
 
+static int resync(struct pstate *s)
+{
+	uint64_t off;
+	int status = pt_insn_sync_forward(s->dec);
+
+	if (status >= 0 && pt_insn_get_sync_offset(s->dec, &off) >= 0)
+		tok_sync(&s->tk, off);
+	s->need_strt = 1;
+	return status;
+}
+
 static int decode_piece(struct wctx *w, struct piece *pc)
 {
 	struct snap_ptdec *d = w->d;
@@ -866,12 +1055,17 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 	s.pid = pc->pid;
 	s.tid = pc->tid;
 	s.stop_idx = NO_IDX;
+	s.tk.d = d;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)pc->b;
 	cfg.end = (uint8_t *)pc->e;
 	s.dec = pt_insn_alloc_decoder(&cfg);
-	if (!s.dec)
+	s.tk.pk = pt_pkt_alloc_decoder(&cfg);
+	if (!s.dec || !s.tk.pk) {
+		pt_insn_free_decoder(s.dec);
+		pt_pkt_free_decoder(s.tk.pk);
 		return -ENOMEM;
+	}
 	if (!d->per_cpu) {
 		struct pt_image *img = wimage(w, pc->pid);
 
@@ -880,8 +1074,7 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 	} else {
 		s.pid = s.tid = -2; /* set_task picks it on the first sync */
 	}
-	status = pt_insn_sync_forward(s.dec);
-	s.need_strt = 1;
+	status = resync(&s);
 	s.implicit_ok = 1;
 	while (status != -pte_eos && !s.err) {
 		if (status < 0) {
@@ -892,8 +1085,7 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 			s.have_prev = 0;
 			emit_error(&s, map_err(status), ip);
 			pc->end_clean = 0;
-			status = pt_insn_sync_forward(s.dec);
-			s.need_strt = 1;
+			status = resync(&s);
 			s.implicit_ok = 0;
 			continue;
 		}
@@ -913,16 +1105,23 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 			continue;
 		}
 		pc->insns++;
-		if (s.need_strt)
-			start_trace(&s, insn.ip, s.implicit_ok);
+		if (s.need_strt) {
+			uint32_t cbr = 0;
+
+			take(&s, TOK_PSB);
+			set_task(&s, s.stime);
+			pt_insn_core_bus_ratio(s.dec, &cbr);
+			emit_cbr(&s, cbr, s.stime);
+			start_trace(&s, insn.ip, s.implicit_ok, s.stime);
+		}
 		s.implicit_ok = 0;
 		if (s.have_prev)
 			resolve_prev(&s, insn.ip, 0);
+		pass_psb(&s, insn.ip);
 		if (pc->has_stop && insn.ip == pc->stop_ip && s.stop_idx == NO_IDX)
 			s.stop_idx = pc->nev;
 		s.prev = insn;
 		s.have_prev = 1;
-		s.prev_time = cur_time(&s);
 	}
 	/* The end of the piece: direct branches after the last packet are only
 	 * reported up to the next piece's PSB (a continuous stream). */
@@ -931,6 +1130,7 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 	else
 		pc->nev = s.confirm;
 	pt_insn_free_decoder(s.dec);
+	pt_pkt_free_decoder(s.tk.pk);
 	return s.err;
 }
 
@@ -1173,6 +1373,13 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 				q->pos++;
 				continue;
 			}
+			if (r->kind == RAW_POWER) {
+				if ((int64_t)r->addr == q->last_cbr) {
+					q->pos++;
+					continue;
+				}
+				q->last_cbr = (int64_t)r->addr;
+			}
 			return r;
 		}
 		q->prev_clean = pc->end_clean;
@@ -1217,6 +1424,11 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 		ev->msg = (uint32_t)id;
 		ev->src.ip = best->ip;
 		d->st.errors++;
+		return 1;
+	}
+	if (best->kind == RAW_POWER) {
+		ev->kind = SNAP_EV_POWER;
+		ev->freq_mhz = (uint32_t)((best->addr * d->cbr2khz + 500) / 1000);
 		return 1;
 	}
 	ev->kind = SNAP_EV_BRANCH;
@@ -1280,6 +1492,19 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	for (size_t i = 0; i < d->pd.naux && !d->per_cpu; i++)
 		d->per_cpu = d->pd.aux[i].cpu >= 0 && d->pd.aux[i].tid < 0;
 	d->snapshot = d->pd.priv[SNAP_PD_PT_SNAPSHOT_MODE] != 0;
+	{
+		/* perf's cbr2khz: TSC frequency / max non-turbo ratio / 1000. */
+		const struct snap_pd_tc *tc = &d->pd.tc;
+		uint64_t ns = 1000000000ull, tsc_freq = 0, ratio;
+
+		if (tc->time_mult && tc->time_shift < 32)
+			tsc_freq = ((ns / tc->time_mult) << tc->time_shift) +
+				   ((ns % tc->time_mult) << tc->time_shift) / tc->time_mult;
+		ratio = d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO];
+		if (!ratio)
+			ratio = (tsc_freq + 50000000) / 100000000;
+		d->cbr2khz = ratio ? tsc_freq / ratio / 1000 : 0;
+	}
 	d->st.lost = d->pd.lost;
 	d->st.aux_truncated = d->pd.aux_truncated;
 	d->st.aux_partial = d->pd.aux_partial;
