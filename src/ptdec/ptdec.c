@@ -1112,6 +1112,8 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 			set_task(&s, s.stime);
 			pt_insn_core_bus_ratio(s.dec, &cbr);
 			emit_cbr(&s, cbr, s.stime);
+			if (s.implicit_ok && pc->nev)
+				pc->ev[pc->nev - 1].implicit = 1;
 			start_trace(&s, insn.ip, s.implicit_ok, s.stime);
 		}
 		s.implicit_ok = 0;
@@ -1369,7 +1371,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			r = &pc->ev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
 			 * previous piece of the stream ended cleanly. */
-			if (q->pos == 0 && r->implicit && !pc->run_start && q->prev_clean) {
+			if (r->implicit && !pc->run_start && q->prev_clean) {
 				q->pos++;
 				continue;
 			}
@@ -1378,7 +1380,6 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 					q->pos++;
 					continue;
 				}
-				q->last_cbr = (int64_t)r->addr;
 			}
 			return r;
 		}
@@ -1407,6 +1408,13 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	if (!best)
 		return 0;
 	bq->pos++;
+	if (best->kind == RAW_POWER)
+		bq->last_cbr = (int64_t)best->addr;
+	if (getenv("SNAPTRACE_PTDEC_DEBUG"))
+		fprintf(stderr, "ptdec: q%zu k%d t%llu %d/%d f%x %llx -> %llx\n",
+			(size_t)(bq - d->queues), best->kind, (unsigned long long)best->time,
+			best->pid, best->tid, best->flags, (unsigned long long)best->ip,
+			(unsigned long long)best->addr);
 	memset(ev, 0, sizeof(*ev));
 	ev->pid = best->pid;
 	ev->tid = best->tid;
