@@ -32,7 +32,7 @@ LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_SNAP := -lz
-LDLIBS_PTDEC := -lipt -lpthread
+LDLIBS_PTDEC := -lipt -liberty -lpthread
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/ptdec/*.c src/stack/*.c \
 	src/write/*.c src/record/*.c))

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,19 +153,59 @@ static int add_name(struct snap_elfsyms *s, const char *n, size_t len, uint32_t 
 	return 0;
 }
 
+/*
+ * perf's demangling (util/symbol-elf.c demangle_sym, libiberty without
+ * DMGL_PARAMS unless perf -v): "_Z5outeri" -> "outer", a "@..." version or
+ * "@plt" suffix kept as it is. Returns a malloc'ed name or NULL to keep n.
+ */
+static char *demangle(const char *n, size_t len)
+{
+	const char *at = memchr(n, '@', len);
+	size_t plen = at ? (size_t)(at - n) : len, dlen;
+	char *pre, *dem, *out = NULL;
+
+	if (len < 3 || n[0] != '_' || n[1] != 'Z')
+		return NULL;
+	pre = snap_strndup(n, plen);
+	if (!pre)
+		return NULL;
+	dem = cplus_demangle(pre, DMGL_NO_OPTS);
+	snap_free(pre);
+	if (!dem)
+		return NULL;
+	dlen = strlen(dem);
+	out = snap_malloc(dlen + (len - plen) + 1);
+	if (out) {
+		memcpy(out, dem, dlen);
+		memcpy(out + dlen, n + plen, len - plen);
+		out[dlen + (len - plen)] = 0;
+	}
+	free(dem);
+	return out;
+}
+
 static int add_sym(struct snap_elfsyms *s, size_t *cap, uint64_t start, uint64_t size, uint8_t bind,
 		   const char *n, size_t len)
 {
 	struct snap_elfsym_ent *x;
+	char *dem = demangle(n, len);
 	int err = snap_vec_reserve(&s->syms, cap, s->nsyms + 1, sizeof(*s->syms));
 
-	if (err)
+	if (dem) {
+		n = dem;
+		len = strlen(dem);
+	}
+	if (err) {
+		snap_free(dem);
 		return err;
+	}
 	x = &s->syms[s->nsyms];
 	x->start = start;
 	x->end = start + size < start ? UINT64_MAX : start + size;
 	x->bind = bind;
-	if ((err = add_name(s, n, len, &x->name)) < 0)
+	err = add_name(s, n, len, &x->name);
+	snap_free(dem);
+	if (err < 0)
 		return err;
 	s->nsyms++;
 	return 0;
