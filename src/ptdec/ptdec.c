@@ -107,7 +107,8 @@ struct comm {
 struct piece {
 	size_t q;
 	const uint8_t *b, *e;
-	int run_start; /* first piece of a continuous stream (queue start, or a snapshot buffer) */
+	int run_start; /* first piece of its queue */
+	int buf_start; /* first piece of its AUXTRACE buffer */
 	int has_stop;
 	uint64_t stop_ip;
 	uint64_t start_time; /* perf time of the PSB+ TSC, for ordering */
@@ -480,6 +481,7 @@ static int add_piece(struct snap_ptdec *d, struct queue *q, size_t qi, const uin
 	pc->b = b;
 	pc->e = e;
 	pc->run_start = run_start;
+	pc->buf_start = b == a->data;
 	pc->tid = d->per_cpu ? -1 : a->tid;
 	pc->pid = d->per_cpu ? -1 : pid_of(d, a->tid);
 	pc->cpu = a->cpu;
@@ -515,7 +517,7 @@ static int split_buffers(struct snap_ptdec *d)
 		const uint8_t *b = a->data, *e = a->data + a->size, *cur = b, *next;
 		size_t qi;
 		struct queue *q = queue_get(d, a, &qi);
-		int run_start = d->snapshot || q == NULL || q->npieces == 0;
+		int run_start = q == NULL || q->npieces == 0;
 
 		if (!q)
 			return -ENOMEM;
@@ -556,7 +558,10 @@ static int split_buffers(struct snap_ptdec *d)
 			int has_tsc, has_fup;
 			uint64_t tsc, fup = 0;
 
-			if (nx->run_start || nx->e - nx->b < 16 || memcmp(nx->b, psb_pat, 16))
+			/* perf decodes successive snapshot buffers as one stream, but drops
+			 * the direct branches after the last packet of each buffer. */
+			if (nx->run_start || (d->snapshot && nx->buf_start) || nx->e - nx->b < 16 ||
+			    memcmp(nx->b, psb_pat, 16))
 				continue;
 			psb_info(nx->b, nx->e, &has_tsc, &tsc, &has_fup, &fup);
 			pc->has_stop = has_fup;
