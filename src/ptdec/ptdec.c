@@ -691,19 +691,42 @@ enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_P
 struct tokr {
 	struct snap_ptdec *d;
 	struct pt_packet_decoder *pk;
-	uint64_t time; /* perf time of the last TSC read */
+	uint64_t time, tsc; /* perf time and raw value of the last TSC read */
+	uint64_t last_ip;   /* IP decompression state */
+	int tsc_seen;	    /* a TSC was read since the last token */
 	int tnt_left;
 	int in_psb, psb_has_fup;
 	uint64_t psb_fup;
 	int have; /* a peeked token */
-	int kind;
-	uint64_t ktime, kip;
-	int has_ip;
+	int kind, has_ip, ktsc;
+	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
+	uint64_t psb_off;	   /* offset of the last PSB read */
 };
+
+static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
+{
+	*ok = 1;
+	switch (p->ipc) {
+	case pt_ipc_update_16:
+		return (last & ~0xffffull) | (p->ip & 0xffff);
+	case pt_ipc_update_32:
+		return (last & ~0xffffffffull) | (p->ip & 0xffffffff);
+	case pt_ipc_update_48:
+		return (last & ~0xffffffffffffull) | (p->ip & 0xffffffffffffull);
+	case pt_ipc_sext_48:
+		return (uint64_t)((int64_t)(p->ip << 16) >> 16);
+	case pt_ipc_full:
+		return p->ip;
+	default:
+		*ok = 0;
+		return last;
+	}
+}
 
 static void tok_fill(struct tokr *t)
 {
 	struct pt_packet pkt;
+	uint64_t off;
 
 	if (t->have || !t->pk)
 		return;
@@ -712,28 +735,34 @@ static void tok_fill(struct tokr *t)
 		t->have = 1;
 		t->kind = TOK_TNT;
 		t->ktime = t->time;
+		t->has_ip = 0;
+		t->ktsc = 0;
 		return;
 	}
 	while (pt_pkt_next(t->pk, &pkt, sizeof(pkt)) >= 0) {
-		int k = TOK_NONE;
+		int k = TOK_NONE, ok = 0;
+		uint64_t ip = 0;
 
 		switch (pkt.type) {
 		case ppt_tsc:
+			t->tsc = pkt.payload.tsc.tsc;
 			if (!t->d->timeless)
 				t->time = tsc2perf(t->d, pkt.payload.tsc.tsc);
+			t->tsc_seen = 1;
 			continue;
 		case ppt_psb:
+			if (pt_pkt_get_offset(t->pk, &off) >= 0)
+				t->psb_off = off >= 16 ? off - 16 : 0;
 			t->in_psb = 1;
 			t->psb_has_fup = 0;
+			t->last_ip = 0;
 			continue;
 		case ppt_psbend:
 			t->in_psb = 0;
-			t->have = 1;
-			t->kind = TOK_PSB;
-			t->ktime = t->time;
-			t->has_ip = t->psb_has_fup;
-			t->kip = t->psb_fup;
-			return;
+			k = TOK_PSB;
+			ok = t->psb_has_fup;
+			ip = t->psb_fup;
+			break;
 		case ppt_tnt_8:
 		case ppt_tnt_64:
 			if (!pkt.payload.tnt.bit_size)
@@ -742,23 +771,21 @@ static void tok_fill(struct tokr *t)
 			k = TOK_TNT;
 			break;
 		case ppt_tip:
-			k = TOK_TIP;
-			break;
 		case ppt_tip_pge:
-			k = TOK_PGE;
-			break;
 		case ppt_tip_pgd:
-			k = TOK_PGD;
-			break;
 		case ppt_fup:
-			if (t->in_psb) {
-				t->psb_has_fup = pkt.payload.ip.ipc != pt_ipc_suppressed;
-				t->psb_fup = pkt.payload.ip.ip;
-				if (pkt.payload.ip.ipc == pt_ipc_sext_48)
-					t->psb_fup = (uint64_t)((int64_t)(t->psb_fup << 16) >> 16);
+			ip = ip_update(t->last_ip, &pkt.payload.ip, &ok);
+			if (ok)
+				t->last_ip = ip;
+			if (pkt.type == ppt_fup && t->in_psb) {
+				t->psb_has_fup = ok;
+				t->psb_fup = ip;
 				continue;
 			}
-			k = TOK_FUP;
+			k = pkt.type == ppt_tip	      ? TOK_TIP
+			    : pkt.type == ppt_tip_pge ? TOK_PGE
+			    : pkt.type == ppt_tip_pgd ? TOK_PGD
+						      : TOK_FUP;
 			break;
 		case ppt_ovf:
 			k = TOK_OVF;
@@ -769,6 +796,11 @@ static void tok_fill(struct tokr *t)
 		t->have = 1;
 		t->kind = k;
 		t->ktime = t->time;
+		t->has_ip = ok;
+		t->kip = ip;
+		t->ktsc = t->tsc_seen;
+		t->tsc_seen = 0;
+		t->kend = pt_pkt_get_offset(t->pk, &off) >= 0 ? off : 0;
 		return;
 	}
 }
@@ -792,10 +824,16 @@ struct pstate {
 	struct pt_insn_decoder *dec;
 	struct tokr tk;
 	uint64_t stime; /* perf's sample time: the time of the last token consumed */
+	uint64_t ts_insns, since_take, sample_insns; /* perf's instruction counts for estimates */
+	uint64_t tok_ip;			     /* the IP of the last token taken, if any */
+	int tok_has_ip;
+	uint8_t *rebuf; /* a resynchronised copy of the piece (owned) */
+	size_t reblen;
 	int have_prev;
 	struct pt_insn prev;
 	size_t confirm, stop_idx;
 	int need_strt, implicit_ok, err;
+	uint32_t cbr;
 	int32_t pid, tid;
 };
 
@@ -809,6 +847,9 @@ static uint64_t take(struct pstate *s, int want)
 		tok_fill(t);
 		if (!t->have)
 			return s->stime;
+		s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
+		s->since_take = 0;
+		s->sample_insns = s->ts_insns;
 		if (t->kind == TOK_PSB && want != TOK_PSB) {
 			t->have = 0;
 			s->stime = t->ktime;
@@ -816,6 +857,8 @@ static uint64_t take(struct pstate *s, int want)
 		}
 		t->have = 0;
 		s->stime = t->ktime;
+		s->tok_ip = t->kip;
+		s->tok_has_ip = t->has_ip;
 		if (!want || t->kind == want || want == TOK_PSB)
 			return t->ktime;
 		/* A return served by a TNT bit (compressed) or a TIP: either is fine. */
@@ -877,9 +920,22 @@ static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t 
 	}
 }
 
+/* perf's estimated time of an error: the sample time plus two ns per
+ * instruction walked since the timestamp (intel_pt_est_timestamp). */
+static uint64_t est_time(const struct pstate *s)
+{
+	uint64_t est = s->sample_insns << 1;
+
+	if (s->d->timeless)
+		return 0;
+	if (s->cbr && s->d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO])
+		est = est * s->d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO] / s->cbr;
+	return s->stime + est;
+}
+
 static void emit_error(struct pstate *s, int code, uint64_t ip)
 {
-	struct rawev *r = emit(s, RAW_ERROR, s->stime);
+	struct rawev *r = emit(s, RAW_ERROR, est_time(s));
 
 	if (r) {
 		r->err = (uint8_t)code;
@@ -971,6 +1027,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		start_trace(s, ev->variant.enabled.ip, 0, t);
 		break;
 	case ptev_cbr:
+		s->cbr = ev->variant.cbr.ratio;
 		emit_cbr(s, ev->variant.cbr.ratio, s->stime);
 		break;
 	case ptev_disabled:
@@ -1044,53 +1101,182 @@ static int resync(struct pstate *s)
 	return status;
 }
 
+static int new_decoders(struct pstate *s, const uint8_t *b, const uint8_t *e)
+{
+	struct pt_config cfg;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)b;
+	cfg.end = (uint8_t *)e;
+	s->dec = pt_insn_alloc_decoder(&cfg);
+	s->tk.pk = pt_pkt_alloc_decoder(&cfg);
+	if (!s->dec || !s->tk.pk)
+		return -ENOMEM;
+	if (s->pid != -2) {
+		struct pt_image *img = wimage(s->w, s->pid);
+
+		if (img)
+			pt_insn_set_image(s->dec, img);
+	}
+	return 0;
+}
+
+static void free_decoders(struct pstate *s)
+{
+	pt_insn_free_decoder(s->dec);
+	pt_pkt_free_decoder(s->tk.pk);
+	s->dec = NULL;
+	s->tk.pk = NULL;
+}
+
+/*
+ * perf's recovery from an error: it drops the packet it was walking to, then
+ * resynchronises at the next packet that carries an IP ("tr strt" there), or
+ * silently at a PSB+. libipt only synchronises at PSBs, so for an IP packet
+ * the rest of the piece is decoded from a copy that starts with a made-up
+ * PSB+ (the last TSC) and a TIP.PGE to that IP. Returns the new status.
+ */
+static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
+{
+	struct tokr *t = &s->tk;
+	int eaten = 0;
+
+	t->tnt_left = 0; /* the rest of a TNT packet goes with it */
+	for (;;) {
+		tok_fill(t);
+		if (!t->have)
+			return -pte_eos;
+		if (t->kind == TOK_PSB) {
+			uint64_t off = t->psb_off;
+
+			free_decoders(s);
+			if (new_decoders(s, b, e) < 0)
+				return -pte_nomem;
+			s->need_strt = 0;
+			if (pt_insn_sync_set(s->dec, off) < 0)
+				return resync(s);
+			tok_sync(t, off);
+			s->need_strt = 0;
+			return 0;
+		}
+		t->have = 0;
+		if (!eaten++) {
+			t->tnt_left = 0;
+			continue;
+		}
+		if ((t->kind == TOK_TIP || t->kind == TOK_PGE || t->kind == TOK_FUP) && t->has_ip)
+			break;
+		t->tnt_left = 0;
+	}
+	{
+		struct pt_config cfg;
+		struct pt_encoder *enc;
+		struct pt_packet pk[5];
+		size_t rest = (size_t)(e - b) > t->kend ? (size_t)(e - b) - t->kend : 0;
+		uint8_t *nb = snap_malloc(64 + rest);
+		int n = 0, status;
+		uint64_t off = 0, ip = t->kip, tsc = t->tsc;
+
+		if (!nb)
+			return -pte_nomem;
+		memset(pk, 0, sizeof(pk));
+		pk[0].type = ppt_psb;
+		pk[1].type = ppt_mode;
+		pk[1].payload.mode.leaf = pt_mol_exec;
+		pk[1].payload.mode.bits.exec.csl = 1;
+		pk[2].type = ppt_tsc;
+		pk[2].payload.tsc.tsc = tsc;
+		pk[3].type = ppt_psbend;
+		pk[4].type = ppt_tip_pge;
+		pk[4].payload.ip.ipc = pt_ipc_full;
+		pk[4].payload.ip.ip = ip;
+		pt_config_init(&cfg);
+		cfg.begin = nb;
+		cfg.end = nb + 64;
+		enc = pt_alloc_encoder(&cfg);
+		if (!enc) {
+			snap_free(nb);
+			return -pte_nomem;
+		}
+		for (int i = 0; i < 5; i++)
+			if (pt_enc_next(enc, &pk[i]) < 0)
+				n = -1;
+		pt_enc_get_offset(enc, &off);
+		pt_free_encoder(enc);
+		if (n < 0 || off > 64) {
+			snap_free(nb);
+			return -pte_internal;
+		}
+		memcpy(nb + off, b + t->kend, rest);
+		free_decoders(s);
+		snap_free(s->rebuf);
+		s->rebuf = nb;
+		s->reblen = off + rest;
+		if (new_decoders(s, nb, nb + off + rest) < 0)
+			return -pte_nomem;
+		s->tk.have = 0;
+		s->tk.tnt_left = 0;
+		status = pt_insn_sync_forward(s->dec);
+		tok_sync(&s->tk, 0);
+		s->need_strt = 0;
+		s->since_take = 0;
+		return status;
+	}
+}
+
 static int decode_piece(struct wctx *w, struct piece *pc)
 {
 	struct snap_ptdec *d = w->d;
-	struct pt_config cfg;
 	struct pstate s;
 	struct pt_insn insn;
 	struct pt_event ev;
+	const uint8_t *cb = pc->b, *ce = pc->e; /* the bytes the decoders read */
 	int status;
 
 	memset(&s, 0, sizeof(s));
 	s.d = d;
 	s.w = w;
 	s.pc = pc;
-	s.pid = pc->pid;
-	s.tid = pc->tid;
+	s.pid = d->per_cpu ? -2 : pc->pid; /* per CPU: set_task picks it on the first sync */
+	s.tid = d->per_cpu ? -2 : pc->tid;
 	s.stop_idx = NO_IDX;
 	s.tk.d = d;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)pc->b;
-	cfg.end = (uint8_t *)pc->e;
-	s.dec = pt_insn_alloc_decoder(&cfg);
-	s.tk.pk = pt_pkt_alloc_decoder(&cfg);
-	if (!s.dec || !s.tk.pk) {
-		pt_insn_free_decoder(s.dec);
-		pt_pkt_free_decoder(s.tk.pk);
+	if (new_decoders(&s, cb, ce) < 0) {
+		free_decoders(&s);
 		return -ENOMEM;
-	}
-	if (!d->per_cpu) {
-		struct pt_image *img = wimage(w, pc->pid);
-
-		if (img)
-			pt_insn_set_image(s.dec, img);
-	} else {
-		s.pid = s.tid = -2; /* set_task picks it on the first sync */
 	}
 	status = resync(&s);
 	s.implicit_ok = 1;
 	while (status != -pte_eos && !s.err) {
 		if (status < 0) {
-			/* Drop what no packet confirmed, report, resync at the next PSB. */
-			uint64_t ip = s.have_prev ? s.prev.ip : 0;
+			uint64_t ip = 0;
 
+			if (pt_errcode(status) == pte_nomap && s.have_prev &&
+			    needs_trace(&s.prev)) {
+				/* perf reports the branch to the unreadable address first */
+				const struct pt_insn *p = &s.prev;
+				uint64_t t =
+					take(&s, p->iclass == ptic_cond_jump ? TOK_TNT : TOK_TIP);
+
+				s.have_prev = 0;
+				if (s.tok_has_ip) {
+					emit_branch(&s, class_flags(p->iclass, p), p->ip, s.tok_ip,
+						    t);
+					ip = s.tok_ip;
+				}
+				confirm_all(&s);
+			} else {
+				ip = s.have_prev ? s.prev.ip : 0;
+				s.have_prev = 0;
+			}
 			pc->nev = s.confirm;
-			s.have_prev = 0;
 			emit_error(&s, map_err(status), ip);
 			pc->end_clean = 0;
-			status = resync(&s);
+			if (s.rebuf) {
+				cb = s.rebuf;
+				ce = s.rebuf + s.reblen;
+			}
+			status = perf_resync(&s, cb, ce);
 			s.implicit_ok = 0;
 			continue;
 		}
@@ -1116,6 +1302,7 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 			take(&s, TOK_PSB);
 			set_task(&s, s.stime);
 			pt_insn_core_bus_ratio(s.dec, &cbr);
+			s.cbr = cbr;
 			emit_cbr(&s, cbr, s.stime);
 			if (s.implicit_ok && pc->nev)
 				pc->ev[pc->nev - 1].implicit = 1;
@@ -1124,6 +1311,7 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 		s.implicit_ok = 0;
 		if (s.have_prev)
 			resolve_prev(&s, insn.ip, 0);
+		s.since_take++;
 		pass_psb(&s, insn.ip);
 		if (pc->has_stop && insn.ip == pc->stop_ip && s.stop_idx == NO_IDX)
 			s.stop_idx = pc->nev;
@@ -1136,8 +1324,8 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 		pc->nev = s.stop_idx;
 	else
 		pc->nev = s.confirm;
-	pt_insn_free_decoder(s.dec);
-	pt_pkt_free_decoder(s.tk.pk);
+	free_decoders(&s);
+	snap_free(s.rebuf);
 	return s.err;
 }
 
@@ -1376,7 +1564,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			r = &pc->ev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
 			 * previous piece of the stream ended cleanly. */
-			if (r->implicit && !pc->run_start && q->prev_clean) {
+			if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			}
