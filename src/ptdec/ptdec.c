@@ -1061,6 +1061,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		s->have_prev = 0;
 		s->pc->nev = s->confirm;
 		t = take(s, TOK_OVF);
+		s->sample_insns = 0; /* perf's overflow error has the packet's time */
 		emit_error(s, ERR_OVR, 0);
 		if (!ev->ip_suppressed) {
 			t = take(s, TOK_FUP);
@@ -1289,8 +1290,17 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 		}
 		if (status < 0)
 			continue;
+		memset(&insn, 0, sizeof(insn));
 		status = pt_insn_next(s.dec, &insn, sizeof(insn));
 		if (status < 0) {
+			/* libipt stops at the instruction that needs the next packet:
+			 * the walk got that far (the next piece's PSB FUP, say). */
+			if (status == -pte_eos && insn.ip && pc->has_stop &&
+			    insn.ip == pc->stop_ip && s.stop_idx == NO_IDX) {
+				if (s.have_prev && !needs_trace(&s.prev))
+					resolve_prev(&s, insn.ip, 0);
+				s.stop_idx = pc->nev;
+			}
 			if (status == -pte_eos)
 				break;
 			continue;
