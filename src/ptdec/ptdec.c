@@ -827,8 +827,12 @@ struct pstate {
 	uint64_t ts_insns, since_take, sample_insns; /* perf's instruction counts for estimates */
 	uint64_t tok_ip;			     /* the IP of the last token taken, if any */
 	int tok_has_ip;
-	uint8_t *rebuf; /* a resynchronised copy of the piece (owned) */
-	size_t reblen;
+	uint8_t *rebuf;		   /* a resynchronised copy of the piece (owned) */
+	size_t reblen, prefix;	   /* its length, and that of its made-up PSB+ and TIP.PGE */
+	const uint8_t *resync_buf; /* the last PSB perf_resync synchronised at */
+	uint64_t resync_psb;
+	int resync_psb_set;
+	unsigned errors_in_row;
 	int have_prev;
 	struct pt_insn prev;
 	size_t confirm, stop_idx;
@@ -1147,20 +1151,28 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 		tok_fill(t);
 		if (!t->have)
 			return -pte_eos;
-		if (t->kind == TOK_PSB) {
+		if (t->kind == TOK_PSB &&
+		    !(s->resync_psb_set && t->psb_off == s->resync_psb && b == s->resync_buf)) {
 			uint64_t off = t->psb_off;
+			int status;
 
+			s->resync_psb_set = 1; /* never this PSB again: progress */
+			s->resync_psb = off;
+			s->resync_buf = b;
 			free_decoders(s);
 			if (new_decoders(s, b, e) < 0)
 				return -pte_nomem;
 			s->need_strt = 0;
-			if (pt_insn_sync_set(s->dec, off) < 0)
-				return resync(s);
+			status = pt_insn_sync_set(s->dec, off);
+			if (status < 0)
+				return -pte_eos; /* a damaged PSB+: nothing more to decode here */
 			tok_sync(t, off);
 			s->need_strt = 0;
-			return 0;
+			return status;
 		}
 		t->have = 0;
+		if (s->rebuf && t->kend <= s->prefix)
+			continue; /* never the made-up packets again: progress */
 		if (!eaten++) {
 			t->tnt_left = 0;
 			continue;
@@ -1213,6 +1225,7 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 		snap_free(s->rebuf);
 		s->rebuf = nb;
 		s->reblen = off + rest;
+		s->prefix = off;
 		if (new_decoders(s, nb, nb + off + rest) < 0)
 			return -pte_nomem;
 		s->tk.have = 0;
@@ -1273,6 +1286,8 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 			pc->nev = s.confirm;
 			emit_error(&s, map_err(status), ip);
 			pc->end_clean = 0;
+			if (++s.errors_in_row > 100)
+				break; /* no progress: give up the rest of this piece */
 			if (s.rebuf) {
 				cb = s.rebuf;
 				ce = s.rebuf + s.reblen;
@@ -1306,6 +1321,7 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 			continue;
 		}
 		pc->insns++;
+		s.errors_in_row = 0;
 		if (s.need_strt) {
 			uint32_t cbr = 0;
 
