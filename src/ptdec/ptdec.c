@@ -1100,8 +1100,13 @@ static int resync(struct pstate *s)
 	uint64_t off;
 	int status = pt_insn_sync_forward(s->dec);
 
-	if (status >= 0 && pt_insn_get_sync_offset(s->dec, &off) >= 0)
+	if (status >= 0 && pt_insn_get_sync_offset(s->dec, &off) >= 0) {
 		tok_sync(&s->tk, off);
+		/* Per CPU: the task (and image) at the PSB's time, before any code is read. */
+		tok_fill(&s->tk);
+		if (s->tk.have && s->tk.kind == TOK_PSB)
+			set_task(s, s->tk.ktime);
+	}
 	s->need_strt = 1;
 	return status;
 }
