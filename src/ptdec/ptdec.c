@@ -170,6 +170,10 @@ struct snap_ptdec {
 	int nthreads, stop, threads_started;
 	struct aent *acache;
 	uint64_t cbr2khz;
+	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
+	int32_t comm_tid; /* comm_at's cache: tid, its comm, valid until comm_until */
+	uint32_t comm_val;
+	uint64_t comm_from, comm_until;
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
 };
@@ -1562,19 +1566,33 @@ static int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_l
 	return 0;
 }
 
-static uint32_t comm_at(const struct snap_ptdec *d, int32_t tid, uint64_t t)
+/* The thread's command at time t: its last COMM at or before t, else its first. */
+static uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
 {
 	uint32_t c = 0, first = 0;
+	uint64_t from = 0, until = UINT64_MAX;
 
+	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
+		return d->comm_val;
 	for (size_t i = 0; i < d->ncomms; i++) {
 		if (d->comms[i].tid != tid)
 			continue;
 		if (!first)
 			first = d->comms[i].name;
-		if (d->comms[i].time <= t || d->timeless)
+		if (d->comms[i].time <= t || d->timeless) {
 			c = d->comms[i].name;
+			from = d->comms[i].time;
+		} else if (d->comms[i].time < until) {
+			until = d->comms[i].time;
+		}
 	}
-	return c ? c : first;
+	d->comm_tid = tid;
+	d->comm_val = c ? c : first;
+	d->comm_from = c ? from : 0;
+	d->comm_until = c ? until : (until == UINT64_MAX ? UINT64_MAX : until);
+	if (!c)
+		d->comm_from = 0;
+	return d->comm_val;
 }
 
 /* ---- the reader ---- */
@@ -1634,7 +1652,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	bq->pos++;
 	if (best->kind == RAW_POWER)
 		bq->last_cbr = (int64_t)best->addr;
-	if (getenv("SNAPTRACE_PTDEC_DEBUG"))
+	if (d->debug)
 		fprintf(stderr, "ptdec: q%zu k%d t%llu %d/%d f%x %llx -> %llx\n",
 			(size_t)(bq - d->queues), best->kind, (unsigned long long)best->time,
 			best->pid, best->tid, best->flags, (unsigned long long)best->ip,
@@ -1710,6 +1728,8 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	d->names = names;
 	if (o)
 		d->o = *o;
+	d->debug = getenv("SNAPTRACE_PTDEC_DEBUG") != NULL;
+	d->comm_tid = -3;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");
 	snap_u64map_init(&d->tidpid);
