@@ -115,7 +115,7 @@ struct piece {
 	int32_t pid, tid, cpu;
 	int state; /* 0 waiting, 1 running, 2 done, 3 released */
 	int end_clean;
-	uint64_t insns;
+	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
 };
@@ -169,6 +169,7 @@ struct snap_ptdec {
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	struct aent *acache;
+	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	uint64_t cbr2khz;
 	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
 	int32_t comm_tid; /* comm_at's cache: tid, its comm, valid until comm_until */
@@ -578,8 +579,14 @@ static int split_buffers(struct snap_ptdec *d)
 
 /* ---- decoding one piece (workers) ---- */
 
+struct cinsn;
+struct bentry;
+
 struct wctx {
 	struct snap_ptdec *d;
+	struct bentry *bcache; /* the block cache (BCACHE_BITS slots) */
+	struct cinsn *binsns;  /* the instructions of the cached blocks */
+	size_t nbinsns, capbinsns;
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
 };
@@ -612,6 +619,11 @@ static void wctx_fini(struct wctx *w)
 	snap_free(w->imgs);
 	w->imgs = NULL;
 	w->nimgs = w->capimgs = 0;
+	snap_free(w->bcache);
+	snap_free(w->binsns);
+	w->bcache = NULL;
+	w->binsns = NULL;
+	w->nbinsns = w->capbinsns = 0;
 }
 
 /* The flags perf gives a branch by the class of its instruction. */
@@ -821,11 +833,43 @@ static void tok_sync(struct tokr *t, uint64_t off)
 	}
 }
 
+/* An instruction as the piece decoder needs it (from libipt's instruction
+ * decoder, or replayed from the block cache). */
+struct cinsn {
+	uint64_t ip;
+	uint32_t flags; /* perf's branch flags for its class, 0 = not a branch */
+	uint8_t size;
+	uint8_t cond;  /* a conditional jump */
+	uint8_t trace; /* libipt needed trace to get past it */
+	uint8_t pad;
+};
+
+static void cinsn_of(struct cinsn *c, const struct pt_insn *in)
+{
+	c->ip = in->ip;
+	c->flags = class_flags(in->iclass, in);
+	c->size = in->size;
+	c->cond = in->iclass == ptic_cond_jump;
+	c->trace = (uint8_t)needs_trace(in);
+	c->pad = 0;
+}
+
+/* The block cache: each libipt block (image, first ip, instruction count)
+ * expanded once into its instructions, following direct jumps and calls. */
+struct bentry {
+	uint64_t ip;
+	int32_t pid;
+	uint16_t ninsn;
+	uint8_t used, ok;
+	uint32_t first; /* index in wctx.binsns */
+};
+
 struct pstate {
 	struct snap_ptdec *d;
 	struct wctx *w;
 	struct piece *pc;
 	struct pt_insn_decoder *dec;
+	struct pt_block_decoder *bdec; /* the block decoder (else dec) */
 	struct tokr tk;
 	uint64_t stime; /* perf's sample time: the time of the last token consumed */
 	uint64_t ts_insns, since_take, sample_insns; /* perf's instruction counts for estimates */
@@ -838,12 +882,52 @@ struct pstate {
 	int resync_psb_set;
 	unsigned errors_in_row;
 	int have_prev;
-	struct pt_insn prev;
+	struct cinsn prev;
 	size_t confirm, stop_idx;
 	int need_strt, implicit_ok, err;
 	uint32_t cbr;
 	int32_t pid, tid;
 };
+
+/* The two libipt decoders behind one face. */
+static int dec_sync_forward(struct pstate *s)
+{
+	return s->bdec ? pt_blk_sync_forward(s->bdec) : pt_insn_sync_forward(s->dec);
+}
+
+static int dec_sync_set(struct pstate *s, uint64_t off)
+{
+	return s->bdec ? pt_blk_sync_set(s->bdec, off) : pt_insn_sync_set(s->dec, off);
+}
+
+static int dec_sync_offset(struct pstate *s, uint64_t *off)
+{
+	return s->bdec ? pt_blk_get_sync_offset(s->bdec, off)
+		       : pt_insn_get_sync_offset(s->dec, off);
+}
+
+static int dec_event(struct pstate *s, struct pt_event *ev)
+{
+	return s->bdec ? pt_blk_event(s->bdec, ev, sizeof(*ev))
+		       : pt_insn_event(s->dec, ev, sizeof(*ev));
+}
+
+static void dec_cbr(struct pstate *s, uint32_t *cbr)
+{
+	*cbr = 0;
+	if (s->bdec)
+		pt_blk_core_bus_ratio(s->bdec, cbr);
+	else
+		pt_insn_core_bus_ratio(s->dec, cbr);
+}
+
+static void dec_set_image(struct pstate *s, struct pt_image *img)
+{
+	if (s->bdec)
+		pt_blk_set_image(s->bdec, img);
+	else
+		pt_insn_set_image(s->dec, img);
+}
 
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
@@ -977,14 +1061,14 @@ static void set_task(struct pstate *s, uint64_t time)
 	s->tid = t->tid;
 	img = wimage(s->w, s->pid);
 	if (img)
-		pt_insn_set_image(s->dec, img);
+		dec_set_image(s, img);
 }
 
 /* The previous instruction went on to next_ip: report its branch if it took one.
  * tok: the previous instruction's token was already taken (by an event). */
 static void resolve_prev(struct pstate *s, uint64_t next_ip, int tok)
 {
-	const struct pt_insn *p = &s->prev;
+	const struct cinsn *p = &s->prev;
 	uint64_t time = s->stime;
 	uint32_t fl;
 	int q;
@@ -992,11 +1076,11 @@ static void resolve_prev(struct pstate *s, uint64_t next_ip, int tok)
 	if (!s->have_prev)
 		return;
 	s->have_prev = 0;
-	q = needs_trace(p);
+	q = p->trace;
 	if (q && !tok)
-		time = take(s, p->iclass == ptic_cond_jump ? TOK_TNT : TOK_TIP);
-	fl = class_flags(p->iclass, p);
-	if (fl && !(p->iclass == ptic_cond_jump && next_ip == p->ip + p->size))
+		time = take(s, p->cond ? TOK_TNT : TOK_TIP);
+	fl = p->flags;
+	if (fl && !(p->cond && next_ip == p->ip + p->size))
 		emit_branch(s, fl, p->ip, next_ip, time);
 	if (q || tok)
 		confirm_all(s);
@@ -1029,7 +1113,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 			uint32_t cbr = 0;
 
 			set_task(s, t);
-			pt_insn_core_bus_ratio(s->dec, &cbr);
+			dec_cbr(s, &cbr);
 			emit_cbr(s, cbr, t);
 		}
 		start_trace(s, ev->variant.enabled.ip, 0, t);
@@ -1041,8 +1125,8 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 	case ptev_disabled:
 		t = take(s, TOK_PGD);
 		if (s->have_prev) {
-			const struct pt_insn *p = &s->prev;
-			uint32_t fl = class_flags(p->iclass, p);
+			const struct cinsn *p = &s->prev;
+			uint32_t fl = p->flags;
 
 			s->have_prev = 0;
 			emit_branch(s, fl | SNAP_PF_TRACE_END, p->ip, 0, t);
@@ -1102,9 +1186,9 @@ static int map_err(int status)
 static int resync(struct pstate *s)
 {
 	uint64_t off;
-	int status = pt_insn_sync_forward(s->dec);
+	int status = dec_sync_forward(s);
 
-	if (status >= 0 && pt_insn_get_sync_offset(s->dec, &off) >= 0) {
+	if (status >= 0 && dec_sync_offset(s, &off) >= 0) {
 		tok_sync(&s->tk, off);
 		/* Per CPU: the task (and image) at the PSB's time, before any code is read. */
 		tok_fill(&s->tk);
@@ -1122,15 +1206,18 @@ static int new_decoders(struct pstate *s, const uint8_t *b, const uint8_t *e)
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)b;
 	cfg.end = (uint8_t *)e;
-	s->dec = pt_insn_alloc_decoder(&cfg);
+	if (s->d->use_blocks)
+		s->bdec = pt_blk_alloc_decoder(&cfg);
+	else
+		s->dec = pt_insn_alloc_decoder(&cfg);
 	s->tk.pk = pt_pkt_alloc_decoder(&cfg);
-	if (!s->dec || !s->tk.pk)
+	if ((!s->dec && !s->bdec) || !s->tk.pk)
 		return -ENOMEM;
 	if (s->pid != -2) {
 		struct pt_image *img = wimage(s->w, s->pid);
 
 		if (img)
-			pt_insn_set_image(s->dec, img);
+			dec_set_image(s, img);
 	}
 	return 0;
 }
@@ -1138,8 +1225,10 @@ static int new_decoders(struct pstate *s, const uint8_t *b, const uint8_t *e)
 static void free_decoders(struct pstate *s)
 {
 	pt_insn_free_decoder(s->dec);
+	pt_blk_free_decoder(s->bdec);
 	pt_pkt_free_decoder(s->tk.pk);
 	s->dec = NULL;
+	s->bdec = NULL;
 	s->tk.pk = NULL;
 }
 
@@ -1172,7 +1261,7 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 			if (new_decoders(s, b, e) < 0)
 				return -pte_nomem;
 			s->need_strt = 0;
-			status = pt_insn_sync_set(s->dec, off);
+			status = dec_sync_set(s, off);
 			if (status < 0)
 				return -pte_eos; /* a damaged PSB+: nothing more to decode here */
 			tok_sync(t, off);
@@ -1239,10 +1328,194 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 			return -pte_nomem;
 		s->tk.have = 0;
 		s->tk.tnt_left = 0;
-		status = pt_insn_sync_forward(s->dec);
+		status = dec_sync_forward(s);
 		tok_sync(&s->tk, 0);
 		s->need_strt = 0;
 		s->since_take = 0;
+		return status;
+	}
+}
+
+/* One instruction reached by the walk (in execution order). */
+static void process_insn(struct pstate *s, const struct cinsn *in)
+{
+	struct piece *pc = s->pc;
+
+	pc->insns++;
+	s->errors_in_row = 0;
+	if (s->need_strt) {
+		uint32_t cbr = 0;
+
+		take(s, TOK_PSB);
+		set_task(s, s->stime);
+		dec_cbr(s, &cbr);
+		s->cbr = cbr;
+		emit_cbr(s, cbr, s->stime);
+		if (s->implicit_ok && pc->nev)
+			pc->ev[pc->nev - 1].implicit = 1;
+		start_trace(s, in->ip, s->implicit_ok, s->stime);
+	}
+	s->implicit_ok = 0;
+	if (s->have_prev)
+		resolve_prev(s, in->ip, 0);
+	s->since_take++;
+	pass_psb(s, in->ip);
+	if (pc->has_stop && in->ip == pc->stop_ip && s->stop_idx == NO_IDX)
+		s->stop_idx = pc->nev;
+	s->prev = *in;
+	s->have_prev = 1;
+}
+
+#define BCACHE_BITS 14
+
+/* Expands a block into its instructions: libipt's instruction decoder walks it
+ * on a made-up trace (PSB+, TIP.PGE to the block's first ip) that ends where
+ * the walk would need a packet, which is where libipt ends a block. */
+static int bcache_fill(struct wctx *w, int32_t pid, const struct pt_block *blk, uint32_t *first)
+{
+	uint8_t buf[64];
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_insn_decoder *dec;
+	struct pt_packet pk[4];
+	struct pt_insn insn;
+	struct pt_event ev;
+	struct pt_image *img = wimage(w, pid);
+	uint64_t off = 0;
+	size_t n = 0;
+	int status, err = 0;
+
+	if (!img || blk->mode != ptem_64bit)
+		return -1;
+	memset(pk, 0, sizeof(pk));
+	pk[0].type = ppt_psb;
+	pk[1].type = ppt_mode;
+	pk[1].payload.mode.leaf = pt_mol_exec;
+	pk[1].payload.mode.bits.exec.csl = 1;
+	pk[2].type = ppt_psbend;
+	pk[3].type = ppt_tip_pge;
+	pk[3].payload.ip.ipc = pt_ipc_full;
+	pk[3].payload.ip.ip = blk->ip;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&cfg);
+	if (!enc)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		if (pt_enc_next(enc, &pk[i]) < 0)
+			err = -1;
+	pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	if (err)
+		return -1;
+	cfg.end = buf + off;
+	dec = pt_insn_alloc_decoder(&cfg);
+	if (!dec)
+		return -1;
+	pt_insn_set_image(dec, img);
+	if (snap_vec_reserve(&w->binsns, &w->capbinsns, w->nbinsns + blk->ninsn,
+			     sizeof(*w->binsns))) {
+		pt_insn_free_decoder(dec);
+		return -1;
+	}
+	status = pt_insn_sync_forward(dec);
+	while (status >= 0 && n < blk->ninsn) {
+		while (status & pts_event_pending) {
+			status = pt_insn_event(dec, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+		}
+		if (status < 0)
+			break;
+		memset(&insn, 0, sizeof(insn));
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status < 0 && !(status == -pte_eos && insn.ip && insn.size))
+			break;
+		cinsn_of(&w->binsns[w->nbinsns + n], &insn);
+		n++;
+	}
+	pt_insn_free_decoder(dec);
+	if (n != blk->ninsn || w->binsns[w->nbinsns + n - 1].ip != blk->end_ip)
+		return -1;
+	*first = (uint32_t)w->nbinsns;
+	w->nbinsns += n;
+	return 0;
+}
+
+/* The instructions of a block (cached), or NULL. */
+static const struct cinsn *bcache_get(struct wctx *w, int32_t pid, const struct pt_block *blk)
+{
+	struct bentry *e;
+	uint64_t h =
+		(blk->ip * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)(uint32_t)pid << 17) ^ blk->ninsn;
+
+	if (!w->bcache) {
+		w->bcache = snap_calloc((size_t)1 << BCACHE_BITS, sizeof(*w->bcache));
+		if (!w->bcache)
+			return NULL;
+	}
+	e = &w->bcache[(h * 0x9e3779b97f4a7c15ull) >> (64 - BCACHE_BITS)];
+	if (e->used && e->ip == blk->ip && e->pid == pid && e->ninsn == blk->ninsn)
+		return e->ok ? &w->binsns[e->first] : NULL;
+	if (w->nbinsns > (8u << 20)) { /* bounded: start again */
+		memset(w->bcache, 0, sizeof(*w->bcache) << BCACHE_BITS);
+		w->nbinsns = 0;
+	}
+	e->used = 1;
+	e->ip = blk->ip;
+	e->pid = pid;
+	e->ninsn = blk->ninsn;
+	e->ok = bcache_fill(w, pid, blk, &e->first) == 0;
+	return e->ok ? &w->binsns[e->first] : NULL;
+}
+
+/* The next instructions: one (instruction decoder) or a block's. Returns the
+ * libipt status; *v and *n are what to process. */
+static int next_insns(struct pstate *s, struct cinsn *one, const struct cinsn **v, size_t *n,
+		      uint64_t *eos_ip)
+{
+	int status;
+
+	*n = 0;
+	*eos_ip = 0;
+	if (!s->bdec) {
+		struct pt_insn insn;
+
+		memset(&insn, 0, sizeof(insn));
+		status = pt_insn_next(s->dec, &insn, sizeof(insn));
+		if (status < 0) {
+			if (status == -pte_eos && insn.size)
+				*eos_ip = insn.ip;
+			return status;
+		}
+		cinsn_of(one, &insn);
+		*v = one;
+		*n = 1;
+		return status;
+	}
+	{
+		struct pt_block blk;
+
+		memset(&blk, 0, sizeof(blk));
+		status = pt_blk_next(s->bdec, &blk, sizeof(blk));
+		if (!blk.ninsn)
+			return status;
+		/* A block cut short by an error still holds what was walked. */
+		*v = bcache_get(s->w, s->pid, &blk);
+		if (*v) {
+			*n = blk.ninsn;
+			return status;
+		}
+		/* Not expandable (it should not happen): its last instruction only. */
+		s->pc->unwalked++;
+		one->ip = blk.end_ip;
+		one->size = 0;
+		one->flags = 0;
+		one->cond = 0;
+		one->trace = 0;
+		*v = one;
+		*n = 1;
 		return status;
 	}
 }
@@ -1251,7 +1524,8 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 {
 	struct snap_ptdec *d = w->d;
 	struct pstate s;
-	struct pt_insn insn;
+	struct cinsn one;
+	const struct cinsn *v;
 	struct pt_event ev;
 	const uint8_t *cb = pc->b, *ce = pc->e; /* the bytes the decoders read */
 	int status;
@@ -1271,20 +1545,20 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 	status = resync(&s);
 	s.implicit_ok = 1;
 	while (status != -pte_eos && !s.err) {
+		size_t n;
+		uint64_t eos_ip;
+
 		if (status < 0) {
 			uint64_t ip = 0;
 
-			if (pt_errcode(status) == pte_nomap && s.have_prev &&
-			    needs_trace(&s.prev)) {
+			if (pt_errcode(status) == pte_nomap && s.have_prev && s.prev.trace) {
 				/* perf reports the branch to the unreadable address first */
-				const struct pt_insn *p = &s.prev;
-				uint64_t t =
-					take(&s, p->iclass == ptic_cond_jump ? TOK_TNT : TOK_TIP);
+				const struct cinsn *p = &s.prev;
+				uint64_t t = take(&s, p->cond ? TOK_TNT : TOK_TIP);
 
 				s.have_prev = 0;
 				if (s.tok_has_ip) {
-					emit_branch(&s, class_flags(p->iclass, p), p->ip, s.tok_ip,
-						    t);
+					emit_branch(&s, p->flags, p->ip, s.tok_ip, t);
 					ip = s.tok_ip;
 				}
 				confirm_all(&s);
@@ -1307,51 +1581,29 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 		}
 		pc->end_clean = 1;
 		while (status & pts_event_pending) {
-			status = pt_insn_event(s.dec, &ev, sizeof(ev));
+			status = dec_event(&s, &ev);
 			if (status < 0)
 				break;
 			handle_event(&s, &ev);
 		}
 		if (status < 0)
 			continue;
-		memset(&insn, 0, sizeof(insn));
-		status = pt_insn_next(s.dec, &insn, sizeof(insn));
+		status = next_insns(&s, &one, &v, &n, &eos_ip);
+		for (size_t i = 0; i < n; i++)
+			process_insn(&s, &v[i]);
 		if (status < 0) {
 			/* libipt stops at the instruction that needs the next packet:
 			 * the walk got that far (the next piece's PSB FUP, say). */
-			if (status == -pte_eos && insn.ip && pc->has_stop &&
-			    insn.ip == pc->stop_ip && s.stop_idx == NO_IDX) {
-				if (s.have_prev && !needs_trace(&s.prev))
-					resolve_prev(&s, insn.ip, 0);
+			if (status == -pte_eos && eos_ip && pc->has_stop && eos_ip == pc->stop_ip &&
+			    s.stop_idx == NO_IDX) {
+				if (s.have_prev && !s.prev.trace)
+					resolve_prev(&s, eos_ip, 0);
 				s.stop_idx = pc->nev;
 			}
 			if (status == -pte_eos)
 				break;
 			continue;
 		}
-		pc->insns++;
-		s.errors_in_row = 0;
-		if (s.need_strt) {
-			uint32_t cbr = 0;
-
-			take(&s, TOK_PSB);
-			set_task(&s, s.stime);
-			pt_insn_core_bus_ratio(s.dec, &cbr);
-			s.cbr = cbr;
-			emit_cbr(&s, cbr, s.stime);
-			if (s.implicit_ok && pc->nev)
-				pc->ev[pc->nev - 1].implicit = 1;
-			start_trace(&s, insn.ip, s.implicit_ok, s.stime);
-		}
-		s.implicit_ok = 0;
-		if (s.have_prev)
-			resolve_prev(&s, insn.ip, 0);
-		s.since_take++;
-		pass_psb(&s, insn.ip);
-		if (pc->has_stop && insn.ip == pc->stop_ip && s.stop_idx == NO_IDX)
-			s.stop_idx = pc->nev;
-		s.prev = insn;
-		s.have_prev = 1;
 	}
 	/* The end of the piece: direct branches after the last packet are only
 	 * reported up to the next piece's PSB (a continuous stream). */
@@ -1729,6 +1981,7 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	if (o)
 		d->o = *o;
 	d->debug = getenv("SNAPTRACE_PTDEC_DEBUG") != NULL;
+	d->use_blocks = !getenv("SNAPTRACE_PTDEC_INSN");
 	d->comm_tid = -3;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");
