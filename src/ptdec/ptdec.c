@@ -126,7 +126,8 @@ struct queue {
 	size_t *pieces; /* indices into d->pieces, in stream order */
 	size_t npieces, cappieces;
 	size_t cur, pos;
-	int prev_clean;
+	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
+	int head_ok, prev_clean;
 	int64_t last_cbr; /* -1 = none reported yet */
 };
 
@@ -1589,8 +1590,22 @@ static int decode_piece(struct wctx *w, struct piece *pc)
 		if (status < 0)
 			continue;
 		status = next_insns(&s, &one, &v, &n, &eos_ip);
-		for (size_t i = 0; i < n; i++)
-			process_insn(&s, &v[i]);
+		for (size_t i = 0; i < n; i++) {
+			const struct cinsn *in = &v[i];
+
+			/* Fast path: a plain instruction after a plain one, nothing to
+			 * start, no stop here, and the next token is known not to be a
+			 * PSB+ (whose FUP this could be). */
+			if (s.have_prev && !s.prev.flags && !s.prev.trace && !in->flags &&
+			    !in->trace && !s.need_strt && s.tk.have && s.tk.kind != TOK_PSB &&
+			    !(pc->has_stop && in->ip == pc->stop_ip)) {
+				pc->insns++;
+				s.since_take++;
+				s.prev = *in;
+				continue;
+			}
+			process_insn(&s, in);
+		}
 		if (status < 0) {
 			/* libipt stops at the instruction that needs the next packet:
 			 * the walk got that far (the next piece's PSB FUP, say). */
@@ -1892,8 +1907,14 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	int err;
 
 	for (size_t i = 0; i < d->nqueues; i++) {
-		const struct rawev *r = queue_peek(d, &d->queues[i]);
+		struct queue *q = &d->queues[i];
+		const struct rawev *r;
 
+		if (!q->head_ok) { /* only the queue consumed last needs a new look */
+			q->head = queue_peek(d, q);
+			q->head_ok = 1;
+		}
+		r = q->head;
 		if (r && (!best || r->time < best->time)) {
 			best = r;
 			bq = &d->queues[i];
@@ -1902,6 +1923,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	if (!best)
 		return 0;
 	bq->pos++;
+	bq->head_ok = 0;
 	if (best->kind == RAW_POWER)
 		bq->last_cbr = (int64_t)best->addr;
 	if (d->debug)

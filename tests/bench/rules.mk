@@ -18,3 +18,9 @@ $(B)/tests/bench/ptrepeat: tests/bench/ptrepeat.c
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $<
 
 TEST_BINS += $(B)/tests/bench/ptrepeat
+
+$(B)/tests/bench/bench_ptdec: tests/bench/bench_ptdec.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
+
+TEST_BINS += $(B)/tests/bench/bench_ptdec
