@@ -127,6 +127,7 @@ struct queue {
 	size_t npieces, cappieces;
 	size_t cur, pos;
 	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
+	size_t ready;		  /* cur + 1 once that piece is known decoded */
 	int head_ok, prev_clean;
 	int64_t last_cbr; /* -1 = none reported yet */
 };
@@ -1874,8 +1875,10 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 		if (q->cur == q->npieces)
 			return NULL;
 		pc = &d->pieces[q->pieces[q->cur]];
-		if (pc->state != 2)
+		if (q->ready != q->cur + 1) { /* seen done under the lock once, then read freely */
 			need_piece(d, q->pieces[q->cur]);
+			q->ready = q->cur + 1;
+		}
 		if (q->pos < pc->nev) {
 			r = &pc->ev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
