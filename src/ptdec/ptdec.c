@@ -96,6 +96,7 @@ struct proc {
 struct sw {
 	uint64_t time;
 	int32_t pid, tid, cpu;
+	uint32_t seq; /* file order, for a stable sort */
 };
 
 struct comm {
@@ -320,7 +321,9 @@ static int cmp_sw(const void *x, const void *y)
 
 	if (a->cpu != b->cpu)
 		return a->cpu < b->cpu ? -1 : 1;
-	return a->time < b->time ? -1 : a->time > b->time;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static int read_sideband(struct snap_ptdec *d)
@@ -383,6 +386,7 @@ static int read_sideband(struct snap_ptdec *d)
 			s->pid = pid;
 			s->tid = tid;
 			s->cpu = r->cpu;
+			s->seq = (uint32_t)d->nsws;
 			break;
 		}
 		default:
@@ -394,24 +398,33 @@ static int read_sideband(struct snap_ptdec *d)
 	return 0;
 }
 
-/* The task on cpu at perf time t: the last switch-in at or before t (else the first). */
+/* The task on cpu at perf time t: the last switch-in at or before t (else the
+ * CPU's first). d->sws is sorted by (cpu, time): two binary searches. */
 static const struct sw *task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t)
 {
-	const struct sw *best = NULL, *first = NULL;
+	size_t lo = 0, hi = d->nsws, first;
 
-	for (size_t i = 0; i < d->nsws; i++) {
-		const struct sw *s = &d->sws[i];
+	while (lo < hi) { /* first entry of cpu */
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->cpu != cpu)
-			continue;
-		if (!first)
-			first = s;
-		if (s->time <= t)
-			best = s;
+		if (d->sws[mid].cpu < cpu)
+			lo = mid + 1;
 		else
-			break;
+			hi = mid;
 	}
-	return best ? best : first;
+	if (lo == d->nsws || d->sws[lo].cpu != cpu)
+		return NULL;
+	first = lo;
+	hi = d->nsws;
+	while (lo < hi) { /* first entry of cpu after t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->sws[mid].cpu == cpu && d->sws[mid].time <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > first ? &d->sws[lo - 1] : &d->sws[first];
 }
 
 /* ---- pieces ---- */
