@@ -464,8 +464,9 @@ static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t 
 
 				switch (pkt.payload.ip.ipc) {
 				case pt_ipc_sext_48:
-					ip = (uint64_t)((int64_t)(ip << 16) >> 16);
-					/* fallthrough */
+					*has_fup = 1;
+					*fup = (uint64_t)((int64_t)(ip << 16) >> 16);
+					break;
 				case pt_ipc_full:
 				case pt_ipc_update_16:
 				case pt_ipc_update_32:
