@@ -727,9 +727,11 @@ struct tokr {
 	uint64_t last_ip;   /* IP decompression state */
 	int tsc_seen;	    /* a TSC was read since the last token */
 	int tnt_left;
+	uint64_t tnt_bits; /* the TNT packet's payload, the next bit at bit tnt_left - 1 */
 	int in_psb, psb_has_fup;
 	uint64_t psb_fup;
-	int have; /* a peeked token */
+	int have;   /* a peeked token */
+	int ktaken; /* a TNT token's bit */
 	int kind, has_ip, ktsc;
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
 	uint64_t psb_off;	   /* offset of the last PSB read */
@@ -764,6 +766,7 @@ static void tok_fill(struct tokr *t)
 		return;
 	if (t->tnt_left) {
 		t->tnt_left--;
+		t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
 		t->have = 1;
 		t->kind = TOK_TNT;
 		t->ktime = t->time;
@@ -799,7 +802,9 @@ static void tok_fill(struct tokr *t)
 		case ppt_tnt_64:
 			if (!pkt.payload.tnt.bit_size)
 				continue;
+			t->tnt_bits = pkt.payload.tnt.payload;
 			t->tnt_left = pkt.payload.tnt.bit_size - 1;
+			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
 			k = TOK_TNT;
 			break;
 		case ppt_tip:
@@ -853,16 +858,51 @@ static void tok_sync(struct tokr *t, uint64_t off)
  * decoder, or replayed from the block cache). */
 struct cinsn {
 	uint64_t ip;
-	uint32_t flags; /* perf's branch flags for its class, 0 = not a branch */
+	uint64_t target; /* a direct branch's target, 0 if none or not direct */
+	uint32_t flags;	 /* perf's branch flags for its class, 0 = not a branch */
 	uint8_t size;
 	uint8_t cond;  /* a conditional jump */
 	uint8_t trace; /* libipt needed trace to get past it */
 	uint8_t pad;
 };
 
+/* The target of a direct jump, call or jcc (rel8/rel32), or 0. */
+static uint64_t direct_target(const struct pt_insn *in)
+{
+	uint8_t i = 0, op;
+	int64_t rel;
+
+	while (i < in->size && (in->raw[i] == 0x66 || in->raw[i] == 0x67 || in->raw[i] == 0x2e ||
+				in->raw[i] == 0x3e || in->raw[i] == 0xf2 || in->raw[i] == 0xf3))
+		i++;
+	if (i < in->size && (in->raw[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= in->size)
+		return 0;
+	op = in->raw[i];
+	if ((op >= 0x70 && op <= 0x7f) || op == 0xeb || (op >= 0xe0 && op <= 0xe3)) {
+		if (i + 2 != in->size)
+			return 0;
+		rel = (int8_t)in->raw[i + 1];
+	} else if (op == 0xe8 || op == 0xe9 ||
+		   (op == 0x0f && i + 1 < in->size && (in->raw[i + 1] & 0xf0) == 0x80)) {
+		int32_t r32;
+		uint8_t at = (uint8_t)(op == 0x0f ? i + 2 : i + 1);
+
+		if (at + 4 != in->size)
+			return 0;
+		memcpy(&r32, in->raw + at, 4);
+		rel = r32;
+	} else {
+		return 0;
+	}
+	return in->ip + in->size + (uint64_t)rel;
+}
+
 static void cinsn_of(struct cinsn *c, const struct pt_insn *in)
 {
 	c->ip = in->ip;
+	c->target = direct_target(in);
 	c->flags = class_flags(in->iclass, in);
 	c->size = in->size;
 	c->cond = in->iclass == ptic_cond_jump;
@@ -890,7 +930,7 @@ struct pstate {
 	uint64_t stime; /* perf's sample time: the time of the last token consumed */
 	uint64_t ts_insns, since_take, sample_insns; /* perf's instruction counts for estimates */
 	uint64_t tok_ip;			     /* the IP of the last token taken, if any */
-	int tok_has_ip;
+	int tok_has_ip, tok_taken;		     /* tok_taken: its TNT bit, -1 if no TNT */
 	uint8_t *rebuf;		   /* a resynchronised copy of the piece (owned) */
 	size_t reblen, prefix;	   /* its length, and that of its made-up PSB+ and TIP.PGE */
 	const uint8_t *resync_buf; /* the last PSB perf_resync synchronised at */
@@ -903,6 +943,9 @@ struct pstate {
 	int need_strt, implicit_ok, err;
 	uint32_t cbr;
 	int32_t pid, tid;
+	uint64_t rets[64]; /* return addresses of the calls seen (compressed returns) */
+	unsigned nrets;
+	uint64_t ret_to; /* what the last return popped */
 };
 
 /* The two libipt decoders behind one face. */
@@ -967,6 +1010,7 @@ static uint64_t take(struct pstate *s, int want)
 		s->stime = t->ktime;
 		s->tok_ip = t->kip;
 		s->tok_has_ip = t->has_ip;
+		s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
 		if (!want || t->kind == want || want == TOK_PSB)
 			return t->ktime;
 		/* A return served by a TNT bit (compressed) or a TIP: either is fine. */
@@ -1166,6 +1210,28 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		confirm_all(s);
 		break;
 	case ptev_overflow:
+		/* perf reports the branch whose packet came before the OVF first. */
+		if (s->have_prev && s->prev.trace) {
+			const struct cinsn *p = &s->prev;
+			uint64_t to = 0, tt;
+
+			tok_fill(&s->tk);
+			if (s->tk.have && (s->tk.kind == TOK_TNT || s->tk.kind == TOK_TIP)) {
+				tt = take(s, p->cond ? TOK_TNT : TOK_TIP);
+				if (s->tok_has_ip)
+					to = s->tok_ip;
+				else if (p->cond && s->tok_taken == 1)
+					to = p->target;
+				else if (p->cond && s->tok_taken == 0)
+					to = p->ip + p->size;
+				else if ((p->flags & SNAP_PF_RETURN) && s->tok_taken == 1)
+					to = s->ret_to; /* a compressed return: its call's address */
+				if (to && !(p->cond && to == p->ip + p->size))
+					emit_branch(s, p->flags, p->ip, to, tt);
+				if (to)
+					confirm_all(s);
+			}
+		}
 		s->have_prev = 0;
 		s->pc->nev = s->confirm;
 		t = take(s, TOK_OVF);
@@ -1378,6 +1444,11 @@ static void process_insn(struct pstate *s, const struct cinsn *in)
 	pass_psb(s, in->ip);
 	if (pc->has_stop && in->ip == pc->stop_ip && s->stop_idx == NO_IDX)
 		s->stop_idx = pc->nev;
+	if ((in->flags & (SNAP_PF_CALL | SNAP_PF_SYSCALLRET | SNAP_PF_INTERRUPT)) == SNAP_PF_CALL)
+		s->rets[s->nrets++ % 64] = in->ip + in->size;
+	else if ((in->flags & (SNAP_PF_RETURN | SNAP_PF_SYSCALLRET | SNAP_PF_INTERRUPT)) ==
+		 SNAP_PF_RETURN)
+		s->ret_to = s->nrets ? s->rets[--s->nrets % 64] : 0;
 	s->prev = *in;
 	s->have_prev = 1;
 }
@@ -1526,6 +1597,7 @@ static int next_insns(struct pstate *s, struct cinsn *one, const struct cinsn **
 		/* Not expandable (it should not happen): its last instruction only. */
 		s->pc->unwalked++;
 		one->ip = blk.end_ip;
+		one->target = 0;
 		one->size = 0;
 		one->flags = 0;
 		one->cond = 0;

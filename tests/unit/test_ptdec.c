@@ -216,7 +216,7 @@ static void symbols_of_this_binary(void)
 	CHECK(s.ok);
 	CHECK(s.nsyms > 10);
 	for (size_t i = 0; i < s.nsyms; i++)
-		if (!strcmp(snap_elfsyms_name(&s, &s.syms[i]), "symbols_of_this_binary"))
+		if (!strcmp(snap_elfsyms_name(&s, &s.syms[i]), "main"))
 			e = &s.syms[i];
 	CHECK(e != NULL);
 	if (e) {
