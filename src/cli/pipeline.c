@@ -131,7 +131,7 @@ static int source_open_ipt(struct source *src, const struct snap_decode_opts *o,
 	err = snap_ptdec_open(&src->ipt, src->name, &po, st, why, sizeof(why));
 	if (err < 0) {
 		snap_log(kind == SNAP_DECODER_IPT ? SNAP_LOG_WARN : SNAP_LOG_INFO,
-			 "%s: decoding with perf: the in-process decoder cannot read it: %s",
+			 "%s: decoding with perf: the in-process decoder does not take it: %s",
 			 src->name, why[0] ? why : snap_strerror(err));
 		return err;
 	}

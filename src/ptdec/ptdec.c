@@ -1761,7 +1761,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The reader's own context, for pieces it decodes itself. */
+/* The reader's own context, for pieces it decodes itself. One decoder is open
+ * at a time (successive snapshots are decoded one after the other). */
 static struct wctx reader_ctx;
 
 /* Waits until piece i is decoded (decoding it here if no worker took it yet). */

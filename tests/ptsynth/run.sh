@@ -199,7 +199,7 @@ ptdec_case() {
 		fi
 	done
 	if grep -q 'decoding with perf' "$work/$name.pd.err"; then
-		echo "PASS ptdec-diff $name: perf decodes it ($(grep -m1 -o 'cannot read it: .*' "$work/$name.pd.err" | cut -c17-))"
+		echo "PASS ptdec-diff $name: perf decodes it ($(grep -m1 -o 'does not take it: .*' "$work/$name.pd.err" | cut -c19-))"
 	else
 		echo "PASS ptdec-diff $name: $(grep -c . "$work/$name.pd.perf") dump lines identical through both decoders"
 	fi
