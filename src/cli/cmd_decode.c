@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "cli/reportcli.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/vec.h"
@@ -27,6 +28,7 @@ enum {
 	OPT_QUIET,
 	OPT_DECODER,
 	OPT_JOBS,
+	OPT_REPORT,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -49,6 +51,8 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_DECODER] = {"decoder", NULL, "perf|ipt|auto",
 			 "Intel PT decoder: perf (default), ipt (in-process, libipt), auto"},
 	[OPT_JOBS] = {"jobs", "j", "N", "threads of the in-process PT decoder (default: cores)"},
+	[OPT_REPORT] = {"report", NULL, NULL,
+			"then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -173,6 +177,9 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			o->jobs = (int)j;
 			break;
 		}
+		case OPT_REPORT:
+			o->tap = snap_report_tap(o->output ? o->output : "trace.fxt.gz");
+			break;
 		case SNAP_OPT_POSITIONAL:
 			inputs[(*ninputs)++] = val;
 			break;
@@ -232,7 +239,11 @@ int snap_cmd_decode(int argc, char **argv)
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
+	if (o.tap) /* -report before -o: name the output in the header */
+		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
+	if (!rc && o.tap)
+		rc = snap_report_tap_status();
 out:
 	for (int i = 0; i < nfound; i++)
 		free(found[i]);
