@@ -13,10 +13,11 @@ progs=$PWD/$SNAP_BUILD/tests/e2e
 tmp=$(mktemp -d /tmp/snaptrace-e2e.XXXXXX)
 fail=0
 bgpids=()
+nbin=""
 
 cleanup() {
 	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
+	rm -rf "$tmp" ${nbin:+"$nbin"}
 }
 trap cleanup EXIT
 
@@ -166,4 +167,37 @@ both_paths() {
 	snap "$name-text" run -no-dlfilter -working-directory "$tmp/w_$name-text" \
 		-o "$tmp/$name-text.fxt.gz" "$@"
 	rc2=$rc
+}
+
+# nobody_copy: the tests that run snaptrace as user nobody must work from a
+# checkout other users cannot enter (a clone in a 0700 home directory): this
+# copies snaptrace, its perf plugin and the traced program to $nbin, a
+# directory every user can read (mode 755, removed at exit), once, and sets
+# $nsnap and $nnest to the copies and $nhome to a directory nobody may write.
+# Returns 1 with the reason in $nobody_why when that cannot be done.
+nobody_copy() {
+	local as="setpriv --reuid=65534 --regid=65534 --clear-groups" f
+	nobody_why=""
+	if [ -z "$nbin" ]; then
+		nbin=$(mktemp -d /tmp/snaptrace-e2e-nobody.XXXXXX) || {
+			nobody_why="mktemp -d in /tmp failed"
+			return 1
+		}
+		chmod 755 "$nbin"
+		mkdir -m 777 "$nbin/home"
+		for f in "$snap" "$PWD/snaptrace-dlfilter.so" "$nest"; do
+			[ -f "$f" ] || continue
+			cp "$f" "$nbin/" || {
+				nobody_why="cannot copy $f to $nbin"
+				return 1
+			}
+		done
+	fi
+	nsnap=$nbin/snaptrace
+	nnest=$nbin/nest
+	nhome=$nbin/home
+	if ! $as test -x "$nsnap" -a -x "$nnest" -a -w "$nhome"; then
+		nobody_why="nobody cannot execute $nsnap (permissions of $nbin)"
+		return 1
+	fi
 }

@@ -7,9 +7,11 @@ t_leftovers() {
 	sleep 0.2
 	now=$(ls "$TMPDIR")
 	if [ -z "$now" ]; then pass no_tmpdirs_left; else failed no_tmpdirs_left "$now"; fi
-	# the traced programs, and every perf this suite started (they all write or read under $tmp)
-	if pgrep -f "$nest|(record -o|script -i) $tmp/" >/dev/null; then
-		failed no_processes_left "$(pgrep -af "$nest|(record -o|script -i) $tmp/" | head -3)"
+	# the traced programs (and nobody's copies), and every perf this suite started
+	# (they all write or read under $tmp)
+	local pat="$nest|(record -o|script -i) $tmp/${nbin:+|$nbin/}"
+	if pgrep -f "$pat" >/dev/null; then
+		failed no_processes_left "$(pgrep -af "$pat" | head -3)"
 	else
 		pass no_processes_left
 	fi

@@ -26,10 +26,15 @@ t_output_checked() {
 	if [ $root -eq 1 ] && [ -z "$who" ]; then
 		skip output_readonly_refused "no setpriv to drop root"
 	else
-		$who "$snap" run -o "$ro/x.fxt.gz" -- "$nest" 10 >"$tmp/oro.out" 2>"$tmp/oro.err"
+		local bin=$snap prog=$nest
+		if [ -n "$who" ] && nobody_copy; then
+			bin=$nsnap # copies a 0700 checkout does not hide from nobody
+			prog=$nnest
+		fi
+		$who "$bin" run -o "$ro/x.fxt.gz" -- "$prog" 10 >"$tmp/oro.out" 2>"$tmp/oro.err"
 		rc=$?
-		if grep -q "Permission denied" "$tmp/oro.err" && ! grep -q "no write access" "$tmp/oro.err"; then
-			skip output_readonly_refused "nobody cannot execute $snap (directory permissions)"
+		if [ -n "$who" ] && [ -n "$nobody_why" ]; then
+			skip output_readonly_refused "$nobody_why"
 		elif [ $rc -eq 1 ] && [ ! -s "$tmp/oro.out" ] && grep -q "no write access to $ro" "$tmp/oro.err"; then
 			pass output_readonly_refused
 		else
