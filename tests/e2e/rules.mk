@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Programs traced by tests/e2e/run.sh: -O0 with frame pointers so fp call
+# Programs traced by tests/e2e (run.sh, cases/): -O0 with frame pointers so fp call
 # graphs keep every caller (docs/recording.md, "Call graphs"), never sanitized. The
 # exceptions: omitfp is built like distribution code (-O2, no frame pointers),
 # quick and early are static without libc (nothing runs before main).

@@ -8,6 +8,15 @@
 # compared with <case>.expected. SNAP_UPDATE_GOLDEN=1 rewrites the expectations
 # (review the diff like code). Every FXT written is also checked by the independent
 # reader ../shared/tools/fxt_read.py --strict when it exists.
+#
+# Every <case>.txt starts with one line "# purpose: WHAT THE CASE PINS" (like
+# libipt's .ptt files: purpose, input and expectation side by side); a case
+# without it fails. The runner strips that line before decoding, so the
+# expectations (line numbers in "not understood" messages included) are those
+# of the input as perf printed it; it also decodes the file as it is and fails
+# the case unless the result is the same but for those line numbers: the text
+# parser ignores a line starting with '#' (perf script prints such lines only
+# as its --header comments).
 set -u
 cd "$(dirname "$0")/../.."
 snap=./snaptrace
@@ -27,17 +36,33 @@ for input in tests/golden/*/*.txt; do
 	base=${input%.txt}
 	args=()
 	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	if ! head -1 "$input" | grep -q '^# purpose: [^ ]'; then
+		echo "FAIL golden/$name: $input must start with a line '# purpose: ...' that says what the case pins (see tests/golden/run.sh)"
+		continue
+	fi
 	out=$tmp/out.fxt
-	rm -f "$out"
-	"$snap" decode "${args[@]}" -o "$out" "$input" >"$tmp/stdout" 2>"$tmp/stderr"
-	status=$?
-	{
-		echo "exit=$status"
-		sed -e "s|$tmp|TMP|g" -e "s/^/stderr: /" "$tmp/stderr"
-		if [ -f "$out" ]; then
-			"$snap" dump "$out" 2>&1
-		fi
-	} >"$tmp/actual"
+	# decode_case INPUT ACTUAL: the result of decoding INPUT, named $input in messages
+	decode_case() {
+		rm -f "$out"
+		"$snap" decode "${args[@]}" -o "$out" "$1" >"$tmp/stdout" 2>"$tmp/stderr"
+		local status=$?
+		{
+			echo "exit=$status"
+			sed -e "s|$1|$input|g" -e "s|$tmp|TMP|g" -e "s/^/stderr: /" "$tmp/stderr"
+			if [ -f "$out" ]; then
+				"$snap" dump "$out" 2>&1
+			fi
+		} >"$2"
+	}
+	# as it is, purpose line included: must match but for "line N" of messages
+	decode_case "$input" "$tmp/with_purpose"
+	tail -n +2 "$input" >"$tmp/input.txt"
+	decode_case "$tmp/input.txt" "$tmp/actual"
+	if ! diff <(sed 's/, line [0-9]*: /, line N: /' "$tmp/actual") \
+		<(sed 's/, line [0-9]*: /, line N: /' "$tmp/with_purpose") >"$tmp/diff"; then
+		echo "FAIL golden/$name: the '# purpose:' line is not ignored by the parser: $(head -3 "$tmp/diff" | tr '\n' ' ')"
+		continue
+	fi
 	if [ -f "$out" ]; then
 		if ! "$snap" dump -check "$out" >"$tmp/check" 2>&1; then
 			echo "FAIL golden/$name: dump -check: $(head -1 "$tmp/check")"

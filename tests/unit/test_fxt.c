@@ -376,33 +376,100 @@ static void test_alloc_failures(void)
 }
 
 /* Builds FXT words by hand for reader tests. */
-struct hb {
-	uint64_t w[64];
+#define EV(type, nargs, thr, name, words)                                                          \
+	(4ull | (uint64_t)(words) << 4 | (uint64_t)(type) << 16 | (uint64_t)(nargs) << 20 |        \
+	 (uint64_t)(thr) << 24 | (uint64_t)(name) << 48)
+
+/* The FXT magic record every stream starts with. */
+#define MAGIC	0x0016547846040010ull
+#define CHK_ANY 1 /* the case does not look at the checker's verdict */
+
+/*
+ * One reader or checker case: the input (64-bit words, then `tail` stray bytes),
+ * the first error the reader returns (0: none), the checker's verdict (0 valid,
+ * -1 refused, CHK_ANY), the message expected in `why` (a substring, or the whole
+ * message when exact) and, when >= 0, how many records the reader yields.
+ */
+struct reader_case {
+	const char *purpose;
+	uint64_t w[16];
 	size_t n;
+	unsigned char tail[4];
+	size_t ntail;
+	int err, check;
+	const char *msg;
+	int exact, records;
 };
 
-static void hb_add(struct hb *b, uint64_t w)
-{
-	b->w[b->n++] = w;
-}
+#define WORDS(...) .w = {__VA_ARGS__}, .n = sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)
 
-static void hb_start(struct hb *b)
-{
-	b->n = 0;
-	hb_add(b, 0x0016547846040010ull);
-}
+static const struct reader_case reader_cases[] = {
+	{"not FXT: no magic record", WORDS(0x1234), .err = -SNAP_EFORMAT, .check = CHK_ANY,
+	 .records = -1},
+	{"a record of size 0 words", WORDS(MAGIC, 4), .err = -SNAP_EPARSE, .check = CHK_ANY,
+	 .msg = "size 0", .records = -1},
+	{"a record longer than the input", WORDS(MAGIC, EV(3, 0, 0, 0, 4), 1), .err = -SNAP_ETRUNC,
+	 .check = CHK_ANY, .records = -1},
+	{"an argument overrunning its record is skipped, reading continues",
+	 WORDS(MAGIC, EV(2, 1, 0, 0, 5), 1, 1, 2, 3 | 5u << 4 /* int64 arg of 5 words */,
+	       EV(3, 0, 0, 0, 4), 2, 1, 2),
+	 .err = -SNAP_EPARSE, .check = CHK_ANY, .msg = "argument #0", .records = -1},
+	{"inline thread and name read; a string index never defined is refused",
+	 WORDS(MAGIC, EV(2, 0, 0, 0x8000 | 3, 5), 10, 1, 2, 0x6f6f66 /* "foo" */, EV(3, 0, 0, 7, 4),
+	       11, 1, 2),
+	 .check = -1, .msg = "undefined string index 7", .exact = 1, .records = -1},
+	{"a thread index never defined", WORDS(MAGIC, EV(4, 0, 9, 0, 3), 10, 10), .check = CHK_ANY,
+	 .msg = "undefined thread index", .exact = 1, .records = -1},
+	{"an end with nothing open", WORDS(MAGIC, EV(3, 0, 0, 0, 4), 10, 1, 2), .check = CHK_ANY,
+	 .msg = "no open begin", .records = -1},
+	{"a begin never ended", WORDS(MAGIC, EV(2, 0, 0, 0, 4), 10, 1, 2), .check = CHK_ANY,
+	 .msg = "never ended", .records = -1},
+	{"Perfetto sorts by time: a begin written after a later complete is fine",
+	 WORDS(MAGIC, EV(4, 0, 0, 0, 5), 6, 1, 2, 7, EV(2, 0, 0, 0, 4), 5, 1, 2, EV(3, 0, 0, 0, 4),
+	       8, 1, 2),
+	 .check = 0, .records = -1},
+	{"a begin written after its end but stamped earlier (a deferred outer frame)",
+	 WORDS(MAGIC, EV(3, 0, 0, 0, 4), 10, 1, 2, EV(2, 0, 0, 0, 4), 0, 1, 2), .check = 0,
+	 .records = -1},
+	{"but an end earlier than its begin closes nothing",
+	 WORDS(MAGIC, EV(2, 0, 0, 0, 4), 10, 1, 2, EV(3, 0, 0, 0, 4), 5, 1, 2), .check = CHK_ANY,
+	 .msg = "end at 5 on pid 1 tid 2 with no open begin", .records = -1},
+	{"complete events partially overlapping",
+	 WORDS(MAGIC, EV(4, 0, 0, 0, 5), 10, 1, 2, 20, EV(4, 0, 0, 0, 5), 15, 1, 2, 25),
+	 .check = CHK_ANY, .msg = "partially overlaps", .records = -1},
+	{"an end inside a nested complete event",
+	 WORDS(MAGIC, EV(2, 0, 0, 0, 4), 10, 1, 2, EV(4, 0, 0, 0, 5), 11, 1, 2, 30,
+	       EV(3, 0, 0, 0, 4), 20, 1, 2),
+	 .check = CHK_ANY, .msg = "outlasts its parent", .records = -1},
+	{"a begin inside a complete event that ends after it",
+	 WORDS(MAGIC, EV(4, 0, 0, 0, 5), 3, 1, 2, 7, EV(2, 0, 0, 0, 4), 5, 1, 2, EV(3, 0, 0, 0, 4),
+	       12, 1, 2),
+	 .check = CHK_ANY, .msg = "which began inside complete event", .records = -1},
+	{"a complete event ending before it starts", WORDS(MAGIC, EV(4, 0, 0, 0, 5), 10, 1, 2, 9),
+	 .check = CHK_ANY, .msg = "before it starts", .records = -1},
+	{"a trailing partial word after a whole record", WORDS(MAGIC), .tail = {1, 2, 3, 4},
+	 .ntail = 4, .err = -SNAP_ETRUNC, .check = CHK_ANY, .records = 1},
+};
 
-/* Reads b; returns the first error (or 0) and the check verdict in *check. */
-static int hb_read(const struct hb *b, int *check, char *why, size_t whylen)
+/* Reads c's input; returns the first error (or 0), the check verdict in *check and
+ * the number of records read in *records. */
+static int case_read(const struct reader_case *c, int *check, int *records, char *why,
+		     size_t whylen)
 {
+	unsigned char buf[sizeof(c->w) + sizeof(c->tail)];
 	struct snap_fxtread r;
 	struct snap_fxtread_rec rec;
-	struct snap_fxtcheck c;
+	struct snap_fxtcheck k;
+	size_t len = c->n * 8;
 	int err, ret = 0;
 
-	snap_fxtread_init(&r, b->w, b->n * 8);
-	snap_fxtcheck_init(&c);
+	memcpy(buf, c->w, len);
+	memcpy(buf + len, c->tail, c->ntail);
+	len += c->ntail;
+	snap_fxtread_init(&r, buf, len);
+	snap_fxtcheck_init(&k);
 	*check = 0;
+	*records = 0;
 	why[0] = 0;
 	while ((err = snap_fxtread_next(&r, &rec)) != 0) {
 		if (err < 0) {
@@ -411,204 +478,41 @@ static int hb_read(const struct hb *b, int *check, char *why, size_t whylen)
 			ret = ret ? ret : err;
 			continue;
 		}
-		if (!*check && snap_fxtcheck_feed(&c, &rec) < 0) {
+		++*records;
+		if (!*check && snap_fxtcheck_feed(&k, &rec) < 0) {
 			*check = -1;
 			if (!ret)
-				snprintf(why, whylen, "%s", c.why);
+				snprintf(why, whylen, "%s", k.why);
 		}
 	}
-	if (!*check && snap_fxtcheck_finish(&c) < 0) {
+	if (!*check && snap_fxtcheck_finish(&k) < 0) {
 		*check = -1;
 		if (!ret)
-			snprintf(why, whylen, "%s", c.why);
+			snprintf(why, whylen, "%s", k.why);
 	}
-	snap_fxtcheck_fini(&c);
+	snap_fxtcheck_fini(&k);
 	snap_fxtread_fini(&r);
 	return ret;
 }
 
-#define EV(type, nargs, thr, name, words)                                                          \
-	(4ull | (uint64_t)(words) << 4 | (uint64_t)(type) << 16 | (uint64_t)(nargs) << 20 |        \
-	 (uint64_t)(thr) << 24 | (uint64_t)(name) << 48)
-
 static void test_reader_errors(void)
 {
-	struct hb b;
-	char why[256];
-	int check;
+	for (size_t i = 0; i < sizeof(reader_cases) / sizeof(reader_cases[0]); i++) {
+		const struct reader_case *c = &reader_cases[i];
+		char why[256];
+		int check, records, err = case_read(c, &check, &records, why, sizeof(why));
+		int bad = err != c->err || (c->check != CHK_ANY && check != c->check) ||
+			  (c->records >= 0 && records != c->records) ||
+			  (c->msg && (c->exact ? strcmp(why, c->msg) : !strstr(why, c->msg)));
 
-	/* not FXT */
-	b.n = 0;
-	hb_add(&b, 0x1234);
-	CHECK_INT_EQ(-SNAP_EFORMAT, hb_read(&b, &check, why, sizeof(why)));
-	/* zero-size record */
-	hb_start(&b);
-	hb_add(&b, 4);
-	CHECK_INT_EQ(-SNAP_EPARSE, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "size 0") != NULL);
-	/* truncated record */
-	hb_start(&b);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 1);
-	CHECK_INT_EQ(-SNAP_ETRUNC, hb_read(&b, &check, why, sizeof(why)));
-	/* an argument overrunning its record: skipped, reading continues */
-	hb_start(&b);
-	hb_add(&b, EV(2, 1, 0, 0, 5));
-	hb_add(&b, 1);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 3 | 5u << 4); /* int64 arg of 5 words */
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 2);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(-SNAP_EPARSE, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "argument #0") != NULL);
-	/* inline thread + inline name; undefined string index */
-	hb_start(&b);
-	hb_add(&b, EV(2, 0, 0, 0x8000 | 3, 5));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 0x6f6f66); /* "foo" */
-	hb_add(&b, EV(3, 0, 0, 7, 4));
-	hb_add(&b, 11);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK_INT_EQ(-1, check);
-	CHECK_STR_EQ("undefined string index 7", why);
-	/* undefined thread index */
-	hb_start(&b);
-	hb_add(&b, EV(4, 0, 9, 0, 3));
-	hb_add(&b, 10);
-	hb_add(&b, 10);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK_STR_EQ("undefined thread index", why);
-	/* unbalanced: end with nothing open; begin never ended; time going back */
-	hb_start(&b);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "no open begin") != NULL);
-	hb_start(&b);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "never ended") != NULL);
-	/* Perfetto sorts by time: a begin written after a later complete is fine... */
-	hb_start(&b);
-	hb_add(&b, EV(4, 0, 0, 0, 5));
-	hb_add(&b, 6);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 7);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 5);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 8);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK_INT_EQ(0, check);
-	/* a begin written after its end but stamped earlier (a deferred outer frame) */
-	hb_start(&b);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 0);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK_INT_EQ(0, check);
-	/* ... but an end earlier than its begin closes nothing */
-	hb_start(&b);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 5);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "end at 5 on pid 1 tid 2 with no open begin") != NULL);
-	/* complete events partially overlapping; an end inside a nested complete */
-	hb_start(&b);
-	hb_add(&b, EV(4, 0, 0, 0, 5));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 20);
-	hb_add(&b, EV(4, 0, 0, 0, 5));
-	hb_add(&b, 15);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 25);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "partially overlaps") != NULL);
-	hb_start(&b);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, EV(4, 0, 0, 0, 5));
-	hb_add(&b, 11);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 30);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 20);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "outlasts its parent") != NULL);
-	/* a begin inside a complete event that ends after it */
-	hb_start(&b);
-	hb_add(&b, EV(4, 0, 0, 0, 5));
-	hb_add(&b, 3);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 7);
-	hb_add(&b, EV(2, 0, 0, 0, 4));
-	hb_add(&b, 5);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, EV(3, 0, 0, 0, 4));
-	hb_add(&b, 12);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "which began inside complete event") != NULL);
-	/* a complete event ending before it starts */
-	hb_start(&b);
-	hb_add(&b, EV(4, 0, 0, 0, 5));
-	hb_add(&b, 10);
-	hb_add(&b, 1);
-	hb_add(&b, 2);
-	hb_add(&b, 9);
-	CHECK_INT_EQ(0, hb_read(&b, &check, why, sizeof(why)));
-	CHECK(strstr(why, "before it starts") != NULL);
-	/* trailing partial word */
-	{
-		struct snap_fxtread r;
-		struct snap_fxtread_rec rec;
-		unsigned char buf[12] = {0x10, 0x00, 0x04, 0x46, 0x78, 0x54,
-					 0x16, 0x00, 1,	   2,	 3,    4};
-
-		snap_fxtread_init(&r, buf, sizeof(buf));
-		CHECK_INT_EQ(1, snap_fxtread_next(&r, &rec));
-		CHECK_INT_EQ(-SNAP_ETRUNC, snap_fxtread_next(&r, &rec));
-		CHECK_INT_EQ(0, snap_fxtread_next(&r, &rec));
-		snap_fxtread_fini(&r);
+		if (bad) {
+			fprintf(stderr,
+				"reader case %zu (%s): error %d (want %d), check %d (want %d), "
+				"%d records (want %d), why \"%s\" (want \"%s\")\n",
+				i, c->purpose, err, c->err, check, c->check, records, c->records,
+				why, c->msg ? c->msg : "");
+			snap_test_cur_failed = 1;
+		}
 	}
 }
 

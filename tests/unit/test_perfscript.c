@@ -483,6 +483,17 @@ static const struct text_case text_cases[] = {
 	 "fe:00 1 2]: r-xp /path/to/work\n"
 	 "busy 27991/27991  2688.808674499: PERF_RECORD_FORK(27992:27992):(27991:27991)\n",
 	 "", 0},
+	/* golden inputs start with such a line (tests/golden/run.sh); the dlfilter path
+	 * hands perf's text to this same parser */
+	{"a '# purpose:' line before branches is skipped silently",
+	 "# purpose: a call => return (x: y)\n"
+	 " 4242  0.001000000:   call 1 x+0x0 (/d) => 2 y+0x0 (/d)\n",
+	 "B -1/4242 t=1000000 call - 1 x+0x0 (/d) => 2 y+0x0 (/d)\n", 0},
+	{"a '# purpose:' line before samples is skipped silently",
+	 "# purpose: one sample, one frame: 11f0 top+0x0\n"
+	 "23473/23473   726.111154390: \n"
+	 "\t            11f0 top+0x0 (/path/to/work)\n",
+	 "S 23473/23473 t=726111154390 -/0 | 11f0 top+0x0 (/path/to/work)\n", 0},
 	{"context switches, per thread and cpu-wide",
 	 "busy 27991/27991  2688.808674499: PERF_RECORD_SWITCH OUT preempt\n"
 	 "busy 27991/27991  2688.808674599: PERF_RECORD_SWITCH IN         \n"

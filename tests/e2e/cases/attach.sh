@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by tests/e2e/run.sh; helpers and setup in tests/e2e/lib.sh.
+
+t_attach() {
+	local w=$tmp/w_attach r spid
+	start_target 0 || { failed attach "target did not start"; return; }
+	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
+		-working-directory "$w" -o "$tmp/attach.fxt.gz" >"$tmp/attach.out" 2>"$tmp/attach.err" &
+	spid=$!
+	for _ in $(seq 100); do grep -qs "attached" "$tmp/attach.err" && break; sleep 0.02; done
+	sleep 0.5
+	kill -INT "$spid"
+	wait "$spid"
+	rc=$?
+	if ! kill -0 "$tpid" 2>/dev/null; then
+		failed attach "the target died"
+		return
+	fi
+	if grep -q "^State:.*[tT]" /proc/"$tpid"/status; then
+		failed attach "the target was left stopped"
+		return
+	fi
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+	r=$(chain_ratio "$w/perf.data" leaf inner outer main)
+	if [ -s "$w/perf.data" ] && [ "${r% *}" -ge 80 ] && [ "${r#* }" -ge 50 ]; then
+		pass attach_sigint
+	else
+		failed attach_sigint "rc $rc, ${r#* } samples, ${r% *}% nested: $(head -3 "$tmp/attach.err")"
+	fi
+}
+
+# Ctrl-C twice (the second one kills snaptrace while it stops perf or decodes):
+# the target survives, is not stopped, and the temporary directory still goes.
+t_attach_twice() {
+	local spid before
+	start_target 0 || { failed attach_ctrl_c_twice "target did not start"; return; }
+	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
+		-trigger trigger_here -o "$tmp/twice.fxt.gz" >"$tmp/twice.out" 2>"$tmp/twice.err" &
+	spid=$!
+	for _ in $(seq 100); do grep -qs "attached" "$tmp/twice.err" && break; sleep 0.02; done
+	sleep 0.3
+	kill -INT "$spid"
+	sleep 0.05
+	kill -INT "$spid" 2>/dev/null
+	wait "$spid"
+	sleep 0.3
+	before=$(ls "$TMPDIR")
+	if ! kill -0 "$tpid" 2>/dev/null; then
+		failed attach_ctrl_c_twice "the target died"
+	elif grep -q "^State:.*[tT]" /proc/"$tpid"/status; then
+		failed attach_ctrl_c_twice "the target was left stopped"
+	elif [ -n "$before" ]; then
+		failed attach_ctrl_c_twice "left $before"
+	else
+		pass attach_ctrl_c_twice
+	fi
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+}

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by tests/e2e/run.sh; helpers and setup in tests/e2e/lib.sh.
+
+t_trigger_never() {
+	# twice in the same -working-directory: the second run replaces the first's files
+	local rc0
+	snap tnev0 run -sampling -timer-resolution Low -working-directory "$tmp/w_tnev" \
+		-o "$tmp/tnev0.fxt.gz" -- "$nest" 300 0
+	rc0=$rc
+	snap tnev run -sampling -timer-resolution Low -trigger trigger_here -working-directory \
+		"$tmp/w_tnev" -o "$tmp/tnev.fxt.gz" -- "$nest" 300 0
+	if [ $rc0 -eq 0 ] && [ $rc -eq 0 ]; then
+		pass workdir_reused
+	else
+		failed workdir_reused "rc $rc0 then $rc: $(tail -1 "$tmp/tnev.err")"
+	fi
+	if grep -q "trigger trigger_here never fired; the trace is the snapshot taken at exit" \
+		"$tmp/tnev.err" && [ -s "$tmp/w_tnev/perf.data" ]; then
+		pass trigger_never_fired
+	else
+		failed trigger_never_fired "rc $rc: $(head -3 "$tmp/tnev.err")"
+	fi
+	snap tbad run -sampling -trigger no_such_function -- "$nest" 10
+	# The program must not have run at all (nest prints "ready" first).
+	if [ $rc -eq 1 ] && grep -q "no function of that name in" "$tmp/tbad.err" &&
+		! grep -q ready "$tmp/tbad.out"; then
+		pass trigger_unknown_symbol
+	else
+		failed trigger_unknown_symbol "rc $rc: $(head -2 "$tmp/tbad.err") $(head -1 "$tmp/tbad.out")"
+	fi
+}

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by tests/e2e/run.sh; helpers and setup in tests/e2e/lib.sh.
+
+t_usage() {
+	snap usage1 run -timer-resolution Bogus -- true
+	[ $rc -eq 2 ] && grep -q "bad -timer-resolution 'Bogus'" "$tmp/usage1.err" ||
+		{ failed usage "bad resolution: rc $rc $(head -1 "$tmp/usage1.err")"; return; }
+	snap usage2 run -multi-snapshot -sampling -- true
+	[ $rc -eq 2 ] && grep -q "multi-snapshot needs -trigger" "$tmp/usage2.err" ||
+		{ failed usage "multi-snapshot: rc $rc $(head -1 "$tmp/usage2.err")"; return; }
+	snap usage3 run -- /nonexistent/prog
+	[ $rc -eq 2 ] && grep -q "can't find executable" "$tmp/usage3.err" ||
+		{ failed usage "missing prog: rc $rc $(head -1 "$tmp/usage3.err")"; return; }
+	snap usage4 attach -pid 12,12
+	[ $rc -eq 2 ] && grep -q "duplicate PIDs" "$tmp/usage4.err" ||
+		{ failed usage "dup pids: rc $rc"; return; }
+	snap usage5 run -help
+	[ $rc -eq 0 ] && grep -q -- "-trigger SYMBOL" "$tmp/usage5.out" ||
+		{ failed usage "run -help: rc $rc"; return; }
+	pass usage
+}
+
+t_print_cmds() {
+	snap print run --print-perf-commands -sampling -timer-resolution Sample:2000 -- true
+	if [ $rc -eq 0 ] && grep -q "^perf record .*--no-bpf-event .*cpu-clock/freq=2000,overwrite" \
+		"$tmp/print.out" && grep -q -- "--per-thread -t PID" "$tmp/print.out"; then
+		pass print_perf_commands
+	else
+		failed print_perf_commands "rc $rc: $(cat "$tmp/print.out" "$tmp/print.err" | head -3)"
+	fi
+}
