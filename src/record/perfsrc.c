@@ -81,6 +81,10 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		return err;
+	if (o->kind != SNAP_PERFDATA_UNKNOWN)
+		snap_perfscript_set_mode(&src->ps, o->kind == SNAP_PERFDATA_AUX
+							   ? SNAP_TRACE_PT
+							   : SNAP_TRACE_SAMPLES);
 	src->buf = snap_malloc(PERFSRC_BUF);
 	if (!src->buf) {
 		err = -ENOMEM;
