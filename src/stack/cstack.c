@@ -180,6 +180,13 @@ static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 	if (op.type == OP_RETUNK || (op.type == OP_CALL && op.inferred)) {
 		if (op.type == OP_RETUNK) {
 			op.t2 = t; /* k2 was taken when the return happened */
+			/* A zero-length [unknown] (a return past the bottom right where
+			 * the stack started, as at the very start of a trace) is ordered
+			 * as magic-trace orders it: by when its batch is written, so it
+			 * comes before the callers inferred at the same timestamp. It
+			 * cannot overlap them. A longer one stays inside its callers. */
+			if (op.t == t)
+				op.k2 = ~++cs->ninferred;
 		} else {
 			op.t = t;
 			op.k1 = cur(cs)->cut_seq;
