@@ -40,7 +40,13 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "address", &n->address)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "symbol", &n->symbol)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0)
+	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "gogo", &n->gogo[0])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.gogo", &n->gogo[1])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.gogo.abi0", &n->gogo[2])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.mcall", &n->go_mark[0])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.morestack.abi0", &n->go_mark[1])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.morestack", &n->go_mark[2])) < 0)
 		return err;
 	return 0;
 }
@@ -334,6 +340,40 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	return add(cs, &op, t);
 }
 
+static int is_one_of(uint32_t sym, const uint32_t ids[3])
+{
+	return sym == ids[0] || sym == ids[1] || sym == ids[2];
+}
+
+/*
+ * Go's goroutine switch. The scheduler runs on the g0 stack: a goroutine that
+ * blocks calls gopark -> mcall (switches to g0) -> park_m -> schedule ->
+ * execute -> gogo, and gogo jumps into the next goroutine without returning.
+ * When the top frame popped for such a jump is gogo, the scheduler frames
+ * are popped too: everything up to and including the innermost runtime.mcall
+ * (or runtime.morestack, the other way onto g0), and then its caller, which
+ * the symbol check re-pushes if execution really continues there. Without
+ * either frame on the stack the thread's stacks are ended at t (the jump
+ * leaves code whose callers we cannot know). Returns 0 or a negative error.
+ */
+static int go_switch(struct snap_cstack *cs, uint64_t t)
+{
+	const struct snap_cstack_names *n = &cs->ctx->n;
+	struct snap_cstack_stk *s = cur(cs);
+	size_t i = s->n;
+	int err;
+
+	while (i && !is_one_of(s->f[i - 1].sym, n->go_mark))
+		i--;
+	if (!i)
+		return snap_cstack_end_thread(cs, t);
+	/* pop frames [i - 1, n) (the mark frame included), then its caller */
+	while (s->n >= i)
+		if ((err = ret_plain(cs, t)) < 0)
+			return err;
+	return s->n ? ret_plain(cs, t) : 0;
+}
+
 /* "The pc's symbol must be the top of stack" (tail calls, PLT jumps, returns
  * into callers we never saw). */
 static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
@@ -346,9 +386,13 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 	if (s->overflow)
 		return 0; /* the real top was dropped by the cap: nothing to compare */
 	if (s->n) {
-		if (s->f[s->n - 1].sym == sym)
+		uint32_t popped = s->f[s->n - 1].sym;
+
+		if (popped == sym)
 			return 0;
 		err = ret_plain(cs, t);
+		if (err >= 0 && is_one_of(popped, cs->ctx->n.gogo))
+			err = go_switch(cs, t);
 		e = call(cs, dst->ip, sym, t);
 		return err < 0 ? err : e;
 	}
