@@ -66,8 +66,8 @@ struct snap_cstack_names {
 	uint32_t untraced, syscall, returned, unknown; /* "[untraced]" ... "[unknown]" */
 	uint32_t address, symbol, inferred, true_;     /* arg keys, "true" */
 	/* Go's goroutine switch (see go_switch in cstack.c) */
-	uint32_t gogo[3];     /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
-	uint32_t go_mark[3];  /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
+	uint32_t gogo[3];    /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
+	uint32_t go_mark[3]; /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
 };
 
 /* Anomaly counters (never errors). */
