@@ -25,6 +25,7 @@ enum {
 	OPT_KALLSYMS,
 	OPT_VERBOSE,
 	OPT_QUIET,
+	OPT_EXECUTABLE,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -44,6 +45,8 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
 	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
+	[OPT_EXECUTABLE] = {"executable", NULL, "FILE",
+			    "the traced program (for its OCaml exception notes)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -148,6 +151,9 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			break;
 		case OPT_QUIET:
 			snap_log_level = SNAP_LOG_QUIET;
+			break;
+		case OPT_EXECUTABLE:
+			o->executable = val;
 			break;
 		case SNAP_OPT_POSITIONAL:
 			inputs[(*ninputs)++] = val;

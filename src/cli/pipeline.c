@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/exeinfo.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "record/caps.h"
@@ -232,6 +233,9 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			  "shows)",
 			  (unsigned long long)s->depth_capped, s->depth_capped == 1 ? "" : "s",
 			  SNAP_DECODE_MAX_DEPTH);
+	if (s->trap_mismatch)
+		snap_warn("OCaml try-block depth mismatch %llu time%s: did PT drop data?",
+			  (unsigned long long)s->trap_mismatch, s->trap_mismatch == 1 ? "" : "s");
 	if (s->decode_errors)
 		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",
@@ -247,7 +251,7 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 }
 
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
-			 const struct snap_decode_opts *o)
+			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe)
 {
 	struct snap_decoder_opts dopts;
 	struct snap_decoder_hit *hits = NULL;
@@ -258,6 +262,7 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.scope = o->scope;
 	dopts.strict_scope = o->strict_scope;
 	dopts.max_depth = SNAP_DECODE_MAX_DEPTH;
+	dopts.ocaml_eh = exe->have_eh ? &exe->eh : NULL;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
@@ -341,6 +346,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_fxt fx;
 	struct snap_decoder dec;
 	struct snap_decoder_stats stats;
+	struct snap_exeinfo exe;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
@@ -350,6 +356,15 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	memset(&sink, 0, sizeof(sink));
 	sink.fd = -1;
 	snap_strtab_init(&st);
+	err = o->executable ? snap_exeinfo_load(&exe, o->executable) : 0;
+	if (!o->executable)
+		memset(&exe, 0, sizeof(exe));
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "cannot read the executable %s: %s", o->executable,
+			 snap_strerror(err));
+		snap_strtab_fini(&st);
+		return err;
+	}
 	decode_interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -371,7 +386,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	snap_sink_set_gz_level(&sink, 1);
 	err = snap_fxt_init(&fx, &sink, &st);
 	if (err >= 0)
-		err = decoder_setup(&dec, &fx.base, &st, o);
+		err = decoder_setup(&dec, &fx.base, &st, o, &exe);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -424,6 +439,7 @@ out_src:
 	source_close(&src);
 out_st:
 	snap_strtab_fini(&st);
+	snap_exeinfo_fini(&exe);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);

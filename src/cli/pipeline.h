@@ -41,6 +41,7 @@ struct snap_decode_opts {
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;
+	const char *executable; /* the traced program (OCaml exception notes), or NULL */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.

@@ -353,6 +353,7 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 {
 	char self[PATH_MAX];
 
+	f->exe = exe;
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
 	if (f->include_kernel && f->kernel_only) {
@@ -569,6 +570,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.nhits = s->nhits;
 	d.names = names;
 	d.nnames = nn;
+	d.executable = f->exe;
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;

@@ -27,6 +27,7 @@ struct snap_recflags {
 	int verbose;
 	int kernel_only, include_kernel;
 	const char *snapshot_size;
+	const char *exe; /* the traced executable (set by prepare, borrowed) */
 };
 
 /* The flag table entries shared by run and attach (NULL-terminated), and

@@ -46,7 +46,13 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "runtime.gogo.abi0", &n->gogo[2])) < 0 ||
 	    (err = snap_strtab_intern_id(st, "runtime.mcall", &n->go_mark[0])) < 0 ||
 	    (err = snap_strtab_intern_id(st, "runtime.morestack.abi0", &n->go_mark[1])) < 0 ||
-	    (err = snap_strtab_intern_id(st, "runtime.morestack", &n->go_mark[2])) < 0)
+	    (err = snap_strtab_intern_id(st, "runtime.morestack", &n->go_mark[2])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "caml_next_frame_descriptor", &ctx->caml_unwind[0])) <
+		    0 ||
+	    (err = snap_strtab_intern_id(st, "caml_stash_backtrace", &ctx->caml_unwind[1])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "caml_raise_exn", &ctx->caml_raise_exn)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "caml_raise_exception", &ctx->caml_raise_exception)) <
+		    0)
 		return err;
 	return 0;
 }
@@ -289,6 +295,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 
 	s->f[s->n].ip = ip;
 	s->f[s->n].sym = sym;
+	s->f[s->n].dup = 0;
 	s->n++;
 	cs->total++;
 }
@@ -323,6 +330,11 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	if (pend_reserve(cs) < 0)
 		return -ENOMEM;
 	if (s->n) {
+		if (s->f[s->n - 1].dup) { /* an OCaml try-block copy: never written */
+			s->n--;
+			cs->total--;
+			return 0;
+		}
 		op.type = OP_RET;
 		op.sym = s->f[s->n - 1].sym;
 		err = add(cs, &op, t);
@@ -487,6 +499,8 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 
 		while (s->n) {
 			s->n--;
+			if (s->f[s->n].dup)
+				continue;
 			e = tl->ops->end(tl, cs->pid, cs->tid, t, s->f[s->n].sym);
 			if (e < 0 && !err)
 				err = e;
@@ -543,6 +557,7 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t)
 	int err, e;
 
 	ctx->stats.decode_errors++;
+	cs->eh_last_ip = 0; /* the code after the gap is unknown */
 	if (!snap_u64map_get(&ctx->errnames, msg, &id)) {
 		char buf[512];
 		int64_t r;
@@ -560,6 +575,187 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t)
 	return err < 0 ? err : e;
 }
 
+/* ---- OCaml exceptions ---------------------------------------------------- */
+
+/*
+ * An OCaml exception jumps from the raise straight to the handler of the
+ * innermost try block, skipping any number of frames with no return branch.
+ * Two ways to keep the stack right, as magic-trace does:
+ *
+ * With the executable's exception notes (ctx->eh): the addresses of every
+ * pushtrap (try block entered), poptrap (left normally) and entertrap (the
+ * handler's entry). Between two branches the code runs straight from the last
+ * target to the next source, so every push/poptrap address in that range
+ * (in address order) was executed. A pushtrap starts a new stack holding a
+ * silent copy of the current function (the old stack is kept underneath, like
+ * a syscall's); a poptrap with only that copy left pops it and resumes the old
+ * stack (any other depth means PT lost data: counted, ignored). A return or
+ * jump landing on an entertrap closes everything the raise skipped: the whole
+ * try-block stack, then resumes the old one, with no symbol check after it.
+ *
+ * Without notes, the runtime's functions tell: each caml_next_frame_descriptor
+ * or caml_stash_backtrace seen returning is one more frame the raise unwinds;
+ * returning from caml_raise_exn pops that many frames less one, from
+ * caml_raise_exception that many plus two. (raise_notrace is not seen.)
+ */
+
+static int eh_has(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == a;
+}
+
+/* First index of v with v[i] >= a. */
+static size_t eh_lower(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int eh_pushtrap(struct snap_cstack *cs, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+	struct snap_frame top;
+	int err;
+
+	if (!s->n) {
+		cs->ctx->stats.unexpected++; /* magic-trace: fatal */
+		return 0;
+	}
+	top = s->f[s->n - 1];
+	if (cs->nstk >= SNAP_CSTACK_MAX_NEST || cs->total >= cs->ctx->max_depth) {
+		cs->ctx->stats.depth_capped++;
+		return 0;
+	}
+	if ((err = flush(cs, t)) < 0 || (err = stk_open(cs)) < 0)
+		return err;
+	cut(cs, t);
+	if ((err = frame_reserve(cs)) != 0)
+		return err < 0 ? err : 0;
+	frame_push(cs, top.ip, top.sym);
+	cur(cs)->f[0].dup = 1;
+	return 0;
+}
+
+/* Leaves the current (try-block) stack, which must be empty: resumes the one
+ * underneath, or starts an empty one at t. */
+static void eh_resume(struct snap_cstack *cs, uint64_t t)
+{
+	if (cs->nstk > 1)
+		cs->nstk--;
+	else
+		cut(cs, t);
+}
+
+static int eh_poptrap(struct snap_cstack *cs, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+
+	if (s->n != 1 || s->overflow) {
+		cs->ctx->stats.trap_mismatch++;
+		return 0;
+	}
+	s->n = 0;
+	cs->total--;
+	eh_resume(cs, t);
+	return 0;
+}
+
+/* Runs the push/poptraps between the last branch target and this source. */
+static int eh_track(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	const struct snap_ocaml_eh *eh = cs->ctx->eh;
+	uint64_t from = cs->eh_last_ip, to = ev->src.ip;
+	size_t i, j;
+	int err = 0;
+
+	cs->eh_last_ip = ev->dst.ip;
+	/* straight-line code between two branches is short; a wider range is
+	 * a trace gap or a jump between address spaces, not executed code */
+	if (!from || !to || from > to || to - from > SNAP_CSTACK_EH_MAX_RANGE)
+		return 0;
+	i = eh_lower(eh->push, eh->npush, from);
+	j = eh_lower(eh->pop, eh->npop, from);
+	while (err >= 0) {
+		int push_ok = i < eh->npush && eh->push[i] <= to;
+		int pop_ok = j < eh->npop && eh->pop[j] <= to;
+
+		if (!push_ok && !pop_ok)
+			break;
+		if (push_ok && (!pop_ok || eh->push[i] <= eh->pop[j])) {
+			i++;
+			err = eh_pushtrap(cs, t);
+		} else {
+			j++;
+			err = eh_poptrap(cs, t);
+		}
+	}
+	return err;
+}
+
+/* A return or jump to a handler: closes the try-block stack. Returns 1 if
+ * dst is a handler (handled), 0 if not, <0 on error. */
+static int eh_entertrap(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
+{
+	const struct snap_ocaml_eh *eh = cs->ctx->eh;
+	int err;
+
+	if (!eh || !eh_has(eh->enter, eh->nenter, dst->ip))
+		return 0;
+	if ((err = clear_callstack(cs, t)) < 0)
+		return err;
+	eh_resume(cs, t);
+	return 1;
+}
+
+/* Without notes: the raise heuristic, before a return pops the top frame. */
+static int eh_heuristic(struct snap_cstack *cs, uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_cstack_stk *s = cur(cs);
+	uint32_t top, extra;
+	int err;
+
+	if (ctx->eh || !s->n || s->overflow)
+		return 0;
+	top = s->f[s->n - 1].sym;
+	if (top == ctx->caml_unwind[0] || top == ctx->caml_unwind[1]) {
+		cs->eh_unwind++;
+		return 0;
+	}
+	if (top == ctx->caml_raise_exn)
+		extra = cs->eh_unwind ? cs->eh_unwind - 1 : 0;
+	else if (top == ctx->caml_raise_exception)
+		extra = cs->eh_unwind + 2;
+	else
+		return 0;
+	cs->eh_unwind = 0;
+	/* the raise jumps past that many frames: pop them now (the raise
+	 * function first), then the return pops one more as usual */
+	while (extra-- && s->n)
+		if ((err = ret_plain(cs, t)) < 0)
+			return err;
+	return 0;
+}
+
 /* ---- dispatch (§4.6) ------------------------------------------------------ */
 
 static int tr_start(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
@@ -575,6 +771,8 @@ static int tr_start(struct snap_cstack *cs, const struct snap_event *ev, uint64_
 		return call(cs, ev->dst.ip, ev->dst.sym, t);
 	/* Close the synthetic frame pushed at the matching "tr end". No symbol
 	 * check: a restart in another function is not a tail call. */
+	if ((err = eh_heuristic(cs, t)) < 0)
+		return err;
 	return ret_plain(cs, t);
 }
 
@@ -644,11 +842,15 @@ static int branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t 
 	case SNAP_BR_CALL:
 		return call(cs, ev->dst.ip, ev->dst.sym, t);
 	case SNAP_BR_RETURN:
-		if ((err = ret_plain(cs, t)) < 0)
-			return err;
+		if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain(cs, t)) < 0 ||
+		    (err = eh_entertrap(cs, &ev->dst, t)) != 0)
+			return err < 0 ? err : 0;
 		return check_current_symbol(cs, &ev->dst, t);
 	case SNAP_BR_JUMP:
 	case SNAP_BR_INT:
+		if ((err = eh_entertrap(cs, &ev->dst, t)) != 0)
+			return err < 0 ? err : 0;
+		return check_current_symbol(cs, &ev->dst, t);
 	case SNAP_BR_TXABORT:
 		return check_current_symbol(cs, &ev->dst, t);
 	case SNAP_BR_SYSCALL:
@@ -677,7 +879,10 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
 
 int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
 {
-	int err = branch(cs, ev, t);
+	int err = cs->ctx->eh ? eh_track(cs, ev, t) : 0;
+
+	if (err >= 0)
+		err = branch(cs, ev, t);
 
 	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
 		err = snap_cstack_trim(cs, t);

@@ -60,6 +60,9 @@
  * without its slice; counted in stats.trimmed). */
 #define SNAP_CSTACK_MAX_PENDING	      65536u
 #define SNAP_CSTACK_MAX_DEFER	      (1u << 20)
+/* OCaml push/poptraps are looked for between two branches at most this far
+ * apart (bytes of straight-line code). */
+#define SNAP_CSTACK_EH_MAX_RANGE      (1u << 20)
 
 /* Interned fixed names (strtab ids), filled by snap_cstack_ctx_init. */
 struct snap_cstack_names {
@@ -70,6 +73,13 @@ struct snap_cstack_names {
 	uint32_t go_mark[3]; /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
 };
 
+/* OCaml exception handlers from the executable's exception notes (link-time
+ * addresses, each list sorted ascending). See the OCaml section of cstack.c. */
+struct snap_ocaml_eh {
+	const uint64_t *enter, *push, *pop; /* entertraps, pushtraps, poptraps */
+	size_t nenter, npush, npop;
+};
+
 /* Anomaly counters (never errors). */
 struct snap_cstack_stats {
 	uint64_t decode_errors;
@@ -77,6 +87,7 @@ struct snap_cstack_stats {
 	uint64_t depth_capped;	    /* frames dropped by the depth cap */
 	uint64_t time_backwards;    /* event times clamped to the thread's last time */
 	uint64_t unexpected;	    /* kind/state combinations magic-trace calls "BUG" */
+	uint64_t trap_mismatch;	    /* OCaml poptraps at a try-block depth other than 1 */
 	uint64_t trimmed;	    /* segments ended early to bound memory */
 };
 
@@ -88,13 +99,20 @@ struct snap_cstack_ctx {
 	uint32_t max_depth;
 	uint32_t max_defer; /* SNAP_CSTACK_MAX_DEFER (tests may lower it) */
 	struct snap_cstack_names n;
-	struct snap_u64map errnames; /* message id -> "[decode error: MSG]" id */
+	/* OCaml exceptions: the executable's handler addresses (borrowed), or
+	 * NULL to recognise raises by the runtime's function names instead */
+	const struct snap_ocaml_eh *eh;
+	uint32_t caml_unwind[2];       /* "caml_next_frame_descriptor", "caml_stash_backtrace" */
+	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
+	uint32_t caml_raise_exception; /* "caml_raise_exception" */
+	struct snap_u64map errnames;   /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
 };
 
 struct snap_frame {
 	uint64_t ip;
 	uint32_t sym; /* never 0: unknown symbols are n.unknown */
+	uint8_t dup;  /* OCaml try-block copy of the frame below: never written */
 };
 
 /* One call stack; create_time starts inferred frames and [unknown] spans. */
@@ -135,8 +153,10 @@ struct snap_cstack {
 	uint64_t cut_time;  /* create_time of the newest stack */
 	uint64_t ldet_seq;  /* cut sequence of last_decode_error_time */
 	uint64_t last_decode_error_time, last_event_time;
-	uint64_t last_time; /* the latest time snap_cstack_time returned */
-	int draining;	    /* end_of_thread: write everything directly */
+	uint64_t last_time;  /* the latest time snap_cstack_time returned */
+	int draining;	     /* end_of_thread: write everything directly */
+	uint64_t eh_last_ip; /* OCaml: the last branch target (0 = none yet) */
+	uint32_t eh_unwind;  /* OCaml without handler notes: frames being unwound */
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the

@@ -99,6 +99,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	if ((err = snap_cstack_ctx_init(&dec->ctx, tl, st, o->scope, o->max_depth)) < 0 ||
 	    (err = init_names(dec)) < 0 || (err = init_hits(dec, o)) < 0)
 		return err;
+	dec->ctx.eh = o->ocaml_eh;
 	for (i = 0; i < o->nnames; i++) {
 		uint32_t id;
 
@@ -708,6 +709,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	out->depth_capped = c->depth_capped;
 	out->time_backwards += c->time_backwards;
 	out->unexpected = c->unexpected;
+	out->trap_mismatch = c->trap_mismatch;
 	out->trimmed = c->trimmed;
 	out->samples = dec->sd.samples;
 	out->sample_frames_dropped = dec->sd.dropped_frames;

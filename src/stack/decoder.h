@@ -78,6 +78,9 @@ struct snap_decoder_opts {
 	const struct snap_decoder_name *names; /* copied (interned) by init */
 	size_t nnames;
 	int no_tx; /* MAGIC_TRACE_SKIP_TX_HANDLING: apply (x) events at once */
+	/* OCaml exception handlers of the traced executable (borrowed: must
+	 * outlive the decoder), NULL = recognise raises by name (cstack.c) */
+	const struct snap_ocaml_eh *ocaml_eh;
 };
 
 struct snap_decoder_stats {
@@ -88,9 +91,10 @@ struct snap_decoder_stats {
 	uint64_t unmatched_returns;
 	uint64_t depth_capped;
 	uint64_t time_backwards;
-	uint64_t unexpected; /* branch kind/state combinations that make no sense */
-	uint64_t trimmed;    /* thread segments ended early to bound memory */
-	uint64_t tx_dropped; /* (x) events discarded by an abort or decode error */
+	uint64_t unexpected;	/* branch kind/state combinations that make no sense */
+	uint64_t trap_mismatch; /* OCaml try-block depth mismatches (PT lost data) */
+	uint64_t trimmed;	/* thread segments ended early to bound memory */
+	uint64_t tx_dropped;	/* (x) events discarded by an abort or decode error */
 	uint64_t samples;
 	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */
 	uint64_t zero_frames;		/* chain entries with address 0 */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Golden tests: each tests/golden/<area>/<case>.txt is `perf script` text (or our own input);
-# <case>.args holds extra `snaptrace decode` flags (optional). The actual result is
+# <case>.args holds extra `snaptrace decode` flags (optional; @BUILD@ = the build directory). The actual result is
 #   exit=<status>
 #   stderr: <each line snaptrace printed>
 #   <every line of `snaptrace dump` of the output>
@@ -27,6 +27,8 @@ for input in tests/golden/*/*.txt; do
 	base=${input%.txt}
 	args=()
 	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	# @BUILD@ in .args: the build directory (test programs from tests/progs)
+	[ ${#args[@]} -gt 0 ] && args=("${args[@]//@BUILD@/${SNAP_BUILD:-build/default}}")
 	out=$tmp/out.fxt
 	rm -f "$out"
 	"$snap" decode "${args[@]}" -o "$out" "$input" >"$tmp/stdout" 2>"$tmp/stderr"
