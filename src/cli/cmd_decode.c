@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/vec.h"
@@ -26,6 +27,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_QUIET,
 	OPT_EXECUTABLE,
+	OPT_FILTER,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -47,6 +49,8 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
 	[OPT_EXECUTABLE] = {"executable", NULL, "FILE",
 			    "the traced program (for its OCaml exception notes)"},
+	[OPT_FILTER] = {"filter", NULL, "(START STOP)",
+			"write only from a call to START to the next call to STOP"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -109,7 +113,8 @@ static int list_perf_data(const char *dir, char ***out)
 /* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
  * else the exit status. */
 static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const char **inputs,
-			size_t *ninputs, const char **workdir)
+			size_t *ninputs, const char **workdir, char **filter_start,
+			char **filter_stop)
 {
 	struct snap_optparse p;
 	const char *val;
@@ -155,6 +160,20 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 		case OPT_EXECUTABLE:
 			o->executable = val;
 			break;
+		case OPT_FILTER:
+			snap_free(*filter_start);
+			snap_free(*filter_stop);
+			if (snap_filter_parse_arg(val, filter_start, filter_stop) < 0) {
+				fprintf(stderr,
+					"snaptrace decode: bad -filter '%s' (want \"(START "
+					"STOP)\", "
+					"two function names)\n",
+					val);
+				return 2;
+			}
+			o->filter_start = *filter_start;
+			o->filter_stop = *filter_stop;
+			break;
 		case SNAP_OPT_POSITIONAL:
 			inputs[(*ninputs)++] = val;
 			break;
@@ -185,7 +204,7 @@ int snap_cmd_decode(int argc, char **argv)
 	struct snap_decode_opts o;
 	const char **inputs = snap_calloc((size_t)argc + 1, sizeof(*inputs));
 	const char *workdir = NULL;
-	char **found = NULL;
+	char **found = NULL, *filter_start = NULL, *filter_stop = NULL;
 	size_t ninputs = 0;
 	int rc, nfound = 0;
 
@@ -194,7 +213,7 @@ int snap_cmd_decode(int argc, char **argv)
 		return 1;
 	}
 	memset(&o, 0, sizeof(o));
-	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &workdir);
+	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &workdir, &filter_start, &filter_stop);
 	if (rc >= 0)
 		goto out;
 	if (!ninputs && workdir) {
@@ -220,5 +239,7 @@ out:
 		free(found[i]);
 	snap_free(found);
 	snap_free(inputs);
+	snap_free(filter_start);
+	snap_free(filter_stop);
 	return rc;
 }

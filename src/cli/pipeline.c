@@ -22,6 +22,7 @@
 #include "record/caps.h"
 #include "record/perfsrc.h"
 #include "stack/decoder.h"
+#include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -251,7 +252,8 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 }
 
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
-			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe)
+			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
+			 struct snap_filter *filter)
 {
 	struct snap_decoder_opts dopts;
 	struct snap_decoder_hit *hits = NULL;
@@ -263,6 +265,7 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.strict_scope = o->strict_scope;
 	dopts.max_depth = SNAP_DECODE_MAX_DEPTH;
 	dopts.ocaml_eh = exe->have_eh ? &exe->eh : NULL;
+	dopts.filter = o->filter_start ? filter : NULL;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
@@ -337,6 +340,53 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 	return r;
 }
 
+/* -filter pass 1: reads every input once and keeps the START -> STOP pairs.
+ * Returns 0 or a negative error (reported). */
+static int filter_scan(const struct snap_decode_opts *o, struct snap_strtab *st,
+		       struct snap_filter *f)
+{
+	size_t ninputs = o->ninputs ? o->ninputs : 1;
+	uint32_t start, stop;
+	int err;
+
+	if ((err = snap_strtab_intern_id(st, o->filter_start, &start)) < 0 ||
+	    (err = snap_strtab_intern_id(st, o->filter_stop, &stop)) < 0)
+		return err;
+	snap_filter_init(f, start, stop);
+	for (size_t i = 0; i < ninputs; i++) {
+		const char *in = o->ninputs ? o->inputs[i] : o->input;
+		struct source src;
+		struct snap_event ev;
+		int r, serr;
+
+		if (in && !strcmp(in, "-")) {
+			snap_log(SNAP_LOG_QUIET, "-filter reads the input twice: give a file, not "
+						 "stdin");
+			return -EINVAL;
+		}
+		if ((err = source_open(&src, o, in, st)) < 0)
+			return err;
+		while ((r = source_next(&src, &ev)) > 0 && !decode_interrupted)
+			if ((r = snap_filter_scan(f, &ev)) < 0)
+				break;
+		serr = source_close(&src);
+		if (decode_interrupted) {
+			snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
+			return -EINTR;
+		}
+		if (r < 0 || serr < 0) {
+			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s",
+				 src.name ? src.name : "input", snap_strerror(r < 0 ? r : serr));
+			return r < 0 ? r : serr;
+		}
+	}
+	if (!snap_filter_pair(f))
+		snap_warn("-filter: no call to %s followed by a call to %s: the trace will be "
+			  "empty (check the names with a decode without -filter)",
+			  o->filter_start, o->filter_stop);
+	return 0;
+}
+
 int snap_decode_run(const struct snap_decode_opts *o)
 {
 	const char *output = o->output ? o->output : "trace.fxt.gz";
@@ -347,6 +397,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decoder dec;
 	struct snap_decoder_stats stats;
 	struct snap_exeinfo exe;
+	struct snap_filter filter;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
@@ -354,6 +405,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	memset(&fx, 0, sizeof(fx));
 	memset(&dec, 0, sizeof(dec));
 	memset(&sink, 0, sizeof(sink));
+	memset(&filter, 0, sizeof(filter));
 	sink.fd = -1;
 	snap_strtab_init(&st);
 	err = o->executable ? snap_exeinfo_load(&exe, o->executable) : 0;
@@ -373,6 +425,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	sigaction(SIGHUP, &sa, &old_hup);
 
 	ninputs = o->ninputs ? o->ninputs : 1;
+	if (o->filter_start && o->filter_stop && (err = filter_scan(o, &st, &filter)) < 0)
+		goto out_st;
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
@@ -386,7 +440,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	snap_sink_set_gz_level(&sink, 1);
 	err = snap_fxt_init(&fx, &sink, &st);
 	if (err >= 0)
-		err = decoder_setup(&dec, &fx.base, &st, o, &exe);
+		err = decoder_setup(&dec, &fx.base, &st, o, &exe, &filter);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -438,6 +492,7 @@ out_dec:
 out_src:
 	source_close(&src);
 out_st:
+	snap_filter_fini(&filter);
 	snap_strtab_fini(&st);
 	snap_exeinfo_fini(&exe);
 	sigaction(SIGINT, &old_int, NULL);

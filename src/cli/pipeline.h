@@ -42,6 +42,9 @@ struct snap_decode_opts {
 	const struct snap_procname *names;
 	size_t nnames;
 	const char *executable; /* the traced program (OCaml exception notes), or NULL */
+	/* -filter: write only from a call to filter_start to the next call to
+	 * filter_stop (symbol names; both NULL = no filter) */
+	const char *filter_start, *filter_stop;
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.

@@ -16,6 +16,7 @@
 #include "record/session.h"
 #include "record/trigger.h"
 #include "record/workdir.h"
+#include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -71,7 +72,8 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"v", NULL, NULL, "verbose: say what is run (twice: debug)"},
 	{"print-perf-commands", NULL, NULL, "print the perf record command line and stop"},
 	{"z-print-perf-commands", NULL, NULL, NULL},
-	{"filter", NULL, "(START STOP)", NULL},
+	{"filter", NULL, "(START STOP)",
+	 "write only from a call to START to the next call to STOP"},
 	{"vv", NULL, NULL, NULL},
 	{NULL, NULL, NULL, NULL},
 };
@@ -89,6 +91,9 @@ void snap_recflags_fini(struct snap_recflags *f)
 {
 	snap_free(f->trigger_owned);
 	f->trigger_owned = NULL;
+	snap_free(f->filter_start);
+	snap_free(f->filter_stop);
+	f->filter_start = f->filter_stop = NULL;
 }
 
 static int usage_err(const char *cmd, const char *flag, const char *val, const char *hint)
@@ -168,7 +173,12 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 		f->print_cmds = 1;
 		break;
 	case F_FILTER:
-		return usage_err(cmd, "-filter", val, "-filter is not supported yet");
+		snap_free(f->filter_start);
+		snap_free(f->filter_stop);
+		if (snap_filter_parse_arg(val, &f->filter_start, &f->filter_stop) < 0)
+			return usage_err(cmd, "-filter", val,
+					 "want \"(START STOP)\", two function names");
+		break;
 	case F_VV:
 		f->verbose += 2;
 		break;
@@ -571,6 +581,8 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.names = names;
 	d.nnames = nn;
 	d.executable = f->exe;
+	d.filter_start = f->filter_start;
+	d.filter_stop = f->filter_stop;
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;

@@ -27,7 +27,8 @@ struct snap_recflags {
 	int verbose;
 	int kernel_only, include_kernel;
 	const char *snapshot_size;
-	const char *exe; /* the traced executable (set by prepare, borrowed) */
+	const char *exe;		  /* the traced executable (set by prepare, borrowed) */
+	char *filter_start, *filter_stop; /* -filter (owned) */
 };
 
 /* The flag table entries shared by run and attach (NULL-terminated), and

@@ -896,6 +896,38 @@ int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t)
 	return flush(cs, t);
 }
 
+void snap_cstack_discard_deferred(struct snap_cstack *cs)
+{
+	cs->ndefer = 0;
+}
+
+int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
+{
+	struct snap_cstack_op op = {.type = OP_CALL, .inferred = 1};
+	int err = 0, e;
+
+	if (t < cs->pending_time)
+		t = cs->pending_time;
+	for (size_t i = 0; i < cs->nstk; i++) {
+		struct snap_cstack_stk *s = &cs->stk[i];
+
+		for (size_t j = 0; j < s->n; j++) {
+			if (s->f[j].dup)
+				continue;
+			op.ip = s->f[j].ip;
+			op.sym = s->f[j].sym;
+			e = write_op(cs, &op, t);
+			if (e < 0 && !err)
+				err = e;
+		}
+		s->create_time = t ? t - 1 : 0;
+	}
+	cs->pending_time = t;
+	if (cs->last_time < t)
+		cs->last_time = t;
+	return err;
+}
+
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 {
 	struct snap_cstack_op op = {.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};

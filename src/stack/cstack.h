@@ -207,6 +207,12 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
  * Return 0 or a negative error. push returns 1 if the frame was dropped by the
  * depth cap. */
 int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
+/* -filter (filter.h): drops the deferred begins (written nothing yet); then,
+ * when the region opens at t, writes a begin at t for every open frame (all
+ * stacks, outermost first, marked inferred) and moves the stacks' create
+ * times to t - 1. reopen returns 0 or a negative error. */
+void snap_cstack_discard_deferred(struct snap_cstack *cs);
+int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);
 

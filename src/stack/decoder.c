@@ -76,6 +76,68 @@ static int init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o
 	return 0;
 }
 
+/* ---- the filter's gate ----------------------------------------------------- */
+
+static struct snap_gate *gate_of(struct snap_timeline *tl)
+{
+	return (struct snap_gate *)tl;
+}
+
+static int gate_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc,
+		       uint32_t name)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return o->ops->thread(o, pid, tid, proc, name);
+}
+
+static int gate_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->begin(o, pid, tid, ts, name, args, nargs) : 0;
+}
+
+static int gate_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->end(o, pid, tid, ts, name) : 0;
+}
+
+static int gate_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			 uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->complete(o, pid, tid, ts, end_ts, name, args, nargs) : 0;
+}
+
+static int gate_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->counter(o, pid, tid, ts, name, args, nargs) : 0;
+}
+
+static int gate_finish(struct snap_timeline *tl)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return o->ops->finish(o);
+}
+
+static const struct snap_timeline_ops gate_ops = {
+	.thread = gate_thread,
+	.begin = gate_begin,
+	.end = gate_end,
+	.complete = gate_complete,
+	.counter = gate_counter,
+	.finish = gate_finish,
+};
+
 int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 		      const struct snap_decoder_opts *opts)
 {
@@ -87,6 +149,15 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	memset(dec, 0, sizeof(*dec));
 	dec->tl = tl;
 	dec->st = st;
+	if (o->filter) {
+		/* magic-trace starts "in the region": the first event that is not in
+		 * a START..STOP range ends it (nothing was written yet) */
+		dec->filter = o->filter;
+		dec->gate.base.ops = &gate_ops;
+		dec->gate.out = tl;
+		dec->gate.open = 1;
+		dec->tl = tl = &dec->gate.base;
+	}
 	dec->strict = o->strict_scope;
 	dec->no_tx = o->no_tx;
 	snap_u64map_init(&dec->tmap);
@@ -498,6 +569,43 @@ static int apply_extra(struct snap_decoder *dec, struct snap_dthread *th,
 				      ev->event ? ev->event : dec->ctx.n.unknown, a, 3);
 }
 
+/* -filter: leaves or enters the START..STOP region before ev is applied. */
+static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	int w = snap_filter_step(dec->filter, ev), err = 0, e;
+	size_t i;
+
+	if (!w && dec->gate.open) {
+		/* leaving: everything open is closed where each thread was last seen */
+		for (i = 0; i < dec->nth; i++) {
+			struct snap_cstack *cs = &dec->th[i]->cs;
+
+			e = snap_cstack_end_thread(cs, cs->last_event_time);
+			if (e < 0 && !err)
+				err = e;
+		}
+		dec->gate.open = 0;
+	} else if (w && !dec->gate.open && ev->has_time) {
+		/* entering: what happened outside stays unwritten; the frames open
+		 * now are re-opened at t (inferred: their real start is not shown) */
+		uint64_t t = mapped(dec, ev->time);
+
+		for (i = 0; i < dec->nth; i++) {
+			e = snap_cstack_flush_to(&dec->th[i]->cs, t);
+			snap_cstack_discard_deferred(&dec->th[i]->cs);
+			if (e < 0 && !err)
+				err = e;
+		}
+		dec->gate.open = 1;
+		for (i = 0; i < dec->nth; i++) {
+			e = snap_cstack_reopen(&dec->th[i]->cs, t);
+			if (e < 0 && !err)
+				err = e;
+		}
+	}
+	return err;
+}
+
 static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	static const enum snap_sampdiff_keep keep[] = {
@@ -516,6 +624,8 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 		if (dec->nth && (err = restart_all(dec, mapped(dec, ev->time))) < 0)
 			return err;
 	}
+	if (dec->filter && (err = filter_region(dec, ev)) < 0)
+		return err;
 	if ((err = thread_get(dec, ev, &th)) < 0)
 		return err;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
@@ -694,6 +804,7 @@ int snap_decoder_finish(struct snap_decoder *dec)
 		if (e < 0 && !err)
 			err = e;
 	}
+	dec->gate.open = 1; /* the hits are always shown */
 	e = write_hits(dec);
 	return err < 0 ? err : e;
 }

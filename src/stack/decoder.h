@@ -46,6 +46,7 @@
 #include "model/event.h"
 #include "model/timeline.h"
 #include "stack/cstack.h"
+#include "stack/filter.h"
 #include "stack/sampdiff.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
@@ -81,6 +82,9 @@ struct snap_decoder_opts {
 	/* OCaml exception handlers of the traced executable (borrowed: must
 	 * outlive the decoder), NULL = recognise raises by name (cstack.c) */
 	const struct snap_ocaml_eh *ocaml_eh;
+	/* -filter: pass 1 done (snap_filter_pair called); borrowed, must outlive
+	 * the decoder. Outside START..STOP nothing is written (filter.h). */
+	struct snap_filter *filter;
 };
 
 struct snap_decoder_stats {
@@ -103,10 +107,19 @@ struct snap_decoder_stats {
 
 struct snap_dthread;
 
+/* A timeline that forwards to out only while open (track names always). */
+struct snap_gate {
+	struct snap_timeline base;
+	struct snap_timeline *out;
+	int open;
+};
+
 struct snap_decoder {
-	struct snap_timeline *tl;
+	struct snap_timeline *tl; /* the caller's, or &gate.base with a filter */
 	struct snap_strtab *st;
 	struct snap_cstack_ctx ctx; /* also holds the scope */
+	struct snap_filter *filter;
+	struct snap_gate gate;
 	int strict, no_tx;
 	struct snap_u64map tmap; /* (pid, tid) -> index in th */
 	struct snap_dthread **th;

@@ -26,7 +26,8 @@ for input in tests/golden/*/*.txt; do
 	name=${name%.txt}
 	base=${input%.txt}
 	args=()
-	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	# .args: shell words (quotes group, e.g. -filter "(START STOP)")
+	[ -f "$base.args" ] && eval "args=($(<"$base.args"))"
 	# @BUILD@ in .args: the build directory (test programs from tests/progs)
 	[ ${#args[@]} -gt 0 ] && args=("${args[@]//@BUILD@/${SNAP_BUILD:-build/default}}")
 	out=$tmp/out.fxt
