@@ -32,6 +32,7 @@ LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_SNAP := -lz
+LDLIBS_CLI  := -lmicrohttpd # only ./snaptrace (cli/serve.c) links the HTTP server
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/stack/*.c \
 	src/write/*.c src/record/*.c))
@@ -66,7 +67,7 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/snaptrace: $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_CLI)
 
 # ./snaptrace is always the variant last built, so tests run what was just made.
 snaptrace: $(B)/snaptrace

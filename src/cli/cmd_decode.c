@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "cli/serve.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -28,6 +29,9 @@ enum {
 	OPT_QUIET,
 	OPT_EXECUTABLE,
 	OPT_FILTER,
+	OPT_SERVE,
+	OPT_SERVE_PORT,
+	OPT_SHARE,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -51,6 +55,10 @@ static const struct snap_opt decode_opts[] = {
 			    "the traced program (for its OCaml exception notes)"},
 	[OPT_FILTER] = {"filter", NULL, "(START STOP)",
 			"write only from a call to START to the next call to STOP"},
+	[OPT_SERVE] = {"serve", NULL, NULL,
+		       "then serve the trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
+	[OPT_SERVE_PORT] = {"serve-port", NULL, "PORT", "port for -serve (default 9001)"},
+	[OPT_SHARE] = {"share", NULL, NULL, "not supported (snaptrace never uploads)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -112,9 +120,15 @@ static int list_perf_data(const char *dir, char ***out)
 
 /* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
  * else the exit status. */
+/* What decode_parse fills besides the pipeline options. */
+struct decode_cli {
+	const char *workdir;
+	char *filter_start, *filter_stop; /* owned */
+	int serve, serve_port;
+};
+
 static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const char **inputs,
-			size_t *ninputs, const char **workdir, char **filter_start,
-			char **filter_stop)
+			size_t *ninputs, struct decode_cli *c)
 {
 	struct snap_optparse p;
 	const char *val;
@@ -137,7 +151,7 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			o->output = val;
 			break;
 		case OPT_WORKDIR:
-			*workdir = val;
+			c->workdir = val;
 			break;
 		case OPT_NO_DLFILTER:
 			o->no_dlfilter = 1;
@@ -160,10 +174,24 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 		case OPT_EXECUTABLE:
 			o->executable = val;
 			break;
+		case OPT_SERVE:
+			c->serve = 1;
+			break;
+		case OPT_SERVE_PORT:
+			c->serve_port = snap_serve_port_parse(val);
+			if (c->serve_port < 0) {
+				fprintf(stderr,
+					"snaptrace decode: bad -serve-port '%s' (0-65535)\n", val);
+				return 2;
+			}
+			break;
+		case OPT_SHARE:
+			fprintf(stderr, "snaptrace decode: %s\n", SNAP_SHARE_REFUSED);
+			return 2;
 		case OPT_FILTER:
-			snap_free(*filter_start);
-			snap_free(*filter_stop);
-			if (snap_filter_parse_arg(val, filter_start, filter_stop) < 0) {
+			snap_free(c->filter_start);
+			snap_free(c->filter_stop);
+			if (snap_filter_parse_arg(val, &c->filter_start, &c->filter_stop) < 0) {
 				fprintf(stderr,
 					"snaptrace decode: bad -filter '%s' (want \"(START "
 					"STOP)\", "
@@ -171,8 +199,8 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 					val);
 				return 2;
 			}
-			o->filter_start = *filter_start;
-			o->filter_stop = *filter_stop;
+			o->filter_start = c->filter_start;
+			o->filter_stop = c->filter_stop;
 			break;
 		case SNAP_OPT_POSITIONAL:
 			inputs[(*ninputs)++] = val;
@@ -204,7 +232,8 @@ int snap_cmd_decode(int argc, char **argv)
 	struct snap_decode_opts o;
 	const char **inputs = snap_calloc((size_t)argc + 1, sizeof(*inputs));
 	const char *workdir = NULL;
-	char **found = NULL, *filter_start = NULL, *filter_stop = NULL;
+	char **found = NULL;
+	struct decode_cli c = {.serve_port = SNAP_SERVE_PORT};
 	size_t ninputs = 0;
 	int rc, nfound = 0;
 
@@ -213,9 +242,10 @@ int snap_cmd_decode(int argc, char **argv)
 		return 1;
 	}
 	memset(&o, 0, sizeof(o));
-	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &workdir, &filter_start, &filter_stop);
+	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &c);
 	if (rc >= 0)
 		goto out;
+	workdir = c.workdir;
 	if (!ninputs && workdir) {
 		nfound = list_perf_data(workdir, &found);
 		if (nfound < 0)
@@ -234,12 +264,14 @@ int snap_cmd_decode(int argc, char **argv)
 	o.inputs = inputs;
 	o.ninputs = ninputs;
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
+	if (!rc && c.serve)
+		rc = snap_serve("decode", o.output ? o.output : "trace.fxt.gz", c.serve_port);
 out:
 	for (int i = 0; i < nfound; i++)
 		free(found[i]);
 	snap_free(found);
 	snap_free(inputs);
-	snap_free(filter_start);
-	snap_free(filter_stop);
+	snap_free(c.filter_start);
+	snap_free(c.filter_stop);
 	return rc;
 }

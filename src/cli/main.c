@@ -20,6 +20,7 @@ static const struct {
 	{"decode", snap_cmd_decode, "turn perf.data or perf script text into a timeline"},
 	{"dump", snap_cmd_dump, "print an FXT trace as text, one record a line (-check validates)"},
 	{"doctor", snap_cmd_doctor, "say what tracing this machine can do, and how to fix gaps"},
+	{"serve", snap_cmd_serve, "serve a trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
 };
 
 static void usage(FILE *out)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/pipeline.h"
+#include "cli/serve.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
 #include "record/session.h"
@@ -45,6 +46,9 @@ enum {
 	F_Z_PRINT_PERF_COMMANDS,
 	F_FILTER,
 	F_VV,
+	F_SERVE,
+	F_SERVE_PORT,
+	F_SHARE,
 	F_COUNT,
 };
 
@@ -75,6 +79,9 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"filter", NULL, "(START STOP)",
 	 "write only from a call to START to the next call to STOP"},
 	{"vv", NULL, NULL, NULL},
+	{"serve", NULL, NULL, "then serve the trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
+	{"serve-port", NULL, "PORT", "port for -serve (default 9001)"},
+	{"share", NULL, NULL, "not supported (snaptrace never uploads)"},
 	{NULL, NULL, NULL, NULL},
 };
 _Static_assert(sizeof(snap_recflags_opts) / sizeof(snap_recflags_opts[0]) == F_COUNT + 1,
@@ -85,6 +92,7 @@ void snap_recflags_init(struct snap_recflags *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->rec.res.kind = SNAP_RES_NORMAL;
+	f->serve_port = SNAP_SERVE_PORT;
 }
 
 void snap_recflags_fini(struct snap_recflags *f)
@@ -172,6 +180,17 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 	case F_Z_PRINT_PERF_COMMANDS:
 		f->print_cmds = 1;
 		break;
+	case F_SERVE:
+		f->serve = 1;
+		break;
+	case F_SERVE_PORT:
+		f->serve_port = snap_serve_port_parse(val);
+		if (f->serve_port < 0)
+			return usage_err(cmd, "-serve-port", val, "0-65535");
+		break;
+	case F_SHARE:
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, SNAP_SHARE_REFUSED);
+		return 2;
 	case F_FILTER:
 		snap_free(f->filter_start);
 		snap_free(f->filter_stop);
@@ -600,7 +619,7 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 {
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
-	int err, rc = 1, status = 0;
+	int err, rc = 1, status = 0, written = 0;
 
 	err = precheck(f, cmd, m);
 	if (err)
@@ -648,6 +667,7 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 			cmd, s.recorded_ms, s.recorded_ms * (long)s.pa.freq / 1000,
 			(unsigned long long)s.pa.freq);
 	if (err == 0) {
+		written = 1;
 		rc = 0;
 		if (f->workdir)
 			snap_info("perf data kept in %s", s.data_path);
@@ -663,5 +683,10 @@ out:
 			rc = status;
 	}
 	snap_session_close(&s);
+	if (written && f->serve) {
+		int src = snap_serve(cmd, f->output ? f->output : "trace.fxt.gz", f->serve_port);
+
+		rc = rc ? rc : src;
+	}
 	return rc;
 }

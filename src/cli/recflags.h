@@ -29,12 +29,13 @@ struct snap_recflags {
 	const char *snapshot_size;
 	const char *exe;		  /* the traced executable (set by prepare, borrowed) */
 	char *filter_start, *filter_stop; /* -filter (owned) */
+	int serve, serve_port;		  /* -serve, -serve-port */
 };
 
 /* The flag table entries shared by run and attach (NULL-terminated), and
  * their count without the terminator. */
 extern const struct snap_opt snap_recflags_opts[];
-#define SNAP_RECFLAGS_NOPTS 21
+#define SNAP_RECFLAGS_NOPTS 24
 
 void snap_recflags_init(struct snap_recflags *f);
 void snap_recflags_fini(struct snap_recflags *f);
