@@ -118,6 +118,7 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	po.timeless = info.timeless;
 	po.vmlinux = o->vmlinux;
 	po.kallsyms = o->kallsyms;
+	po.stitch_lbr = o->stitch_lbr;
 	if (info.timeless) {
 		snap_warn(
 			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "

@@ -45,6 +45,7 @@ struct snap_decode_opts {
 	/* -filter: write only from a call to filter_start to the next call to
 	 * filter_stop (symbol names; both NULL = no filter) */
 	const char *filter_start, *filter_stop;
+	int stitch_lbr; /* sampled with stitched LBR call graphs: perf script --stitch-lbr */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.

@@ -486,7 +486,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 	struct snap_perfargs pa;
 	char data[PATH_MAX + 16];
 	char *j;
-	int rc;
+	int rc, stitch;
 
 	snprintf(data, sizeof(data), "%s/perf.data", f->workdir ? f->workdir : "WORKDIR");
 	f->rec.data = data;
@@ -502,6 +502,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 	if (j)
 		printf("%s\n", j);
 	snap_free(j);
+	stitch = pa.cg == SNAP_CG_LBR;
 	snap_perfargs_fini(&pa);
 	{
 		/* and the decoding command the pipeline runs on the result */
@@ -513,6 +514,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 						  snap_perfcaps_at_least(&m->caps, 5, 14)
 					  ? m->plugin_path
 					  : NULL,
+			.stitch_lbr = stitch,
 		};
 		const char *sargv[SNAP_PERFSRC_MAX_ARGS];
 		int n = snap_perfsrc_argv(&so, sargv);
@@ -600,6 +602,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.names = names;
 	d.nnames = nn;
 	d.executable = f->exe;
+	d.stitch_lbr = s->pa.cg == SNAP_CG_LBR;
 	d.filter_start = f->filter_start;
 	d.filter_stop = f->filter_stop;
 	if (s->ndata > 1) {

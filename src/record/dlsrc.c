@@ -149,6 +149,8 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 	argv[n++] = o->data;
 	if (o->itrace)
 		argv[n++] = o->itrace;
+	if (o->stitch_lbr)
+		argv[n++] = "--stitch-lbr";
 	if (o->vmlinux) {
 		argv[n++] = "--vmlinux";
 		argv[n++] = o->vmlinux;

@@ -31,6 +31,7 @@ static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_
 	dl->keepjumps = o->keepjumps;
 	dl->vmlinux = o->vmlinux;
 	dl->kallsyms = o->kallsyms;
+	dl->stitch_lbr = o->stitch_lbr && o->kind != SNAP_PERFDATA_AUX;
 }
 
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
