@@ -10,6 +10,7 @@
 #include "cli/opts.h"
 #include "cli/pipeline.h"
 #include "cli/serve.h"
+#include "record/perfargs.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -32,6 +33,10 @@ enum {
 	OPT_SERVE,
 	OPT_SERVE_PORT,
 	OPT_SHARE,
+	OPT_SAMPLING,
+	OPT_EVENTS,
+	OPT_PERF_MAP_FILE,
+	OPT_Z_PRINT_PERF_COMMANDS,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -59,6 +64,14 @@ static const struct snap_opt decode_opts[] = {
 		       "then serve the trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
 	[OPT_SERVE_PORT] = {"serve-port", NULL, "PORT", "port for -serve (default 9001)"},
 	[OPT_SHARE] = {"share", NULL, NULL, "not supported (snaptrace never uploads)"},
+	[OPT_SAMPLING] = {"sampling", NULL, NULL,
+			  "accepted for magic-trace (the mode is read from the perf.data)"},
+	[OPT_EVENTS] = {"events", NULL, "LIST",
+			"accepted for magic-trace (extra events are recognised by themselves)"},
+	[OPT_PERF_MAP_FILE] = {"perf-map-file", NULL, "FILE[,FILE...]",
+			       "JIT symbols from perf-PID.map files (names for [unknown] code)"},
+	[OPT_Z_PRINT_PERF_COMMANDS] = {"z-print-perf-commands", NULL, NULL,
+				       "say each perf script command run (stderr)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -173,6 +186,27 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			break;
 		case OPT_EXECUTABLE:
 			o->executable = val;
+			break;
+		case OPT_SAMPLING:
+			break;
+		case OPT_EVENTS: {
+			struct snap_xev xev[SNAP_XEV_MAX];
+			size_t nxev;
+
+			if (snap_xev_parse(val, xev, &nxev) < 0) {
+				fprintf(stderr,
+					"snaptrace decode: bad -events '%s' (branch-misses, "
+					"cache-misses)\n",
+					val);
+				return 2;
+			}
+			break;
+		}
+		case OPT_PERF_MAP_FILE:
+			o->perf_map_files = val;
+			break;
+		case OPT_Z_PRINT_PERF_COMMANDS:
+			o->print_perf_commands = 1;
 			break;
 		case OPT_SERVE:
 			c->serve = 1;

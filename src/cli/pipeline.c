@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/exeinfo.h"
+#include "cli/perfmaps.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "record/caps.h"
@@ -128,6 +129,14 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	}
 	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
 	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
+	if (o->print_perf_commands) {
+		const char *argv[SNAP_PERFSRC_MAX_ARGS];
+		int n = snap_perfsrc_argv(&po, argv);
+
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+		fputc('\n', stderr);
+	}
 	err = snap_perfsrc_open(&src->perf, &po, st);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot run %s: %s", po.perf, snap_strerror(err));
@@ -252,6 +261,14 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		  output, (unsigned long long)s->events, (unsigned long long)s->threads);
 }
 
+/* An environment switch: set, not empty, not "0". */
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
 			 struct snap_filter *filter)
@@ -265,6 +282,9 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.scope = o->scope;
 	dopts.strict_scope = o->strict_scope;
 	dopts.max_depth = SNAP_DECODE_MAX_DEPTH;
+	dopts.no_tx =
+		env_on("SNAPTRACE_SKIP_TX_HANDLING") || env_on("MAGIC_TRACE_SKIP_TX_HANDLING");
+	dopts.debug_names = env_on("SNAPTRACE_DEBUG") || env_on("MAGIC_TRACE_DEBUG");
 	dopts.ocaml_eh = exe->have_eh ? &exe->eh : NULL;
 	dopts.filter = o->filter_start ? filter : NULL;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
@@ -298,7 +318,8 @@ out:
 }
 
 /* The event loop. Returns 0 or a negative error, already reported. */
-static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope)
+static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope,
+		       struct snap_perfmaps *maps)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
@@ -314,6 +335,8 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		if (decode_interrupted)
 			break;
 		snap_progress_tick(&prog, ++nev);
+		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
+			break;
 		r = snap_decoder_feed(dec, &ev);
 		if (r < 0)
 			snap_progress_done(&prog);
@@ -344,7 +367,7 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 /* -filter pass 1: reads every input once and keeps the START -> STOP pairs.
  * Returns 0 or a negative error (reported). */
 static int filter_scan(const struct snap_decode_opts *o, struct snap_strtab *st,
-		       struct snap_filter *f)
+		       struct snap_filter *f, struct snap_perfmaps *maps)
 {
 	size_t ninputs = o->ninputs ? o->ninputs : 1;
 	uint32_t start, stop;
@@ -368,7 +391,8 @@ static int filter_scan(const struct snap_decode_opts *o, struct snap_strtab *st,
 		if ((err = source_open(&src, o, in, st)) < 0)
 			return err;
 		while ((r = source_next(&src, &ev)) > 0 && !decode_interrupted)
-			if ((r = snap_filter_scan(f, &ev)) < 0)
+			if ((maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0) ||
+			    (r = snap_filter_scan(f, &ev)) < 0)
 				break;
 		serr = source_close(&src);
 		if (decode_interrupted) {
@@ -399,6 +423,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decoder_stats stats;
 	struct snap_exeinfo exe;
 	struct snap_filter filter;
+	struct snap_perfmaps maps;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
@@ -407,6 +432,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	memset(&dec, 0, sizeof(dec));
 	memset(&sink, 0, sizeof(sink));
 	memset(&filter, 0, sizeof(filter));
+	memset(&maps, 0, sizeof(maps));
 	sink.fd = -1;
 	snap_strtab_init(&st);
 	err = o->executable ? snap_exeinfo_load(&exe, o->executable) : 0;
@@ -426,7 +452,9 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	sigaction(SIGHUP, &sa, &old_hup);
 
 	ninputs = o->ninputs ? o->ninputs : 1;
-	if (o->filter_start && o->filter_stop && (err = filter_scan(o, &st, &filter)) < 0)
+	if (o->perf_map_files && (err = snap_perfmaps_load(&maps, o->perf_map_files, &st)) < 0)
+		goto out_st;
+	if (o->filter_start && o->filter_stop && (err = filter_scan(o, &st, &filter, &maps)) < 0)
 		goto out_st;
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
@@ -449,7 +477,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
 	 * thread is ended and restarted at the next one's first event (§4.12). */
 	for (size_t i = 0;; i++) {
-		err = decode_loop(&src, &dec, o->scope);
+		err = decode_loop(&src, &dec, o->scope, &maps);
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -494,6 +522,7 @@ out_src:
 	source_close(&src);
 out_st:
 	snap_filter_fini(&filter);
+	snap_perfmaps_fini(&maps);
 	snap_strtab_fini(&st);
 	snap_exeinfo_fini(&exe);
 	sigaction(SIGINT, &old_int, NULL);

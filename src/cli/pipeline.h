@@ -46,6 +46,8 @@ struct snap_decode_opts {
 	 * filter_stop (symbol names; both NULL = no filter) */
 	const char *filter_start, *filter_stop;
 	int stitch_lbr; /* sampled with stitched LBR call graphs: perf script --stitch-lbr */
+	int print_perf_commands;    /* say (stderr) each perf script command run */
+	const char *perf_map_files; /* -perf-map-file: comma-separated perf-PID.map files */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.

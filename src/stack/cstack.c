@@ -33,6 +33,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	ctx->max_depth = max_depth ? max_depth : SNAP_CSTACK_DEFAULT_MAX_DEPTH;
 	ctx->max_defer = SNAP_CSTACK_MAX_DEFER;
 	snap_u64map_init(&ctx->errnames);
+	snap_u64map_init(&ctx->debugnames);
 	if ((err = snap_strtab_intern_id(st, "[untraced]", &n->untraced)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[syscall]", &n->syscall)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[returned]", &n->returned)) < 0 ||
@@ -60,6 +61,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 {
 	snap_u64map_fini(&ctx->errnames);
+	snap_u64map_fini(&ctx->debugnames);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -144,14 +146,39 @@ uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* MAGIC_TRACE_DEBUG's name of an inferred frame: "NAME [inferred start time]". */
+static int debug_name(struct snap_cstack_ctx *ctx, uint32_t sym, uint32_t *out)
+{
+	uint64_t id;
+	char buf[512];
+	int64_t r;
+
+	if (snap_u64map_get(&ctx->debugnames, sym, &id)) {
+		*out = (uint32_t)id;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%.480s [inferred start time]", snap_strtab_get(ctx->st, sym));
+	r = snap_strtab_intern_cstr(ctx->st, buf);
+	if (r < 0)
+		return (int)r;
+	if (snap_u64map_put(&ctx->debugnames, sym, (uint64_t)r) < 0)
+		return -ENOMEM;
+	*out = (uint32_t)r;
+	return 0;
+}
+
 static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
 	struct snap_arg a[3];
+	uint32_t name = op->sym;
+	int err;
 
 	switch (op->type) {
 	case OP_CALL:
+		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
+			return err;
 		a[0].name = ctx->n.address;
 		a[0].type = SNAP_ARG_PTR;
 		a[0].v.u = op->ip;
@@ -161,9 +188,11 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 		a[2].name = ctx->n.inferred;
 		a[2].type = SNAP_ARG_STR;
 		a[2].v.str = ctx->n.true_;
-		return tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, a, op->inferred ? 3 : 2);
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, name, a, op->inferred ? 3 : 2);
 	case OP_RET:
-		return tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
+		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
+			return err;
+		return tl->ops->end(tl, cs->pid, cs->tid, t, name);
 	case OP_RETUNK:
 	default:
 		return tl->ops->complete(tl, cs->pid, cs->tid, op->t, op->t2, ctx->n.unknown, NULL,
@@ -296,6 +325,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 	s->f[s->n].ip = ip;
 	s->f[s->n].sym = sym;
 	s->f[s->n].dup = 0;
+	s->f[s->n].inf = 0;
 	s->n++;
 	cs->total++;
 }
@@ -337,6 +367,7 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 		}
 		op.type = OP_RET;
 		op.sym = s->f[s->n - 1].sym;
+		op.inferred = s->f[s->n - 1].inf;
 		err = add(cs, &op, t);
 		s->n--;
 		cs->total--;
@@ -413,6 +444,7 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 		return err < 0 ? err : 0;
 	err = emit(cs, op, s->create_time);
 	frame_push(cs, dst->ip, sym);
+	s->f[s->n - 1].inf = 1;
 	return err;
 }
 
@@ -482,6 +514,7 @@ static int op_cmp(const void *a, const void *b)
 static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_timeline *tl = cs->ctx->tl;
+	uint32_t name;
 	int err = 0, e;
 	size_t i;
 
@@ -501,7 +534,13 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 			s->n--;
 			if (s->f[s->n].dup)
 				continue;
-			e = tl->ops->end(tl, cs->pid, cs->tid, t, s->f[s->n].sym);
+			name = s->f[s->n].sym;
+			if (s->f[s->n].inf && cs->ctx->debug_names &&
+			    (e = debug_name(cs->ctx, name, &name)) < 0) {
+				err = err ? err : e;
+				continue;
+			}
+			e = tl->ops->end(tl, cs->pid, cs->tid, t, name);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -916,6 +955,7 @@ int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 				continue;
 			op.ip = s->f[j].ip;
 			op.sym = s->f[j].sym;
+			s->f[j].inf = 1;
 			e = write_op(cs, &op, t);
 			if (e < 0 && !err)
 				err = e;

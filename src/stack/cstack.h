@@ -105,6 +105,8 @@ struct snap_cstack_ctx {
 	uint32_t caml_unwind[2];       /* "caml_next_frame_descriptor", "caml_stash_backtrace" */
 	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
 	uint32_t caml_raise_exception; /* "caml_raise_exception" */
+	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
+	struct snap_u64map debugnames; /* sym -> "NAME [inferred start time]" id */
 	struct snap_u64map errnames;   /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
 };
@@ -113,6 +115,7 @@ struct snap_frame {
 	uint64_t ip;
 	uint32_t sym; /* never 0: unknown symbols are n.unknown */
 	uint8_t dup;  /* OCaml try-block copy of the frame below: never written */
+	uint8_t inf;  /* its start was inferred (for MAGIC_TRACE_DEBUG's end names) */
 };
 
 /* One call stack; create_time starts inferred frames and [unknown] spans. */

@@ -171,6 +171,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	    (err = init_names(dec)) < 0 || (err = init_hits(dec, o)) < 0)
 		return err;
 	dec->ctx.eh = o->ocaml_eh;
+	dec->ctx.debug_names = o->debug_names;
 	for (i = 0; i < o->nnames; i++) {
 		uint32_t id;
 

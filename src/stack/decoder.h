@@ -85,6 +85,9 @@ struct snap_decoder_opts {
 	/* -filter: pass 1 done (snap_filter_pair called); borrowed, must outlive
 	 * the decoder. Outside START..STOP nothing is written (filter.h). */
 	struct snap_filter *filter;
+	/* MAGIC_TRACE_DEBUG: frames with an inferred start are named
+	 * "NAME [inferred start time]" */
+	int debug_names;
 };
 
 struct snap_decoder_stats {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Golden tests: each tests/golden/<area>/<case>.txt is `perf script` text (or our own input);
-# <case>.args holds extra `snaptrace decode` flags (optional; @BUILD@ = the build directory). The actual result is
+# <case>.args holds extra `snaptrace decode` flags (optional; @BUILD@ = the build directory),
+# <case>.env NAME=VALUE environment settings for it (optional). The actual result is
 #   exit=<status>
 #   stderr: <each line snaptrace printed>
 #   <every line of `snaptrace dump` of the output>
@@ -32,7 +33,10 @@ for input in tests/golden/*/*.txt; do
 	[ ${#args[@]} -gt 0 ] && args=("${args[@]//@BUILD@/${SNAP_BUILD:-build/default}}")
 	out=$tmp/out.fxt
 	rm -f "$out"
-	"$snap" decode "${args[@]}" -o "$out" "$input" >"$tmp/stdout" 2>"$tmp/stderr"
+	# .env: NAME=VALUE words put in the environment of that decode
+	envs=()
+	[ -f "$base.env" ] && read -r -a envs <"$base.env"
+	env ${envs[@]+"${envs[@]}"} "$snap" decode "${args[@]}" -o "$out" "$input" >"$tmp/stdout" 2>"$tmp/stderr"
 	status=$?
 	{
 		echo "exit=$status"
