@@ -31,7 +31,7 @@ CFLAGS_BASE += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-point
 LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
-LDLIBS_SNAP := -lz
+LDLIBS_SNAP := -lz -ldw -lelf # elfutils libdw: DWARF line tables (record/dwline.c)
 LDLIBS_CLI  := -lmicrohttpd # only ./snaptrace (cli/serve.c) links the HTTP server
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/stack/*.c \

@@ -127,6 +127,10 @@ char *snap_pick(const char *prompt, const char *const *lines, size_t n, const ch
 		*why = "nothing to choose from";
 		return NULL;
 	}
+	if (!snap_picker_interactive()) {
+		*why = "not on a terminal";
+		return NULL;
+	}
 	if (have_fzf())
 		return pick_fzf(prompt, lines, n);
 	return pick_numbered(prompt, lines, n, why);

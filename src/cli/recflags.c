@@ -10,8 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/picker.h"
 #include "cli/pipeline.h"
 #include "cli/serve.h"
+#include "record/dwline.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
 #include "record/session.h"
@@ -377,6 +379,43 @@ static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct s
 	return 0;
 }
 
+/* -trigger line:?: a FILE:LINE:COL of the executable's line table. */
+static int pick_line(struct snap_recflags *f, const char *cmd, const char *exe)
+{
+	struct snap_dwline *d;
+	char **lines = NULL, *choice;
+	const char *why;
+	long n;
+	int err = snap_dwline_open(exe, &d);
+
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: -trigger line:?: %s: %s\n", cmd, exe,
+			err == -SNAP_EFORMAT ? "no line information (build it with -g)"
+					     : snap_strerror(err));
+		return 1;
+	}
+	n = snap_dwline_list(d, &lines);
+	snap_dwline_close(d);
+	choice = n > 0 ? snap_pick("line> ", (const char *const *)lines, (size_t)n, &why) : NULL;
+	for (long i = 0; i < n; i++)
+		free(lines[i]);
+	snap_free(lines);
+	if (!choice) {
+		fprintf(stderr, "snaptrace %s: no trigger line chosen%s%s\n", cmd,
+			n > 0 && why[0] ? ": " : "", n > 0 ? why : "");
+		return 1;
+	}
+	f->trigger_owned = snap_malloc(strlen(choice) + 6);
+	if (!f->trigger_owned) {
+		snap_free(choice);
+		return 1;
+	}
+	snprintf(f->trigger_owned, strlen(choice) + 6, "line:%s", choice);
+	snap_free(choice);
+	f->trigger = f->trigger_owned;
+	return 0;
+}
+
 int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
 			  const char *exe)
 {
@@ -429,7 +468,15 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 				"(-sampling)\n");
 		f->rec.sampling = 1;
 	}
-	if (f->trigger && !strcmp(f->trigger, "?")) {
+	if (f->trigger && !strcmp(f->trigger, "line:?")) {
+		if (!exe) {
+			fprintf(stderr, "snaptrace %s: -trigger line:?: no executable to list\n",
+				cmd);
+			return 2;
+		}
+		return pick_line(f, cmd, exe);
+	}
+	if (f->trigger && (!strcmp(f->trigger, "?") || !strcmp(f->trigger, "symbol:?"))) {
 		if (!exe) {
 			fprintf(stderr, "snaptrace %s: -trigger ?: no executable to list\n", cmd);
 			return 2;

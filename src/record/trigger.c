@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/dwline.h"
 #include "record/elfsym.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -124,7 +125,132 @@ out:
 	return err;
 }
 
-int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *where, size_t wlen)
+/* The runtime address of link-time vaddr of the executable at path. */
+static int resolve_vaddr(const char *path, uint64_t vaddr, FILE *maps, uint64_t *addr)
+{
+	const void *buf;
+	size_t len;
+	struct snap_elf e;
+	uint64_t off;
+	char line[PATH_MAX + 128];
+	int err = snap_file_map(path, &buf, &len);
+
+	if (err < 0)
+		return err;
+	err = snap_elf_open(&e, buf, len);
+	if (err < 0)
+		goto out;
+	err = -ENOENT;
+	if (snap_elf_vaddr_to_offset(&e, vaddr, &off) < 0)
+		goto out;
+	rewind(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		struct mapping m;
+
+		if (!parse_maps_line(line, &m) || strcmp(m.path, path) || !m.exec)
+			continue;
+		if (off >= m.off && off - m.off < m.end - m.start) {
+			*addr = m.start + (off - m.off);
+			err = 0;
+			goto out;
+		}
+	}
+out:
+	snap_file_unmap(buf, len);
+	return err;
+}
+
+int snap_trigger_parse_hex(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		s += 2;
+	if (!*s || strspn(s, "0123456789abcdefABCDEF") != strlen(s) || strlen(s) > 16)
+		return -1;
+	*v = strtoull(s, &end, 16);
+	return 0;
+}
+
+/* FILE:LINE[:COL] in the executable's line table -> link-time address. */
+static int line_vaddr(const char *exe, const char *sel, uint64_t *vaddr)
+{
+	struct snap_dwline *d;
+	char file[PATH_MAX];
+	int line, col, ncols, err;
+
+	if (snap_dwline_parse_sel(sel, file, sizeof(file), &line, &col) < 0)
+		return -EINVAL;
+	err = snap_dwline_open(exe, &d);
+	if (err < 0)
+		return err;
+	err = snap_dwline_find(d, file, line, col, vaddr, &ncols);
+	snap_dwline_close(d);
+	return err == -EEXIST ? -ENOENT : err;
+}
+
+int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen)
+{
+	/* -trigger forms: symbol:NAME, addr:HEX, line:FILE:LINE[:COL], or without a
+	 * prefix a function name, then FILE:LINE[:COL], then a hex address */
+	enum { ANY, SYM, ADDR, LINE } kind = ANY;
+	const char *name = sel;
+	char path[64], exe[PATH_MAX];
+	uint64_t vaddr;
+	ssize_t n;
+	FILE *maps;
+	int err;
+
+	if (!strncmp(sel, "symbol:", 7)) {
+		kind = SYM;
+		name = sel + 7;
+	} else if (!strncmp(sel, "addr:", 5)) {
+		kind = ADDR;
+		name = sel + 5;
+	} else if (!strncmp(sel, "line:", 5)) {
+		kind = LINE;
+		name = sel + 5;
+	}
+	if (kind != ANY && !*name)
+		return -EINVAL;
+	if (kind == SYM)
+		return snap_trigger_resolve_symbol(pid, name, addr, where, wlen);
+	if (kind == ANY) {
+		err = snap_trigger_resolve_symbol(pid, name, addr, where, wlen);
+		if (err != -ENOENT && err != -SNAP_EFORMAT)
+			return err;
+		int l, c;
+
+		if (snap_dwline_parse_sel(name, exe, sizeof(exe), &l, &c) < 0 &&
+		    snap_trigger_parse_hex(name, &vaddr) < 0)
+			return err;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	if (kind == ADDR) {
+		if (snap_trigger_parse_hex(name, &vaddr) < 0)
+			return -EINVAL;
+	} else if (kind == LINE || snap_trigger_parse_hex(name, &vaddr) < 0) {
+		err = line_vaddr(exe, name, &vaddr);
+		if (err < 0)
+			return err == -EINVAL ? -ENOENT : err;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return -errno;
+	err = resolve_vaddr(exe, vaddr, maps, addr);
+	fclose(maps);
+	if (err == 0 && where && wlen)
+		snprintf(where, wlen, "%s", exe);
+	return err;
+}
+
+int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
+				size_t wlen)
 {
 	char path[64], exe[PATH_MAX], line[PATH_MAX + 128];
 	FILE *maps;

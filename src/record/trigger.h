@@ -54,7 +54,18 @@ void snap_file_unmap(const void *buf, size_t len);
  * symbol, -SNAP_EFORMAT when the executable has no symbol table at all, or
  * -errno (e.g. -ESRCH, -EACCES reading /proc).
  */
-int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *where, size_t wlen);
+int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen);
+/* The selection forms of -trigger (sel above): "symbol:NAME" (a function,
+ * searched as described above), "addr:HEX" or bare hex with or without 0x (a
+ * link-time address of the executable), "line:FILE:LINE[:COL]" or
+ * "FILE:LINE[:COL]" (the executable's DWARF line table: the lowest column of
+ * the line unless COL is given; FILE may be a trailing part of the path).
+ * Without a prefix: a function name first, then FILE:LINE, then hex.
+ * -EINVAL for an empty or malformed selection. The name-only resolver: */
+int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
+				size_t wlen);
+/* Parses hex with or without 0x (at most 16 digits). Returns 0 or -1. */
+int snap_trigger_parse_hex(const char *s, uint64_t *v);
 
 void snap_trigger_init(struct snap_trigger *t);
 /* Arms breakpoints on addr. follow_children: pid is a process we start:

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Every -trigger form on a program built with -g (tests/e2e/progs/nest.c, a PIE):
+# symbol:NAME, addr:HEX, bare hex, FILE:LINE, line:FILE:LINE:COL, and the symbol:?
+# picker; each must fire (snaptrace says "hit by tid") and mark the hit in the trace.
+# Sampling mode with the real perf (cpu-clock, 2 kHz): SKIP where perf cannot record.
+set -u
+cd "$(dirname "$0")/../.."
+: "${SNAP_BUILD:=build/default}"
+snap=$PWD/snaptrace
+nest=$PWD/$SNAP_BUILD/tests/e2e/nest
+tmp=$(mktemp -d /tmp/snaptrace-trig.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp
+
+if [ ! -x "$nest" ]; then
+	echo "FAIL triggers_setup: $nest missing (make test-bins)"
+	exit 1
+fi
+if ! command -v perf >/dev/null ||
+	! perf record -q -o "$tmp/probe.data" --no-bpf-event -e cpu-clock -F 1000 -- true >/dev/null 2>&1; then
+	echo "SKIP triggers: perf record -e cpu-clock does not work for $(id -un)"
+	exit 0
+fi
+if ! command -v nm >/dev/null; then
+	echo "SKIP triggers: nm (binutils) not found"
+	exit 0
+fi
+addr=$(nm "$nest" | awk '$3 == "trigger_here" { print $1 }')
+line=$(grep -n 'sink += i;' tests/e2e/progs/nest.c | sed -n '2s/:.*//p') # inside trigger_here
+
+# fires NAME FORM: run nest (1500th of 3000 iterations calls trigger_here)
+fires() {
+	local name=$1 form=$2
+	timeout -s KILL 60 "$snap" run -sampling -timer-resolution Sample:2000 -trigger "$form" \
+		-o "$tmp/$name.fxt" -- "$nest" 3000 1500 >/dev/null 2>"$tmp/$name.err"
+	local rc=$?
+	if [ $rc != 0 ] || ! grep -q "trigger $form hit by tid" "$tmp/$name.err"; then
+		echo "FAIL triggers_$name: -trigger '$form': exit $rc: $(grep -v '^perf' "$tmp/$name.err" | head -3 | tr '\n' ' ')"
+	elif ! "$snap" dump "$tmp/$name.fxt" 2>/dev/null | grep -q "name=\"hit $form\""; then
+		echo "FAIL triggers_$name: no 'hit $form' slice in the trace"
+	else
+		echo "PASS triggers_$name"
+	fi
+}
+
+fires symbol "symbol:trigger_here"
+fires addr "addr:$addr"
+fires bare_hex "0x$addr"
+fires file_line "nest.c:$line"
+fires line_prefix_full_path "line:tests/e2e/progs/nest.c:$line"
+
+# a line that does not exist: one clear line, exit 1
+timeout -s KILL 60 "$snap" run -sampling -trigger "nest.c:9999" -o "$tmp/x.fxt" -- "$nest" 10 5 \
+	>/dev/null 2>"$tmp/noline.err"
+rc=$?
+if [ $rc = 1 ] && grep -q "nest.c:9999: .*FILE:LINE" "$tmp/noline.err"; then
+	echo "PASS triggers_missing_line"
+else
+	echo "FAIL triggers_missing_line: exit $rc: $(head -3 "$tmp/noline.err" | tr '\n' ' ')"
+fi
+
+# symbol:? on a terminal, answered with the name (no fzf: a numbered list)
+if command -v script >/dev/null && ! command -v fzf >/dev/null; then
+	printf 'trigger_here\n' | timeout -s KILL 60 script -qec \
+		"$snap run -sampling -timer-resolution Sample:2000 -trigger 'symbol:?' -o $tmp/pick.fxt -- $nest 3000 1500" \
+		/dev/null >"$tmp/pick.out" 2>&1
+	if grep -q "trigger trigger_here hit by tid" "$tmp/pick.out"; then
+		echo "PASS triggers_symbol_picker"
+	else
+		echo "FAIL triggers_symbol_picker: $(tail -3 "$tmp/pick.out" | tr '\r\n' '  ')"
+	fi
+else
+	echo "SKIP triggers_symbol_picker: needs script(1) and no fzf (fzf would wait for a person)"
+fi
+# line:? without a terminal cannot ask: a clear refusal
+timeout -s KILL 30 "$snap" run -sampling -trigger 'line:?' -o "$tmp/l.fxt" -- "$nest" 10 5 \
+	</dev/null >/dev/null 2>"$tmp/lpick.err"
+rc=$?
+if [ $rc = 1 ] && grep -q "no trigger line chosen" "$tmp/lpick.err"; then
+	echo "PASS triggers_line_picker_needs_terminal"
+else
+	echo "FAIL triggers_line_picker_needs_terminal: exit $rc: $(head -2 "$tmp/lpick.err" | tr '\n' ' ')"
+fi
+exit 0
