@@ -18,6 +18,7 @@
 
 #include "cli/exeinfo.h"
 #include "cli/perfmaps.h"
+#include "cli/srcinfo.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "record/caps.h"
@@ -271,7 +272,7 @@ static int env_on(const char *name)
 
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
-			 struct snap_filter *filter)
+			 struct snap_filter *filter, struct snap_srcinfo *src)
 {
 	struct snap_decoder_opts dopts;
 	struct snap_decoder_hit *hits = NULL;
@@ -287,6 +288,8 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.debug_names = env_on("SNAPTRACE_DEBUG") || env_on("MAGIC_TRACE_DEBUG");
 	dopts.ocaml_eh = exe->have_eh ? &exe->eh : NULL;
 	dopts.filter = o->filter_start ? filter : NULL;
+	/* file/line/col args unless SNAPTRACE_NO_SOURCE_LINES is set */
+	dopts.srcloc = env_on("SNAPTRACE_NO_SOURCE_LINES") ? NULL : &src->iface;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
@@ -424,6 +427,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_exeinfo exe;
 	struct snap_filter filter;
 	struct snap_perfmaps maps;
+	struct snap_srcinfo srcinfo;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
@@ -433,6 +437,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	memset(&sink, 0, sizeof(sink));
 	memset(&filter, 0, sizeof(filter));
 	memset(&maps, 0, sizeof(maps));
+	snap_srcinfo_init(&srcinfo, &st);
 	sink.fd = -1;
 	snap_strtab_init(&st);
 	err = o->executable ? snap_exeinfo_load(&exe, o->executable) : 0;
@@ -469,7 +474,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	snap_sink_set_gz_level(&sink, 1);
 	err = snap_fxt_init(&fx, &sink, &st);
 	if (err >= 0)
-		err = decoder_setup(&dec, &fx.base, &st, o, &exe, &filter);
+		err = decoder_setup(&dec, &fx.base, &st, o, &exe, &filter, &srcinfo);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -521,6 +526,7 @@ out_dec:
 out_src:
 	source_close(&src);
 out_st:
+	snap_srcinfo_fini(&srcinfo);
 	snap_filter_fini(&filter);
 	snap_perfmaps_fini(&maps);
 	snap_strtab_fini(&st);

@@ -34,6 +34,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	ctx->max_defer = SNAP_CSTACK_MAX_DEFER;
 	snap_u64map_init(&ctx->errnames);
 	snap_u64map_init(&ctx->debugnames);
+	snap_u64map_init(&ctx->srcmap);
 	if ((err = snap_strtab_intern_id(st, "[untraced]", &n->untraced)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[syscall]", &n->syscall)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[returned]", &n->returned)) < 0 ||
@@ -42,6 +43,9 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "symbol", &n->symbol)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "line", &n->line)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "col", &n->col)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "file", &n->file)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "gogo", &n->gogo[0])) < 0 ||
 	    (err = snap_strtab_intern_id(st, "runtime.gogo", &n->gogo[1])) < 0 ||
 	    (err = snap_strtab_intern_id(st, "runtime.gogo.abi0", &n->gogo[2])) < 0 ||
@@ -62,6 +66,8 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 {
 	snap_u64map_fini(&ctx->errnames);
 	snap_u64map_fini(&ctx->debugnames);
+	snap_u64map_fini(&ctx->srcmap);
+	snap_free(ctx->srcpos);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -167,28 +173,76 @@ static int debug_name(struct snap_cstack_ctx *ctx, uint32_t sym, uint32_t *out)
 	return 0;
 }
 
+int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+{
+	struct snap_srcpos p;
+	uint64_t v;
+	int r;
+
+	if (!ctx->srcloc || !loc->sym || loc->sym == ctx->src_last_sym)
+		return 0;
+	ctx->src_last_sym = loc->sym;
+	if (snap_u64map_get(&ctx->srcmap, loc->sym, &v))
+		return 0;
+	r = ctx->srcloc->lookup(ctx->srcloc->ctx, loc, &p.file, &p.line, &p.col);
+	if (r < 0)
+		return r;
+	v = 0;
+	if (r > 0) {
+		if (snap_vec_reserve(&ctx->srcpos, &ctx->capsrcpos, ctx->nsrcpos + 1,
+				     sizeof(*ctx->srcpos)) < 0)
+			return -ENOMEM;
+		ctx->srcpos[ctx->nsrcpos++] = p;
+		v = ctx->nsrcpos;
+	}
+	return snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0 ? -ENOMEM : 0;
+}
+
 static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
-	struct snap_arg a[3];
+	struct snap_arg a[6];
 	uint32_t name = op->sym;
+	size_t na = 0;
+	uint64_t v;
 	int err;
 
 	switch (op->type) {
 	case OP_CALL:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
 			return err;
-		a[0].name = ctx->n.address;
-		a[0].type = SNAP_ARG_PTR;
-		a[0].v.u = op->ip;
-		a[1].name = ctx->n.symbol;
-		a[1].type = SNAP_ARG_STR;
-		a[1].v.str = op->sym;
-		a[2].name = ctx->n.inferred;
-		a[2].type = SNAP_ARG_STR;
-		a[2].v.str = ctx->n.true_;
-		return tl->ops->begin(tl, cs->pid, cs->tid, t, name, a, op->inferred ? 3 : 2);
+		/* magic-trace's order: address, [line, col,] symbol, [file,] inferred */
+		a[na].name = ctx->n.address;
+		a[na].type = SNAP_ARG_PTR;
+		a[na++].v.u = op->ip;
+		v = 0;
+		if (ctx->srcloc && op->ip)
+			snap_u64map_get(&ctx->srcmap, op->sym, &v);
+		if (v) {
+			const struct snap_srcpos *p = &ctx->srcpos[v - 1];
+
+			a[na].name = ctx->n.line;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = p->line;
+			a[na].name = ctx->n.col;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = p->col;
+		}
+		a[na].name = ctx->n.symbol;
+		a[na].type = SNAP_ARG_STR;
+		a[na++].v.str = op->sym;
+		if (v) {
+			a[na].name = ctx->n.file;
+			a[na].type = SNAP_ARG_STR;
+			a[na++].v.str = ctx->srcpos[v - 1].file;
+		}
+		if (op->inferred) {
+			a[na].name = ctx->n.inferred;
+			a[na].type = SNAP_ARG_STR;
+			a[na++].v.str = ctx->n.true_;
+		}
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, name, a, na);
 	case OP_RET:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
 			return err;

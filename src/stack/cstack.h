@@ -64,10 +64,25 @@
  * apart (bytes of straight-line code). */
 #define SNAP_CSTACK_EH_MAX_RANGE      (1u << 20)
 
+/* Where a function's source is: slices of functions with debug info carry
+ * file/line/col args. lookup fills *file (a strtab id), *line and *col for the
+ * function of loc (its symbol in its DSO) and returns 1, 0 if unknown, or <0. */
+struct snap_srcloc {
+	int (*lookup)(void *ctx, const struct snap_loc *loc, uint32_t *file, int32_t *line,
+		      int32_t *col);
+	void *ctx;
+};
+
+struct snap_srcpos {
+	uint32_t file;
+	int32_t line, col;
+};
+
 /* Interned fixed names (strtab ids), filled by snap_cstack_ctx_init. */
 struct snap_cstack_names {
 	uint32_t untraced, syscall, returned, unknown; /* "[untraced]" ... "[unknown]" */
 	uint32_t address, symbol, inferred, true_;     /* arg keys, "true" */
+	uint32_t line, col, file;		       /* source position arg keys */
 	/* Go's goroutine switch (see go_switch in cstack.c) */
 	uint32_t gogo[3];    /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
 	uint32_t go_mark[3]; /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
@@ -106,6 +121,13 @@ struct snap_cstack_ctx {
 	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
 	uint32_t caml_raise_exception; /* "caml_raise_exception" */
 	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
+	/* source positions (borrowed; NULL = none): looked up once per symbol
+	 * by snap_cstack_note_loc, found by symbol when a frame is written */
+	const struct snap_srcloc *srcloc;
+	struct snap_u64map srcmap; /* sym -> index + 1 in srcpos, or 0 (no position) */
+	struct snap_srcpos *srcpos;
+	size_t nsrcpos, capsrcpos;
+	uint32_t src_last_sym;	       /* the last symbol noted (a fast path) */
 	struct snap_u64map debugnames; /* sym -> "NAME [inferred start time]" id */
 	struct snap_u64map errnames;   /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
@@ -168,6 +190,10 @@ struct snap_cstack {
 int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 			 struct snap_strtab *st, enum snap_scope scope, uint32_t max_depth);
 void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
+
+/* Looks up the source position of loc's function once per symbol (with
+ * ctx->srcloc set). Returns 0 or a negative error. */
+int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
 
 /* Initialises one thread's state on track (pid, tid), created at mapped time t
  * (0 if the creating event had no time). Borrows ctx. Returns 0 or -ENOMEM. */

@@ -172,6 +172,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 		return err;
 	dec->ctx.eh = o->ocaml_eh;
 	dec->ctx.debug_names = o->debug_names;
+	dec->ctx.srcloc = o->srcloc;
 	for (i = 0; i < o->nnames; i++) {
 		uint32_t id;
 
@@ -570,6 +571,20 @@ static int apply_extra(struct snap_decoder *dec, struct snap_dthread *th,
 				      ev->event ? ev->event : dec->ctx.n.unknown, a, 3);
 }
 
+/* Source positions of the functions ev may open (looked up once each). */
+static int note_locs(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	int err;
+
+	if (ev->kind == SNAP_EV_BRANCH)
+		return snap_cstack_note_loc(&dec->ctx, &ev->dst);
+	if (ev->kind == SNAP_EV_SAMPLE && ev->frames)
+		for (uint32_t i = 0; i < ev->nframes; i++)
+			if ((err = snap_cstack_note_loc(&dec->ctx, &ev->frames[i])) < 0)
+				return err;
+	return 0;
+}
+
 /* -filter: leaves or enters the START..STOP region before ev is applied. */
 static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 {
@@ -630,6 +645,8 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	if ((err = thread_get(dec, ev, &th)) < 0)
 		return err;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
+	if (dec->ctx.srcloc && (err = note_locs(dec, ev)) < 0)
+		return err;
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		return snap_cstack_branch(&th->cs, ev, t);

@@ -88,6 +88,8 @@ struct snap_decoder_opts {
 	/* MAGIC_TRACE_DEBUG: frames with an inferred start are named
 	 * "NAME [inferred start time]" */
 	int debug_names;
+	/* file/line/col args for slices (borrowed; NULL = none) */
+	const struct snap_srcloc *srcloc;
 };
 
 struct snap_decoder_stats {

@@ -45,6 +45,21 @@ fires() {
 }
 
 fires symbol "symbol:trigger_here"
+
+# Source positions (the program is built with -g): slices of its functions carry
+# file/line/col args, from the DWARF line table at the function's start (the line
+# of its name or of its opening brace, depending on the compiler).
+decl=$(grep -n 'void leaf(void)' tests/e2e/progs/nest.c | cut -d: -f1)
+if [ -f "$tmp/symbol.fxt" ]; then
+	args=$("$snap" dump "$tmp/symbol.fxt" 2>/dev/null | grep -m1 'begin .*name="leaf"')
+	fl=$(echo "$args" | sed -n 's/.*line=\([0-9]*\), col=\([0-9]*\), symbol="leaf", file="\([^"]*\)".*/\1 \3/p')
+	if [ -n "$fl" ] && { [ "${fl%% *}" = "$decl" ] || [ "${fl%% *}" = $((decl + 1)) ]; } &&
+		case ${fl#* } in *tests/e2e/progs/nest.c) true ;; *) false ;; esac; then
+		echo "PASS triggers_source_lines"
+	else
+		echo "FAIL triggers_source_lines: leaf (declared line $decl): $args"
+	fi
+fi
 fires addr "addr:$addr"
 fires bare_hex "0x$addr"
 fires file_line "nest.c:$line"
