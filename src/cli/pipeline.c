@@ -304,6 +304,9 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 		hits[i].tid = o->hits[i].tid;
 		hits[i].ip = o->hits[i].ip;
 		hits[i].sym = (uint32_t)id;
+		hits[i].has_arg = o->hits[i].has_arg;
+		hits[i].arg = o->hits[i].arg;
+		hits[i].passed_time = o->hits[i].passed_time;
 	}
 	for (size_t i = 0; i < o->nnames; i++) {
 		names[i].pid = o->names[i].pid;

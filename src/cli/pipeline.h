@@ -18,6 +18,11 @@ struct snap_hit {
 	int32_t pid, tid;
 	uint64_t ip;
 	const char *symbol; /* borrowed */
+	/* a stop indicator's arguments: payload, and the perf time of the TSC it
+	 * passed (0 = none) */
+	int has_arg;
+	int64_t arg;
+	uint64_t passed_time;
 };
 
 /* A known process name (from run/attach: the command line). */

@@ -611,6 +611,22 @@ static int decode_all(struct snap_decode_opts *d, struct snap_session *s)
 	return err;
 }
 
+/* A stop indicator's (start TSC, payload) arguments; magic-trace's is called
+ * from OCaml with tagged integers (value << 1 | 1). */
+static void stop_indicator_args(struct snap_hit *out, const struct snap_trigger_hit *h,
+				const struct snap_session *s)
+{
+	int tagged = !strcmp(out->symbol, SNAP_MT_STOP_INDICATOR);
+	uint64_t tsc;
+
+	if (!h->has_regs || (!tagged && strcmp(out->symbol, SNAP_STOP_INDICATOR)))
+		return;
+	tsc = tagged ? (uint64_t)((int64_t)h->arg0 >> 1) : h->arg0;
+	out->has_arg = 1;
+	out->arg = tagged ? (int64_t)h->arg1 >> 1 : (int64_t)h->arg1;
+	out->passed_time = snap_trigger_tsc_time(&s->trig, tsc);
+}
+
 static int decode(struct snap_recflags *f, struct snap_session *s)
 {
 	struct snap_decode_opts d = {0};
@@ -631,6 +647,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 		hits[i].tid = s->hits[i].tid;
 		hits[i].ip = s->hits[i].ip;
 		hits[i].symbol = s->trigger_name;
+		stop_indicator_args(&hits[i], &s->hits[i], s);
 	}
 	for (size_t i = 0; i < s->npids; i++) {
 		if (!s->names[i])

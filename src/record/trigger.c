@@ -310,6 +310,9 @@ void snap_trigger_init(struct snap_trigger *t)
 }
 
 #define BP_DATA_PAGES 1
+/* perf's x86 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */
+#define BP_REG_SI     4
+#define BP_REG_DI     5
 
 static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
 {
@@ -325,7 +328,9 @@ static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
 	a.bp_addr = t->addr;
 	a.bp_len = sizeof(long);
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+	/* the called function's first two arguments (x86-64: rdi, rsi) */
+	a.sample_regs_user = (1ull << BP_REG_SI) | (1ull << BP_REG_DI);
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
@@ -484,9 +489,15 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 		data = (const uint8_t *)bp->ring + sysconf(_SC_PAGESIZE);
 	}
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	if (meta->cap_user_time_zero && !t->have_tsc) {
+		t->have_tsc = 1;
+		t->time_zero = meta->time_zero;
+		t->time_mult = meta->time_mult;
+		t->time_shift = meta->time_shift;
+	}
 	while (tail < head) {
 		struct perf_event_header h;
-		uint64_t rec[4]; /* ip, pid|tid, time */
+		uint64_t rec[7]; /* ip, pid|tid, time, abi, si, di */
 
 		ring_copy(data, size, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size > size)
@@ -495,10 +506,20 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 			ring_copy(data, size, tail + sizeof(h), rec, 24);
 			t->nhits++;
 			if (n < max) {
+				memset(&hits[n], 0, sizeof(hits[n]));
 				hits[n].ip = rec[0];
 				hits[n].pid = (int32_t)(uint32_t)rec[1];
 				hits[n].tid = (int32_t)(uint32_t)(rec[1] >> 32);
 				hits[n].time = rec[2];
+				/* REGS_USER: abi, then the registers in number order */
+				if (h.size >= sizeof(h) + 48) {
+					ring_copy(data, size, tail + sizeof(h) + 24, rec + 3, 24);
+					if (rec[3]) {
+						hits[n].has_regs = 1;
+						hits[n].arg1 = rec[4]; /* rsi */
+						hits[n].arg0 = rec[5]; /* rdi */
+					}
+				}
 				n++;
 			}
 		}
@@ -524,6 +545,17 @@ size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, 
 	if (n > 1)
 		qsort(hits, n, sizeof(*hits), cmp_hit);
 	return n;
+}
+
+uint64_t snap_trigger_tsc_time(const struct snap_trigger *t, uint64_t tsc)
+{
+	uint64_t quot, rem;
+
+	if (!t->have_tsc || !tsc || t->time_shift > 63)
+		return 0;
+	quot = tsc >> t->time_shift;
+	rem = tsc & ((1ull << t->time_shift) - 1);
+	return t->time_zero + quot * t->time_mult + ((rem * t->time_mult) >> t->time_shift);
 }
 
 void snap_trigger_fini(struct snap_trigger *t)

@@ -46,6 +46,9 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "count", &dec->n_count)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "tid", &dec->n_tid)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "ip", &dec->n_ip)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "timestamp", &dec->n_ts)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "timestamp_passed", &dec->n_ts_passed)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "arg", &dec->n_arg)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0)
 		return err;
 	return 0;
@@ -765,8 +768,9 @@ static int write_hits(struct snap_decoder *dec)
 	snap_u64map_init(&tracks);
 	for (i = 0; i < dec->nhits; i++) {
 		const struct snap_decoder_hit *h = &dec->hits[i];
-		struct snap_arg a[2];
-		uint64_t t, v;
+		struct snap_arg a[5];
+		uint64_t t, t0, v;
+		size_t na = 0;
 		int32_t tid;
 
 		if (snap_u64map_get(&tracks, (uint32_t)h->pid, &v)) {
@@ -790,14 +794,29 @@ static int write_hits(struct snap_decoder *dec)
 				break;
 			}
 		}
-		t = mapped(dec, h->time);
-		a[0].name = dec->n_tid;
-		a[0].type = SNAP_ARG_INT;
-		a[0].v.i = h->tid;
-		a[1].name = dec->n_ip;
-		a[1].type = SNAP_ARG_PTR;
-		a[1].v.u = h->ip;
-		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t, t, dec->hit_names[i], a, 2);
+		t = t0 = mapped(dec, h->time);
+		/* magic-trace's args: [timestamp_passed, arg,] timestamp, tid, ip; a
+		 * stop indicator's slice starts at the time it was passed */
+		if (h->has_arg) {
+			a[na].name = dec->n_ts_passed;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = (int64_t)h->passed_time;
+			a[na].name = dec->n_arg;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = h->arg;
+			if (h->passed_time > dec->base && h->passed_time < h->time)
+				t0 = mapped(dec, h->passed_time);
+		}
+		a[na].name = dec->n_ts;
+		a[na].type = SNAP_ARG_INT;
+		a[na++].v.i = (int64_t)h->time;
+		a[na].name = dec->n_tid;
+		a[na].type = SNAP_ARG_INT;
+		a[na++].v.i = h->tid;
+		a[na].name = dec->n_ip;
+		a[na].type = SNAP_ARG_PTR;
+		a[na++].v.u = h->ip;
+		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t0, t, dec->hit_names[i], a, na);
 		if (e < 0 && !err)
 			err = e;
 	}

@@ -60,6 +60,11 @@ struct snap_decoder_hit {
 	int32_t pid, tid;
 	uint64_t ip;
 	uint32_t sym; /* symbol name (strtab id of the decoder's strtab) */
+	/* a stop indicator's payload and passed start time (perf ns, 0 = none):
+	 * the hit slice then starts at that time and carries them as args */
+	int has_arg;
+	int64_t arg;
+	uint64_t passed_time;
 };
 
 /* A known command name for a pid (run/attach know the command line). */
@@ -142,6 +147,7 @@ struct snap_decoder {
 	struct snap_event *tx;
 	size_t ntx, captx;
 	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits;
+	uint32_t n_ts, n_ts_passed, n_arg;
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
 };

@@ -65,6 +65,24 @@ fires bare_hex "0x$addr"
 fires file_line "nest.c:$line"
 fires line_prefix_full_path "line:tests/e2e/progs/nest.c:$line"
 
+# -trigger . on magic-trace's stop indicator (called with OCaml-tagged integers):
+# the hit carries its payload (arg=42) and, where the kernel converts the TSC, starts at
+# the time the program passed
+stopind=$PWD/$SNAP_BUILD/tests/e2e/stopind
+timeout -s KILL 60 "$snap" run -sampling -timer-resolution Sample:2000 -trigger . \
+	-o "$tmp/stop.fxt" -- "$stopind" 100 >/dev/null 2>"$tmp/stop.err"
+rc=$?
+hit=$("$snap" dump "$tmp/stop.fxt" 2>/dev/null | grep -m1 'name="hit magic_trace_stop_indicator"')
+passed=$(echo "$hit" | sed -n 's/.*timestamp_passed=\([0-9]*\).*/\1/p')
+ts=$(echo "$hit" | sed -n 's/.*complete ts=\([0-9]*\) end=\([0-9]*\).*/\1 \2/p')
+if [ $rc != 0 ] || ! echo "$hit" | grep -q 'arg=42, timestamp='; then
+	echo "FAIL triggers_stop_indicator_payload: exit $rc: ${hit:-no hit slice}: $(head -2 "$tmp/stop.err" | tr '\n' ' ')"
+elif [ -n "$passed" ] && [ "$passed" != 0 ] && [ "${ts%% *}" -ge "${ts##* }" ]; then
+	echo "FAIL triggers_stop_indicator_payload: passed at $passed but the slice is $ts"
+else
+	echo "PASS triggers_stop_indicator_payload"
+fi
+
 # a line that does not exist: one clear line, exit 1
 timeout -s KILL 60 "$snap" run -sampling -trigger "nest.c:9999" -o "$tmp/x.fxt" -- "$nest" 10 5 \
 	>/dev/null 2>"$tmp/noline.err"
