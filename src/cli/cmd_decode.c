@@ -2,6 +2,7 @@
 /* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include "cli/opts.h"
 #include "cli/pipeline.h"
 #include "cli/serve.h"
+#include "parse/hitsfile.h"
 #include "record/perfargs.h"
+#include "record/trigger.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -261,6 +264,56 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 	return -1;
 }
 
+/* The trigger hits run/attach kept in dir: marked as they were then. Returns 0
+ * (none kept is fine) or an exit status after a one-line error. */
+static int load_hits(const char *dir, struct snap_hitsfile *hf, struct snap_hit **hits,
+		     struct snap_decode_opts *o)
+{
+	char path[PATH_MAX];
+	const void *buf;
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SNAP_HITS_FILE);
+	err = snap_file_map(path, &buf, &len);
+	if (err == -ENOENT || err == -EINVAL) /* none kept, or an empty file */
+		return 0;
+	if (err < 0) {
+		fprintf(stderr, "snaptrace decode: cannot read %s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	err = snap_hitsfile_parse(hf, buf, len);
+	snap_file_unmap(buf, len);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace decode: %s: %s\n", path,
+			err == -ENOMEM ? "out of memory" : "not a snaptrace hits file");
+		return 1;
+	}
+	if (hf->bad_lines)
+		fprintf(stderr, "snaptrace: %s: skipped %llu malformed line%s\n", path,
+			(unsigned long long)hf->bad_lines, hf->bad_lines == 1 ? "" : "s");
+	if (!hf->n)
+		return 0;
+	*hits = snap_calloc(hf->n, sizeof(**hits));
+	if (!*hits) {
+		fputs("snaptrace decode: out of memory\n", stderr);
+		return 1;
+	}
+	for (size_t i = 0; i < hf->n; i++) {
+		(*hits)[i].time = hf->h[i].time;
+		(*hits)[i].pid = hf->h[i].pid;
+		(*hits)[i].tid = hf->h[i].tid;
+		(*hits)[i].ip = hf->h[i].ip;
+		(*hits)[i].symbol = hf->h[i].symbol;
+		(*hits)[i].has_arg = hf->h[i].has_arg;
+		(*hits)[i].arg = hf->h[i].arg;
+		(*hits)[i].passed_time = hf->h[i].passed_time;
+	}
+	o->hits = *hits;
+	o->nhits = hf->n;
+	return 0;
+}
+
 int snap_cmd_decode(int argc, char **argv)
 {
 	struct snap_decode_opts o;
@@ -268,6 +321,8 @@ int snap_cmd_decode(int argc, char **argv)
 	const char *workdir = NULL;
 	char **found = NULL;
 	struct decode_cli c = {.serve_port = SNAP_SERVE_PORT};
+	struct snap_hitsfile hf = {0};
+	struct snap_hit *hits = NULL;
 	size_t ninputs = 0;
 	int rc, nfound = 0;
 
@@ -297,6 +352,8 @@ int snap_cmd_decode(int argc, char **argv)
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
+	if (workdir && (rc = load_hits(workdir, &hf, &hits, &o)) != 0)
+		goto out;
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
 	if (!rc && c.serve)
 		rc = snap_serve("decode", o.output ? o.output : "trace.fxt.gz", c.serve_port);
@@ -307,5 +364,7 @@ out:
 	snap_free(inputs);
 	snap_free(c.filter_start);
 	snap_free(c.filter_stop);
+	snap_free(hits);
+	snap_hitsfile_fini(&hf);
 	return rc;
 }

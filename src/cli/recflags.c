@@ -13,6 +13,7 @@
 #include "cli/picker.h"
 #include "cli/pipeline.h"
 #include "cli/serve.h"
+#include "parse/hitsfile.h"
 #include "record/dwline.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
@@ -627,6 +628,36 @@ static void stop_indicator_args(struct snap_hit *out, const struct snap_trigger_
 	out->passed_time = snap_trigger_tsc_time(&s->trig, tsc);
 }
 
+/* Saves the hits in the kept working directory, for decode -working-directory. */
+static void keep_hits(const char *dir, const struct snap_hit *hits, size_t n)
+{
+	struct snap_hitrec *r = snap_calloc(n + 1, sizeof(*r));
+	char path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SNAP_HITS_FILE);
+	fp = r ? fopen(path, "we") : NULL;
+	if (fp) {
+		for (size_t i = 0; i < n; i++) {
+			r[i].time = hits[i].time;
+			r[i].pid = hits[i].pid;
+			r[i].tid = hits[i].tid;
+			r[i].ip = hits[i].ip;
+			r[i].has_arg = hits[i].has_arg;
+			r[i].arg = hits[i].arg;
+			r[i].passed_time = hits[i].passed_time;
+			r[i].symbol = (char *)hits[i].symbol;
+		}
+		if (snap_hitsfile_write(fp, r, n) < 0 || fclose(fp) != 0)
+			snap_warn("cannot write %s: the trigger hits will be missing from a later "
+				  "decode -working-directory",
+				  path);
+	} else {
+		snap_warn("cannot write %s: %s", path, strerror(errno));
+	}
+	snap_free(r);
+}
+
 static int decode(struct snap_recflags *f, struct snap_session *s)
 {
 	struct snap_decode_opts d = {0};
@@ -649,6 +680,8 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 		hits[i].symbol = s->trigger_name;
 		stop_indicator_args(&hits[i], &s->hits[i], s);
 	}
+	if (f->workdir)
+		keep_hits(f->workdir, hits, s->nhits);
 	for (size_t i = 0; i < s->npids; i++) {
 		if (!s->names[i])
 			continue;

@@ -83,6 +83,19 @@ else
 	echo "PASS triggers_stop_indicator_payload"
 fi
 
+# decode -working-directory marks the hits the recording saw
+timeout -s KILL 60 "$snap" run -sampling -timer-resolution Sample:2000 -trigger trigger_here \
+	-working-directory "$tmp/wd" -o "$tmp/wd1.fxt" -- "$nest" 3000 1500 >/dev/null 2>"$tmp/wd1.err"
+if timeout -s KILL 60 "$snap" decode -working-directory "$tmp/wd" -o "$tmp/wd2.fxt" \
+	>/dev/null 2>"$tmp/wd2.err" &&
+	[ "$("$snap" dump "$tmp/wd1.fxt" | grep 'name="hit trigger_here"')" = \
+		"$("$snap" dump "$tmp/wd2.fxt" | grep 'name="hit trigger_here"')" ] &&
+	"$snap" dump "$tmp/wd2.fxt" | grep -q 'name="hit trigger_here"'; then
+	echo "PASS triggers_decode_workdir_keeps_hits"
+else
+	echo "FAIL triggers_decode_workdir_keeps_hits: $(head -2 "$tmp/wd1.err" "$tmp/wd2.err" | tr '\n' ' ')"
+fi
+
 # a line that does not exist: one clear line, exit 1
 timeout -s KILL 60 "$snap" run -sampling -trigger "nest.c:9999" -o "$tmp/x.fxt" -- "$nest" 10 5 \
 	>/dev/null 2>"$tmp/noline.err"
