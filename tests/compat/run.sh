@@ -82,6 +82,23 @@ else
 	echo "SKIP compat_decode_z_print_perf_commands: perf record -e cpu-clock does not work here"
 fi
 
+# run -filter goes through the same two-pass decode (a sampling run here)
+nest=$PWD/${SNAP_BUILD:-build/default}/tests/e2e/nest
+if [ -x "$nest" ] && command -v perf >/dev/null &&
+	perf record -q -o "$tmp/p2.data" --no-bpf-event -e cpu-clock -F 1000 -- true >/dev/null 2>&1; then
+	timeout -s KILL 60 "$snap" run -sampling -filter "(no_such_start no_such_stop)" -o "$tmp/rf.fxt" \
+		-- "$nest" 500 >/dev/null 2>"$tmp/rf.err"
+	rc=$?
+	if [ $rc = 0 ] && grep -q -- "-filter: no call to no_such_start followed by a call to no_such_stop" "$tmp/rf.err" &&
+		! "$snap" dump "$tmp/rf.fxt" | grep -q '^begin'; then
+		echo "PASS compat_run_filter"
+	else
+		echo "FAIL compat_run_filter: exit $rc: $(grep -v '^perf' "$tmp/rf.err" | head -3 | tr '\n' ' ')"
+	fi
+else
+	echo "SKIP compat_run_filter: perf record -e cpu-clock does not work here (or no nest)"
+fi
+
 # every magic-trace flag is listed by -help (the hidden -z- ones too where they act)
 for cmd in run attach decode; do
 	"$snap" "$cmd" -help >"$tmp/help.$cmd" 2>&1
