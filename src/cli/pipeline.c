@@ -449,6 +449,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot read the executable %s: %s", o->executable,
 			 snap_strerror(err));
+		snap_exeinfo_fini(&exe);
 		snap_strtab_fini(&st);
 		return err;
 	}
