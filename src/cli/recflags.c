@@ -58,7 +58,8 @@ enum {
 /* The order matters: snap_recflags_apply switches on the index (enum above). */
 const struct snap_opt snap_recflags_opts[] = {
 	{"trigger", NULL, "SYMBOL",
-	 "snapshot when a thread calls SYMBOL ('.' = snaptrace_stop_indicator, '?' = pick)"},
+	 "snapshot when a thread calls SYMBOL (also symbol:NAME, addr:HEX, FILE:LINE[:COL]; "
+	 "'.' = the stop indicator; '?', symbol:?, line:? = pick)"},
 	{"multi-snapshot", NULL, NULL, "snapshot at every trigger hit, not just the first"},
 	{"trace-include-kernel", NULL, NULL, "trace the kernel too (root or paranoid <= 1)"},
 	{"trace-kernel-only", NULL, NULL, "trace only the kernel (root or paranoid <= 1)"},

@@ -255,8 +255,16 @@ static void power_and_extra_tracks(void)
 
 static void hits_and_base_time(void)
 {
+	/* the second is a stop indicator's: its payload, and the slice starts at
+	 * the time it passed */
 	struct snap_decoder_hit hits[2] = {{.time = 900, .pid = 1, .tid = 1, .ip = 0x401000},
-					   {.time = 1500, .pid = 1, .tid = 1, .ip = 0x401000}};
+					   {.time = 1500,
+					    .pid = 1,
+					    .tid = 1,
+					    .ip = 0x401000,
+					    .has_arg = 1,
+					    .arg = -42,
+					    .passed_time = 1200}};
 	struct snap_decoder_opts o = {.hits = hits, .nhits = 2};
 	static const char *const in[] = {"1000 1/1 strt 0 - 400000 main", NULL};
 	struct drv d;
@@ -272,8 +280,9 @@ static void hits_and_base_time(void)
 		  "B 101 tid=1 main address=0x400000 symbol=main\n"
 		  "E 101 tid=1 main\n"
 		  "T pid=1 tid=1073741824 proc=[pid=1] thread=Snapshot symbol hits\n"
-		  "X 0..0 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n"
-		  "X 600..600 tid=1073741824 hit trigger_fn tid=1 ip=0x401000\n");
+		  "X 0..0 tid=1073741824 hit trigger_fn timestamp=900 tid=1 ip=0x401000\n"
+		  "X 300..600 tid=1073741824 hit trigger_fn timestamp_passed=1200 arg=-42 "
+		  "timestamp=1500 tid=1 ip=0x401000\n");
 	drv_fini(&d);
 }
 
@@ -310,7 +319,7 @@ static void hits_only(void)
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	check_out(&d, __func__,
 		  "T pid=3 tid=1073741824 proc=[pid=3] thread=Snapshot symbol hits\n"
-		  "X 0..0 tid=1073741824 hit f tid=4 ip=0x10\n");
+		  "X 0..0 tid=1073741824 hit f timestamp=5000 tid=4 ip=0x10\n");
 	drv_fini(&d);
 }
 
