@@ -118,7 +118,7 @@ build/fuzz/obj/%.o: %.c
 	clang $(FUZZ_FLAGS) -c -o $@ $<
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_SNAP)
 fuzz: $(FUZZ_BIN)
 FUZZ_RUNS ?= 20000
 fuzz-smoke: fuzz

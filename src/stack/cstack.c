@@ -750,26 +750,29 @@ static int eh_pushtrap(struct snap_cstack *cs, uint64_t t)
 
 /* Leaves the current (try-block) stack, which must be empty: resumes the one
  * underneath, or starts an empty one at t. */
-static void eh_resume(struct snap_cstack *cs, uint64_t t)
+static int eh_resume(struct snap_cstack *cs, uint64_t t)
 {
+	/* as for any new stack: nothing pending is spread past the switch */
+	int err = flush(cs, t);
+
 	if (cs->nstk > 1)
 		cs->nstk--;
 	else
 		cut(cs, t);
+	return err;
 }
 
 static int eh_poptrap(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
 
-	if (s->n != 1 || s->overflow) {
-		cs->ctx->stats.trap_mismatch++;
+	if (s->n != 1 || s->overflow || !s->f[0].dup) {
+		cs->ctx->stats.trap_mismatch++; /* not the try block's stack: PT lost data */
 		return 0;
 	}
 	s->n = 0;
 	cs->total--;
-	eh_resume(cs, t);
-	return 0;
+	return eh_resume(cs, t);
 }
 
 /* Runs the push/poptraps between the last branch target and this source. */
@@ -813,9 +816,8 @@ static int eh_entertrap(struct snap_cstack *cs, const struct snap_loc *dst, uint
 
 	if (!eh || !eh_has(eh->enter, eh->nenter, dst->ip))
 		return 0;
-	if ((err = clear_callstack(cs, t)) < 0)
+	if ((err = clear_callstack(cs, t)) < 0 || (err = eh_resume(cs, t)) < 0)
 		return err;
-	eh_resume(cs, t);
 	return 1;
 }
 
@@ -996,26 +998,34 @@ void snap_cstack_discard_deferred(struct snap_cstack *cs)
 
 int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 {
-	struct snap_cstack_op op = {.type = OP_CALL, .inferred = 1};
-	int err = 0, e;
+	int err = 0;
 
 	if (t < cs->pending_time)
 		t = cs->pending_time;
-	for (size_t i = 0; i < cs->nstk; i++) {
+	/* Each stack is cut at t, then its frames are re-begun at t after the cut:
+	 * callers inferred later for a stack sort before its frames (by the cut
+	 * sequence) and after the frames of the stacks underneath it, so the
+	 * track nests whatever is discovered next. */
+	for (size_t i = 0; i < cs->nstk && err >= 0; i++) {
 		struct snap_cstack_stk *s = &cs->stk[i];
 
-		for (size_t j = 0; j < s->n; j++) {
+		s->create_time = t;
+		s->cut_seq = ++cs->seq;
+		for (size_t j = 0; j < s->n && err >= 0; j++) {
+			struct snap_cstack_op op = {.type = OP_CALL, .inferred = 1};
+
 			if (s->f[j].dup)
 				continue;
 			op.ip = s->f[j].ip;
 			op.sym = s->f[j].sym;
+			op.t = t;
+			op.k1 = ++cs->seq;
 			s->f[j].inf = 1;
-			e = write_op(cs, &op, t);
-			if (e < 0 && !err)
-				err = e;
+			err = defer(cs, &op);
 		}
-		s->create_time = t ? t - 1 : 0;
 	}
+	if (t > cs->cut_time)
+		cs->cut_time = t;
 	cs->pending_time = t;
 	if (cs->last_time < t)
 		cs->last_time = t;
@@ -1042,7 +1052,10 @@ int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t)
 	if (!s->n)
 		return 0;
 	op.sym = s->f[s->n - 1].sym;
+	op.inferred = s->f[s->n - 1].inf;
 	s->n--;
 	cs->total--;
+	if (s->f[s->n].dup)
+		return 0; /* an OCaml try-block copy: never written */
 	return emit(cs, op, t);
 }

@@ -237,9 +237,10 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
  * depth cap. */
 int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
 /* -filter (filter.h): drops the deferred begins (written nothing yet); then,
- * when the region opens at t, writes a begin at t for every open frame (all
- * stacks, outermost first, marked inferred) and moves the stacks' create
- * times to t - 1. reopen returns 0 or a negative error. */
+ * when the region opens at t, begins every open frame again at t (all stacks,
+ * outermost first, marked inferred; deferred, so that callers inferred later
+ * still nest around them) and restarts the stacks at t. reopen returns 0 or a
+ * negative error. */
 void snap_cstack_discard_deferred(struct snap_cstack *cs);
 int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
