@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "cli/reportcli.h"
 #include "cli/serve.h"
 #include "parse/hitsfile.h"
 #include "record/perfargs.h"
@@ -40,6 +41,9 @@ enum {
 	OPT_EVENTS,
 	OPT_PERF_MAP_FILE,
 	OPT_Z_PRINT_PERF_COMMANDS,
+	OPT_DECODER,
+	OPT_JOBS,
+	OPT_REPORT,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -75,6 +79,11 @@ static const struct snap_opt decode_opts[] = {
 			       "JIT symbols from perf-PID.map files (names for [unknown] code)"},
 	[OPT_Z_PRINT_PERF_COMMANDS] = {"z-print-perf-commands", NULL, NULL,
 				       "say each perf script command run (stderr)"},
+	[OPT_DECODER] = {"decoder", NULL, "perf|ipt|auto",
+			 "Intel PT decoder: perf (default), ipt (in-process, libipt), auto"},
+	[OPT_JOBS] = {"jobs", "j", "N", "threads of the in-process PT decoder (default: cores)"},
+	[OPT_REPORT] = {"report", NULL, NULL,
+			"then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -187,6 +196,14 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 		case OPT_QUIET:
 			snap_log_level = SNAP_LOG_QUIET;
 			break;
+		case OPT_DECODER:
+			if (snap_decoder_kind_parse(val, &o->decoder) < 0) {
+				fprintf(stderr,
+					"snaptrace decode: -decoder %s: use perf, ipt or auto\n",
+					val);
+				return 2;
+			}
+			break;
 		case OPT_EXECUTABLE:
 			o->executable = val;
 			break;
@@ -238,6 +255,20 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			}
 			o->filter_start = c->filter_start;
 			o->filter_stop = c->filter_stop;
+			break;
+		case OPT_JOBS: {
+			char *end;
+			long j = strtol(val, &end, 10);
+
+			if (*end || j < 1 || j > 256) {
+				fprintf(stderr, "snaptrace decode: -jobs %s: give 1 to 256\n", val);
+				return 2;
+			}
+			o->jobs = (int)j;
+			break;
+		}
+		case OPT_REPORT:
+			o->tap = snap_report_tap(o->output ? o->output : "trace.fxt.gz");
 			break;
 		case SNAP_OPT_POSITIONAL:
 			inputs[(*ninputs)++] = val;
@@ -352,9 +383,13 @@ int snap_cmd_decode(int argc, char **argv)
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
+	if (o.tap) /* -report before -o: name the output in the header */
+		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
 	if (workdir && (rc = load_hits(workdir, &hf, &hits, &o)) != 0)
 		goto out;
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
+	if (!rc && o.tap)
+		rc = snap_report_tap_status();
 	if (!rc && c.serve)
 		rc = snap_serve("decode", o.output ? o.output : "trace.fxt.gz", c.serve_port);
 out:

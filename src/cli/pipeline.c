@@ -21,8 +21,10 @@
 #include "cli/srcinfo.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
+#include "ptdec/ptdec.h"
 #include "record/caps.h"
 #include "record/perfsrc.h"
+#include "report/rtl.h"
 #include "stack/decoder.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
@@ -57,6 +59,7 @@ struct source {
 	char *buf;
 	struct snap_perfscript ps;
 	struct snap_perfsrc perf;
+	struct snap_ptdec *ipt; /* the in-process PT decoder, when it took the file */
 };
 
 static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
@@ -95,6 +98,53 @@ static const char *pick_plugin(const struct snap_decode_opts *o, const char *per
 	return n ? path : NULL;
 }
 
+int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k)
+{
+	if (!strcmp(s, "perf"))
+		*k = SNAP_DECODER_PERF;
+	else if (!strcmp(s, "ipt") || !strcmp(s, "libipt"))
+		*k = SNAP_DECODER_IPT;
+	else if (!strcmp(s, "auto"))
+		*k = SNAP_DECODER_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+/* The in-process PT decoder for an Intel PT perf.data, unless perf decodes it
+ * (-decoder perf, or what ptdec does not support: it says why). Returns 0 when
+ * it took the file, else <0 and the caller runs perf. */
+static int source_open_ipt(struct source *src, const struct snap_decode_opts *o,
+			   struct snap_strtab *st)
+{
+	enum snap_decoder_kind kind = o->decoder;
+	const char *env = getenv("SNAPTRACE_DECODER");
+	struct snap_ptdec_opts po;
+	char why[256];
+	int err;
+
+	if (kind == SNAP_DECODER_PERF && env && *env && snap_decoder_kind_parse(env, &kind) < 0)
+		kind = SNAP_DECODER_PERF;
+	if (kind == SNAP_DECODER_PERF)
+		return -1;
+	memset(&po, 0, sizeof(po));
+	po.jobs = o->jobs;
+	po.vmlinux = o->vmlinux;
+	if (getenv("SNAPTRACE_PTDEC_PIECE"))
+		po.piece_bytes = (size_t)strtoull(getenv("SNAPTRACE_PTDEC_PIECE"), NULL, 10);
+	why[0] = 0;
+	err = snap_ptdec_open(&src->ipt, src->name, &po, st, why, sizeof(why));
+	if (err < 0) {
+		snap_log(kind == SNAP_DECODER_IPT ? SNAP_LOG_WARN : SNAP_LOG_INFO,
+			 "%s: decoding with perf: the in-process decoder does not take it: %s",
+			 src->name, why[0] ? why : snap_strerror(err));
+		return err;
+	}
+	src->timeless = 0; /* ptdec numbers timeless events itself */
+	snap_info("%s: decoding Intel PT in-process (libipt)", src->name);
+	return 0;
+}
+
 static int source_open_perf(struct source *src, const struct snap_decode_opts *o,
 			    struct snap_strtab *st)
 {
@@ -128,6 +178,8 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 			src->name);
 		src->timeless = 1;
 	}
+	if (info.kind == SNAP_PERFDATA_AUX && source_open_ipt(src, o, st) == 0)
+		return 0;
 	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
 	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
 	if (o->print_perf_commands) {
@@ -188,6 +240,8 @@ static int source_next(struct source *src, struct snap_event *ev)
 {
 	int r;
 
+	if (src->ipt)
+		return snap_ptdec_next(src->ipt, ev);
 	if (!src->is_perf)
 		return snap_perfsrc_pull(&src->ps, src->fd, src->buf, TEXT_BUF, &src->eof, ev);
 	r = snap_perfsrc_next(&src->perf, ev);
@@ -208,7 +262,23 @@ static int source_close(struct source *src)
 {
 	int err = 0;
 
-	if (src->is_perf) {
+	if (src->ipt) {
+		struct snap_ptdec_stats s;
+
+		snap_ptdec_stats(src->ipt, &s);
+		if (s.missing_images)
+			snap_warn("%s: the code of %llu mapping%s could not be read (first: %s): "
+				  "branches there are not decoded",
+				  src->name, (unsigned long long)s.missing_images,
+				  s.missing_images == 1 ? "" : "s", s.first_missing);
+		snap_info("ptdec: %llu buffers, %llu pieces, %llu bytes, %llu instructions, %llu "
+			  "branches, %llu errors, %d threads",
+			  (unsigned long long)s.buffers, (unsigned long long)s.pieces,
+			  (unsigned long long)s.bytes, (unsigned long long)s.insns,
+			  (unsigned long long)s.branches, (unsigned long long)s.errors, s.jobs);
+		snap_ptdec_close(src->ipt);
+		src->ipt = NULL;
+	} else if (src->is_perf) {
 		err = snap_perfsrc_close(&src->perf);
 	} else {
 		snap_perfscript_fini(&src->ps);
@@ -258,8 +328,20 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		  (unsigned long long)s->samples, (unsigned long long)s->unmatched_returns,
 		  (unsigned long long)s->time_backwards, (unsigned long long)s->unexpected,
 		  (unsigned long long)s->tx_dropped);
-	snap_warn("wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
-		  output, (unsigned long long)s->events, (unsigned long long)s->threads);
+	{
+		char line[512];
+
+		if (snap_decoder_chain_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_switch_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_quality(s, line, sizeof(line)))
+			snap_warn("%s", line);
+	}
+	if (output)
+		snap_warn(
+			"wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
+			output, (unsigned long long)s->events, (unsigned long long)s->threads);
 }
 
 /* An environment switch: set, not empty, not "0". */
@@ -325,7 +407,7 @@ out:
 
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope,
-		       struct snap_perfmaps *maps)
+		       struct snap_perfmaps *maps, struct snap_decode_result *res)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
@@ -343,6 +425,19 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		snap_progress_tick(&prog, ++nev);
 		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
 			break;
+		res->events++;
+		if (ev.kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev.kind == SNAP_EV_BRANCH)
+			res->branches++;
+		/* the span of the samples (switch records cover the whole run), or
+		 * of everything in a PT trace */
+		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
+			if (!res->first_time || ev.time < res->first_time)
+				res->first_time = ev.time;
+			if (ev.time > res->last_time)
+				res->last_time = ev.time;
+		}
 		r = snap_decoder_feed(dec, &ev);
 		if (r < 0)
 			snap_progress_done(&prog);
@@ -431,12 +526,16 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_filter filter;
 	struct snap_perfmaps maps;
 	struct snap_srcinfo srcinfo;
+	struct snap_tee_tl tee;
+	struct snap_timeline *tl, *tap = NULL;
+	struct snap_decode_result res;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
 
 	memset(&fx, 0, sizeof(fx));
 	memset(&dec, 0, sizeof(dec));
+	memset(&res, 0, sizeof(res));
 	memset(&sink, 0, sizeof(sink));
 	memset(&filter, 0, sizeof(filter));
 	memset(&maps, 0, sizeof(maps));
@@ -468,7 +567,12 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
-	err = snap_sink_open(&sink, output);
+	if (o->tap && !(tap = o->tap->open(o->tap->ctx, &st))) {
+		err = -ENOMEM;
+		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
+		goto out_src;
+	}
+	err = o->tap && o->tap->no_output ? 0 : snap_sink_open(&sink, output);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_src;
@@ -476,9 +580,16 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Level 1: about 3x faster than 6 on FXT for files only a few % bigger
 	 * (measured by make bench); decode speed is what users wait for. */
 	snap_sink_set_gz_level(&sink, 1);
-	err = snap_fxt_init(&fx, &sink, &st);
+	err = tap && o->tap->no_output ? 0 : snap_fxt_init(&fx, &sink, &st);
+	tl = &fx.base;
+	if (tap && o->tap->no_output)
+		tl = tap;
+	else if (tap) {
+		snap_tee_tl_init(&tee, &fx.base, tap);
+		tl = &tee.base;
+	}
 	if (err >= 0)
-		err = decoder_setup(&dec, &fx.base, &st, o, &exe, &filter, &srcinfo);
+		err = decoder_setup(&dec, tl, &st, o, &exe, &filter, &srcinfo);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -486,7 +597,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
 	 * thread is ended and restarted at the next one's first event (§4.12). */
 	for (size_t i = 0;; i++) {
-		err = decode_loop(&src, &dec, o->scope, &maps);
+		err = decode_loop(&src, &dec, o->scope, &maps, &res);
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -501,7 +612,14 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
-	if (stats.events == 0) {
+	if (!res.samples && !res.branches && o->nhits) {
+		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
+			  "alone");
+	} else if (o->quiet_empty && !res.samples && !res.branches) {
+		/* (switch records alone: the program ended before its first sample) */
+		err = -ENODATA;
+		goto out_abort;
+	} else if (stats.events == 0) {
 		snap_log(SNAP_LOG_QUIET,
 			 "%s: no events to decode (empty, or not perf script output)",
 			 o->ninputs ? o->inputs[0]
@@ -512,14 +630,16 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	}
 	err = snap_decoder_finish(&dec);
 	if (err >= 0)
-		err = fx.base.ops->finish(&fx.base);
-	if (err >= 0)
+		err = tl->ops->finish(tl);
+	if (err >= 0 && !(tap && o->tap->no_output))
 		err = snap_sink_close(&sink);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_abort;
 	}
-	report_stats(&stats, o->scope, output);
+	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
+	if (o->result)
+		*o->result = res;
 	goto out_dec;
 out_abort:
 	snap_sink_abort(&sink);
@@ -529,6 +649,8 @@ out_dec:
 	snap_sink_fini(&sink);
 out_src:
 	source_close(&src);
+	if (tap)
+		o->tap->close(o->tap->ctx, err);
 out_st:
 	snap_srcinfo_fini(&srcinfo);
 	snap_filter_fini(&filter);

@@ -11,6 +11,19 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "model/timeline.h"
+#include "util/strtab.h"
+
+/* A second consumer of the timeline (snaptrace report, -report): open() is
+ * called with the decode's string table and returns a timeline that gets
+ * every op too; close() is called at the end (err: 0 once the trace is
+ * written) while the string table is still alive. */
+struct snap_decode_tap {
+	struct snap_timeline *(*open)(void *ctx, struct snap_strtab *st);
+	void (*close)(void *ctx, int err);
+	void *ctx;
+	int no_output; /* write no FXT file: the tap is the only consumer */
+};
 
 /* A trigger hit to mark on its own track. */
 struct snap_hit {
@@ -29,6 +42,22 @@ struct snap_hit {
 struct snap_procname {
 	int32_t pid;
 	const char *name; /* borrowed */
+};
+
+/* Which Intel PT decoder (docs/ptdec.md). */
+enum snap_decoder_kind {
+	SNAP_DECODER_PERF = 0, /* perf script (plugin or text) */
+	SNAP_DECODER_IPT,      /* in-process libipt decoder; perf when it cannot */
+	SNAP_DECODER_AUTO,     /* the in-process one when it supports the recording */
+};
+
+/* "perf", "ipt", "auto" (or $SNAPTRACE_DECODER's value). Returns 0 or -1. */
+int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k);
+
+/* What a decode saw, for run/attach's coverage line. */
+struct snap_decode_result {
+	uint64_t events, samples, branches;
+	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
 };
 
 struct snap_decode_opts {
@@ -51,12 +80,20 @@ struct snap_decode_opts {
 	 * filter_stop (symbol names; both NULL = no filter) */
 	const char *filter_start, *filter_stop;
 	int stitch_lbr; /* sampled with stitched LBR call graphs: perf script --stitch-lbr */
-	int print_perf_commands;    /* say (stderr) each perf script command run */
-	const char *perf_map_files; /* -perf-map-file: comma-separated perf-PID.map files */
+	int print_perf_commands;	   /* say (stderr) each perf script command run */
+	const char *perf_map_files;	   /* -perf-map-file: comma-separated perf-PID.map files */
+	enum snap_decoder_kind decoder;	   /* -decoder; else $SNAPTRACE_DECODER */
+	int jobs;			   /* -j: in-process decoder threads, 0 = cores */
+	const struct snap_decode_tap *tap; /* or NULL */
+	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller
+			    says why) */
+	struct snap_decode_result *result; /* filled when not NULL */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.
- * Returns 0 on success, else a negative error (already reported). */
+ * Returns 0 on success, else a negative error (already reported, except
+ * -ENODATA with quiet_empty). A recording with no events but trigger hits
+ * still gives a trace: the hits alone. */
 int snap_decode_run(const struct snap_decode_opts *o);
 
 #endif

@@ -182,10 +182,19 @@ static int dlrec_sample(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 		return -SNAP_EPLUGIN;
 	if (dlrec_id(r, get32(p), &ev->event) || !ev->event)
 		return -SNAP_EPLUGIN;
-	/* parse/primary.h; n == 0: perf recorded no call chain */
+	/* parse/primary.h (n == 0: perf recorded no call chain); sched:sched_switch
+	 * samples are switch-outs with their chain, never the primary stream */
+	if (!r->switch_id && snap_event_is_switch_name(snap_strtab_get(r->names, ev->event),
+						       snap_strtab_len(r->names, ev->event)))
+		r->switch_id = ev->event;
 	if (r->st.branches || r->st.powers)
 		snap_primary_set_mode(&r->prim, SNAP_TRACE_PT);
-	ev->kind = snap_primary_classify(&r->prim, r->names, ev->event, n > 0);
+	if (ev->event == r->switch_id) {
+		ev->kind = SNAP_EV_SWITCH;
+		ev->sw_out = 1;
+	} else {
+		ev->kind = snap_primary_classify(&r->prim, r->names, ev->event, n > 0);
+	}
 	ev->pid = (int32_t)get32(p + 4);
 	ev->tid = (int32_t)get32(p + 8);
 	ev->time = get64(p + 16);
