@@ -46,7 +46,8 @@ else
 Q := @
 msg = $(if $(SILENT),,@$(say) '$(1)' '$(patsubst $(B)/%,%,$(2))')
 endif
-LDLIBS_SNAP := -lz
+LDLIBS_SNAP := -lz -ldw -lelf # elfutils libdw: DWARF line tables (record/dwline.c)
+LDLIBS_CLI  := -lmicrohttpd # only ./snaptrace (cli/serve.c) links the HTTP server
 # The in-process PT decoder (src/ptdec): libipt, libiberty's demangler, threads.
 LDLIBS_PTDEC := -lipt -liberty -lpthread
 
@@ -86,7 +87,7 @@ $(LIB): $(LIB_OBJ)
 
 $(B)/snaptrace: $(CLI_OBJ) $(LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
+	$(Q)$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC) $(LDLIBS_CLI)
 
 # ./snaptrace is always the variant last built, so tests run what was just made.
 snaptrace: $(B)/snaptrace
@@ -143,7 +144,7 @@ build/fuzz/obj/%.o: %.c
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
 	$(call msg,CCLD,$@)
-	$(Q)clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz $(LDLIBS_PTDEC)
+	$(Q)clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
 fuzz: $(FUZZ_BIN)
 FUZZ_RUNS ?= 20000
 fuzz-smoke: fuzz

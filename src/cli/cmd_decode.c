@@ -2,6 +2,7 @@
 /* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,11 @@
 #include "cli/opts.h"
 #include "cli/pipeline.h"
 #include "cli/reportcli.h"
+#include "cli/serve.h"
+#include "parse/hitsfile.h"
+#include "record/perfargs.h"
+#include "record/trigger.h"
+#include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/vec.h"
@@ -26,6 +32,15 @@ enum {
 	OPT_KALLSYMS,
 	OPT_VERBOSE,
 	OPT_QUIET,
+	OPT_EXECUTABLE,
+	OPT_FILTER,
+	OPT_SERVE,
+	OPT_SERVE_PORT,
+	OPT_SHARE,
+	OPT_SAMPLING,
+	OPT_EVENTS,
+	OPT_PERF_MAP_FILE,
+	OPT_Z_PRINT_PERF_COMMANDS,
 	OPT_DECODER,
 	OPT_JOBS,
 	OPT_REPORT,
@@ -48,6 +63,22 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
 	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
+	[OPT_EXECUTABLE] = {"executable", NULL, "FILE",
+			    "the traced program (for its OCaml exception notes)"},
+	[OPT_FILTER] = {"filter", NULL, "(START STOP)",
+			"write only from a call to START to the next call to STOP"},
+	[OPT_SERVE] = {"serve", NULL, NULL,
+		       "then serve the trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
+	[OPT_SERVE_PORT] = {"serve-port", NULL, "PORT", "port for -serve (default 9001)"},
+	[OPT_SHARE] = {"share", NULL, NULL, "not supported (snaptrace never uploads)"},
+	[OPT_SAMPLING] = {"sampling", NULL, NULL,
+			  "accepted for magic-trace (the mode is read from the perf.data)"},
+	[OPT_EVENTS] = {"events", NULL, "LIST",
+			"accepted for magic-trace (extra events are recognised by themselves)"},
+	[OPT_PERF_MAP_FILE] = {"perf-map-file", NULL, "FILE[,FILE...]",
+			       "JIT symbols from perf-PID.map files (names for [unknown] code)"},
+	[OPT_Z_PRINT_PERF_COMMANDS] = {"z-print-perf-commands", NULL, NULL,
+				       "say each perf script command run (stderr)"},
 	[OPT_DECODER] = {"decoder", NULL, "perf|ipt|auto",
 			 "Intel PT decoder: perf (default), ipt (in-process, libipt), auto"},
 	[OPT_JOBS] = {"jobs", "j", "N", "threads of the in-process PT decoder (default: cores)"},
@@ -114,8 +145,15 @@ static int list_perf_data(const char *dir, char ***out)
 
 /* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
  * else the exit status. */
+/* What decode_parse fills besides the pipeline options. */
+struct decode_cli {
+	const char *workdir;
+	char *filter_start, *filter_stop; /* owned */
+	int serve, serve_port;
+};
+
 static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const char **inputs,
-			size_t *ninputs, const char **workdir)
+			size_t *ninputs, struct decode_cli *c)
 {
 	struct snap_optparse p;
 	const char *val;
@@ -138,7 +176,7 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			o->output = val;
 			break;
 		case OPT_WORKDIR:
-			*workdir = val;
+			c->workdir = val;
 			break;
 		case OPT_NO_DLFILTER:
 			o->no_dlfilter = 1;
@@ -165,6 +203,58 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 					val);
 				return 2;
 			}
+			break;
+		case OPT_EXECUTABLE:
+			o->executable = val;
+			break;
+		case OPT_SAMPLING:
+			break;
+		case OPT_EVENTS: {
+			struct snap_xev xev[SNAP_XEV_MAX];
+			size_t nxev;
+
+			if (snap_xev_parse(val, xev, &nxev) < 0) {
+				fprintf(stderr,
+					"snaptrace decode: bad -events '%s' (branch-misses, "
+					"cache-misses)\n",
+					val);
+				return 2;
+			}
+			break;
+		}
+		case OPT_PERF_MAP_FILE:
+			o->perf_map_files = val;
+			break;
+		case OPT_Z_PRINT_PERF_COMMANDS:
+			o->print_perf_commands = 1;
+			break;
+		case OPT_SERVE:
+			c->serve = 1;
+			break;
+		case OPT_SERVE_PORT:
+			c->serve_port = snap_serve_port_parse(val);
+			if (c->serve_port < 0) {
+				fprintf(stderr,
+					"snaptrace decode: bad -serve-port '%s' (0-65535)\n", val);
+				return 2;
+			}
+			break;
+		case OPT_SHARE:
+			fprintf(stderr, "snaptrace decode: %s\n", SNAP_SHARE_REFUSED);
+			return 2;
+		case OPT_FILTER:
+			snap_free(c->filter_start);
+			snap_free(c->filter_stop);
+			if (snap_filter_parse_arg(val, &c->filter_start, &c->filter_stop) < 0) {
+				fprintf(stderr,
+					"snaptrace decode: bad -filter '%s' (want \"(START "
+					"STOP)\", "
+					"two function names)\n",
+					val);
+				return 2;
+			}
+			o->filter_start = c->filter_start;
+			o->filter_stop = c->filter_stop;
 			break;
 		case OPT_JOBS: {
 			char *end;
@@ -205,12 +295,65 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 	return -1;
 }
 
+/* The trigger hits run/attach kept in dir: marked as they were then. Returns 0
+ * (none kept is fine) or an exit status after a one-line error. */
+static int load_hits(const char *dir, struct snap_hitsfile *hf, struct snap_hit **hits,
+		     struct snap_decode_opts *o)
+{
+	char path[PATH_MAX];
+	const void *buf;
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SNAP_HITS_FILE);
+	err = snap_file_map(path, &buf, &len);
+	if (err == -ENOENT || err == -EINVAL) /* none kept, or an empty file */
+		return 0;
+	if (err < 0) {
+		fprintf(stderr, "snaptrace decode: cannot read %s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	err = snap_hitsfile_parse(hf, buf, len);
+	snap_file_unmap(buf, len);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace decode: %s: %s\n", path,
+			err == -ENOMEM ? "out of memory" : "not a snaptrace hits file");
+		return 1;
+	}
+	if (hf->bad_lines)
+		fprintf(stderr, "snaptrace: %s: skipped %llu malformed line%s\n", path,
+			(unsigned long long)hf->bad_lines, hf->bad_lines == 1 ? "" : "s");
+	if (!hf->n)
+		return 0;
+	*hits = snap_calloc(hf->n, sizeof(**hits));
+	if (!*hits) {
+		fputs("snaptrace decode: out of memory\n", stderr);
+		return 1;
+	}
+	for (size_t i = 0; i < hf->n; i++) {
+		(*hits)[i].time = hf->h[i].time;
+		(*hits)[i].pid = hf->h[i].pid;
+		(*hits)[i].tid = hf->h[i].tid;
+		(*hits)[i].ip = hf->h[i].ip;
+		(*hits)[i].symbol = hf->h[i].symbol;
+		(*hits)[i].has_arg = hf->h[i].has_arg;
+		(*hits)[i].arg = hf->h[i].arg;
+		(*hits)[i].passed_time = hf->h[i].passed_time;
+	}
+	o->hits = *hits;
+	o->nhits = hf->n;
+	return 0;
+}
+
 int snap_cmd_decode(int argc, char **argv)
 {
 	struct snap_decode_opts o;
 	const char **inputs = snap_calloc((size_t)argc + 1, sizeof(*inputs));
 	const char *workdir = NULL;
 	char **found = NULL;
+	struct decode_cli c = {.serve_port = SNAP_SERVE_PORT};
+	struct snap_hitsfile hf = {0};
+	struct snap_hit *hits = NULL;
 	size_t ninputs = 0;
 	int rc, nfound = 0;
 
@@ -219,9 +362,10 @@ int snap_cmd_decode(int argc, char **argv)
 		return 1;
 	}
 	memset(&o, 0, sizeof(o));
-	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &workdir);
+	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &c);
 	if (rc >= 0)
 		goto out;
+	workdir = c.workdir;
 	if (!ninputs && workdir) {
 		nfound = list_perf_data(workdir, &found);
 		if (nfound < 0)
@@ -241,13 +385,21 @@ int snap_cmd_decode(int argc, char **argv)
 	o.ninputs = ninputs;
 	if (o.tap) /* -report before -o: name the output in the header */
 		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
+	if (workdir && (rc = load_hits(workdir, &hf, &hits, &o)) != 0)
+		goto out;
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
 	if (!rc && o.tap)
 		rc = snap_report_tap_status();
+	if (!rc && c.serve)
+		rc = snap_serve("decode", o.output ? o.output : "trace.fxt.gz", c.serve_port);
 out:
 	for (int i = 0; i < nfound; i++)
 		free(found[i]);
 	snap_free(found);
 	snap_free(inputs);
+	snap_free(c.filter_start);
+	snap_free(c.filter_stop);
+	snap_free(hits);
+	snap_hitsfile_fini(&hf);
 	return rc;
 }

@@ -22,6 +22,7 @@ static const struct {
 	{"report", snap_cmd_report,
 	 "latency figures of a trace: per-function percentiles, threads"},
 	{"doctor", snap_cmd_doctor, "say what tracing this machine can do, and how to fix gaps"},
+	{"serve", snap_cmd_serve, "serve a trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
 };
 
 static void usage(FILE *out)

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/exeinfo.h"
+#include "cli/perfmaps.h"
+#include "cli/srcinfo.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "ptdec/ptdec.h"
@@ -23,6 +26,7 @@
 #include "record/perfsrc.h"
 #include "report/rtl.h"
 #include "stack/decoder.h"
+#include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -166,6 +170,7 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	po.timeless = info.timeless;
 	po.vmlinux = o->vmlinux;
 	po.kallsyms = o->kallsyms;
+	po.stitch_lbr = o->stitch_lbr;
 	if (info.timeless) {
 		snap_warn(
 			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "
@@ -177,6 +182,14 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 		return 0;
 	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
 	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
+	if (o->print_perf_commands) {
+		const char *argv[SNAP_PERFSRC_MAX_ARGS];
+		int n = snap_perfsrc_argv(&po, argv);
+
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+		fputc('\n', stderr);
+	}
 	err = snap_perfsrc_open(&src->perf, &po, st);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot run %s: %s", po.perf, snap_strerror(err));
@@ -302,6 +315,9 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			  "shows)",
 			  (unsigned long long)s->depth_capped, s->depth_capped == 1 ? "" : "s",
 			  SNAP_DECODE_MAX_DEPTH);
+	if (s->trap_mismatch)
+		snap_warn("OCaml try-block depth mismatch %llu time%s: did PT drop data?",
+			  (unsigned long long)s->trap_mismatch, s->trap_mismatch == 1 ? "" : "s");
 	if (s->decode_errors)
 		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",
@@ -328,8 +344,17 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			output, (unsigned long long)s->events, (unsigned long long)s->threads);
 }
 
+/* An environment switch: set, not empty, not "0". */
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
-			 const struct snap_decode_opts *o)
+			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
+			 struct snap_filter *filter, struct snap_srcinfo *src)
 {
 	struct snap_decoder_opts dopts;
 	struct snap_decoder_hit *hits = NULL;
@@ -340,6 +365,13 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.scope = o->scope;
 	dopts.strict_scope = o->strict_scope;
 	dopts.max_depth = SNAP_DECODE_MAX_DEPTH;
+	dopts.no_tx =
+		env_on("SNAPTRACE_SKIP_TX_HANDLING") || env_on("MAGIC_TRACE_SKIP_TX_HANDLING");
+	dopts.debug_names = env_on("SNAPTRACE_DEBUG") || env_on("MAGIC_TRACE_DEBUG");
+	dopts.ocaml_eh = exe->have_eh ? &exe->eh : NULL;
+	dopts.filter = o->filter_start ? filter : NULL;
+	/* file/line/col args unless SNAPTRACE_NO_SOURCE_LINES is set */
+	dopts.srcloc = env_on("SNAPTRACE_NO_SOURCE_LINES") ? NULL : &src->iface;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
@@ -354,6 +386,9 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 		hits[i].tid = o->hits[i].tid;
 		hits[i].ip = o->hits[i].ip;
 		hits[i].sym = (uint32_t)id;
+		hits[i].has_arg = o->hits[i].has_arg;
+		hits[i].arg = o->hits[i].arg;
+		hits[i].passed_time = o->hits[i].passed_time;
 	}
 	for (size_t i = 0; i < o->nnames; i++) {
 		names[i].pid = o->names[i].pid;
@@ -372,7 +407,7 @@ out:
 
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope,
-		       struct snap_decode_result *res)
+		       struct snap_perfmaps *maps, struct snap_decode_result *res)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
@@ -388,6 +423,8 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		if (decode_interrupted)
 			break;
 		snap_progress_tick(&prog, ++nev);
+		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
+			break;
 		res->events++;
 		if (ev.kind == SNAP_EV_SAMPLE)
 			res->samples++;
@@ -428,6 +465,54 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 	return r;
 }
 
+/* -filter pass 1: reads every input once and keeps the START -> STOP pairs.
+ * Returns 0 or a negative error (reported). */
+static int filter_scan(const struct snap_decode_opts *o, struct snap_strtab *st,
+		       struct snap_filter *f, struct snap_perfmaps *maps)
+{
+	size_t ninputs = o->ninputs ? o->ninputs : 1;
+	uint32_t start, stop;
+	int err;
+
+	if ((err = snap_strtab_intern_id(st, o->filter_start, &start)) < 0 ||
+	    (err = snap_strtab_intern_id(st, o->filter_stop, &stop)) < 0)
+		return err;
+	snap_filter_init(f, start, stop);
+	for (size_t i = 0; i < ninputs; i++) {
+		const char *in = o->ninputs ? o->inputs[i] : o->input;
+		struct source src;
+		struct snap_event ev;
+		int r, serr;
+
+		if (in && !strcmp(in, "-")) {
+			snap_log(SNAP_LOG_QUIET, "-filter reads the input twice: give a file, not "
+						 "stdin");
+			return -EINVAL;
+		}
+		if ((err = source_open(&src, o, in, st)) < 0)
+			return err;
+		while ((r = source_next(&src, &ev)) > 0 && !decode_interrupted)
+			if ((maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0) ||
+			    (r = snap_filter_scan(f, &ev)) < 0)
+				break;
+		serr = source_close(&src);
+		if (decode_interrupted) {
+			snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
+			return -EINTR;
+		}
+		if (r < 0 || serr < 0) {
+			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s",
+				 src.name ? src.name : "input", snap_strerror(r < 0 ? r : serr));
+			return r < 0 ? r : serr;
+		}
+	}
+	if (!snap_filter_pair(f))
+		snap_warn("-filter: no call to %s followed by a call to %s: the trace will be "
+			  "empty (check the names with a decode without -filter)",
+			  o->filter_start, o->filter_stop);
+	return 0;
+}
+
 int snap_decode_run(const struct snap_decode_opts *o)
 {
 	const char *output = o->output ? o->output : "trace.fxt.gz";
@@ -437,6 +522,10 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_fxt fx;
 	struct snap_decoder dec;
 	struct snap_decoder_stats stats;
+	struct snap_exeinfo exe;
+	struct snap_filter filter;
+	struct snap_perfmaps maps;
+	struct snap_srcinfo srcinfo;
 	struct snap_tee_tl tee;
 	struct snap_timeline *tl, *tap = NULL;
 	struct snap_decode_result res;
@@ -448,8 +537,21 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	memset(&dec, 0, sizeof(dec));
 	memset(&res, 0, sizeof(res));
 	memset(&sink, 0, sizeof(sink));
+	memset(&filter, 0, sizeof(filter));
+	memset(&maps, 0, sizeof(maps));
+	snap_srcinfo_init(&srcinfo, &st);
 	sink.fd = -1;
 	snap_strtab_init(&st);
+	err = o->executable ? snap_exeinfo_load(&exe, o->executable) : 0;
+	if (!o->executable)
+		memset(&exe, 0, sizeof(exe));
+	if (err < 0) {
+		snap_log(SNAP_LOG_QUIET, "cannot read the executable %s: %s", o->executable,
+			 snap_strerror(err));
+		snap_exeinfo_fini(&exe);
+		snap_strtab_fini(&st);
+		return err;
+	}
 	decode_interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -458,6 +560,10 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	sigaction(SIGHUP, &sa, &old_hup);
 
 	ninputs = o->ninputs ? o->ninputs : 1;
+	if (o->perf_map_files && (err = snap_perfmaps_load(&maps, o->perf_map_files, &st)) < 0)
+		goto out_st;
+	if (o->filter_start && o->filter_stop && (err = filter_scan(o, &st, &filter, &maps)) < 0)
+		goto out_st;
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
@@ -483,7 +589,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		tl = &tee.base;
 	}
 	if (err >= 0)
-		err = decoder_setup(&dec, tl, &st, o);
+		err = decoder_setup(&dec, tl, &st, o, &exe, &filter, &srcinfo);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -491,7 +597,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
 	 * thread is ended and restarted at the next one's first event (§4.12). */
 	for (size_t i = 0;; i++) {
-		err = decode_loop(&src, &dec, o->scope, &res);
+		err = decode_loop(&src, &dec, o->scope, &maps, &res);
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -546,7 +652,11 @@ out_src:
 	if (tap)
 		o->tap->close(o->tap->ctx, err);
 out_st:
+	snap_srcinfo_fini(&srcinfo);
+	snap_filter_fini(&filter);
+	snap_perfmaps_fini(&maps);
 	snap_strtab_fini(&st);
+	snap_exeinfo_fini(&exe);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);

@@ -31,6 +31,11 @@ struct snap_hit {
 	int32_t pid, tid;
 	uint64_t ip;
 	const char *symbol; /* borrowed */
+	/* a stop indicator's arguments: payload, and the perf time of the TSC it
+	 * passed (0 = none) */
+	int has_arg;
+	int64_t arg;
+	uint64_t passed_time;
 };
 
 /* A known process name (from run/attach: the command line). */
@@ -70,6 +75,13 @@ struct snap_decode_opts {
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;
+	const char *executable; /* the traced program (OCaml exception notes), or NULL */
+	/* -filter: write only from a call to filter_start to the next call to
+	 * filter_stop (symbol names; both NULL = no filter) */
+	const char *filter_start, *filter_stop;
+	int stitch_lbr; /* sampled with stitched LBR call graphs: perf script --stitch-lbr */
+	int print_perf_commands;	   /* say (stderr) each perf script command run */
+	const char *perf_map_files;	   /* -perf-map-file: comma-separated perf-PID.map files */
 	enum snap_decoder_kind decoder;	   /* -decoder; else $SNAPTRACE_DECODER */
 	int jobs;			   /* -j: in-process decoder threads, 0 = cores */
 	const struct snap_decode_tap *tap; /* or NULL */

@@ -11,14 +11,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/picker.h"
 #include "cli/pipeline.h"
 #include "cli/reportcli.h"
+#include "cli/serve.h"
+#include "parse/hitsfile.h"
 #include "record/cgpick.h"
+#include "record/dwline.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
 #include "record/session.h"
 #include "record/trigger.h"
 #include "record/workdir.h"
+#include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -47,6 +52,9 @@ enum {
 	F_Z_PRINT_PERF_COMMANDS,
 	F_FILTER,
 	F_VV,
+	F_SERVE,
+	F_SERVE_PORT,
+	F_SHARE,
 	F_REPORT,
 	F_COUNT,
 };
@@ -54,7 +62,8 @@ enum {
 /* The order matters: snap_recflags_apply switches on the index (enum above). */
 const struct snap_opt snap_recflags_opts[] = {
 	{"trigger", NULL, "SYMBOL",
-	 "snapshot when a thread calls SYMBOL ('.' = snaptrace_stop_indicator, '?' = pick)"},
+	 "snapshot when a thread calls SYMBOL (also symbol:NAME, addr:HEX, FILE:LINE[:COL]; "
+	 "'.' = the stop indicator; '?', symbol:?, line:? = pick)"},
 	{"multi-snapshot", NULL, NULL, "snapshot at every trigger hit, not just the first"},
 	{"trace-include-kernel", NULL, NULL, "trace the kernel too (root or paranoid <= 1)"},
 	{"trace-kernel-only", NULL, NULL, "trace only the kernel (root or paranoid <= 1)"},
@@ -76,8 +85,12 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"v", NULL, NULL, "verbose: say what is run (twice: debug)"},
 	{"print-perf-commands", NULL, NULL, "print the perf record command line and stop"},
 	{"z-print-perf-commands", NULL, NULL, NULL},
-	{"filter", NULL, "(START STOP)", NULL},
+	{"filter", NULL, "(START STOP)",
+	 "write only from a call to START to the next call to STOP"},
 	{"vv", NULL, NULL, NULL},
+	{"serve", NULL, NULL, "then serve the trace to the Perfetto UI on 127.0.0.1 until Ctrl-C"},
+	{"serve-port", NULL, "PORT", "port for -serve (default 9001)"},
+	{"share", NULL, NULL, "not supported (snaptrace never uploads)"},
 	{"report", NULL, NULL, "then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
 };
@@ -89,12 +102,16 @@ void snap_recflags_init(struct snap_recflags *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->rec.res.kind = SNAP_RES_NORMAL;
+	f->serve_port = SNAP_SERVE_PORT;
 }
 
 void snap_recflags_fini(struct snap_recflags *f)
 {
 	snap_free(f->trigger_owned);
 	f->trigger_owned = NULL;
+	snap_free(f->filter_start);
+	snap_free(f->filter_stop);
+	f->filter_start = f->filter_stop = NULL;
 }
 
 static int usage_err(const char *cmd, const char *flag, const char *val, const char *hint)
@@ -173,8 +190,24 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 	case F_Z_PRINT_PERF_COMMANDS:
 		f->print_cmds = 1;
 		break;
+	case F_SERVE:
+		f->serve = 1;
+		break;
+	case F_SERVE_PORT:
+		f->serve_port = snap_serve_port_parse(val);
+		if (f->serve_port < 0)
+			return usage_err(cmd, "-serve-port", val, "0-65535");
+		break;
+	case F_SHARE:
+		fprintf(stderr, "snaptrace %s: %s\n", cmd, SNAP_SHARE_REFUSED);
+		return 2;
 	case F_FILTER:
-		return usage_err(cmd, "-filter", val, "-filter is not supported yet");
+		snap_free(f->filter_start);
+		snap_free(f->filter_stop);
+		if (snap_filter_parse_arg(val, &f->filter_start, &f->filter_stop) < 0)
+			return usage_err(cmd, "-filter", val,
+					 "want \"(START STOP)\", two function names");
+		break;
 	case F_REPORT:
 		f->report = 1;
 		break;
@@ -357,6 +390,42 @@ static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct s
 	return 0;
 }
 
+/* -trigger line:?: a FILE:LINE:COL of the executable's line table. */
+static int pick_line(struct snap_recflags *f, const char *cmd, const char *exe)
+{
+	struct snap_dwline *d;
+	char **lines = NULL, *choice;
+	const char *why;
+	long n;
+	int err = snap_dwline_open(exe, &d);
+
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: -trigger line:?: %s: %s\n", cmd, exe,
+			err == -SNAP_EFORMAT ? "no line information (build it with -g)"
+					     : snap_strerror(err));
+		return 1;
+	}
+	n = snap_dwline_list(d, &lines);
+	snap_dwline_close(d);
+	choice = n > 0 ? snap_pick("line> ", (const char *const *)lines, (size_t)n, &why) : NULL;
+	for (long i = 0; i < n; i++)
+		free(lines[i]);
+	snap_free(lines);
+	if (!choice) {
+		fprintf(stderr, "snaptrace %s: no trigger line chosen%s%s\n", cmd,
+			n > 0 && why[0] ? ": " : "", n > 0 ? why : "");
+		return 1;
+	}
+	f->trigger_owned = snap_malloc(strlen(choice) + 6);
+	if (!f->trigger_owned) {
+		snap_free(choice);
+		return 1;
+	}
+	snprintf(f->trigger_owned, strlen(choice) + 6, "line:%s", choice);
+	snap_free(choice);
+	f->trigger = f->trigger_owned;
+	return 0;
+}
 static int check_output(const char *cmd, const char *output);
 
 int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
@@ -364,6 +433,7 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 {
 	char self[PATH_MAX];
 
+	f->exe = exe;
 	/* First: a refused -o is the only line printed, and nothing runs. */
 	if (!f->print_cmds && check_output(cmd, f->output))
 		return 1;
@@ -421,7 +491,15 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 		fprintf(stderr, "snaptrace: -callgraph-mode %s: %s\n", snap_cg_name(f->rec.cg),
 			why);
 	}
-	if (f->trigger && !strcmp(f->trigger, "?")) {
+	if (f->trigger && !strcmp(f->trigger, "line:?")) {
+		if (!exe) {
+			fprintf(stderr, "snaptrace %s: -trigger line:?: no executable to list\n",
+				cmd);
+			return 2;
+		}
+		return pick_line(f, cmd, exe);
+	}
+	if (f->trigger && (!strcmp(f->trigger, "?") || !strcmp(f->trigger, "symbol:?"))) {
 		if (!exe) {
 			fprintf(stderr, "snaptrace %s: -trigger ?: no executable to list\n", cmd);
 			return 2;
@@ -490,7 +568,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 	struct snap_perfargs pa;
 	char data[PATH_MAX + 16];
 	char *j;
-	int rc;
+	int rc, stitch;
 
 	snprintf(data, sizeof(data), "%s/perf.data", f->workdir ? f->workdir : "WORKDIR");
 	f->rec.data = data;
@@ -506,6 +584,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 	if (j)
 		printf("%s\n", j);
 	snap_free(j);
+	stitch = pa.cg == SNAP_CG_LBR;
 	snap_perfargs_fini(&pa);
 	{
 		/* and the decoding command the pipeline runs on the result */
@@ -517,6 +596,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 						  snap_perfcaps_at_least(&m->caps, 5, 14)
 					  ? m->plugin_path
 					  : NULL,
+			.stitch_lbr = stitch,
 		};
 		const char *sargv[SNAP_PERFSRC_MAX_ARGS];
 		int n = snap_perfsrc_argv(&so, sargv);
@@ -566,6 +646,52 @@ static int decode_all(struct snap_decode_opts *d, struct snap_session *s)
 	return err;
 }
 
+/* A stop indicator's (start TSC, payload) arguments; magic-trace's is called
+ * from OCaml with tagged integers (value << 1 | 1). */
+static void stop_indicator_args(struct snap_hit *out, const struct snap_trigger_hit *h,
+				const struct snap_session *s)
+{
+	int tagged = !strcmp(out->symbol, SNAP_MT_STOP_INDICATOR);
+	uint64_t tsc;
+
+	if (!h->has_regs || (!tagged && strcmp(out->symbol, SNAP_STOP_INDICATOR)))
+		return;
+	tsc = tagged ? (uint64_t)((int64_t)h->arg0 >> 1) : h->arg0;
+	out->has_arg = 1;
+	out->arg = tagged ? (int64_t)h->arg1 >> 1 : (int64_t)h->arg1;
+	out->passed_time = snap_trigger_tsc_time(&s->trig, tsc);
+}
+
+/* Saves the hits in the kept working directory, for decode -working-directory. */
+static void keep_hits(const char *dir, const struct snap_hit *hits, size_t n)
+{
+	struct snap_hitrec *r = snap_calloc(n + 1, sizeof(*r));
+	char path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SNAP_HITS_FILE);
+	fp = r ? fopen(path, "we") : NULL;
+	if (fp) {
+		for (size_t i = 0; i < n; i++) {
+			r[i].time = hits[i].time;
+			r[i].pid = hits[i].pid;
+			r[i].tid = hits[i].tid;
+			r[i].ip = hits[i].ip;
+			r[i].has_arg = hits[i].has_arg;
+			r[i].arg = hits[i].arg;
+			r[i].passed_time = hits[i].passed_time;
+			r[i].symbol = (char *)hits[i].symbol;
+		}
+		if (snap_hitsfile_write(fp, r, n) < 0 || fclose(fp) != 0)
+			snap_warn("cannot write %s: the trigger hits will be missing from a later "
+				  "decode -working-directory",
+				  path);
+	} else {
+		snap_warn("cannot write %s: %s", path, strerror(errno));
+	}
+	snap_free(r);
+}
+
 static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res)
 {
 	struct snap_decode_opts d = {0};
@@ -586,7 +712,10 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 		hits[i].tid = s->hits[i].tid;
 		hits[i].ip = s->hits[i].ip;
 		hits[i].symbol = s->trigger_name;
+		stop_indicator_args(&hits[i], &s->hits[i], s);
 	}
+	if (f->workdir)
+		keep_hits(f->workdir, hits, s->nhits);
 	for (size_t i = 0; i < s->npids; i++) {
 		if (!s->names[i])
 			continue;
@@ -603,6 +732,10 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 	d.nhits = s->nhits;
 	d.names = names;
 	d.nnames = nn;
+	d.executable = f->exe;
+	d.stitch_lbr = s->pa.cg == SNAP_CG_LBR;
+	d.filter_start = f->filter_start;
+	d.filter_stop = f->filter_stop;
 	if (f->report)
 		d.tap = snap_report_tap(f->output ? f->output : "trace.fxt.gz");
 	d.quiet_empty = 1;
@@ -726,7 +859,7 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
 	struct snap_decode_result res = {0};
-	int err, rc = 1, status = 0;
+	int err, rc = 1, status = 0, written = 0;
 
 	err = precheck(f, cmd, m);
 	if (err)
@@ -785,6 +918,7 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 		rc = 0;
 	} else if (err == 0) {
 		rc = 0;
+		written = 1;
 		say_coverage(f, &s, &res);
 		say_untraced(f, &s);
 		if (f->workdir)
@@ -803,5 +937,10 @@ out:
 			rc = status;
 	}
 	snap_session_close(&s);
+	if (written && f->serve) {
+		int src = snap_serve(cmd, f->output ? f->output : "trace.fxt.gz", f->serve_port);
+
+		rc = rc ? rc : src;
+	}
 	return rc;
 }

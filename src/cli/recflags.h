@@ -27,6 +27,9 @@ struct snap_recflags {
 	int verbose;
 	int kernel_only, include_kernel;
 	const char *snapshot_size;
+	const char *exe;		  /* the traced executable (set by prepare, borrowed) */
+	char *filter_start, *filter_stop; /* -filter (owned) */
+	int serve, serve_port;		  /* -serve, -serve-port */
 	int report;	/* -report: print snaptrace report's tables after the decode */
 	int attach_pid; /* attach: the first pid (its mappings pick the call graph) */
 };
@@ -34,7 +37,7 @@ struct snap_recflags {
 /* The flag table entries shared by run and attach (NULL-terminated), and
  * their count without the terminator. */
 extern const struct snap_opt snap_recflags_opts[];
-#define SNAP_RECFLAGS_NOPTS 22
+#define SNAP_RECFLAGS_NOPTS 25
 
 void snap_recflags_init(struct snap_recflags *f);
 void snap_recflags_fini(struct snap_recflags *f);

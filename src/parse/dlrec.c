@@ -182,18 +182,18 @@ static int dlrec_sample(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 		return -SNAP_EPLUGIN;
 	if (dlrec_id(r, get32(p), &ev->event) || !ev->event)
 		return -SNAP_EPLUGIN;
-	/* The first sampling event of a trace without branches is the primary one;
-	 * every other sampled event is an extra event (parse/perfscript's rule);
-	 * sched:sched_switch samples are switch-outs with their chain. */
+	/* parse/primary.h (n == 0: perf recorded no call chain); sched:sched_switch
+	 * samples are switch-outs with their chain, never the primary stream */
 	if (!r->switch_id && snap_event_is_switch_name(snap_strtab_get(r->names, ev->event),
 						       snap_strtab_len(r->names, ev->event)))
 		r->switch_id = ev->event;
-	if (!r->primary && !r->st.branches && ev->event != r->switch_id)
-		r->primary = ev->event;
-	ev->kind = ev->event == r->primary ? SNAP_EV_SAMPLE : SNAP_EV_EXTRA;
+	if (r->st.branches || r->st.powers)
+		snap_primary_set_mode(&r->prim, SNAP_TRACE_PT);
 	if (ev->event == r->switch_id) {
 		ev->kind = SNAP_EV_SWITCH;
 		ev->sw_out = 1;
+	} else {
+		ev->kind = snap_primary_classify(&r->prim, r->names, ev->event, n > 0);
 	}
 	ev->pid = (int32_t)get32(p + 4);
 	ev->tid = (int32_t)get32(p + 8);
@@ -406,6 +406,11 @@ int snap_dlrec_finish(struct snap_dlrec *r)
 uint64_t snap_dlrec_offset(const struct snap_dlrec *r)
 {
 	return r->recpos;
+}
+
+void snap_dlrec_set_mode(struct snap_dlrec *r, enum snap_trace_mode mode)
+{
+	snap_primary_set_mode(&r->prim, mode);
 }
 
 const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r)

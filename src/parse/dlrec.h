@@ -5,7 +5,7 @@
  * out, with the same events, names and addresses the text parser produces for
  * the same perf data (parse/perfscript.h): "[unknown @ 0xADDR (DSO)]" names
  * ("[unknown]" as DSO when there is none; no name at all for ip 0), SAMPLE for
- * the first sampling event of a trace without branches and EXTRA for any other,
+ * the primary sampled event and EXTRA for any other (parse/primary.h),
  * frames outermost first, a sample without a call chain as one frame (its ip),
  * sched:sched_switch samples as SNAP_EV_SWITCH (out, with their chain).
  * Pure: no I/O.
@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "parse/primary.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 
@@ -56,9 +57,9 @@ struct snap_dlrec {
 	uint64_t last_key;	    /* the last thread looked up in comms, and its comm */
 	uint32_t last_comm;
 	struct snap_dlrec_stats st;
-	uint32_t primary;    /* strtab id of the primary sampling event, 0 = not yet */
-	uint32_t switch_id;  /* strtab id of "sched:sched_switch" once seen, else 0 */
-	const uint8_t *text; /* the last TEXT record's bytes, in buf */
+	struct snap_primary prim; /* which sampled event builds stacks */
+	uint32_t switch_id;	  /* strtab id of "sched:sched_switch" once seen, else 0 */
+	const uint8_t *text;	  /* the last TEXT record's bytes, in buf */
 	uint32_t textlen;
 	int have_header, have_end;
 	int err; /* sticky */
@@ -92,6 +93,9 @@ int snap_dlrec_finish(struct snap_dlrec *r);
 uint64_t snap_dlrec_offset(const struct snap_dlrec *r);
 /* Returns the counters (borrowed; valid until fini). */
 const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r);
+/* Tells the reader what the trace is (the perf.data header): SNAP_TRACE_PT or
+ * SNAP_TRACE_SAMPLES (parse/primary.h). */
+void snap_dlrec_set_mode(struct snap_dlrec *r, enum snap_trace_mode mode);
 /* After SNAP_DLREC_TEXT_POINT: sets *len and returns the text (borrowed until the
  * next next() or feed() call; not NUL-terminated). Else returns NULL, *len 0. */
 const char *snap_dlrec_text(const struct snap_dlrec *r, size_t *len);

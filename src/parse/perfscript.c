@@ -270,6 +270,13 @@ uint64_t snap_perfscript_line(const struct snap_perfscript *ps)
 	return ps->stats.lines;
 }
 
+void snap_perfscript_set_mode(struct snap_perfscript *ps, enum snap_trace_mode mode)
+{
+	snap_primary_set_mode(&ps->prim, mode);
+	if (mode == SNAP_TRACE_PT)
+		ps->pt_seen = 1;
+}
+
 const struct snap_perfscript_stats *snap_perfscript_stats(const struct snap_perfscript *ps)
 {
 	return &ps->stats;
@@ -939,24 +946,24 @@ static int ps_open_sample(struct snap_perfscript *ps, const struct snap_event *h
 	ps->rec = *hdr;
 	ps->rec.event = event;
 	ps->rec.period = period;
-	/* The first sampling event is the primary one, unless this is a PT
-	 * trace: there every sampled event is an extra (behaviour.md §3.8). */
-	if (event && !is_switch && !ps->have_prim && !ps->pt_seen) {
-		ps->have_prim = 1;
-		ps->primary = event;
-	}
-	ps->rec.kind =
-		!event || (ps->have_prim && event == ps->primary) ? SNAP_EV_SAMPLE : SNAP_EV_EXTRA;
-	if (is_switch) {
-		ps->rec.kind = SNAP_EV_SWITCH;
-		ps->rec.sw_out = 1;
-	}
 	ps->nframes = 0;
 	ps->frames_dropped = 0;
 	r = ps_rest_loc(ps, p, e, &ps->hdr_loc);
 	if (r < 0)
 		return r;
 	ps->has_hdr_loc = r == 1;
+	/* parse/primary.h: perf prints the ip on the header line exactly when
+	 * the sample has no call chain. */
+	if (ps->pt_seen)
+		snap_primary_set_mode(&ps->prim, SNAP_TRACE_PT);
+	if (is_switch) { /* sched:sched_switch: a switch-out with its chain, never primary */
+		ps->rec.kind = SNAP_EV_SWITCH;
+		ps->rec.sw_out = 1;
+	} else {
+		ps->rec.kind = !event ? SNAP_EV_SAMPLE
+				      : snap_primary_classify(&ps->prim, ps->names, event,
+							      !ps->has_hdr_loc);
+	}
 	ps->rec_open = 1;
 	return 0;
 }

@@ -11,7 +11,8 @@
  *  - ` instruction trace error type ...`                         -> SNAP_EV_ERROR
  *  - `cbr: N freq: MHZ MHz ...`                                  -> SNAP_EV_POWER
  *  - stack samples: header + TAB-indented frames + blank line    -> SNAP_EV_SAMPLE
- *    for the first sampling event seen, SNAP_EV_EXTRA for any other event;
+ *    for the primary sampled event, SNAP_EV_EXTRA for any other event (the
+ *    rule is in parse/primary.h; in a PT trace every sampled event is extra);
  *    `sched:sched_switch` samples are SNAP_EV_SWITCH (out, with the chain)
  *    and never the primary event.
  *  - `PERF_RECORD_SWITCH[_CPU_WIDE] OUT|IN` (--show-switch-events)    -> SNAP_EV_SWITCH
@@ -34,6 +35,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "parse/primary.h"
 #include "util/strtab.h"
 
 #define SNAP_PERFSCRIPT_MAX_LINE   (1u << 20) /* longer lines are skipped and counted */
@@ -55,17 +57,16 @@ struct snap_perfscript {
 	/* pending input: [pos, len) not yet consumed; no '\n' in [pos, scan) */
 	char *buf;
 	size_t len, cap, pos, scan;
-	uint8_t finished;  /* finish() was called */
-	uint8_t skipping;  /* dropping the rest of an overlong line */
-	uint8_t rec_open;  /* a SAMPLE/EXTRA record waits for its frames */
-	uint8_t pt_seen;   /* branch lines seen: unidentified synth lines are PT noise */
-	uint8_t have_prim; /* primary sampling event known */
+	uint8_t finished; /* finish() was called */
+	uint8_t skipping; /* dropping the rest of an overlong line */
+	uint8_t rec_open; /* a SAMPLE/EXTRA record waits for its frames */
+	uint8_t pt_seen;  /* branch lines seen: unidentified synth lines are PT noise */
 	uint8_t has_hdr_loc;
 	uint8_t frames_dropped;
-	uint32_t primary;	 /* primary sampling event name (strtab id) */
-	struct snap_event rec;	 /* the open record */
-	struct snap_loc hdr_loc; /* `ip sym (dso)` printed on the open record's header */
-	struct snap_loc *frames; /* leaf first while open; reversed when returned */
+	struct snap_primary prim; /* which sampled event builds stacks */
+	struct snap_event rec;	  /* the open record */
+	struct snap_loc hdr_loc;  /* `ip sym (dso)` printed on the open record's header */
+	struct snap_loc *frames;  /* leaf first while open; reversed when returned */
 	size_t nframes, fcap;
 	char *scratch; /* for building "[unknown @ ...]" names */
 	size_t scratch_cap;
@@ -92,6 +93,9 @@ int snap_perfscript_next(struct snap_perfscript *ps, struct snap_event *ev);
 /* Returns the 1-based number of the last line consumed (the one an error or
  * the last returned event came from; 0 before any), for messages. */
 uint64_t snap_perfscript_line(const struct snap_perfscript *ps);
+/* Tells the parser what the trace is when the caller knows it (the perf.data
+ * header): SNAP_TRACE_PT or SNAP_TRACE_SAMPLES (parse/primary.h). */
+void snap_perfscript_set_mode(struct snap_perfscript *ps, enum snap_trace_mode mode);
 /* Returns the counters (borrowed from ps). */
 const struct snap_perfscript_stats *snap_perfscript_stats(const struct snap_perfscript *ps);
 

@@ -218,7 +218,8 @@ void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_
 	n = snap_read_small("/proc/self/status", status, sizeof(status));
 	m->cap_perfmon = n > 0 && snap_caps_status_perfmon(status, (size_t)n);
 	c->kernel_ok = m->euid == 0 || m->cap_perfmon || c->paranoid <= 1 ||
-		       getenv("SNAPTRACE_PERF_IS_PRIVILEGED");
+		       getenv("SNAPTRACE_PERF_IS_PRIVILEGED") ||
+		       getenv("MAGIC_TRACE_PERF_IS_PRIVILEGED");
 	/* Sampled tracepoints carry raw data: root, CAP_PERFMON or paranoid -1,
 	 * and perf must read the event's id under tracefs. */
 	c->sched_ok = (m->euid == 0 || m->cap_perfmon || c->paranoid <= -1) &&

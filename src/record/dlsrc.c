@@ -149,6 +149,8 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 	argv[n++] = o->data;
 	if (o->itrace)
 		argv[n++] = o->itrace;
+	if (o->stitch_lbr)
+		argv[n++] = "--stitch-lbr";
 	if (o->vmlinux) {
 		argv[n++] = "--vmlinux";
 		argv[n++] = o->vmlinux;
@@ -201,9 +203,13 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	dlsrc_reset(src);
 	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
 	snap_dlrec_init(&src->rd, names);
+	/* the plugin only runs on perf.data files, whose header told the mode */
+	snap_dlrec_set_mode(&src->rd, o->itrace ? SNAP_TRACE_PT : SNAP_TRACE_SAMPLES);
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		goto err_fini;
+	if (o->itrace)
+		snap_perfscript_set_mode(&src->ps, SNAP_TRACE_PT);
 	src->buf = snap_malloc(DLSRC_BUF);
 	if (!src->buf) {
 		err = -ENOMEM;

@@ -2,9 +2,12 @@
 #include "record/elfsym.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/err.h"
+#include "util/vec.h"
 
 #define EHDR_SIZE  64
 #define PHDR_SIZE  56
@@ -13,6 +16,7 @@
 #define SHT_SYMTAB 2
 #define SHT_DYNSYM 11
 #define PT_LOAD	   1
+#define SHT_NOTE   7
 
 static uint16_t rd16(const uint8_t *p)
 {
@@ -161,4 +165,139 @@ int snap_elf_vaddr_to_offset(const struct snap_elf *e, uint64_t vaddr, uint64_t 
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* ---- OCaml exception notes ---- */
+
+/* The name of section i, or "" (NUL-terminated inside the buffer). */
+static const char *sec_name(const struct snap_elf *e, unsigned i)
+{
+	uint16_t shstrndx = rd16(e->buf + 62);
+	uint64_t off, size;
+	uint32_t name;
+
+	if (shstrndx >= e->shnum)
+		return "";
+	off = rd64(shdr(e, shstrndx) + 24);
+	size = rd64(shdr(e, shstrndx) + 32);
+	name = rd32(shdr(e, i));
+	if (!in_bounds(e, off, size, 1) || name >= size ||
+	    !memchr(e->buf + off + name, '\0', size - name))
+		return "";
+	return (const char *)e->buf + off + name;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[k])
+			v[++k] = v[i];
+	return k + 1;
+}
+
+struct trapvec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* One note's description: base, then three 0-terminated lists. */
+static int traps_desc(const uint8_t *d, uint64_t len, uint64_t delta, struct trapvec tv[3])
+{
+	uint64_t pos = 8;
+	int list = 0;
+
+	if (len < 8)
+		return 0;
+	while (list < 3 && pos + 8 <= len) {
+		uint64_t a = rd64(d + pos);
+
+		pos += 8;
+		if (!a) {
+			list++;
+			continue;
+		}
+		if (snap_vec_reserve(&tv[list].v, &tv[list].cap, tv[list].n + 1, sizeof(uint64_t)) <
+		    0)
+			return -ENOMEM;
+		tv[list].v[tv[list].n++] = a + delta;
+	}
+	return 0;
+}
+
+int snap_elf_ocaml_traps(const struct snap_elf *e, struct snap_elf_traps *out)
+{
+	struct trapvec tv[3];
+	uint64_t base_addr = 0;
+	int have_base = 0, found = 0, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(tv, 0, sizeof(tv));
+	if (e->shnum && rd16(e->buf + 62) < e->shnum) {
+		for (unsigned i = 0; i < e->shnum; i++)
+			if (!strcmp(sec_name(e, i), ".stapsdt.base")) {
+				base_addr = rd64(shdr(e, i) + 16);
+				have_base = 1;
+				break;
+			}
+	}
+	for (unsigned i = 0; i < e->shnum && !err; i++) {
+		const uint8_t *sh = shdr(e, i);
+		uint64_t off = rd64(sh + 24), size = rd64(sh + 32), align = rd64(sh + 48), pos = 0;
+
+		if (rd32(sh + 4) != SHT_NOTE || strcmp(sec_name(e, i), ".note.ocaml_eh") ||
+		    !in_bounds(e, off, size, 1))
+			continue;
+		align = align == 8 ? 8 : 4;
+		while (!err && size - pos >= 12) {
+			const uint8_t *n = e->buf + off + pos;
+			uint64_t namesz = rd32(n), descsz = rd32(n + 4), type = rd32(n + 8);
+			uint64_t nameal = (namesz + align - 1) & ~(align - 1);
+			uint64_t descal = (descsz + align - 1) & ~(align - 1);
+
+			if (nameal > size - pos - 12 || descal > size - pos - 12 - nameal)
+				break;
+			if (type == 1 && namesz == 6 && !memcmp(n + 12, "OCaml", 6)) {
+				const uint8_t *d = n + 12 + nameal;
+				uint64_t delta = 0;
+
+				if (descsz >= 8 && have_base)
+					delta = base_addr - rd64(d);
+				err = traps_desc(d, descsz, delta, tv);
+				found = 1;
+			}
+			pos += 12 + nameal + descal;
+		}
+	}
+	if (err) {
+		for (int k = 0; k < 3; k++)
+			snap_free(tv[k].v);
+		return err;
+	}
+	out->enter = tv[0].v;
+	out->nenter = sort_unique(tv[0].v, tv[0].n);
+	out->push = tv[1].v;
+	out->npush = sort_unique(tv[1].v, tv[1].n);
+	out->pop = tv[2].v;
+	out->npop = sort_unique(tv[2].v, tv[2].n);
+	return found;
+}
+
+void snap_elf_traps_free(struct snap_elf_traps *t)
+{
+	snap_free(t->enter);
+	snap_free(t->push);
+	snap_free(t->pop);
+	memset(t, 0, sizeof(*t));
 }

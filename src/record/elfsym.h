@@ -47,4 +47,19 @@ int snap_elf_vaddr_to_offset(const struct snap_elf *e, uint64_t vaddr, uint64_t 
 /* Returns 1 when the file has a symbol table (.symtab or .dynsym). */
 int snap_elf_has_symbols(const struct snap_elf *e);
 
+/* OCaml exception handler addresses from the .note.ocaml_eh notes (owner
+ * "OCaml", type 1: a u64 recorded base, then three lists of u64 addresses,
+ * each ended by 0: entertraps, pushtraps, poptraps), moved by .stapsdt.base's
+ * address minus the recorded base (prelinking), each list sorted, duplicates
+ * removed. Link-time addresses. */
+struct snap_elf_traps {
+	uint64_t *enter, *push, *pop; /* owned: snap_elf_traps_free */
+	size_t nenter, npush, npop;
+};
+
+/* Returns 1 with *out filled when the file has such notes, 0 when it has
+ * none (then *out is empty), -ENOMEM. Malformed notes are skipped. */
+int snap_elf_ocaml_traps(const struct snap_elf *e, struct snap_elf_traps *out);
+void snap_elf_traps_free(struct snap_elf_traps *t);
+
 #endif

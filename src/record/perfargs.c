@@ -231,6 +231,10 @@ int snap_cg_parse(const char *s, enum snap_cg *out)
 		*out = SNAP_CG_FP;
 	else if (!strcasecmp(s, "dwarf"))
 		*out = SNAP_CG_DWARF;
+	else if (!strcmp(s, "Last_branch_record") ||
+		 (sexp_lex(s, &x) == 0 && x.n == 3 && tok_is(&x, 0, "(") &&
+		  tok_is(&x, 1, "Last_branch_record") && tok_is(&x, 2, ")")))
+		*out = SNAP_CG_LBR; /* magic-trace's record with its default: stitched */
 	else if (sexp_lex(s, &x) == 0 && x.n == 7 && tok_is(&x, 0, "(") &&
 		 tok_is(&x, 1, "Last_branch_record") && tok_is(&x, 2, "(") &&
 		 tok_is(&x, 3, "stitched") && tok_is(&x, 5, ")") && tok_is(&x, 6, ")") &&

@@ -57,7 +57,8 @@ enum snap_cg {
 };
 
 /* Parses auto, lbr, lbr-no-stitch, fp, dwarf, Frame_pointers, Dwarf,
- * "(Last_branch_record (stitched true|false))". Returns 0 or -SNAP_EUSAGE. */
+ * "(Last_branch_record (stitched true|false))", "(Last_branch_record)" (stitched).
+ * Returns 0 or -SNAP_EUSAGE. */
 int snap_cg_parse(const char *s, enum snap_cg *out);
 /* Returns the perf --call-graph word: "lbr", "fp", "dwarf" (never NULL). */
 const char *snap_cg_name(enum snap_cg cg);

@@ -33,6 +33,7 @@ static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_
 	dl->keepjumps = o->keepjumps;
 	dl->vmlinux = o->vmlinux;
 	dl->kallsyms = o->kallsyms;
+	dl->stitch_lbr = o->stitch_lbr && o->kind != SNAP_PERFDATA_AUX;
 }
 
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
@@ -85,6 +86,10 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		return err;
+	if (o->kind != SNAP_PERFDATA_UNKNOWN)
+		snap_perfscript_set_mode(&src->ps, o->kind == SNAP_PERFDATA_AUX
+							   ? SNAP_TRACE_PT
+							   : SNAP_TRACE_SAMPLES);
 	src->buf = snap_malloc(PERFSRC_BUF);
 	if (!src->buf) {
 		err = -ENOMEM;

@@ -26,6 +26,7 @@ struct snap_perfsrc_opts {
 	int timeless;		      /* no timestamps in the data: do not ask for time */
 	const char *vmlinux;	      /* kernel image for symbols (perf --vmlinux), or NULL */
 	const char *kallsyms;	      /* kernel symbol list (perf --kallsyms), or NULL */
+	int stitch_lbr;		      /* stitched LBR call graphs: perf script --stitch-lbr */
 };
 
 struct snap_perfsrc {

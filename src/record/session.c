@@ -282,12 +282,14 @@ static int arm_trigger(struct snap_session *s)
 	if (err == -ENOENT && s->child)
 		return why(s, err,
 			   "-trigger %s: no function of that name in %s or the libraries it links "
-			   "(for a library it dlopen()s, use attach)",
+			   "(for a library it dlopen()s, use attach), nor such a FILE:LINE[:COL] "
+			   "(needs -g) or address in it",
 			   name, s->cfg.cmd[0]);
 	if (err == -ENOENT)
 		return why(s, err,
 			   "-trigger %s: no function of that name in pid %d's executable or its "
-			   "loaded libraries",
+			   "loaded libraries, nor such a FILE:LINE[:COL] (needs -g) or address in "
+			   "its executable",
 			   name, (int)pid);
 	if (err < 0)
 		return why(s, err, "-trigger %s: cannot read pid %d: %s", name, (int)pid,

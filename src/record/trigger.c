@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/dwline.h"
 #include "record/elfsym.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -124,7 +125,132 @@ out:
 	return err;
 }
 
-int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *where, size_t wlen)
+/* The runtime address of link-time vaddr of the executable at path. */
+static int resolve_vaddr(const char *path, uint64_t vaddr, FILE *maps, uint64_t *addr)
+{
+	const void *buf;
+	size_t len;
+	struct snap_elf e;
+	uint64_t off;
+	char line[PATH_MAX + 128];
+	int err = snap_file_map(path, &buf, &len);
+
+	if (err < 0)
+		return err;
+	err = snap_elf_open(&e, buf, len);
+	if (err < 0)
+		goto out;
+	err = -ENOENT;
+	if (snap_elf_vaddr_to_offset(&e, vaddr, &off) < 0)
+		goto out;
+	rewind(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		struct mapping m;
+
+		if (!parse_maps_line(line, &m) || strcmp(m.path, path) || !m.exec)
+			continue;
+		if (off >= m.off && off - m.off < m.end - m.start) {
+			*addr = m.start + (off - m.off);
+			err = 0;
+			goto out;
+		}
+	}
+out:
+	snap_file_unmap(buf, len);
+	return err;
+}
+
+int snap_trigger_parse_hex(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		s += 2;
+	if (!*s || strspn(s, "0123456789abcdefABCDEF") != strlen(s) || strlen(s) > 16)
+		return -1;
+	*v = strtoull(s, &end, 16);
+	return 0;
+}
+
+/* FILE:LINE[:COL] in the executable's line table -> link-time address. */
+static int line_vaddr(const char *exe, const char *sel, uint64_t *vaddr)
+{
+	struct snap_dwline *d;
+	char file[PATH_MAX];
+	int line, col, ncols, err;
+
+	if (snap_dwline_parse_sel(sel, file, sizeof(file), &line, &col) < 0)
+		return -EINVAL;
+	err = snap_dwline_open(exe, &d);
+	if (err < 0)
+		return err;
+	err = snap_dwline_find(d, file, line, col, vaddr, &ncols);
+	snap_dwline_close(d);
+	return err == -EEXIST ? -ENOENT : err;
+}
+
+int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen)
+{
+	/* -trigger forms: symbol:NAME, addr:HEX, line:FILE:LINE[:COL], or without a
+	 * prefix a function name, then FILE:LINE[:COL], then a hex address */
+	enum { ANY, SYM, ADDR, LINE } kind = ANY;
+	const char *name = sel;
+	char path[64], exe[PATH_MAX];
+	uint64_t vaddr;
+	ssize_t n;
+	FILE *maps;
+	int err;
+
+	if (!strncmp(sel, "symbol:", 7)) {
+		kind = SYM;
+		name = sel + 7;
+	} else if (!strncmp(sel, "addr:", 5)) {
+		kind = ADDR;
+		name = sel + 5;
+	} else if (!strncmp(sel, "line:", 5)) {
+		kind = LINE;
+		name = sel + 5;
+	}
+	if (kind != ANY && !*name)
+		return -EINVAL;
+	if (kind == SYM)
+		return snap_trigger_resolve_symbol(pid, name, addr, where, wlen);
+	if (kind == ANY) {
+		err = snap_trigger_resolve_symbol(pid, name, addr, where, wlen);
+		if (err != -ENOENT && err != -SNAP_EFORMAT)
+			return err;
+		int l, c;
+
+		if (snap_dwline_parse_sel(name, exe, sizeof(exe), &l, &c) < 0 &&
+		    snap_trigger_parse_hex(name, &vaddr) < 0)
+			return err;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	if (kind == ADDR) {
+		if (snap_trigger_parse_hex(name, &vaddr) < 0)
+			return -EINVAL;
+	} else if (kind == LINE || snap_trigger_parse_hex(name, &vaddr) < 0) {
+		err = line_vaddr(exe, name, &vaddr);
+		if (err < 0)
+			return err == -EINVAL ? -ENOENT : err;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return -errno;
+	err = resolve_vaddr(exe, vaddr, maps, addr);
+	fclose(maps);
+	if (err == 0 && where && wlen)
+		snprintf(where, wlen, "%s", exe);
+	return err;
+}
+
+int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
+				size_t wlen)
 {
 	char path[64], exe[PATH_MAX], line[PATH_MAX + 128];
 	FILE *maps;
@@ -184,6 +310,9 @@ void snap_trigger_init(struct snap_trigger *t)
 }
 
 #define BP_DATA_PAGES 1
+/* perf's x86 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */
+#define BP_REG_SI     4
+#define BP_REG_DI     5
 
 static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
 {
@@ -199,7 +328,9 @@ static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
 	a.bp_addr = t->addr;
 	a.bp_len = sizeof(long);
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+	/* the called function's first two arguments (x86-64: rdi, rsi) */
+	a.sample_regs_user = (1ull << BP_REG_SI) | (1ull << BP_REG_DI);
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
@@ -358,9 +489,15 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 		data = (const uint8_t *)bp->ring + sysconf(_SC_PAGESIZE);
 	}
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	if (meta->cap_user_time_zero && !t->have_tsc) {
+		t->have_tsc = 1;
+		t->time_zero = meta->time_zero;
+		t->time_mult = meta->time_mult;
+		t->time_shift = meta->time_shift;
+	}
 	while (tail < head) {
 		struct perf_event_header h;
-		uint64_t rec[4]; /* ip, pid|tid, time */
+		uint64_t rec[7]; /* ip, pid|tid, time, abi, si, di */
 
 		ring_copy(data, size, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size > size)
@@ -369,10 +506,20 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 			ring_copy(data, size, tail + sizeof(h), rec, 24);
 			t->nhits++;
 			if (n < max) {
+				memset(&hits[n], 0, sizeof(hits[n]));
 				hits[n].ip = rec[0];
 				hits[n].pid = (int32_t)(uint32_t)rec[1];
 				hits[n].tid = (int32_t)(uint32_t)(rec[1] >> 32);
 				hits[n].time = rec[2];
+				/* REGS_USER: abi, then the registers in number order */
+				if (h.size >= sizeof(h) + 48) {
+					ring_copy(data, size, tail + sizeof(h) + 24, rec + 3, 24);
+					if (rec[3]) {
+						hits[n].has_regs = 1;
+						hits[n].arg1 = rec[4]; /* rsi */
+						hits[n].arg0 = rec[5]; /* rdi */
+					}
+				}
 				n++;
 			}
 		}
@@ -398,6 +545,17 @@ size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, 
 	if (n > 1)
 		qsort(hits, n, sizeof(*hits), cmp_hit);
 	return n;
+}
+
+uint64_t snap_trigger_tsc_time(const struct snap_trigger *t, uint64_t tsc)
+{
+	uint64_t quot, rem;
+
+	if (!t->have_tsc || !tsc || t->time_shift > 63)
+		return 0;
+	quot = tsc >> t->time_shift;
+	rem = tsc & ((1ull << t->time_shift) - 1);
+	return t->time_zero + quot * t->time_mult + ((rem * t->time_mult) >> t->time_shift);
 }
 
 void snap_trigger_fini(struct snap_trigger *t)

@@ -25,6 +25,11 @@ struct snap_trigger_hit {
 	uint64_t time; /* perf clock, ns (same clock as perf record's default) */
 	int32_t pid, tid;
 	uint64_t ip;
+	/* The first two integer arguments of the called function (rdi, rsi),
+	 * which a stop indicator uses for (start TSC, payload); has_regs = 0
+	 * when the kernel sent no registers. */
+	int has_regs;
+	uint64_t arg0, arg1;
 };
 
 struct snap_bp {
@@ -40,6 +45,11 @@ struct snap_trigger {
 	int *tids; /* attach: threads armed so far */
 	size_t ntids, tcap;
 	uint64_t nhits; /* hits seen so far (including dropped ones) */
+	/* TSC -> perf clock conversion of the kernel (from a breakpoint's mmap page) */
+	int have_tsc;
+	uint64_t time_zero;
+	uint32_t time_mult;
+	uint16_t time_shift;
 };
 
 /* Maps a file read-only. Returns 0 and sets *buf and *len (release with
@@ -54,7 +64,18 @@ void snap_file_unmap(const void *buf, size_t len);
  * symbol, -SNAP_EFORMAT when the executable has no symbol table at all, or
  * -errno (e.g. -ESRCH, -EACCES reading /proc).
  */
-int snap_trigger_resolve(pid_t pid, const char *name, uint64_t *addr, char *where, size_t wlen);
+int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen);
+/* The selection forms of -trigger (sel above): "symbol:NAME" (a function,
+ * searched as described above), "addr:HEX" or bare hex with or without 0x (a
+ * link-time address of the executable), "line:FILE:LINE[:COL]" or
+ * "FILE:LINE[:COL]" (the executable's DWARF line table: the lowest column of
+ * the line unless COL is given; FILE may be a trailing part of the path).
+ * Without a prefix: a function name first, then FILE:LINE, then hex.
+ * -EINVAL for an empty or malformed selection. The name-only resolver: */
+int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
+				size_t wlen);
+/* Parses hex with or without 0x (at most 16 digits). Returns 0 or -1. */
+int snap_trigger_parse_hex(const char *s, uint64_t *v);
 
 void snap_trigger_init(struct snap_trigger *t);
 /* Arms breakpoints on addr. follow_children: pid is a process we start:
@@ -78,6 +99,9 @@ size_t snap_trigger_pollfds(const struct snap_trigger *t, struct pollfd *pfd, si
 /* Drains every ring. Copies up to max hits (oldest first) into hits and
  * returns how many were copied; the rest are counted in t->nhits only. */
 size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, size_t max);
+/* A TSC value (rdtsc in the traced program) on the perf clock, or 0 when the
+ * kernel gave no conversion (no hit read yet, or no TSC clock). */
+uint64_t snap_trigger_tsc_time(const struct snap_trigger *t, uint64_t tsc);
 /* Closes every breakpoint (the target runs on untouched). Safe twice. */
 void snap_trigger_fini(struct snap_trigger *t);
 

@@ -33,6 +33,8 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	ctx->max_depth = max_depth ? max_depth : SNAP_CSTACK_DEFAULT_MAX_DEPTH;
 	ctx->max_defer = SNAP_CSTACK_MAX_DEFER;
 	snap_u64map_init(&ctx->errnames);
+	snap_u64map_init(&ctx->debugnames);
+	snap_u64map_init(&ctx->srcmap);
 	if ((err = snap_strtab_intern_id(st, "[untraced]", &n->untraced)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[syscall]", &n->syscall)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[returned]", &n->returned)) < 0 ||
@@ -40,7 +42,22 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "address", &n->address)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "symbol", &n->symbol)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0)
+	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "line", &n->line)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "col", &n->col)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "file", &n->file)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "gogo", &n->gogo[0])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.gogo", &n->gogo[1])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.gogo.abi0", &n->gogo[2])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.mcall", &n->go_mark[0])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.morestack.abi0", &n->go_mark[1])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "runtime.morestack", &n->go_mark[2])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "caml_next_frame_descriptor", &ctx->caml_unwind[0])) <
+		    0 ||
+	    (err = snap_strtab_intern_id(st, "caml_stash_backtrace", &ctx->caml_unwind[1])) < 0 ||
+	    (err = snap_strtab_intern_id(st, "caml_raise_exn", &ctx->caml_raise_exn)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "caml_raise_exception", &ctx->caml_raise_exception)) <
+		    0)
 		return err;
 	return 0;
 }
@@ -48,6 +65,9 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 {
 	snap_u64map_fini(&ctx->errnames);
+	snap_u64map_fini(&ctx->debugnames);
+	snap_u64map_fini(&ctx->srcmap);
+	snap_free(ctx->srcpos);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -132,26 +152,101 @@ uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* MAGIC_TRACE_DEBUG's name of an inferred frame: "NAME [inferred start time]". */
+static int debug_name(struct snap_cstack_ctx *ctx, uint32_t sym, uint32_t *out)
+{
+	uint64_t id;
+	char buf[512];
+	int64_t r;
+
+	if (snap_u64map_get(&ctx->debugnames, sym, &id)) {
+		*out = (uint32_t)id;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%.480s [inferred start time]", snap_strtab_get(ctx->st, sym));
+	r = snap_strtab_intern_cstr(ctx->st, buf);
+	if (r < 0)
+		return (int)r;
+	if (snap_u64map_put(&ctx->debugnames, sym, (uint64_t)r) < 0)
+		return -ENOMEM;
+	*out = (uint32_t)r;
+	return 0;
+}
+
+int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+{
+	struct snap_srcpos p;
+	uint64_t v;
+	int r;
+
+	if (!ctx->srcloc || !loc->sym || loc->sym == ctx->src_last_sym)
+		return 0;
+	ctx->src_last_sym = loc->sym;
+	if (snap_u64map_get(&ctx->srcmap, loc->sym, &v))
+		return 0;
+	r = ctx->srcloc->lookup(ctx->srcloc->ctx, loc, &p.file, &p.line, &p.col);
+	if (r < 0)
+		return r;
+	v = 0;
+	if (r > 0) {
+		if (snap_vec_reserve(&ctx->srcpos, &ctx->capsrcpos, ctx->nsrcpos + 1,
+				     sizeof(*ctx->srcpos)) < 0)
+			return -ENOMEM;
+		ctx->srcpos[ctx->nsrcpos++] = p;
+		v = ctx->nsrcpos;
+	}
+	return snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0 ? -ENOMEM : 0;
+}
+
 static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
-	struct snap_arg a[3];
+	struct snap_arg a[6];
+	uint32_t name = op->sym;
+	size_t na = 0;
+	uint64_t v;
+	int err;
 
 	switch (op->type) {
 	case OP_CALL:
-		a[0].name = ctx->n.address;
-		a[0].type = SNAP_ARG_PTR;
-		a[0].v.u = op->ip;
-		a[1].name = ctx->n.symbol;
-		a[1].type = SNAP_ARG_STR;
-		a[1].v.str = op->sym;
-		a[2].name = ctx->n.inferred;
-		a[2].type = SNAP_ARG_STR;
-		a[2].v.str = ctx->n.true_;
-		return tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, a, op->inferred ? 3 : 2);
+		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
+			return err;
+		/* magic-trace's order: address, [line, col,] symbol, [file,] inferred */
+		a[na].name = ctx->n.address;
+		a[na].type = SNAP_ARG_PTR;
+		a[na++].v.u = op->ip;
+		v = 0;
+		if (ctx->srcloc && op->ip)
+			snap_u64map_get(&ctx->srcmap, op->sym, &v);
+		if (v) {
+			const struct snap_srcpos *p = &ctx->srcpos[v - 1];
+
+			a[na].name = ctx->n.line;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = p->line;
+			a[na].name = ctx->n.col;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = p->col;
+		}
+		a[na].name = ctx->n.symbol;
+		a[na].type = SNAP_ARG_STR;
+		a[na++].v.str = op->sym;
+		if (v) {
+			a[na].name = ctx->n.file;
+			a[na].type = SNAP_ARG_STR;
+			a[na++].v.str = ctx->srcpos[v - 1].file;
+		}
+		if (op->inferred) {
+			a[na].name = ctx->n.inferred;
+			a[na].type = SNAP_ARG_STR;
+			a[na++].v.str = ctx->n.true_;
+		}
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, name, a, na);
 	case OP_RET:
-		return tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
+		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
+			return err;
+		return tl->ops->end(tl, cs->pid, cs->tid, t, name);
 	case OP_RETUNK:
 	default:
 		return tl->ops->complete(tl, cs->pid, cs->tid, op->t, op->t2, ctx->n.unknown, NULL,
@@ -180,6 +275,13 @@ static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 	if (op.type == OP_RETUNK || (op.type == OP_CALL && op.inferred)) {
 		if (op.type == OP_RETUNK) {
 			op.t2 = t; /* k2 was taken when the return happened */
+			/* A zero-length [unknown] (a return past the bottom right where
+			 * the stack started, as at the very start of a trace) is ordered
+			 * as magic-trace orders it: by when its batch is written, so it
+			 * comes before the callers inferred at the same timestamp. It
+			 * cannot overlap them. A longer one stays inside its callers. */
+			if (op.t == t)
+				op.k2 = ~++cs->ninferred;
 		} else {
 			op.t = t;
 			op.k1 = cur(cs)->cut_seq;
@@ -276,6 +378,8 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 
 	s->f[s->n].ip = ip;
 	s->f[s->n].sym = sym;
+	s->f[s->n].dup = 0;
+	s->f[s->n].inf = 0;
 	s->n++;
 	cs->total++;
 }
@@ -310,8 +414,14 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	if (pend_reserve(cs) < 0)
 		return -ENOMEM;
 	if (s->n) {
+		if (s->f[s->n - 1].dup) { /* an OCaml try-block copy: never written */
+			s->n--;
+			cs->total--;
+			return 0;
+		}
 		op.type = OP_RET;
 		op.sym = s->f[s->n - 1].sym;
+		op.inferred = s->f[s->n - 1].inf;
 		err = add(cs, &op, t);
 		s->n--;
 		cs->total--;
@@ -327,6 +437,40 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	return add(cs, &op, t);
 }
 
+static int is_one_of(uint32_t sym, const uint32_t ids[3])
+{
+	return sym == ids[0] || sym == ids[1] || sym == ids[2];
+}
+
+/*
+ * Go's goroutine switch. The scheduler runs on the g0 stack: a goroutine that
+ * blocks calls gopark -> mcall (switches to g0) -> park_m -> schedule ->
+ * execute -> gogo, and gogo jumps into the next goroutine without returning.
+ * When the top frame popped for such a jump is gogo, the scheduler frames
+ * are popped too: everything up to and including the innermost runtime.mcall
+ * (or runtime.morestack, the other way onto g0), and then its caller, which
+ * the symbol check re-pushes if execution really continues there. Without
+ * either frame on the stack the thread's stacks are ended at t (the jump
+ * leaves code whose callers we cannot know). Returns 0 or a negative error.
+ */
+static int go_switch(struct snap_cstack *cs, uint64_t t)
+{
+	const struct snap_cstack_names *n = &cs->ctx->n;
+	struct snap_cstack_stk *s = cur(cs);
+	size_t i = s->n;
+	int err;
+
+	while (i && !is_one_of(s->f[i - 1].sym, n->go_mark))
+		i--;
+	if (!i)
+		return snap_cstack_end_thread(cs, t);
+	/* pop frames [i - 1, n) (the mark frame included), then its caller */
+	while (s->n >= i)
+		if ((err = ret_plain(cs, t)) < 0)
+			return err;
+	return s->n ? ret_plain(cs, t) : 0;
+}
+
 /* "The pc's symbol must be the top of stack" (tail calls, PLT jumps, returns
  * into callers we never saw). */
 static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
@@ -339,9 +483,13 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 	if (s->overflow)
 		return 0; /* the real top was dropped by the cap: nothing to compare */
 	if (s->n) {
-		if (s->f[s->n - 1].sym == sym)
+		uint32_t popped = s->f[s->n - 1].sym;
+
+		if (popped == sym)
 			return 0;
 		err = ret_plain(cs, t);
+		if (err >= 0 && is_one_of(popped, cs->ctx->n.gogo))
+			err = go_switch(cs, t);
 		e = call(cs, dst->ip, sym, t);
 		return err < 0 ? err : e;
 	}
@@ -350,6 +498,7 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 		return err < 0 ? err : 0;
 	err = emit(cs, op, s->create_time);
 	frame_push(cs, dst->ip, sym);
+	s->f[s->n - 1].inf = 1;
 	return err;
 }
 
@@ -419,6 +568,7 @@ static int op_cmp(const void *a, const void *b)
 static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_timeline *tl = cs->ctx->tl;
+	uint32_t name;
 	int err = 0, e;
 	size_t i;
 
@@ -436,7 +586,15 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 
 		while (s->n) {
 			s->n--;
-			e = tl->ops->end(tl, cs->pid, cs->tid, t, s->f[s->n].sym);
+			if (s->f[s->n].dup)
+				continue;
+			name = s->f[s->n].sym;
+			if (s->f[s->n].inf && cs->ctx->debug_names &&
+			    (e = debug_name(cs->ctx, name, &name)) < 0) {
+				err = err ? err : e;
+				continue;
+			}
+			e = tl->ops->end(tl, cs->pid, cs->tid, t, name);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -492,6 +650,7 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t)
 	int err, e;
 
 	ctx->stats.decode_errors++;
+	cs->eh_last_ip = 0; /* the code after the gap is unknown */
 	if (!snap_u64map_get(&ctx->errnames, msg, &id)) {
 		char buf[512];
 		int64_t r;
@@ -509,6 +668,189 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t)
 	return err < 0 ? err : e;
 }
 
+/* ---- OCaml exceptions ---------------------------------------------------- */
+
+/*
+ * An OCaml exception jumps from the raise straight to the handler of the
+ * innermost try block, skipping any number of frames with no return branch.
+ * Two ways to keep the stack right, as magic-trace does:
+ *
+ * With the executable's exception notes (ctx->eh): the addresses of every
+ * pushtrap (try block entered), poptrap (left normally) and entertrap (the
+ * handler's entry). Between two branches the code runs straight from the last
+ * target to the next source, so every push/poptrap address in that range
+ * (in address order) was executed. A pushtrap starts a new stack holding a
+ * silent copy of the current function (the old stack is kept underneath, like
+ * a syscall's); a poptrap with only that copy left pops it and resumes the old
+ * stack (any other depth means PT lost data: counted, ignored). A return or
+ * jump landing on an entertrap closes everything the raise skipped: the whole
+ * try-block stack, then resumes the old one, with no symbol check after it.
+ *
+ * Without notes, the runtime's functions tell: each caml_next_frame_descriptor
+ * or caml_stash_backtrace seen returning is one more frame the raise unwinds;
+ * returning from caml_raise_exn pops that many frames less one, from
+ * caml_raise_exception that many plus two. (raise_notrace is not seen.)
+ */
+
+static int eh_has(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == a;
+}
+
+/* First index of v with v[i] >= a. */
+static size_t eh_lower(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int eh_pushtrap(struct snap_cstack *cs, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+	struct snap_frame top;
+	int err;
+
+	if (!s->n) {
+		cs->ctx->stats.unexpected++; /* magic-trace: fatal */
+		return 0;
+	}
+	top = s->f[s->n - 1];
+	if (cs->nstk >= SNAP_CSTACK_MAX_NEST || cs->total >= cs->ctx->max_depth) {
+		cs->ctx->stats.depth_capped++;
+		return 0;
+	}
+	if ((err = flush(cs, t)) < 0 || (err = stk_open(cs)) < 0)
+		return err;
+	cut(cs, t);
+	if ((err = frame_reserve(cs)) != 0)
+		return err < 0 ? err : 0;
+	frame_push(cs, top.ip, top.sym);
+	cur(cs)->f[0].dup = 1;
+	return 0;
+}
+
+/* Leaves the current (try-block) stack, which must be empty: resumes the one
+ * underneath, or starts an empty one at t. */
+static int eh_resume(struct snap_cstack *cs, uint64_t t)
+{
+	/* as for any new stack: nothing pending is spread past the switch */
+	int err = flush(cs, t);
+
+	if (cs->nstk > 1)
+		cs->nstk--;
+	else
+		cut(cs, t);
+	return err;
+}
+
+static int eh_poptrap(struct snap_cstack *cs, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+
+	if (s->n != 1 || s->overflow || !s->f[0].dup) {
+		cs->ctx->stats.trap_mismatch++; /* not the try block's stack: PT lost data */
+		return 0;
+	}
+	s->n = 0;
+	cs->total--;
+	return eh_resume(cs, t);
+}
+
+/* Runs the push/poptraps between the last branch target and this source. */
+static int eh_track(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	const struct snap_ocaml_eh *eh = cs->ctx->eh;
+	uint64_t from = cs->eh_last_ip, to = ev->src.ip;
+	size_t i, j;
+	int err = 0;
+
+	cs->eh_last_ip = ev->dst.ip;
+	/* straight-line code between two branches is short; a wider range is
+	 * a trace gap or a jump between address spaces, not executed code */
+	if (!from || !to || from > to || to - from > SNAP_CSTACK_EH_MAX_RANGE)
+		return 0;
+	i = eh_lower(eh->push, eh->npush, from);
+	j = eh_lower(eh->pop, eh->npop, from);
+	while (err >= 0) {
+		int push_ok = i < eh->npush && eh->push[i] <= to;
+		int pop_ok = j < eh->npop && eh->pop[j] <= to;
+
+		if (!push_ok && !pop_ok)
+			break;
+		if (push_ok && (!pop_ok || eh->push[i] <= eh->pop[j])) {
+			i++;
+			err = eh_pushtrap(cs, t);
+		} else {
+			j++;
+			err = eh_poptrap(cs, t);
+		}
+	}
+	return err;
+}
+
+/* A return or jump to a handler: closes the try-block stack. Returns 1 if
+ * dst is a handler (handled), 0 if not, <0 on error. */
+static int eh_entertrap(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
+{
+	const struct snap_ocaml_eh *eh = cs->ctx->eh;
+	int err;
+
+	if (!eh || !eh_has(eh->enter, eh->nenter, dst->ip))
+		return 0;
+	if ((err = clear_callstack(cs, t)) < 0 || (err = eh_resume(cs, t)) < 0)
+		return err;
+	return 1;
+}
+
+/* Without notes: the raise heuristic, before a return pops the top frame. */
+static int eh_heuristic(struct snap_cstack *cs, uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_cstack_stk *s = cur(cs);
+	uint32_t top, extra;
+	int err;
+
+	if (ctx->eh || !s->n || s->overflow)
+		return 0;
+	top = s->f[s->n - 1].sym;
+	if (top == ctx->caml_unwind[0] || top == ctx->caml_unwind[1]) {
+		cs->eh_unwind++;
+		return 0;
+	}
+	if (top == ctx->caml_raise_exn)
+		extra = cs->eh_unwind ? cs->eh_unwind - 1 : 0;
+	else if (top == ctx->caml_raise_exception)
+		extra = cs->eh_unwind + 2;
+	else
+		return 0;
+	cs->eh_unwind = 0;
+	/* the raise jumps past that many frames: pop them now (the raise
+	 * function first), then the return pops one more as usual */
+	while (extra-- && s->n)
+		if ((err = ret_plain(cs, t)) < 0)
+			return err;
+	return 0;
+}
+
 /* ---- dispatch (§4.6) ------------------------------------------------------ */
 
 static int tr_start(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
@@ -524,6 +866,8 @@ static int tr_start(struct snap_cstack *cs, const struct snap_event *ev, uint64_
 		return call(cs, ev->dst.ip, ev->dst.sym, t);
 	/* Close the synthetic frame pushed at the matching "tr end". No symbol
 	 * check: a restart in another function is not a tail call. */
+	if ((err = eh_heuristic(cs, t)) < 0)
+		return err;
 	return ret_plain(cs, t);
 }
 
@@ -593,11 +937,15 @@ static int branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t 
 	case SNAP_BR_CALL:
 		return call(cs, ev->dst.ip, ev->dst.sym, t);
 	case SNAP_BR_RETURN:
-		if ((err = ret_plain(cs, t)) < 0)
-			return err;
+		if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain(cs, t)) < 0 ||
+		    (err = eh_entertrap(cs, &ev->dst, t)) != 0)
+			return err < 0 ? err : 0;
 		return check_current_symbol(cs, &ev->dst, t);
 	case SNAP_BR_JUMP:
 	case SNAP_BR_INT:
+		if ((err = eh_entertrap(cs, &ev->dst, t)) != 0)
+			return err < 0 ? err : 0;
+		return check_current_symbol(cs, &ev->dst, t);
 	case SNAP_BR_TXABORT:
 		return check_current_symbol(cs, &ev->dst, t);
 	case SNAP_BR_SYSCALL:
@@ -626,7 +974,10 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
 
 int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
 {
-	int err = branch(cs, ev, t);
+	int err = cs->ctx->eh ? eh_track(cs, ev, t) : 0;
+
+	if (err >= 0)
+		err = branch(cs, ev, t);
 
 	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
 		err = snap_cstack_trim(cs, t);
@@ -638,6 +989,47 @@ int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint
 int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t)
 {
 	return flush(cs, t);
+}
+
+void snap_cstack_discard_deferred(struct snap_cstack *cs)
+{
+	cs->ndefer = 0;
+}
+
+int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
+{
+	int err = 0;
+
+	if (t < cs->pending_time)
+		t = cs->pending_time;
+	/* Each stack is cut at t, then its frames are re-begun at t after the cut:
+	 * callers inferred later for a stack sort before its frames (by the cut
+	 * sequence) and after the frames of the stacks underneath it, so the
+	 * track nests whatever is discovered next. */
+	for (size_t i = 0; i < cs->nstk && err >= 0; i++) {
+		struct snap_cstack_stk *s = &cs->stk[i];
+
+		s->create_time = t;
+		s->cut_seq = ++cs->seq;
+		for (size_t j = 0; j < s->n && err >= 0; j++) {
+			struct snap_cstack_op op = {.type = OP_CALL, .inferred = 1};
+
+			if (s->f[j].dup)
+				continue;
+			op.ip = s->f[j].ip;
+			op.sym = s->f[j].sym;
+			op.t = t;
+			op.k1 = ++cs->seq;
+			s->f[j].inf = 1;
+			err = defer(cs, &op);
+		}
+	}
+	if (t > cs->cut_time)
+		cs->cut_time = t;
+	cs->pending_time = t;
+	if (cs->last_time < t)
+		cs->last_time = t;
+	return err;
 }
 
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
@@ -660,7 +1052,10 @@ int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t)
 	if (!s->n)
 		return 0;
 	op.sym = s->f[s->n - 1].sym;
+	op.inferred = s->f[s->n - 1].inf;
 	s->n--;
 	cs->total--;
+	if (s->f[s->n].dup)
+		return 0; /* an OCaml try-block copy: never written */
 	return emit(cs, op, t);
 }

@@ -60,11 +60,39 @@
  * without its slice; counted in stats.trimmed). */
 #define SNAP_CSTACK_MAX_PENDING	      65536u
 #define SNAP_CSTACK_MAX_DEFER	      (1u << 20)
+/* OCaml push/poptraps are looked for between two branches at most this far
+ * apart (bytes of straight-line code). */
+#define SNAP_CSTACK_EH_MAX_RANGE      (1u << 20)
+
+/* Where a function's source is: slices of functions with debug info carry
+ * file/line/col args. lookup fills *file (a strtab id), *line and *col for the
+ * function of loc (its symbol in its DSO) and returns 1, 0 if unknown, or <0. */
+struct snap_srcloc {
+	int (*lookup)(void *ctx, const struct snap_loc *loc, uint32_t *file, int32_t *line,
+		      int32_t *col);
+	void *ctx;
+};
+
+struct snap_srcpos {
+	uint32_t file;
+	int32_t line, col;
+};
 
 /* Interned fixed names (strtab ids), filled by snap_cstack_ctx_init. */
 struct snap_cstack_names {
 	uint32_t untraced, syscall, returned, unknown; /* "[untraced]" ... "[unknown]" */
 	uint32_t address, symbol, inferred, true_;     /* arg keys, "true" */
+	uint32_t line, col, file;		       /* source position arg keys */
+	/* Go's goroutine switch (see go_switch in cstack.c) */
+	uint32_t gogo[3];    /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
+	uint32_t go_mark[3]; /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
+};
+
+/* OCaml exception handlers from the executable's exception notes (link-time
+ * addresses, each list sorted ascending). See the OCaml section of cstack.c. */
+struct snap_ocaml_eh {
+	const uint64_t *enter, *push, *pop; /* entertraps, pushtraps, poptraps */
+	size_t nenter, npush, npop;
 };
 
 /* Anomaly counters (never errors). */
@@ -74,6 +102,7 @@ struct snap_cstack_stats {
 	uint64_t depth_capped;	    /* frames dropped by the depth cap */
 	uint64_t time_backwards;    /* event times clamped to the thread's last time */
 	uint64_t unexpected;	    /* kind/state combinations magic-trace calls "BUG" */
+	uint64_t trap_mismatch;	    /* OCaml poptraps at a try-block depth other than 1 */
 	uint64_t trimmed;	    /* segments ended early to bound memory */
 };
 
@@ -85,13 +114,30 @@ struct snap_cstack_ctx {
 	uint32_t max_depth;
 	uint32_t max_defer; /* SNAP_CSTACK_MAX_DEFER (tests may lower it) */
 	struct snap_cstack_names n;
-	struct snap_u64map errnames; /* message id -> "[decode error: MSG]" id */
+	/* OCaml exceptions: the executable's handler addresses (borrowed), or
+	 * NULL to recognise raises by the runtime's function names instead */
+	const struct snap_ocaml_eh *eh;
+	uint32_t caml_unwind[2];       /* "caml_next_frame_descriptor", "caml_stash_backtrace" */
+	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
+	uint32_t caml_raise_exception; /* "caml_raise_exception" */
+	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
+	/* source positions (borrowed; NULL = none): looked up once per symbol
+	 * by snap_cstack_note_loc, found by symbol when a frame is written */
+	const struct snap_srcloc *srcloc;
+	struct snap_u64map srcmap; /* sym -> index + 1 in srcpos, or 0 (no position) */
+	struct snap_srcpos *srcpos;
+	size_t nsrcpos, capsrcpos;
+	uint32_t src_last_sym;	       /* the last symbol noted (a fast path) */
+	struct snap_u64map debugnames; /* sym -> "NAME [inferred start time]" id */
+	struct snap_u64map errnames;   /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
 };
 
 struct snap_frame {
 	uint64_t ip;
 	uint32_t sym; /* never 0: unknown symbols are n.unknown */
+	uint8_t dup;  /* OCaml try-block copy of the frame below: never written */
+	uint8_t inf;  /* its start was inferred (for MAGIC_TRACE_DEBUG's end names) */
 };
 
 /* One call stack; create_time starts inferred frames and [unknown] spans. */
@@ -132,8 +178,10 @@ struct snap_cstack {
 	uint64_t cut_time;  /* create_time of the newest stack */
 	uint64_t ldet_seq;  /* cut sequence of last_decode_error_time */
 	uint64_t last_decode_error_time, last_event_time;
-	uint64_t last_time; /* the latest time snap_cstack_time returned */
-	int draining;	    /* end_of_thread: write everything directly */
+	uint64_t last_time;  /* the latest time snap_cstack_time returned */
+	int draining;	     /* end_of_thread: write everything directly */
+	uint64_t eh_last_ip; /* OCaml: the last branch target (0 = none yet) */
+	uint32_t eh_unwind;  /* OCaml without handler notes: frames being unwound */
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the
@@ -142,6 +190,10 @@ struct snap_cstack {
 int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 			 struct snap_strtab *st, enum snap_scope scope, uint32_t max_depth);
 void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
+
+/* Looks up the source position of loc's function once per symbol (with
+ * ctx->srcloc set). Returns 0 or a negative error. */
+int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
 
 /* Initialises one thread's state on track (pid, tid), created at mapped time t
  * (0 if the creating event had no time). Borrows ctx. Returns 0 or -ENOMEM. */
@@ -184,6 +236,13 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
  * Return 0 or a negative error. push returns 1 if the frame was dropped by the
  * depth cap. */
 int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
+/* -filter (filter.h): drops the deferred begins (written nothing yet); then,
+ * when the region opens at t, begins every open frame again at t (all stacks,
+ * outermost first, marked inferred; deferred, so that callers inferred later
+ * still nest around them) and restarts the stacks at t. reopen returns 0 or a
+ * negative error. */
+void snap_cstack_discard_deferred(struct snap_cstack *cs);
+int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);
 

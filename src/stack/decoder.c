@@ -55,6 +55,9 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "count", &dec->n_count)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "tid", &dec->n_tid)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "ip", &dec->n_ip)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "timestamp", &dec->n_ts)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "timestamp_passed", &dec->n_ts_passed)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "arg", &dec->n_arg)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "snaptrace.sampling", &dec->n_sampling)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "period_ns", &dec->n_period)) < 0 ||
@@ -88,6 +91,68 @@ static int init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o
 	return 0;
 }
 
+/* ---- the filter's gate ----------------------------------------------------- */
+
+static struct snap_gate *gate_of(struct snap_timeline *tl)
+{
+	return (struct snap_gate *)tl;
+}
+
+static int gate_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc,
+		       uint32_t name)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return o->ops->thread(o, pid, tid, proc, name);
+}
+
+static int gate_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->begin(o, pid, tid, ts, name, args, nargs) : 0;
+}
+
+static int gate_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->end(o, pid, tid, ts, name) : 0;
+}
+
+static int gate_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			 uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->complete(o, pid, tid, ts, end_ts, name, args, nargs) : 0;
+}
+
+static int gate_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? o->ops->counter(o, pid, tid, ts, name, args, nargs) : 0;
+}
+
+static int gate_finish(struct snap_timeline *tl)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return o->ops->finish(o);
+}
+
+static const struct snap_timeline_ops gate_ops = {
+	.thread = gate_thread,
+	.begin = gate_begin,
+	.end = gate_end,
+	.complete = gate_complete,
+	.counter = gate_counter,
+	.finish = gate_finish,
+};
+
 int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 		      const struct snap_decoder_opts *opts)
 {
@@ -99,6 +164,15 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	memset(dec, 0, sizeof(*dec));
 	dec->tl = tl;
 	dec->st = st;
+	if (o->filter) {
+		/* magic-trace starts "in the region": the first event that is not in
+		 * a START..STOP range ends it (nothing was written yet) */
+		dec->filter = o->filter;
+		dec->gate.base.ops = &gate_ops;
+		dec->gate.out = tl;
+		dec->gate.open = 1;
+		dec->tl = tl = &dec->gate.base;
+	}
 	dec->strict = o->strict_scope;
 	dec->no_tx = o->no_tx;
 	snap_u64map_init(&dec->tmap);
@@ -111,6 +185,9 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	if ((err = snap_cstack_ctx_init(&dec->ctx, tl, st, o->scope, o->max_depth)) < 0 ||
 	    (err = init_names(dec)) < 0 || (err = init_hits(dec, o)) < 0)
 		return err;
+	dec->ctx.eh = o->ocaml_eh;
+	dec->ctx.debug_names = o->debug_names;
+	dec->ctx.srcloc = o->srcloc;
 	for (i = 0; i < o->nnames; i++) {
 		uint32_t id;
 
@@ -565,6 +642,57 @@ static int apply_extra(struct snap_decoder *dec, struct snap_dthread *th,
 				      ev->event ? ev->event : dec->ctx.n.unknown, a, 3);
 }
 
+/* Source positions of the functions ev may open (looked up once each). */
+static int note_locs(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	int err;
+
+	if (ev->kind == SNAP_EV_BRANCH)
+		return snap_cstack_note_loc(&dec->ctx, &ev->dst);
+	if (ev->kind == SNAP_EV_SAMPLE && ev->frames)
+		for (uint32_t i = 0; i < ev->nframes; i++)
+			if ((err = snap_cstack_note_loc(&dec->ctx, &ev->frames[i])) < 0)
+				return err;
+	return 0;
+}
+
+/* -filter: leaves or enters the START..STOP region before ev is applied. */
+static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	int w = snap_filter_step(dec->filter, ev), err = 0, e;
+	size_t i;
+
+	if (!w && dec->gate.open) {
+		/* leaving: everything open is closed where each thread was last seen */
+		for (i = 0; i < dec->nth; i++) {
+			struct snap_cstack *cs = &dec->th[i]->cs;
+
+			e = snap_cstack_end_thread(cs, cs->last_event_time);
+			if (e < 0 && !err)
+				err = e;
+		}
+		dec->gate.open = 0;
+	} else if (w && !dec->gate.open && ev->has_time) {
+		/* entering: what happened outside stays unwritten; the frames open
+		 * now are re-opened at t (inferred: their real start is not shown) */
+		uint64_t t = mapped(dec, ev->time);
+
+		for (i = 0; i < dec->nth; i++) {
+			e = snap_cstack_flush_to(&dec->th[i]->cs, t);
+			snap_cstack_discard_deferred(&dec->th[i]->cs);
+			if (e < 0 && !err)
+				err = e;
+		}
+		dec->gate.open = 1;
+		for (i = 0; i < dec->nth; i++) {
+			e = snap_cstack_reopen(&dec->th[i]->cs, t);
+			if (e < 0 && !err)
+				err = e;
+		}
+	}
+	return err;
+}
+
 static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
 {
 	static const enum snap_sampdiff_keep keep[] = {
@@ -656,9 +784,13 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 		if (dec->nth && (err = restart_all(dec, mapped(dec, ev->time))) < 0)
 			return err;
 	}
+	if (dec->filter && (err = filter_region(dec, ev)) < 0)
+		return err;
 	if ((err = thread_of(dec, ev, &th)) < 0)
 		return err;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
+	if (dec->ctx.srcloc && (err = note_locs(dec, ev)) < 0)
+		return err;
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
@@ -858,8 +990,9 @@ static int write_hits(struct snap_decoder *dec)
 	snap_u64map_init(&tracks);
 	for (i = 0; i < dec->nhits; i++) {
 		const struct snap_decoder_hit *h = &dec->hits[i];
-		struct snap_arg a[2];
-		uint64_t t, v;
+		struct snap_arg a[5];
+		uint64_t t, t0, v;
+		size_t na = 0;
 		int32_t tid;
 
 		if (snap_u64map_get(&tracks, (uint32_t)h->pid, &v)) {
@@ -883,14 +1016,29 @@ static int write_hits(struct snap_decoder *dec)
 				break;
 			}
 		}
-		t = mapped(dec, h->time);
-		a[0].name = dec->n_tid;
-		a[0].type = SNAP_ARG_INT;
-		a[0].v.i = h->tid;
-		a[1].name = dec->n_ip;
-		a[1].type = SNAP_ARG_PTR;
-		a[1].v.u = h->ip;
-		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t, t, dec->hit_names[i], a, 2);
+		t = t0 = mapped(dec, h->time);
+		/* magic-trace's args: [timestamp_passed, arg,] timestamp, tid, ip; a
+		 * stop indicator's slice starts at the time it was passed */
+		if (h->has_arg) {
+			a[na].name = dec->n_ts_passed;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = (int64_t)h->passed_time;
+			a[na].name = dec->n_arg;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = h->arg;
+			if (h->passed_time > dec->base && h->passed_time < h->time)
+				t0 = mapped(dec, h->passed_time);
+		}
+		a[na].name = dec->n_ts;
+		a[na].type = SNAP_ARG_INT;
+		a[na++].v.i = (int64_t)h->time;
+		a[na].name = dec->n_tid;
+		a[na].type = SNAP_ARG_INT;
+		a[na++].v.i = h->tid;
+		a[na].name = dec->n_ip;
+		a[na].type = SNAP_ARG_PTR;
+		a[na++].v.u = h->ip;
+		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t0, t, dec->hit_names[i], a, na);
 		if (e < 0 && !err)
 			err = e;
 	}
@@ -945,6 +1093,7 @@ int snap_decoder_finish(struct snap_decoder *dec)
 		if (e < 0 && !err)
 			err = e;
 	}
+	dec->gate.open = 1; /* the hits and the sampling marker are always shown */
 	e = write_sampling(dec);
 	if (e < 0 && !err)
 		err = e;
@@ -963,6 +1112,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	out->depth_capped = c->depth_capped;
 	out->time_backwards += c->time_backwards;
 	out->unexpected = c->unexpected;
+	out->trap_mismatch = c->trap_mismatch;
 	out->trimmed = c->trimmed;
 	out->samples = dec->sd.samples;
 	out->sample_frames_dropped = dec->sd.dropped_frames;

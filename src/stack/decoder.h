@@ -55,6 +55,7 @@
 #include "model/event.h"
 #include "model/timeline.h"
 #include "stack/cstack.h"
+#include "stack/filter.h"
 #include "stack/sampdiff.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
@@ -68,6 +69,11 @@ struct snap_decoder_hit {
 	int32_t pid, tid;
 	uint64_t ip;
 	uint32_t sym; /* symbol name (strtab id of the decoder's strtab) */
+	/* a stop indicator's payload and passed start time (perf ns, 0 = none):
+	 * the hit slice then starts at that time and carries them as args */
+	int has_arg;
+	int64_t arg;
+	uint64_t passed_time;
 };
 
 /* A known command name for a pid (run/attach know the command line). */
@@ -87,6 +93,17 @@ struct snap_decoder_opts {
 	const struct snap_decoder_name *names; /* copied (interned) by init */
 	size_t nnames;
 	int no_tx; /* MAGIC_TRACE_SKIP_TX_HANDLING: apply (x) events at once */
+	/* OCaml exception handlers of the traced executable (borrowed: must
+	 * outlive the decoder), NULL = recognise raises by name (cstack.c) */
+	const struct snap_ocaml_eh *ocaml_eh;
+	/* -filter: pass 1 done (snap_filter_pair called); borrowed, must outlive
+	 * the decoder. Outside START..STOP nothing is written (filter.h). */
+	struct snap_filter *filter;
+	/* MAGIC_TRACE_DEBUG: frames with an inferred start are named
+	 * "NAME [inferred start time]" */
+	int debug_names;
+	/* file/line/col args for slices (borrowed; NULL = none) */
+	const struct snap_srcloc *srcloc;
 };
 
 struct snap_decoder_stats {
@@ -97,9 +114,10 @@ struct snap_decoder_stats {
 	uint64_t unmatched_returns;
 	uint64_t depth_capped;
 	uint64_t time_backwards;
-	uint64_t unexpected; /* branch kind/state combinations that make no sense */
-	uint64_t trimmed;    /* thread segments ended early to bound memory */
-	uint64_t tx_dropped; /* (x) events discarded by an abort or decode error */
+	uint64_t unexpected;	/* branch kind/state combinations that make no sense */
+	uint64_t trap_mismatch; /* OCaml try-block depth mismatches (PT lost data) */
+	uint64_t trimmed;	/* thread segments ended early to bound memory */
+	uint64_t tx_dropped;	/* (x) events discarded by an abort or decode error */
 	uint64_t samples;
 	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */
 	uint64_t zero_frames;		/* chain entries with address 0 */
@@ -119,10 +137,19 @@ struct snap_decoder_stats {
 
 struct snap_dthread;
 
+/* A timeline that forwards to out only while open (track names always). */
+struct snap_gate {
+	struct snap_timeline base;
+	struct snap_timeline *out;
+	int open;
+};
+
 struct snap_decoder {
-	struct snap_timeline *tl;
+	struct snap_timeline *tl; /* the caller's, or &gate.base with a filter */
 	struct snap_strtab *st;
 	struct snap_cstack_ctx ctx; /* also holds the scope */
+	struct snap_filter *filter;
+	struct snap_gate gate;
 	int strict, no_tx;
 	struct snap_u64map tmap; /* (pid, tid) -> index in th */
 	struct snap_dthread **th;
@@ -140,6 +167,7 @@ struct snap_decoder {
 	struct snap_event *tx;
 	size_t ntx, captx;
 	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits, n_offcpu;
+	uint32_t n_ts, n_ts_passed, n_arg;
 	uint32_t n_sampling, n_period; /* the sampling marker (docs/report.md) */
 	int saw_branch;		       /* a PT trace: switches are not ours to draw */
 	struct snap_sampdiff_stats sd;

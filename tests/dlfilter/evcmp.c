@@ -112,7 +112,9 @@ static int droppable(const struct snap_event *e)
 	       e->src.sym == e->dst.sym;
 }
 
-static int read_text(const char *path, struct snap_strtab *st, struct evs *v)
+/* The text is parsed as snaptrace's decode parses it: told the trace mode
+ * from the perf.data (pt: --itrace given), as the plugin path is. */
+static int read_text(const char *path, struct snap_strtab *st, struct evs *v, int pt)
 {
 	struct snap_perfscript ps;
 	struct snap_event ev;
@@ -122,6 +124,7 @@ static int read_text(const char *path, struct snap_strtab *st, struct evs *v)
 
 	if (fd < 0 || snap_perfscript_init(&ps, st) < 0)
 		return -1;
+	snap_perfscript_set_mode(&ps, pt ? SNAP_TRACE_PT : SNAP_TRACE_SAMPLES);
 	for (;;) {
 		while ((r = snap_perfscript_next(&ps, &ev)) > 0)
 			if (evs_add(v, &ev))
@@ -220,7 +223,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snap_strtab_init(&st);
-	if (read_text(argv[a + 4], &st, &text) < 0) {
+	if (read_text(argv[a + 4], &st, &text, strcmp(argv[a + 3], "-") != 0) < 0) {
 		fprintf(stderr, "evcmp: cannot parse %s\n", argv[a + 4]);
 		goto out;
 	}

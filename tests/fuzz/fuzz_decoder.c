@@ -7,10 +7,14 @@
  * timeline. Checks the invariants: no crash, feed/finish succeed (or
  * -SNAP_ESCOPE in strict mode), every track's begins and ends nest after a
  * stable sort by time, every track is announced, and a user-scope trace
- * never shows a kernel address.
+ * never shows a kernel address. Option bits of data[1] also turn on OCaml
+ * exception notes (fixed trap addresses among the fuzzed ips), the runtime
+ * names of the Go and OCaml rules for some symbols, -filter (both passes over
+ * the same events) and MAGIC_TRACE_DEBUG names.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../unit/mock_timeline.h"
 #include "stack/decoder.h"
@@ -81,10 +85,31 @@ static void fz_fail(const char *what, const struct mock_tl *m)
 	abort();
 }
 
+/* Trap addresses among the fuzzed user ips (0x400000 + 0x100 * k + 0..7). */
+static const uint64_t fz_enter[] = {0x400200, 0x400503};
+static const uint64_t fz_push[] = {0x400102, 0x400303};
+static const uint64_t fz_pop[] = {0x400105, 0x400306};
+static const struct snap_ocaml_eh fz_eh = {fz_enter, fz_push, fz_pop, 2, 2, 2};
+
+/* Names: plain, or (runtime names) those the Go and OCaml rules look for. */
+static const char *const fz_runtime[8] = {
+	"s0",
+	"s1",
+	"caml_raise_exception",
+	"caml_stash_backtrace",
+	"caml_raise_exn",
+	"runtime.gogo.abi0",
+	"runtime.mcall",
+	"caml_next_frame_descriptor",
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct snap_decoder_opts o = {0};
-	struct snap_loc frames[8];
+	struct snap_filter filter;
+	struct snap_event *evs = NULL;
+	struct snap_loc *fr = NULL;
+	size_t nev = 0;
 	struct snap_strtab st;
 	struct snap_decoder dec;
 	struct mock_tl m;
@@ -104,16 +129,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.strict_scope = data[1] & 1;
 	o.no_tx = (data[1] & 2) != 0;
 	o.max_depth = data[1] & 4 ? 4 : 0;
+	o.ocaml_eh = data[1] & 8 ? &fz_eh : NULL;
+	o.debug_names = (data[1] & 64) != 0;
 	snap_strtab_init(&st);
 	mock_init(&m, &st);
 	for (i = 0; i < 16; i++) {
 		snprintf(name, sizeof(name), "%c%zu", i < 8 ? 's' : 'k', i & 7);
-		syms[i] = (uint32_t)snap_strtab_intern_cstr(&st, name);
+		syms[i] = (uint32_t)snap_strtab_intern_cstr(
+			&st, i < 8 && (data[1] & 32) ? fz_runtime[i] : name);
 	}
+	snap_filter_init(&filter, syms[1], syms[2]);
+	evs = calloc(size / 8 + 1, sizeof(*evs));
+	fr = calloc(size / 8 + 1, 8 * sizeof(*fr));
+	if (!evs || !fr)
+		abort();
 	msg[0] = (uint32_t)snap_strtab_intern_cstr(&st, "Overflow packet");
 	msg[1] = (uint32_t)snap_strtab_intern_cstr(&st, "Lost trace data");
-	if (snap_decoder_init(&dec, &m.base, &st, &o) < 0)
-		fz_fail("init", &m);
 	for (i = 2; i + 8 <= size; i += 8) {
 		const uint8_t *b = data + i;
 		const struct fz_kind *k = &fz_kinds[b[0] % NK];
@@ -148,9 +179,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ev.nframes = b[5] & 7;
 			for (uint32_t f = 0; f < ev.nframes; f++)
 				fz_loc(syms, (uint8_t)(b[6 + (f & 1)] >> (f & 4)) ^ (uint8_t)f,
-				       &frames[f]);
-			ev.frames = frames;
+				       &fr[nev * 8 + f]);
+			ev.frames = &fr[nev * 8];
 		}
+		evs[nev++] = ev;
+	}
+	/* -filter: pass 1 over the same events */
+	if (data[1] & 16) {
+		for (i = 0; i < nev; i++)
+			if (snap_filter_scan(&filter, &evs[i]) < 0)
+				fz_fail("filter scan", &m);
+		snap_filter_pair(&filter);
+		o.filter = &filter;
+	}
+	if (snap_decoder_init(&dec, &m.base, &st, &o) < 0)
+		fz_fail("init", &m);
+	for (i = 0; i < nev; i++) {
+		const struct snap_event ev = evs[i];
+
 		if (getenv("FUZZ_DECODER_TRACE")) {
 			char d[256];
 
@@ -169,7 +215,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (o.scope == SNAP_SCOPE_USER && m.text && strstr(m.text, "0xffffffff"))
 		fz_fail("kernel address in a user-scope trace", &m);
 	snap_decoder_fini(&dec);
+	snap_filter_fini(&filter);
 	mock_fini(&m);
 	snap_strtab_fini(&st);
+	free(evs);
+	free(fr);
 	return 0;
 }

@@ -40,6 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (snap_elf_find_func(&e, "main", &sym) == 1)
 		sum += sym.value;
 	(void)snap_elf_has_symbols(&e);
+	{
+		struct snap_elf_traps t;
+
+		if (snap_elf_ocaml_traps(&e, &t) > 0) {
+			for (size_t i = 1; i < t.npush; i++)
+				sum += t.push[i] > t.push[i - 1]; /* sorted, unique */
+			sum += t.nenter + t.npop;
+		}
+		snap_elf_traps_free(&t);
+	}
 	elf_sum = sum;
 	return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Golden tests: each tests/golden/<area>/<case>.txt is `perf script` text (or our own input);
-# <case>.args holds extra `snaptrace decode` flags (optional). The actual result is
+# <case>.args holds extra `snaptrace decode` flags (optional; @BUILD@ = the build directory),
+# <case>.env NAME=VALUE environment settings for it (optional). The actual result is
 #   exit=<status>
 #   stderr: <each line snaptrace printed>
 #   <every line of `snaptrace dump` of the output>
@@ -35,7 +36,13 @@ for input in tests/golden/*/*.txt; do
 	name=${name%.txt}
 	base=${input%.txt}
 	args=()
-	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	# .args: shell words (quotes group, e.g. -filter "(START STOP)")
+	[ -f "$base.args" ] && eval "args=($(<"$base.args"))"
+	# @BUILD@ in .args: the build directory (test programs from tests/progs)
+	[ ${#args[@]} -gt 0 ] && args=("${args[@]//@BUILD@/${SNAP_BUILD:-build/default}}")
+	# .env: NAME=VALUE words put in the environment of that decode
+	envs=()
+	[ -f "$base.env" ] && read -r -a envs <"$base.env"
 	if ! head -1 "$input" | grep -q '^# purpose: [^ ]'; then
 		echo "FAIL golden/$name: $input must start with a line '# purpose: ...' that says what the case pins (see tests/golden/run.sh)"
 		continue
@@ -44,7 +51,8 @@ for input in tests/golden/*/*.txt; do
 	# decode_case INPUT ACTUAL: the result of decoding INPUT, named $input in messages
 	decode_case() {
 		rm -f "$out"
-		"$snap" decode "${args[@]}" -o "$out" "$1" >"$tmp/stdout" 2>"$tmp/stderr"
+		env ${envs[@]+"${envs[@]}"} "$snap" decode "${args[@]}" -o "$out" "$1" \
+			>"$tmp/stdout" 2>"$tmp/stderr"
 		local status=$?
 		{
 			echo "exit=$status"

@@ -46,3 +46,10 @@ $(PROGS_DIR)/kimage: tests/progs/kimage.S
 		-Wl,--build-id=none -o $@ $@.o
 
 TEST_BINS += $(PROGS_DIR)/kimage
+
+# An executable with OCaml exception notes for the golden tests (never executed).
+$(PROGS_DIR)/ocaml_eh: tests/progs/ocaml_eh.S
+	@mkdir -p $(@D)
+	$(CC) -nostdlib -static -no-pie -Wl,--build-id=none -o $@ $<
+
+TEST_BINS += $(PROGS_DIR)/ocaml_eh

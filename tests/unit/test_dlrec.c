@@ -104,6 +104,9 @@ struct rd {
 	int finish; /* finish() result */
 };
 
+/* What rd_run tells the reader about the trace (parse/primary.h). */
+static enum snap_trace_mode rd_mode;
+
 /* Feeds the stream in chunks of `chunk` bytes (0 = all at once) and collects events. */
 static void rd_run(struct rd *d, const struct enc *e, size_t chunk)
 {
@@ -114,6 +117,8 @@ static void rd_run(struct rd *d, const struct enc *e, size_t chunk)
 	d->err = 0;
 	snap_strtab_init(&d->st);
 	snap_dlrec_init(&d->r, &d->st);
+	if (rd_mode)
+		snap_dlrec_set_mode(&d->r, rd_mode);
 	while (pos < e->n && !d->err) {
 		size_t n = chunk && e->n - pos > chunk ? chunk : e->n - pos;
 		struct snap_event ev;
@@ -372,6 +377,87 @@ static void samples_after_branches_are_extra(void)
 	rd_fini(&d);
 }
 
+/* Sets the event string id of the SAMPLE record that ends the stream so far. */
+static void esample_event(struct enc *e, uint32_t nframes, uint8_t id)
+{
+	esample(e, SNAP_DLREC_SAMPLE, nframes);
+	e->b[e->n - nframes * SNAP_DLREC_LOC_SIZE - SNAP_DLREC_SAMPLE_SIZE] = id;
+}
+
+/* The bug of a PT recording with -events: samples perf emits before the
+ * first branch (taken before the PT window) must not become the primary
+ * stream. Without a declared mode: branch-misses never is primary (even with
+ * a chain), a probe event without a call chain is not either; once a branch
+ * is seen no event is primary, not even cpu-clock with a chain. */
+static void extras_before_branches_never_primary(void)
+{
+	struct enc e = {.n = 0};
+	struct rd d;
+
+	eprefix(&e);
+	estr(&e, 5, "branch-misses");
+	estr(&e, 6, "probe_prog:work");
+	esample_event(&e, 1, 5);
+	esample_event(&e, 0, 6);
+	esample_event(&e, 0, 5);
+	ebranch(&e, 3, 1, 0x1000, 2, 0x2000, 3, 1);
+	esample_event(&e, 2, 4);
+	eend(&e, 11, 1, 4);
+	rd_run(&d, &e, 5);
+	CHECK_INT_EQ(0, d.finish);
+	CHECK_INT_EQ(5, d.nev);
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[0].kind);
+	CHECK_STR_EQ("branch-misses", nm(&d, d.ev[0].event));
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[1].kind);
+	CHECK_STR_EQ("probe_prog:work", nm(&d, d.ev[1].event));
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[2].kind);
+	CHECK_INT_EQ(SNAP_EV_BRANCH, d.ev[3].kind);
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[4].kind);
+	CHECK_STR_EQ("cpu-clock", nm(&d, d.ev[4].event));
+	CHECK_INT_EQ(0, d.ev[4].nframes);
+	rd_fini(&d);
+}
+
+/* A mode declared by the caller (the perf.data header) wins over the chain test. */
+static void declared_mode(void)
+{
+	struct enc e = {.n = 0};
+	struct rd d;
+
+	eprefix(&e);
+	esample_event(&e, 2, 4); /* cpu-clock with a chain, before any branch */
+	eend(&e, 5, 0, 1);
+	rd_mode = SNAP_TRACE_PT;
+	rd_run(&d, &e, 0);
+	CHECK_INT_EQ(1, d.nev);
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[0].kind);
+	rd_fini(&d);
+
+	e.n = 0;
+	eprefix(&e);
+	esample_event(&e, 0, 4); /* no chain: still primary in a sampling recording */
+	esample_event(&e, 1, 4);
+	eend(&e, 6, 0, 2);
+	rd_mode = SNAP_TRACE_SAMPLES;
+	rd_run(&d, &e, 0);
+	CHECK_INT_EQ(2, d.nev);
+	CHECK_INT_EQ(SNAP_EV_SAMPLE, d.ev[0].kind);
+	CHECK_INT_EQ(SNAP_EV_SAMPLE, d.ev[1].kind);
+	rd_fini(&d);
+
+	e.n = 0;
+	eprefix(&e);
+	esample_event(&e, 0, 4); /* unknown mode: a chain-less sample is not primary */
+	esample_event(&e, 1, 4);
+	eend(&e, 6, 0, 2);
+	rd_mode = SNAP_TRACE_UNKNOWN;
+	rd_run(&d, &e, 0);
+	CHECK_INT_EQ(2, d.nev);
+	CHECK_INT_EQ(SNAP_EV_EXTRA, d.ev[0].kind);
+	CHECK_INT_EQ(SNAP_EV_SAMPLE, d.ev[1].kind);
+	rd_fini(&d);
+}
+
 /* Bad streams: {what to do, expected error from next(), expected finish()}. */
 static void bad_streams(void)
 {
@@ -623,6 +709,8 @@ int main(void)
 	RUN(sample_frames_outermost_first);
 	RUN(extra_and_power);
 	RUN(samples_after_branches_are_extra);
+	RUN(extras_before_branches_never_primary);
+	RUN(declared_mode);
 	RUN(bad_streams);
 	RUN(text_point);
 	RUN(comm_per_thread);

@@ -545,6 +545,13 @@ static void cg_parsing(void)
 	CHECK_INT_EQ(SNAP_CG_LBR_NOSTITCH, cg);
 	CHECK_INT_EQ(0, snap_cg_parse("(Last_branch_record (stitched true))", &cg));
 	CHECK_INT_EQ(SNAP_CG_LBR, cg);
+	cg = SNAP_CG_FP;
+	CHECK_INT_EQ(0, snap_cg_parse("(Last_branch_record)", &cg)); /* the default: stitched */
+	CHECK_INT_EQ(SNAP_CG_LBR, cg);
+	cg = SNAP_CG_FP;
+	CHECK_INT_EQ(0, snap_cg_parse(" ( Last_branch_record ) ", &cg));
+	CHECK_INT_EQ(SNAP_CG_LBR, cg);
+	CHECK_INT_EQ(-SNAP_EUSAGE, snap_cg_parse("(Last_branch_record", &cg));
 	CHECK_INT_EQ(-SNAP_EUSAGE, snap_cg_parse("bts", &cg));
 	CHECK_INT_EQ(-SNAP_EUSAGE, snap_cg_parse("(Last_branch_record (stitched))", &cg));
 	CHECK_STR_EQ("lbr", snap_cg_name(SNAP_CG_LBR_NOSTITCH));

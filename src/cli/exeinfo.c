@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What decoding takes from the traced executable. See exeinfo.h. */
+#include "cli/exeinfo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/trigger.h"
+#include "util/log.h"
+
+static int env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
+int snap_exeinfo_load(struct snap_exeinfo *x, const char *path)
+{
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	err = snap_file_map(path, &x->buf, &x->len);
+	if (err < 0) {
+		x->buf = NULL;
+		return err;
+	}
+	if (snap_elf_open(&x->elf, x->buf, x->len) < 0)
+		return 0;
+	if (env_set("MAGIC_TRACE_NO_OCAML_EXCEPTION_DEBUG_INFO") ||
+	    env_set("SNAPTRACE_NO_OCAML_EXCEPTION_DEBUG_INFO"))
+		return 0;
+	err = snap_elf_ocaml_traps(&x->elf, &x->traps);
+	if (err < 0)
+		return err;
+	if (err > 0) {
+		x->eh.enter = x->traps.enter;
+		x->eh.nenter = x->traps.nenter;
+		x->eh.push = x->traps.push;
+		x->eh.npush = x->traps.npush;
+		x->eh.pop = x->traps.pop;
+		x->eh.npop = x->traps.npop;
+		x->have_eh = 1;
+		snap_info("%s: OCaml exception notes: %zu handlers, %zu try blocks", path,
+			  x->traps.nenter, x->traps.npush);
+	}
+	return 0;
+}
+
+void snap_exeinfo_fini(struct snap_exeinfo *x)
+{
+	snap_elf_traps_free(&x->traps);
+	snap_file_unmap(x->buf, x->len);
+	memset(x, 0, sizeof(*x));
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Interactive pickers. See picker.h. */
+#include "cli/picker.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+int snap_picker_interactive(void)
+{
+	return isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+}
+
+static int have_fzf(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		if (n &&
+		    (size_t)snprintf(buf, sizeof(buf), "%.*s/fzf", (int)n, path) < sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+static char *pick_fzf(const char *prompt, const char *const *lines, size_t n)
+{
+	int in[2], out[2], st;
+	char buf[4096];
+	size_t got = 0;
+	struct sigaction ign, old;
+	pid_t pid;
+
+	if (pipe(in) < 0)
+		return NULL;
+	if (pipe(out) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return NULL;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execlp("fzf", "fzf", "--prompt", prompt, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	for (size_t i = 0; pid > 0 && i < n; i++)
+		if (dprintf(in[1], "%s\n", lines[i]) < 0)
+			break;
+	close(in[1]);
+	for (ssize_t r; pid > 0 && got + 1 < sizeof(buf) &&
+			(r = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0;)
+		got += (size_t)r;
+	close(out[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	sigaction(SIGPIPE, &old, NULL);
+	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return got && buf[0] ? snap_strndup(buf, strlen(buf)) : NULL;
+}
+
+static char *pick_numbered(const char *prompt, const char *const *lines, size_t n, const char **why)
+{
+	FILE *tty = fopen("/dev/tty", "re");
+	char line[512], *end;
+	size_t match = 0, nmatch = 0;
+	unsigned long k;
+
+	if (!tty) {
+		*why = "no terminal to ask on";
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%6zu  %s\n", i + 1, lines[i]);
+	fprintf(stderr, "%s(a number, or text of one line; empty to cancel) ", prompt);
+	if (!fgets(line, sizeof(line), tty)) {
+		fclose(tty);
+		*why = "no answer";
+		return NULL;
+	}
+	fclose(tty);
+	line[strcspn(line, "\n")] = '\0';
+	if (!line[0]) {
+		*why = "cancelled";
+		return NULL;
+	}
+	k = strtoul(line, &end, 10);
+	if (!*end && k >= 1 && k <= n)
+		return snap_strndup(lines[k - 1], strlen(lines[k - 1]));
+	for (size_t i = 0; i < n; i++)
+		if (strstr(lines[i], line)) {
+			match = i;
+			nmatch++;
+		}
+	if (nmatch != 1) {
+		*why = nmatch ? "several lines match" : "no line matches";
+		return NULL;
+	}
+	return snap_strndup(lines[match], strlen(lines[match]));
+}
+
+char *snap_pick(const char *prompt, const char *const *lines, size_t n, const char **why)
+{
+	*why = "";
+	if (!n) {
+		*why = "nothing to choose from";
+		return NULL;
+	}
+	if (!snap_picker_interactive()) {
+		*why = "not on a terminal";
+		return NULL;
+	}
+	if (have_fzf())
+		return pick_fzf(prompt, lines, n);
+	return pick_numbered(prompt, lines, n, why);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An interactive choice among lines (process, symbol and line pickers): fzf
+ * when it is installed, else a numbered list on stderr and an answer read
+ * from the terminal: a line number, or text that exactly one line contains.
+ */
+#ifndef SNAP_CLI_PICKER_H
+#define SNAP_CLI_PICKER_H
+
+#include <stddef.h>
+
+/* 1 when stdin and stderr are terminals (a picker can be shown). */
+int snap_picker_interactive(void);
+
+/* Shows lines[0..n) and returns the chosen line (owned: snap_free), or NULL
+ * (cancelled, no terminal, nothing matched; *why then says which, or is ""). */
+char *snap_pick(const char *prompt, const char *const *lines, size_t n, const char **why);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Serving a trace to the Perfetto UI (snaptrace serve, -serve): an HTTP
+ * server (libmicrohttpd) on 127.0.0.1 only, that answers GET /NAME with the
+ * file's bytes and the CORS header the public UI at https://ui.perfetto.dev
+ * needs, until Ctrl-C. Nothing is uploaded anywhere: the UI, running in the
+ * user's browser, fetches the file from this machine (or through an SSH
+ * tunnel to it). Port 9001 by default: the UI's content policy allows
+ * http://127.0.0.1:9001, as Perfetto's own open_trace_in_ui script uses.
+ */
+#ifndef SNAP_CLI_SERVE_H
+#define SNAP_CLI_SERVE_H
+
+#define SNAP_SERVE_PORT	  9001
+#define SNAP_SERVE_ORIGIN "https://ui.perfetto.dev"
+
+/* Parses a -serve-port value: 0 (any free port) to 65535. Returns the port
+ * or -1. */
+int snap_serve_port_parse(const char *s);
+
+/* Serves path until SIGINT, SIGTERM or SIGHUP; prints the link and how to
+ * stop. cmd names the command in messages. Returns an exit status. */
+int snap_serve(const char *cmd, const char *path, int port);
+
+/* The -share message: snaptrace has no upload (-share is refused). */
+#define SNAP_SHARE_REFUSED                                                                         \
+	"-share is not supported: snaptrace never uploads a trace; use -serve to open it in "      \
+	"the Perfetto UI from this machine"
+
+#endif

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# End-to-end tests of serving a trace to the Perfetto UI (snaptrace serve, decode -serve):
+# a real HTTP client (curl) fetches the file from 127.0.0.1 and must get the same bytes
+# with the CORS header for https://ui.perfetto.dev; Ctrl-C (SIGINT) stops the server
+# cleanly. Ports: -serve-port 0 (the kernel picks a free one; snaptrace prints it), so
+# parallel runs never collide. Every wait is bounded. Loopback only.
+set -u
+cd "$(dirname "$0")/../.."
+snap=$PWD/snaptrace
+tmp=$(mktemp -d /tmp/snaptrace-serve.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if ! command -v curl >/dev/null; then
+	echo "SKIP serve: curl not found (tests/deps.sh install)"
+	exit 0
+fi
+if [ ! -x "$snap" ]; then
+	echo "FAIL serve_setup: $snap missing (run make)"
+	exit 1
+fi
+
+# wait_line FILE PATTERN: up to 10 s for a line matching PATTERN; prints it.
+wait_line() {
+	for _ in $(seq 100); do
+		grep -m1 -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_exit PID: up to 10 s for PID to exit; its status in $st (124 = still running).
+wait_exit() {
+	st=124
+	for _ in $(seq 100); do
+		if ! kill -0 "$1" 2>/dev/null; then
+			wait "$1"
+			st=$?
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# check_served NAME FILE ERRLOG PID: fetch, compare, stop.
+check_served() {
+	local name=$1 file=$2 err=$3 pid=$4 link url port base
+	base=$(basename "$file" | sed 's/ /%20/g') # the name is percent-encoded in the URL
+	link=$(wait_line "$err" "open https://ui.perfetto.dev/#!/?url=") ||
+		{ echo "FAIL serve_$name: no link printed in 10 s: $(head -3 "$err" | tr '\n' ' ')"; return; }
+	url=${link#*url=}
+	port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p')
+	if [ -z "$port" ] || [ "$url" != "http://127.0.0.1:$port/$base" ]; then
+		echo "FAIL serve_$name: link is not https://ui.perfetto.dev/#!/?url=http://127.0.0.1:PORT/$base: $link"
+		return
+	fi
+	if ! grep -q "ssh -L $port:127.0.0.1:$port HOST" "$err" || ! grep -q "until Ctrl-C" "$err"; then
+		echo "FAIL serve_$name: no ssh -L hint or no 'until Ctrl-C': $(tr '\n' ' ' <"$err")"
+		return
+	fi
+	if ! curl -sS --max-time 10 -H "Origin: https://ui.perfetto.dev" -D "$tmp/$name.hdr" \
+		-o "$tmp/$name.body" "$url"; then
+		echo "FAIL serve_$name: curl $url failed"
+		return
+	fi
+	if ! head -1 "$tmp/$name.hdr" | grep -q " 200"; then
+		echo "FAIL serve_$name: $(head -1 "$tmp/$name.hdr")"
+	elif ! grep -qi '^Access-Control-Allow-Origin: https://ui.perfetto.dev' "$tmp/$name.hdr"; then
+		echo "FAIL serve_$name: no CORS header for https://ui.perfetto.dev: $(tr '\r\n' '  ' <"$tmp/$name.hdr")"
+	elif ! cmp -s "$file" "$tmp/$name.body"; then
+		echo "FAIL serve_$name: served bytes differ from $file"
+	else
+		echo "PASS serve_$name/fetch"
+	fi
+	code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/etc-passwd")
+	[ "$code" = 404 ] && echo "PASS serve_$name/other_path_404" ||
+		echo "FAIL serve_$name/other_path_404: got $code"
+	if command -v ss >/dev/null; then
+		if ss -ltnH "sport = :$port" | awk '{print $4}' | grep -qv '^127\.0\.0\.1:'; then
+			echo "FAIL serve_$name/loopback_only: $(ss -ltnH "sport = :$port")"
+		else
+			echo "PASS serve_$name/loopback_only"
+		fi
+	fi
+	kill -INT "$pid"
+	if ! wait_exit "$pid"; then
+		echo "FAIL serve_$name/sigint: still running 10 s after SIGINT"
+	elif [ "$st" != 0 ] || ! grep -q "stopped serving" "$err"; then
+		echo "FAIL serve_$name/sigint: exit $st: $(tail -2 "$err" | tr '\n' ' ')"
+	elif curl -s --max-time 5 -o /dev/null "$url"; then
+		echo "FAIL serve_$name/sigint: still answering after exit"
+	else
+		echo "PASS serve_$name/sigint"
+	fi
+}
+
+# 1. snaptrace serve FILE
+"$snap" decode -q -o "$tmp/a trace.fxt.gz" tests/golden/pt/call_return.txt 2>"$tmp/dec.err" ||
+	echo "FAIL serve_setup: decode: $(cat "$tmp/dec.err")"
+"$snap" serve -serve-port 0 "$tmp/a trace.fxt.gz" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+pid=$!
+pids+=("$pid")
+check_served serve_cmd "$tmp/a trace.fxt.gz" "$tmp/serve.err" "$pid"
+
+# 2. decode -serve: writes the trace, then serves it
+"$snap" decode -serve -serve-port 0 -o "$tmp/b.fxt" tests/golden/pt/call_return.txt \
+	>"$tmp/dserve.out" 2>"$tmp/dserve.err" &
+pid=$!
+pids+=("$pid")
+check_served decode_serve "$tmp/b.fxt" "$tmp/dserve.err" "$pid"
+
+# 3. A busy port: a clear one-line error, exit 1.
+"$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/busy1.err" &
+pid=$!
+pids+=("$pid")
+if link=$(wait_line "$tmp/busy1.err" "url=http://127.0.0.1:"); then
+	port=$(echo "$link" | sed -n 's|.*url=http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p')
+	timeout -s KILL 10 "$snap" serve -serve-port "$port" "$tmp/b.fxt" >/dev/null 2>"$tmp/busy2.err"
+	rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <"$tmp/busy2.err")" = 1 ] && grep -q "serve-port" "$tmp/busy2.err"; then
+		echo "PASS serve_port_in_use"
+	else
+		echo "FAIL serve_port_in_use: exit $rc: $(cat "$tmp/busy2.err")"
+	fi
+	kill -INT "$pid"
+	wait_exit "$pid" || echo "FAIL serve_port_in_use: first server did not stop"
+else
+	echo "FAIL serve_port_in_use: first server printed no link"
+fi
+
+# 4. Refusals: -share, bad port, missing file: one line, no server.
+one_line() { # name expected-status pattern args...
+	local name=$1 want=$2 pat=$3
+	shift 3
+	timeout -s KILL 10 "$snap" "$@" >/dev/null 2>"$tmp/$name.err"
+	local rc=$?
+	if [ $rc = "$want" ] && [ "$(wc -l <"$tmp/$name.err")" = 1 ] && grep -q -- "$pat" "$tmp/$name.err"; then
+		echo "PASS serve_$name"
+	else
+		echo "FAIL serve_$name: exit $rc: $(head -3 "$tmp/$name.err" | tr '\n' ' ')"
+	fi
+}
+one_line share_refused 2 "never uploads" serve -share "$tmp/b.fxt"
+one_line decode_share_refused 2 "never uploads" decode -share -o "$tmp/c.fxt" tests/golden/pt/call_return.txt
+one_line run_share_refused 2 "never uploads" run -share -- true
+one_line bad_port 2 "bad -serve-port" serve -serve-port 70000 "$tmp/b.fxt"
+one_line missing_file 1 "cannot serve" serve -serve-port 0 "$tmp/nope.fxt"
+exit 0
