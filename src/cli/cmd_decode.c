@@ -203,6 +203,14 @@ int snap_cmd_decode(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
+		/* inputs has room for argc entries only: one slot per snapshot found. */
+		snap_free(inputs);
+		inputs = snap_calloc((size_t)nfound, sizeof(*inputs));
+		if (!inputs) {
+			fputs("snaptrace decode: out of memory\n", stderr);
+			rc = 1;
+			goto out;
+		}
 		for (int i = 0; i < nfound; i++)
 			inputs[ninputs++] = found[i];
 	}
