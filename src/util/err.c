@@ -26,6 +26,8 @@ const char *snap_strerror(int err)
 		return "bad record stream from the dlfilter plugin";
 	case SNAP_EUSAGE:
 		return "bad usage";
+	case SNAP_ENOTREG:
+		return "not a regular file (a block device or socket: refused)";
 	default:
 		return strerror(err);
 	}

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "util/alloc.h"
+#include "util/err.h"
 #include "util/vec.h"
 
 #define SINK_GZ_LEVEL 6
@@ -183,15 +184,97 @@ static char *sink_tmp_name(const char *path)
 	return t;
 }
 
-/* The mode a plain open(O_CREAT, 0666) would have given: mkostemp uses 0600. */
-static int sink_fix_mode(int fd)
+/* The mode a plain open(O_CREAT, 0666) would have given: mkostemp uses 0600.
+ * An output that exists keeps its mode and (best effort, as root) its owner. */
+static int sink_fix_mode(int fd, const struct stat *old)
 {
-	mode_t mask = umask(0);
+	mode_t mask;
 
+	if (old) {
+		if (fchown(fd, old->st_uid, old->st_gid) < 0 && errno != EPERM)
+			return -errno;
+		if (fchmod(fd, old->st_mode & 07777) < 0)
+			return -errno;
+		return 0;
+	}
+	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask) < 0)
 		return -errno;
 	return 0;
+}
+
+/* The file a path that does not exist (yet) names after following symbolic
+ * links (a dangling link: its target is created, the link stays), as an
+ * owned string. NULL with *err set on failure (-ELOOP after 40
+ * links, -ENOMEM). */
+static char *sink_follow(const char *path, int *err)
+{
+	char *p = snap_strndup(path, strlen(path));
+
+	for (int hops = 0; p; hops++) {
+		struct stat st;
+		char link[4096], *next;
+		const char *slash;
+		ssize_t n;
+		size_t dlen;
+
+		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			return p;
+		if (hops == 40) {
+			snap_free(p);
+			*err = -ELOOP;
+			return NULL;
+		}
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0) {
+			*err = n < 0 ? -errno : -ENOENT;
+			snap_free(p);
+			return NULL;
+		}
+		link[n] = '\0';
+		slash = strrchr(p, '/');
+		dlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+		next = snap_malloc(dlen + (size_t)n + 1);
+		if (next) {
+			memcpy(next, p, dlen);
+			memcpy(next + dlen, link, (size_t)n + 1);
+		}
+		snap_free(p);
+		p = next;
+	}
+	*err = -ENOMEM;
+	return NULL;
+}
+
+/* The existing regular file path names, links resolved, as an owned string. */
+static char *sink_realpath(const char *path, int *err)
+{
+	char *r = realpath(path, NULL), *p;
+
+	if (!r) {
+		*err = -errno;
+		return NULL;
+	}
+	p = snap_strndup(r, strlen(r));
+	free(r);
+	*err = -ENOMEM;
+	return p;
+}
+
+/* An existing output that is not a regular file (a device such as /dev/null,
+ * a FIFO, /dev/stdout): written in place, never replaced. A directory or a
+ * block device is refused. Returns the descriptor or -errno. */
+static int sink_open_in_place(const char *path, const struct stat *st)
+{
+	int fd;
+
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if (S_ISBLK(st->st_mode) || S_ISSOCK(st->st_mode))
+		return -SNAP_ENOTREG;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static int sink_gz_init(struct snap_sink *s)
@@ -227,6 +310,8 @@ int snap_sink_open(struct snap_sink *s, const char *path)
 {
 	int err = -ENOMEM;
 	size_t n = strlen(path);
+	struct stat st;
+	int exists;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -235,21 +320,40 @@ int snap_sink_open(struct snap_sink *s, const char *path)
 		err = -EISDIR;
 		goto fail;
 	}
-	s->path = snap_strndup(path, n);
-	s->tmp = sink_tmp_name(path);
+	exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		s->path = snap_strndup(path, n); /* opened as named: /dev/stdout works */
+	else if (exists)
+		s->path = sink_realpath(path, &err);
+	else
+		s->path = sink_follow(path, &err);
+	if (!s->path)
+		goto fail;
 	s->buf = snap_malloc(SNAP_SINK_BUF);
-	if (!s->path || !s->tmp || !s->buf)
+	if (!s->buf)
 		goto fail;
-	s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
-	if (s->fd < 0) {
-		err = -errno;
-		snap_free(s->tmp); /* nothing was created */
-		s->tmp = NULL;
-		goto fail;
+	if (exists && !S_ISREG(st.st_mode)) {
+		s->fd = sink_open_in_place(s->path, &st);
+		if (s->fd < 0) {
+			err = s->fd;
+			goto fail;
+		}
+		s->in_place = 1;
+	} else {
+		s->tmp = sink_tmp_name(s->path);
+		if (!s->tmp)
+			goto fail;
+		s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
+		if (s->fd < 0) {
+			err = -errno;
+			snap_free(s->tmp); /* nothing was created */
+			s->tmp = NULL;
+			goto fail;
+		}
+		err = sink_fix_mode(s->fd, exists ? &st : NULL);
+		if (err < 0)
+			goto fail;
 	}
-	err = sink_fix_mode(s->fd);
-	if (err < 0)
-		goto fail;
 	if (sink_has_suffix(path, ".gz")) {
 		err = sink_gz_init(s);
 		if (err < 0)
@@ -307,7 +411,7 @@ int snap_sink_close(struct snap_sink *s)
 	err = snap_sink_flush(s);
 	if (!err && s->gz)
 		err = sink_deflate(s, NULL, 0, Z_FINISH);
-	if (!err && fsync(s->fd) < 0)
+	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
 	if (!err) {
 		int fd = s->fd;
@@ -316,10 +420,11 @@ int snap_sink_close(struct snap_sink *s)
 		if (close(fd) < 0)
 			err = -errno;
 	}
-	if (!err && rename(s->tmp, s->path) < 0)
+	if (!err && !s->in_place && rename(s->tmp, s->path) < 0)
 		err = -errno;
 	if (!err) {
-		sink_sync_dir(s->path);
+		if (!s->in_place)
+			sink_sync_dir(s->path);
 		sink_release(s, 0);
 		return 0;
 	}

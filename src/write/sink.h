@@ -10,7 +10,11 @@
  *    deflate, level 6, one gzip stream) if the target name ends in ".gz".
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
- *    never truncated or half-written.
+ *    never truncated or half-written. Symbolic links are followed (the link
+ *    stays, its target is replaced); an existing target keeps its mode (and,
+ *    as root, its owner). An existing target that is not a regular file (a
+ *    character device, a FIFO) is written in place, never replaced; a
+ *    directory or block device is refused (docs/guarantees.md).
  * Writes are buffered (SNAP_SINK_BUF bytes). This file is the only place
  * below cli/ that does file I/O: it is the edge of the pipeline.
  */
@@ -42,6 +46,7 @@ struct snap_sink {
 	int fd;		     /* temporary file, -1 if none */
 	char *path;	     /* target path (owned) */
 	char *tmp;	     /* temporary path (owned) */
+	int in_place;	     /* 1: fd is the target itself (not a regular file) */
 	int gz;		     /* 1: deflate into a gzip stream */
 	void *zs;	     /* z_stream (owned) when gz */
 	unsigned char *zout; /* deflate output buffer (owned) when gz */

@@ -50,6 +50,40 @@ t_decode_workdir_many() {
 	fi
 }
 
+# Item 2: -o onto a symlink, a 0600 file, a pipe (/dev/stdout) or a device.
+t_output_kinds() {
+	local in=tests/golden/perfscript/pt_threads.txt d=$tmp/out st
+	mkdir -p "$d"
+	: >"$d/real.fxt"
+	chmod 600 "$d/real.fxt"
+	ln -s real.fxt "$d/link.fxt"
+	snap out1 decode "$in" -o "$d/link.fxt"
+	st=$(stat -c '%F %a' "$d/real.fxt")
+	if [ $rc -ne 0 ] || [ ! -L "$d/link.fxt" ] || [ "$st" != "regular file 600" ] ||
+		! "$snap" dump -check "$d/link.fxt" >/dev/null 2>&1; then
+		failed output_kinds "link/mode: rc $rc, link $(stat -c %F "$d/link.fxt"), real $st"
+		return
+	fi
+	timeout -s KILL 60 "$snap" decode "$in" -o /dev/stdout 2>/dev/null </dev/null | cat >"$d/piped.fxt"
+	if ! "$snap" dump -check "$d/piped.fxt" >/dev/null 2>&1; then
+		failed output_kinds "-o /dev/stdout did not give a trace: $(wc -c <"$d/piped.fxt") bytes"
+		return
+	fi
+	if [ $root -eq 1 ] && mknod "$d/null" c 1 3 2>/dev/null; then
+		snap out2 decode "$in" -o "$d/null"
+		if [ $rc -ne 0 ] || [ ! -c "$d/null" ]; then
+			failed output_kinds "device replaced: rc $rc, $(stat -c %F "$d/null")"
+			return
+		fi
+	fi
+	if [ -n "$(find "$d" -name '.*' -print -quit)" ]; then
+		failed output_kinds "temporary file left: $(ls -a "$d")"
+		return
+	fi
+	pass output_kinds
+}
+
 t_decode_workdir_many
+t_output_kinds
 
 exit $fail
