@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "record/workdir.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/vec.h"
@@ -55,53 +55,6 @@ static const char decode_desc[] =
 	"snapshots of one recording, decoded in order into one timeline.\n"
 	"The trace scope (user space by default) is enforced: an event outside it is dropped,\n"
 	"counted and reported in one warning line.";
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The perf.data* files of dir (several after -multi-snapshot), sorted by name, which is
- * time order (perf names them perf.data.<timestamp>). Returns how many (owned: release
- * each with free, they come from asprintf, and the array with snap_free), or -1 with
- * errno set if dir cannot be read or memory runs out (never a partial list: a missing
- * snapshot would go unnoticed). */
-static int list_perf_data(const char *dir, char ***out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	int nomem = 0;
-
-	*out = NULL;
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char *p;
-
-		if (strncmp(e->d_name, "perf.data", 9))
-			continue;
-		if (snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
-		    asprintf(&p, "%s/%s", dir, e->d_name) < 0) {
-			nomem = 1;
-			break;
-		}
-		v[n++] = p;
-	}
-	closedir(d);
-	if (nomem) {
-		while (n)
-			free(v[--n]);
-		snap_free(v);
-		errno = ENOMEM;
-		return -1;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), name_cmp);
-	*out = v;
-	return (int)n;
-}
 
 /* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
  * else the exit status. */
@@ -192,10 +145,10 @@ int snap_cmd_decode(int argc, char **argv)
 	if (rc >= 0)
 		goto out;
 	if (!ninputs && workdir) {
-		nfound = list_perf_data(workdir, &found);
+		nfound = snap_workdir_list_dir(workdir, &found);
 		if (nfound < 0)
 			fprintf(stderr, "snaptrace decode: cannot read %s: %s\n", workdir,
-				strerror(errno));
+				strerror(-nfound));
 		else if (!nfound)
 			fprintf(stderr, "snaptrace decode: no perf.data file in %s\n", workdir);
 		if (nfound <= 0) {
@@ -211,16 +164,26 @@ int snap_cmd_decode(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		for (int i = 0; i < nfound; i++)
-			inputs[ninputs++] = found[i];
+		for (int i = 0; i < nfound; i++) {
+			size_t len = strlen(workdir) + strlen(found[i]) + 2;
+			char *p = snap_malloc(len);
+
+			if (!p) {
+				fputs("snaptrace decode: out of memory\n", stderr);
+				rc = 1;
+				goto out;
+			}
+			snprintf(p, len, "%s/%s", workdir, found[i]);
+			snap_free(found[i]);
+			found[i] = p;
+			inputs[ninputs++] = p;
+		}
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
 out:
-	for (int i = 0; i < nfound; i++)
-		free(found[i]);
-	snap_free(found);
+	snap_workdir_free_list(found, nfound);
 	snap_free(inputs);
 	return rc;
 }

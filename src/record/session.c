@@ -422,7 +422,7 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	err = snap_workdir_open(&s->wd, cfg->workdir);
 	if (err < 0)
 		return why(s, err, "working directory %s: %s",
-			   cfg->workdir ? cfg->workdir : "$TMPDIR", strerror(-err));
+			   cfg->workdir ? cfg->workdir : "$TMPDIR", snap_workdir_strerror(err));
 	snap_info("working directory %s", s->wd.path);
 	err = signals_open(s);
 	if (err < 0)

@@ -22,16 +22,30 @@ struct snap_workdir {
 /* Opens the working directory. given == NULL: a new private directory
  * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian. Otherwise given is
  * created (mode 0700, not recursively) when missing, must be a directory we
- * own, and its old perf.data* files are removed. Returns 0 or -errno. */
+ * own and not a symbolic link (-ELOOP, also with a trailing slash), and its
+ * old data files (snap_workdir_is_data_name) are removed; nothing else in it
+ * is touched. Returns 0 or -errno (snap_workdir_strerror says why). */
 int snap_workdir_open(struct snap_workdir *w, const char *given);
+
+/* A one-line reason for an error of snap_workdir_open (static string). */
+const char *snap_workdir_strerror(int err);
 
 /* Removes the directory (unless kept) and stops the guardian. Safe to call
  * twice and on a zeroed struct with guard_fd = -1. */
 void snap_workdir_close(struct snap_workdir *w);
 
-/* Lists the entries whose names start with "perf.data", sorted by name
- * (= time order for perf's switch-output files). Returns the count and sets
+/* 1 if name is one snaptrace or perf writes in a working directory:
+ * "perf.data" or "perf.data.<digits>" (perf's switch-output snapshots).
+ * Nothing else (perf.data-notes.txt, perf.data.old) is ever listed or removed. */
+int snap_workdir_is_data_name(const char *name);
+
+/* Keeps the data names of names[0..n) (frees the others), sorts them by name
+ * (= time order) and returns how many are left. Pure: fuzzed. */
+int snap_workdir_filter_names(char **names, int n);
+
+/* Lists the data names of dir (see above), sorted. Returns the count and sets
  * *names (owned: release with snap_workdir_free_list), or -errno. */
+int snap_workdir_list_dir(const char *dir, char ***names);
 int snap_workdir_list_data(const struct snap_workdir *w, char ***names);
 void snap_workdir_free_list(char **names, int n);
 

@@ -83,7 +83,25 @@ t_output_kinds() {
 	pass output_kinds
 }
 
+# Item 5: -working-directory removes only perf.data and perf.data.<digits>, and
+# refuses a symbolic link, also written with a trailing slash.
+t_workdir_symlink() {
+	local d=$tmp/wdl
+	mkdir -p "$d/real"
+	ln -s real "$d/link"
+	: >"$d/real/perf.data"
+	: >"$d/real/perf.data-notes.txt"
+	snap wdl run -sampling -working-directory "$d/link/" -o "$d/x.fxt" -- true
+	if [ $rc -eq 0 ] || ! grep -q "symbolic link" "$tmp/wdl.err" ||
+		[ ! -e "$d/real/perf.data" ] || [ ! -e "$d/real/perf.data-notes.txt" ]; then
+		failed workdir_symlink "rc $rc: $(head -2 "$tmp/wdl.err"); left: $(ls "$d/real")"
+		return
+	fi
+	pass workdir_symlink
+}
+
 t_decode_workdir_many
+t_workdir_symlink
 t_output_kinds
 
 exit $fail

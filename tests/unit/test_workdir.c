@@ -10,6 +10,7 @@
 
 #include "record/workdir.h"
 #include "snap_test.h"
+#include "util/alloc.h"
 
 static void touch(const char *dir, const char *name)
 {
@@ -110,20 +111,94 @@ static void given_dir_kept(void)
 	CHECK(mkdtemp(base) != NULL);
 	snprintf(sub, sizeof(sub), "%s/wd", base);
 	CHECK_INT_EQ(0, snap_workdir_open(&w, sub)); /* created */
+	touch(sub, "perf.data.2026113022230312");
+	touch(sub, "perf.data");
 	touch(sub, "perf.data.old");
+	touch(sub, "perf.data-notes.txt");
+	touch(sub, "perf.data.");
 	touch(sub, "notes");
+	snprintf(link, sizeof(link), "%s/perf.data.results", sub);
+	CHECK(mkdir(link, 0700) == 0);
+	touch(link, "table");
 	snap_workdir_close(&w);
 	CHECK(stat(sub, &st) == 0);		     /* kept */
 	CHECK_INT_EQ(0, snap_workdir_open(&w, sub)); /* old data removed, the rest kept */
-	snprintf(link, sizeof(link), "%s/perf.data.old", sub);
+	snprintf(link, sizeof(link), "%s/perf.data.2026113022230312", sub);
+	CHECK(stat(link, &st) < 0);
+	snprintf(link, sizeof(link), "%s/perf.data", sub);
 	CHECK(stat(link, &st) < 0);
 	snprintf(link, sizeof(link), "%s/notes", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data.old", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data-notes.txt", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data.", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data.results/table", sub);
 	CHECK(stat(link, &st) == 0);
 	snap_workdir_close(&w);
 	snprintf(link, sizeof(link), "%s/file", base);
 	touch(base, "file");
 	CHECK_INT_EQ(-ENOTDIR, snap_workdir_open(&w, link));
 	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, base));
+}
+
+/* A symbolic link to a directory is refused, also as "link/" (where lstat
+ * would follow it), and nothing behind it is touched. */
+static void given_symlink_refused(void)
+{
+	char base[] = "/tmp/snaptrace-test.XXXXXX", p[PATH_MAX], link[PATH_MAX + 64];
+	struct snap_workdir w;
+	struct stat st;
+
+	CHECK(mkdtemp(base) != NULL);
+	snprintf(p, sizeof(p), "%s/victim", base);
+	CHECK(mkdir(p, 0700) == 0);
+	touch(p, "perf.data");
+	snprintf(link, sizeof(link), "%s/link", base);
+	CHECK(symlink(p, link) == 0);
+	CHECK_INT_EQ(-ELOOP, snap_workdir_open(&w, link));
+	snap_workdir_close(&w);
+	strcat(link, "/");
+	CHECK_INT_EQ(-ELOOP, snap_workdir_open(&w, link));
+	snap_workdir_close(&w);
+	strcat(link, "//");
+	CHECK_INT_EQ(-ELOOP, snap_workdir_open(&w, link));
+	snap_workdir_close(&w);
+	snprintf(link, sizeof(link), "%s/perf.data", p);
+	CHECK(stat(link, &st) == 0); /* untouched */
+	CHECK(strstr(snap_workdir_strerror(-ELOOP), "symbolic link") != NULL);
+	/* the directory itself with a trailing slash is fine */
+	snprintf(link, sizeof(link), "%s/", p);
+	CHECK_INT_EQ(0, snap_workdir_open(&w, link));
+	CHECK_STR_EQ(p, w.path);
+	snap_workdir_close(&w);
+	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, base));
+}
+
+static void data_names(void)
+{
+	static const char *const in[] = {"perf.data.10",      "perf.data-notes.txt", "perf.data.9",
+					 "perf.data",	      "perf.data.",	     "perf.data.1x",
+					 "perf.data.results", "xperf.data",	     "perf.data.2"};
+	char *v[9];
+	int n;
+
+	for (int i = 0; i < 9; i++)
+		v[i] = snap_strndup(in[i], strlen(in[i]));
+	n = snap_workdir_filter_names(v, 9);
+	CHECK_INT_EQ(4, n);
+	if (n == 4) {
+		CHECK_STR_EQ("perf.data", v[0]);
+		CHECK_STR_EQ("perf.data.2", v[1]);
+		CHECK_STR_EQ("perf.data.9", v[2]);
+		CHECK_STR_EQ("perf.data.10", v[3]);
+	}
+	for (int i = 0; i < n; i++)
+		snap_free(v[i]);
+	CHECK(snap_workdir_is_data_name("perf.data.2026113022230312"));
+	CHECK(!snap_workdir_is_data_name("perf.data.old"));
 }
 
 static void rmtree_does_not_follow(void)
@@ -153,6 +228,8 @@ int main(void)
 	RUN(temp_dir_failure_leaves_no_path);
 	RUN(guardian_cleans_up);
 	RUN(given_dir_kept);
+	RUN(given_symlink_refused);
+	RUN(data_names);
 	RUN(rmtree_does_not_follow);
 	return snap_test_done();
 }
