@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parse/perfdata.h"
@@ -98,7 +99,16 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	struct snap_perfdata_info info;
 	struct snap_perfsrc_opts po;
 	int err = snap_perfdata_probe(pread_reader, &src->fd, &info);
+	struct stat sb;
+	char why[256];
 
+	if (err >= 0 && fstat(src->fd, &sb) == 0 &&
+	    (err = snap_perfdata_check_size(&info, (uint64_t)sb.st_size, why, sizeof(why))) < 0) {
+		snap_log(SNAP_LOG_QUIET, "%s: %s; not decoded", src->name, why);
+		close(src->fd);
+		src->fd = -1;
+		return err;
+	}
 	close(src->fd);
 	src->fd = -1;
 	if (err < 0) {

@@ -100,7 +100,37 @@ t_workdir_symlink() {
 	pass workdir_symlink
 }
 
+# Item 3: a perf.data whose header does not fit the file (data.size 1 or
+# 2^64-1, or cut short) is refused before perf runs (perf spins forever on some).
+t_perfdata_header() {
+	local d=$tmp/hdr
+	if [ $perf_ok -eq 0 ] || ! perf record -o "$tmp/hdr.data" --no-bpf-event -e cpu-clock \
+		-F 1000 -- true >/dev/null 2>&1; then
+		skip perfdata_header "perf record -e cpu-clock does not work here"
+		return
+	fi
+	mkdir -p "$d"
+	for v in 01 ff; do
+		cp "$tmp/hdr.data" "$d/$v.data"
+		# data.size is the u64 at byte 48 (little endian)
+		if [ $v = 01 ]; then printf '\001\0\0\0\0\0\0\0'; else printf '\377\377\377\377\377\377\377\377'; fi |
+			dd of="$d/$v.data" bs=1 seek=48 conv=notrunc status=none
+	done
+	head -c 300 "$tmp/hdr.data" >"$d/cut.data"
+	for f in 01 ff cut; do
+		timeout -s KILL 20 "$snap" decode "$d/$f.data" -o "$d/$f.fxt" >/dev/null \
+			2>"$tmp/hdr.err" </dev/null
+		rc=$?
+		if [ $rc -ne 1 ] || ! grep -Eq "damaged|cut short" "$tmp/hdr.err"; then
+			failed perfdata_header "$f: rc $rc: $(head -2 "$tmp/hdr.err")"
+			return
+		fi
+	done
+	pass perfdata_header
+}
+
 t_decode_workdir_many
+t_perfdata_header
 t_workdir_symlink
 t_output_kinds
 
