@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -171,11 +172,28 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 	return n;
 }
 
+int snap_dlsrc_stall_ms(void)
+{
+	const char *e = getenv("SNAPTRACE_PERF_STALL_SECONDS");
+	char *end;
+	long v = SNAP_DLSRC_STALL_S;
+
+	if (e && *e) {
+		v = strtol(e, &end, 10);
+		if (*end || v < 0)
+			v = SNAP_DLSRC_STALL_S;
+	}
+	if (v == 0)
+		return -1;
+	return v > INT_MAX / 1000 ? INT_MAX : (int)v * 1000;
+}
+
 void snap_dlsrc_exec(const char **argv, int recw, int outw)
 {
 	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setpgid(0, 0);
 	if ((recw >= 0 && (r < 0 || dup2(r, DLSRC_FD) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
 		_exit(127);
 	if (r >= 0)
@@ -224,6 +242,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	 * waits (best effort: pipe-max-size may be smaller). */
 	fcntl(src->rec_fd, F_SETPIPE_SZ, (int)DLSRC_BUF);
 	fcntl(src->out_fd, F_SETFL, O_NONBLOCK);
+	src->stall_ms = snap_dlsrc_stall_ms();
 	return 0;
 err_close:
 	for (int i = 0; i < 2; i++) {
@@ -293,9 +312,12 @@ static int dlsrc_wait(struct snap_dlsrc *src)
 	struct pollfd p[2] = {{.fd = src->rec_fd, .events = POLLIN},
 			      {.fd = src->out_fd, .events = POLLIN}};
 	ssize_t n;
+	int r = poll(p, 2, src->stall_ms ? src->stall_ms : -1);
 
-	if (poll(p, 2, -1) < 0)
+	if (r < 0)
 		return -errno;
+	if (r == 0)
+		return -SNAP_ESTALL; /* nothing for stall_ms: perf spins (close kills it) */
 	if (p[1].revents) {
 		int err = dlsrc_drain_out(src, 0);
 
@@ -336,8 +358,8 @@ static int dlsrc_fail(struct snap_dlsrc *src, int err)
 	if (src->err)
 		return src->err;
 	src->err = err;
-	if (err == -EINTR)
-		return err;
+	if (err == -EINTR || err == -SNAP_ESTALL)
+		return err; /* the caller says it */
 	if (err != -SNAP_EPLUGIN && err != -SNAP_ETRUNC) {
 		snap_log(SNAP_LOG_QUIET, "reading from perf script --dlfilter %s: %s", src->plugin,
 			 snap_strerror(err));

@@ -79,6 +79,7 @@ struct snap_dlsrc {
 	uint64_t out_dropped; /* bytes beyond SNAP_DLSRC_MAX_OUT */
 	uint64_t events;      /* events returned so far */
 	char plugin[256];     /* for messages */
+	int stall_ms;	      /* snap_dlsrc_stall_ms() */
 };
 
 #define SNAP_DLSRC_MAX_ARGS 24
@@ -93,9 +94,17 @@ struct snap_dlsrc {
  */
 int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
 
+/* How long perf script may print nothing before it is stopped (-SNAP_ESTALL):
+ * $SNAPTRACE_PERF_STALL_SECONDS (default SNAP_DLSRC_STALL_S; 0 = for ever), in
+ * ms for poll, -1 for ever. */
+#define SNAP_DLSRC_STALL_S 120
+int snap_dlsrc_stall_ms(void);
+
 /* In a forked child: makes recw (unless < 0) perf's fd 3 (--dlarg fd=3) and
- * outw its stdout, sets PAGER=cat and the parent-death signal, then execs
- * argv; exits 127 if that fails. Never returns. Shared by both paths. */
+ * outw its stdout, sets PAGER=cat and the parent-death signal, puts perf in
+ * its own process group (a terminal Ctrl-C reaches snaptrace only, which
+ * stops perf: perf never reads it as the end of its input), then execs argv;
+ * exits 127 if that fails. Never returns. Shared by both paths. */
 _Noreturn void snap_dlsrc_exec(const char **argv, int recw, int outw);
 
 /* Starts perf script with the plugin. names is borrowed (interned symbols).

@@ -129,7 +129,80 @@ t_perfdata_header() {
 	pass perfdata_header
 }
 
+# Item 3: perf script that prints nothing (spinning on damaged input) is stopped
+# after SNAPTRACE_PERF_STALL_SECONDS, on both paths, with a message naming it.
+t_perf_stall() {
+	local path
+	for path in plugin text; do
+		local extra=()
+		[ $path = text ] && extra=(-no-dlfilter)
+		SNAPTRACE_PERF_STALL_SECONDS=1 SNAPTRACE_PERF=$PWD/tests/harden/fakeperf \
+			snap stall decode "${extra[@]}" tests/harden/min.data -o "$tmp/stall.fxt"
+		if [ $rc -ne 1 ] || ! grep -q "printed nothing" "$tmp/stall.err" || [ -e "$tmp/stall.fxt" ]; then
+			failed perf_stall "$path: rc $rc: $(head -2 "$tmp/stall.err")"
+			return
+		fi
+	done
+	pass perf_stall
+}
+
+# Item 3: SIGINT to decode's process group while perf script runs the plugin
+# stops decode ("interrupted"), and perf is not started again on the text path.
+t_sigint_plugin() {
+	local log=$tmp/sigint.log pid i
+	: >"$log"
+	FAKE_PERF_LOG=$log SNAPTRACE_PERF=$PWD/tests/harden/fakeperf setsid "$snap" decode \
+		tests/harden/min.data -o "$tmp/sigint.fxt" >/dev/null 2>"$tmp/sigint.err" </dev/null &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q script "$log" && break
+		sleep 0.1
+	done
+	kill -INT -- -"$pid" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- -"$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		failed sigint_plugin "still running 10 s after SIGINT; perf runs: $(grep -c script "$log")"
+		return
+	fi
+	wait "$pid"
+	rc=$?
+	if [ $rc -eq 0 ] || [ "$(grep -c script "$log")" -ne 1 ] || ! grep -q interrupted "$tmp/sigint.err"; then
+		failed sigint_plugin "rc $rc, perf runs $(grep -c script "$log"): $(head -2 "$tmp/sigint.err")"
+		return
+	fi
+	pass sigint_plugin
+}
+
+# Items 3 and 11: perf script killed by a signal before the plugin sent anything
+# is not "the plugin gave nothing": perf is not run again on the text path, and
+# SIGBUS is reported as a damaged or cut file.
+t_perf_killed() {
+	local sig log=$tmp/killed.log
+	for sig in TERM BUS; do
+		: >"$log"
+		FAKE_PERF_MODE=$sig FAKE_PERF_LOG=$log SNAPTRACE_PERF=$PWD/tests/harden/fakeperf \
+			snap killed decode tests/harden/min.data -o "$tmp/killed.fxt"
+		if [ $rc -ne 1 ] || [ "$(grep -c script "$log")" -ne 1 ] || grep -q "gave nothing" "$tmp/killed.err"; then
+			failed perf_killed "$sig: rc $rc, perf runs $(grep -c script "$log"): $(head -2 "$tmp/killed.err")"
+			return
+		fi
+	done
+	if ! grep -q "damaged or was cut short" "$tmp/killed.err"; then
+		failed perf_killed "SIGBUS message: $(head -2 "$tmp/killed.err")"
+		return
+	fi
+	pass perf_killed
+}
+
 t_decode_workdir_many
+t_perf_killed
+t_perf_stall
+t_sigint_plugin
 t_perfdata_header
 t_workdir_symlink
 t_output_kinds
