@@ -33,7 +33,7 @@
 #define TEXT_BUF	      (256 * 1024)
 /* Perfetto keeps 512 levels of nesting on a track and silently drops deeper
  * slices: drop them here instead, and say so. */
-#define SNAP_DECODE_MAX_DEPTH 512
+#define SNAP_DECODE_MAX_DEPTH SNAP_MAX_NESTING
 
 static volatile sig_atomic_t decode_interrupted;
 
@@ -242,6 +242,11 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			  "shows)",
 			  (unsigned long long)s->depth_capped, s->depth_capped == 1 ? "" : "s",
 			  SNAP_DECODE_MAX_DEPTH);
+	if (s->inferred_capped)
+		snap_warn("dropped %llu return%s without a call ([unknown] frames) nested deeper "
+			  "than %d frames (the most Perfetto shows)",
+			  (unsigned long long)s->inferred_capped,
+			  s->inferred_capped == 1 ? "" : "s", SNAP_DECODE_MAX_DEPTH);
 	if (s->decode_errors)
 		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",

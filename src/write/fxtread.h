@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/timeline.h"
 #include "util/u64map.h"
 
 /* Record types. */
@@ -216,7 +217,7 @@ struct snap_fxtcheck {
 	char warning[192];   /* describes the first one */
 };
 
-#define SNAP_FXTCHECK_MAX_DEPTH 512 /* Perfetto keeps depths 0..511 */
+#define SNAP_FXTCHECK_MAX_DEPTH SNAP_MAX_NESTING /* model/timeline.h */
 
 void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);

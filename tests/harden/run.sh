@@ -199,7 +199,29 @@ t_perf_killed() {
 	pass perf_killed
 }
 
+# Item 7: 100,000 returns without calls nest no deeper than 512 levels, and the
+# warning gives the count of what was dropped.
+t_returns_without_calls() {
+	awk 'BEGIN {
+		printf " 7/7 0.000001000:   tr strt 0 [unknown] ([unknown]) => 401000 main+0x0 (/t)\n"
+		for (i = 0; i < 100000; i++)
+			printf " 7/7 %d.%09d:   return 402000 f+0x0 (/t) => 401000 main+0x0 (/t)\n", 1 + i / 1000000, 1000 + i
+	}' >"$tmp/rets.txt"
+	snap rets decode "$tmp/rets.txt" -o "$tmp/rets.fxt"
+	if [ $rc -ne 0 ] || ! grep -Eq "dropped [0-9]+ returns? without a call" "$tmp/rets.err"; then
+		failed returns_without_calls "rc $rc: $(head -3 "$tmp/rets.err")"
+		return
+	fi
+	"$snap" dump -check "$tmp/rets.fxt" >"$tmp/rets.chk" 2>&1
+	if [ $? -ne 0 ] || grep -q "deeper" "$tmp/rets.chk"; then
+		failed returns_without_calls "dump -check: $(head -2 "$tmp/rets.chk")"
+		return
+	fi
+	pass returns_without_calls
+}
+
 t_decode_workdir_many
+t_returns_without_calls
 t_perf_killed
 t_perf_stall
 t_sigint_plugin
