@@ -427,6 +427,11 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_abort;
 	}
+	if (fx.stats.clamped_times)
+		snap_warn("%llu timestamp%s lay beyond 2^63 ns (292 years) after the first event "
+			  "(damaged input?): written as the latest time FXT can hold",
+			  (unsigned long long)fx.stats.clamped_times,
+			  fx.stats.clamped_times == 1 ? "" : "s");
 	report_stats(&stats, o->scope, output);
 	goto out_dec;
 out_abort:

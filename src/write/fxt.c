@@ -297,6 +297,17 @@ static size_t fxt_args(struct snap_fxt *fx, uint64_t *w, const struct snap_arg *
 	return n;
 }
 
+/* Times at or beyond 2^63 ns (a recording spanning 292 years: damaged input)
+ * cannot be shown: Perfetto and `dump -check` read them as int64. Clamped to
+ * SNAP_FXT_MAX_TS and counted in stats.clamped_times. */
+static uint64_t fxt_ts(struct snap_fxt *fx, uint64_t ts)
+{
+	if (ts <= SNAP_FXT_MAX_TS)
+		return ts;
+	fx->stats.clamped_times++;
+	return SNAP_FXT_MAX_TS;
+}
+
 /* Writes one event record. extra is the end timestamp / counter id (has_extra). */
 static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t tid, uint64_t ts,
 		     uint32_t name, const struct snap_arg *args, size_t nargs, int has_extra,
@@ -316,10 +327,10 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 	if (nargs)
 		n += fxt_args(fx, w + 2, args, nargs, etype == FXT_EV_COUNTER, &k);
 	if (has_extra)
-		w[n++] = extra;
+		w[n++] = etype == FXT_EV_COMPLETE ? fxt_ts(fx, extra) : extra;
 	w[0] = fxt_hdr(FXT_REC_EVENT, n) | (uint64_t)etype << 16 | (uint64_t)k << 20 |
 	       (uint64_t)thr << 24 | (uint64_t)nref << 48;
-	w[1] = ts;
+	w[1] = fxt_ts(fx, ts);
 	if (fx->err)
 		return fx->err;
 	fxt_put(fx, w, n);

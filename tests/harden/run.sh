@@ -220,7 +220,26 @@ t_returns_without_calls() {
 	pass returns_without_calls
 }
 
+# Item 4: a time span beyond 2^63 ns is clamped with a count, so that
+# `dump -check` accepts what decode writes.
+t_time_span() {
+	printf '%s\n' ' 7/7 0.000001000:   tr strt 0 [unknown] ([unknown]) => 401000 main+0x0 (/t)' \
+		' 7/7 0.000002000:   call 401000 main+0x0 (/t) => 402000 f+0x0 (/t)' \
+		' 7/7 9300000000.000000000:   return 402000 f+0x0 (/t) => 401000 main+0x0 (/t)' >"$tmp/span.txt"
+	snap span decode "$tmp/span.txt" -o "$tmp/span.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "beyond 2^63 ns" "$tmp/span.err"; then
+		failed time_span "rc $rc: $(head -2 "$tmp/span.err")"
+		return
+	fi
+	if ! "$snap" dump -check "$tmp/span.fxt" >"$tmp/span.chk" 2>&1; then
+		failed time_span "dump -check: $(head -2 "$tmp/span.chk")"
+		return
+	fi
+	pass time_span
+}
+
 t_decode_workdir_many
+t_time_span
 t_returns_without_calls
 t_perf_killed
 t_perf_stall
