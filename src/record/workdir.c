@@ -222,16 +222,26 @@ void snap_workdir_close(struct snap_workdir *w)
 	}
 }
 
-/* Time order: "perf.data" first, then by the number after it (shorter digit
- * strings are smaller numbers: perf.data.9 before perf.data.10). */
+/* Time order: "perf.data" first, then perf's names perf.data.<T> (T: 16 digits
+ * of wall time, 10 ms steps) and claimed ones perf.data.<T><NNNN> by T, a claimed
+ * one before an unclaimed one of the same T (perf's final dump comes after the
+ * snapshots): the digits compare as if right-padded with 9s. */
 static int cmp_str(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	size_t lx = strlen(x), ly = strlen(y);
 
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x, y);
+	for (;; x++, y++) {
+		char cx = *x ? *x : '9', cy = *y ? *y : '9';
+
+		if (!*x && !*y)
+			return 0;
+		if (!*x && (*y == '.'))
+			return -1; /* "perf.data" first */
+		if (!*y && (*x == '.'))
+			return 1;
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+	}
 }
 
 int snap_workdir_is_data_name(const char *name)
@@ -246,6 +256,33 @@ int snap_workdir_is_data_name(const char *name)
 		if (*p < '0' || *p > '9')
 			return 0;
 	return 1;
+}
+
+int snap_workdir_is_claimed(const char *name)
+{
+	return snap_workdir_is_data_name(name) && strlen(name) == 10 + 16 + 4;
+}
+
+int snap_workdir_claim(struct snap_workdir *w, const char *name, char *out, size_t len)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	if (!snap_workdir_is_data_name(name) || strlen(name) != 10 + 16)
+		return -EINVAL;
+	if ((size_t)snprintf(from, sizeof(from), "%s/%s", w->path, name) >= sizeof(from))
+		return -ENAMETOOLONG;
+	while (w->nclaimed < 9999) {
+		unsigned k = ++w->nclaimed;
+
+		if ((size_t)snprintf(to, sizeof(to), "%s/%s%04u", w->path, name, k) >= sizeof(to) ||
+		    (size_t)snprintf(out, len, "%s%04u", name, k) >= len)
+			return -ENAMETOOLONG;
+		if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
 }
 
 int snap_workdir_filter_names(char **names, int n)

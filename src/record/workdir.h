@@ -14,9 +14,10 @@
 
 struct snap_workdir {
 	char path[PATH_MAX];
-	int keep;     /* user-given: never removed */
-	pid_t guard;  /* guardian process, 0 = none */
-	int guard_fd; /* our end of the guardian's pipe, -1 = none */
+	int keep;	   /* user-given: never removed */
+	pid_t guard;	   /* guardian process, 0 = none */
+	int guard_fd;	   /* our end of the guardian's pipe, -1 = none */
+	unsigned nclaimed; /* snapshots claimed (snap_workdir_claim) */
 };
 
 /* Opens the working directory. given == NULL: a new private directory
@@ -36,8 +37,23 @@ void snap_workdir_close(struct snap_workdir *w);
 
 /* 1 if name is one snaptrace or perf writes in a working directory:
  * "perf.data" or "perf.data.<digits>" (perf's switch-output snapshots).
- * Nothing else (perf.data-notes.txt, perf.data.old) is ever listed or removed. */
+ * Nothing else (perf.data-notes.txt, perf.data.old) is ever listed or removed.
+ * Lists sort in time order: perf.data, then by the time in the name. */
 int snap_workdir_is_data_name(const char *name);
+
+/*
+ * Multi-snapshot: perf names each dump perf.data.<T> with T the wall time in
+ * 10 ms steps, so two dumps within 10 ms get the same name and the second
+ * replaces the first. Claiming renames the dump name (in w) to the unique
+ * perf.data.<T><NNNN> (NNNN: 0001, 0002... per directory, never replacing a
+ * file) as soon as it appears, which frees perf's name for the next one; out
+ * (len bytes) gets the new name. Claimed names sort by T, before perf's own
+ * name of the same T. Returns 0 or -errno (-EINVAL: not a perf dump name).
+ */
+int snap_workdir_claim(struct snap_workdir *w, const char *name, char *out, size_t len);
+
+/* 1 if name is one snap_workdir_claim gave. */
+int snap_workdir_is_claimed(const char *name);
 
 /* Keeps the data names of names[0..n) (frees the others), sorts them by name
  * (= time order) and returns how many are left. Pure: fuzzed. */

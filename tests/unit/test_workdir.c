@@ -179,26 +179,65 @@ static void given_symlink_refused(void)
 
 static void data_names(void)
 {
-	static const char *const in[] = {"perf.data.10",      "perf.data-notes.txt", "perf.data.9",
-					 "perf.data",	      "perf.data.",	     "perf.data.1x",
-					 "perf.data.results", "xperf.data",	     "perf.data.2"};
-	char *v[9];
+	static const char *const in[] = {"perf.data.2026113022230313",
+					 "perf.data-notes.txt",
+					 "perf.data.20261130222303120002",
+					 "perf.data",
+					 "perf.data.",
+					 "perf.data.1x",
+					 "perf.data.results",
+					 "xperf.data",
+					 "perf.data.2026113022230312",
+					 "perf.data.20261130222303120001"};
+	char *v[10];
 	int n;
 
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 10; i++)
 		v[i] = snap_strndup(in[i], strlen(in[i]));
-	n = snap_workdir_filter_names(v, 9);
-	CHECK_INT_EQ(4, n);
-	if (n == 4) {
+	n = snap_workdir_filter_names(v, 10);
+	CHECK_INT_EQ(5, n);
+	if (n == 5) { /* time order; claimed snapshots before perf's final dump of the same T */
 		CHECK_STR_EQ("perf.data", v[0]);
-		CHECK_STR_EQ("perf.data.2", v[1]);
-		CHECK_STR_EQ("perf.data.9", v[2]);
-		CHECK_STR_EQ("perf.data.10", v[3]);
+		CHECK_STR_EQ("perf.data.20261130222303120001", v[1]);
+		CHECK_STR_EQ("perf.data.20261130222303120002", v[2]);
+		CHECK_STR_EQ("perf.data.2026113022230312", v[3]);
+		CHECK_STR_EQ("perf.data.2026113022230313", v[4]);
 	}
 	for (int i = 0; i < n; i++)
 		snap_free(v[i]);
 	CHECK(snap_workdir_is_data_name("perf.data.2026113022230312"));
 	CHECK(!snap_workdir_is_data_name("perf.data.old"));
+}
+
+/* Two dumps within 10 ms get the same name from perf: claiming the first
+ * renames it to a unique name, so the second never replaces it. */
+static void claim_snapshots(void)
+{
+	struct snap_workdir w;
+	char name[64], **names;
+	const char *raw = "perf.data.2026113022230312";
+	int n;
+
+	CHECK_INT_EQ(0, snap_workdir_open(&w, NULL));
+	touch(w.path, raw);
+	CHECK_INT_EQ(0, snap_workdir_claim(&w, raw, name, sizeof(name)));
+	CHECK_STR_EQ("perf.data.20261130222303120001", name);
+	CHECK(snap_workdir_is_claimed(name));
+	CHECK(!snap_workdir_is_claimed(raw));
+	touch(w.path, raw); /* the second dump, same 10 ms */
+	CHECK_INT_EQ(0, snap_workdir_claim(&w, raw, name, sizeof(name)));
+	CHECK_STR_EQ("perf.data.20261130222303120002", name);
+	touch(w.path, raw); /* perf's final dump */
+	CHECK_INT_EQ(-EINVAL, snap_workdir_claim(&w, "perf.data", name, sizeof(name)));
+	n = snap_workdir_list_data(&w, &names);
+	CHECK_INT_EQ(3, n);
+	if (n == 3) {
+		CHECK_STR_EQ("perf.data.20261130222303120001", names[0]);
+		CHECK_STR_EQ("perf.data.20261130222303120002", names[1]);
+		CHECK_STR_EQ(raw, names[2]);
+	}
+	snap_workdir_free_list(names, n);
+	snap_workdir_close(&w);
 }
 
 static void rmtree_does_not_follow(void)
@@ -230,6 +269,7 @@ int main(void)
 	RUN(given_dir_kept);
 	RUN(given_symlink_refused);
 	RUN(data_names);
+	RUN(claim_snapshots);
 	RUN(rmtree_does_not_follow);
 	return snap_test_done();
 }
