@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -166,14 +168,19 @@ static int sink_has_suffix(const char *path, const char *suffix)
 	return n >= m && !strcmp(path + n - m, suffix);
 }
 
-/* Builds "DIR/.BASE.XXXXXX" for path into an owned string. */
+/* Builds "DIR/.BASE.XXXXXX" for path into an owned string; BASE is cut so the
+ * name fits NAME_MAX (an output name of up to 255 bytes works). */
 static char *sink_tmp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
 	const char *base = path + dlen;
 	size_t blen = strlen(base);
-	char *t = snap_malloc(dlen + 1 + blen + 8);
+	char *t;
+
+	if (blen > NAME_MAX - 8)
+		blen = NAME_MAX - 8;
+	t = snap_malloc(dlen + 1 + blen + 8);
 
 	if (!t)
 		return NULL;
@@ -262,6 +269,70 @@ static char *sink_realpath(const char *path, int *err)
 	return p;
 }
 
+/* The output as an unnamed file (O_TMPFILE) in path's directory, so that
+ * nothing is left behind when snaptrace is killed (SIGKILL, OOM) before the
+ * end; it gets the mode (and owner) it will keep. Returns the descriptor,
+ * -EOPNOTSUPP when the filesystem cannot (then the caller uses a named
+ * temporary file), or -errno. */
+static int sink_open_unnamed(const char *path, const struct stat *old)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? snap_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+	int fd, err;
+
+	if (slash && !dir)
+		return -ENOMEM;
+	fd = open(dir ? dir : ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	err = errno;
+	snap_free(dir);
+	if (fd < 0)
+		return err == EOPNOTSUPP || err == EISDIR || err == EINVAL ? -EOPNOTSUPP : -err;
+	err = sink_fix_mode(fd, old);
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Gives the unnamed file fd the name path: linked in directly when path does
+ * not exist, else linked as tmp (a fresh name from its XXXXXX template) and
+ * renamed over path, so an existing output is replaced in one step. Returns
+ * 0 or -errno. */
+static int sink_link_unnamed(int fd, const char *path, char *tmp)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[64];
+	size_t tlen = strlen(tmp);
+	int err;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	for (unsigned tries = 0; tries < 100; tries++) {
+		struct timespec ts;
+		uint64_t x;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (uint64_t)ts.tv_nsec * 2654435761u + (uint64_t)getpid() * 40503u + tries;
+		for (size_t i = tlen - 6; i < tlen; i++, x /= 36)
+			tmp[i] = digits[x % 36];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		if (rename(tmp, path) == 0)
+			return 0;
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	return -EEXIST;
+}
+
 /* An existing output that is not a regular file (a device such as /dev/null,
  * a FIFO, /dev/stdout): written in place, never replaced. A directory or a
  * block device is refused. Returns the descriptor or -errno. */
@@ -343,14 +414,24 @@ int snap_sink_open(struct snap_sink *s, const char *path)
 		s->tmp = sink_tmp_name(s->path);
 		if (!s->tmp)
 			goto fail;
-		s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
+		s->fd = sink_open_unnamed(s->path, exists ? &st : NULL);
+		if (s->fd >= 0) {
+			s->unnamed = 1;
+		} else if (s->fd != -EOPNOTSUPP) {
+			err = s->fd;
+			snap_free(s->tmp);
+			s->tmp = NULL;
+			goto fail;
+		} else {
+			s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
+		}
 		if (s->fd < 0) {
 			err = -errno;
 			snap_free(s->tmp); /* nothing was created */
 			s->tmp = NULL;
 			goto fail;
 		}
-		err = sink_fix_mode(s->fd, exists ? &st : NULL);
+		err = s->unnamed ? 0 : sink_fix_mode(s->fd, exists ? &st : NULL);
 		if (err < 0)
 			goto fail;
 	}
@@ -371,7 +452,7 @@ static void sink_release(struct snap_sink *s, int unlink_tmp)
 {
 	if (s->kind == SNAP_SINK_FILE && s->fd >= 0)
 		close(s->fd);
-	if (unlink_tmp && s->tmp)
+	if (unlink_tmp && s->tmp && !s->unnamed)
 		unlink(s->tmp);
 	if (s->zs) {
 		deflateEnd(s->zs);
@@ -413,6 +494,8 @@ int snap_sink_close(struct snap_sink *s)
 		err = sink_deflate(s, NULL, 0, Z_FINISH);
 	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
+	if (!err && s->unnamed)
+		err = sink_link_unnamed(s->fd, s->path, s->tmp);
 	if (!err) {
 		int fd = s->fd;
 
@@ -420,7 +503,7 @@ int snap_sink_close(struct snap_sink *s)
 		if (close(fd) < 0)
 			err = -errno;
 	}
-	if (!err && !s->in_place && rename(s->tmp, s->path) < 0)
+	if (!err && !s->unnamed && !s->in_place && rename(s->tmp, s->path) < 0)
 		err = -errno;
 	if (!err) {
 		if (!s->in_place)

@@ -5,8 +5,11 @@
  *
  * Two kinds:
  *  - memory: bytes accumulate in a growable array (tests, fuzzing);
- *  - file: bytes go to a temporary file ".NAME.XXXXXX" created next to the
- *    target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC), gzip-compressed (zlib
+ *  - file: bytes go to an unnamed file (O_TMPFILE) in the target's directory,
+ *    given its name by snap_sink_close (linkat, then rename over an existing
+ *    target), so a killed snaptrace leaves nothing behind; where the
+ *    filesystem has no O_TMPFILE, to a temporary file ".NAME.XXXXXX" next to
+ *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (zlib
  *    deflate, level 6, one gzip stream) if the target name ends in ".gz".
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
@@ -47,6 +50,7 @@ struct snap_sink {
 	char *path;	     /* target path (owned) */
 	char *tmp;	     /* temporary path (owned) */
 	int in_place;	     /* 1: fd is the target itself (not a regular file) */
+	int unnamed;	     /* 1: fd is an O_TMPFILE file, linked in by close */
 	int gz;		     /* 1: deflate into a gzip stream */
 	void *zs;	     /* z_stream (owned) when gz */
 	unsigned char *zout; /* deflate output buffer (owned) when gz */

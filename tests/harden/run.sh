@@ -238,7 +238,30 @@ t_time_span() {
 	pass time_span
 }
 
+# Item 9: decode killed with SIGKILL (or by the OOM killer) while it writes
+# leaves nothing next to the output (an unnamed O_TMPFILE file).
+t_sigkill_leftover() {
+	local d=$tmp/kill log=$tmp/kill.log pid i
+	mkdir -p "$d"
+	: >"$log"
+	FAKE_PERF_LOG=$log SNAPTRACE_PERF=$PWD/tests/harden/fakeperf "$snap" decode \
+		tests/harden/min.data -o "$d/out.fxt.gz" >/dev/null 2>&1 </dev/null &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q script "$log" && break
+		sleep 0.1
+	done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	if [ -n "$(ls -A "$d")" ]; then
+		failed sigkill_leftover "left: $(ls -A "$d")"
+		return
+	fi
+	pass sigkill_leftover
+}
+
 t_decode_workdir_many
+t_sigkill_leftover
 t_time_span
 t_returns_without_calls
 t_perf_killed
