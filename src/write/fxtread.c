@@ -318,6 +318,24 @@ static int read_string_rec(struct snap_fxtread *r, struct snap_fxtread_rec *rec,
 		if (snap_vec_reserve(&r->strings, &r->str_cap, rec->id + 1, sizeof(*r->strings)))
 			return -ENOMEM;
 		memset(r->strings + old, 0, (r->str_cap - old) * sizeof(*r->strings));
+		if (r->stream) {
+			size_t cap = old;
+
+			if (snap_vec_reserve(&r->owned, &cap, r->str_cap, sizeof(*r->owned))) {
+				r->str_cap = old;
+				return -ENOMEM;
+			}
+			memset(r->owned + old, 0, (r->str_cap - old) * sizeof(*r->owned));
+		}
+	}
+	if (r->stream) { /* the bytes go away: keep a copy */
+		char *copy = snap_strndup(rec->name.s, rec->name.len);
+
+		if (!copy)
+			return -ENOMEM;
+		snap_free(r->owned[rec->id]);
+		r->owned[rec->id] = copy;
+		rec->name.s = copy;
 	}
 	r->strings[rec->id] = rec->name;
 	return 0;
@@ -390,19 +408,40 @@ int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec)
 
 	memset(rec, 0, offsetof(struct snap_fxtread_rec, args));
 	rec->index = r->nrec;
-	rec->off = r->off;
+	rec->off = r->base + r->off;
+	if (r->stream && !r->eof) {
+		uint64_t hh, sz;
+
+		if (r->len - r->off < 8)
+			return SNAP_FXTREAD_MORE;
+		memcpy(&hh, r->buf + r->off, 8);
+		hh = le64toh(hh);
+		sz = bits(hh, 0, 3) == SNAP_FXT_LARGE ? bits(hh, 4, 35) : bits(hh, 4, 15);
+		if (sz > SNAP_FXTREAD_MAX_STREAM_REC / 8 &&
+		    (r->base || r->off || hh == FXT_MAGIC)) {
+			why_set(r, "record of %" PRIu64 " words: more than snaptrace reads", sz);
+			r->off = r->len;
+			r->eof = 1; /* fatal: a stream reads no further */
+			r->eof = 1;
+			return -SNAP_ELIMIT;
+		}
+		if (sz && sz > (r->len - r->off) / 8 && (r->base || r->off || hh == FXT_MAGIC))
+			return SNAP_FXTREAD_MORE;
+	}
 	if (r->off >= r->len)
 		return 0;
 	if (r->len - r->off < 8) {
 		why_set(r, "%zu trailing bytes do not make a 64-bit word", r->len - r->off);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_ETRUNC;
 	}
 	memcpy(&h, r->buf + r->off, 8);
 	h = le64toh(h);
-	if (r->off == 0 && h != FXT_MAGIC) {
+	if (r->base + r->off == 0 && h != FXT_MAGIC) {
 		why_set(r, "not an FXT trace: no magic record (first word 0x%016" PRIx64 ")", h);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_EFORMAT;
 	}
 	rec->type = (uint32_t)bits(h, 0, 3);
@@ -411,12 +450,14 @@ int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec)
 	if (size == 0) {
 		why_set(r, "record of size 0 (header 0x%016" PRIx64 ")", h);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_EPARSE;
 	}
 	if (size > (r->len - r->off) / 8) {
 		why_set(r, "record of %" PRIu64 " words runs past the end (%zu bytes left)", size,
 			r->len - r->off);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_ETRUNC;
 	}
 	c.buf = r->buf;
@@ -437,8 +478,48 @@ int snap_fxtread_init(struct snap_fxtread *r, const void *buf, size_t len)
 	return 0;
 }
 
+int snap_fxtread_init_stream(struct snap_fxtread *r)
+{
+	snap_fxtread_init(r, NULL, 0);
+	r->stream = 1;
+	return 0;
+}
+
+int snap_fxtread_feed(struct snap_fxtread *r, const void *buf, size_t len)
+{
+	size_t keep = r->len - r->off;
+
+	if (!r->stream)
+		return -EINVAL;
+	if (r->eof)
+		return 0; /* after the end or a fatal error: nothing more is read */
+	/* drop what was read (records borrowed from it are done with) */
+	if (r->off) {
+		memmove(r->sbuf, r->sbuf + r->off, keep);
+		r->base += r->off;
+		r->off = 0;
+		r->len = keep;
+	}
+	if (snap_vec_reserve(&r->sbuf, &r->scap, r->len + len, 1) < 0)
+		return -ENOMEM;
+	memcpy(r->sbuf + r->len, buf, len);
+	r->len += len;
+	r->buf = r->sbuf;
+	return 0;
+}
+
+void snap_fxtread_feed_end(struct snap_fxtread *r)
+{
+	r->eof = 1;
+}
+
 void snap_fxtread_fini(struct snap_fxtread *r)
 {
+	if (r->owned)
+		for (size_t i = 0; i < r->str_cap; i++)
+			snap_free(r->owned[i]);
+	snap_free(r->owned);
+	snap_free(r->sbuf);
 	snap_free(r->strings);
 	snap_u64map_fini(&r->providers);
 	memset(r, 0, sizeof(*r));
@@ -698,6 +779,7 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c)
 {
 	memset(c, 0, sizeof(*c));
 	snap_u64map_init(&c->map);
+	snap_strtab_init(&c->names);
 	c->tps = 1000000000ull;
 }
 
@@ -706,6 +788,7 @@ void snap_fxtcheck_fini(struct snap_fxtcheck *c)
 	snap_free(c->tracks);
 	snap_free(c->ev);
 	snap_u64map_fini(&c->map);
+	snap_strtab_fini(&c->names);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -799,11 +882,20 @@ static int check_keep(struct snap_fxtcheck *c, const struct snap_fxtread_rec *re
 		return (int)t;
 	if (snap_vec_reserve(&c->ev, &c->evcap, c->nev + 1, sizeof(*c->ev)) < 0)
 		return -ENOMEM;
-	e = &c->ev[c->nev++];
+	e = &c->ev[c->nev];
+	e->name = "";
+	e->name_len = 0;
+	if (rec->name.s && rec->name.len) {
+		int64_t id = snap_strtab_intern(&c->names, rec->name.s, rec->name.len);
+
+		if (id < 0)
+			return -ENOMEM;
+		e->name = snap_strtab_get(&c->names, (uint32_t)id);
+		e->name_len = rec->name.len;
+	}
+	c->nev++;
 	e->ts = rec->ts;
 	e->end = rec->end;
-	e->name = rec->name.s ? rec->name.s : "";
-	e->name_len = rec->name.s ? rec->name.len : 0;
 	e->index = rec->index;
 	e->track_sub = (uint32_t)t << 4 | rec->sub;
 	return 0;

@@ -260,7 +260,26 @@ t_sigkill_leftover() {
 	pass sigkill_leftover
 }
 
+# Item 10: dump checks the FXT magic on the first inflated bytes (a gzip bomb
+# of 500 MB of zeros is refused at once), and streams: under a 200 MB address
+# space limit (not with ASan, which needs more) it still answers.
+t_dump_streams() {
+	head -c 500000000 /dev/zero | gzip -1 >"$tmp/bomb.gz"
+	if grep -q __asan_init "$snap" 2>/dev/null; then
+		timeout -s KILL 60 "$snap" dump "$tmp/bomb.gz" >/dev/null 2>"$tmp/bomb.err"
+	else
+		(ulimit -v 200000 && timeout -s KILL 60 "$snap" dump "$tmp/bomb.gz") >/dev/null 2>"$tmp/bomb.err"
+	fi
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "not an FXT trace" "$tmp/bomb.err"; then
+		failed dump_streams "rc $rc: $(head -2 "$tmp/bomb.err")"
+		return
+	fi
+	pass dump_streams
+}
+
 t_decode_workdir_many
+t_dump_streams
 t_sigkill_leftover
 t_time_span
 t_returns_without_calls
