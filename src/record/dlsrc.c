@@ -458,7 +458,11 @@ int snap_dlsrc_perf_exit(int status, int report)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (report && WIFSIGNALED(status))
-		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d", WTERMSIG(status));
+		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d (%s)%s",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGBUS
+				 ? ": the perf.data file is damaged or was cut short"
+				 : "");
 	else if (report)
 		snap_log(SNAP_LOG_QUIET, "perf script exited with status %d", WEXITSTATUS(status));
 	return -SNAP_EPERF;

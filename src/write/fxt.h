@@ -56,6 +56,7 @@ struct snap_fxt_stats {
 	uint64_t truncated;	/* strings cut to SNAP_FXT_MAX_STRING */
 	uint64_t dropped_args;	/* args beyond SNAP_FXT_MAX_ARGS or of a bad type */
 	uint64_t clamped_times; /* timestamps beyond SNAP_FXT_MAX_TS, written as it */
+	uint64_t bad_utf8;	/* strings with bytes that are not UTF-8 (written as U+FFFD) */
 };
 
 /* The latest time an FXT event can have (ticks are ns; readers take int64). */

@@ -278,7 +278,78 @@ t_dump_streams() {
 	pass dump_streams
 }
 
+# Item 11: messages that mislead. Each case: what decode says (and does).
+t_messages() {
+	local d=$tmp/msg long
+	mkdir -p "$d"
+	# an unparseable timestamp: a line not understood, not a sample on a new track
+	printf 'prog 123/123 12x.5:     250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\nprog 123/123 1.000002000:     250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\n' >"$d/ts.txt"
+	snap m1 decode "$d/ts.txt" -o "$d/ts.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "not understood (first, line 1" "$tmp/m1.err" ||
+		"$snap" dump "$d/ts.fxt" | grep -q "cpu-clock"; then
+		failed messages "bad timestamp: rc $rc: $(head -2 "$tmp/m1.err")"
+		return
+	fi
+	# NUL bytes: lines not understood, never a track named after the damage
+	printf 'prog 123/123 1.000001000:     250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\npr\0g 123/123 1.000002000:     250000 cpu-\0clock:\n\t401000 main+0x0 (/t)\n\n' >"$d/nul.txt"
+	snap m2 decode "$d/nul.txt" -o "$d/nul.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "not understood" "$tmp/m2.err" ||
+		"$snap" dump "$d/nul.fxt" | grep -q 'x00'; then
+		failed messages "NUL line: rc $rc: $(head -2 "$tmp/m2.err")"
+		return
+	fi
+	# perf.data on stdin: refused with the fix, not parsed as text
+	timeout -s KILL 60 "$snap" decode - -o "$d/stdin.fxt" <tests/harden/min.data >/dev/null 2>"$tmp/m3.err"
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "stdin holds a perf.data file" "$tmp/m3.err"; then
+		failed messages "perf.data on stdin: rc $rc: $(head -2 "$tmp/m3.err")"
+		return
+	fi
+	# time going backwards: said without -v
+	printf 'prog 123/123 2.000000000:     250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\nprog 123/123 1.000000000:     250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\n' >"$d/back.txt"
+	snap m4 decode "$d/back.txt" -o "$d/back.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "went backwards" "$tmp/m4.err"; then
+		failed messages "time backwards: rc $rc: $(head -2 "$tmp/m4.err")"
+		return
+	fi
+	# invalid UTF-8: replaced (U+FFFD), said, and the trace passes the checker
+	printf 'prog 123/123 1.000001000:     250000 cpu-clock:\n\t401000 m\351in+0x0 (/t)\n\n' >"$d/latin.txt"
+	snap m5 decode "$d/latin.txt" -o "$d/latin.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "not UTF-8" "$tmp/m5.err" ||
+		! "$snap" dump "$d/latin.fxt" | grep -q "m$(printf '\357\277\275')in" ||
+		! "$snap" dump -check "$d/latin.fxt" >/dev/null 2>&1; then
+		failed messages "invalid UTF-8: rc $rc: $(head -2 "$tmp/m5.err")"
+		return
+	fi
+	# frames beyond 65536: said as such, not as lines not understood
+	awk 'BEGIN { printf "prog 123/123 1.000001000:     250000 cpu-clock:\n"; for (i = 0; i < 65546; i++) printf "\t%x f%d+0x0 (/t)\n", 4096 + i, i % 3; printf "\n" }' >"$d/deep.txt"
+	snap m6 decode "$d/deep.txt" -o "$d/deep.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "dropped 10 call-chain frames" "$tmp/m6.err" ||
+		grep -q "not understood" "$tmp/m6.err"; then
+		failed messages "deep chain: rc $rc: $(head -2 "$tmp/m6.err")"
+		return
+	fi
+	# an output name of 255 bytes
+	long=$(printf 'o%.0s' $(seq 255))
+	snap m7 decode "$d/back.txt" -o "$d/$long"
+	if [ $rc -ne 0 ] || [ ! -s "$d/$long" ]; then
+		failed messages "255-byte output name: rc $rc: $(head -2 "$tmp/m7.err")"
+		return
+	fi
+	# a full disk names the output, not the input (as root: a private /dev/full)
+	if [ $root -eq 1 ] && mknod "$d/full" c 1 7 2>/dev/null; then
+		awk 'BEGIN { for (i = 0; i < 20000; i++) printf "prog 123/123 1.%09d:     250000 cpu-clock:\n\t401000 f%d+0x0 (/t)\n\n", i, i }' >"$d/many.txt"
+		snap m8 decode "$d/many.txt" -o "$d/full"
+		if [ $rc -ne 1 ] || ! grep -q "cannot write $d/full: No space left" "$tmp/m8.err" || [ ! -c "$d/full" ]; then
+			failed messages "ENOSPC: rc $rc: $(head -2 "$tmp/m8.err")"
+			return
+		fi
+	fi
+	pass messages
+}
+
 t_decode_workdir_many
+t_messages
 t_dump_streams
 t_sigkill_leftover
 t_time_span
