@@ -3,8 +3,9 @@
  * snaptrace dump [-check] [-all] FILE: prints an FXT trace (plain or gzip)
  * one record a line, or validates it. The file is streamed (inflated piece
  * by piece) through the reader in write/fxtread: the FXT magic is checked on
- * the first bytes, and memory is bounded by the tables and one record (plus
- * one small entry per duration event with -check), not by the file.
+ * the first bytes, and memory is bounded by the tables and one record (with
+ * -check, also by the nesting depth and a constant: fxtcheck spills sorted runs
+ * to a temporary file), not by the file.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -243,15 +243,29 @@ struct snap_fxtcheck {
 	uint64_t deep_index;	  /* record index of the first one */
 	char warning[192];	  /* describes the first one */
 	struct snap_strtab names; /* event names (the trace need not stay in memory) */
+	/* Beyond run_max kept events, they are sorted and spilled as a run to an
+	 * unnamed temporary file ($TMPDIR), merged at finish: memory is bounded
+	 * by run_max, the names and the nesting depth, not by the trace. */
+	int spill_fd; /* -1 none yet, -2 unavailable (all kept in memory) */
+	size_t run_max;
+	uint64_t spilled;
+	struct {
+		uint64_t first, n;
+	} * runs;
+	size_t nruns, runcap;
 };
+
+/* Events kept in memory by the checker before a run is spilled (512 Ki
+ * events, 20 MB). Tests may lower run_max after init. */
+#define SNAP_FXTCHECK_RUN ((size_t)1 << 19)
 
 #define SNAP_FXTCHECK_MAX_DEPTH SNAP_MAX_NESTING /* model/timeline.h */
 
 void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
 /* Checks one record (as returned by snap_fxtread_next, borrowed only during
- * the call: names are copied; memory grows by one small entry per duration
- * event). Returns 0, -SNAP_EPARSE with the problem in
+ * the call: names are copied; duration events are kept, spilled to a
+ * temporary file beyond run_max). Returns 0, -SNAP_EPARSE with the problem in
  * c->why and its record in c->bad_index (a reader flag: undefined ref,
  * index 0, unknown provider, zero ticks/s, bad magic; a complete event
  * ending before it starts; a time overflowing int64 ns; a counter with

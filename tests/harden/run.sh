@@ -262,7 +262,8 @@ t_sigkill_leftover() {
 
 # Item 10: dump checks the FXT magic on the first inflated bytes (a gzip bomb
 # of 500 MB of zeros is refused at once), and streams: under a 200 MB address
-# space limit (not with ASan, which needs more) it still answers.
+# space limit (not with ASan, which needs more) it still answers, and a trace
+# of 2 million events is printed and checked within 120 MB.
 t_dump_streams() {
 	head -c 500000000 /dev/zero | gzip -1 >"$tmp/bomb.gz"
 	if grep -q __asan_init "$snap" 2>/dev/null; then
@@ -274,6 +275,31 @@ t_dump_streams() {
 	if [ $rc -ne 1 ] || ! grep -q "not an FXT trace" "$tmp/bomb.err"; then
 		failed dump_streams "rc $rc: $(head -2 "$tmp/bomb.err")"
 		return
+	fi
+	rm -f "$tmp/bomb.gz"
+	# dump and dump -check of 2 million events within 120 MB of address space
+	awk 'BEGIN { printf " 7/7 0.000001000:   tr strt 0 [unknown] ([unknown]) => 401000 main+0x0 (/t)\n"; t = 2000
+		for (i = 0; i < 1000000; i++) {
+			printf " 7/7 0.%09d:   call 401000 main+0x0 (/t) => 402000 f%d+0x0 (/t)\n", t++, i % 5000
+			printf " 7/7 0.%09d:   return 402000 f%d+0x0 (/t) => 401000 main+0x0 (/t)\n", t++, i % 5000 } }' >"$tmp/big.txt"
+	snap big decode "$tmp/big.txt" -o "$tmp/big.fxt.gz"
+	rm -f "$tmp/big.txt"
+	if [ $rc -ne 0 ]; then
+		failed dump_streams "decode: rc $rc: $(head -2 "$tmp/big.err")"
+		return
+	fi
+	if ! grep -q __asan_init "$snap" 2>/dev/null; then
+		(ulimit -v 120000 && "$snap" dump -check "$tmp/big.fxt.gz") >"$tmp/bigc.out" 2>&1
+		rc=$?
+		if [ $rc -ne 0 ] || ! grep -q "^ok: .* 2000002 events" "$tmp/bigc.out"; then
+			failed dump_streams "dump -check in 120 MB: rc $rc: $(head -2 "$tmp/bigc.out")"
+			return
+		fi
+		(ulimit -v 120000 && "$snap" dump "$tmp/big.fxt.gz") 2>"$tmp/bigd.err" | tail -1 >"$tmp/bigd.out"
+		if ! grep -q '^end ts=.*name="main"' "$tmp/bigd.out"; then
+			failed dump_streams "dump in 120 MB: $(head -2 "$tmp/bigd.err")"
+			return
+		fi
 	fi
 	pass dump_streams
 }

@@ -197,6 +197,78 @@ static void test_stream_reader(void)
 	}
 }
 
+/* Checks (data, len) with run_max events kept in memory (spilled runs are
+ * merged at finish). Returns the verdict; *bad gets the bad record index. */
+static int check_with_runs(const unsigned char *data, size_t len, size_t run_max, uint64_t *bad)
+{
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	int err = 0;
+
+	CHECK_INT_EQ(0, snap_fxtread_init(&r, data, len));
+	snap_fxtcheck_init(&c);
+	c.run_max = run_max;
+	while (!err && snap_fxtread_next(&r, &rec) > 0)
+		err = snap_fxtcheck_feed(&c, &rec);
+	if (!err)
+		err = snap_fxtcheck_finish(&c);
+	*bad = c.bad_index;
+	if (run_max < 100)
+		CHECK(c.nruns > 1); /* it did spill */
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	return err;
+}
+
+/* -check's memory is bounded: beyond run_max events it sorts and spills runs
+ * and merges them at finish, with the verdict of the in-memory check, for
+ * good traces and bad ones (same record blamed). */
+static void test_check_spills(void)
+{
+	for (int broken = 0; broken < 3; broken++) {
+		struct tw t;
+		const unsigned char *data;
+		size_t len;
+		uint64_t bad1 = 0, bad2 = 0;
+		int v1, v2;
+
+		tw_init(&t);
+		for (int th = 1; th <= 3; th++)
+			CHECK_INT_EQ(0,
+				     t.tl->ops->thread(t.tl, 10, 10 + th, S(&t, "p"), S(&t, "t")));
+		for (int i = 0; i < 200; i++) {
+			int32_t tid = 11 + i % 3;
+			uint64_t ts = 100 + (uint64_t)i * 10;
+
+			CHECK_INT_EQ(0,
+				     t.tl->ops->begin(t.tl, 10, tid, ts, S(&t, "outer"), NULL, 0));
+			CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 10, tid, ts + 1, S(&t, "inner"),
+							 NULL, 0));
+			CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 10, tid, ts + 2,
+						       S(&t, broken == 1 && i == 150 ? "outer"
+										     : "inner")));
+			CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 10, tid, ts + 3, S(&t, "outer")));
+		}
+		/* deferred begins written last, enclosing everything (as cstack does) */
+		for (int th = 1; th <= 3; th++)
+			CHECK_INT_EQ(
+				0, t.tl->ops->begin(t.tl, 10, 10 + th, 0, S(&t, "main"), NULL, 0));
+		for (int th = 1; th <= 3; th++)
+			if (!(broken == 2 && th == 2))
+				CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 10, 10 + th, 100000,
+							       S(&t, "main")));
+		CHECK_INT_EQ(0, t.tl->ops->finish(t.tl));
+		data = snap_sink_mem_data(&t.sink, &len);
+		v1 = check_with_runs(data, len, SNAP_FXTCHECK_RUN, &bad1);
+		v2 = check_with_runs(data, len, 7, &bad2);
+		CHECK_INT_EQ(broken ? -SNAP_EPARSE : 0, v1);
+		CHECK_INT_EQ(v1, v2);
+		CHECK_U64_EQ(bad1, bad2);
+		tw_fini(&t);
+	}
+}
+
 static void test_header_records(void)
 {
 	struct tw t;
@@ -798,5 +870,6 @@ int main(void)
 	RUN(test_check_deep);
 	RUN(test_desc);
 	RUN(test_stream_reader);
+	RUN(test_check_spills);
 	return snap_test_done();
 }
