@@ -138,6 +138,7 @@ static void dlsrc_reset(struct snap_dlsrc *src)
 	src->pid = -1;
 	src->rec_fd = -1;
 	src->out_fd = -1;
+	src->err_fd = -1;
 }
 
 int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
@@ -208,7 +209,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
 	const char *argv[SNAP_DLSRC_MAX_ARGS];
-	int rec[2] = {-1, -1}, out[2] = {-1, -1}, err;
+	int rec[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, err;
 
 	dlsrc_reset(src);
 	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
@@ -222,7 +223,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		goto err_fini;
 	}
 	snap_dlsrc_argv(o, argv);
-	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto err_close;
 	}
@@ -231,10 +232,15 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		err = -errno;
 		goto err_close;
 	}
-	if (src->pid == 0)
+	if (src->pid == 0) {
+		dup2(errp[1], STDERR_FILENO); /* relayed: see snap_dlsrc_drain_err */
 		snap_dlsrc_exec(argv, rec[1], out[1]);
+	}
 	close(rec[1]);
 	close(out[1]);
+	close(errp[1]);
+	src->err_fd = errp[0];
+	fcntl(src->err_fd, F_SETFL, O_NONBLOCK);
 	src->rec_fd = rec[0];
 	src->out_fd = out[0];
 	fcntl(src->rec_fd, F_SETFL, O_NONBLOCK);
@@ -250,6 +256,8 @@ err_close:
 			close(rec[i]);
 		if (out[i] >= 0)
 			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
 	}
 err_fini:
 	snap_free(src->buf);
@@ -257,6 +265,52 @@ err_fini:
 	snap_dlrec_fini(&src->rd);
 	dlsrc_reset(src);
 	return err;
+}
+
+void snap_dlsrc_drain_err(struct snap_dlsrc *src)
+{
+	char buf[4096];
+
+	while (src->err_fd >= 0) {
+		ssize_t n = read(src->err_fd, buf, sizeof(buf));
+		size_t keep, have;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = {.fd = src->err_fd, .events = POLLIN};
+
+			if (src->pid > 0) /* perf still runs: what is there now */
+				return;
+			if (poll(&p, 1, 1000) <= 0) /* reaped: EOF comes at once */
+				return;
+			continue;
+		}
+		if (n <= 0) {
+			close(src->err_fd);
+			src->err_fd = -1;
+			return;
+		}
+		if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
+			/* nowhere to show it: still kept below */
+		}
+		have = strlen(src->errtail);
+		keep = (size_t)n < sizeof(src->errtail) - 1 ? (size_t)n : sizeof(src->errtail) - 1;
+		if (have + keep > sizeof(src->errtail) - 1) {
+			size_t drop = have + keep - (sizeof(src->errtail) - 1);
+
+			memmove(src->errtail, src->errtail + drop, have - drop);
+			have -= drop;
+		}
+		memcpy(src->errtail + have, buf + (size_t)n - keep, keep);
+		src->errtail[have + keep] = '\0';
+	}
+}
+
+int snap_dlsrc_load_failed(const struct snap_dlsrc *src)
+{
+	return strstr(src->errtail, "dlopen") || strstr(src->errtail, "dlfilter") ||
+	       strstr(src->errtail, "filter_event"); /* a plugin perf cannot use */
 }
 
 /* Reads what fd has now (non-blocking). Returns bytes read, 0 at EOF, -EAGAIN, -errno. */
@@ -309,13 +363,16 @@ static int dlsrc_drain_out(struct snap_dlsrc *src, int wait)
 /* Waits until a pipe has data and takes it in. Returns 0, -EINTR or an error. */
 static int dlsrc_wait(struct snap_dlsrc *src)
 {
-	struct pollfd p[2] = {{.fd = src->rec_fd, .events = POLLIN},
-			      {.fd = src->out_fd, .events = POLLIN}};
+	struct pollfd p[3] = {{.fd = src->rec_fd, .events = POLLIN},
+			      {.fd = src->out_fd, .events = POLLIN},
+			      {.fd = src->err_fd, .events = POLLIN}};
 	ssize_t n;
-	int r = poll(p, 2, src->stall_ms ? src->stall_ms : -1);
+	int r = poll(p, 3, src->stall_ms ? src->stall_ms : -1);
 
 	if (r < 0)
 		return -errno;
+	if (p[2].revents)
+		snap_dlsrc_drain_err(src);
 	if (r == 0)
 		return -SNAP_ESTALL; /* nothing for stall_ms: perf spins (close kills it) */
 	if (p[1].revents) {
@@ -480,9 +537,13 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 		if (!src->done)
 			kill(src->pid, SIGKILL);
 		dlsrc_reap(src);
+		snap_dlsrc_drain_err(src); /* perf's last words, before ours */
 		if (src->done && snap_dlsrc_perf_exit(src->status, 1) < 0)
 			err = -SNAP_EPERF;
 	}
+	snap_dlsrc_drain_err(src);
+	if (src->err_fd >= 0)
+		close(src->err_fd);
 	if (!src->done && !err)
 		err = -SNAP_EPERF; /* stopped early */
 	snap_free(src->buf);

@@ -80,7 +80,17 @@ struct snap_dlsrc {
 	uint64_t events;      /* events returned so far */
 	char plugin[256];     /* for messages */
 	int stall_ms;	      /* snap_dlsrc_stall_ms() */
+	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
+	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
 };
+
+/* Relays what perf has written on its stderr so far (all of it once perf has
+ * exited) to snaptrace's stderr, keeping the tail in errtail. */
+void snap_dlsrc_drain_err(struct snap_dlsrc *src);
+
+/* 1 if perf's stderr says it could not load the plugin ("dlopen failed",
+ * any message naming the dlfilter): only then is the text path worth a try. */
+int snap_dlsrc_load_failed(const struct snap_dlsrc *src);
 
 #define SNAP_DLSRC_MAX_ARGS 24
 

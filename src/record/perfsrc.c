@@ -176,9 +176,18 @@ static int perfsrc_plugin_gave_nothing(struct snap_perfsrc *src, int r)
 			 sig == SIGBUS ? ": the perf.data file is damaged or was cut short" : "");
 		return -SNAP_EPERF;
 	}
-	snap_warn("perf script --dlfilter %s ended (status %d) before the plugin sent anything: "
-		  "perf could not load the plugin, or failed on the input; trying perf script's "
-		  "text output (-no-dlfilter skips the plugin)",
+	snap_dlsrc_drain_err(&src->dl); /* perf's message, shown; says what failed */
+	if (!snap_dlsrc_load_failed(&src->dl)) {
+		/* perf failed on the input, not on the plugin: running it again on the
+		 * text path would only fail the same way, twice */
+		snap_log(SNAP_LOG_QUIET,
+			 "perf script failed (status %d) on %s before decoding "
+			 "anything (perf's message is above)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, src->opts.data);
+		return -SNAP_EPERF;
+	}
+	snap_warn("perf script could not load the dlfilter plugin %s (status %d); using perf "
+		  "script's text output instead (-no-dlfilter skips the plugin)",
 		  src->dl.plugin, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	return 1;
 }

@@ -374,6 +374,31 @@ t_messages() {
 	pass messages
 }
 
+# Item 11: perf failing on damaged input (plugin path) is reported as such, once,
+# with perf's own message; perf is not run a second time on the text path. A
+# plugin perf cannot load still falls back to the text path.
+t_perf_fails_once() {
+	if [ $perf_ok -eq 0 ]; then
+		skip perf_fails_once "perf is not installed"
+		return
+	fi
+	snap pf1 decode tests/harden/min.data -o "$tmp/pf1.fxt"
+	if [ $rc -ne 1 ] || [ "$(grep -c "incompatible file format" "$tmp/pf1.err")" -ne 1 ] ||
+		! grep -q "perf script failed (status" "$tmp/pf1.err" || grep -q "gave nothing" "$tmp/pf1.err"; then
+		failed perf_fails_once "rc $rc: $(head -5 "$tmp/pf1.err" | tr '\n' '|')"
+		return
+	fi
+	if [ -s "$tmp/hdr.data" ]; then
+		SNAPTRACE_DLFILTER=$PWD/tests/harden/min.data snap pf2 decode "$tmp/hdr.data" -o "$tmp/pf2.fxt"
+		# (the recording of `true` may hold no sample: then "no events", rc 1)
+		if [ $rc -gt 1 ] || ! grep -q "could not load the dlfilter plugin" "$tmp/pf2.err"; then
+			failed perf_fails_once "bad plugin: rc $rc: $(head -3 "$tmp/pf2.err" | tr '\n' '|')"
+			return
+		fi
+	fi
+	pass perf_fails_once
+}
+
 t_decode_workdir_many
 t_messages
 t_dump_streams
@@ -384,6 +409,7 @@ t_perf_killed
 t_perf_stall
 t_sigint_plugin
 t_perfdata_header
+t_perf_fails_once
 t_workdir_symlink
 t_output_kinds
 
