@@ -230,17 +230,19 @@ static int cmp_str(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
 
-	for (;; x++, y++) {
+	for (;;) {
 		char cx = *x ? *x : '9', cy = *y ? *y : '9';
 
 		if (!*x && !*y)
 			return 0;
-		if (!*x && (*y == '.'))
+		if (!*x && *y == '.')
 			return -1; /* "perf.data" first */
-		if (!*y && (*x == '.'))
+		if (!*y && *x == '.')
 			return 1;
 		if (cx != cy)
 			return cx < cy ? -1 : 1;
+		x += *x != 0; /* an ended name stays at its end: padded with 9s */
+		y += *y != 0;
 	}
 }
 
