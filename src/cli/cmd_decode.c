@@ -54,7 +54,10 @@ static const char decode_desc[] =
 	"Several INPUTs (or -working-directory with several perf.data files) are successive\n"
 	"snapshots of one recording, decoded in order into one timeline.\n"
 	"The trace scope (user space by default) is enforced: an event outside it is dropped,\n"
-	"counted and reported in one warning line.";
+	"counted and reported in one warning line. A perf script that prints nothing for\n"
+	"$SNAPTRACE_PERF_STALL_SECONDS (default 120; 0 = wait for ever) is stopped (it spins\n"
+	"on some damaged recordings). The -o output is replaced only once complete; a link is\n"
+	"followed, a device or FIFO written in place (docs/guarantees.md).";
 
 /* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
  * else the exit status. */
