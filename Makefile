@@ -34,7 +34,7 @@ ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_SNAP := -lz
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/stack/*.c \
-	src/write/*.c src/record/*.c))
+	src/write/*.c src/report/*.c src/record/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)

@@ -34,6 +34,14 @@ measure "samples, 300k (3.2M lines) -> .fxt" "$(wc -l <"$tmp/s.txt")" "$tmp/s.tx
 	awk -v w="$wall" -v c="$user" -v s="$sys" 'BEGIN { if (w <= 0) w = 0.01; if (c + s <= 0) c = 0.01
 		printf "bench: stack samples: %.0f k samples/s wall, %.0f k samples/s of CPU (300k samples, 6-9 frames)\n",
 			300 / w, 300 / (c + s) }'
+awk -v N=300000 -v SW=1 -f tests/bench/gen_samples.awk >"$tmp/sw.txt"
+# the same samples with context switches in between (docs/sampling.md): 56k preempted
+# switch-outs, 18.75k sched_switch samples with chains and blocking switch-outs, all back in
+measure "samples+switches, 300k -> .fxt" "$(wc -l <"$tmp/sw.txt")" "$tmp/sw.txt" "$tmp/o.fxt" &&
+	read -r wall user sys _ <"$tmp/time" &&
+	awk -v w="$wall" -v c="$user" -v s="$sys" 'BEGIN { if (w <= 0) w = 0.01; if (c + s <= 0) c = 0.01
+		printf "bench: stack samples with switch events: %.0f k samples/s wall, %.0f k samples/s of CPU (300k samples + 150k switch records + 18.75k sched_switch samples)\n",
+			300 / w, 300 / (c + s) }'
 echo "bench: (RSS should stay flat as PT lines double: it grows with distinct symbols and depth only)"
 for b in tests/bench/*.sh; do
 	[ -x "$b" ] && "$b"

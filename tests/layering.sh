@@ -9,8 +9,9 @@ allowed() {
 	parse) echo "util model parse" ;;
 	stack) echo "util model stack" ;;
 	write) echo "util model write" ;;
+	report) echo "util model write report" ;;
 	record) echo "util model parse record" ;;
-	cli) echo "util model parse stack write record cli" ;;
+	cli) echo "util model parse stack write report record cli" ;;
 	plugin) echo "model plugin" ;;
 	esac
 }

@@ -114,6 +114,7 @@ int snap_cmd_attach(int argc, char **argv)
 		return 1;
 	}
 	exe[n] = '\0';
+	f.attach_pid = pids[0];
 	rc = snap_recflags_prepare(&f, "attach", &m, exe);
 	if (!rc)
 		rc = f.print_cmds ? snap_recflags_print(&f, "attach", &m, pids, npids)

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/pipeline.h"
+#include "cli/reportcli.h"
 #include "record/workdir.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -25,6 +26,7 @@ enum {
 	OPT_KALLSYMS,
 	OPT_VERBOSE,
 	OPT_QUIET,
+	OPT_REPORT,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -44,6 +46,8 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
 	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
+	[OPT_REPORT] = {"report", NULL, NULL,
+			"then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -104,6 +108,9 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			break;
 		case OPT_QUIET:
 			snap_log_level = SNAP_LOG_QUIET;
+			break;
+		case OPT_REPORT:
+			o->tap = snap_report_tap(o->output ? o->output : "trace.fxt.gz");
 			break;
 		case SNAP_OPT_POSITIONAL:
 			inputs[(*ninputs)++] = val;
@@ -184,7 +191,11 @@ int snap_cmd_decode(int argc, char **argv)
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
+	if (o.tap) /* -report before -o: name the output in the header */
+		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
+	if (!rc && o.tap)
+		rc = snap_report_tap_status();
 out:
 	snap_workdir_free_list(found, nfound);
 	snap_free(inputs);

@@ -9,5 +9,6 @@ int snap_cmd_attach(int argc, char **argv);
 int snap_cmd_decode(int argc, char **argv);
 int snap_cmd_dump(int argc, char **argv);
 int snap_cmd_doctor(int argc, char **argv);
+int snap_cmd_report(int argc, char **argv);
 
 #endif

@@ -19,6 +19,8 @@ static const struct {
 	{"attach", snap_cmd_attach, "trace running processes until Ctrl-C or a trigger"},
 	{"decode", snap_cmd_decode, "turn perf.data or perf script text into a timeline"},
 	{"dump", snap_cmd_dump, "print an FXT trace as text, one record a line (-check validates)"},
+	{"report", snap_cmd_report,
+	 "latency figures of a trace: per-function percentiles, threads"},
 	{"doctor", snap_cmd_doctor, "say what tracing this machine can do, and how to fix gaps"},
 };
 
@@ -39,7 +41,8 @@ static void usage(FILE *out)
 	      "  snaptrace run -trigger my_func -- ./myprog   keep the moments before my_func\n"
 	      "  snaptrace attach -pid 1234               trace until Ctrl-C\n"
 	      "  snaptrace decode perf.data -o trace.fxt.gz\n"
-	      "  snaptrace dump trace.fxt.gz\n",
+	      "  snaptrace dump trace.fxt.gz\n"
+	      "  snaptrace report trace.fxt.gz           top functions by self time\n",
 	      out);
 }
 

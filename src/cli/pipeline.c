@@ -21,6 +21,7 @@
 #include "parse/perfscript.h"
 #include "record/caps.h"
 #include "record/perfsrc.h"
+#include "report/rtl.h"
 #include "stack/decoder.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -294,8 +295,20 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		  (unsigned long long)s->samples, (unsigned long long)s->unmatched_returns,
 		  (unsigned long long)s->time_backwards, (unsigned long long)s->unexpected,
 		  (unsigned long long)s->tx_dropped);
-	snap_warn("wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
-		  output, (unsigned long long)s->events, (unsigned long long)s->threads);
+	{
+		char line[512];
+
+		if (snap_decoder_chain_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_switch_line(s, line, sizeof(line)))
+			snap_info("%s", line);
+		if (snap_decoder_quality(s, line, sizeof(line)))
+			snap_warn("%s", line);
+	}
+	if (output)
+		snap_warn(
+			"wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
+			output, (unsigned long long)s->events, (unsigned long long)s->threads);
 }
 
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
@@ -342,7 +355,8 @@ out:
 
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope,
-		       const struct snap_sink *sink, const char *output)
+		       struct snap_decode_result *res, const struct snap_sink *sink,
+		       const char *output)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
@@ -358,6 +372,19 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		if (decode_interrupted)
 			break;
 		snap_progress_tick(&prog, ++nev);
+		res->events++;
+		if (ev.kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev.kind == SNAP_EV_BRANCH)
+			res->branches++;
+		/* the span of the samples (switch records cover the whole run), or
+		 * of everything in a PT trace */
+		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
+			if (!res->first_time || ev.time < res->first_time)
+				res->first_time = ev.time;
+			if (ev.time > res->last_time)
+				res->last_time = ev.time;
+		}
 		r = snap_decoder_feed(dec, &ev);
 		if (r < 0)
 			snap_progress_done(&prog);
@@ -399,12 +426,16 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_fxt fx;
 	struct snap_decoder dec;
 	struct snap_decoder_stats stats;
+	struct snap_tee_tl tee;
+	struct snap_timeline *tl, *tap = NULL;
+	struct snap_decode_result res;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
 	int err, serr;
 
 	memset(&fx, 0, sizeof(fx));
 	memset(&dec, 0, sizeof(dec));
+	memset(&res, 0, sizeof(res));
 	memset(&sink, 0, sizeof(sink));
 	sink.fd = -1;
 	snap_strtab_init(&st);
@@ -419,7 +450,12 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
-	err = snap_sink_open(&sink, output);
+	if (o->tap && !(tap = o->tap->open(o->tap->ctx, &st))) {
+		err = -ENOMEM;
+		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
+		goto out_src;
+	}
+	err = o->tap && o->tap->no_output ? 0 : snap_sink_open(&sink, output);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_src;
@@ -427,9 +463,16 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Level 1: about 3x faster than 6 on FXT for files only a few % bigger
 	 * (measured by make bench); decode speed is what users wait for. */
 	snap_sink_set_gz_level(&sink, 1);
-	err = snap_fxt_init(&fx, &sink, &st);
+	err = tap && o->tap->no_output ? 0 : snap_fxt_init(&fx, &sink, &st);
+	tl = &fx.base;
+	if (tap && o->tap->no_output)
+		tl = tap;
+	else if (tap) {
+		snap_tee_tl_init(&tee, &fx.base, tap);
+		tl = &tee.base;
+	}
 	if (err >= 0)
-		err = decoder_setup(&dec, &fx.base, &st, o);
+		err = decoder_setup(&dec, tl, &st, o);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -437,7 +480,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
 	 * thread is ended and restarted at the next one's first event (§4.12). */
 	for (size_t i = 0;; i++) {
-		err = decode_loop(&src, &dec, o->scope, &sink, output);
+		err = decode_loop(&src, &dec, o->scope, &res, &sink, output);
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -452,7 +495,14 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
-	if (stats.events == 0) {
+	if (!res.samples && !res.branches && o->nhits) {
+		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
+			  "alone");
+	} else if (o->quiet_empty && !res.samples && !res.branches) {
+		/* (switch records alone: the program ended before its first sample) */
+		err = -ENODATA;
+		goto out_abort;
+	} else if (stats.events == 0) {
 		snap_log(SNAP_LOG_QUIET,
 			 "%s: no events to decode (empty, or not perf script output)",
 			 o->ninputs ? o->inputs[0]
@@ -463,8 +513,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	}
 	err = snap_decoder_finish(&dec);
 	if (err >= 0)
-		err = fx.base.ops->finish(&fx.base);
-	if (err >= 0)
+		err = tl->ops->finish(tl);
+	if (err >= 0 && !(tap && o->tap->no_output))
 		err = snap_sink_close(&sink);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
@@ -479,7 +529,9 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_warn("%llu name%s not UTF-8: each bad byte is shown as U+FFFD",
 			  (unsigned long long)fx.stats.bad_utf8,
 			  fx.stats.bad_utf8 == 1 ? " was" : "s were");
-	report_stats(&stats, o->scope, output);
+	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
+	if (o->result)
+		*o->result = res;
 	goto out_dec;
 out_abort:
 	snap_sink_abort(&sink);
@@ -489,6 +541,8 @@ out_dec:
 	snap_sink_fini(&sink);
 out_src:
 	source_close(&src);
+	if (tap)
+		o->tap->close(o->tap->ctx, err);
 out_st:
 	snap_strtab_fini(&st);
 	sigaction(SIGINT, &old_int, NULL);

@@ -11,6 +11,19 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "model/timeline.h"
+#include "util/strtab.h"
+
+/* A second consumer of the timeline (snaptrace report, -report): open() is
+ * called with the decode's string table and returns a timeline that gets
+ * every op too; close() is called at the end (err: 0 once the trace is
+ * written) while the string table is still alive. */
+struct snap_decode_tap {
+	struct snap_timeline *(*open)(void *ctx, struct snap_strtab *st);
+	void (*close)(void *ctx, int err);
+	void *ctx;
+	int no_output; /* write no FXT file: the tap is the only consumer */
+};
 
 /* A trigger hit to mark on its own track. */
 struct snap_hit {
@@ -24,6 +37,12 @@ struct snap_hit {
 struct snap_procname {
 	int32_t pid;
 	const char *name; /* borrowed */
+};
+
+/* What a decode saw, for run/attach's coverage line. */
+struct snap_decode_result {
+	uint64_t events, samples, branches;
+	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
 };
 
 struct snap_decode_opts {
@@ -41,10 +60,16 @@ struct snap_decode_opts {
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;
+	const struct snap_decode_tap *tap; /* or NULL */
+	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller
+			    says why) */
+	struct snap_decode_result *result; /* filled when not NULL */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.
- * Returns 0 on success, else a negative error (already reported). */
+ * Returns 0 on success, else a negative error (already reported, except
+ * -ENODATA with quiet_empty). A recording with no events but trigger hits
+ * still gives a trace: the hits alone. */
 int snap_decode_run(const struct snap_decode_opts *o);
 
 #endif

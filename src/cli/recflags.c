@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/pipeline.h"
+#include "cli/reportcli.h"
+#include "record/cgpick.h"
 #include "record/elfsym.h"
 #include "record/perfsrc.h"
 #include "record/session.h"
@@ -44,6 +47,7 @@ enum {
 	F_Z_PRINT_PERF_COMMANDS,
 	F_FILTER,
 	F_VV,
+	F_REPORT,
 	F_COUNT,
 };
 
@@ -62,7 +66,8 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"sampling", NULL, NULL, "stack sampling instead of Intel PT (automatic without PT)"},
 	{"pt", NULL, NULL, "require Intel PT: fail instead of falling back to sampling"},
 	{"callgraph-mode", NULL, "MODE",
-	 "sampling call graphs: fp (default without LBR), dwarf, lbr"},
+	 "sampling call graphs: auto (default: fp, lbr or dwarf, by looking at the program), fp, "
+	 "dwarf, lbr"},
 	{"events", NULL, "LIST", "extra sampled events: branch-misses, cache-misses"},
 	{"working-directory", NULL, "DIR", "keep perf.data and logs in DIR (kept afterwards)"},
 	{"output", "o", "FILE", "write the trace to FILE (default trace.fxt.gz)"},
@@ -73,6 +78,7 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"z-print-perf-commands", NULL, NULL, NULL},
 	{"filter", NULL, "(START STOP)", NULL},
 	{"vv", NULL, NULL, NULL},
+	{"report", NULL, NULL, "then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
 };
 _Static_assert(sizeof(snap_recflags_opts) / sizeof(snap_recflags_opts[0]) == F_COUNT + 1,
@@ -139,7 +145,7 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 	case F_CALLGRAPH_MODE:
 		if (snap_cg_parse(val, &f->rec.cg) < 0)
 			return usage_err(cmd, "-callgraph-mode", val,
-					 "fp, dwarf, lbr, lbr-no-stitch");
+					 "auto, fp, dwarf, lbr, lbr-no-stitch");
 		break;
 	case F_EVENTS:
 		if (snap_xev_parse(val, f->xev, &f->rec.nxev) < 0)
@@ -169,6 +175,9 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 		break;
 	case F_FILTER:
 		return usage_err(cmd, "-filter", val, "-filter is not supported yet");
+	case F_REPORT:
+		f->report = 1;
+		break;
 	case F_VV:
 		f->verbose += 2;
 		break;
@@ -348,10 +357,16 @@ static int pick_trigger(struct snap_recflags *f, const char *cmd, const struct s
 	return 0;
 }
 
+static int check_output(const char *cmd, const char *output);
+
 int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_machine *m,
 			  const char *exe)
 {
 	char self[PATH_MAX];
+
+	/* First: a refused -o is the only line printed, and nothing runs. */
+	if (!f->print_cmds && check_output(cmd, f->output))
+		return 1;
 
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;
@@ -399,6 +414,13 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 				"(-sampling)\n");
 		f->rec.sampling = 1;
 	}
+	if (f->rec.sampling && f->rec.cg == SNAP_CG_AUTO) {
+		char why[384];
+
+		f->rec.cg = snap_cgpick(exe, f->attach_pid, m->caps.lbr, why, sizeof(why));
+		fprintf(stderr, "snaptrace: -callgraph-mode %s: %s\n", snap_cg_name(f->rec.cg),
+			why);
+	}
 	if (f->trigger && !strcmp(f->trigger, "?")) {
 		if (!exe) {
 			fprintf(stderr, "snaptrace %s: -trigger ?: no executable to list\n", cmd);
@@ -426,6 +448,18 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 		snap_warn("sampling at %llu Hz without a hardware PMU: every sample is a timer "
 			  "interrupt; above ~10 kHz a VM can stall",
 			  (unsigned long long)pa->freq);
+	if (pa->dwarf_stack && pa->freq)
+		snap_warn("dwarf call graphs copy %u KiB of stack per sample into a %llu %s ring: "
+			  "room for ~%llu samples (~%.1f s on a CPU at %llu Hz)%s",
+			  pa->dwarf_stack / 1024,
+			  (unsigned long long)(pa->ring_bytes >>
+					       (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
+			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB",
+			  (unsigned long long)pa->ring_samples,
+			  (double)pa->ring_samples / (double)pa->freq, (unsigned long long)pa->freq,
+			  pa->pages || f->snapshot_size
+				  ? ""
+				  : "; as root the ring and the copy are bigger");
 	if (pa->warn & SNAP_PA_W_CG_DEFAULT_FP)
 		snap_info("no LBR here: call graphs use frame pointers (-callgraph-mode dwarf for "
 			  "code built without them)");
@@ -532,7 +566,7 @@ static int decode_all(struct snap_decode_opts *d, struct snap_session *s)
 	return err;
 }
 
-static int decode(struct snap_recflags *f, struct snap_session *s)
+static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res)
 {
 	struct snap_decode_opts d = {0};
 	struct snap_hit *hits = NULL;
@@ -569,6 +603,10 @@ static int decode(struct snap_recflags *f, struct snap_session *s)
 	d.nhits = s->nhits;
 	d.names = names;
 	d.nnames = nn;
+	if (f->report)
+		d.tap = snap_report_tap(f->output ? f->output : "trace.fxt.gz");
+	d.quiet_empty = 1;
+	d.result = res;
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;
@@ -581,11 +619,113 @@ out:
 	return err;
 }
 
+/* Refuses, before anything runs, an output the trace could never be written
+ * to: a directory, or a place whose directory is missing or not writable. */
+static int check_output(const char *cmd, const char *output)
+{
+	const char *path = output ? output : "trace.fxt.gz";
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"snaptrace %s: -o %s is a directory; name a file in it, e.g. -o %s%s\n",
+			cmd, path, path,
+			path[strlen(path) - 1] == '/' ? "trace.fxt.gz" : "/trace.fxt.gz");
+		return 1;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else {
+		fprintf(stderr, "snaptrace %s: -o %s: path too long\n", cmd, path);
+		return 1;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"snaptrace %s: cannot write the trace to %s: %s %s; create it or choose "
+			"another -o\n",
+			cmd, path, dir, errno == ENOENT ? "does not exist" : "is not a directory");
+		return 1;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		fprintf(stderr,
+			"snaptrace %s: cannot write the trace to %s: no write access to %s (%s); "
+			"choose another -o\n",
+			cmd, path, !slash ? "the current directory" : dir, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* One line on what the trace covers: the span kept against the run, the
+ * samples, and the flag that keeps more; then a hint on untraced threads. */
+static void say_coverage(const struct snap_recflags *f, const struct snap_session *s,
+			 const struct snap_decode_result *r)
+{
+	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
+	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
+	char what[64];
+
+	if (f->rec.sampling)
+		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->samples,
+			 r->samples == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
+	if (f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
+	    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples)) {
+		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)", secs(span),
+			  secs(run_ns), what);
+	} else {
+		uint64_t ring = s->pa.ring_bytes ? s->pa.ring_bytes : (4u << 20);
+		uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
+
+		snap_warn("the trace covers the last %.3f s of the %.3f s recording (%s); "
+			  "-snapshot-size %llu%s keeps more, -full-execution keeps all",
+			  secs(span), secs(run_ns), what,
+			  (unsigned long long)(more >> (more >= (1u << 20) ? 20 : 10)),
+			  more >= (1u << 20) ? "M" : "K");
+	}
+}
+
+/* Without -multi-thread: other threads or child processes ran untraced. */
+static void say_untraced(const struct snap_recflags *f, const struct snap_session *s)
+{
+	if (!f->rec.multi_thread && (s->other_threads || s->children))
+		snap_warn("%s%s%s ran untraced (only the main thread is recorded); -multi-thread "
+			  "records them",
+			  s->other_threads ? "other threads" : "",
+			  s->other_threads && s->children ? " and " : "",
+			  s->children ? "child processes" : "");
+}
+
+/* After a failed decode: keep the recording, say where and how to retry. */
+static void keep_data(const char *cmd, struct snap_session *s)
+{
+	if (!s->data_path[0])
+		return;
+	s->wd.keep = 1;
+	fprintf(stderr,
+		"snaptrace %s: the recording is kept in %s; decode it with: snaptrace decode %s%s "
+		"-o FILE\n",
+		cmd, s->data_path, s->ndata > 1 ? "-working-directory " : "", s->data_path);
+}
+
 int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
 			 char *const *argv, const int *pids, size_t npids)
 {
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
+	struct snap_decode_result res = {0};
 	int err, rc = 1, status = 0;
 
 	err = precheck(f, cmd, m);
@@ -622,21 +762,35 @@ int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct 
 		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
 		goto out;
 	}
-	err = decode(f, &s);
-	if (err < 0 && s.cfg.rec.sampling && s.pa.freq &&
-	    s.recorded_ms * (long)s.pa.freq < 100 * 1000L)
-		fprintf(stderr,
-			"snaptrace %s: perf recorded for only %ld ms, room for at most %ld samples "
-			"at "
-			"%llu Hz (samples tick only while the program runs): trace a longer run, "
-			"or "
-			"raise -timer-resolution\n",
-			cmd, s.recorded_ms, s.recorded_ms * (long)s.pa.freq / 1000,
-			(unsigned long long)s.pa.freq);
-	if (err == 0) {
+	err = decode(f, &s, &res);
+	if (err == -ENODATA) {
+		/* Nothing was sampled: not an error of snaptrace's; run passes
+		 * the program's status on. */
+		if (s.cfg.rec.sampling && s.pa.freq && argv)
+			fprintf(stderr,
+				"snaptrace %s: no trace written: %s ended before its first sample "
+				"(at %llu Hz, one per %llu us on a CPU); trace a longer run or "
+				"raise -timer-resolution\n",
+				cmd, argv[0], (unsigned long long)s.pa.freq,
+				(unsigned long long)(1000000u / s.pa.freq));
+		else if (s.cfg.rec.sampling && s.pa.freq)
+			fprintf(stderr,
+				"snaptrace %s: no trace written: no sample was taken (the traced "
+				"thread%s did not run on a CPU while recorded)\n",
+				cmd, npids > 1 ? "s" : "");
+		else
+			fprintf(stderr, "snaptrace %s: no trace written: perf recorded nothing\n",
+				cmd);
+		say_untraced(f, &s);
 		rc = 0;
+	} else if (err == 0) {
+		rc = 0;
+		say_coverage(f, &s, &res);
+		say_untraced(f, &s);
 		if (f->workdir)
 			snap_info("perf data kept in %s", s.data_path);
+	} else if (err != -EINTR) {
+		keep_data(cmd, &s);
 	}
 out:
 	status = snap_session_wait_child(&s);

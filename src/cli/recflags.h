@@ -27,12 +27,14 @@ struct snap_recflags {
 	int verbose;
 	int kernel_only, include_kernel;
 	const char *snapshot_size;
+	int report;	/* -report: print snaptrace report's tables after the decode */
+	int attach_pid; /* attach: the first pid (its mappings pick the call graph) */
 };
 
 /* The flag table entries shared by run and attach (NULL-terminated), and
  * their count without the terminator. */
 extern const struct snap_opt snap_recflags_opts[];
-#define SNAP_RECFLAGS_NOPTS 21
+#define SNAP_RECFLAGS_NOPTS 22
 
 void snap_recflags_init(struct snap_recflags *f);
 void snap_recflags_fini(struct snap_recflags *f);

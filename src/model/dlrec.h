@@ -32,7 +32,8 @@
  *   BRANCH (2):  u32 flags (perf's PERF_DLFILTER_FLAG_* bits, verbatim), s32 pid,
  *                s32 tid, u32 reserved, u64 time, LOC src (ip), LOC dst (addr)
  *                = 72 bytes
- *   SAMPLE (3):  u32 event (string id), s32 pid, s32 tid, u32 nframes, u64 time,
+ *   SAMPLE (3):  (sched:sched_switch samples too: the reader makes them switch
+ *                events) u32 event (string id), s32 pid, s32 tid, u32 nframes, u64 time,
  *                u64 period, LOC ip (the sample ip, absolute), then nframes LOCs,
  *                LEAF FIRST (as perf records them; the reader reverses them to
  *                outermost first). PERF_CONTEXT_* markers are not sent; a frame
@@ -43,9 +44,11 @@
  *                events apart by the text parser's rule).
  *   POWER  (5):  u32 freq_mhz, s32 pid, s32 tid, u32 reserved, u64 time, LOC ip
  *                (a "cbr" event: freq_mhz as perf script prints it).
- *   TEXT   (6):  bytes[len]: text perf printed on its stdout (in practice only
- *                " instruction trace error ..." lines, which a dlfilter never
- *                sees as samples), at exactly this point of the sample order.
+ *   TEXT   (6):  bytes[len]: text perf printed on its stdout (" instruction trace
+ *                error ..." lines, PERF_RECORD_SWITCH lines, and samples with dwarf
+ *                user stacks that the plugin leaves to perf to unwind and print:
+ *                none of which a dlfilter gets as a record of its own), at exactly
+ *                this point of the sample order.
  *                The plugin points perf's stdout at an unbuffered stream that
  *                writes here; the reader feeds these bytes, in order, to a
  *                perf script text parser. A line may span several TEXT records.

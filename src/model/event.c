@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "model/event.h"
 
+#include <string.h>
+
 void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags)
 {
 	uint32_t f = flags & ~(SNAP_PF_IN_TX | SNAP_PF_INTR_DISABLE | SNAP_PF_INTR_TOGGLE);
@@ -58,4 +60,9 @@ const char *snap_scope_name(enum snap_scope scope)
 	default:
 		return "u";
 	}
+}
+
+int snap_event_is_switch_name(const char *s, size_t n)
+{
+	return n == sizeof(SNAP_SWITCH_EVENT) - 1 && memcmp(s, SNAP_SWITCH_EVENT, n) == 0;
 }

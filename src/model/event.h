@@ -7,6 +7,7 @@
 #ifndef SNAP_MODEL_EVENT_H
 #define SNAP_MODEL_EVENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum snap_ev_kind {
@@ -15,7 +16,11 @@ enum snap_ev_kind {
 	SNAP_EV_POWER,	    /* cbr: CPU frequency change */
 	SNAP_EV_SAMPLE,	    /* a stack sample of the primary sampling event */
 	SNAP_EV_EXTRA,	    /* a sample of an extra event (branch-misses, cache-misses, ...) */
+	SNAP_EV_SWITCH,	    /* a context switch of the thread (docs/sampling.md) */
 };
+
+/* The tracepoint whose samples are switch-outs with the blocking call chain. */
+#define SNAP_SWITCH_EVENT "sched:sched_switch"
 
 /* What the branch instruction was (behaviour.md §3.3). */
 enum snap_br_kind {
@@ -80,6 +85,10 @@ static inline int snap_loc_is_kernel(const struct snap_loc *l)
  *  POWER:  freq_mhz, src (where the cbr packet was)
  *  SAMPLE: event, period, frames[0..nframes) OUTERMOST FIRST (frames[nframes-1] is the leaf)
  *  EXTRA:  event, period, src (the sampled location; the leaf frame if a chain was recorded)
+ *  SWITCH: sw_out (1: the thread leaves the CPU, 0: it comes back), sw_preempt (left
+ *          while still runnable), event (SNAP_SWITCH_EVENT for a tracepoint sample, else 0)
+ *          and frames[0..nframes) outermost first: where it blocked (tracepoint
+ *          samples only; PERF_RECORD_SWITCH records have no frames)
  * pid/tid are as perf printed them (0 or -1 = unknown).
  */
 struct snap_event {
@@ -91,6 +100,8 @@ struct snap_event {
 	uint8_t br_kind;  /* enum snap_br_kind */
 	uint8_t br_state; /* enum snap_br_state */
 	uint8_t in_tx;	  /* "(x)": inside a TSX transaction */
+	uint8_t sw_out;	  /* SWITCH */
+	uint8_t sw_preempt;
 	struct snap_loc src, dst;
 	uint32_t msg;	   /* ERROR: message (strtab id) */
 	uint32_t freq_mhz; /* POWER */
@@ -110,6 +121,9 @@ enum snap_scope {
 /* Maps perf branch flags (SNAP_PF_*) to kind/state/in_tx as perf script
  * would print them (pt-synthesis.md §1.1). Defined in model/event.c. */
 void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags);
+/* Returns 1 if the event name s (n bytes, modifiers already cut) is
+ * SNAP_SWITCH_EVENT. Defined in model/event.c. */
+int snap_event_is_switch_name(const char *s, size_t n);
 /* Returns "u", "k" or "uk" for messages and perf event modifiers. */
 const char *snap_scope_name(enum snap_scope scope);
 

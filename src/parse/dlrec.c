@@ -183,10 +183,18 @@ static int dlrec_sample(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 	if (dlrec_id(r, get32(p), &ev->event) || !ev->event)
 		return -SNAP_EPLUGIN;
 	/* The first sampling event of a trace without branches is the primary one;
-	 * every other sampled event is an extra event (parse/perfscript's rule). */
-	if (!r->primary && !r->st.branches)
+	 * every other sampled event is an extra event (parse/perfscript's rule);
+	 * sched:sched_switch samples are switch-outs with their chain. */
+	if (!r->switch_id && snap_event_is_switch_name(snap_strtab_get(r->names, ev->event),
+						       snap_strtab_len(r->names, ev->event)))
+		r->switch_id = ev->event;
+	if (!r->primary && !r->st.branches && ev->event != r->switch_id)
 		r->primary = ev->event;
 	ev->kind = ev->event == r->primary ? SNAP_EV_SAMPLE : SNAP_EV_EXTRA;
+	if (ev->event == r->switch_id) {
+		ev->kind = SNAP_EV_SWITCH;
+		ev->sw_out = 1;
+	}
 	ev->pid = (int32_t)get32(p + 4);
 	ev->tid = (int32_t)get32(p + 8);
 	ev->time = get64(p + 16);

@@ -6,7 +6,8 @@
  * the same perf data (parse/perfscript.h): "[unknown @ 0xADDR (DSO)]" names
  * ("[unknown]" as DSO when there is none; no name at all for ip 0), SAMPLE for
  * the first sampling event of a trace without branches and EXTRA for any other,
- * frames outermost first, a sample without a call chain as one frame (its ip).
+ * frames outermost first, a sample without a call chain as one frame (its ip),
+ * sched:sched_switch samples as SNAP_EV_SWITCH (out, with their chain).
  * Pure: no I/O.
  *
  *   snap_dlrec_init(&r, names);
@@ -56,6 +57,7 @@ struct snap_dlrec {
 	uint32_t last_comm;
 	struct snap_dlrec_stats st;
 	uint32_t primary;    /* strtab id of the primary sampling event, 0 = not yet */
+	uint32_t switch_id;  /* strtab id of "sched:sched_switch" once seen, else 0 */
 	const uint8_t *text; /* the last TEXT record's bytes, in buf */
 	uint32_t textlen;
 	int have_header, have_end;

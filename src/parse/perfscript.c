@@ -763,6 +763,28 @@ static int ps_error(struct snap_perfscript *ps, const char *p, const char *e, st
 	}
 }
 
+/* `PERF_RECORD_SWITCH OUT [preempt]`, `PERF_RECORD_SWITCH IN`, and the same
+ * with PERF_RECORD_SWITCH_CPU_WIDE (then `next pid/tid: ...` or `prev pid/tid:
+ * ...` follows; the header's pid/tid is the thread that leaves or enters).
+ * Fills the SWITCH fields of ev; returns 1, or 0 for any other record. */
+static int ps_switch(const char *p, const char *e, struct snap_event *ev)
+{
+	const char *t = tok_end(p, e), *w, *we;
+
+	if (!tok_eq(p, t, "PERF_RECORD_SWITCH") && !tok_eq(p, t, "PERF_RECORD_SWITCH_CPU_WIDE"))
+		return 0;
+	w = skip_sp(t, e);
+	we = tok_end(w, e);
+	if (tok_eq(w, we, "OUT"))
+		ev->sw_out = 1;
+	else if (!tok_eq(w, we, "IN"))
+		return 0;
+	w = skip_sp(we, e);
+	ev->sw_preempt = ev->sw_out && tok_eq(w, tok_end(w, e), "preempt");
+	ev->kind = SNAP_EV_SWITCH;
+	return 1;
+}
+
 /* Finds "SEC.FRAC:" followed by whitespace or the end of the line, with SEC
  * at the line start or after whitespace. Returns SEC's start and the colon. */
 static const char *find_time(const char *s, const char *e, const char **colon, uint64_t *ns)
@@ -907,9 +929,10 @@ static int is_synth_text(const char *p, const char *e)
 	       tok_eq(p, t, "IFLAG:");
 }
 
-/* Opens a SAMPLE/EXTRA record from its header. */
+/* Opens a SAMPLE/EXTRA record from its header (a SWITCH record for a
+ * sched:sched_switch sample: where the thread blocked, docs/sampling.md). */
 static int ps_open_sample(struct snap_perfscript *ps, const struct snap_event *hdr, uint32_t event,
-			  uint64_t period, const char *p, const char *e)
+			  uint64_t period, int is_switch, const char *p, const char *e)
 {
 	int r;
 
@@ -918,12 +941,16 @@ static int ps_open_sample(struct snap_perfscript *ps, const struct snap_event *h
 	ps->rec.period = period;
 	/* The first sampling event is the primary one, unless this is a PT
 	 * trace: there every sampled event is an extra (behaviour.md §3.8). */
-	if (event && !ps->have_prim && !ps->pt_seen) {
+	if (event && !is_switch && !ps->have_prim && !ps->pt_seen) {
 		ps->have_prim = 1;
 		ps->primary = event;
 	}
 	ps->rec.kind =
 		!event || (ps->have_prim && event == ps->primary) ? SNAP_EV_SAMPLE : SNAP_EV_EXTRA;
+	if (is_switch) {
+		ps->rec.kind = SNAP_EV_SWITCH;
+		ps->rec.sw_out = 1;
+	}
 	ps->nframes = 0;
 	ps->frames_dropped = 0;
 	r = ps_rest_loc(ps, p, e, &ps->hdr_loc);
@@ -978,8 +1005,13 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 			return -ENOMEM;
 		p = skip_sp(after, e);
 	}
-	if (starts_with(p, e, "PERF_RECORD_"))
-		return 0;
+	if (starts_with(p, e, "PERF_RECORD_")) {
+		*ev = hdr;
+		if (!ps_switch(p, e, ev))
+			return 0; /* other side-band records: skipped */
+		ps->stats.events++;
+		return 1;
+	}
 	t = tok_end(p, e);
 	if (t > p && is_digit(*p) && parse_dec(p, t, &period)) {
 		const char *p2 = skip_sp(t, e), *t2 = tok_end(p2, e);
@@ -1015,7 +1047,8 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 			r = 0;
 			goto done;
 		}
-		return ps_open_sample(ps, &hdr, event, period, t, e);
+		return ps_open_sample(ps, &hdr, event, period,
+				      snap_event_is_switch_name(p, (size_t)(be - p)), t, e);
 	}
 	/* no event name printed: tell the record apart by its text */
 	arrow = find_arrow(p, e);
@@ -1055,7 +1088,7 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 	}
 	if (ps->pt_seen)
 		return 0; /* a PT synth event printed without `event` and `synth` */
-	r = ps_open_sample(ps, &hdr, 0, 0, p, e);
+	r = ps_open_sample(ps, &hdr, 0, 0, 0, p, e);
 	if (r < 0)
 		return r;
 	if (!ps->has_hdr_loc && p < e) {

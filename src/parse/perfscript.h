@@ -11,9 +11,13 @@
  *  - ` instruction trace error type ...`                         -> SNAP_EV_ERROR
  *  - `cbr: N freq: MHZ MHz ...`                                  -> SNAP_EV_POWER
  *  - stack samples: header + TAB-indented frames + blank line    -> SNAP_EV_SAMPLE
- *    for the first sampling event seen, SNAP_EV_EXTRA for any other event.
+ *    for the first sampling event seen, SNAP_EV_EXTRA for any other event;
+ *    `sched:sched_switch` samples are SNAP_EV_SWITCH (out, with the chain)
+ *    and never the primary event.
+ *  - `PERF_RECORD_SWITCH[_CPU_WIDE] OUT|IN` (--show-switch-events)    -> SNAP_EV_SWITCH
  *  - psb, other PT synth events (pwre, exstop, ptwrite, mwait, ...), perf's
- *    `#` header comments and PERF_RECORD_* side-band lines are skipped silently.
+ *    `#` header comments and other PERF_RECORD_* side-band lines are skipped
+ *    silently.
  * Anything else is counted in the stats (never fatal). Lines longer than
  * SNAP_PERFSCRIPT_MAX_LINE bytes are skipped and counted, so memory stays
  * bounded as long as the caller drains next() between feeds.

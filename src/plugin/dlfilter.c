@@ -70,6 +70,16 @@
  * before it writes anything, so snaptrace falls back to the text path and
  * shows perf's own error.
  *
+ * Dwarf call chains (--call-graph dwarf). perf unwinds the copied user stack
+ * only when it prints a sample; a dlfilter sees the raw call chain, which
+ * then holds the kernel part alone. So samples of an event that copies user
+ * stacks are not turned into records: the plugin lets perf print them
+ * (filter_event_early and filter_event return 0), and the text lands in the
+ * stream as TEXT records at its place, parsed like the text path (snaptrace
+ * runs perf script with the text path's -F fields and --ns for sampled data,
+ * so the lines are identical). Same for context-switch records, which perf
+ * never hands to a dlfilter: with --show-switch-events it prints them.
+ *
  * cbr (power) events: perf 6.1 passes the synthesized cbr payload through
  * raw_data (perf_synth_intel_cbr without its padding word: flags, freq in kHz);
  * the plugin sends freq_mhz as perf script prints it ((kHz + 500) / 1000). A perf
@@ -136,6 +146,7 @@ struct evname {
 	uint32_t id;
 	enum evkind kind;
 	int8_t has_time; /* -1 = not looked at yet */
+	int8_t dwarf;	 /* user stacks to unwind (--call-graph dwarf): printed by perf */
 };
 
 struct state {
@@ -827,6 +838,8 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 			perf_dlfilter_fns.attr ? perf_dlfilter_fns.attr(ctx) : NULL;
 
 		e->has_time = !attr || (attr->sample_type & PERF_SAMPLE_TIME);
+		e->dwarf = attr && (attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+			   e->kind == EV_SAMPLE;
 	}
 	if (!e->has_time) {
 		/* No timestamps (timeless PT): the text path's `perf script -F time`
@@ -835,6 +848,8 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 		st->dead = 1;
 		return -1;
 	}
+	if (e->dwarf)
+		return 0; /* perf unwinds and prints it: it comes back as TEXT (see the top) */
 	switch (e->kind) {
 	case EV_BRANCH:
 		do_branch(st, sample, ctx);
@@ -851,12 +866,13 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *sample, vo
 	return 1;
 }
 
+/* Only the samples filter_event_early let through get here: perf prints them. */
 int filter_event(void *data, const struct perf_dlfilter_sample *sample, void *ctx)
 {
 	(void)data;
 	(void)sample;
 	(void)ctx;
-	return 1;
+	return 0;
 }
 
 /* ---- start / stop ---- */

@@ -76,6 +76,11 @@ int snap_caps_cpuinfo_has_pdcm(const char *cpuinfo, size_t len)
 
 int snap_caps_status_perfmon(const char *status, size_t len)
 {
+	return snap_caps_status_cap(status, len, 38) || snap_caps_status_cap(status, len, 21);
+}
+
+int snap_caps_status_cap(const char *status, size_t len, int bit)
+{
 	const char *p = status, *end = status + len;
 
 	while (p < end) {
@@ -90,7 +95,7 @@ int snap_caps_status_perfmon(const char *status, size_t len)
 			memcpy(buf, p + 7, k);
 			buf[k] = '\0';
 			v = strtoull(buf, NULL, 16);
-			return ((v >> 38) & 1) || ((v >> 21) & 1);
+			return bit >= 0 && bit < 64 && ((v >> bit) & 1);
 		}
 		p += l + 1;
 	}
@@ -214,6 +219,12 @@ void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_
 	m->cap_perfmon = n > 0 && snap_caps_status_perfmon(status, (size_t)n);
 	c->kernel_ok = m->euid == 0 || m->cap_perfmon || c->paranoid <= 1 ||
 		       getenv("SNAPTRACE_PERF_IS_PRIVILEGED");
+	/* Sampled tracepoints carry raw data: root, CAP_PERFMON or paranoid -1,
+	 * and perf must read the event's id under tracefs. */
+	c->sched_ok = (m->euid == 0 || m->cap_perfmon || c->paranoid <= -1) &&
+		      (access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK) == 0 ||
+		       access("/sys/kernel/debug/tracing/events/sched/sched_switch/id", R_OK) == 0);
+	c->big_ring = m->euid == 0 || (n > 0 && snap_caps_status_cap(status, (size_t)n, 14));
 	m->kptr_restrict = (int)read_long("/proc/sys/kernel/kptr_restrict", -1);
 	m->has_uprobe_pmu = path_exists("/sys/bus/event_source/devices/uprobe");
 	m->has_bp_pmu = path_exists("/sys/bus/event_source/devices/breakpoint");

@@ -38,6 +38,8 @@ int snap_caps_cpuinfo_has_pdcm(const char *cpuinfo, size_t len);
 /* Returns 1 when the CapEff line of a /proc/PID/status text has
  * CAP_PERFMON (38) or CAP_SYS_ADMIN (21). */
 int snap_caps_status_perfmon(const char *status, size_t len);
+/* Returns 1 when the CapEff line of a /proc/PID/status text has capability bit. */
+int snap_caps_status_cap(const char *status, size_t len, int bit);
 
 /* Fills *m for perf binary `perf` (NULL = "perf"). exe_dir is the directory
  * of the snaptrace binary (for the plugin), may be NULL. Never fails: unknown

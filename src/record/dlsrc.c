@@ -168,6 +168,12 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 			argv[n++] = "--dlarg";
 			argv[n++] = "keepjumps";
 		}
+		if (o->fields) {
+			argv[n++] = "--ns";
+			argv[n++] = "-F";
+			argv[n++] = o->fields;
+			argv[n++] = "--show-switch-events";
+		}
 	}
 	argv[n] = NULL;
 	return n;

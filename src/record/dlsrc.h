@@ -61,6 +61,8 @@ struct snap_dlsrc_opts {
 	int keepjumps;	      /* --dlarg keepjumps: send intra-symbol jumps too */
 	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
 	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
+	const char *fields;   /* samples: "--ns -F FIELDS --show-switch-events" with the
+			       * plugin (switch lines and dwarf chains come as TEXT) */
 };
 
 struct snap_dlsrc {
@@ -99,7 +101,7 @@ int snap_dlsrc_load_failed(const struct snap_dlsrc *src);
  * "PERF script -i DATA [ITRACE] [--vmlinux V] [--kallsyms K]" and, when
  * o->plugin is set, "--dlfilter PLUGIN --dlarg fd=3 [--dlarg keepjumps]". The
  * one perf script command builder: record/perfsrc adds its text path's
- * arguments to it when there is no plugin (at most 3 more). Pointers borrow
+ * arguments to it when there is no plugin (at most 4 more). Pointers borrow
  * from o and static strings. Returns argc.
  */
 int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);

@@ -89,8 +89,8 @@ static void check_pt(struct docb *b, const struct snap_machine *m)
 		item(b, "LBR", SNAP_DOC_OK, NULL, "available (-callgraph-mode lbr, the default)");
 	else
 		item(b, "LBR", SNAP_DOC_MISSING,
-		     "build with -fno-omit-frame-pointer (fp call graphs, the default here) or use "
-		     "-callgraph-mode dwarf",
+		     "the default call graph picks fp or dwarf by looking at the program; build it "
+		     "with -fno-omit-frame-pointer for the cheaper fp",
 		     "no last branch records: -callgraph-mode lbr is refused");
 }
 
@@ -115,6 +115,14 @@ static void check_kernel(struct docb *b, const struct snap_machine *m)
 		item(b, "kernel tracing", SNAP_DOC_MISSING,
 		     "run as root, or: sudo sysctl kernel.perf_event_paranoid=1",
 		     "not allowed (not root, paranoid %d)", c->paranoid);
+	if (c->sched_ok)
+		item(b, "off-CPU stacks", SNAP_DOC_OK, NULL,
+		     "sampling records switches and sched:sched_switch with call chains: time off "
+		     "the CPU shows where the thread blocked");
+	else
+		item(b, "off-CPU stacks", SNAP_DOC_INFO,
+		     "as root (or perf_event_paranoid -1) the blocking call chain is recorded too",
+		     "sampling records context switches: time off the CPU shows as [off-CPU]");
 	if (m->kptr_restrict < 0)
 		item(b, "kptr_restrict", SNAP_DOC_INFO, NULL, "unreadable");
 	else if (m->kptr_restrict == 0 || (m->kptr_restrict == 1 && m->euid == 0))

@@ -5,8 +5,11 @@
  * Deliberate differences from magic-trace (documented in docs/recording.md):
  *  - sampling uses cpu-clock when the machine has no hardware PMU (cycles
  *    silently falls back to it anyway) and keeps Normal at 4 kHz there;
- *  - the default sampling call graph is lbr where the CPU has it, else fp
- *    (dwarf copies 8 KiB of stack per sample, so the ring keeps tens of samples);
+ *  - the default sampling call graph is picked by looking at the program
+ *    (record/cgpick.c); dwarf copies 4 KiB of stack (2 KiB unprivileged) into
+ *    a 32 MiB ring instead of perf's 8 KiB into 512 KiB (~60 samples);
+ *  - sampling records context switches and, where permitted, sched_switch
+ *    samples with call chains: the timeline shows time off the CPU;
  *  - -snapshot-size also sizes the sampling ring (--mmap-pages) instead of
  *    being ignored;
  *  - a trigger in sampling mode adds --switch-output=signal so the ring can be
@@ -218,7 +221,9 @@ int snap_cg_parse(const char *s, enum snap_cg *out)
 	struct sexp x;
 	uint64_t b;
 
-	if (!strcasecmp(s, "lbr"))
+	if (!strcasecmp(s, "auto"))
+		*out = SNAP_CG_AUTO;
+	else if (!strcasecmp(s, "lbr"))
 		*out = SNAP_CG_LBR;
 	else if (!strcasecmp(s, "lbr-no-stitch"))
 		*out = SNAP_CG_LBR_NOSTITCH;
@@ -585,9 +590,12 @@ static void add_events(struct argvb *b, const struct snap_recopts *o, const stru
 		pa->freq = sample_freq(o, c, pa);
 		const char *ev = c->has_pmu ? "cycles" : "cpu-clock";
 
-		snprintf(prim, sizeof(prim), "%s%s/freq=%llu%s,name=%s/%s",
+		snprintf(prim, sizeof(prim), "%s%s/freq=%llu%s,name=%s/%s%s",
 			 o->full_execution ? "" : "dummy:u,", ev, (unsigned long long)pa->freq,
-			 o->full_execution ? "" : ",overwrite", ev, sel);
+			 o->full_execution ? "" : ",overwrite", ev, sel,
+			 !pa->sched_switch   ? ""
+			 : o->full_execution ? ",sched:sched_switch"
+					     : ",sched:sched_switch/overwrite/");
 	} else {
 		snprintf(prim, sizeof(prim), "intel_pt/%s/%s",
 			 pt_config(o, c, pa, cfg, sizeof(cfg)), sel);
@@ -643,6 +651,12 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		    : o->trigger      ? SNAP_SNAP_ON_CALL
 				      : SNAP_SNAP_AT_EXIT;
 	out->ctl = snap_perfcaps_at_least(c, 5, 10);
+	/* Off-CPU time (sampling): switch records say when a thread left and
+	 * came back (any user, own processes); sched_switch samples with call
+	 * chains say where it blocked, where the kernel allows tracepoints. Both
+	 * cost one record per switch, nothing while the thread runs. */
+	out->switch_events = o->sampling && !o->no_offcpu;
+	out->sched_switch = out->switch_events && c->sched_ok;
 	add(&b, "%s", o->perf ? o->perf : "perf");
 	add(&b, "record");
 	add(&b, "-o");
@@ -654,6 +668,8 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 	out->switch_output = !o->full_execution && (o->sampling ? o->trigger : o->multi_snapshot);
 	if (out->switch_output)
 		add(&b, "--switch-output=signal");
+	if (out->switch_events)
+		add(&b, "--switch-events");
 	add_targets(&b, o);
 	if (!o->sampling && out->when != SNAP_SNAP_NEVER)
 		add(&b, out->when == SNAP_SNAP_AT_EXIT && snap_perfcaps_at_least(c, 5, 4)
@@ -670,7 +686,11 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		else
 			out->warn |= SNAP_PA_W_KCORE_OLD;
 	}
-	if (o->snapshot_bytes) {
+	if (!o->snapshot_bytes && o->sampling && !o->full_execution && c->big_ring &&
+	    o->cg == SNAP_CG_DWARF) {
+		out->pages = SNAP_DWARF_PAGES;
+		add(&b, "--mmap-pages=%llu", (unsigned long long)out->pages);
+	} else if (o->snapshot_bytes) {
 		out->pages = snap_size_pages(o->snapshot_bytes, &inexact);
 		if (inexact)
 			out->warn |= SNAP_PA_W_SIZE_ROUNDED;
@@ -686,6 +706,8 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 			add(&b, "-m,%llu", (unsigned long long)out->pages);
 	}
 	if (o->sampling) {
+		uint64_t per_sample;
+
 		out->cg = o->cg;
 		if (out->cg == SNAP_CG_AUTO) {
 			out->cg = c->lbr ? SNAP_CG_LBR : SNAP_CG_FP;
@@ -693,7 +715,21 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 				out->warn |= SNAP_PA_W_CG_DEFAULT_FP;
 		}
 		add(&b, "--call-graph");
-		add(&b, "%s", snap_cg_name(out->cg));
+		if (out->cg == SNAP_CG_DWARF) {
+			/* perf's dwarf default copies 8 KiB per sample into a 512 KiB
+			 * ring: ~60 samples. Half the copy still reaches main in
+			 * Debian's python3; the ring grows where it may be locked. */
+			out->dwarf_stack = c->big_ring ? SNAP_DWARF_STACK : SNAP_DWARF_STACK_SMALL;
+			add(&b, "dwarf,%u", out->dwarf_stack);
+		} else {
+			add(&b, "%s", snap_cg_name(out->cg));
+		}
+		if (out->sched_switch && o->scope == SNAP_SCOPE_USER)
+			add(&b, "--user-callchains");
+		per_sample = out->dwarf_stack ? out->dwarf_stack + SNAP_SAMPLE_OVERHEAD
+					      : SNAP_FP_SAMPLE_BYTES;
+		out->ring_bytes = (out->pages ? out->pages : SNAP_PERF_DEFAULT_PAGES) * 4096u;
+		out->ring_samples = out->ring_bytes / per_sample;
 	}
 	if (b.err < 0) {
 		snap_perfargs_fini(out);

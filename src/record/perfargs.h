@@ -56,7 +56,7 @@ enum snap_cg {
 	SNAP_CG_DWARF,
 };
 
-/* Parses lbr, lbr-no-stitch, fp, dwarf, Frame_pointers, Dwarf,
+/* Parses auto, lbr, lbr-no-stitch, fp, dwarf, Frame_pointers, Dwarf,
  * "(Last_branch_record (stitched true|false))". Returns 0 or -SNAP_EUSAGE. */
 int snap_cg_parse(const char *s, enum snap_cg *out);
 /* Returns the perf --call-graph word: "lbr", "fp", "dwarf" (never NULL). */
@@ -105,6 +105,9 @@ struct snap_perfcaps {
 	int paranoid;		    /* kernel.perf_event_paranoid */
 	uint64_t max_sample_rate;   /* kernel.perf_event_max_sample_rate; 0 = unknown */
 	int no_kcore;		    /* never pass --kcore (SNAPTRACE_PERF_NO_KCORE) */
+	int sched_ok;		    /* may sample sched:sched_switch (root, CAP_PERFMON, or
+				       paranoid <= -1 with a readable tracefs) */
+	int big_ring;		    /* may lock a large ring (root or CAP_IPC_LOCK) */
 };
 
 /* Returns 1 when the perf version is at least major.minor. */
@@ -130,7 +133,9 @@ struct snap_recopts {
 	int multi_snapshot;
 	int trigger;		 /* a -trigger was given */
 	uint64_t snapshot_bytes; /* -snapshot-size; 0 = perf's default */
-	enum snap_cg cg;
+	enum snap_cg cg;	 /* AUTO here: lbr where the CPU has it, else fp; callers
+				    that inspect the program resolve AUTO first (cgpick.h) */
+	int no_offcpu;		 /* sampling without switch events (tests, old kernels) */
 	const struct snap_xev *xev;
 	size_t nxev;
 };
@@ -143,6 +148,19 @@ struct snap_recopts {
 #define SNAP_PA_W_FREQ_HIGH	0x10u /* sampling frequency risky without a PMU */
 #define SNAP_PA_W_SIZE_CAPPED	0x20u /* sampling ring capped at SNAP_SAMPLING_MAX_PAGES */
 
+/* dwarf call graphs: bytes of stack copied per sample, and the ring they get
+ * when the user gave no -snapshot-size (only where a big ring may be locked:
+ * 8192 pages = 32 MiB, room for ~7500 samples of ~4.3 KiB). Without that
+ * permission the stack copy shrinks instead and perf's default ring stays. */
+#define SNAP_DWARF_STACK	4096u
+#define SNAP_DWARF_STACK_SMALL	2048u
+#define SNAP_DWARF_PAGES	8192u
+/* Bytes a sample takes in the ring besides the stack copy (header, ip, tid,
+ * time, period, registers, a short callchain): used to say what a ring holds. */
+#define SNAP_SAMPLE_OVERHEAD	256u
+#define SNAP_FP_SAMPLE_BYTES	256u /* an fp/lbr sample: header + ~24 frames */
+#define SNAP_PERF_DEFAULT_PAGES 128u /* perf's ring without -m: 512 KiB */
+
 /* The largest sampling ring (1 GiB of 4 KiB pages). */
 #define SNAP_SAMPLING_MAX_PAGES (1ull << 18)
 
@@ -154,23 +172,30 @@ struct snap_perfargs {
 	char **argv; /* NULL-terminated; owned, release with snap_perfargs_fini */
 	size_t argc;
 	enum snap_snapwhen when;
-	enum snap_cg cg;   /* the call-graph mode used (sampling), else AUTO */
-	uint64_t freq;	   /* sampling frequency used */
-	uint64_t pages;	   /* -m pages used, 0 = default */
-	int ctl;	   /* --control=fd:3,4 and -D -1 are in argv (perf >= 5.10) */
-	int switch_output; /* --switch-output=signal is in argv */
-	unsigned warn;	   /* SNAP_PA_W_* */
-	char err[256];	   /* on -SNAP_EUSAGE/-SNAP_ENOTSUP/-EACCES: one-line reason */
+	enum snap_cg cg;       /* the call-graph mode used (sampling), else AUTO */
+	uint64_t freq;	       /* sampling frequency used */
+	uint64_t pages;	       /* -m pages used, 0 = default */
+	int ctl;	       /* --control=fd:3,4 and -D -1 are in argv (perf >= 5.10) */
+	int switch_output;     /* --switch-output=signal is in argv */
+	int switch_events;     /* --switch-events is in argv (sampling: off-CPU time) */
+	int sched_switch;      /* sched:sched_switch with call chains is sampled too */
+	uint32_t dwarf_stack;  /* dwarf: bytes of stack per sample, else 0 */
+	uint64_t ring_bytes;   /* sampling: the sample ring's size (perf's default when
+				 no -m was given: 516 KiB), for coverage estimates */
+	uint64_t ring_samples; /* sampling: about how many samples that ring holds */
+	unsigned warn;	       /* SNAP_PA_W_* */
+	char err[256];	       /* on -SNAP_EUSAGE/-SNAP_ENOTSUP/-EACCES: one-line reason */
 };
 
 /*
  * Builds `perf record ...` (argv[0] is the perf binary). The order is
  * §2.3's: record -o DATA --timestamp [--no-bpf-event] --event=PRIMARY[,EXTRA]
- * [--switch-output=signal] THREAD_SEL PIDS [--snapshot[=e]]
+ * [--switch-output=signal] [--switch-events] THREAD_SEL PIDS [--snapshot[=e]]
  * [--control=fd:3,4 -D -1] [--kcore] [-m,PAGES | --mmap-pages=PAGES]
- * [--call-graph MODE]. Sampling's PRIMARY is dummy:u,EVENT/freq=F,overwrite/SEL
- * (a ring without --overwrite; see perfargs.c), or EVENT/freq=F/SEL with
- * -full-execution.
+ * [--call-graph MODE[,SIZE]] [--user-callchains]. Sampling's PRIMARY is
+ * dummy:u,EVENT/freq=F,overwrite/SEL[,sched:sched_switch/overwrite/] (a ring
+ * without --overwrite; see perfargs.c), or EVENT/freq=F/SEL[,sched:sched_switch]
+ * with -full-execution.
  * Returns 0 and fills *out (call snap_perfargs_fini), -SNAP_EUSAGE for a flag
  * combination that cannot work (out->err says why), -SNAP_ENOTSUP for a
  * capability this machine lacks, -EACCES for a kernel scope without the

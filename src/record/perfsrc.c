@@ -30,6 +30,8 @@ static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_
 	dl->data = o->data;
 	dl->plugin = o->plugin;
 	dl->itrace = o->kind == SNAP_PERFDATA_AUX ? "--itrace=bep" : NULL;
+	/* samples: context-switch lines identical on both paths (docs/sampling.md) */
+	dl->fields = o->kind == SNAP_PERFDATA_AUX ? NULL : sample_fields;
 	dl->keepjumps = o->keepjumps;
 	dl->vmlinux = o->vmlinux;
 	dl->kallsyms = o->kallsyms;
@@ -46,10 +48,12 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 		return n;
 	argv[n++] = "--ns";
 	argv[n++] = "-F";
-	if (o->kind != SNAP_PERFDATA_AUX)
+	if (o->kind != SNAP_PERFDATA_AUX) {
 		argv[n++] = sample_fields;
-	else
+		argv[n++] = "--show-switch-events";
+	} else {
 		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
+	}
 	argv[n] = NULL;
 	return n;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record/session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -528,7 +529,10 @@ static int take_snapshot(struct snap_session *s, int by_hit)
 			snap_warn("perf did not write the snapshot in time");
 	}
 	s->snapshots++;
-	snap_warn("snapshot taken%s%s", s->last_snap[0] ? ": " : "", s->last_snap);
+	/* (the dump's name only with -v: it is renamed or removed later) */
+	snap_warn("snapshot taken");
+	if (s->last_snap[0])
+		snap_info("snapshot written to %s", s->last_snap);
 	return 0;
 }
 
@@ -618,6 +622,35 @@ static void signals_close(struct snap_session *s)
 		raise(again);
 }
 
+/* Without -multi-thread only the main thread of each pid is recorded: note
+ * the other threads and the child processes that exist, so the user can be
+ * told they ran untraced. Best effort: /proc is read at every wake-up. */
+static void watch_untraced(struct snap_session *s)
+{
+	if (s->cfg.rec.multi_thread)
+		return;
+	for (size_t i = 0; i < s->npids; i++) {
+		char path[64], buf[64];
+		struct dirent *d;
+		DIR *dir;
+		int n = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", s->pids[i]);
+		dir = opendir(path);
+		if (!dir)
+			continue;
+		while ((d = readdir(dir)))
+			if (d->d_name[0] != '.')
+				n++;
+		closedir(dir);
+		if (n - 1 > s->other_threads)
+			s->other_threads = n - 1;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", s->pids[i], s->pids[i]);
+		if (snap_read_small(path, buf, sizeof(buf)) > 1)
+			s->children = 1;
+	}
+}
+
 int snap_session_loop(struct snap_session *s)
 {
 	while (!s->end) {
@@ -628,7 +661,11 @@ int snap_session_loop(struct snap_session *s)
 		pfd[0] = (struct pollfd){s->sigfd, POLLIN, 0};
 		n += snap_trigger_pollfds(&s->trig, pfd + 1, 1024);
 		/* attach with a trigger: arm threads created since (every 50 ms) */
-		r = poll(pfd, n, !s->child && s->trig.nbps ? 50 : 1000);
+		r = poll(pfd, n,
+			 !s->child && s->trig.nbps  ? 50
+			 : !s->cfg.rec.multi_thread ? 100
+						    : 1000);
+		watch_untraced(s);
 		if (r < 0 && errno != EINTR)
 			return why(s, -errno, "poll: %s", strerror(errno));
 		if (!s->child && s->trig.nbps && s->recording) {
@@ -716,6 +753,8 @@ int snap_session_finish(struct snap_session *s)
 {
 	int err;
 
+	/* the run as the program saw it: not the time perf takes to stop */
+	s->recorded_ms = s->start_ms ? now_ms() - s->start_ms : 0;
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
 		 * dump perf writes when it stops holds them, so keep that dump. */
@@ -753,7 +792,6 @@ int snap_session_finish(struct snap_session *s)
 		}
 	}
 	s->recording = 0;
-	s->recorded_ms = now_ms() - s->start_ms;
 	signals_close(s);
 	if (s->perf.reaped && WIFEXITED(s->perf.status) && WEXITSTATUS(s->perf.status) != 0 &&
 	    !(s->child && WEXITSTATUS(s->perf.status) == 143))

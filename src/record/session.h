@@ -72,6 +72,9 @@ struct snap_session {
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;
 	long start_ms, recorded_ms; /* how long perf recorded (monotonic ms) */
+	int other_threads;	    /* most threads seen besides the traced ones (no
+				       -multi-thread: they ran untraced) */
+	int children;		    /* child processes seen (untraced without -multi-thread) */
 	char data_path[PATH_MAX];   /* set by finish: perf.data or the directory */
 	int ndata;		    /* data files */
 	char why[512];

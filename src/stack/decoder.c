@@ -24,11 +24,20 @@ struct snap_dthread_extra {
 
 struct snap_dthread {
 	struct snap_cstack cs;
+	struct snap_sampdiff_thread sd;
 	int32_t pid, tid;
 	uint32_t proc_name;
+	uint32_t comm;	/* the comm its track name was made from (0 = none yet) */
+	uint32_t tname; /* its track name */
+	uint8_t off;	/* OFF_*: on the CPU, or off it with or without the slice */
 	struct snap_dthread_extra *extra;
 	size_t nextra, capextra;
+	/* stack samples seen, for the sampling marker (write_sampling) */
+	uint64_t nsamples, first_sample, last_sample, period_sum;
+	uint32_t sample_event;
 };
+
+enum { OFF_NO = 0, OFF_SLICE, OFF_CAPPED };
 
 static uint64_t tkey(int32_t pid, int32_t tid)
 {
@@ -46,7 +55,10 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "count", &dec->n_count)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "tid", &dec->n_tid)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "ip", &dec->n_ip)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0)
+	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "snaptrace.sampling", &dec->n_sampling)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "period_ns", &dec->n_period)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "[off-CPU]", &dec->n_offcpu)) < 0)
 		return err;
 	return 0;
 }
@@ -118,6 +130,7 @@ void snap_decoder_fini(struct snap_decoder *dec)
 
 	for (i = 0; i < dec->nth; i++) {
 		snap_cstack_fini(&dec->th[i]->cs);
+		snap_sampdiff_thread_fini(&dec->th[i]->sd);
 		snap_free(dec->th[i]->extra);
 		snap_free(dec->th[i]);
 	}
@@ -164,15 +177,62 @@ static void fmt_id(char *buf, size_t size, int32_t id)
 }
 
 /* The command of a process: the opts name, else the comm of the first event
- * of the pid that had one (remembered), else 0. */
+ * of the pid that had one (remembered either way), else 0. */
 static int pid_cmd(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint64_t *cmd)
 {
+	uint64_t first = 0;
+
 	*cmd = 0;
-	if (snap_u64map_get(&dec->pidnames, (uint32_t)pid, cmd) ||
-	    snap_u64map_get(&dec->pidcomm, (uint32_t)pid, cmd) || !comm)
+	if (!snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &first) && comm) {
+		if (snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm) < 0)
+			return -ENOMEM;
+		first = comm;
+	}
+	if (!snap_u64map_get(&dec->pidnames, (uint32_t)pid, cmd))
+		*cmd = first;
+	return 0;
+}
+
+/* "NAME [pid=P] [tid=T]" for a thread whose comm is comm (0 = unknown): NAME
+ * is the comm, except that a thread still called by its process's first comm
+ * (or by none) is named like its process (the opts name: a full command line
+ * says more than a 15-byte comm). */
+static int thread_track_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
+			     uint64_t cmd, uint32_t *id)
+{
+	char buf[512], pbuf[16], tbuf[16];
+	uint64_t first = 0, named;
+
+	snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &first);
+	if (comm && (comm != first || !snap_u64map_get(&dec->pidnames, (uint32_t)pid, &named)))
+		cmd = comm;
+	fmt_id(pbuf, sizeof(pbuf), pid);
+	fmt_id(tbuf, sizeof(tbuf), tid);
+	if (cmd)
+		snprintf(buf, sizeof(buf), "%.300s [pid=%s] [tid=%s]",
+			 snap_strtab_get(dec->st, (uint32_t)cmd), pbuf, tbuf);
+	else
+		snprintf(buf, sizeof(buf), "[pid=%s] [tid=%s]", pbuf, tbuf);
+	return snap_strtab_intern_id(dec->st, buf, id);
+}
+
+/* The thread's comm changed (pthread_setname_np, prctl, exec): its track is
+ * named again (FXT lets a thread's kernel object record be written again). */
+static int thread_rename(struct snap_decoder *dec, struct snap_dthread *th, uint32_t comm)
+{
+	uint64_t cmd;
+	uint32_t tname;
+	int err;
+
+	th->comm = comm;
+	if ((err = pid_cmd(dec, th->pid, comm, &cmd)) < 0 ||
+	    (err = thread_track_name(dec, th->pid, th->tid, comm, cmd, &tname)) < 0)
+		return err;
+	if (tname == th->tname)
 		return 0;
-	*cmd = comm;
-	return snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm);
+	th->tname = tname;
+	dec->stats.renames++;
+	return dec->tl->ops->thread(dec->tl, th->pid, th->tid, th->proc_name, tname);
 }
 
 /* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0); *cmd
@@ -198,8 +258,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		      struct snap_dthread **out)
 {
 	struct snap_dthread *th;
-	char buf[512], pbuf[16], tbuf[16];
-	uint64_t cmd, named;
+	uint64_t cmd;
 	uint32_t tname;
 	int err;
 
@@ -216,18 +275,10 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		goto fail;
 	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name, &cmd)) < 0)
 		goto fail;
-	/* The thread keeps its own comm (worker names) unless opts name the pid. */
-	if (ev->comm && !snap_u64map_get(&dec->pidnames, (uint32_t)ev->pid, &named))
-		cmd = ev->comm;
-	fmt_id(pbuf, sizeof(pbuf), ev->pid);
-	fmt_id(tbuf, sizeof(tbuf), ev->tid);
-	if (cmd)
-		snprintf(buf, sizeof(buf), "%.300s [pid=%s] [tid=%s]",
-			 snap_strtab_get(dec->st, (uint32_t)cmd), pbuf, tbuf);
-	else
-		snprintf(buf, sizeof(buf), "[pid=%s] [tid=%s]", pbuf, tbuf);
-	if ((err = snap_strtab_intern_id(dec->st, buf, &tname)) < 0)
+	if ((err = thread_track_name(dec, ev->pid, ev->tid, ev->comm, cmd, &tname)) < 0)
 		goto fail;
+	th->comm = ev->comm;
+	th->tname = tname;
 	if (snap_u64map_put(&dec->tmap, key, dec->nth) < 0) {
 		err = -ENOMEM;
 		goto fail;
@@ -258,6 +309,17 @@ static int thread_get(struct snap_decoder *dec, const struct snap_event *ev,
 	dec->last = *out;
 	dec->last_key = key;
 	return 0;
+}
+
+/* thread_get, then follows a comm change. */
+static int thread_of(struct snap_decoder *dec, const struct snap_event *ev,
+		     struct snap_dthread **out)
+{
+	int err = thread_get(dec, ev, out);
+
+	if (err < 0 || !ev->comm || ev->comm == (*out)->comm)
+		return err;
+	return thread_rename(dec, *out, ev->comm);
 }
 
 /* A new synthetic track of pid named name (strtab id); *tid receives its tid. */
@@ -407,6 +469,11 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 			 ev_name[0] ? ev_name : "event", l->ip, snap_strtab_get(st, l->sym), when,
 			 ev->tid);
 		return buf;
+	case SNAP_EV_SWITCH:
+		snprintf(buf, size, "context switch %s%s%s at %s tid %" PRId32,
+			 ev->sw_out ? "out" : "in", ev->sw_preempt ? " (preempted)" : "",
+			 ev->nframes ? " with its call chain" : "", when, ev->tid);
+		return buf;
 	case SNAP_EV_ERROR:
 		snprintf(buf, size, "decode error \"%s\" ip 0x%" PRIx64 " at %s tid %" PRId32,
 			 snap_strtab_get(st, ev->msg), l->ip, when, ev->tid);
@@ -434,7 +501,7 @@ static int violates(const struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_EXTRA:
 		return off_scope(s, &ev->src);
 	default:
-		return 0;
+		return 0; /* SWITCH: out-of-scope frames of its chain are dropped quietly */
 	}
 }
 
@@ -453,6 +520,7 @@ static int restart_all(struct snap_decoder *dec, uint64_t t)
 	size_t i;
 
 	for (i = 0; i < dec->nth; i++) {
+		dec->th[i]->off = OFF_NO; /* the restart closes every frame */
 		e = snap_cstack_restart(&dec->th[i]->cs, t);
 		if (e < 0 && !err)
 			err = e;
@@ -497,36 +565,121 @@ static int apply_extra(struct snap_decoder *dec, struct snap_dthread *th,
 				      ev->event ? ev->event : dec->ctx.n.unknown, a, 3);
 }
 
-static int apply(struct snap_decoder *dec, const struct snap_event *ev)
+static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
 {
 	static const enum snap_sampdiff_keep keep[] = {
 		[SNAP_SCOPE_USER] = SNAP_SAMPDIFF_USER,
 		[SNAP_SCOPE_KERNEL] = SNAP_SAMPDIFF_KERNEL,
 		[SNAP_SCOPE_BOTH] = SNAP_SAMPDIFF_ALL,
 	};
+
+	return keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0];
+}
+
+/* The thread is back on the CPU (or a sample shows it running): its
+ * [off-CPU] slice ends at t (if it is still open: a snapshot boundary or the
+ * end of a segment may have closed it). */
+static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
+{
+	const struct snap_frame *f;
+	size_t n;
+	int err = 0;
+
+	if (th->off == OFF_SLICE) {
+		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
+			return err;
+		f = snap_cstack_frames(&th->cs, &n);
+		if (n && f[n - 1].sym == dec->n_offcpu && !f[n - 1].ip)
+			err = snap_cstack_pop_now(&th->cs, t);
+	}
+	th->off = OFF_NO;
+	return err;
+}
+
+/* A context switch (docs/sampling.md). Out: an [off-CPU] slice opens on top
+ * of the chain the thread left the CPU in, when the switch carries one (a
+ * sched:sched_switch sample: the frames not in it end); else on top of the
+ * last sampled stack when it was preempted (stopped wherever it was); else
+ * (it blocked, somewhere the last sample does not show) every frame ends.
+ * In: the [off-CPU] slice ends; the rest stays until the next sample. */
+static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
+			const struct snap_event *ev, uint64_t t)
+{
+	int err;
+
+	if (!ev->sw_out) {
+		dec->stats.switches_in += th->off != OFF_NO;
+		return on_cpu(dec, th, t);
+	}
+	if (!ev->nframes && th->off != OFF_NO)
+		return 0; /* the tracepoint sample just before said it all */
+	dec->stats.switches_out += th->off == OFF_NO;
+	dec->stats.switch_chains += ev->nframes != 0;
+	dec->stats.preempted += !ev->nframes && ev->sw_preempt;
+	if ((err = on_cpu(dec, th, t)) < 0)
+		return err;
+	if ((ev->nframes || !ev->sw_preempt) &&
+	    (err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
+				       sample_keep(dec), t, NULL)) < 0)
+		return err;
+	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
+	    (err = snap_cstack_push_now(&th->cs, 0, dec->n_offcpu, t)) < 0)
+		return err;
+	th->off = err ? OFF_CAPPED : OFF_SLICE;
+	dec->stats.offcpu_slices += !err;
+	return 0;
+}
+
+static int apply(struct snap_decoder *dec, const struct snap_event *ev)
+{
 	struct snap_dthread *th;
 	struct snap_arg a;
 	uint64_t t;
 	int err;
 
+	if (ev->kind == SNAP_EV_SWITCH) {
+		uint64_t idx;
+
+		/* Only sampled threads have an off-CPU state; a switch of a thread
+		 * not seen yet has nothing to end (a tracepoint sample, with its
+		 * chain, still starts one). */
+		if (dec->saw_branch ||
+		    (!ev->nframes && !snap_u64map_get(&dec->tmap, tkey(ev->pid, ev->tid), &idx))) {
+			dec->stats.switches_ignored++;
+			return 0;
+		}
+	}
 	if (!dec->stack_started && ev->has_time &&
-	    (ev->kind == SNAP_EV_BRANCH || ev->kind == SNAP_EV_SAMPLE)) {
+	    (ev->kind == SNAP_EV_BRANCH || ev->kind == SNAP_EV_SAMPLE ||
+	     (ev->kind == SNAP_EV_SWITCH && ev->nframes))) {
 		dec->stack_started = 1;
 		if (dec->nth && (err = restart_all(dec, mapped(dec, ev->time))) < 0)
 			return err;
 	}
-	if ((err = thread_get(dec, ev, &th)) < 0)
+	if ((err = thread_of(dec, ev, &th)) < 0)
 		return err;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
+		dec->saw_branch = 1;
+		if (th->off != OFF_NO && (err = on_cpu(dec, th, t)) < 0)
+			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		return snap_sampdiff_apply(
-			&th->cs, ev->frames, ev->frames ? ev->nframes : 0,
-			keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0], t, &dec->sd);
+		if (!th->nsamples++)
+			th->first_sample = t;
+		th->last_sample = t;
+		th->period_sum += ev->period;
+		th->sample_event = ev->event;
+		if ((err = on_cpu(dec, th, t)) < 0)
+			return err;
+		return snap_sampdiff_apply(&th->cs, &th->sd, ev->frames,
+					   ev->frames ? ev->nframes : 0, sample_keep(dec), t,
+					   &dec->sd);
+	case SNAP_EV_SWITCH:
+		return apply_switch(dec, th, ev, t);
 	case SNAP_EV_POWER:
 		a.name = dec->n_freq;
 		a.type = SNAP_ARG_INT;
@@ -594,13 +747,82 @@ static int tx_filter(struct snap_decoder *dec, const struct snap_event *ev, int 
 	return 0;
 }
 
+/* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
+static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *f)
+{
+	return !f->sym || memcmp(snap_strtab_get(dec->st, f->sym), "[unknown", 8) == 0;
+}
+
+/*
+ * Junk at the outer end of a call chain (docs/sampling.md). perf walks a
+ * frame-pointer chain from the leaf outwards and takes whatever the saved
+ * frame pointers point at; in code built without frame pointers that is
+ * data, and the "return addresses" it reads are in no executable mapping
+ * (perf names them "[unknown]" with no DSO: no symbol, no DSO), or even look
+ * like kernel addresses. The real kernel part of a chain is always at its leaf end, so
+ * once a user frame was seen, the first frame outwards that has no DSO or a
+ * kernel address ends the chain: it and every frame outside it are cut
+ * (counted). The leaf-most user frame is the sampled pc itself and stays.
+ * A chain in which no frame has a DSO (perf printed none) is only cut at
+ * kernel addresses.
+ * Returns the index of the first frame kept (frames are outermost first).
+ */
+static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
+{
+	uint32_t i = n, user = 0, dsos = 0;
+
+	for (uint32_t j = 0; j < n && !dsos; j++)
+		dsos = fr[j].dso != 0; /* else perf printed no DSOs at all (-F without dso) */
+	while (i > 0) {
+		const struct snap_loc *f = &fr[--i];
+
+		if (!f->ip)
+			continue;
+		if (!user) {
+			user = !snap_loc_is_kernel(f);
+			continue;
+		}
+		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(dec, f))) {
+			dec->stats.chains_cut++;
+			dec->stats.frames_cut += i + 1;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Counts the user frames of a sample and those without a symbol. */
+static void count_frames(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!fr[i].ip || snap_loc_is_kernel(&fr[i]))
+			continue;
+		dec->stats.user_frames++;
+		dec->stats.unknown_frames += unknown_frame(dec, &fr[i]);
+	}
+}
+
 int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 {
+	struct snap_event cut;
 	int err;
 
 	if (dec->finished)
 		return -EINVAL;
 	dec->stats.events++;
+	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames &&
+	    ev->nframes) {
+		uint32_t k = chain_cut(dec, ev->frames, ev->nframes);
+
+		if (ev->kind == SNAP_EV_SAMPLE)
+			count_frames(dec, ev->frames + k, ev->nframes - k);
+		if (k) {
+			cut = *ev;
+			cut.frames += k;
+			cut.nframes -= k;
+			ev = &cut;
+		}
+	}
 	set_base(dec, ev);
 	if (violates(dec, ev)) {
 		note_violation(dec, ev);
@@ -676,6 +898,36 @@ static int write_hits(struct snap_decoder *dec)
 	return err;
 }
 
+/* Marks each thread built from stack samples with one counter
+ * "snaptrace.sampling" {period_ns} at its first sample (docs/report.md): the
+ * sample period in ns (perf's period for the clock events, else the mean
+ * time between the thread's samples; 0 if unknown). */
+static int write_sampling(struct snap_decoder *dec)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
+		struct snap_dthread *th = dec->th[i];
+		const char *ev = snap_strtab_get(dec->st, th->sample_event);
+		struct snap_arg a;
+
+		if (!th->nsamples)
+			continue;
+		a.name = dec->n_period;
+		a.type = SNAP_ARG_INT;
+		if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
+			a.v.i = (int64_t)(th->period_sum / th->nsamples);
+		else if (th->nsamples > 1)
+			a.v.i = (int64_t)((th->last_sample - th->first_sample) /
+					  (th->nsamples - 1));
+		else
+			a.v.i = 0;
+		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
+					    dec->n_sampling, &a, 1);
+	}
+	return err;
+}
+
 int snap_decoder_finish(struct snap_decoder *dec)
 {
 	int err = 0, e;
@@ -693,6 +945,9 @@ int snap_decoder_finish(struct snap_decoder *dec)
 		if (e < 0 && !err)
 			err = e;
 	}
+	e = write_sampling(dec);
+	if (e < 0 && !err)
+		err = e;
 	e = write_hits(dec);
 	return err < 0 ? err : e;
 }
@@ -713,4 +968,64 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	out->samples = dec->sd.samples;
 	out->sample_frames_dropped = dec->sd.dropped_frames;
 	out->zero_frames = dec->sd.zero_frames;
+}
+
+int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t size)
+{
+	uint64_t unk = s->user_frames ? s->unknown_frames * 100 / s->user_frames : 0;
+	uint64_t cut = s->samples ? s->chains_cut * 100 / s->samples : 0;
+	char a[256] = "", b[192] = "";
+
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (s->samples < SNAP_DECODER_QUALITY_MIN ||
+	    (unk < SNAP_DECODER_QUALITY_PCT && cut < SNAP_DECODER_QUALITY_PCT))
+		return 0;
+	/* Cut chains mean frame pointers are missing; frames without a symbol
+	 * mean symbols are missing (stripped code): each has its own fix. */
+	if (cut >= SNAP_DECODER_QUALITY_PCT)
+		snprintf(a, sizeof(a),
+			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
+			 "executable mapping (code without frame pointers: record with "
+			 "-callgraph-mode dwarf, or build with -fno-omit-frame-pointer)",
+			 cut);
+	if (unk >= SNAP_DECODER_QUALITY_PCT)
+		snprintf(b, sizeof(b),
+			 "%s%" PRIu64 "%% of the sampled user frames have no symbol (install the "
+			 "debug symbol packages, e.g. PKG-dbgsym, or build with -g)",
+			 a[0] ? "; " : "", unk);
+	snprintf(buf, size, "stack quality: %s%s", a, b);
+	return 1;
+}
+
+int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size_t size)
+{
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!s->switches_out && !s->switches_in && !s->switches_ignored)
+		return 0;
+	snprintf(buf, size,
+		 "context switches: %" PRIu64 " out (%" PRIu64 " preempted), %" PRIu64
+		 " back in, %" PRIu64 " sched_switch samples with the blocking call chain, %" PRIu64
+		 " [off-CPU] slices; %" PRIu64 " switch records of untraced threads ignored",
+		 s->switches_out, s->preempted, s->switches_in, s->switch_chains, s->offcpu_slices,
+		 s->switches_ignored);
+	return 1;
+}
+
+int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size)
+{
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!s->samples)
+		return 0;
+	snprintf(buf, size,
+		 "call chains: %" PRIu64 " of %" PRIu64 " user frames without a symbol; %" PRIu64
+		 " chains cut at an address outside any executable mapping (%" PRIu64
+		 " frames removed)",
+		 s->unknown_frames, s->user_frames, s->chains_cut, s->frames_cut);
+	return 1;
 }

@@ -3,7 +3,8 @@
  * The decoder: what the pipeline feeds events to. It owns the thread table
  * (one cstack per (pid, tid), in order of first appearance), the trace base
  * time, track naming, trace-scope enforcement, TSX buffering, and routes each
- * event: BRANCH/ERROR -> cstack, SAMPLE -> sampdiff, POWER -> a "CPU" counter,
+ * event: BRANCH/ERROR -> cstack, SAMPLE -> sampdiff, SWITCH -> [off-CPU]
+ * slices (docs/sampling.md), POWER -> a "CPU" counter,
  * EXTRA -> a zero-length slice on a per-(thread, event) track. Trigger hits
  * are written on a "Snapshot symbol hits" track by finish.
  *
@@ -16,8 +17,10 @@
  * tl->ops->thread(pid, tid, "CMD [pid=P]", "TCMD [pid=P] [tid=T]"). CMD is
  * the opts.names entry of the pid, else the comm of the first event of the
  * pid that had one (so all threads of a process agree), else left out
- * ("[pid=P]"). TCMD is the opts.names entry, else the comm of the thread's
- * first event, else CMD. Ids 0 and -1 print as "?". Extra-event tracks use
+ * ("[pid=P]"). TCMD is the thread's comm; the opts.names entry (else CMD)
+ * while that comm is its process's first comm or unknown. When an event
+ * carries another comm (pthread_setname_np, exec), the track is announced
+ * again with the new name (counted in stats.renames). Ids 0 and -1 print as "?". Extra-event tracks use
  * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
  * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
  *
@@ -30,12 +33,18 @@
  *    dst is a non-zero user address, or a sample/extra/power event with a
  *    non-zero user address;
  *  - SNAP_SCOPE_BOTH: never.
- * Decode errors never violate. A violating event is counted, the first one is
+ * Decode errors and context switches never violate (the out-of-scope frames
+ * of a switch chain are dropped quietly). A violating event is counted, the first one is
  * described in stats.first_violation, and it is dropped (never applied), so a
  * user-scope trace never shows a kernel frame. Samples are the exception:
  * the out-of-scope frames are removed and the rest of the chain is applied.
  * With opts.strict_scope, feed() returns -SNAP_ESCOPE for each violation
  * (and applies nothing of that event).
+ *
+ * Sample and switch chains are first cut at junk (docs/sampling.md): from the
+ * leaf outwards, after the first user frame, the first frame with neither
+ * symbol nor DSO, or with a kernel address, ends the chain (counted in
+ * chains_cut / frames_cut; never a violation).
  */
 #ifndef SNAP_STACK_DECODER_H
 #define SNAP_STACK_DECODER_H
@@ -95,6 +104,17 @@ struct snap_decoder_stats {
 	uint64_t samples;
 	uint64_t sample_frames_dropped; /* out-of-scope frames removed from chains */
 	uint64_t zero_frames;		/* chain entries with address 0 */
+	uint64_t switches_out;		/* context switches: left the CPU */
+	uint64_t switches_in;		/* ... came back */
+	uint64_t preempted;		/* switch-outs (without a chain) while runnable */
+	uint64_t switch_chains;		/* sched_switch samples: where the thread blocked */
+	uint64_t switches_ignored;	/* of threads not sampled (yet), or in a PT trace */
+	uint64_t offcpu_slices;		/* [off-CPU] slices opened */
+	uint64_t renames;		/* thread tracks named again after a comm change */
+	uint64_t chains_cut;		/* call chains cut at junk (see chain_cut in decoder.c) */
+	uint64_t frames_cut;		/* frames removed by those cuts */
+	uint64_t user_frames;		/* user-space frames of samples, after cuts */
+	uint64_t unknown_frames;	/* ... of which perf named no symbol */
 	char first_violation[256];	/* "" if none; see snap_decoder_desc */
 };
 
@@ -120,7 +140,9 @@ struct snap_decoder {
 	uint32_t next_synth;
 	struct snap_event *tx;
 	size_t ntx, captx;
-	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits;
+	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits, n_offcpu;
+	uint32_t n_sampling, n_period; /* the sampling marker (docs/report.md) */
+	int saw_branch;		       /* a PT trace: switches are not ours to draw */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
 };
@@ -151,6 +173,21 @@ int snap_decoder_finish(struct snap_decoder *dec);
 
 /* Fills *out with the counters (cstack, sampdiff and decoder ones). */
 void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stats *out);
+
+/* Stack-quality verdict for sampled traces: with at least
+ * SNAP_DECODER_QUALITY_MIN samples, when SNAP_DECODER_QUALITY_PCT % or more
+ * of the chains were cut at junk (fix: dwarf call graphs or frame pointers),
+ * or of the user frames have no symbol (fix: debug symbols), writes one line
+ * naming the fixes into buf and returns 1; else returns 0 (buf ""). */
+#define SNAP_DECODER_QUALITY_MIN 20
+#define SNAP_DECODER_QUALITY_PCT 30
+int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t size);
+/* "context switches: N out (M with the blocking call chain), ..." when any
+ * switch was seen (returns 1), else returns 0 (buf ""). */
+int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size_t size);
+/* "call chains: N of M user frames without a symbol; K chains cut ..." for
+ * traces with samples (returns 1), else returns 0 (buf ""). */
+int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size);
 
 /* One-line description of ev for messages, e.g.
  * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".

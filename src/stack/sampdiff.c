@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "stack/sampdiff.h"
 
+#include <errno.h>
+
+#include "util/alloc.h"
+#include "util/vec.h"
+
+void snap_sampdiff_thread_fini(struct snap_sampdiff_thread *sdt)
+{
+	snap_free(sdt->f);
+	sdt->f = NULL;
+	sdt->n = sdt->cap = 0;
+}
+
 /* snap_sampdiff_keeps, counting a frame it skips in st (if any). */
 static int kept(enum snap_sampdiff_keep keep, const struct snap_loc *f,
 		struct snap_sampdiff_stats *st)
@@ -14,12 +26,58 @@ static int kept(enum snap_sampdiff_keep keep, const struct snap_loc *f,
 	return 0;
 }
 
-int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, uint32_t n,
-			enum snap_sampdiff_keep keep, uint64_t t, struct snap_sampdiff_stats *st)
+static uint64_t start_of(const struct snap_loc *f)
 {
+	return f->sym && f->off <= f->ip ? f->ip - f->off : f->ip;
+}
+
+/* Does the sample's frame f continue open frame m? caller: what was
+ * remembered of frame m - 1 before this sample (NULL for m == 0); pip: the
+ * sample's address in that caller, i.e. its call site now. */
+static int same_call(const struct snap_frame *cur, const struct snap_sampdiff_thread *sdt, size_t m,
+		     const struct snap_loc *f, uint32_t sym,
+		     const struct snap_sampdiff_frame *caller, uint64_t pip)
+{
+	if (cur[m].sym != sym)
+		return 0;
+	if (!sdt || m >= sdt->n || sdt->f[m].sym != sym)
+		return cur[m].ip == f->ip; /* nothing remembered: exact */
+	if (sdt->f[m].start != start_of(f))
+		return 0;
+	return !caller || caller->leaf || caller->ip == pip;
+}
+
+static int remember(struct snap_sampdiff_thread *sdt, size_t m, const struct snap_loc *f,
+		    uint32_t sym, int leaf)
+{
+	struct snap_sampdiff_frame *k;
+
+	if (!sdt)
+		return 0;
+	if (m > sdt->n)
+		return 0; /* a frame the cstack dropped: cannot be remembered */
+	if (m == sdt->n) {
+		if (snap_vec_reserve(&sdt->f, &sdt->cap, m + 1, sizeof(*sdt->f)) < 0)
+			return -ENOMEM;
+		sdt->n++;
+	}
+	k = &sdt->f[m];
+	k->ip = f->ip;
+	k->start = start_of(f);
+	k->sym = sym;
+	k->leaf = (uint8_t)leaf;
+	return 0;
+}
+
+int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt,
+			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
+			uint64_t t, struct snap_sampdiff_stats *st)
+{
+	struct snap_sampdiff_frame old = {0}; /* frame m - 1 as it was before this sample */
 	const struct snap_frame *cur;
 	size_t depth, m = 0;
-	uint32_t i = 0;
+	uint32_t i = 0, last = n;
+	uint64_t pip = 0;
 	int any = 0;
 	int err;
 
@@ -29,16 +87,31 @@ int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, u
 	if ((err = snap_cstack_flush_to(cs, t)) < 0)
 		return err;
 	cur = snap_cstack_frames(cs, &depth);
-	/* Longest common prefix by address and symbol, over kept frames only. */
-	for (; i < n; i++) {
+	if (sdt && sdt->n > depth)
+		sdt->n = depth;	  /* the cstack ended frames on its own (restart) */
+	for (i = n; i > 0; i--) { /* the leaf: the innermost kept frame */
+		if (snap_sampdiff_keeps(keep, &frames[i - 1])) {
+			last = i - 1;
+			break;
+		}
+	}
+	/* Longest common prefix of calls (see sampdiff.h), over kept frames only. */
+	for (i = 0; i < n; i++) {
 		const struct snap_loc *f = &frames[i];
 		uint32_t sym = f->sym ? f->sym : cs->ctx->n.unknown;
 
 		if (!kept(keep, f, st))
 			continue;
 		any = 1;
-		if (m == depth || cur[m].ip != f->ip || cur[m].sym != sym)
+		if (m == depth || !same_call(cur, sdt, m, f, sym, m ? &old : NULL, pip))
 			break;
+		if (sdt && m < sdt->n)
+			old = sdt->f[m];
+		else
+			old.leaf = 1; /* not remembered: proves nothing */
+		if ((err = remember(sdt, m, f, sym, i == last)) < 0)
+			return err;
+		pip = f->ip;
 		m++;
 	}
 	while (depth > m) {
@@ -46,6 +119,8 @@ int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, u
 			return err;
 		depth--;
 	}
+	if (sdt && sdt->n > m)
+		sdt->n = m;
 	for (; i < n; i++) {
 		const struct snap_loc *f = &frames[i];
 
@@ -53,7 +128,11 @@ int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, u
 			continue;
 		any = 1;
 		/* > 0: dropped by the depth cap (counted in the ctx stats) */
-		if ((err = snap_cstack_push_now(cs, f->ip, f->sym, t)) < 0)
+		err = snap_cstack_push_now(cs, f->ip, f->sym, t);
+		if (err < 0)
+			return err;
+		if (err == 0 && (err = remember(sdt, m++, f, f->sym ? f->sym : cs->ctx->n.unknown,
+						i == last)) < 0)
 			return err;
 	}
 	if (st && !any)

@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stack samples -> slices (behaviour.md §6.2). Each sample (frames outermost
- * first) is compared with the thread's current stack from the outermost
- * frame; frames are the same when both the address AND the symbol match
- * (call-chain addresses of user code are DSO-relative, so one number can name
- * two different functions). What changed is closed, innermost first, and the
- * new frames are opened, outermost first.
+ * Stack samples -> slices (behaviour.md §6.2, docs/sampling.md). Each sample
+ * (frames outermost first) is compared with the thread's current stack from
+ * the outermost frame. What changed is closed, innermost first, and the new
+ * frames are opened, outermost first.
+ *
+ * One call, one slice. A frame of the sample continues the open frame at the
+ * same depth when both name the same function (same symbol and same symbol
+ * start, ip - off) and the frame above it (its caller) still calls from the
+ * same call site: the caller's address in this sample equals the one it had
+ * when it was last a caller. A caller address that was only ever seen as a
+ * leaf (the pc where the sample interrupted it) is no call site and proves
+ * nothing, so it does not split its callee. The leaf's own pc moves from
+ * sample to sample inside one call and is never compared. Unknown code has
+ * no symbol start: its name carries its address ("[unknown @ 0x...]"), so
+ * such a frame continues only at the same address.
  *
  * Design choice: everything happens at the sample time. magic-trace pushes
  * the new frames through the pending-call spreading of §4.3, which draws
@@ -27,6 +36,24 @@ enum snap_sampdiff_keep {
 	SNAP_SAMPDIFF_USER,   /* drop kernel addresses */
 	SNAP_SAMPDIFF_KERNEL, /* drop non-kernel addresses */
 };
+
+/* What sampdiff remembers of one open frame (parallel to the cstack's frames). */
+struct snap_sampdiff_frame {
+	uint64_t ip;	/* the address last seen for it */
+	uint64_t start; /* ip - off: the function's start (ip when unknown) */
+	uint32_t sym;
+	uint8_t leaf; /* ip is the pc of a leaf, not a call site */
+};
+
+/* One thread's memory of its open frames; zero-initialised, freed by
+ * snap_sampdiff_thread_fini. It follows the cstack by depth: frames the
+ * cstack lost (restart, end of a snapshot) are forgotten at the next apply. */
+struct snap_sampdiff_thread {
+	struct snap_sampdiff_frame *f;
+	size_t n, cap;
+};
+
+void snap_sampdiff_thread_fini(struct snap_sampdiff_thread *sdt);
 
 struct snap_sampdiff_stats {
 	uint64_t samples;
@@ -50,9 +77,11 @@ static inline int snap_sampdiff_keeps(enum snap_sampdiff_keep keep, const struct
 /* Applies one sample at time t (from snap_cstack_time) to cs: frames[0..n)
  * outermost first, borrowed for the call; frames not kept (keep, address 0)
  * are skipped; frames beyond the depth cap are dropped (ctx stats). A sample
- * with no usable frame closes every open frame. st may be NULL.
+ * with no usable frame closes every open frame. sdt is the thread's frame
+ * memory (NULL: frames compare by address and symbol only); st may be NULL.
  * Returns 0 or a negative error (-ENOMEM, timeline errors). */
-int snap_sampdiff_apply(struct snap_cstack *cs, const struct snap_loc *frames, uint32_t n,
-			enum snap_sampdiff_keep keep, uint64_t t, struct snap_sampdiff_stats *st);
+int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt,
+			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
+			uint64_t t, struct snap_sampdiff_stats *st);
 
 #endif

@@ -94,7 +94,8 @@ static int ev_eq(const struct evs *va, const struct snap_event *a, const struct 
 {
 	if (a->kind != b->kind || a->pid != b->pid || a->tid != b->tid || a->comm != b->comm ||
 	    a->time != b->time || a->has_time != b->has_time || a->br_kind != b->br_kind ||
-	    a->br_state != b->br_state || a->in_tx != b->in_tx || !loc_eq(&a->src, &b->src) ||
+	    a->br_state != b->br_state || a->in_tx != b->in_tx || a->sw_out != b->sw_out ||
+	    a->sw_preempt != b->sw_preempt || !loc_eq(&a->src, &b->src) ||
 	    !loc_eq(&a->dst, &b->dst) || a->msg != b->msg || a->freq_mhz != b->freq_mhz ||
 	    a->event != b->event || a->period != b->period || a->nframes != b->nframes)
 		return 0;
@@ -227,6 +228,8 @@ int main(int argc, char **argv)
 	o.data = argv[a + 1];
 	o.plugin = argv[a + 2];
 	o.itrace = strcmp(argv[a + 3], "-") ? argv[a + 3] : NULL;
+	/* samples: as record/perfsrc runs it (switch lines and dwarf chains as TEXT) */
+	o.fields = o.itrace ? NULL : "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 	o.keepjumps = keep;
 	if (snap_dlsrc_open(&src, &o, &st) < 0) {
 		fprintf(stderr, "evcmp: cannot run perf\n");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz target for stack/: bytes -> a stream of events (branches of every
- * kind and state, decode errors, samples, power, extra events, over four
+ * kind and state, decode errors, samples, context switches, comm changes,
+ * power, extra events, over four
  * threads, with equal and backwards timestamps) -> decoder -> recording
  * timeline. Checks the invariants: no crash, feed/finish succeed (or
  * -SNAP_ESCOPE in strict mode), every track's begins and ends nest after a
@@ -51,6 +52,12 @@ static const struct fz_kind fz_kinds[] = {
 	{SNAP_EV_BRANCH, SNAP_BR_CALL, SNAP_BR_START},
 	{SNAP_EV_BRANCH, SNAP_BR_VMEXIT, 0},
 	{SNAP_EV_BRANCH, SNAP_BR_JUMP, SNAP_BR_END},
+	/* context switches: kind 0 = in, 1 = out, 2 = out preempted; with frames
+	 * (a sched_switch sample) when the event bit is set */
+	{SNAP_EV_SWITCH, 0, 0},
+	{SNAP_EV_SWITCH, 1, 0},
+	{SNAP_EV_SWITCH, 2, 0},
+	{SNAP_EV_SWITCH, 1, 0},
 };
 
 #define NK (sizeof(fz_kinds) / sizeof(fz_kinds[0]))
@@ -113,8 +120,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct snap_event ev = {0};
 
 		ev.kind = (enum snap_ev_kind)k->ev;
-		ev.br_kind = k->kind;
-		ev.br_state = k->state;
+		if (ev.kind == SNAP_EV_SWITCH) {
+			ev.sw_out = k->kind != 0;
+			ev.sw_preempt = k->kind == 2;
+		} else {
+			ev.br_kind = k->kind;
+			ev.br_state = k->state;
+		}
+		ev.comm = b[7] & 0x40 ? syms[b[7] & 1] : 0; /* comm changes rename tracks */
 		ev.tid = 1 + (b[1] & 3);
 		ev.pid = 1 + ((b[1] >> 2) & 1);
 		ev.has_time = !(b[1] & 0x80) || ev.kind != SNAP_EV_ERROR;
@@ -130,7 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ev.freq_mhz = b[6];
 		ev.period = b[7];
 		ev.event = syms[b[5] & 1];
-		if (ev.kind == SNAP_EV_SAMPLE) {
+		if (ev.kind == SNAP_EV_SAMPLE ||
+		    (ev.kind == SNAP_EV_SWITCH && ev.sw_out && (b[5] & 1))) {
 			ev.nframes = b[5] & 7;
 			for (uint32_t f = 0; f < ev.nframes; f++)
 				fz_loc(syms, (uint8_t)(b[6 + (f & 1)] >> (f & 4)) ^ (uint8_t)f,

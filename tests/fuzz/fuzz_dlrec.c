@@ -16,7 +16,7 @@ static volatile unsigned text_sum; /* keeps the text reads */
 
 static void check_event(const struct snap_strtab *st, const struct snap_event *ev)
 {
-	if (ev->kind < SNAP_EV_BRANCH || ev->kind > SNAP_EV_EXTRA)
+	if (ev->kind < SNAP_EV_BRANCH || ev->kind > SNAP_EV_SWITCH)
 		abort();
 	if (ev->nframes && !ev->frames)
 		abort();

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fuzz target: the ELF64 symbol reader (record/elfsym.c) on arbitrary bytes. */
+/* Fuzz target: the ELF64 symbol reader (record/elfsym.c) and the frame-pointer
+ * and .dynamic scans of -callgraph-mode auto (record/cgpick.c) on arbitrary bytes. */
 #include <stdint.h>
 #include <string.h>
 
+#include "record/cgpick.h"
 #include "record/elfsym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,8 +18,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t cur = 0, off, sum = 0;
 	int guard = 0;
 
-	if (snap_elf_open(&e, data, size) < 0)
+	struct snap_fpscan fs;
+	const char *str;
+	int tag;
+
+	if (snap_fpscan_elf(data, size, &fs) == 0)
+		sum += fs.funcs + fs.fp + (uint64_t)fs.eh_frame;
+	while (snap_elf_dyn_next(data, size, &cur, &tag, &str) == 1 && guard++ < 100000)
+		sum += strlen(str) + (uint64_t)tag;
+	cur = 0;
+	guard = 0;
+	if (snap_elf_open(&e, data, size) < 0) {
+		elf_sum = sum;
 		return 0;
+	}
 	while (snap_elf_sym_next(&e, &cur, &sym) == 1 && guard++ < 100000) {
 		sum += strlen(sym.name); /* the name is NUL-terminated inside data */
 		if (snap_elf_vaddr_to_offset(&e, sym.value, &off) == 0)

@@ -39,13 +39,15 @@ static uint64_t hash_event(const struct snap_event *ev, const struct snap_strtab
 {
 	uint64_t h = 0;
 
-	CHECK_OR_TRAP(ev->kind >= SNAP_EV_BRANCH && ev->kind <= SNAP_EV_EXTRA);
+	CHECK_OR_TRAP(ev->kind >= SNAP_EV_BRANCH && ev->kind <= SNAP_EV_SWITCH);
+	CHECK_OR_TRAP(ev->sw_out <= 1 && ev->sw_preempt <= ev->sw_out);
+	CHECK_OR_TRAP(ev->kind == SNAP_EV_SWITCH || (!ev->sw_out && !ev->sw_preempt));
 	CHECK_OR_TRAP(ev->br_kind <= SNAP_BR_VMEXIT && ev->br_state <= SNAP_BR_END);
 	CHECK_OR_TRAP(ev->in_tx <= 1 && ev->has_time <= 1);
 	CHECK_OR_TRAP(ev->comm <= st->count && ev->msg <= st->count && ev->event <= st->count);
 	CHECK_OR_TRAP(ev->nframes <= SNAP_PERFSCRIPT_MAX_FRAMES);
 	CHECK_OR_TRAP(!ev->nframes || ev->frames);
-	CHECK_OR_TRAP(ev->kind == SNAP_EV_SAMPLE || ev->nframes == 0);
+	CHECK_OR_TRAP(ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH || ev->nframes == 0);
 	h = mix(h, ev->kind);
 	h = mix(h, (uint32_t)ev->pid);
 	h = mix(h, (uint32_t)ev->tid);
@@ -55,6 +57,8 @@ static uint64_t hash_event(const struct snap_event *ev, const struct snap_strtab
 	h = mix(h, ev->br_kind);
 	h = mix(h, ev->br_state);
 	h = mix(h, ev->in_tx);
+	h = mix(h, ev->sw_out);
+	h = mix(h, ev->sw_preempt);
 	h = hash_loc(h, &ev->src, st);
 	h = hash_loc(h, &ev->dst, st);
 	h = mix(h, ev->msg);

@@ -17,6 +17,8 @@
  *           | sample EVENT IP SYM IP SYM ...     (outermost first)
  *           | power MHZ IP SYM
  *           | extra EVENT IP SYM PERIOD
+ *           | switch out|preempt|in           (PERF_RECORD_SWITCH)
+ *           | switch chain IP SYM ...          (a sched:sched_switch sample)
  *    Addresses are hex without 0x; a symbol "-" means none.
  */
 #ifndef SNAP_MOCK_TIMELINE_H
@@ -360,8 +362,14 @@ static inline int test_loc(struct snap_strtab *st, char **save, struct snap_loc 
 
 	if (!ip || !sym)
 		return -1;
+	char *plus = strstr(sym, "+0x");
+
 	memset(l, 0, sizeof(*l));
 	l->ip = strtoull(ip, NULL, 16);
+	if (plus && plus != sym) { /* "name+0xOFF": offset in the symbol */
+		l->off = strtoull(plus + 3, NULL, 16);
+		*plus = 0;
+	}
 	l->sym = test_intern(st, sym);
 	return 0;
 }
@@ -433,6 +441,23 @@ static inline int test_ev_parse(struct snap_strtab *st, const char *line, struct
 			return -1;
 		ev->freq_mhz = (uint32_t)strtoul(w, NULL, 10);
 		return test_loc(st, &save, &ev->src);
+	}
+	if (!strcmp(w, "switch")) {
+		ev->kind = SNAP_EV_SWITCH;
+		w = strtok_r(NULL, " ", &save);
+		if (!w)
+			return -1;
+		ev->sw_out = strcmp(w, "in") != 0;
+		ev->sw_preempt = !strcmp(w, "preempt");
+		if (!strcmp(w, "chain")) {
+			ev->event = test_intern(st, SNAP_SWITCH_EVENT);
+			ev->period = 1;
+			while (ev->nframes < TEST_EV_MAX_FRAMES &&
+			       test_loc(st, &save, &te->frames[ev->nframes]) == 0)
+				ev->nframes++;
+			ev->frames = te->frames;
+		}
+		return 0;
 	}
 	if (!strcmp(w, "extra")) {
 		ev->kind = SNAP_EV_EXTRA;

@@ -543,6 +543,12 @@ static void desc_formats(void)
 		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	snap_decoder_desc(&d.dec, &te.ev, buf, 8);
 	CHECK_STR_EQ("cpu-clo", buf);
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch preempt", &te));
+	CHECK_STR_EQ("context switch out (preempted) at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch chain 400000 main", &te));
+	CHECK_STR_EQ("context switch out with its call chain at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	drv_fini(&d);
 }
 
@@ -594,6 +600,226 @@ static void alloc_failures(void)
 		err = snap_decoder_init(&d.dec, &d.m.base, &d.st, &o);
 		if (err >= 0)
 			err = drv_run(&d, alloc_in);
+		snap_alloc_fail_after(-1);
+		CHECK(err == 0 || err == -ENOMEM);
+		saw_enomem |= err == -ENOMEM;
+		saw_ok |= err == 0;
+		drv_fini(&d);
+		if (err == 0)
+			break;
+	}
+	CHECK(saw_enomem);
+	CHECK(saw_ok);
+}
+
+/* Off-CPU (docs/sampling.md): a blocking switch-out ends every frame and opens
+ * [off-CPU] until the switch-in; a preempted one keeps the stack under it; a
+ * sched_switch chain (kernel frames dropped quietly in a user-scope trace)
+ * stays open under [off-CPU]; a sample without a switch-in ends it too. */
+static void offcpu_switches(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 comm=p sample cpu-clock 400000 main 401000 spin_a 402000 spin",
+		"1100 1/1 switch preempt",
+		"1150 1/1 switch in",
+		"1200 1/1 sample cpu-clock 400000 main 401000 spin_a 402010 spin",
+		"1300 1/1 switch out",
+		"1300 1/1 switch out", /* a second record of the same switch */
+		"5000 1/1 switch in",
+		"5100 1/1 sample cpu-clock 400000 main 401100 spin_b",
+		"5200 1/1 switch chain 400010 main+0x10 401200 nap+0x4 7000 nanosleep+0x3 "
+		"ffffffff81000000 __schedule",
+		"9000 1/1 sample cpu-clock 400020 main+0x20 401300 spin_c",
+		"9100 1/2 switch out", /* a thread never sampled: no track */
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=p [pid=1] thread=p [pid=1] [tid=1]\n"
+		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 150 tid=1 [off-CPU]\n"
+		  "E 200 tid=1 spin\n"
+		  "B 200 tid=1 spin address=0x402010 symbol=spin\n"
+		  "E 300 tid=1 spin\n"
+		  "E 300 tid=1 spin_a\n"
+		  "E 300 tid=1 main\n"
+		  "B 300 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 4000 tid=1 [off-CPU]\n"
+		  "B 4100 tid=1 main address=0x400000 symbol=main\n"
+		  "B 4100 tid=1 spin_b address=0x401100 symbol=spin_b\n"
+		  "E 4200 tid=1 spin_b\n"
+		  "B 4200 tid=1 nap address=0x401200 symbol=nap\n"
+		  "B 4200 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+		  "B 4200 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 8000 tid=1 [off-CPU]\n"
+		  "E 8000 tid=1 nanosleep\n"
+		  "E 8000 tid=1 nap\n"
+		  "B 8000 tid=1 spin_c address=0x401300 symbol=spin_c\n"
+		  /* frames opened at the first event's time are written last */
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "B 0 tid=1 spin_a address=0x401000 symbol=spin_a\n"
+		  "B 0 tid=1 spin address=0x402000 symbol=spin\n"
+		  "E 8000 tid=1 spin_c\n"
+		  "E 8000 tid=1 main\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=1\n");
+	CHECK_U64_EQ(0, d.s.violations);
+	CHECK_U64_EQ(3, d.s.switches_out);
+	CHECK_U64_EQ(1, d.s.preempted);
+	CHECK_U64_EQ(2, d.s.switches_in);
+	CHECK_U64_EQ(1, d.s.switch_chains);
+	CHECK_U64_EQ(3, d.s.offcpu_slices);
+	CHECK_U64_EQ(1, d.s.switches_ignored);
+	drv_fini(&d);
+}
+
+/* A snapshot boundary while a thread is off the CPU closes its [off-CPU]
+ * slice with everything else; the next sample must not close a real frame. */
+static void offcpu_across_snapshot(void)
+{
+	static const char *const in1[] = {
+		"1000 1/1 sample cpu-clock 400000 main 401000 a",
+		"1100 1/1 switch preempt",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	for (size_t i = 0; in1[i]; i++)
+		CHECK_INT_EQ(0, drv_feed(&d, in1[i]));
+	snap_decoder_new_snapshot(&d.dec);
+	CHECK_INT_EQ(0, drv_feed(&d, "5000 1/1 sample cpu-clock 400000 main 401000 a"));
+	CHECK_INT_EQ(0, drv_feed(&d, "6000 1/1 switch in"));
+	CHECK_INT_EQ(0, drv_feed(&d, "7000 1/1 sample cpu-clock 400000 main 401000 a"));
+	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main\n"
+		  "B 0 tid=1 a address=0x401000 symbol=a\n"
+		  "E 100 tid=1 [off-CPU]\n"
+		  "E 100 tid=1 a\n"
+		  "E 100 tid=1 main\n"
+		  "B 4000 tid=1 main address=0x400000 symbol=main\n"
+		  "B 4000 tid=1 a address=0x401000 symbol=a\n"
+		  "E 6000 tid=1 a\n"
+		  "E 6000 tid=1 main\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=1\n");
+	drv_fini(&d);
+}
+
+/* Switch records mean nothing in a PT trace (its branches say it all). */
+static void switches_ignored_with_branches(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 switch out",
+		"1020 1/1 switch in",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	CHECK_U64_EQ(2, d.s.switches_ignored);
+	CHECK_U64_EQ(0, d.s.offcpu_slices);
+	drv_fini(&d);
+}
+
+/* Tracks follow comm changes; with an opts name, a thread still called by its
+ * process's first comm takes the opts name, any other comm is its own. */
+static void comm_changes(void)
+{
+	static const struct snap_decoder_name names[] = {{5, "./prog --flag"}};
+	struct snap_decoder_opts o = {.names = names, .nnames = 1};
+	static const char *const in[] = {
+		"100 5/5 comm=prog sample cpu-clock 400000 main",
+		"110 5/6 comm=prog sample cpu-clock 500000 worker",
+		"120 5/6 comm=myworker sample cpu-clock 500000 worker",
+		"130 5/7 comm=other sample cpu-clock 500000 worker",
+		"140 5/6 sample cpu-clock 500000 worker", /* no comm: no change */
+		"150 5/5 comm=sh sample cpu-clock 600000 main",
+		NULL,
+	};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, "T", out, sizeof(out));
+	CHECK_STR_EQ("T pid=5 tid=5 proc=./prog --flag [pid=5] thread=./prog --flag [pid=5] "
+		     "[tid=5]\n"
+		     "T pid=5 tid=6 proc=./prog --flag [pid=5] thread=./prog --flag [pid=5] "
+		     "[tid=6]\n"
+		     "T pid=5 tid=6 proc=./prog --flag [pid=5] thread=myworker [pid=5] [tid=6]\n"
+		     "T pid=5 tid=7 proc=./prog --flag [pid=5] thread=other [pid=5] [tid=7]\n"
+		     "T pid=5 tid=5 proc=./prog --flag [pid=5] thread=sh [pid=5] [tid=5]\n",
+		     out);
+	CHECK_U64_EQ(2, d.s.renames);
+	drv_fini(&d);
+}
+
+/* Junk at the outer end of a chain is cut; it is not a scope violation.
+ * These lines carry no DSOs (as perf prints without -F dso), so only
+ * kernel-looking junk outside the kernel part is cut; the rule for addresses
+ * without a DSO is in the golden tests (tests/golden/samples/chain_cut_junk). */
+static void chain_cut(void)
+{
+	static const char *const in[] = {
+		"100 1/1 sample cpu-clock 400000 main 3133003532353533 - 401000 f 402000 leaf",
+		"200 1/1 sample cpu-clock ffffffffffffff00 - 401000 f 402010 leaf",
+		"300 1/1 sample cpu-clock 400000 main 401000 f ffffffff81000000 k",
+		NULL,
+	};
+	struct drv d;
+	char line[512];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	CHECK_U64_EQ(1, d.s.chains_cut);
+	CHECK_U64_EQ(1, d.s.frames_cut);
+	CHECK_U64_EQ(1, d.s.violations); /* the real kernel frame of the last sample */
+	CHECK(strstr(d.m.text, "0xffffffffffffff00") == NULL);
+	CHECK(strstr(d.m.text, "0x3133003532353533") != NULL);
+	CHECK_INT_EQ(1, snap_decoder_chain_line(&d.s, line, sizeof(line)));
+	CHECK(strstr(line, "1 chains cut") != NULL);
+	CHECK_INT_EQ(0, snap_decoder_quality(&d.s, line, sizeof(line))); /* too few samples */
+	d.s.samples = 100;
+	d.s.chains_cut = 40;
+	CHECK_INT_EQ(1, snap_decoder_quality(&d.s, line, sizeof(line)));
+	CHECK(strstr(line, "40% of the call chains were cut") != NULL);
+	CHECK(strstr(line, "-callgraph-mode dwarf") != NULL);
+	drv_fini(&d);
+}
+
+static const char *const alloc_sampling_in[] = {
+	"1000 1/1 comm=prog sample cpu-clock 400000 main 401000 a",
+	"1100 1/1 switch preempt",
+	"1200 1/1 switch in",
+	"1300 1/2 comm=prog sample cpu-clock 400000 main",
+	"1400 1/2 comm=worker switch chain 400010 main+0x10 7000 nanosleep",
+	"1500 1/1 switch out",
+	"1600 1/1 sample cpu-clock 400000 main 401000 a",
+	NULL,
+};
+
+static void alloc_failures_sampling(void)
+{
+	int saw_enomem = 0, saw_ok = 0;
+
+	for (long n = 0; n < 400; n++) {
+		struct drv d;
+		int err;
+
+		memset(&d, 0, sizeof(d));
+		snap_strtab_init(&d.st);
+		mock_init(&d.m, &d.st);
+		snap_alloc_fail_after(n);
+		err = snap_decoder_init(&d.dec, &d.m.base, &d.st, NULL);
+		if (err >= 0)
+			err = drv_run(&d, alloc_sampling_in);
 		snap_alloc_fail_after(-1);
 		CHECK(err == 0 || err == -ENOMEM);
 		saw_enomem |= err == -ENOMEM;
@@ -712,6 +938,12 @@ int main(void)
 	RUN(desc_formats);
 	RUN(time_before_base);
 	RUN(alloc_failures);
+	RUN(offcpu_switches);
+	RUN(offcpu_across_snapshot);
+	RUN(switches_ignored_with_branches);
+	RUN(comm_changes);
+	RUN(chain_cut);
+	RUN(alloc_failures_sampling);
 	RUN(throughput);
 	return snap_test_done();
 }

@@ -117,7 +117,7 @@ static void script_argv(void)
 	snap_perfsrc_argv(&o, argv);
 	join(argv, s, sizeof(s));
 	CHECK_STR_EQ("perf script -i d --kallsyms k --ns -F "
-		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period",
+		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events",
 		     s);
 	o.kind = SNAP_PERFDATA_AUX;
 	o.plugin = "p.so";

@@ -64,6 +64,8 @@ static void vm_non_root(void)
 	CHECK_INT_EQ(SNAP_DOC_MISSING, find(it, n, "dlfilter")->status);
 	CHECK(contains(find(it, n, "dlfilter")->fix, "run make"));
 	CHECK_INT_EQ(SNAP_DOC_OK, find(it, n, "breakpoints")->status);
+	CHECK_INT_EQ(SNAP_DOC_INFO, find(it, n, "off-CPU stacks")->status);
+	CHECK(contains(find(it, n, "off-CPU stacks")->detail, "[off-CPU]"));
 	CHECK_INT_EQ(1, snap_doctor_can_record(&m));
 	CHECK(contains(snap_doctor_mode(&m), "cpu-clock"));
 }
@@ -88,6 +90,9 @@ static void bare_metal_root(void)
 	}
 	CHECK(contains(find(it, n, "kernel tracing")->detail, "root"));
 	CHECK(contains(snap_doctor_mode(&m), "Intel PT"));
+	m.caps.sched_ok = 1;
+	n = snap_doctor_check(&m, it, SNAP_DOC_MAX);
+	CHECK_INT_EQ(SNAP_DOC_OK, find(it, n, "off-CPU stacks")->status);
 }
 
 static void broken_machine(void)

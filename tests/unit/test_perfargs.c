@@ -238,7 +238,8 @@ static void sampling_vm_default(void)
 
 	o.sampling = 1;
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t "
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t "
 		  "1234" CTL " --call-graph fp",
 		SNAP_PA_W_CG_DEFAULT_FP);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &vm_caps, &pa));
@@ -256,22 +257,19 @@ static void sampling_pmu_resolutions(void)
 
 	o.sampling = 1;
 	argv_is(&o, &pt_caps,
-		P
-		"--event=dummy:u,cycles/freq=10000,overwrite,name=cycles/u --per-thread -t 1234" CTL
-		" --call-graph lbr",
+		P "--event=dummy:u,cycles/freq=10000,overwrite,name=cycles/u --switch-events "
+		  "--per-thread -t 1234" CTL " --call-graph lbr",
 		0);
 	o.res.kind = SNAP_RES_HIGH;
 	argv_is(&o, &pt_caps,
-		P
-		"--event=dummy:u,cycles/freq=50000,overwrite,name=cycles/u --per-thread -t 1234" CTL
-		" --call-graph lbr",
+		P "--event=dummy:u,cycles/freq=50000,overwrite,name=cycles/u --switch-events "
+		  "--per-thread -t 1234" CTL " --call-graph lbr",
 		0);
 	o.res.kind = SNAP_RES_LOW;
 	o.cg = SNAP_CG_DWARF;
 	argv_is(&o, &pt_caps,
-		P
-		"--event=dummy:u,cycles/freq=1000,overwrite,name=cycles/u --per-thread -t 1234" CTL
-		" --call-graph dwarf",
+		P "--event=dummy:u,cycles/freq=1000,overwrite,name=cycles/u --switch-events "
+		  "--per-thread -t 1234" CTL " --call-graph dwarf,2048",
 		0);
 }
 
@@ -283,17 +281,20 @@ static void sampling_vm_high_and_sample(void)
 	o.cg = SNAP_CG_FP;
 	o.res.kind = SNAP_RES_HIGH;
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=10000,overwrite,name=cpu-clock/u --per-thread -t "
+		P "--event=dummy:u,cpu-clock/freq=10000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t "
 		  "1234" CTL " --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_res_parse("(Sample (freq 2000))", &o.res));
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=2000,overwrite,name=cpu-clock/u --per-thread -t "
+		P "--event=dummy:u,cpu-clock/freq=2000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t "
 		  "1234" CTL " --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_res_parse("Sample:60000", &o.res));
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=60000,overwrite,name=cpu-clock/u --per-thread -t "
+		P "--event=dummy:u,cpu-clock/freq=60000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t "
 		  "1234" CTL " --call-graph fp",
 		SNAP_PA_W_FREQ_HIGH);
 }
@@ -314,7 +315,8 @@ static void sampling_trigger_kernel_size(void)
 	o.snapshot_bytes = 1 << 20;
 	argv_is(&o, &c,
 		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/uk "
-		  "--switch-output=signal -p 1234" CTL " --mmap-pages=256 --call-graph fp",
+		  "--switch-output=signal --switch-events -p 1234" CTL
+		  " --mmap-pages=256 --call-graph fp",
 		0);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
 	plan = snap_perfargs_ctlplan(&pa, &o, &c);
@@ -331,7 +333,8 @@ static void sampling_ring_capped(void)
 	o.cg = SNAP_CG_FP;
 	CHECK_INT_EQ(0, snap_size_parse("64G", &o.snapshot_bytes));
 	argv_is(&o, &vm_caps,
-		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t "
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t "
 		  "1234" CTL " --mmap-pages=262144 --call-graph fp",
 		SNAP_PA_W_SIZE_CAPPED);
 	/* PT's AUX area is not capped */
@@ -354,9 +357,117 @@ static void sampling_full_execution_no_pids(void)
 	o.perf = "/opt/perf";
 	argv_is(&o, &vm_caps,
 		"/opt/perf record -o /w/perf.data --timestamp --no-bpf-event "
-		"--event=cpu-clock/freq=4000,name=cpu-clock/u --per-thread -t PID" CTL
-		" --call-graph fp",
+		"--event=cpu-clock/freq=4000,name=cpu-clock/u --switch-events --per-thread -t "
+		"PID" CTL " --call-graph fp",
 		0);
+}
+
+/* This VM as root: sched:sched_switch may be sampled, big rings may be locked. */
+static struct snap_perfcaps vm_root_caps(void)
+{
+	struct snap_perfcaps c = vm_caps;
+
+	c.kernel_ok = 1;
+	c.sched_ok = 1;
+	c.big_ring = 1;
+	return c;
+}
+
+/* Off-CPU time: switch records always, sched_switch samples (in the ring,
+ * with user-only call chains in the user scope) where permitted. */
+static void sampling_offcpu(void)
+{
+	struct snap_recopts o = base();
+	struct snap_perfcaps c = vm_root_caps();
+	struct snap_perfargs pa;
+
+	o.sampling = 1;
+	o.cg = SNAP_CG_FP;
+	argv_is(&o, &c,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u,"
+		  "sched:sched_switch/overwrite/ --switch-events --per-thread -t 1234" CTL
+		  " --call-graph fp --user-callchains",
+		0);
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
+	CHECK_INT_EQ(1, pa.switch_events);
+	CHECK_INT_EQ(1, pa.sched_switch);
+	snap_perfargs_fini(&pa);
+	/* the kernel scope keeps the kernel part of the blocking chain */
+	o.scope = SNAP_SCOPE_BOTH;
+	o.multi_thread = 1;
+	argv_is(&o, &c,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/uk,"
+		  "sched:sched_switch/overwrite/ --switch-events -p 1234" CTL " --call-graph fp",
+		0);
+	/* -full-execution: no ring, so no overwrite terms */
+	o.scope = SNAP_SCOPE_USER;
+	o.multi_thread = 0;
+	o.full_execution = 1;
+	argv_is(&o, &c,
+		P "--event=cpu-clock/freq=4000,name=cpu-clock/u,sched:sched_switch --switch-events "
+		  "--per-thread -t 1234" CTL " --call-graph fp --user-callchains",
+		0);
+	/* unprivileged: switch records only */
+	o.full_execution = 0;
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &vm_caps, &pa));
+	CHECK_INT_EQ(1, pa.switch_events);
+	CHECK_INT_EQ(0, pa.sched_switch);
+	snap_perfargs_fini(&pa);
+	/* opted out */
+	o.no_offcpu = 1;
+	argv_is(&o, &c,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --per-thread -t "
+		  "1234" CTL " --call-graph fp",
+		0);
+	/* Intel PT records no switch events of its own making */
+	o = base();
+	o.res.kind = SNAP_RES_LOW;
+	c.has_pt = 1;
+	argv_is(&o, &c, P "--event=intel_pt//u --per-thread -t 1234 --snapshot=e" CTL, 0);
+}
+
+/* dwarf: the stack copy and the ring are sized so that the ring holds
+ * thousands of samples; -snapshot-size still wins. */
+static void sampling_dwarf_sizes(void)
+{
+	struct snap_recopts o = base();
+	struct snap_perfcaps c = vm_root_caps();
+	struct snap_perfargs pa;
+
+	o.sampling = 1;
+	o.cg = SNAP_CG_DWARF;
+	c.sched_ok = 0;
+	argv_is(&o, &c,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t 1234" CTL " --mmap-pages=8192 --call-graph dwarf,4096",
+		0);
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
+	CHECK_INT_EQ(4096, pa.dwarf_stack);
+	CHECK_INT_EQ(8192, pa.pages);
+	CHECK(pa.ring_samples >= 3000);
+	snap_perfargs_fini(&pa);
+	/* without the right to lock a big ring: perf's ring, a smaller copy */
+	argv_is(&o, &vm_caps,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t 1234" CTL " --call-graph dwarf,2048",
+		0);
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &vm_caps, &pa));
+	CHECK_INT_EQ(0, pa.pages);
+	CHECK_INT_EQ(128 * 4096, pa.ring_bytes);
+	CHECK(pa.ring_samples > 100 && pa.ring_samples < 1000);
+	snap_perfargs_fini(&pa);
+	o.snapshot_bytes = 4 << 20;
+	argv_is(&o, &c,
+		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
+		  "--per-thread -t 1234" CTL " --mmap-pages=1024 --call-graph dwarf,4096",
+		0);
+	/* fp: a small sample, perf's ring */
+	o.snapshot_bytes = 0;
+	o.cg = SNAP_CG_FP;
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
+	CHECK_INT_EQ(0, pa.dwarf_stack);
+	CHECK_INT_EQ(128 * 4096 / SNAP_FP_SAMPLE_BYTES, pa.ring_samples);
+	snap_perfargs_fini(&pa);
 }
 
 static void refusals(void)
@@ -422,6 +533,8 @@ static void cg_parsing(void)
 
 	CHECK_INT_EQ(0, snap_cg_parse("lbr", &cg));
 	CHECK_INT_EQ(SNAP_CG_LBR, cg);
+	CHECK_INT_EQ(0, snap_cg_parse("Auto", &cg));
+	CHECK_INT_EQ(SNAP_CG_AUTO, cg);
 	CHECK_INT_EQ(0, snap_cg_parse("lbr-no-stitch", &cg));
 	CHECK_INT_EQ(SNAP_CG_LBR_NOSTITCH, cg);
 	CHECK_INT_EQ(0, snap_cg_parse("Frame_pointers", &cg));
@@ -526,6 +639,8 @@ int main(void)
 	RUN(sampling_trigger_kernel_size);
 	RUN(sampling_ring_capped);
 	RUN(sampling_full_execution_no_pids);
+	RUN(sampling_offcpu);
+	RUN(sampling_dwarf_sizes);
 	RUN(refusals);
 	RUN(res_parsing);
 	RUN(cg_parsing);

@@ -72,6 +72,9 @@ static void desc_event(char *out, size_t cap, const struct snap_event *ev)
 	case SNAP_EV_EXTRA:
 		app(out, cap, "X");
 		break;
+	case SNAP_EV_SWITCH:
+		app(out, cap, "W");
+		break;
 	default:
 		app(out, cap, "?%d", (int)ev->kind);
 		return;
@@ -105,23 +108,30 @@ static void desc_event(char *out, size_t cap, const struct snap_event *ev)
 	} else if (ev->freq_mhz) {
 		clean = 0;
 	}
-	if (ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_EXTRA) {
+	if (ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_EXTRA ||
+	    (ev->kind == SNAP_EV_SWITCH && ev->event)) {
 		app(out, cap, " %s/%" PRIu64, ev->event ? snap_strtab_get(&st, ev->event) : "-",
 		    ev->period);
 	} else if (ev->event || ev->period) {
 		clean = 0;
 	}
+	if (ev->kind == SNAP_EV_SWITCH)
+		app(out, cap, " %s%s", ev->sw_out ? "out" : "in", ev->sw_preempt ? " preempt" : "");
+	else if (ev->sw_out || ev->sw_preempt)
+		clean = 0;
 	if (ev->kind == SNAP_EV_EXTRA) {
 		app(out, cap, " at ");
 		desc_loc(out, cap, &ev->src);
 	}
-	if (ev->kind == SNAP_EV_SAMPLE) {
+	if (ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) {
 		for (uint32_t i = 0; i < ev->nframes; i++) {
 			app(out, cap, " | ");
 			desc_loc(out, cap, &ev->frames[i]);
 		}
 		if (ev->nframes == 0 && ev->frames)
 			clean = 0;
+		if (ev->kind == SNAP_EV_SWITCH && !ev->event && ev->nframes)
+			clean = 0; /* PERF_RECORD_SWITCH lines have no chain */
 	} else if (ev->nframes || ev->frames) {
 		clean = 0;
 	}
@@ -471,8 +481,38 @@ static const struct text_case text_cases[] = {
 	 "# ========\n# captured on: x\n"
 	 "busy 27991/27991  2688.804279715: PERF_RECORD_MMAP2 27991/27991: [0x56(0x1000) @ 0x1000 "
 	 "fe:00 1 2]: r-xp /path/to/work\n"
-	 "busy 27991/27991  2688.808674499: PERF_RECORD_SWITCH OUT preempt\n",
+	 "busy 27991/27991  2688.808674499: PERF_RECORD_FORK(27992:27992):(27991:27991)\n",
 	 "", 0},
+	{"context switches, per thread and cpu-wide",
+	 "busy 27991/27991  2688.808674499: PERF_RECORD_SWITCH OUT preempt\n"
+	 "busy 27991/27991  2688.808674599: PERF_RECORD_SWITCH IN         \n"
+	 "busy 27991/27991 [001] 2688.808675000: PERF_RECORD_SWITCH_CPU_WIDE OUT  next pid/tid: "
+	 "   0/0    \n"
+	 "busy 27991/27992 [000] 2688.808676000: PERF_RECORD_SWITCH_CPU_WIDE IN  prev pid/tid: "
+	 "   0/0    \n"
+	 "busy 27991/27991  2688.808677000: PERF_RECORD_SWITCH SIDEWAYS\n",
+	 "W 27991/27991 t=2688808674499 comm=busy out preempt\n"
+	 "W 27991/27991 t=2688808674599 comm=busy in\n"
+	 "W 27991/27991 t=2688808675000 comm=busy out\n"
+	 "W 27991/27992 t=2688808676000 comm=busy in\n",
+	 0},
+	{"sched_switch samples are switch-outs with their chain, never the primary event",
+	 "busy 5/6  1.000000000:          1 sched:sched_switch: \n"
+	 "\tffffffff821facd8 __schedule+0x618 ([kernel.kallsyms])\n"
+	 "\t           cf503 clock_nanosleep+0x23 (/lib/libc.so.6)\n"
+	 "\t            1292 outer+0xe (/d)\n"
+	 "\n"
+	 "busy 5/6  1.000000100:    1001001 cpu-clock: \n"
+	 "\t            1290 outer+0xc (/d)\n"
+	 "\n"
+	 "busy 5/6  1.000000200:          1 sched:sched_switch: \n"
+	 "\t            1291 outer+0xd (/d)\n",
+	 "W 5/6 t=1000000000 comm=busy sched:sched_switch/1 out | 1292 outer+0xe (/d) | cf503 "
+	 "clock_nanosleep+0x23 (/lib/libc.so.6) | ffffffff821facd8 __schedule+0x618 "
+	 "([kernel.kallsyms])\n"
+	 "S 5/6 t=1000000100 comm=busy cpu-clock/1001001 | 1290 outer+0xc (/d)\n"
+	 "W 5/6 t=1000000200 comm=busy sched:sched_switch/1 out | 1291 outer+0xd (/d)\n",
+	 0},
 	{"errors in between records end them",
 	 "1/1 1.0: 1 cpu-clock: \n"
 	 "\t  10 a+0x0 (/d)\n"

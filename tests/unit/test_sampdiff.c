@@ -19,6 +19,7 @@ struct drv {
 	struct mock_tl m;
 	struct snap_cstack_ctx ctx;
 	struct snap_cstack cs[MAXTH];
+	struct snap_sampdiff_thread sdt[MAXTH];
 	size_t n;
 	struct snap_sampdiff_stats stats;
 };
@@ -35,6 +36,8 @@ static void drv_fini(struct drv *d)
 {
 	for (size_t i = 0; i < d->n; i++)
 		snap_cstack_fini(&d->cs[i]);
+	for (size_t i = 0; i < MAXTH; i++)
+		snap_sampdiff_thread_fini(&d->sdt[i]);
 	snap_cstack_ctx_fini(&d->ctx);
 	mock_fini(&d->m);
 	snap_strtab_fini(&d->st);
@@ -55,7 +58,8 @@ static int drv_feed(struct drv *d, const char *line, enum snap_sampdiff_keep kee
 	if (err < 0)
 		return err;
 	t = snap_cstack_time(cs, te.ev.has_time, te.ev.time);
-	return snap_sampdiff_apply(cs, te.ev.frames, te.ev.nframes, keep, t, &d->stats);
+	return snap_sampdiff_apply(cs, &d->sdt[cs - d->cs], te.ev.frames, te.ev.nframes, keep, t,
+				   &d->stats);
 }
 
 static int drv_finish(struct drv *d)
@@ -117,6 +121,41 @@ static const struct scase cases[] = {
 	 "E 20 tid=1 leaf\n"
 	 "E 20 tid=1 a\n"
 	 "E 20 tid=1 main\n"},
+	/* One call, one slice: the leaf's pc moves inside one call (compared by
+	 * symbol start, ip - off); a leaf that becomes a caller continues. */
+	{"leaf_moves_inside_one_call",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400010 main+0x10 402000 leaf+0x0",
+	  "20 1/1 sample cpu-clock 400010 main+0x10 402010 leaf+0x10",
+	  "30 1/1 sample cpu-clock 400010 main+0x10 402004 leaf+0x4 403000 inner+0x0",
+	  "40 1/1 sample cpu-clock 400010 main+0x10 402008 leaf+0x8"},
+	 "B 11 tid=1 main address=0x400010 symbol=main\n"
+	 "B 11 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "B 30 tid=1 inner address=0x403000 symbol=inner\n"
+	 "E 40 tid=1 inner\n"
+	 "E 40 tid=1 leaf\n"
+	 "E 40 tid=1 main\n"},
+	/* The caller's call site moved (a+0x0 -> a+0x4): a goes on (main still
+	 * calls it from the same place), its callee is a new call. */
+	{"callee_of_another_call_site_is_new",
+	 SNAP_SAMPDIFF_ALL,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 main+0x0 401000 a+0x0 402000 leaf+0x0",
+	  "20 1/1 sample cpu-clock 400000 main+0x0 401004 a+0x4 402000 leaf+0x0",
+	  "30 1/1 sample cpu-clock 400004 main+0x4 401004 a+0x4 402000 leaf+0x0"},
+	 "B 11 tid=1 main address=0x400000 symbol=main\n"
+	 "B 11 tid=1 a address=0x401000 symbol=a\n"
+	 "B 11 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "E 20 tid=1 leaf\n"
+	 "B 20 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "E 30 tid=1 leaf\n"
+	 "E 30 tid=1 a\n"
+	 "B 30 tid=1 a address=0x401004 symbol=a\n"
+	 "B 30 tid=1 leaf address=0x402000 symbol=leaf\n"
+	 "E 30 tid=1 leaf\n"
+	 "E 30 tid=1 a\n"
+	 "E 30 tid=1 main\n"},
 	{"empty_chain_closes_all",
 	 SNAP_SAMPDIFF_ALL,
 	 0,

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace report [flags] [FILE]: latency figures of a trace in the
+ * terminal (docs/report.md). FILE is an FXT trace (read once, record by
+ * record, into report/), or a perf.data / perf script text decoded in
+ * memory with report/ as the only timeline consumer (no FXT written).
+ * Also the -report tap of run, attach and decode.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cli/commands.h"
+#include "cli/opts.h"
+#include "cli/pipeline.h"
+#include "cli/reportcli.h"
+#include "report/format.h"
+#include "report/fxtin.h"
+#include "report/report.h"
+#include "report/rtl.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/vec.h"
+
+#define REPORT_MAX_DATA (8ull << 30) /* 8 GiB of FXT after decompression */
+
+enum {
+	OPT_TOP,
+	OPT_SORT,
+	OPT_THREAD,
+	OPT_WINDOW,
+	OPT_FUNCTION,
+	OPT_FOLDED,
+	OPT_JSON,
+	OPT_EXACT_LIMIT,
+	OPT_QUIET,
+};
+
+static const struct snap_opt report_opts[] = {
+	[OPT_TOP] = {"top", NULL, "N", "functions in the table (default 20; 0 = all)"},
+	[OPT_SORT] = {"sort", NULL, "KEY", "self (default), total, calls, max or p99"},
+	[OPT_THREAD] = {"thread", NULL, "TID", "only this thread"},
+	[OPT_WINDOW] = {"window", NULL, "START,END",
+			"only calls inside this time range from the trace start (10ms,25.5ms)"},
+	[OPT_FUNCTION] = {"function", NULL, "NAME",
+			  "NAME's duration histogram and its 10 slowest calls"},
+	[OPT_FOLDED] = {"folded", NULL, "FILE",
+			"write folded stacks 'outer;inner;leaf SELF_NS' (flamegraphs; - = stdout)"},
+	[OPT_JSON] = {"json", NULL, NULL, "print the figures as JSON (schema: docs/report.md)"},
+	[OPT_EXACT_LIMIT] = {"exact-limit", NULL, "N", NULL}, /* tests: sketch past N calls */
+	[OPT_QUIET] = {"quiet", "q", NULL, "errors only (decode messages of perf.data input)"},
+	{NULL, NULL, NULL, NULL},
+};
+
+static const char report_usage[] = "snaptrace report [flags] [FILE]";
+static const char report_desc[] =
+	"Prints exact latency figures of a trace in the terminal: the top 20 functions by self\n"
+	"time (calls, total, self, mean, p50, p90, p99, max), then per thread the busy time and\n"
+	"slices, then the time span covered and the number of slices. FILE is an FXT trace\n"
+	"(.fxt or .fxt.gz, snaptrace's or magic-trace's; default trace.fxt.gz), or a perf.data\n"
+	"or perf script text file, decoded in memory (no trace written). Every slice is a call:\n"
+	"recursion counts each call, self time is the time not covered by child slices, and\n"
+	"percentiles are by nearest rank over every call. Calls cut by the snapshot's edges\n"
+	"(begun before it, still open at its end, at a decode error) are excluded and counted.\n"
+	"Traces from stack samples are marked ESTIMATED with their sample period.\n"
+	"Times: a number and a unit (ns, us, ms, s), e.g. -window 1.5ms,20ms.\n"
+	"`snaptrace run -report -- PROG` (and attach, decode) prints the same report after\n"
+	"writing the trace.";
+
+struct rcli {
+	struct snap_report_opts ro;
+	struct snap_report_fmt fmt;
+	const char *function; /* -function NAME */
+	const char *folded;   /* -folded FILE */
+	int json;
+	int status;
+	int have_report;
+	struct snap_report r;
+	struct snap_report_tl tl;
+};
+
+static int usage(const char *val, const char *flag, const char *hint)
+{
+	fprintf(stderr, "snaptrace report: bad %s '%s' (%s)\n", flag, val, hint);
+	return 2;
+}
+
+/* Parses "1.5ms" into ns. Returns 0 or -1. */
+static int parse_time(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *u;
+		double mul;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	char *end;
+	double v;
+
+	while (*s == ' ')
+		s++;
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (!*end) {
+		if (v != 0)
+			return -1; /* a unit is required, except for 0 */
+		*out = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u)) {
+			v *= units[i].mul;
+			if (v >= 1.8e19)
+				return -1;
+			*out = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_window(const char *val, struct snap_report_opts *o)
+{
+	const char *comma = strchr(val, ',');
+	char start[64];
+
+	if (!comma || (size_t)(comma - val) >= sizeof(start))
+		return -1;
+	memcpy(start, val, (size_t)(comma - val));
+	start[comma - val] = '\0';
+	if (parse_time(start, &o->win_start) < 0)
+		return -1;
+	if (!comma[1])
+		o->win_end = UINT64_MAX; /* "10ms," = to the end */
+	else if (parse_time(comma + 1, &o->win_end) < 0)
+		return -1;
+	if (o->win_end < o->win_start)
+		return -1;
+	o->has_window = 1;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Prints what was asked (text or JSON, -function, -folded). Returns the exit status. */
+static int report_emit(struct rcli *c)
+{
+	struct snap_rbuf b;
+	int status = 0;
+
+	memset(&b, 0, sizeof(b));
+	if (c->json)
+		snap_report_json(&c->r, &c->fmt, &b);
+	else
+		snap_report_text(&c->r, &c->fmt, &b);
+	if (!c->json && c->ro.function)
+		snap_report_function(&c->r, &b);
+	if (b.err) {
+		fputs("snaptrace report: out of memory\n", stderr);
+		snap_rbuf_fini(&b);
+		return 1;
+	}
+	fwrite(b.p, 1, b.len, stdout);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "snaptrace report: cannot write the output: %s\n", strerror(errno));
+		status = 1;
+	}
+	snap_rbuf_fini(&b);
+	if (c->folded) {
+		FILE *f = strcmp(c->folded, "-") ? fopen(c->folded, "w") : stdout;
+
+		memset(&b, 0, sizeof(b));
+		snap_report_folded(&c->r, &b);
+		if (!f) {
+			fprintf(stderr, "snaptrace report: cannot write %s: %s\n", c->folded,
+				strerror(errno));
+			status = 1;
+		} else {
+			if (b.err || (b.len && fwrite(b.p, 1, b.len, f) != b.len) ||
+			    (f == stdout ? fflush(f) : fclose(f)) != 0) {
+				fprintf(stderr, "snaptrace report: cannot write %s: %s\n",
+					c->folded, b.err ? "out of memory" : strerror(errno));
+				status = 1;
+			}
+		}
+		snap_rbuf_fini(&b);
+	}
+	return status;
+}
+
+/* Makes the report over st and resolves -function. Returns 0 or -ENOMEM. */
+static int rcli_start(struct rcli *c, struct snap_strtab *st)
+{
+	int err;
+
+	if (c->function) {
+		uint32_t id;
+
+		if ((err = snap_strtab_intern_id(st, c->function, &id)) < 0)
+			return err;
+		c->ro.function = id;
+	}
+	err = snap_report_init(&c->r, st, &c->ro);
+	c->have_report = 1; /* fini also releases a failed init */
+	return err < 0 ? err : snap_report_tl_init(&c->tl, &c->r);
+}
+
+static void rcli_end(struct rcli *c)
+{
+	if (c->have_report)
+		snap_report_fini(&c->r);
+	c->have_report = 0;
+}
+
+/* ---- the decode tap (perf.data / perf script input, and -report) ---- */
+
+static struct snap_timeline *tap_open(void *ctx, struct snap_strtab *st)
+{
+	struct rcli *c = ctx;
+
+	if (rcli_start(c, st) < 0) {
+		rcli_end(c); /* tap_close is not called when open fails */
+		return NULL;
+	}
+	return &c->tl.base;
+}
+
+static void tap_close(void *ctx, int err)
+{
+	struct rcli *c = ctx;
+
+	if (err >= 0 && c->have_report) {
+		if (snap_report_finish(&c->r) < 0) {
+			fputs("snaptrace report: out of memory\n", stderr);
+			c->status = 1;
+		} else {
+			c->status = report_emit(c);
+		}
+	} else {
+		c->status = 1;
+	}
+	rcli_end(c);
+}
+
+/* ---- FXT input ---- */
+
+/* Reads FILE (plain or gzip) into an owned buffer. Prints the error. */
+static int load_fxt(const char *path, unsigned char **out, size_t *outlen)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	gzFile gz;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), zerr;
+
+	if (fd < 0) {
+		int e = errno;
+
+		fprintf(stderr, "snaptrace report: cannot open %s: %s%s\n", path, strerror(e),
+			e == ENOENT ? " (give a trace file, or make one with snaptrace run)" : "");
+		return -1;
+	}
+	if (!(gz = gzdopen(fd, "rb"))) {
+		close(fd);
+		fputs("snaptrace report: out of memory\n", stderr);
+		return -1;
+	}
+	gzbuffer(gz, 1 << 17);
+	for (;;) {
+		int n;
+
+		if (cap - len < (1 << 20) && snap_vec_reserve(&buf, &cap, len + (1 << 20), 1) < 0) {
+			fputs("snaptrace report: out of memory\n", stderr);
+			goto fail;
+		}
+		n = gzread(gz, buf + len,
+			   (unsigned)(cap - len > (1u << 30) ? (1u << 30) : cap - len));
+		if (n < 0) {
+			const char *msg = gzerror(gz, &zerr);
+
+			fprintf(stderr, "snaptrace report: %s: cannot read: %s\n", path,
+				zerr == Z_ERRNO ? strerror(errno) : msg);
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > REPORT_MAX_DATA) {
+			fprintf(stderr, "snaptrace report: %s: over 8 GiB of trace data\n", path);
+			goto fail;
+		}
+	}
+	/* gzread stops quietly at a truncated gzip stream */
+	gzerror(gz, &zerr);
+	if (zerr != Z_OK) {
+		fprintf(stderr, "snaptrace report: %s: bad gzip data (truncated?)\n", path);
+		goto fail;
+	}
+	gzclose(gz);
+	*out = buf;
+	*outlen = len;
+	return 0;
+fail:
+	gzclose(gz);
+	snap_free(buf);
+	return -1;
+}
+
+/* Feeds every record of an FXT trace to c->r. Returns the exit status. */
+static int walk_fxt(struct rcli *c, const char *path, const unsigned char *data, size_t len)
+{
+	struct snap_report_fxtin in;
+	int err;
+
+	if (len == 0) {
+		fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", path);
+		return 1;
+	}
+	err = snap_report_read_fxt(&c->r, data, len, &in);
+	if (err == -ENOMEM) {
+		fputs("snaptrace report: out of memory\n", stderr);
+		return 1;
+	}
+	if (err < 0) {
+		fprintf(stderr, "snaptrace report: %s: %s\n", path, in.fatal);
+		return 1;
+	}
+	if (in.bad)
+		fprintf(stderr,
+			"snaptrace report: %s: warning: skipped %" PRIu64
+			" malformed record(s), first #%" PRIu64 ": %s\n",
+			path, in.bad, in.first_bad, in.why);
+	return 0;
+}
+
+static int report_fxt(struct rcli *c, const char *path)
+{
+	struct snap_strtab st;
+	unsigned char *data = NULL;
+	size_t len = 0;
+	int status;
+
+	if (load_fxt(path, &data, &len) < 0)
+		return 1;
+	snap_strtab_init(&st);
+	if (rcli_start(c, &st) < 0) {
+		fputs("snaptrace report: out of memory\n", stderr);
+		status = 1;
+	} else {
+		status = walk_fxt(c, path, data, len);
+	}
+	snap_free(data);
+	if (!status && snap_report_finish(&c->r) < 0) {
+		fputs("snaptrace report: out of memory\n", stderr);
+		status = 1;
+	}
+	if (!status)
+		status = report_emit(c);
+	rcli_end(c);
+	snap_strtab_fini(&st);
+	return status;
+}
+
+/* What FILE is: 1 FXT (plain or gzip), 0 something perf (perf.data or text). */
+static int is_fxt(const char *path)
+{
+	unsigned char head[8];
+	ssize_t n;
+	int fd;
+
+	size_t len = strlen(path);
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if ((len >= 4 && !strcmp(path + len - 4, ".fxt")) ||
+	    (len >= 7 && !strcmp(path + len - 7, ".fxt.gz")))
+		return 1; /* by its name, whatever it holds: FXT errors then */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1; /* let load_fxt say why */
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		return 1;
+	if (n >= 8 && !memcmp(head, "\x10\x00\x04\x46\x78\x54\x16\x00", 8))
+		return 1;
+	return 0;
+}
+
+static int report_perf(struct rcli *c, const char *path)
+{
+	struct snap_decode_opts o;
+	struct snap_decode_tap tap = {tap_open, tap_close, c, 1};
+
+	memset(&o, 0, sizeof(o));
+	o.input = path;
+	o.tap = &tap;
+	c->status = 1;
+	if (snap_decode_run(&o) < 0)
+		return 1;
+	return c->status;
+}
+
+int snap_cmd_report(int argc, char **argv)
+{
+	struct snap_optparse p;
+	struct rcli c;
+	const char *val, *path = NULL;
+	uint64_t v;
+	struct stat sb;
+	int k, top_set = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.fmt.top = 20;
+	snap_optparse_init(&p, "report", argc - 1, argv + 1);
+	while ((k = snap_opt_next(&p, report_opts, &val)) != SNAP_OPT_DONE) {
+		switch (k) {
+		case SNAP_OPT_HELP:
+			snap_opt_help(stdout, report_usage, report_desc, report_opts);
+			return 0;
+		case SNAP_OPT_ERROR:
+			return 2;
+		case SNAP_OPT_DASHDASH:
+			if (p.i < p.argc && !path)
+				path = p.argv[p.i++];
+			if (p.i < p.argc)
+				goto extra;
+			goto parsed;
+		case SNAP_OPT_POSITIONAL:
+			if (path)
+				goto extra;
+			path = val;
+			break;
+		case OPT_TOP:
+			if (parse_u64(val, &v) < 0 || v > SIZE_MAX)
+				return usage(val, "-top", "a count, e.g. 20; 0 = all");
+			c.fmt.top = (size_t)v;
+			top_set = 1;
+			break;
+		case OPT_SORT:
+			if (snap_report_sort_parse(val, &c.fmt.sort) < 0)
+				return usage(val, "-sort", "self, total, calls, max or p99");
+			break;
+		case OPT_THREAD:
+			if (parse_u64(val, &v) < 0 || v > INT32_MAX)
+				return usage(val, "-thread",
+					     "a thread id, as the report lists them");
+			c.ro.has_thread = 1;
+			c.ro.tid = (int64_t)v;
+			break;
+		case OPT_WINDOW:
+			if (parse_window(val, &c.ro) < 0)
+				return usage(
+					val, "-window",
+					"START,END from the trace start with units, e.g. 0,1.5ms "
+					"or 2ms, (to the end)");
+			break;
+		case OPT_FUNCTION:
+			c.function = val;
+			break;
+		case OPT_FOLDED:
+			c.folded = val;
+			c.ro.folded = 1;
+			break;
+		case OPT_JSON:
+			c.json = 1;
+			break;
+		case OPT_EXACT_LIMIT:
+			if (parse_u64(val, &v) < 0 || v == 0)
+				return usage(val, "-exact-limit", "a positive count");
+			c.ro.exact_limit = v;
+			break;
+		case OPT_QUIET:
+			snap_log_level = SNAP_LOG_QUIET;
+			break;
+		default:
+			return 2;
+		}
+	}
+parsed:
+	if (!path)
+		path = "trace.fxt.gz";
+	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "snaptrace report: %s is a directory (give a trace file)\n", path);
+		return 1;
+	}
+	c.fmt.source = path;
+	if (c.json && !top_set)
+		c.fmt.top = 0; /* JSON lists every function unless -top says otherwise */
+	return is_fxt(path) ? report_fxt(&c, path) : report_perf(&c, path);
+extra:
+	fprintf(stderr, "snaptrace report: one FILE only (usage: %s)\n", report_usage);
+	return 2;
+}
+
+/* ---- -report of run, attach and decode ---- */
+
+static struct rcli tap_cli;
+static struct snap_decode_tap tap_default = {tap_open, tap_close, &tap_cli, 0};
+
+const struct snap_decode_tap *snap_report_tap(const char *source)
+{
+	memset(&tap_cli, 0, sizeof(tap_cli));
+	tap_cli.fmt.top = 20;
+	tap_cli.fmt.source = source;
+	return &tap_default;
+}
+
+int snap_report_tap_status(void)
+{
+	return tap_cli.status;
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -callgraph-mode auto (see cgpick.h). A function keeps a frame pointer when
+ * its first instructions are `push %rbp; mov %rsp,%rbp` (55 48 89 e5, or the
+ * other encoding 55 48 8b ec), possibly after endbr64 (f3 0f 1e fa): that is
+ * what gcc and clang emit with -fno-omit-frame-pointer (and at -O0), and
+ * what they almost never emit without it. A file keeps frame pointers when
+ * at least half of its functions do.
+ */
+#include "record/cgpick.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/elfsym.h"
+#include "record/perfrun.h"
+#include "record/trigger.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define SHDR_SIZE     64
+#define SHT_DYNAMIC   6
+#define MAX_FUNCS     20000 /* enough to judge a file; bounds the scan */
+#define MIN_FUNC_SIZE 16
+#define MAX_FILES     64
+
+static uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static int fits(size_t len, uint64_t off, uint64_t size)
+{
+	return off <= len && size <= len - off;
+}
+
+/* The section header i, or NULL. */
+static const uint8_t *sec(const struct snap_elf *e, unsigned i)
+{
+	if (i >= e->shnum)
+		return NULL;
+	return e->buf + e->shoff + (uint64_t)i * SHDR_SIZE;
+}
+
+/* The name of section s through the section name table, or "". */
+static const char *sec_name(const struct snap_elf *e, const uint8_t *s)
+{
+	const uint8_t *names = sec(e, rd16(e->buf + 62));
+	uint64_t off, size;
+	uint32_t n = rd32(s);
+
+	if (!names)
+		return "";
+	off = rd64(names + 24);
+	size = rd64(names + 32);
+	if (!fits(e->len, off, size) || n >= size || !memchr(e->buf + off + n, '\0', size - n))
+		return "";
+	return (const char *)e->buf + off + n;
+}
+
+static int has_fp_prologue(const uint8_t *p, uint64_t avail)
+{
+	if (avail >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
+		p += 4;
+		avail -= 4;
+	}
+	return avail >= 4 && p[0] == 0x55 && p[1] == 0x48 &&
+	       ((p[2] == 0x89 && p[3] == 0xe5) || (p[2] == 0x8b && p[3] == 0xec));
+}
+
+int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
+{
+	struct snap_elf e;
+	struct snap_elfsym sym;
+	uint64_t cur = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (snap_elf_open(&e, buf, len) < 0 || rd16(e.buf + 18) != 62 /* EM_X86_64 */)
+		return -SNAP_EFORMAT;
+	for (unsigned i = 0; i < e.shnum; i++) {
+		const uint8_t *s = sec(&e, i);
+
+		if (!strcmp(sec_name(&e, s), ".eh_frame") && rd32(s + 4) != 8 /* NOBITS */ &&
+		    rd64(s + 32) > 4)
+			out->eh_frame = 1;
+	}
+	while (out->funcs < MAX_FUNCS && snap_elf_sym_next(&e, &cur, &sym) == 1) {
+		uint64_t off;
+
+		/* .symtab when there is one (.dynsym repeats part of it) */
+		if (e.symtab >= 0 && (cur >> 63))
+			break;
+		if ((sym.type != 2 /* STT_FUNC */) || sym.size < MIN_FUNC_SIZE || !sym.value ||
+		    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0 || off >= len)
+			continue;
+		out->funcs++;
+		if (has_fp_prologue(e.buf + off, len - off))
+			out->fp++;
+	}
+	return 0;
+}
+
+int snap_elf_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str)
+{
+	struct snap_elf e;
+	const uint8_t *dyn = NULL, *strs;
+	uint64_t off, size, soff, ssize;
+
+	if (snap_elf_open(&e, buf, len) < 0)
+		return 0;
+	for (unsigned i = 0; i < e.shnum && !dyn; i++)
+		if (rd32(sec(&e, i) + 4) == SHT_DYNAMIC)
+			dyn = sec(&e, i);
+	if (!dyn || !(strs = sec(&e, rd32(dyn + 40))))
+		return 0;
+	off = rd64(dyn + 24);
+	size = rd64(dyn + 32);
+	soff = rd64(strs + 24);
+	ssize = rd64(strs + 32);
+	if (!fits(len, off, size) || !fits(len, soff, ssize))
+		return 0;
+	for (; *cursor < size / 16; (*cursor)++) {
+		const uint8_t *d = e.buf + off + *cursor * 16;
+		uint64_t t = rd64(d), v = rd64(d + 8);
+
+		if (t == 0)
+			break;
+		if ((t != 1 && t != 15 && t != 29) || v >= ssize ||
+		    !memchr(e.buf + soff + v, '\0', ssize - v))
+			continue;
+		(*cursor)++;
+		*tag = (int)t;
+		*str = (const char *)e.buf + soff + v;
+		return 1;
+	}
+	return 0;
+}
+
+int snap_cgpick_is_runtime(const char *base)
+{
+	static const char *const rt[] = {
+		"libc.so",    "libm.so",     "ld-linux",     "libpthread.so", "libdl.so",
+		"librt.so",   "libgcc_s.so", "libstdc++.so", "libresolv.so",  "libutil.so",
+		"libmvec.so", "libcrypt.so", "libz.so",	     "libexpat.so",   "libffi.so",
+		"libasan.so", "libubsan.so",
+	};
+
+	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
+		if (!strncmp(base, rt[i], strlen(rt[i])))
+			return 1;
+	return 0;
+}
+
+static int keeps_fp(const struct snap_fpscan *s)
+{
+	return s->funcs && s->fp * 2 >= s->funcs;
+}
+
+static unsigned pct(uint32_t a, uint32_t b)
+{
+	return b ? (unsigned)((uint64_t)a * 100 / b) : 0;
+}
+
+enum snap_cg snap_cgpick_decide(const struct snap_cgfile *files, size_t n, int lbr, char *why,
+				size_t len)
+{
+	const struct snap_cgfile *bad = NULL, *first = NULL;
+	size_t judged = 0, libs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_cgfile *f = &files[i];
+
+		if (!f->ok || (i && f->runtime) || !f->scan.funcs)
+			continue;
+		judged++;
+		if (i)
+			libs++;
+		if (!first)
+			first = f;
+		if (!keeps_fp(&f->scan) && !bad)
+			bad = f;
+	}
+	if (!judged) {
+		const struct snap_cgfile *x = n && files[0].ok ? &files[0] : NULL;
+
+		if (lbr) {
+			snprintf(why, len,
+				 "no function symbols to check for frame pointers, and this "
+				 "CPU has last branch records");
+			return SNAP_CG_LBR;
+		}
+		if (x && x->scan.eh_frame) {
+			snprintf(why, len,
+				 "%s has no function symbols to check for frame pointers, "
+				 "and has .eh_frame unwind tables",
+				 x->name);
+			return SNAP_CG_DWARF;
+		}
+		snprintf(why, len, "%s could not be examined; stacks may be cut",
+			 n ? files[0].name : "the program");
+		return SNAP_CG_FP;
+	}
+	if (!bad) {
+		snprintf(why, len, "%s keeps frame pointers (%u%% of %u functions)%s", first->name,
+			 pct(first->scan.fp, first->scan.funcs), first->scan.funcs,
+			 libs > (first != &files[0] ? 1u : 0u) ? ", and so do its libraries" : "");
+		return SNAP_CG_FP;
+	}
+	if (lbr) {
+		snprintf(why, len,
+			 "%s has no frame pointers (%u%% of %u functions), and this CPU has "
+			 "last branch records",
+			 bad->name, pct(bad->scan.fp, bad->scan.funcs), bad->scan.funcs);
+		return SNAP_CG_LBR;
+	}
+	if (bad->scan.eh_frame) {
+		snprintf(why, len,
+			 "%s has no frame pointers (%u%% of %u functions) but has .eh_frame "
+			 "unwind tables",
+			 bad->name, pct(bad->scan.fp, bad->scan.funcs), bad->scan.funcs);
+		return SNAP_CG_DWARF;
+	}
+	snprintf(why, len,
+		 "%s has neither frame pointers (%u%% of %u functions) nor .eh_frame; stacks "
+		 "through it will be cut (rebuild it with -fno-omit-frame-pointer)",
+		 bad->name, pct(bad->scan.fp, bad->scan.funcs), bad->scan.funcs);
+	return SNAP_CG_FP;
+}
+
+/* ---- the I/O side ---- */
+
+struct pick {
+	struct snap_cgfile f[MAX_FILES];
+	char paths[MAX_FILES][PATH_MAX];
+	size_t n;
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Adds and scans path (once). */
+static void add_file(struct pick *pk, const char *path)
+{
+	const void *buf;
+	size_t len;
+	struct snap_cgfile *f;
+
+	for (size_t i = 0; i < pk->n; i++)
+		if (!strcmp(pk->paths[i], path))
+			return;
+	if (pk->n >= MAX_FILES || strlen(path) >= PATH_MAX)
+		return;
+	snprintf(pk->paths[pk->n], PATH_MAX, "%s", path);
+	f = &pk->f[pk->n];
+	memset(f, 0, sizeof(*f));
+	f->name = base_name(pk->paths[pk->n]);
+	f->runtime = snap_cgpick_is_runtime(f->name);
+	pk->n++;
+	/* the executable is always judged, whatever its name */
+	if ((f->runtime && pk->n > 1) || snap_file_map(path, &buf, &len) < 0)
+		return;
+	f->ok = snap_fpscan_elf(buf, len, &f->scan) == 0;
+	snap_file_unmap(buf, len);
+}
+
+/* Tries dir/name; returns 1 when it exists. */
+static int try_dir(struct pick *pk, const char *dir, size_t dlen, const char *name,
+		   const char *origin)
+{
+	char p[PATH_MAX];
+	int n;
+
+	if (dlen >= 7 && !strncmp(dir, "$ORIGIN", 7))
+		n = snprintf(p, sizeof(p), "%s%.*s/%s", origin, (int)(dlen - 7), dir + 7, name);
+	else
+		n = snprintf(p, sizeof(p), "%.*s/%s", (int)dlen, dir, name);
+	if (n < 0 || (size_t)n >= sizeof(p) || access(p, R_OK) < 0)
+		return 0;
+	add_file(pk, p);
+	return 1;
+}
+
+static int try_list(struct pick *pk, const char *list, const char *name, const char *origin)
+{
+	while (list && *list) {
+		size_t l = strcspn(list, ":");
+
+		if (l && try_dir(pk, list, l, name, origin))
+			return 1;
+		list += l;
+		if (*list == ':')
+			list++;
+	}
+	return 0;
+}
+
+static void add_needed(struct pick *pk, const char *exe)
+{
+	static const char sys[] = "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:"
+				  "/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+	const char *names[MAX_FILES], *runpath = NULL, *str;
+	char origin[PATH_MAX];
+	const void *buf;
+	size_t len, nn = 0;
+	uint64_t cur = 0;
+	int tag;
+
+	if (snap_file_map(exe, &buf, &len) < 0)
+		return;
+	snprintf(origin, sizeof(origin), "%s", exe);
+	if (strrchr(origin, '/'))
+		*strrchr(origin, '/') = '\0';
+	else
+		snprintf(origin, sizeof(origin), ".");
+	while (nn < MAX_FILES && snap_elf_dyn_next(buf, len, &cur, &tag, &str) == 1) {
+		if (tag == 1)
+			names[nn++] = str;
+		else
+			runpath = str;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		if (strchr(names[i], '/')) {
+			add_file(pk, names[i]);
+			continue;
+		}
+		if (snap_cgpick_is_runtime(names[i]))
+			continue; /* not judged: no need to find it */
+		if (!try_list(pk, runpath, names[i], origin) &&
+		    !try_list(pk, getenv("LD_LIBRARY_PATH"), names[i], origin))
+			try_list(pk, sys, names[i], origin);
+	}
+	snap_file_unmap(buf, len);
+}
+
+static void add_mapped(struct pick *pk, int pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8];
+		char *file = strchr(line, '/');
+
+		if (sscanf(line, "%*s %7s", perms) != 1 || perms[2] != 'x' || !file)
+			continue;
+		file[strcspn(file, "\n")] = '\0';
+		if (strstr(file, " (deleted)"))
+			continue;
+		add_file(pk, file);
+	}
+	fclose(f);
+}
+
+enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len)
+{
+	struct pick *pk = snap_calloc(1, sizeof(*pk));
+	enum snap_cg cg;
+
+	if (!pk) {
+		snprintf(why, len, "out of memory while examining the program");
+		return SNAP_CG_FP;
+	}
+	if (exe)
+		add_file(pk, exe);
+	if (pid > 0)
+		add_mapped(pk, pid);
+	else if (exe)
+		add_needed(pk, exe);
+	cg = snap_cgpick_decide(pk->f, pk->n, lbr, why, len);
+	snap_free(pk);
+	return cg;
+}

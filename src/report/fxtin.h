@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * FXT trace -> struct snap_report: walks the records of a trace in memory
+ * with write/fxtread and feeds threads' names, duration events (begin, end,
+ * complete; a begin's inferred_start_time arg) and the sampling marker
+ * counter to the report. Pure: bytes in, report fed.
+ */
+#ifndef SNAP_REPORT_FXTIN_H
+#define SNAP_REPORT_FXTIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/report.h"
+
+struct snap_report_fxtin {
+	uint64_t records;   /* records read */
+	uint64_t bad;	    /* malformed records skipped */
+	uint64_t first_bad; /* record number of the first */
+	char why[192];	    /* what was wrong with it */
+	char fatal[256];    /* why the trace could not be read (an error return) */
+};
+
+/* Feeds every record of the FXT trace (data, len) to r. Returns 0, -ENOMEM,
+ * or -SNAP_EFORMAT / -SNAP_ETRUNC / -SNAP_EPARSE when the trace cannot be
+ * read on (in->fatal says where and why, e.g. "record #3: ..."). Malformed
+ * records that can be skipped are counted in in->bad. */
+int snap_report_read_fxt(struct snap_report *r, const void *data, size_t len,
+			 struct snap_report_fxtin *in);
+
+#endif

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/report.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/vec.h"
+
+#define NO_END UINT64_MAX
+
+int snap_report_init(struct snap_report *r, struct snap_strtab *st,
+		     const struct snap_report_opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->st = st;
+	if (o)
+		r->o = *o;
+	if (!r->o.exact_limit)
+		r->o.exact_limit = SNAP_REPORT_EXACT_LIMIT;
+	snap_u64map_init(&r->tmap);
+	snap_u64map_init(&r->nodes);
+	if (r->o.folded) {
+		/* node 0 is the root */
+		if (snap_vec_reserve(&r->node_parent, &r->capnodes, 64, sizeof(uint32_t)) < 0)
+			return r->err = -ENOMEM;
+		r->node_name = snap_calloc(r->capnodes, sizeof(uint32_t));
+		r->node_self = snap_calloc(r->capnodes, sizeof(uint64_t));
+		if (!r->node_name || !r->node_self)
+			return r->err = -ENOMEM;
+		r->node_parent[0] = 0;
+		r->nnodes = 1;
+	}
+	return 0;
+}
+
+void snap_report_fini(struct snap_report *r)
+{
+	for (size_t i = 0; i < r->nth; i++) {
+		snap_free(r->th[i].ev);
+		snap_free(r->th[i].cx);
+	}
+	snap_free(r->th);
+	for (size_t i = 0; i < r->capfn; i++) {
+		snap_free(r->fn[i].dur);
+		snap_free(r->fn[i].sketch);
+	}
+	snap_free(r->fn);
+	snap_free(r->kind_of);
+	snap_u64map_fini(&r->tmap);
+	snap_u64map_fini(&r->nodes);
+	snap_free(r->node_parent);
+	snap_free(r->node_name);
+	snap_free(r->node_self);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct snap_report_thread *thread_get(struct snap_report *r, int32_t pid, int32_t tid)
+{
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, v;
+	struct snap_report_thread *t;
+
+	if (r->last_idx && r->last_key == key)
+		return &r->th[r->last_idx - 1];
+	if (snap_u64map_get(&r->tmap, key, &v)) {
+		r->last_key = key;
+		r->last_idx = (size_t)v;
+		return &r->th[v - 1];
+	}
+	if (snap_vec_reserve(&r->th, &r->capth, r->nth + 1, sizeof(*r->th)) < 0 ||
+	    snap_u64map_put(&r->tmap, key, r->nth + 1) < 0) {
+		r->err = -ENOMEM;
+		return NULL;
+	}
+	t = &r->th[r->nth++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	r->last_key = key;
+	r->last_idx = r->nth;
+	return t;
+}
+
+int snap_report_thread_name(struct snap_report *r, int32_t pid, int32_t tid, uint32_t name)
+{
+	struct snap_report_thread *t;
+
+	if (r->o.has_thread && (int64_t)tid != r->o.tid)
+		return 0;
+	if (!(t = thread_get(r, pid, tid)))
+		return -ENOMEM;
+	if (name)
+		t->name = name;
+	return 0;
+}
+
+int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t kind, uint64_t ts,
+		      uint64_t end, uint32_t name)
+{
+	struct snap_report_thread *t;
+	struct snap_report_ev *e;
+	uint64_t last =
+		(kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE && end > ts ? end : ts;
+
+	if (r->err)
+		return r->err;
+	/* the trace's time range counts every thread, filtered or not */
+	if (!r->have_time) {
+		r->t0 = ts;
+		r->t1 = last;
+		r->have_time = 1;
+	} else {
+		if (ts < r->t0)
+			r->t0 = ts;
+		if (last > r->t1)
+			r->t1 = last;
+	}
+	if (r->o.has_thread && (int64_t)tid != r->o.tid)
+		return 0;
+	if (!(t = thread_get(r, pid, tid)))
+		return -ENOMEM;
+	if (t->nev == t->cap && snap_vec_reserve(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev)) < 0)
+		return r->err = -ENOMEM;
+	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE) {
+		if (t->ncx >= UINT32_MAX ||
+		    (t->ncx == t->capcx &&
+		     snap_vec_reserve(&t->cx, &t->capcx, t->ncx + 1, sizeof(*t->cx)) < 0))
+			return r->err = -ENOMEM;
+		t->cx[t->ncx].end = end;
+		t->cx[t->ncx].name = name;
+		name = (uint32_t)t->ncx++;
+	}
+	if (t->nev && ts < t->ev[t->nev - 1].ts)
+		t->unsorted = 1;
+	e = &t->ev[t->nev++];
+	e->ts = ts;
+	e->name = name;
+	e->kind = kind;
+	return 0;
+}
+
+void snap_report_sampled(struct snap_report *r, uint64_t period_ns)
+{
+	r->sampled = 1;
+	if (period_ns && (!r->sample_period || period_ns < r->sample_period))
+		r->sample_period = period_ns;
+}
+
+/* ---- durations: exact arrays, selection, sketch ---- */
+
+size_t snap_report_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 128)
+		return (size_t)v;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	return 128 + (size_t)(e - 7) * 64 + (size_t)((v >> (e - 6)) & 63);
+}
+
+uint64_t snap_report_bucket_value(size_t b)
+{
+	unsigned e, m;
+	uint64_t lo;
+
+	if (b < 128)
+		return b;
+	if (b >= SNAP_REPORT_SKETCH_N)
+		b = SNAP_REPORT_SKETCH_N - 1;
+	e = (unsigned)((b - 128) / 64) + 7;
+	m = (unsigned)((b - 128) % 64);
+	lo = (uint64_t)(64 + m) << (e - 6);
+	return lo + ((uint64_t)1 << (e - 6)) / 2;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Moves the k-th smallest of v[0..n) to v[k], smaller ones before it,
+ * larger after (Hoare selection, median of three). */
+static void select_k(uint64_t *v, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+	int rounds = 0;
+
+	while (hi > lo) {
+		if (++rounds > 100) {
+			/* a pathological order for median of three: sort what is left */
+			qsort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), u64_cmp);
+			return;
+		}
+		ptrdiff_t i = lo, j = hi;
+		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi], p, x;
+
+		p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				x = v[i];
+				v[i] = v[j];
+				v[j] = x;
+				i++;
+				j--;
+			}
+		}
+		/* v[lo..j] <= p, v[i..hi] >= p, v[j+1..i-1] == p */
+		if (kk <= j)
+			hi = j;
+		else if (kk >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+static size_t rank_index(size_t n, unsigned pct)
+{
+	/* nearest rank: the ceil(pct/100 * n)-th smallest, 1-based */
+	size_t k = (size_t)(((unsigned __int128)n * pct + 99) / 100);
+
+	return k ? k - 1 : 0;
+}
+
+uint64_t snap_report_rank(uint64_t *v, size_t n, unsigned pct)
+{
+	size_t k = rank_index(n, pct);
+
+	select_k(v, n, k);
+	return v[k];
+}
+
+static uint64_t sketch_rank(const uint64_t *sk, uint64_t n, unsigned pct, uint64_t max)
+{
+	uint64_t k = (uint64_t)(((unsigned __int128)n * pct + 99) / 100), seen = 0, v;
+
+	if (!k)
+		k = 1;
+	for (size_t b = 0; b < SNAP_REPORT_SKETCH_N; b++) {
+		seen += sk[b];
+		if (seen >= k) {
+			v = snap_report_bucket_value(b);
+			return v > max ? max : v;
+		}
+	}
+	return max;
+}
+
+static struct snap_report_fn *fn_get(struct snap_report *r, uint32_t name)
+{
+	if (name >= r->capfn) {
+		size_t old = r->capfn;
+
+		if (snap_vec_reserve(&r->fn, &r->capfn, (size_t)name + 1, sizeof(*r->fn)) < 0) {
+			r->err = -ENOMEM;
+			return NULL;
+		}
+		memset(r->fn + old, 0, (r->capfn - old) * sizeof(*r->fn));
+	}
+	return &r->fn[name];
+}
+
+static int fn_add(struct snap_report *r, struct snap_report_fn *f, uint64_t dur)
+{
+	if (f->sketch) {
+		f->sketch[snap_report_bucket(dur)]++;
+		return 0;
+	}
+	if (f->ndur >= r->o.exact_limit) {
+		f->sketch = snap_calloc(SNAP_REPORT_SKETCH_N, sizeof(uint64_t));
+		if (!f->sketch)
+			return r->err = -ENOMEM;
+		for (size_t i = 0; i < f->ndur; i++)
+			f->sketch[snap_report_bucket(f->dur[i])]++;
+		snap_free(f->dur);
+		f->dur = NULL;
+		f->ndur = f->capdur = 0;
+		f->sketch[snap_report_bucket(dur)]++;
+		r->nsketched++;
+		return 0;
+	}
+	if (f->ndur == f->capdur &&
+	    snap_vec_reserve(&f->dur, &f->capdur, f->ndur + 1, sizeof(*f->dur)) < 0)
+		return r->err = -ENOMEM;
+	f->dur[f->ndur++] = dur;
+	return 0;
+}
+
+/* ---- building slices ---- */
+
+struct frame {
+	uint64_t start, end; /* end: NO_END for a begin */
+	uint64_t child;	     /* time of child slices inside the window */
+	uint32_t name, node;
+	int edge; /* start cut by the snapshot */
+};
+
+struct walk {
+	struct snap_report *r;
+	struct snap_report_thread *t;
+	struct frame *st;
+	size_t n, cap;
+};
+
+static int is_decode_error(struct snap_report *r, uint32_t name)
+{
+	static const char pfx[] = "[decode error";
+
+	if (name >= r->capkind) {
+		size_t old = r->capkind;
+
+		if (snap_vec_reserve(&r->kind_of, &r->capkind, (size_t)name + 1, 1) < 0)
+			return 0; /* only a hint: treat as other */
+		memset(r->kind_of + old, 0, r->capkind - old);
+	}
+	if (!r->kind_of[name]) {
+		const char *s = snap_strtab_get(r->st, name);
+
+		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0 ? 1 : 2;
+	}
+	return r->kind_of[name] == 1;
+}
+
+static uint32_t node_get(struct snap_report *r, uint32_t parent, uint32_t name)
+{
+	uint64_t key = (uint64_t)parent << 32 | name, v;
+
+	if (snap_u64map_get(&r->nodes, key, &v))
+		return (uint32_t)v;
+	if (r->nnodes == r->capnodes) {
+		size_t c1 = r->capnodes, c2 = r->capnodes, c3 = r->capnodes;
+
+		if (snap_vec_reserve(&r->node_parent, &c1, r->nnodes + 1, sizeof(uint32_t)) < 0 ||
+		    snap_vec_reserve(&r->node_name, &c2, r->nnodes + 1, sizeof(uint32_t)) < 0 ||
+		    snap_vec_reserve(&r->node_self, &c3, r->nnodes + 1, sizeof(uint64_t)) < 0) {
+			r->err = -ENOMEM;
+			return 0;
+		}
+		r->capnodes = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+	}
+	if (snap_u64map_put(&r->nodes, key, r->nnodes) < 0) {
+		r->err = -ENOMEM;
+		return 0;
+	}
+	r->node_parent[r->nnodes] = parent;
+	r->node_name[r->nnodes] = name;
+	r->node_self[r->nnodes] = 0;
+	return (uint32_t)r->nnodes++;
+}
+
+static int push(struct walk *w, uint64_t start, uint64_t end, uint32_t name, int edge)
+{
+	struct frame *f;
+
+	if (w->n == w->cap && snap_vec_reserve(&w->st, &w->cap, w->n + 1, sizeof(*w->st)) < 0)
+		return w->r->err = -ENOMEM;
+	f = &w->st[w->n];
+	f->start = start;
+	f->end = end;
+	f->child = 0;
+	f->name = name;
+	f->edge = edge;
+	f->node = 0;
+	if (w->r->o.folded)
+		f->node = node_get(w->r, w->n ? w->st[w->n - 1].node : 0, name);
+	w->n++;
+	return w->r->err;
+}
+
+static void keep_slowest(struct snap_report *r, const struct snap_report_thread *t, uint64_t dur,
+			 uint64_t start)
+{
+	size_t i = r->nslow;
+
+	if (i == SNAP_REPORT_SLOWEST) {
+		if (dur <= r->slow[i - 1].dur)
+			return;
+		i--;
+	} else {
+		r->nslow++;
+	}
+	/* insertion, slowest first; an equal duration keeps the earlier call first */
+	while (i > 0 && r->slow[i - 1].dur < dur) {
+		r->slow[i] = r->slow[i - 1];
+		i--;
+	}
+	r->slow[i].dur = dur;
+	r->slow[i].start = start - r->t0;
+	r->slow[i].pid = t->pid;
+	r->slow[i].tid = t->tid;
+}
+
+/* Closes the top frame at end; cut: the end is the snapshot's edge. */
+static int pop(struct walk *w, uint64_t end, int cut)
+{
+	struct snap_report *r = w->r;
+	struct frame *f = &w->st[--w->n];
+	uint64_t cs, ce, cdur, self, dur;
+	int inside;
+
+	if (end < f->start)
+		end = f->start;
+	dur = end - f->start;
+	cs = f->start > r->win0 ? f->start : r->win0;
+	ce = end < r->win1 ? end : r->win1;
+	cdur = ce > cs ? ce - cs : 0;
+	self = cdur > f->child ? cdur - f->child : 0;
+	if (w->n)
+		w->st[w->n - 1].child += cdur;
+	else
+		w->t->busy_ns += cdur;
+	if (r->o.folded && self)
+		r->node_self[f->node] += self;
+	inside = f->start >= r->win0 && end <= r->win1;
+	if (!inside && (end < r->win0 || f->start > r->win1))
+		return 0; /* outside the window: not seen at all */
+	if (f->edge || cut || !inside) {
+		struct snap_report_fn *fn = fn_get(r, f->name);
+
+		r->open++;
+		w->t->open++;
+		if (fn)
+			fn->open++;
+		return r->err;
+	}
+	{
+		struct snap_report_fn *fn = fn_get(r, f->name);
+
+		if (!fn)
+			return r->err;
+		fn->calls++;
+		fn->total += dur;
+		fn->self += self;
+		if (dur > fn->max)
+			fn->max = dur;
+		r->slices++;
+		w->t->slices++;
+		if (r->o.function && f->name == r->o.function) {
+			r->hist[dur ? 64 - __builtin_clzll(dur) : 0]++;
+			keep_slowest(r, w->t, dur, f->start);
+		}
+		return fn_add(r, fn, dur);
+	}
+}
+
+/* Closes the complete slices on top that end by ts. */
+static int pop_completes(struct walk *w, uint64_t ts)
+{
+	while (w->n && w->st[w->n - 1].end != NO_END && w->st[w->n - 1].end <= ts)
+		if (pop(w, w->st[w->n - 1].end, 0) < 0)
+			return w->r->err;
+	return 0;
+}
+
+static int ev_cmp_ts(const struct snap_report_ev *a, const struct snap_report_ev *b)
+{
+	return a->ts < b->ts;
+}
+
+/* Stable merge sort by ts (tmp: n elements). */
+static void sort_events(struct snap_report_ev *v, struct snap_report_ev *tmp, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			if (mid == hi || !ev_cmp_ts(&v[mid], &v[mid - 1])) {
+				memcpy(tmp + lo, v + lo, (hi - lo) * sizeof(*v));
+				continue;
+			}
+			while (i < mid && j < hi)
+				tmp[k++] = ev_cmp_ts(&v[j], &v[i]) ? v[j++] : v[i++];
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+static int walk_thread(struct snap_report *r, struct snap_report_thread *t, struct walk *w)
+{
+	uint64_t first, last = 0, group = 0;
+	int cut = 0;
+
+	if (!t->nev)
+		return 0;
+	if (t->unsorted) {
+		struct snap_report_ev *tmp = snap_reallocarray(NULL, t->nev, sizeof(*tmp));
+
+		if (!tmp)
+			return r->err = -ENOMEM;
+		sort_events(t->ev, tmp, t->nev);
+		snap_free(tmp);
+	}
+	first = t->ev[0].ts;
+	for (size_t i = 0; i < t->nev; i++) {
+		const struct snap_report_ev *e = &t->ev[i];
+		uint64_t end = (e->kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE
+				       ? t->cx[e->name].end
+				       : 0;
+
+		if (e->ts > last)
+			last = e->ts;
+		if (end > last)
+			last = end;
+	}
+	w->t = t;
+	w->n = 0;
+	for (size_t i = 0; i < t->nev; i++) {
+		const struct snap_report_ev *e = &t->ev[i];
+		uint32_t kind = e->kind & SNAP_REPORT_KIND_MASK;
+
+		if (i == 0 || e->ts != group) {
+			/* a new timestamp: is it a snapshot edge (the thread's end, a decode error)? */
+			group = e->ts;
+			cut = e->ts == last;
+			for (size_t j = i; !cut && j < t->nev && t->ev[j].ts == group; j++)
+				if ((t->ev[j].kind & SNAP_REPORT_KIND_MASK) ==
+					    SNAP_REPORT_COMPLETE &&
+				    t->cx[t->ev[j].name].end <= group &&
+				    is_decode_error(r, t->cx[t->ev[j].name].name))
+					cut = 1;
+		}
+		if (pop_completes(w, e->ts) < 0)
+			return r->err;
+		if (kind == SNAP_REPORT_BEGIN) {
+			int edge = (e->kind & SNAP_REPORT_F_INFERRED) || e->ts == first;
+
+			if (push(w, e->ts, NO_END, e->name, edge) < 0)
+				return r->err;
+		} else if (kind == SNAP_REPORT_COMPLETE) {
+			uint64_t end = t->cx[e->name].end;
+
+			if (end <= e->ts)
+				continue; /* an instant: not a call */
+			if (w->n && w->st[w->n - 1].end != NO_END && end > w->st[w->n - 1].end) {
+				r->overlaps++; /* partial overlap: cut to the parent */
+				end = w->st[w->n - 1].end;
+			}
+			if (push(w, e->ts, end, t->cx[e->name].name, 0) < 0)
+				return r->err;
+		} else if (kind == SNAP_REPORT_END) {
+			while (w->n && w->st[w->n - 1].end != NO_END) {
+				r->overlaps++; /* a complete slice outlasting its parent */
+				if (pop(w, e->ts, 0) < 0)
+					return r->err;
+			}
+			if (!w->n)
+				r->unmatched_ends++;
+			else if (pop(w, e->ts, cut) < 0)
+				return r->err;
+		}
+	}
+	if (pop_completes(w, NO_END - 1) < 0)
+		return r->err;
+	/* begins never ended: open at the snapshot's end */
+	while (w->n) {
+		while (w->n && w->st[w->n - 1].end != NO_END)
+			if (pop(w, w->st[w->n - 1].end, 0) < 0)
+				return r->err;
+		if (w->n && pop(w, last, 1) < 0)
+			return r->err;
+	}
+	return r->err;
+}
+
+int snap_report_finish(struct snap_report *r)
+{
+	struct walk w;
+
+	if (r->err || r->finished)
+		return r->err;
+	r->finished = 1;
+	r->win0 = 0;
+	r->win1 = NO_END;
+	if (r->o.has_window) {
+		r->win0 = r->t0 + r->o.win_start;
+		r->win1 = r->o.win_end > NO_END - r->t0 ? NO_END : r->t0 + r->o.win_end;
+	}
+	if (r->have_time) {
+		uint64_t a = r->t0 > r->win0 ? r->t0 : r->win0,
+			 b = r->t1 < r->win1 ? r->t1 : r->win1;
+
+		r->span_ns = b > a ? b - a : 0;
+	}
+	memset(&w, 0, sizeof(w));
+	w.r = r;
+	for (size_t i = 0; i < r->nth && !r->err; i++) {
+		walk_thread(r, &r->th[i], &w);
+		/* the events are not needed any more */
+		snap_free(r->th[i].ev);
+		snap_free(r->th[i].cx);
+		r->th[i].ev = NULL;
+		r->th[i].cx = NULL;
+		r->th[i].nev = r->th[i].cap = r->th[i].ncx = r->th[i].capcx = 0;
+	}
+	snap_free(w.st);
+	if (r->err)
+		return r->err;
+	for (size_t i = 0; i < r->capfn; i++) {
+		struct snap_report_fn *f = &r->fn[i];
+
+		if (!f->calls)
+			continue;
+		f->mean = f->total / f->calls;
+		if (f->sketch) {
+			f->p50 = sketch_rank(f->sketch, f->calls, 50, f->max);
+			f->p90 = sketch_rank(f->sketch, f->calls, 90, f->max);
+			f->p99 = sketch_rank(f->sketch, f->calls, 99, f->max);
+		} else {
+			size_t k99 = rank_index(f->ndur, 99), k90 = rank_index(f->ndur, 90),
+			       k50 = rank_index(f->ndur, 50);
+
+			/* each selection leaves the smaller values in front of it */
+			select_k(f->dur, f->ndur, k99);
+			f->p99 = f->dur[k99];
+			select_k(f->dur, k99 + 1, k90);
+			f->p90 = f->dur[k90];
+			select_k(f->dur, k90 + 1, k50);
+			f->p50 = f->dur[k50];
+		}
+	}
+	return 0;
+}
+
+/* ---- ordering ---- */
+
+static const struct snap_report *order_r;
+static enum snap_report_sort order_key;
+
+static uint64_t sort_value(const struct snap_report_fn *f, enum snap_report_sort key)
+{
+	switch (key) {
+	case SNAP_REPORT_SORT_TOTAL:
+		return f->total;
+	case SNAP_REPORT_SORT_CALLS:
+		return f->calls;
+	case SNAP_REPORT_SORT_MAX:
+		return f->max;
+	case SNAP_REPORT_SORT_P99:
+		return f->p99;
+	case SNAP_REPORT_SORT_SELF:
+	default:
+		return f->self;
+	}
+}
+
+static int order_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t va = sort_value(&order_r->fn[a], order_key);
+	uint64_t vb = sort_value(&order_r->fn[b], order_key);
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	if (order_key != SNAP_REPORT_SORT_TOTAL && order_r->fn[a].total != order_r->fn[b].total)
+		return order_r->fn[a].total > order_r->fn[b].total ? -1 : 1;
+	return strcmp(snap_strtab_get(order_r->st, a), snap_strtab_get(order_r->st, b));
+}
+
+int64_t snap_report_order(const struct snap_report *r, enum snap_report_sort key, uint32_t **out)
+{
+	size_t n = 0;
+	uint32_t *v;
+
+	for (size_t i = 0; i < r->capfn; i++)
+		n += r->fn[i].calls != 0;
+	v = snap_reallocarray(NULL, n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < r->capfn; i++)
+		if (r->fn[i].calls)
+			v[n++] = (uint32_t)i;
+	order_r = r;
+	order_key = key;
+	qsort(v, n, sizeof(*v), order_cmp);
+	*out = v;
+	return (int64_t)n;
+}
+
+int snap_report_sort_parse(const char *s, enum snap_report_sort *key)
+{
+	static const char *const names[] = {"self", "total", "calls", "max", "p99"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*key = (enum snap_report_sort)i;
+			return 0;
+		}
+	return -1;
+}

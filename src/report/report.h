@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Latency figures of a timeline (`snaptrace report`, docs/report.md).
+ *
+ * Duration events (begin, end, complete) are fed in any order, as a trace
+ * file or the decoder gives them; names are ids of a borrowed strtab. The
+ * events of each thread are kept compactly (16 bytes each) and, at finish,
+ * sorted stably by time (only if they came out of order) and matched on a
+ * stack the way Perfetto builds slices. Every slice is a call: recursion
+ * counts each call, self time is the time not covered by child slices.
+ *
+ * Slices cut by the snapshot are excluded from the figures and counted:
+ * begins with the inferred_start_time flag (their start is unknown) or at
+ * the first timestamp of their thread (running when the snapshot began),
+ * begins never ended, slices ending at the last timestamp of their thread
+ * or at a [decode error: ...] on it, and slices crossing the -window edges. Zero-length complete
+ * events (instants, decode errors, extra-event samples) are not calls.
+ *
+ * Per function the durations are kept exactly up to opts.exact_limit
+ * (default SNAP_REPORT_EXACT_LIMIT); past it the function's durations go
+ * to a log-bucket sketch (64 buckets per power of two, value = bucket
+ * middle: <= 0.8 % relative error) and fn->sketch says so. Count, total,
+ * self and max stay exact. Percentiles are by nearest rank.
+ */
+#ifndef SNAP_REPORT_REPORT_H
+#define SNAP_REPORT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+#define SNAP_REPORT_EXACT_LIMIT (4u << 20) /* exact durations kept per function */
+#define SNAP_REPORT_SKETCH_N	(128 + 57 * 64)
+#define SNAP_REPORT_SLOWEST	10 /* slowest calls kept for -function */
+#define SNAP_REPORT_HIST	65 /* power-of-two histogram buckets for -function */
+
+/* The counter snaptrace writes on each sampled thread (docs/report.md):
+ * its arg SNAP_REPORT_PERIOD_ARG is the sample period in ns. */
+#define SNAP_REPORT_SAMPLING_COUNTER "snaptrace.sampling"
+#define SNAP_REPORT_PERIOD_ARG	     "period_ns"
+#define SNAP_REPORT_INFERRED_ARG     "inferred_start_time"
+
+enum snap_report_kind {
+	SNAP_REPORT_BEGIN = 1,
+	SNAP_REPORT_END,
+	SNAP_REPORT_COMPLETE,
+};
+#define SNAP_REPORT_KIND_MASK  0x0fu
+#define SNAP_REPORT_F_INFERRED 0x10u /* begin: start time inferred (unknown) */
+
+enum snap_report_sort {
+	SNAP_REPORT_SORT_SELF = 0,
+	SNAP_REPORT_SORT_TOTAL,
+	SNAP_REPORT_SORT_CALLS,
+	SNAP_REPORT_SORT_MAX,
+	SNAP_REPORT_SORT_P99,
+};
+
+struct snap_report_opts {
+	int has_window;
+	uint64_t win_start, win_end; /* ns from the trace start, inclusive range */
+	int has_thread;
+	int64_t tid;	      /* only this thread */
+	uint32_t function;    /* strtab id of -function's name, 0 = none */
+	int folded;	      /* keep per-stack self times for snap_report_folded */
+	uint64_t exact_limit; /* 0 = SNAP_REPORT_EXACT_LIMIT */
+};
+
+struct snap_report_ev {
+	uint64_t ts;
+	uint32_t name; /* a complete event's is its index in the thread's cx[] */
+	uint32_t kind; /* enum snap_report_kind | SNAP_REPORT_F_* */
+};
+
+/* What a complete event has more (kept aside: begins and ends are most events). */
+struct snap_report_cx {
+	uint64_t end;
+	uint32_t name;
+};
+
+struct snap_report_thread {
+	int32_t pid, tid;
+	uint32_t name;		   /* strtab id, 0 = unnamed */
+	struct snap_report_ev *ev; /* 16 bytes per duration event until finish */
+	size_t nev, cap;
+	struct snap_report_cx *cx;
+	size_t ncx, capcx;
+	int unsorted;
+	uint64_t busy_ns, slices, open; /* figures, after finish */
+};
+
+struct snap_report_fn {
+	uint64_t calls, total, self, max, open;
+	uint64_t *dur; /* exact durations while not sketched */
+	size_t ndur, capdur;
+	uint64_t *sketch;	      /* SNAP_REPORT_SKETCH_N bucket counts once sketched */
+	uint64_t p50, p90, p99, mean; /* after finish */
+};
+
+struct snap_report_call {
+	uint64_t dur, start; /* start: ns from the trace start */
+	int32_t pid, tid;
+};
+
+struct snap_report {
+	struct snap_strtab *st; /* borrowed */
+	struct snap_report_opts o;
+	int err;		 /* sticky */
+	struct snap_u64map tmap; /* (pid << 32 | tid) -> index + 1 */
+	struct snap_report_thread *th;
+	size_t nth, capth;
+	uint64_t last_key;
+	size_t last_idx;	   /* index + 1 of last_key, 0 = none */
+	struct snap_report_fn *fn; /* indexed by name id */
+	size_t capfn;
+	uint8_t *kind_of; /* per name id: 0 unknown, 1 a decode error, 2 other */
+	size_t capkind;
+	uint64_t t0, t1; /* trace time range (all threads), valid when have_time */
+	int have_time;
+	uint64_t sample_period; /* ns, 0 = not a sampled trace */
+	int sampled;
+	/* figures, after finish */
+	uint64_t win0, win1; /* absolute window */
+	uint64_t span_ns, slices, open, unmatched_ends, overlaps;
+	size_t nsketched;		 /* functions whose durations went to the sketch */
+	uint64_t hist[SNAP_REPORT_HIST]; /* -function: [2^(i-1), 2^i) ns; hist[0] = 0 ns */
+	struct snap_report_call slow[SNAP_REPORT_SLOWEST];
+	size_t nslow;
+	/* folded stacks: node = (parent node, name) */
+	struct snap_u64map nodes;
+	uint32_t *node_parent, *node_name;
+	uint64_t *node_self;
+	size_t nnodes, capnodes;
+	int finished;
+};
+
+/* Initializes r over st (borrowed, must outlive r). Returns 0 or -ENOMEM. */
+int snap_report_init(struct snap_report *r, struct snap_strtab *st,
+		     const struct snap_report_opts *o);
+void snap_report_fini(struct snap_report *r);
+
+/* Names a thread (name: strtab id; 0 leaves it). Returns 0 or -ENOMEM. */
+int snap_report_thread_name(struct snap_report *r, int32_t pid, int32_t tid, uint32_t name);
+/* One duration event: kind SNAP_REPORT_BEGIN/END/COMPLETE (| flags); end
+ * only for complete events. Returns 0 or -ENOMEM (also kept as r->err). */
+int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t kind, uint64_t ts,
+		      uint64_t end, uint32_t name);
+/* Marks the trace as sampled with a sample period of period_ns (the
+ * smallest positive one given wins). */
+void snap_report_sampled(struct snap_report *r, uint64_t period_ns);
+
+/* Builds the slices and the figures. Returns 0, -ENOMEM or the sticky error. */
+int snap_report_finish(struct snap_report *r);
+
+/* After finish: the functions with at least one counted call, sorted by
+ * key (descending; ties by name). *out is owned by the caller (snap_free).
+ * Returns the count or -ENOMEM. */
+int64_t snap_report_order(const struct snap_report *r, enum snap_report_sort key, uint32_t **out);
+/* Parses "self", "total", ... Returns 0 or -1. */
+int snap_report_sort_parse(const char *s, enum snap_report_sort *key);
+
+/* Nearest-rank percentile (1..100) of a sorted or unsorted array (it is
+ * partially reordered). n > 0. */
+uint64_t snap_report_rank(uint64_t *v, size_t n, unsigned pct);
+/* The sketch bucket of a duration, and the value a bucket stands for. */
+size_t snap_report_bucket(uint64_t v);
+uint64_t snap_report_bucket_value(size_t b);
+
+#endif

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/rtl.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static struct snap_report_tl *rtl(struct snap_timeline *tl)
+{
+	return (struct snap_report_tl *)((char *)tl - offsetof(struct snap_report_tl, base));
+}
+
+static int r_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc_name,
+		    uint32_t thread_name)
+{
+	(void)proc_name;
+	return snap_report_thread_name(rtl(tl)->r, pid, tid, thread_name);
+}
+
+static int r_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name,
+		   const struct snap_arg *args, size_t nargs)
+{
+	struct snap_report_tl *t = rtl(tl);
+	uint32_t kind = SNAP_REPORT_BEGIN;
+
+	for (size_t i = 0; i < nargs; i++)
+		if (args[i].name == t->inferred)
+			kind |= SNAP_REPORT_F_INFERRED;
+	return snap_report_event(t->r, pid, tid, kind, ts, 0, name);
+}
+
+static int r_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name)
+{
+	return snap_report_event(rtl(tl)->r, pid, tid, SNAP_REPORT_END, ts, 0, name);
+}
+
+static int r_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	(void)args;
+	(void)nargs;
+	return snap_report_event(rtl(tl)->r, pid, tid, SNAP_REPORT_COMPLETE, ts, end_ts, name);
+}
+
+static int r_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name,
+		     const struct snap_arg *args, size_t nargs)
+{
+	struct snap_report_tl *t = rtl(tl);
+
+	(void)pid;
+	(void)tid;
+	(void)ts;
+	if (name != t->sampling)
+		return 0;
+	for (size_t i = 0; i < nargs; i++)
+		if (args[i].name == t->period_arg && args[i].type == SNAP_ARG_INT &&
+		    args[i].v.i > 0)
+			snap_report_sampled(t->r, (uint64_t)args[i].v.i);
+	snap_report_sampled(t->r, 0);
+	return 0;
+}
+
+static int r_finish(struct snap_timeline *tl)
+{
+	return rtl(tl)->r->err;
+}
+
+static const struct snap_timeline_ops report_tl_ops = {
+	.thread = r_thread,
+	.begin = r_begin,
+	.end = r_end,
+	.complete = r_complete,
+	.counter = r_counter,
+	.finish = r_finish,
+};
+
+int snap_report_tl_init(struct snap_report_tl *t, struct snap_report *r)
+{
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->base.ops = &report_tl_ops;
+	t->r = r;
+	if ((err = snap_strtab_intern_id(r->st, SNAP_REPORT_INFERRED_ARG, &t->inferred)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLING_COUNTER, &t->sampling)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_PERIOD_ARG, &t->period_arg)) < 0)
+		return err;
+	return 0;
+}
+
+/* ---- tee ---- */
+
+static struct snap_tee_tl *tee(struct snap_timeline *tl)
+{
+	return (struct snap_tee_tl *)((char *)tl - offsetof(struct snap_tee_tl, base));
+}
+
+static int first_err(int a, int b)
+{
+	return a < 0 ? a : b;
+}
+
+static int t_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc_name,
+		    uint32_t thread_name)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = t->a->ops->thread(t->a, pid, tid, proc_name, thread_name);
+
+	return first_err(a, t->b->ops->thread(t->b, pid, tid, proc_name, thread_name));
+}
+
+static int t_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name,
+		   const struct snap_arg *args, size_t nargs)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = t->a->ops->begin(t->a, pid, tid, ts, name, args, nargs);
+
+	return first_err(a, t->b->ops->begin(t->b, pid, tid, ts, name, args, nargs));
+}
+
+static int t_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = t->a->ops->end(t->a, pid, tid, ts, name);
+
+	return first_err(a, t->b->ops->end(t->b, pid, tid, ts, name));
+}
+
+static int t_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = t->a->ops->complete(t->a, pid, tid, ts, end_ts, name, args, nargs);
+
+	return first_err(a, t->b->ops->complete(t->b, pid, tid, ts, end_ts, name, args, nargs));
+}
+
+static int t_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name,
+		     const struct snap_arg *args, size_t nargs)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = t->a->ops->counter(t->a, pid, tid, ts, name, args, nargs);
+
+	return first_err(a, t->b->ops->counter(t->b, pid, tid, ts, name, args, nargs));
+}
+
+static int t_finish(struct snap_timeline *tl)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = t->a->ops->finish(t->a);
+
+	return first_err(a, t->b->ops->finish(t->b));
+}
+
+static const struct snap_timeline_ops tee_tl_ops = {
+	.thread = t_thread,
+	.begin = t_begin,
+	.end = t_end,
+	.complete = t_complete,
+	.counter = t_counter,
+	.finish = t_finish,
+};
+
+void snap_tee_tl_init(struct snap_tee_tl *t, struct snap_timeline *a, struct snap_timeline *b)
+{
+	t->base.ops = &tee_tl_ops;
+	t->a = a;
+	t->b = b;
+}

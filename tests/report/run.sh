@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# snaptrace report: golden figures from hand-written perf script inputs with known call
+# durations (tests/report/cases, expected output in NAME.expected). Every -json case is
+# also run on the FXT trace that `snaptrace decode` writes from the same input (plain and
+# gzip): the figures must be identical, whichever way the report reads the trace.
+#
+# The inputs (times in ns from the first event):
+#  recursion.txt, thread 7: main (from 0, cut by both edges) calls foo [100,300] which
+#    calls leaf [150,170]; rec [400,1000] -> rec [450,700] -> rec [500,600] -> leaf
+#    [510,540]; foo [1100,1400]; leaf [1500,1510]; the trace ends at 2000. So rec: 3 calls
+#    600/250/100, self 350+150+70 = 570, p50 250 (rank 2 of 3); foo: 200/300, self 480;
+#    leaf: 20/30/10; main: open (excluded). Folded self times: main 890, main;foo 480, ...
+#  two_threads.txt: tid 7 main calls alpha [100,400]; tid 8 (first event at 50, shifted
+#    +1 ns as a late thread) main calls beta [200,250] and [300,390]; ends 600 and 500.
+#  samples.txt: cpu-clock samples every 250 us: slow in the samples at 250 and 500 us
+#    (one call of 500 us), quick at 1000 us (250 us); marked estimated, period 250 us.
+# SNAP_UPDATE_GOLDEN=1 rewrites the expectations (review the diff like code).
+set -u
+cd "$(dirname "$0")/../.."
+snap=./snaptrace
+dir=tests/report
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run_case() { # NAME INPUT FLAGS...: prints the actual result
+	local input=$1 rc
+	shift
+	local args=()
+	for a in "$@"; do
+		[ "$a" = FOLDED ] && a=$tmp/folded
+		args+=("$a")
+	done
+	rm -f "$tmp/folded"
+	"$snap" report "${args[@]}" "$input" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	echo "exit=$rc"
+	sed -e "s|$tmp|TMP|g" -e 's/^/stderr: /' "$tmp/err"
+	cat "$tmp/out"
+	if [ -f "$tmp/folded" ]; then
+		echo "--- folded"
+		cat "$tmp/folded"
+	fi
+}
+
+while IFS='|' read -r name flags input; do
+	name=$(echo "$name" | xargs)
+	case $name in '' | '#'*) continue ;; esac
+	input=$dir/$(echo "$input" | xargs)
+	read -r -a fl <<<"$flags"
+	run_case "$input" "${fl[@]}" >"$tmp/actual"
+	exp=$dir/$name.expected
+	if [ "${SNAP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$tmp/actual" "$exp"
+		echo "PASS report/$name (updated)"
+	elif [ ! -f "$exp" ]; then
+		echo "FAIL report/$name: no $exp (run SNAP_UPDATE_GOLDEN=1 $0 and review it)"
+	elif diff -u "$exp" "$tmp/actual" >"$tmp/diff"; then
+		echo "PASS report/$name"
+	else
+		echo "FAIL report/$name: output differs:"
+		head -30 "$tmp/diff"
+	fi
+	case " ${fl[*]} " in *" -json "*) ;; *) continue ;; esac
+	if command -v python3 >/dev/null && ! sed -n '/^{/,$p' "$tmp/actual" | sed '/^--- folded/,$d' |
+		python3 -m json.tool >/dev/null 2>"$tmp/jerr"; then
+		echo "FAIL report/$name-json-valid: $(tail -1 "$tmp/jerr")"
+	fi
+	for ext in fxt fxt.gz; do
+		if ! "$snap" decode -q -o "$tmp/t.$ext" "$input" 2>"$tmp/derr"; then
+			echo "FAIL report/$name-via-$ext: decode failed: $(head -1 "$tmp/derr")"
+			continue
+		fi
+		run_case "$tmp/t.$ext" "${fl[@]}" >"$tmp/actual2"
+		if cmp -s "$tmp/actual" "$tmp/actual2"; then
+			echo "PASS report/$name-via-$ext"
+		else
+			echo "FAIL report/$name-via-$ext: the FXT trace gives other figures:"
+			diff -u "$tmp/actual" "$tmp/actual2" | head -20
+		fi
+	done
+done <"$dir/cases"
+
+# An FXT trace written the way magic-trace writes (string and thread refs, inline
+# names and pid/tid, complete events): tests/report/mkfxt.py says what it holds.
+if command -v python3 >/dev/null; then
+	python3 "$dir/mkfxt.py" "$tmp/mt.fxt"
+	run_case "$tmp/mt.fxt" -json >"$tmp/actual"
+	if [ "${SNAP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$tmp/actual" "$dir/magic_style_json.expected"
+		echo "PASS report/magic_style_json (updated)"
+	elif diff -u "$dir/magic_style_json.expected" "$tmp/actual" >"$tmp/diff"; then
+		echo "PASS report/magic_style_json"
+	else
+		echo "FAIL report/magic_style_json: output differs:"
+		head -20 "$tmp/diff"
+	fi
+else
+	echo "SKIP report/magic_style_json: no python3 to write the trace"
+fi
+
+# Bad input: one clear line and a non-zero status, never a crash.
+expect_err() { # NAME STATUS PATTERN ARGS...: the last stderr line matches, at most 2 lines
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	"$snap" report "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && [ "$(wc -l <"$tmp/err")" -le 2 ] && tail -1 "$tmp/err" | grep -q -- "$pat"; then
+		echo "PASS report/error_$name"
+	else
+		echo "FAIL report/error_$name: exit $rc (want $want), stderr: $(head -3 "$tmp/err")"
+	fi
+}
+expect_err missing_file 1 "cannot open" "$tmp/nope.fxt"
+expect_err bad_window 2 "bad -window" -window 10,20ms "$dir/recursion.txt"
+expect_err window_backwards 2 "bad -window" -window 2ms,1ms "$dir/recursion.txt"
+expect_err bad_sort 2 "bad -sort" -sort median "$dir/recursion.txt"
+expect_err bad_top 2 "bad -top" -top -3 "$dir/recursion.txt"
+expect_err two_files 2 "one FILE only" a.fxt b.fxt
+expect_err directory 1 "is a directory" "$dir"
+"$snap" decode -q -o "$tmp/t.fxt.gz" "$dir/recursion.txt"
+head -c 200 "$tmp/t.fxt.gz" >"$tmp/trunc.fxt.gz"
+expect_err truncated_gzip 1 "truncated" "$tmp/trunc.fxt.gz"
+"$snap" decode -q -o "$tmp/t.fxt" "$dir/recursion.txt"
+head -c 300 "$tmp/t.fxt" >"$tmp/trunc.fxt"
+expect_err truncated_fxt 1 "record #" "$tmp/trunc.fxt"
+: >"$tmp/empty.fxt"
+expect_err empty_fxt 1 "empty file" "$tmp/empty.fxt"
+printf 'not a trace at all\n' >"$tmp/junk.txt"
+expect_err junk_text 1 "no events" "$tmp/junk.txt"
+
+# -report on decode prints the same tables after writing the trace.
+if "$snap" decode -q -report -o "$tmp/r.fxt" "$dir/recursion.txt" >"$tmp/out" 2>"$tmp/err" &&
+	[ -s "$tmp/r.fxt" ] &&
+	diff <(sed 1d "$tmp/out") <(sed 1,2d "$dir/recursion_text.expected") >"$tmp/diff"; then
+	echo "PASS report/decode_dash_report"
+else
+	echo "FAIL report/decode_dash_report: $(head -5 "$tmp/diff" "$tmp/err")"
+fi
+
+# The figures against an independent reckoning from `snaptrace dump`'s slices
+# (tests/report/slices.sh), and the folded self times adding up to the threads' busy
+# time: on the FXT of every golden input (deferred begins, decode errors, threads,
+# samples, ...), then on a real sampled recording.
+report_figures() { # TRACE: the same lines as slices.sh prints, from report -json
+	"$snap" report -json "$1" | sed -n -E \
+		-e 's/^\{"span_ns": [0-9]+, "slices": ([0-9]+), .*"open_slices": ([0-9]+),.*/slices \1 open \2/p' \
+		-e 's/^ *\{"name": "(.*)", "calls": ([0-9]+), "total_ns": ([0-9]+), "self_ns": ([0-9]+), "mean_ns": [0-9]+, "p50_ns": ([0-9]+), "p90_ns": ([0-9]+), "p99_ns": ([0-9]+), "max_ns": ([0-9]+).*/\1 \2 \3 \4 \8 \5 \6 \7/p' |
+		{ IFS= read -r head; echo "$head"; LC_ALL=C sort; }
+}
+check_against_dump() { # NAME TRACE
+	local name=$1 trace=$2 busy folded
+	tests/report/slices.sh "$snap" "$trace" >"$tmp/want" 2>&1
+	report_figures "$trace" >"$tmp/got"
+	if ! diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"; then
+		echo "FAIL report/vs_dump_$name: report and the dump's slices disagree:"
+		head -20 "$tmp/diff"
+		return
+	fi
+	busy=$("$snap" report -json -folded "$tmp/f" "$trace" | sed -n 's/.*"busy_ns": \([0-9]*\).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	folded=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/f")
+	if [ "$busy" != "$folded" ]; then
+		echo "FAIL report/vs_dump_$name: folded self times add up to $folded ns, busy time $busy ns"
+		return
+	fi
+	"$snap" report -top 0 "$trace" >"$tmp/text"
+	if awk 'length($0) > 100 { bad = 1 } END { exit !bad }' "$tmp/text"; then
+		echo "FAIL report/vs_dump_$name: a line is wider than 100 columns: $(awk 'length($0) > 100' "$tmp/text" | head -1)"
+		return
+	fi
+	echo "PASS report/vs_dump_$name ($(head -1 "$tmp/want"), $(($(wc -l <"$tmp/want") - 1)) functions)"
+}
+for input in tests/golden/pt/*.txt tests/golden/samples/*.txt; do
+	base=${input%.txt}
+	args=()
+	[ -f "$base.args" ] && read -r -a args <"$base.args"
+	rm -f "$tmp/g.fxt"
+	"$snap" decode -q "${args[@]}" -o "$tmp/g.fxt" "$input" >/dev/null 2>&1 || continue
+	[ -f "$tmp/g.fxt" ] && check_against_dump "golden_$(basename "$base")" "$tmp/g.fxt"
+done
+
+# e2e: a real sampled recording of tests/e2e/progs/nest (main > outer > inner > leaf).
+nest=$PWD/${SNAP_BUILD:-build/default}/tests/e2e/nest
+noperf=""
+if ! command -v perf >/dev/null; then
+	noperf="perf is not on PATH"
+elif [ ! -x "$nest" ]; then
+	noperf="$nest missing (run make test-bins)"
+elif ! perf record -o "$tmp/probe.data" --no-bpf-event -e cpu-clock -F 1000 -- true \
+	>/dev/null 2>&1; then
+	noperf="perf record -e cpu-clock does not work for $(id -un)"
+fi
+if [ -n "$noperf" ]; then
+	echo "SKIP report/e2e_run_report: $noperf"
+else
+	(cd "$tmp" && TMPDIR=$tmp timeout -s KILL 60 "$OLDPWD/$snap" run -sampling \
+		-timer-resolution Sample:2000 -report -o "$tmp/run.fxt.gz" -- "$nest" 3000 0 0 0 \
+		>"$tmp/run.out" 2>"$tmp/run.err")
+	rc=$?
+	if [ $rc -ne 0 ] || [ ! -s "$tmp/run.fxt.gz" ]; then
+		echo "FAIL report/e2e_run_report: rc $rc: $(tail -3 "$tmp/run.err")"
+	elif ! grep -q '^ESTIMATED from stack samples, one every 500 us' "$tmp/run.out" ||
+		! grep -q "tid *busy *slices" "$tmp/run.out"; then
+		echo "FAIL report/e2e_run_report: -report printed: $(head -12 "$tmp/run.out")"
+	# leaf is one sampled call spanning the snapshot (cut by its edges, so out of the
+	# table's figures); the folded stacks still give it its self time.
+	elif ! "$snap" report -folded "$tmp/run.folded" "$tmp/run.fxt.gz" >/dev/null ||
+		! grep -Eq '(^|;)main;outer;inner;leaf [1-9][0-9]*$' "$tmp/run.folded"; then
+		echo "FAIL report/e2e_run_report: no main;outer;inner;leaf in the folded stacks: $(head -3 "$tmp/run.folded")"
+	else
+		echo "PASS report/e2e_run_report"
+		"$snap" report "$tmp/run.fxt.gz" >"$tmp/again"
+		if diff <(grep -v '^ready' "$tmp/run.out" | sed 1d) <(sed 1d "$tmp/again") >/dev/null; then
+			echo "PASS report/e2e_same_as_report_of_the_file"
+		else
+			echo "FAIL report/e2e_same_as_report_of_the_file: $(diff <(grep -v '^ready' "$tmp/run.out") "$tmp/again" | head -5)"
+		fi
+		check_against_dump e2e_sampled "$tmp/run.fxt.gz"
+	fi
+fi
+
+# help
+if "$snap" help report | grep -q -- "-window START,END" && "$snap" report -help | grep -q -- "-folded FILE"; then
+	echo "PASS report/help"
+else
+	echo "FAIL report/help: snaptrace help report / report -help lack the flags"
+fi
+exit 0

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# An independent reckoning of `snaptrace report`'s figures from the slices that
+# `snaptrace dump` prints (awk and sort only, nothing shared with src/report/):
+#   tests/report/slices.sh SNAPTRACE TRACE
+# prints "slices N open N" and then, sorted by name, one line per function with a
+# counted call: "NAME calls total self max p50 p90 p99" (ns). The rules are the ones
+# docs/report.md gives: per thread, a stable sort by time, stack matching, complete
+# events that end by an event's time closed first; zero-length complete events are no
+# calls; a begin with inferred_start_time or at the thread's first timestamp, a begin
+# never ended, and an end at the thread's last timestamp or at a [decode error: ...]
+# of the thread are cut by the snapshot and only counted; nearest-rank percentiles.
+set -u
+snap=$1 trace=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$snap" dump "$trace" | awk -v OFS='\t' '
+	$1 != "begin" && $1 != "end" && $1 != "complete" { next }
+	{
+		ts = substr($2, 4); tid = ""; end = 0; name = ""
+		for (i = 3; i <= NF; i++) {
+			if ($i ~ /^tid=/) tid = substr($i, 5)
+			if ($i ~ /^end=/) end = substr($i, 5)
+		}
+		if (match($0, /name="([^"\\]|\\.)*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
+		inf = index($0, "inferred_start_time=") > 0
+		print tid, ts, NR, $1, end, inf, name
+	}' | sort -s -t "$(printf '\t')" -k1,1n -k2,2n >"$tmp/ev"
+awk -F '\t' -v durs="$tmp/durs" '
+	NR == FNR {
+		if (!($1 in first)) first[$1] = $2
+		if ($2 + 0 > last[$1] + 0) last[$1] = $2
+		if ($4 == "complete" && $5 + 0 > last[$1] + 0) last[$1] = $5
+		if ($4 == "complete" && $5 + 0 <= $2 + 0 && $7 ~ /^\[decode error/) derr[$1, $2] = 1
+		next
+	}
+	function close_top(e, cut,   s, dur) {
+		s = d--
+		if (e < st[s]) e = st[s]
+		dur = e - st[s]
+		if (d > 0) child[d] += dur
+		if (edge[s] || cut) { open++; return }
+		slices++
+		calls[nm[s]]++; total[nm[s]] += dur; self[nm[s]] += dur - child[s]
+		if (dur > max[nm[s]] + 0) max[nm[s]] = dur
+		print nm[s] "\t" dur >durs
+	}
+	function push(s0, e0, n, ed) { d++; st[d] = s0; en[d] = e0; nm[d] = n; child[d] = 0; edge[d] = ed }
+	function flush_thread() {
+		while (d > 0) {
+			if (en[d] >= 0) close_top(en[d], 0)
+			else close_top(last[tid], 1)
+		}
+	}
+	$1 != tid { flush_thread(); tid = $1 }
+	{
+		ts = $2 + 0
+		while (d > 0 && en[d] >= 0 && en[d] <= ts) close_top(en[d], 0)
+		if ($4 == "begin") push(ts, -1, $7, $6 == 1 || $2 == first[tid])
+		else if ($4 == "complete") { if ($5 + 0 > ts) push(ts, $5 + 0, $7, 0) }
+		else {
+			while (d > 0 && en[d] >= 0) close_top(ts, 0)
+			if (d > 0) close_top(ts, ($2 == last[tid]) || ((tid, $2) in derr))
+		}
+	}
+	END {
+		flush_thread()
+		printf "slices %d open %d\n", slices, open
+		for (n in calls) print n "\t" calls[n] "\t" total[n] "\t" self[n] "\t" max[n] >(durs ".fn")
+	}' "$tmp/ev" "$tmp/ev"
+touch "$tmp/durs" "$tmp/durs.fn"
+export LC_ALL=C
+t=$(printf '\t')
+sort -t "$t" -k1,1 -k2,2n "$tmp/durs" | awk -F '\t' '
+	function ranks(   k, p, out) {
+		out = ""
+		split("50 90 99", p, " ")
+		for (k = 1; k <= 3; k++) out = out " " v[int((n * p[k] + 99) / 100)]
+		print name "\t" substr(out, 2)
+	}
+	$1 != name { if (n) ranks(); name = $1; n = 0 }
+	{ v[++n] = $2 }
+	END { if (n) ranks() }' | sort -t "$t" -k1,1 >"$tmp/pct"
+sort -t "$t" -k1,1 "$tmp/durs.fn" >"$tmp/fn"
+join -t "$t" "$tmp/fn" "$tmp/pct" | tr '\t' ' '

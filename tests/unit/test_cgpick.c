@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -callgraph-mode auto: frame-pointer prologues, .eh_frame and DT_NEEDED read
+ * from small ELF files built here, the decision table, and the whole pick on
+ * an executable and a library written to a temporary directory.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/cgpick.h"
+#include "snap_test.h"
+#include "util/err.h"
+
+/* ---- a tiny ELF64 x86-64 writer ---- */
+
+#define FN_SIZE 32
+#define BASE	0x400000u
+
+enum prologue { PRO_FP, PRO_ENDBR_FP, PRO_FP_ALT, PRO_NOFP, PRO_TINY };
+
+struct img {
+	unsigned char b[8192];
+	size_t len;
+};
+
+static void put(struct img *m, size_t off, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		m->b[off + (size_t)i] = (unsigned char)(v >> (8 * i));
+}
+
+static size_t append(struct img *m, const void *p, size_t n)
+{
+	size_t at = (m->len + 7) & ~(size_t)7;
+
+	memcpy(m->b + at, p, n);
+	m->len = at + n;
+	return at;
+}
+
+struct shdr {
+	uint32_t name, type, link;
+	uint64_t off, size, entsize;
+};
+
+/*
+ * Builds an ELF with nf functions of the given prologues, optionally an
+ * .eh_frame, and a .dynamic with the needed names and a runpath.
+ */
+static void build(struct img *m, const enum prologue *pro, int nf, int eh,
+		  const char *const *needed, int nneeded, const char *runpath)
+{
+	static const unsigned char fp[] = {0x55, 0x48, 0x89, 0xe5};
+	static const unsigned char fp_alt[] = {0x55, 0x48, 0x8b, 0xec};
+	static const unsigned char endbr[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5};
+	static const unsigned char nofp[] = {0x48, 0x83, 0xec, 0x08};
+	unsigned char text[16 * FN_SIZE], syms[17 * 24], dyn[16 * 16];
+	char strtab[512], dynstr[512], shstr[128];
+	size_t nstr = 1, ndynstr = 1, nshstr = 1, ndyn = 0, text_off, sh_off;
+	struct shdr sh[8];
+	int nsh = 1;
+
+	memset(m, 0, sizeof(*m));
+	memset(text, 0x90, sizeof(text));
+	memset(syms, 0, sizeof(syms));
+	strtab[0] = dynstr[0] = shstr[0] = '\0';
+	memset(sh, 0, sizeof(sh));
+	m->len = 64 + 56; /* ELF header, one PT_LOAD */
+	for (int i = 0; i < nf; i++) {
+		unsigned char *f = text + i * FN_SIZE, *s = syms + (i + 1) * 24;
+		int n = snprintf(strtab + nstr, sizeof(strtab) - nstr, "f%d", i);
+
+		if (pro[i] == PRO_FP || pro[i] == PRO_TINY)
+			memcpy(f, fp, sizeof(fp));
+		else if (pro[i] == PRO_FP_ALT)
+			memcpy(f, fp_alt, sizeof(fp_alt));
+		else if (pro[i] == PRO_ENDBR_FP)
+			memcpy(f, endbr, sizeof(endbr));
+		else
+			memcpy(f, nofp, sizeof(nofp));
+		memcpy(s, &(uint32_t){(uint32_t)nstr}, 4);
+		s[4] = 0x12; /* GLOBAL FUNC */
+		s[6] = 1;    /* .text is section 1 */
+		nstr += (size_t)n + 1;
+	}
+	text_off = append(m, text, (size_t)nf * FN_SIZE);
+	for (int i = 0; i < nf; i++) {
+		unsigned char *s = syms + (i + 1) * 24;
+		uint64_t v = BASE + text_off + (uint64_t)i * FN_SIZE,
+			 size = pro[i] == PRO_TINY ? 8 : FN_SIZE;
+
+		memcpy(s + 8, &v, 8);
+		memcpy(s + 16, &size, 8);
+	}
+#define SEC(nm, ty, o, sz, lk, es)                                                                 \
+	do {                                                                                       \
+		sh[nsh] = (struct shdr){(uint32_t)nshstr, (ty), (lk), (o), (sz), (es)};            \
+		nshstr += (size_t)snprintf(shstr + nshstr, sizeof(shstr) - nshstr, "%s", nm) + 1;  \
+		nsh++;                                                                             \
+	} while (0)
+	SEC(".text", 1, text_off, (uint64_t)nf * FN_SIZE, 0, 0);
+	if (eh) {
+		static const unsigned char cie[24] = {20};
+
+		SEC(".eh_frame", 1, append(m, cie, sizeof(cie)), sizeof(cie), 0, 0);
+	}
+	if (nneeded || runpath) {
+		int strsec;
+
+		for (int i = 0; i < nneeded; i++) {
+			memcpy(dyn + ndyn * 16, &(uint64_t){1}, 8);
+			memcpy(dyn + ndyn * 16 + 8, &(uint64_t){ndynstr}, 8);
+			ndyn++;
+			ndynstr += (size_t)snprintf(dynstr + ndynstr, sizeof(dynstr) - ndynstr,
+						    "%s", needed[i]) +
+				   1;
+		}
+		if (runpath) {
+			memcpy(dyn + ndyn * 16, &(uint64_t){29}, 8);
+			memcpy(dyn + ndyn * 16 + 8, &(uint64_t){ndynstr}, 8);
+			ndyn++;
+			ndynstr += (size_t)snprintf(dynstr + ndynstr, sizeof(dynstr) - ndynstr,
+						    "%s", runpath) +
+				   1;
+		}
+		memset(dyn + ndyn * 16, 0, 16); /* DT_NULL */
+		ndyn++;
+		strsec = nsh;
+		SEC(".dynstr", 3, append(m, dynstr, ndynstr), ndynstr, 0, 0);
+		SEC(".dynamic", 6, append(m, dyn, ndyn * 16), ndyn * 16, (uint32_t)strsec, 16);
+	}
+	SEC(".strtab", 3, append(m, strtab, nstr), nstr, 0, 0);
+	SEC(".symtab", 2, append(m, syms, (size_t)(nf + 1) * 24), (uint64_t)(nf + 1) * 24,
+	    (uint32_t)(nsh - 1), 24);
+	SEC(".shstrtab", 3, 0, 0, 0, 0);
+	sh[nsh - 1].off = append(m, shstr, nshstr);
+	sh[nsh - 1].size = nshstr;
+#undef SEC
+	sh_off = append(m, "", 0);
+	for (int i = 0; i < nsh; i++) {
+		size_t o = sh_off + (size_t)i * 64;
+
+		put(m, o, sh[i].name, 4);
+		put(m, o + 4, sh[i].type, 4);
+		put(m, o + 16, sh[i].off ? BASE + sh[i].off : 0, 8);
+		put(m, o + 24, sh[i].off, 8);
+		put(m, o + 32, sh[i].size, 8);
+		put(m, o + 40, sh[i].link, 4);
+		put(m, o + 56, sh[i].entsize, 8);
+	}
+	m->len = sh_off + (size_t)nsh * 64;
+	memcpy(m->b, "\177ELF\2\1\1", 7);
+	put(m, 16, 3, 2);  /* ET_DYN */
+	put(m, 18, 62, 2); /* EM_X86_64 */
+	put(m, 20, 1, 4);
+	put(m, 32, 64, 8); /* phoff */
+	put(m, 40, sh_off, 8);
+	put(m, 52, 64, 2);
+	put(m, 54, 56, 2);
+	put(m, 56, 1, 2);
+	put(m, 58, 64, 2);
+	put(m, 60, (uint64_t)nsh, 2);
+	put(m, 62, (uint64_t)(nsh - 1), 2); /* .shstrtab is last */
+	put(m, 64, 1, 4);		    /* PT_LOAD */
+	put(m, 64 + 4, 5, 4);
+	put(m, 64 + 8, 0, 8);
+	put(m, 64 + 16, BASE, 8);
+	put(m, 64 + 24, BASE, 8);
+	put(m, 64 + 32, m->len, 8);
+	put(m, 64 + 40, m->len, 8);
+}
+
+static const enum prologue all_fp[] = {PRO_FP, PRO_ENDBR_FP, PRO_FP_ALT, PRO_FP, PRO_TINY};
+static const enum prologue no_fp[] = {PRO_NOFP, PRO_NOFP, PRO_NOFP, PRO_FP, PRO_TINY};
+
+static void scan_prologues(void)
+{
+	struct img m;
+	struct snap_fpscan s;
+
+	build(&m, all_fp, 5, 0, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &s));
+	CHECK_INT_EQ(4, s.funcs); /* the 8-byte function is too small to judge */
+	CHECK_INT_EQ(4, s.fp);
+	CHECK_INT_EQ(0, s.eh_frame);
+	build(&m, no_fp, 5, 1, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &s));
+	CHECK_INT_EQ(4, s.funcs);
+	CHECK_INT_EQ(1, s.fp);
+	CHECK_INT_EQ(1, s.eh_frame);
+	/* not x86-64 */
+	m.b[18] = 183;
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_fpscan_elf(m.b, m.len, &s));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_fpscan_elf("\177ELF", 4, &s));
+}
+
+static void dynamic_entries(void)
+{
+	static const char *const needed[] = {"libfoo.so.1", "libc.so.6"};
+	struct img m;
+	uint64_t cur = 0;
+	const char *str;
+	int tag, n = 0;
+
+	build(&m, all_fp, 2, 0, needed, 2, "$ORIGIN/lib");
+	while (snap_elf_dyn_next(m.b, m.len, &cur, &tag, &str) == 1) {
+		if (n == 0) {
+			CHECK_INT_EQ(1, tag);
+			CHECK_STR_EQ("libfoo.so.1", str);
+		} else if (n == 1) {
+			CHECK_STR_EQ("libc.so.6", str);
+		} else {
+			CHECK_INT_EQ(29, tag);
+			CHECK_STR_EQ("$ORIGIN/lib", str);
+		}
+		n++;
+	}
+	CHECK_INT_EQ(3, n);
+	cur = 0;
+	build(&m, all_fp, 2, 0, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_elf_dyn_next(m.b, m.len, &cur, &tag, &str));
+}
+
+/* Every truncation and many corruptions of a valid file: no crash, and
+ * names handed out stay inside the buffer. */
+static void damaged_files(void)
+{
+	static const char *const needed[] = {"libfoo.so.1"};
+	struct img m, d;
+	struct snap_fpscan s;
+	const char *str;
+	int tag;
+
+	build(&m, no_fp, 5, 1, needed, 1, "/opt/lib");
+	for (size_t len = 0; len < m.len; len++) {
+		uint64_t cur = 0;
+
+		(void)snap_fpscan_elf(m.b, len, &s);
+		while (snap_elf_dyn_next(m.b, len, &cur, &tag, &str) == 1)
+			CHECK((const unsigned char *)str >= m.b &&
+			      (const unsigned char *)str + strlen(str) < m.b + len);
+	}
+	srand(9);
+	for (int k = 0; k < 3000; k++) {
+		uint64_t cur = 0;
+		int guard = 0;
+
+		d = m;
+		for (int j = 0; j < 4; j++)
+			d.b[(size_t)rand() % d.len] = (unsigned char)rand();
+		(void)snap_fpscan_elf(d.b, d.len, &s);
+		CHECK(s.fp <= s.funcs);
+		while (snap_elf_dyn_next(d.b, d.len, &cur, &tag, &str) == 1 && guard++ < 64)
+			CHECK(strlen(str) < d.len);
+	}
+}
+
+static struct snap_cgfile file(const char *name, uint32_t funcs, uint32_t fp, int eh)
+{
+	struct snap_cgfile f = {0};
+
+	f.name = name;
+	f.ok = 1;
+	f.runtime = snap_cgpick_is_runtime(name);
+	f.scan.funcs = funcs;
+	f.scan.fp = fp;
+	f.scan.eh_frame = eh;
+	return f;
+}
+
+static void decisions(void)
+{
+	struct snap_cgfile f[3];
+	char why[256];
+
+	/* frame pointers in the program; libc without them is not judged */
+	f[0] = file("prog", 10, 9, 1);
+	f[1] = file("libc.so.6", 3000, 10, 1);
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 2, 0, why, sizeof(why)));
+	CHECK_STR_EQ("prog keeps frame pointers (90% of 10 functions)", why);
+	/* a library of its own without them decides */
+	f[2] = file("libwork.so", 40, 0, 1);
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick_decide(f, 3, 0, why, sizeof(why)));
+	CHECK_STR_EQ("libwork.so has no frame pointers (0% of 40 functions) but has .eh_frame "
+		     "unwind tables",
+		     why);
+	/* Debian's python3 */
+	f[0] = file("python3", 1160, 3, 1);
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick_decide(f, 2, 0, why, sizeof(why)));
+	CHECK(strstr(why, "python3 has no frame pointers (0% of 1160 functions)") == why);
+	/* LBR where the CPU has it */
+	CHECK_INT_EQ(SNAP_CG_LBR, snap_cgpick_decide(f, 2, 1, why, sizeof(why)));
+	CHECK(strstr(why, "this CPU has last branch records") != NULL);
+	/* neither: fp, and says stacks will be cut */
+	f[0] = file("old", 50, 0, 0);
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 1, 0, why, sizeof(why)));
+	CHECK(strstr(why, "nor .eh_frame") != NULL);
+	/* no symbols to judge */
+	f[0] = file("stripped", 0, 0, 1);
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick_decide(f, 2, 0, why, sizeof(why)));
+	CHECK(strstr(why, "no function symbols") != NULL);
+	f[0].scan.eh_frame = 0;
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 1, 0, why, sizeof(why)));
+	f[0].ok = 0;
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 1, 0, why, sizeof(why)));
+	CHECK(strstr(why, "could not be examined") != NULL);
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 0, 0, why, sizeof(why)));
+	/* the executable is judged even when named like a runtime library */
+	f[0] = file("libc.so.6", 100, 0, 1);
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick_decide(f, 1, 0, why, sizeof(why)));
+	CHECK_INT_EQ(1, snap_cgpick_is_runtime("ld-linux-x86-64.so.2"));
+	CHECK_INT_EQ(1, snap_cgpick_is_runtime("libstdc++.so.6"));
+	CHECK_INT_EQ(0, snap_cgpick_is_runtime("libwork.so"));
+}
+
+static int write_file(const char *path, const struct img *m)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(m->b, 1, m->len, f) == m->len;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* The whole pick: an executable with frame pointers that needs a library
+ * (found through $ORIGIN in its RUNPATH) without them. */
+static void pick_files(void)
+{
+	static const char *const needed[] = {"libwork.so", "libc.so.6"};
+	const char *tmp = getenv("TMPDIR");
+	char dir[256], exe[320], lib[320], libdir[300], why[384];
+	struct img m;
+
+	snprintf(dir, sizeof(dir), "%s/snaptrace-cgpick.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(exe, sizeof(exe), "%s/prog", dir);
+	snprintf(libdir, sizeof(libdir), "%s/lib", dir);
+	snprintf(lib, sizeof(lib), "%s/libwork.so", libdir);
+	CHECK_INT_EQ(0, mkdir(libdir, 0700));
+	build(&m, all_fp, 5, 1, needed, 2, "$ORIGIN/lib");
+	CHECK_INT_EQ(0, write_file(exe, &m));
+	/* the library is missing: only the program is judged */
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick(exe, 0, 0, why, sizeof(why)));
+	CHECK_STR_EQ("prog keeps frame pointers (100% of 4 functions)", why);
+	build(&m, no_fp, 5, 1, NULL, 0, NULL);
+	CHECK_INT_EQ(0, write_file(lib, &m));
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick(exe, 0, 0, why, sizeof(why)));
+	CHECK(strstr(why, "libwork.so has no frame pointers (25% of 4 functions)") == why);
+	/* a library that keeps them too */
+	build(&m, all_fp, 5, 1, NULL, 0, NULL);
+	CHECK_INT_EQ(0, write_file(lib, &m));
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick(exe, 0, 0, why, sizeof(why)));
+	CHECK(strstr(why, "and so do its libraries") != NULL);
+	/* not an ELF at all */
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick("/proc/self/status", 0, 0, why, sizeof(why)));
+	/* attach: the mappings of a running process (this test, with frame
+	 * pointers or not: the pick must name a file and not fail) */
+	(void)snap_cgpick(NULL, (int)getpid(), 0, why, sizeof(why));
+	CHECK(why[0] != '\0');
+	unlink(lib);
+	rmdir(libdir);
+	unlink(exe);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	RUN(scan_prologues);
+	RUN(dynamic_entries);
+	RUN(damaged_files);
+	RUN(decisions);
+	RUN(pick_files);
+	return snap_test_done();
+}
