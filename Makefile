@@ -32,8 +32,10 @@ LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_SNAP := -lz
+# The in-process PT decoder (src/ptdec): libipt, libiberty's demangler, threads.
+LDLIBS_PTDEC := -lipt -liberty -lpthread
 
-LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/stack/*.c \
+LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/ptdec/*.c src/stack/*.c \
 	src/write/*.c src/report/*.c src/record/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
@@ -66,7 +68,7 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/snaptrace: $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
 
 # ./snaptrace is always the variant last built, so tests run what was just made.
 snaptrace: $(B)/snaptrace
@@ -79,11 +81,12 @@ snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.
 
 $(B)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
 
 $(B)/tests/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS_SNAP)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS_SNAP) \
+		$(LDLIBS_PTDEC)
 
 -include $(sort $(wildcard tests/*/rules.mk))
 
@@ -117,7 +120,7 @@ build/fuzz/obj/%.o: %.c
 	clang $(FUZZ_FLAGS) -c -o $@ $<
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz $(LDLIBS_PTDEC)
 fuzz: $(FUZZ_BIN)
 FUZZ_RUNS ?= 20000
 fuzz-smoke: fuzz

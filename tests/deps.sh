@@ -4,7 +4,7 @@
 #   tests/deps.sh list      print the missing ones
 #   tests/deps.sh install   install them (as root), else print the apt-get line and fail
 set -u
-PKGS="make gcc clang clang-format libclang-rt-14-dev zlib1g-dev libipt-dev linux-perf binutils python3"
+PKGS="make gcc clang clang-format libclang-rt-14-dev zlib1g-dev libipt-dev libiberty-dev linux-perf binutils python3"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

@@ -7,11 +7,12 @@ allowed() {
 	util) echo "util" ;;
 	model) echo "util model" ;;
 	parse) echo "util model parse" ;;
+	ptdec) echo "util model ptdec" ;;
 	stack) echo "util model stack" ;;
 	write) echo "util model write" ;;
 	report) echo "util model write report" ;;
 	record) echo "util model parse record" ;;
-	cli) echo "util model parse stack write report record cli" ;;
+	cli) echo "util model parse ptdec stack write report record cli" ;;
 	plugin) echo "model plugin" ;;
 	esac
 }

@@ -26,6 +26,8 @@ enum {
 	OPT_KALLSYMS,
 	OPT_VERBOSE,
 	OPT_QUIET,
+	OPT_DECODER,
+	OPT_JOBS,
 	OPT_REPORT,
 };
 
@@ -46,6 +48,9 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
 	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
+	[OPT_DECODER] = {"decoder", NULL, "perf|ipt|auto",
+			 "Intel PT decoder: perf (default), ipt (in-process, libipt), auto"},
+	[OPT_JOBS] = {"jobs", "j", "N", "threads of the in-process PT decoder (default: cores)"},
 	[OPT_REPORT] = {"report", NULL, NULL,
 			"then print the trace's latency figures (snaptrace report)"},
 	{NULL, NULL, NULL, NULL},
@@ -109,6 +114,25 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 		case OPT_QUIET:
 			snap_log_level = SNAP_LOG_QUIET;
 			break;
+		case OPT_DECODER:
+			if (snap_decoder_kind_parse(val, &o->decoder) < 0) {
+				fprintf(stderr,
+					"snaptrace decode: -decoder %s: use perf, ipt or auto\n",
+					val);
+				return 2;
+			}
+			break;
+		case OPT_JOBS: {
+			char *end;
+			long j = strtol(val, &end, 10);
+
+			if (*end || j < 1 || j > 256) {
+				fprintf(stderr, "snaptrace decode: -jobs %s: give 1 to 256\n", val);
+				return 2;
+			}
+			o->jobs = (int)j;
+			break;
+		}
 		case OPT_REPORT:
 			o->tap = snap_report_tap(o->output ? o->output : "trace.fxt.gz");
 			break;

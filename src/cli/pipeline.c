@@ -19,6 +19,7 @@
 
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
+#include "ptdec/ptdec.h"
 #include "record/caps.h"
 #include "record/perfsrc.h"
 #include "report/rtl.h"
@@ -55,6 +56,7 @@ struct source {
 	char *buf;
 	struct snap_perfscript ps;
 	struct snap_perfsrc perf;
+	struct snap_ptdec *ipt; /* the in-process PT decoder, when it took the file */
 };
 
 static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
@@ -91,6 +93,53 @@ static const char *pick_plugin(const struct snap_decode_opts *o, const char *per
 	n = snap_dlsrc_pick(&env, path, len, why, sizeof(why));
 	snap_info("%s", why);
 	return n ? path : NULL;
+}
+
+int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k)
+{
+	if (!strcmp(s, "perf"))
+		*k = SNAP_DECODER_PERF;
+	else if (!strcmp(s, "ipt") || !strcmp(s, "libipt"))
+		*k = SNAP_DECODER_IPT;
+	else if (!strcmp(s, "auto"))
+		*k = SNAP_DECODER_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+/* The in-process PT decoder for an Intel PT perf.data, unless perf decodes it
+ * (-decoder perf, or what ptdec does not support: it says why). Returns 0 when
+ * it took the file, else <0 and the caller runs perf. */
+static int source_open_ipt(struct source *src, const struct snap_decode_opts *o,
+			   struct snap_strtab *st)
+{
+	enum snap_decoder_kind kind = o->decoder;
+	const char *env = getenv("SNAPTRACE_DECODER");
+	struct snap_ptdec_opts po;
+	char why[256];
+	int err;
+
+	if (kind == SNAP_DECODER_PERF && env && *env && snap_decoder_kind_parse(env, &kind) < 0)
+		kind = SNAP_DECODER_PERF;
+	if (kind == SNAP_DECODER_PERF)
+		return -1;
+	memset(&po, 0, sizeof(po));
+	po.jobs = o->jobs;
+	po.vmlinux = o->vmlinux;
+	if (getenv("SNAPTRACE_PTDEC_PIECE"))
+		po.piece_bytes = (size_t)strtoull(getenv("SNAPTRACE_PTDEC_PIECE"), NULL, 10);
+	why[0] = 0;
+	err = snap_ptdec_open(&src->ipt, src->name, &po, st, why, sizeof(why));
+	if (err < 0) {
+		snap_log(kind == SNAP_DECODER_IPT ? SNAP_LOG_WARN : SNAP_LOG_INFO,
+			 "%s: decoding with perf: the in-process decoder does not take it: %s",
+			 src->name, why[0] ? why : snap_strerror(err));
+		return err;
+	}
+	src->timeless = 0; /* ptdec numbers timeless events itself */
+	snap_info("%s: decoding Intel PT in-process (libipt)", src->name);
+	return 0;
 }
 
 static int source_open_perf(struct source *src, const struct snap_decode_opts *o,
@@ -134,6 +183,8 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 			src->name);
 		src->timeless = 1;
 	}
+	if (info.kind == SNAP_PERFDATA_AUX && source_open_ipt(src, o, st) == 0)
+		return 0;
 	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
 	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
 	err = snap_perfsrc_open(&src->perf, &po, st);
@@ -214,6 +265,8 @@ static int source_next(struct source *src, struct snap_event *ev)
 {
 	int r;
 
+	if (src->ipt)
+		return snap_ptdec_next(src->ipt, ev);
 	if (!src->is_perf)
 		return snap_perfsrc_pull(&src->ps, src->fd, src->buf, TEXT_BUF, &src->eof, ev);
 	r = snap_perfsrc_next(&src->perf, ev);
@@ -234,7 +287,23 @@ static int source_close(struct source *src)
 {
 	int err = 0;
 
-	if (src->is_perf) {
+	if (src->ipt) {
+		struct snap_ptdec_stats s;
+
+		snap_ptdec_stats(src->ipt, &s);
+		if (s.missing_images)
+			snap_warn("%s: the code of %llu mapping%s could not be read (first: %s): "
+				  "branches there are not decoded",
+				  src->name, (unsigned long long)s.missing_images,
+				  s.missing_images == 1 ? "" : "s", s.first_missing);
+		snap_info("ptdec: %llu buffers, %llu pieces, %llu bytes, %llu instructions, %llu "
+			  "branches, %llu errors, %d threads",
+			  (unsigned long long)s.buffers, (unsigned long long)s.pieces,
+			  (unsigned long long)s.bytes, (unsigned long long)s.insns,
+			  (unsigned long long)s.branches, (unsigned long long)s.errors, s.jobs);
+		snap_ptdec_close(src->ipt);
+		src->ipt = NULL;
+	} else if (src->is_perf) {
 		err = snap_perfsrc_close(&src->perf);
 	} else {
 		snap_perfscript_fini(&src->ps);

@@ -39,6 +39,16 @@ struct snap_procname {
 	const char *name; /* borrowed */
 };
 
+/* Which Intel PT decoder (docs/ptdec.md). */
+enum snap_decoder_kind {
+	SNAP_DECODER_PERF = 0, /* perf script (plugin or text) */
+	SNAP_DECODER_IPT,      /* in-process libipt decoder; perf when it cannot */
+	SNAP_DECODER_AUTO,     /* the in-process one when it supports the recording */
+};
+
+/* "perf", "ipt", "auto" (or $SNAPTRACE_DECODER's value). Returns 0 or -1. */
+int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k);
+
 /* What a decode saw, for run/attach's coverage line. */
 struct snap_decode_result {
 	uint64_t events, samples, branches;
@@ -60,6 +70,8 @@ struct snap_decode_opts {
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;
+	enum snap_decoder_kind decoder;	   /* -decoder; else $SNAPTRACE_DECODER */
+	int jobs;			   /* -j: in-process decoder threads, 0 = cores */
 	const struct snap_decode_tap *tap; /* or NULL */
 	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller
 			    says why) */

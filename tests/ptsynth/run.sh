@@ -156,6 +156,53 @@ e2e_case() {
 		diff "$work/$name.want" "$work/$name.got" | head -20
 		fail=1
 	fi
+	# The in-process decoder against perf on the same recording (not for the text path's
+	# repeat of a case).
+	case " ${flags[*]} " in
+	*" -no-dlfilter "*) ;;
+	*) ptdec_case "$name" "$data" "${flags[@]}" ;;
+	esac
+}
+
+# ptdec_case NAME DATA[,DATA...] [DECODE-FLAGS...]: the in-process decoder against perf
+# (docs/ptdec.md): `snaptrace dump` of -decoder ipt must equal that of -decoder perf,
+# with the default pieces and with a piece at every PSB on 2 threads (so every piece
+# boundary is a join). A recording ptdec does not support falls back to perf and
+# passes trivially; the PASS line says which.
+ptdec_case() {
+	local name=$1 data=$2
+	shift 2
+	local datas=() mode
+	IFS=, read -ra datas <<<"$data"
+	if ! ./snaptrace decode -q -decoder perf "${datas[@]}" "$@" -o "$work/$name.pd.perf.fxt" \
+		>"$work/$name.pd.err" 2>&1 ||
+		! ./snaptrace dump "$work/$name.pd.perf.fxt" >"$work/$name.pd.perf"; then
+		echo "FAIL ptdec-diff $name: -decoder perf: $(head -2 "$work/$name.pd.err" | tr '\n' ' ')"
+		fail=1
+		return
+	fi
+	for mode in default piece1; do
+		local env=() jobs=()
+		[ $mode = piece1 ] && env=(SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 2)
+		if ! env "${env[@]}" ./snaptrace decode -v -decoder ipt "${jobs[@]}" "${datas[@]}" "$@" \
+			-o "$work/$name.pd.ipt.fxt" >"$work/$name.pd.err" 2>&1 ||
+			! ./snaptrace dump "$work/$name.pd.ipt.fxt" >"$work/$name.pd.ipt"; then
+			echo "FAIL ptdec-diff $name ($mode): -decoder ipt: $(grep -m2 -v '^snaptrace: .*info' "$work/$name.pd.err" | tr '\n' ' ')"
+			fail=1
+			return
+		fi
+		if ! cmp -s "$work/$name.pd.perf" "$work/$name.pd.ipt"; then
+			echo "FAIL ptdec-diff $name ($mode): dumps differ (< perf, > ipt):"
+			diff "$work/$name.pd.perf" "$work/$name.pd.ipt" | head -10
+			fail=1
+			return
+		fi
+	done
+	if grep -q 'decoding with perf' "$work/$name.pd.err"; then
+		echo "PASS ptdec-diff $name: perf decodes it ($(grep -m1 -o 'does not take it: .*' "$work/$name.pd.err" | cut -c19-))"
+	else
+		echo "PASS ptdec-diff $name: $(grep -c . "$work/$name.pd.perf") dump lines identical through both decoders"
+	fi
 }
 
 # gen_case NAME PROG SCOPE MKPTDATA-OPTIONS...: makes $work/NAME.data and checks
@@ -323,6 +370,18 @@ run_case kernel-irq-dense-uk static_calls uk -I 7
 # The kernel mapped as perf records it ([kernel.kallsyms]), decoded with --vmlinux.
 run_case kernel-vmlinux-uk static_calls uk -r -I 100 -V
 
+# For the in-process decoder (docs/ptdec.md): many PSBs per buffer in the dynamic
+# program (pieces joined at every PSB), per-CPU buffers with switches and PSBs on two
+# CPUs, a wrapped snapshot with PSBs, corrupt packets between PSBs (perf's resync vs a
+# piece boundary), an overflow with PSBs, several buffers per queue with PSBs.
+run_case dyn-psb dyn u -r -k 64 -P 256
+run_case dyn-2cpu-psb dyn u -r -k 64 -C -n 2 -P 512
+run_case dyn-snapshot-psb dyn u -r -k 64 -S -g 100 -P 300
+run_case dyn-corrupt-psb dyn u -k 64 -c 300 -P 512
+run_case static-corrupt-psb static_calls u -c 10 -P 64
+run_case threads-percpu-psb threads u -r -C -n 2 -P 64 -k 5
+run_case dyn-buffers-psb dyn u -r -k 64 -P 400 -B 1500
+
 # Damaged recordings (deterministic: fixed seeds, and sstep runs in an empty
 # environment): snaptrace must neither crash nor hang. Random bytes in the PT
 # data: decode succeeds, the trace is well formed, and every error perf reports is a
@@ -387,6 +446,18 @@ PY
 fi
 for seed in 0 1 2 59; do
 	robust "dyn-flip$seed" "$work/flip$seed.data" flipped
+	# The in-process decoder on the same damage: no crash, no hang, a well-formed
+	# trace (its resynchronisation is perf's, but random damage is not compared).
+	if [ -e "$work/flip$seed.data" ] && [ "$snaptrace_state" != missing ]; then
+		if timeout 120 ./snaptrace decode -q -decoder ipt "$work/flip$seed.data" \
+			-o "$work/flip$seed.ipt.fxt" >"$work/flip$seed.ipt.dec" 2>&1 &&
+			./snaptrace dump -check "$work/flip$seed.ipt.fxt" >/dev/null 2>&1; then
+			echo "PASS ptdec-robust dyn-flip$seed: decoded, trace well formed"
+		else
+			echo "FAIL ptdec-robust dyn-flip$seed: $(tail -2 "$work/flip$seed.ipt.dec" | tr '\n' ' ')"
+			fail=1
+		fi
+	fi
 done
 robust dyn-trunc-half "$work/trunc-half.data" truncated
 robust dyn-trunc-header "$work/trunc-header.data" truncated

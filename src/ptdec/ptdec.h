@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-process Intel PT decoder (docs/ptdec.md): reads a perf.data file
+ * (ptdec/pdata), builds libipt images from its mmap sideband, splits every
+ * AUXTRACE buffer at its PSBs and decodes the pieces on a pool of threads with
+ * libipt, and returns the same events (model/event.h) that perf script gives
+ * through the plugin or text paths, in perf's order: each queue's events in
+ * trace order, queues merged by time.
+ */
+#ifndef SNAP_PTDEC_PTDEC_H
+#define SNAP_PTDEC_PTDEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/event.h"
+#include "util/strtab.h"
+
+struct snap_ptdec_opts {
+	int jobs;	       /* decode threads; <= 0 = the number of online CPUs */
+	const char *vmlinux;   /* kernel image for [kernel.kallsyms], or NULL */
+	const char *debug_dir; /* debug files by build id; NULL = /usr/lib/debug */
+	size_t piece_bytes;    /* split buffers at the first PSB after this many bytes; 0 = auto */
+};
+
+struct snap_ptdec_stats {
+	uint64_t buffers, pieces, bytes, branches, errors, insns;
+	uint64_t missing_images; /* mmaps whose file could not be read (code unknown) */
+	uint64_t lost, aux_truncated, aux_partial;
+	int jobs;
+	char first_missing[256];
+};
+
+struct snap_ptdec;
+
+/*
+ * Opens path. Returns 0 and *out, -SNAP_ENOTSUP with why (whylen bytes) set
+ * when the recording needs something this decoder does not do (the caller
+ * falls back to perf), -SNAP_EFORMAT/-SNAP_ETRUNC/-SNAP_EPARSE for a damaged
+ * file, -errno. names is borrowed: symbol, DSO and comm names are interned in
+ * it (only from the thread calling next()).
+ */
+int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap_ptdec_opts *o,
+		    struct snap_strtab *names, char *why, size_t whylen);
+
+/* Same, on a perf.data image in memory (borrowed until close). */
+int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
+			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
+			size_t whylen);
+
+/* 1 and *ev (borrowed until the next call), 0 at the end, or <0. */
+int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev);
+
+/* 1 when the trace has no timing packets (recorded without tsc). */
+int snap_ptdec_timeless(const struct snap_ptdec *d);
+
+void snap_ptdec_stats(const struct snap_ptdec *d, struct snap_ptdec_stats *s);
+
+void snap_ptdec_close(struct snap_ptdec *d);
+
+#endif

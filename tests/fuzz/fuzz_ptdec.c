@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz target: the in-process PT decoder's perf.data and AUX reading
+ * (ptdec/pdata) and the decode of what it finds (ptdec/ptdec: PSB splitting,
+ * libipt, the packet walk, perf-style resynchronisation, the join), on
+ * arbitrary bytes. Odd-sized inputs use two decode threads. The corpus holds
+ * synthetic recordings; some have their mmap path set to /proc/self/exe so
+ * that libipt walks real (if meaningless) code.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "ptdec/ptdec.h"
+#include "util/strtab.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct snap_ptdec_opts o;
+	struct snap_strtab st;
+	struct snap_ptdec *d = NULL;
+	struct snap_event ev;
+	char why[256];
+
+	memset(&o, 0, sizeof(o));
+	o.jobs = 1 + (int)(size & 1);
+	o.piece_bytes = 1 + (size % 7) * 64; /* many pieces: every join path */
+	snap_strtab_init(&st);
+	if (snap_ptdec_open_mem(&d, data, size, &o, &st, why, sizeof(why)) == 0) {
+		for (long n = 0; n < 2000000 && snap_ptdec_next(d, &ev) > 0; n++)
+			;
+		snap_ptdec_close(d);
+	}
+	snap_strtab_fini(&st);
+	return 0;
+}
