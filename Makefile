@@ -7,6 +7,7 @@
 #   make bench           speed and memory figures
 #   make fuzz CC=clang   libFuzzer binaries; make fuzz-smoke runs them briefly
 #   make format / format-check / lint / clean
+#   V=1 shows the full command lines; make -s prints nothing but errors
 
 CC      ?= cc
 WERROR  ?= 0
@@ -31,6 +32,20 @@ CFLAGS_BASE += -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-point
 LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+
+# One short line per step ("  CC      src/x.o", as the Linux kernel does); V=1 prints the
+# commands instead, make -s neither. Recipes: $(call msg,TAG,WHAT) then $(Q)command;
+# inside a shell loop: $(say) TAG WHAT.
+V ?= 0
+SILENT := $(findstring s,$(firstword -$(MAKEFLAGS)))
+say := $(if $(SILENT),:,printf '  %-7s %s\n')
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = $(if $(SILENT),,@$(say) '$(1)' '$(patsubst $(B)/%,%,$(2))')
+endif
 LDLIBS_SNAP := -lz
 # The in-process PT decoder (src/ptdec): libipt, libiberty's demangler, threads.
 LDLIBS_PTDEC := -lipt -liberty -lpthread
@@ -60,32 +75,38 @@ all: snaptrace $(PLUGIN)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(B)/snaptrace: $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
 
 # ./snaptrace is always the variant last built, so tests run what was just made.
 snaptrace: $(B)/snaptrace
-	cp $< $@.tmp && mv -f $@.tmp $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 # The perf plugin is loaded into perf: never sanitized, always -fPIC, no libsnap.
 snaptrace-dlfilter.so: $(PLUGIN_SRC) $(wildcard src/plugin/*.h) src/model/event.h src/model/dlrec.h
-	$(CC) -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) $(if $(filter 1,$(WERROR)),-Werror) \
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -g -O2 -Isrc $(WARN) $(if $(filter 1,$(WERROR)),-Werror) \
 		-fPIC -shared -o $@ $(PLUGIN_SRC)
 
 $(B)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/unit -o $@ $< $(LIB) $(LDLIBS_SNAP) $(LDLIBS_PTDEC)
 
 $(B)/tests/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS_SNAP) \
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS_SNAP) \
 		$(LDLIBS_PTDEC)
 
 -include $(sort $(wildcard tests/*/rules.mk))
@@ -117,15 +138,17 @@ FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer-no-link,addr
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)clang $(FUZZ_FLAGS) -c -o $@ $<
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz $(LDLIBS_PTDEC)
+	$(call msg,CCLD,$@)
+	$(Q)clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) -lz $(LDLIBS_PTDEC)
 fuzz: $(FUZZ_BIN)
 FUZZ_RUNS ?= 20000
 fuzz-smoke: fuzz
 	@for f in $(FUZZ_BIN); do t=$${f##*/}; \
-		echo "fuzz-smoke: $$t ($(FUZZ_RUNS) runs)"; \
+		$(say) FUZZ "$$t ($(FUZZ_RUNS) runs)"; \
 		mkdir -p build/fuzz/work/$$t; \
 		$$f -runs=$(FUZZ_RUNS) -max_len=4096 build/fuzz/work/$$t tests/fuzz/corpus/$$t \
 			>build/fuzz/$$t.log 2>&1 || { tail -30 build/fuzz/$$t.log; exit 1; }; \
@@ -133,27 +156,31 @@ fuzz-smoke: fuzz
 
 FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h' 2>/dev/null || find src tests -name '*.[ch]')
 format:
-	clang-format -i $(FORMAT_FILES)
+	$(call msg,FORMAT,$(words $(FORMAT_FILES)) files)
+	$(Q)clang-format -i $(FORMAT_FILES)
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_FILES) && echo "format-check: ok"
 
 lint:
-	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc src
+	$(call msg,CPPCHECK,src)
+	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc src
 	@tests/layering.sh
 
 demo: all
 	@tests/demo.sh
 
-bench: all
+bench: all test-bins
 	@tests/bench.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/snaptrace
-	install -m 755 snaptrace $(DESTDIR)$(PREFIX)/bin/snaptrace
-	install -m 644 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/snaptrace/
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/snaptrace
+	$(Q)install -m 755 snaptrace $(DESTDIR)$(PREFIX)/bin/snaptrace
+	$(Q)install -m 644 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/snaptrace/
 
 clean:
-	rm -rf build snaptrace snaptrace-dlfilter.so
+	$(call msg,CLEAN,build)
+	$(Q)rm -rf build snaptrace snaptrace-dlfilter.so
 
 # Test binaries are compiled and linked in one step: their .d sits beside them.
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BINS:=.d)

@@ -3,6 +3,8 @@
 # Runs the test suites and prints one summary line: "check: N passed, N failed, N skipped".
 # Usage: tests/check.sh [SUITE...]   (suites: unit layering and every tests/*/run.sh)
 # Every suite prints lines "PASS name", "FAIL name: why" or "SKIP name: why".
+# Progress: one "  TEST    SUITE (i/n)" line as each suite starts, then its FAIL and SKIP
+# lines, the output of a failing suite, and its summary "SUITE: N passed, ...".
 set -u
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -46,7 +48,10 @@ run_suite() {
 		"$(grep -c '^FAIL' "$out")" "$(grep -c '^SKIP' "$out")"
 }
 
+i=0
 for s in "${suites[@]}"; do
+	i=$((i + 1))
+	printf '  %-7s %s (%d/%d)\n' TEST "$s" "$i" "${#suites[@]}"
 	run_suite "$s"
 done
 p=$(cat "$log"/*.out 2>/dev/null | grep -c '^PASS')

@@ -16,6 +16,7 @@ if command -v clang >/dev/null; then
 else
 	cc="gcc -O0 -g -fno-omit-frame-pointer"
 fi
+printf '  %-7s %s\n' CCLD build/demo/demo
 $cc -o build/demo/demo tests/progs/demo.c -ldl -lm || exit 1
 if [ -e /sys/bus/event_source/devices/intel_pt ]; then
 	mode="" # Intel PT: every call and return

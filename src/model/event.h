@@ -22,7 +22,7 @@ enum snap_ev_kind {
 /* The tracepoint whose samples are switch-outs with the blocking call chain. */
 #define SNAP_SWITCH_EVENT "sched:sched_switch"
 
-/* What the branch instruction was (behaviour.md §3.3). */
+/* What the branch instruction was (docs/behaviour.md §3.2). */
 enum snap_br_kind {
 	SNAP_BR_NONE = 0,
 	SNAP_BR_CALL,
@@ -111,7 +111,7 @@ struct snap_event {
 	uint32_t nframes;
 };
 
-/* Which privilege levels a trace may contain (behaviour.md §1.4). */
+/* Which privilege levels a trace may contain (docs/behaviour.md §4.7). */
 enum snap_scope {
 	SNAP_SCOPE_USER = 0, /* default */
 	SNAP_SCOPE_KERNEL,   /* -trace-kernel-only */
@@ -119,7 +119,7 @@ enum snap_scope {
 };
 
 /* Maps perf branch flags (SNAP_PF_*) to kind/state/in_tx as perf script
- * would print them (pt-synthesis.md §1.1). Defined in model/event.c. */
+ * would print them (docs/behaviour.md §3.2). Defined in model/event.c. */
 void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags);
 /* Returns 1 if the event name s (n bytes, modifiers already cut) is
  * SNAP_SWITCH_EVENT. Defined in model/event.c. */

@@ -23,7 +23,7 @@
  * perf's strings are copied the first time they are seen and never kept.
  *
  * Dropped jumps. The text path turns a `jmp`/`jcc` into "the pc's symbol must
- * be the top of the stack" (behaviour.md §4.6 check_current_symbol): nothing
+ * be the top of the stack" (docs/behaviour.md §4.5.4): nothing
  * happens when the top already is that symbol. Most branches of a trace are
  * such intra-function jumps, so the plugin drops a jump when it can prove the
  * text path would do nothing with it:
@@ -36,7 +36,7 @@
  *     into it. After anything else (trace start/end, syscall, interrupt,
  *     transaction, sample) the top is not known and the next jump is sent.
  * So, unlike magic-trace's filter, calls and returns are never dropped:
- * recursion (same symbol on both sides) stays visible (behaviour.md §7 item 1).
+ * recursion (same symbol on both sides) stays visible (docs/behaviour.md §8.8).
  * A decode error empties the stack, but perf always resynchronises with a
  * "tr strt" before the next branch of that thread, and a trace start makes
  * the top unknown, so no jump is dropped across an error.

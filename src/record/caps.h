@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What this machine and its perf can do (behaviour.md §2.1), read from
+ * What this machine and its perf can do (docs/behaviour.md §2.1), read from
  * /sys, /proc and `perf --version`. snap_caps_detect() does the I/O; the
  * parsers under it are pure so they can be unit-tested.
  */

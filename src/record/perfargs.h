@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The `perf record` argument vector (behaviour.md §2.3), built by a pure
+ * The `perf record` argument vector (docs/behaviour.md §2.3), built by a pure
  * function: recording options + machine capabilities in, argv out. Also the
  * pure parsers for the flag values that shape it (-timer-resolution,
  * -snapshot-size, -callgraph-mode, -events) and the snapshot/stop control plan
- * (§2.5). Nothing here touches files, processes or the terminal.
+ * (docs/behaviour.md §2.4, §2.5). Nothing here touches files, processes or the terminal.
  */
 #ifndef SNAP_RECORD_PERFARGS_H
 #define SNAP_RECORD_PERFARGS_H
@@ -23,7 +23,7 @@ enum snap_res_kind {
 	SNAP_RES_CUSTOM, /* Intel PT only: explicit intel_pt config terms */
 };
 
-/* Custom intel_pt fields, in the fixed output order of §2.3. */
+/* Custom intel_pt fields, in the fixed output order of docs/behaviour.md §2.3. */
 enum snap_res_field {
 	SNAP_RES_CYC = 0,
 	SNAP_RES_CYC_THRESH,
@@ -67,7 +67,7 @@ const char *snap_cg_name(enum snap_cg cg);
  * -SNAP_EUSAGE (also for values >= 2^63). */
 int snap_size_parse(const char *s, uint64_t *bytes);
 
-/* Snapshot size to pages (§2.3): < 4096 bytes -> 1 page, > 2^48 bytes ->
+/* Snapshot size to pages (docs/behaviour.md §2.3): < 4096 bytes -> 1 page, > 2^48 bytes ->
  * 2^36 pages, else ceil(bytes / 4096) rounded up to a power of two.
  * *inexact (may be NULL) is set when the result differs from bytes/4096. */
 uint64_t snap_size_pages(uint64_t bytes, int *inexact);
@@ -119,7 +119,7 @@ enum snap_snapwhen {
 	SNAP_SNAP_ON_CALL,   /* -trigger */
 };
 
-/* The recording options (the flags of behaviour.md §1.4). All borrowed. */
+/* The recording options (the flags of docs/behaviour.md §1.4). All borrowed. */
 struct snap_recopts {
 	const char *perf; /* perf binary; NULL = "perf" */
 	const char *data; /* output path for perf.data; NULL = "perf.data" */
@@ -189,7 +189,7 @@ struct snap_perfargs {
 
 /*
  * Builds `perf record ...` (argv[0] is the perf binary). The order is
- * §2.3's: record -o DATA --timestamp [--no-bpf-event] --event=PRIMARY[,EXTRA]
+ * docs/behaviour.md §2.3: record -o DATA --timestamp [--no-bpf-event] --event=PRIMARY[,EXTRA]
  * [--switch-output=signal] [--switch-events] THREAD_SEL PIDS [--snapshot[=e]]
  * [--control=fd:3,4 -D -1] [--kcore] [-m,PAGES | --mmap-pages=PAGES]
  * [--call-graph MODE[,SIZE]] [--user-callchains]. Sampling's PRIMARY is
@@ -207,7 +207,7 @@ void snap_perfargs_fini(struct snap_perfargs *pa);
 /* Returns an owned space-joined copy of argv (for -print-perf-commands), or NULL. */
 char *snap_perfargs_join(const struct snap_perfargs *pa);
 
-/* How to take a snapshot and how to stop perf (§2.5). */
+/* How to take a snapshot and how to stop perf (docs/behaviour.md §2.4, §2.5). */
 enum snap_ctl_action {
 	SNAP_CTL_NONE = 0,
 	SNAP_CTL_CMD_SNAPSHOT, /* control fd "snapshot" */

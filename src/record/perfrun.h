@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Spawning and driving `perf record` (behaviour.md §2.4, §2.5): fork+exec
+ * Spawning and driving `perf record` (docs/behaviour.md §2.4, §2.5): fork+exec
  * with PDEATHSIG and its own process group, perf's stdout/stderr into a log
  * file, the control fd pair on fds 3 and 4 (SNAP_PERF_CTL_FD/ACK_FD), acked
  * commands, signals and a bounded wait.

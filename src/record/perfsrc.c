@@ -16,7 +16,7 @@
 
 #define PERFSRC_BUF (256 * 1024)
 
-/* magic-trace's field sets (behaviour.md §2.10), plus comm for thread names. */
+/* magic-trace's field sets plus comm for thread names (docs/behaviour.md §2.7). */
 static const char pt_fields[] = "comm,pid,tid,time,flags,ip,addr,sym,symoff,synth,dso,event,period";
 static const char pt_fields_timeless[] =
 	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Events from a perf.data file: runs `perf script` on it and parses what it
- * prints (behaviour.md §2.10), or, with a plugin, runs it with the snaptrace
+ * prints (docs/behaviour.md §2.7), or, with a plugin, runs it with the snaptrace
  * dlfilter plugin and reads its records (record/dlsrc.h: the same events,
  * several times faster). perf decodes on one core while the caller builds the
  * timeline on the other.

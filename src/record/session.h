@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One recording, from start to perf.data (behaviour.md §2.4-2.6): the
+ * One recording, from start to perf.data (docs/behaviour.md §2.4-§2.6): the
  * working directory, the traced program (run: started stopped through
  * PTRACE_TRACEME, released once perf records), perf, the trigger, signal
  * forwarding, snapshots and stopping. cli/cmd_run.c and cli/cmd_attach.c

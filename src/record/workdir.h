@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The working directory of a recording (behaviour.md §2.2): a private 0700
+ * The working directory of a recording (docs/behaviour.md §2.2): a private 0700
  * temporary directory removed at the end, or a user-given one that is kept.
  * A temporary directory is guarded by a tiny helper process that removes it
  * if snaptrace dies without cleaning up (Ctrl-C twice, SIGKILL).

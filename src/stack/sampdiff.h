@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stack samples -> slices (behaviour.md §6.2, docs/sampling.md). Each sample
+ * Stack samples -> slices (docs/behaviour.md §5.1, docs/sampling.md). Each sample
  * (frames outermost first) is compared with the thread's current stack from
  * the outermost frame. What changed is closed, innermost first, and the new
  * frames are opened, outermost first.
@@ -17,10 +17,10 @@
  * such a frame continues only at the same address.
  *
  * Design choice: everything happens at the sample time. magic-trace pushes
- * the new frames through the pending-call spreading of §4.3, which draws
+ * the new frames through the pending-call spreading of docs/behaviour.md §4.3, which draws
  * them as a "staircase" across the gap to the next sample (the k-th of n new
  * frames starting (k-1)/n of the way); the staircase invents timing we do
- * not have, so we open all new frames at the sample time (REC of §7.10).
+ * not have, so we open all new frames at the sample time (docs/behaviour.md §8.4).
  */
 #ifndef SNAP_STACK_SAMPDIFF_H
 #define SNAP_STACK_SAMPDIFF_H

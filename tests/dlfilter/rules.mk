@@ -4,7 +4,8 @@ TEST_BINS += $(B)/tests/dlfilter/dlrec_dump
 
 $(B)/tests/dlfilter/dlrec_dump: tests/dlfilter/dlrec_dump.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)
 
 # The plugin also depends on the wire format it writes.
 snaptrace-dlfilter.so: src/model/dlrec.h
@@ -12,4 +13,5 @@ snaptrace-dlfilter.so: src/model/dlrec.h
 TEST_BINS += $(B)/tests/dlfilter/evcmp
 $(B)/tests/dlfilter/evcmp: tests/dlfilter/evcmp.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -o $@ $< $(LIB) $(LDLIBS_SNAP)

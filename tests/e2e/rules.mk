@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # Programs traced by tests/e2e/run.sh: -O0 with frame pointers so fp call
-# graphs keep every caller (docs/design.md §1.8), never sanitized. The
+# graphs keep every caller (docs/recording.md, "Call graphs"), never sanitized. The
 # exceptions: omitfp is built like distribution code (-O2, no frame pointers),
 # quick and early are static without libc (nothing runs before main).
 E2E_PROGS := $(patsubst tests/e2e/progs/%.c,$(B)/tests/e2e/%,$(wildcard tests/e2e/progs/*.c))
 $(B)/tests/e2e/%: tests/e2e/progs/%.c
 	@mkdir -p $(@D)
-	$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $< -ldl -lm
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $< -ldl -lm
 $(B)/tests/e2e/omitfp: tests/e2e/progs/omitfp.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
 $(B)/tests/e2e/quick $(B)/tests/e2e/early: $(B)/tests/e2e/%: tests/e2e/progs/%.c tests/progs/nolibc.h
 	@mkdir -p $(@D)
-	$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector -fcf-protection=none -static \
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector -fcf-protection=none -static \
 		-nostdlib -fno-pie -no-pie -Wl,--build-id=none -o $@ $<
 TEST_BINS += $(E2E_PROGS)

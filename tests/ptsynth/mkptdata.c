@@ -2,8 +2,7 @@
 /*
  * mkptdata: writes an Intel PT perf.data that perf decodes with its real PT
  * decoder, from a single-step trace (sstep) and its instruction map (insnmap).
- * docs/pt-testing.md explains the file; pt-synthesis.md §2.1 lists what perf
- * needs in it.
+ * docs/pt-testing.md explains the file and lists what perf needs in it.
  *
  *   mkptdata -p PREFIX -o OUT.data [-e EXPECT] [options]
  *

@@ -5,7 +5,8 @@ PTS_COMMON := tests/ptsynth/common.c tests/ptsynth/ptsynth.h
 
 $(PTS_DIR)/%: tests/ptsynth/%.c $(PTS_COMMON)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/ptsynth -Itests/unit -o $@ $< \
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS_SAN) -Itests/ptsynth -Itests/unit -o $@ $< \
 		tests/ptsynth/common.c $(if $(filter mkptdata,$*),-lipt)
 
 # Without libipt-dev mkptdata is not built and tests/ptsynth/run.sh skips.

@@ -9,9 +9,9 @@
       -F tid,time,flags,ip,sym,symoff,dso,addr` of the same file) gives the symbol
       at each branch target and the decode error messages. Several files are
       successive snapshots: every thread's stack ends between two. The trees are built
-      here, independently of snaptrace, with the rules of behaviour.md §4:
+      here, independently of snaptrace, with the rules of docs/behaviour.md §4:
       push on call, pop on return, a jump or return landing in another symbol
-      replaces the top frame (tail calls, §4.5), an empty stack gets an inferred
+      replaces the top frame (tail calls, §4.5.4), an empty stack gets an inferred
       outer frame, a decode error closes everything, syscalls and interrupts get
       their own stack in the uk scope or an [untraced]/[syscall] frame otherwise.
 
@@ -60,7 +60,7 @@ class Thread:
         self.inactive = []
         self.spans = []
 
-    # behaviour.md §4.5 primitives
+    # docs/behaviour.md §4.5 operations
     def call(self, name):
         n = Node(name)
         self.cur.container().append(n)
@@ -147,7 +147,7 @@ def expect(truth, perf, scope):
 
     for line in truth:
         w = line.split()
-        if w == ['snapshot']:  # behaviour.md §4.12: end_of_trace between snapshots
+        if w == ['snapshot']:  # docs/behaviour.md §4.11: every stack ends between snapshots
             for t in threads.values():
                 t.end_of_thread()
             continue

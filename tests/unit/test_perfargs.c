@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Pins the perf record argument vector (behaviour.md §2.3) for many flag combinations. */
+/* Pins the perf record argument vector (docs/behaviour.md §2.3) for many flag combinations. */
 #include <errno.h>
 
 #include "record/perfargs.h"
