@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snaptrace decode: perf.data, perf script text or stdin -> FXT timeline. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "parse/hitsfile.h"
 #include "record/perfargs.h"
 #include "record/trigger.h"
+#include "record/workdir.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -94,54 +94,10 @@ static const char decode_desc[] =
 	"Several INPUTs (or -working-directory with several perf.data files) are successive\n"
 	"snapshots of one recording, decoded in order into one timeline.\n"
 	"The trace scope (user space by default) is enforced: an event outside it is dropped,\n"
-	"counted and reported in one warning line.";
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The perf.data* files of dir (several after -multi-snapshot), sorted by name, which is
- * time order (perf names them perf.data.<timestamp>). Returns how many (owned: release
- * each with free, they come from asprintf, and the array with snap_free), or -1 with
- * errno set if dir cannot be read or memory runs out (never a partial list: a missing
- * snapshot would go unnoticed). */
-static int list_perf_data(const char *dir, char ***out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	int nomem = 0;
-
-	*out = NULL;
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char *p;
-
-		if (strncmp(e->d_name, "perf.data", 9))
-			continue;
-		if (snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
-		    asprintf(&p, "%s/%s", dir, e->d_name) < 0) {
-			nomem = 1;
-			break;
-		}
-		v[n++] = p;
-	}
-	closedir(d);
-	if (nomem) {
-		while (n)
-			free(v[--n]);
-		snap_free(v);
-		errno = ENOMEM;
-		return -1;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), name_cmp);
-	*out = v;
-	return (int)n;
-}
+	"counted and reported in one warning line. A perf script that prints nothing for\n"
+	"$SNAPTRACE_PERF_STALL_SECONDS (default 120; 0 = wait for ever) is stopped (it spins\n"
+	"on some damaged recordings). The -o output is replaced only once complete; a link is\n"
+	"followed, a device or FIFO written in place (docs/guarantees.md).";
 
 /* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
  * else the exit status. */
@@ -367,10 +323,10 @@ int snap_cmd_decode(int argc, char **argv)
 		goto out;
 	workdir = c.workdir;
 	if (!ninputs && workdir) {
-		nfound = list_perf_data(workdir, &found);
+		nfound = snap_workdir_list_dir(workdir, &found);
 		if (nfound < 0)
 			fprintf(stderr, "snaptrace decode: cannot read %s: %s\n", workdir,
-				strerror(errno));
+				strerror(-nfound));
 		else if (!nfound)
 			fprintf(stderr, "snaptrace decode: no perf.data file in %s\n", workdir);
 		if (nfound <= 0) {
@@ -378,8 +334,28 @@ int snap_cmd_decode(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		for (int i = 0; i < nfound; i++)
-			inputs[ninputs++] = found[i];
+		/* inputs has room for argc entries only: one slot per snapshot found. */
+		snap_free(inputs);
+		inputs = snap_calloc((size_t)nfound, sizeof(*inputs));
+		if (!inputs) {
+			fputs("snaptrace decode: out of memory\n", stderr);
+			rc = 1;
+			goto out;
+		}
+		for (int i = 0; i < nfound; i++) {
+			size_t len = strlen(workdir) + strlen(found[i]) + 2;
+			char *p = snap_malloc(len);
+
+			if (!p) {
+				fputs("snaptrace decode: out of memory\n", stderr);
+				rc = 1;
+				goto out;
+			}
+			snprintf(p, len, "%s/%s", workdir, found[i]);
+			snap_free(found[i]);
+			found[i] = p;
+			inputs[ninputs++] = p;
+		}
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
@@ -393,9 +369,7 @@ int snap_cmd_decode(int argc, char **argv)
 	if (!rc && c.serve)
 		rc = snap_serve("decode", o.output ? o.output : "trace.fxt.gz", c.serve_port);
 out:
-	for (int i = 0; i < nfound; i++)
-		free(found[i]);
-	snap_free(found);
+	snap_workdir_free_list(found, nfound);
 	snap_free(inputs);
 	snap_free(c.filter_start);
 	snap_free(c.filter_stop);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snaptrace dump [-check] [-all] FILE: prints an FXT trace (plain or gzip)
- * one record a line, or validates it. The whole file is read into memory
- * (capped), then handed to the pure reader in write/fxtread.
+ * one record a line, or validates it. The file is streamed (inflated piece
+ * by piece) through the reader in write/fxtread: the FXT magic is checked on
+ * the first bytes, and memory is bounded by the tables and one record (with
+ * -check, also by the nesting depth and a constant: fxtcheck spills sorted runs
+ * to a temporary file), not by the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +22,6 @@
 #include "util/err.h"
 #include "util/vec.h"
 #include "write/fxtread.h"
-
-#define DUMP_MAX_FILE (1ull << 32) /* 4 GiB, compressed or not */
-#define DUMP_MAX_DATA (8ull << 30) /* 8 GiB after decompression */
 
 static const struct snap_opt dump_opts[] = {
 	{"check", NULL, NULL, "validate instead of printing (records, refs, begin/end nesting)"},
@@ -44,135 +44,8 @@ static const char dump_desc[] =
 	"warning. It prints 'ok: ...' or the first problem with its record number (exit\n"
 	"status 1). Unreadable, truncated or non-FXT input also gives exit status 1.";
 
-/* Reads all of fd into an owned buffer. Returns 0 or -errno / -SNAP_ELIMIT. */
-static int dump_read_fd(int fd, unsigned char **out, size_t *outlen)
-{
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap && snap_vec_reserve(&buf, &cap, len + (1 << 20), 1) < 0) {
-			err = -ENOMEM;
-			break;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > DUMP_MAX_FILE) {
-			err = -SNAP_ELIMIT;
-			break;
-		}
-	}
-	if (err < 0) {
-		snap_free(buf);
-		return err;
-	}
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
-/* Inflates a gzip file (one or more members). Returns 0, -SNAP_ETRUNC
- * (stream ends early), -SNAP_EPARSE (corrupt), -SNAP_ELIMIT or -ENOMEM. */
-static int dump_gunzip(const unsigned char *in, size_t inlen, unsigned char **out, size_t *outlen)
-{
-	z_stream zs;
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	/* first guess of the output size: 4 times the input, within the limit */
-	size_t first_cap = inlen < DUMP_MAX_DATA / 4 ? inlen * 4 + 65536 : DUMP_MAX_DATA;
-	int zr = Z_OK, err = 0;
-
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 15 + 16) != Z_OK)
-		return -ENOMEM;
-	zs.next_in = (unsigned char *)in;
-	zs.avail_in = 0;
-	while (!err) {
-		if (zs.avail_in == 0) {
-			size_t chunk = inlen > (1u << 30) ? (1u << 30) : inlen;
-
-			if (chunk == 0)
-				break;
-			zs.avail_in = (uInt)chunk;
-			inlen -= chunk;
-		}
-		if (len == cap && snap_vec_reserve(&buf, &cap, cap ? cap * 2 : first_cap, 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		zs.next_out = buf + len;
-		zs.avail_out = (uInt)(cap - len > (1u << 30) ? (1u << 30) : cap - len);
-		zr = inflate(&zs, Z_NO_FLUSH);
-		len = (size_t)(zs.next_out - buf);
-		if (len > DUMP_MAX_DATA)
-			err = -SNAP_ELIMIT;
-		else if (zr == Z_STREAM_END && (zs.avail_in || inlen))
-			zr = inflateReset(&zs); /* another gzip member follows */
-		else if (zr == Z_STREAM_END)
-			break;
-		else if (zr != Z_OK && zr != Z_BUF_ERROR)
-			err = -SNAP_EPARSE;
-	}
-	if (!err && zr != Z_STREAM_END)
-		err = -SNAP_ETRUNC;
-	inflateEnd(&zs);
-	if (err < 0) {
-		snap_free(buf);
-		return err;
-	}
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
-/* Loads FILE, gunzipping it if it starts with 1f 8b. Prints the error. */
-static int dump_load(const char *path, unsigned char **out, size_t *outlen)
-{
-	unsigned char *raw = NULL;
-	size_t rawlen = 0;
-	struct stat sb;
-	int err, fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		err = -errno; /* before fprintf, which may change errno */
-		fprintf(stderr, "snaptrace dump: cannot open %s: %s\n", path, strerror(-err));
-		return err;
-	}
-	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		close(fd);
-		fprintf(stderr, "snaptrace dump: %s is a directory\n", path);
-		return -EISDIR;
-	}
-	err = dump_read_fd(fd, &raw, &rawlen);
-	close(fd);
-	if (err < 0) {
-		fprintf(stderr, "snaptrace dump: cannot read %s: %s\n", path, snap_strerror(err));
-		return err;
-	}
-	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
-		err = dump_gunzip(raw, rawlen, out, outlen);
-		snap_free(raw);
-		if (err < 0)
-			fprintf(stderr, "snaptrace dump: %s: bad gzip data: %s\n", path,
-				err == -SNAP_ETRUNC ? "the compressed stream is truncated"
-						    : snap_strerror(err));
-		return err;
-	}
-	*out = raw;
-	*outlen = rawlen;
-	return 0;
-}
+#define DUMP_IN_CHUNK  (256u << 10) /* bytes read from the file at a time */
+#define DUMP_OUT_CHUNK (1u << 20)   /* bytes inflated at a time */
 
 /* Prints one record line, growing the line buffer as needed. */
 static int dump_print(const struct snap_fxtread_rec *rec, char **line, size_t *cap)
@@ -195,67 +68,229 @@ static void dump_problem(const char *path, const struct snap_fxtread_rec *rec, c
 		rec->index, rec->off, why);
 }
 
-/* Walks the trace: prints it, or checks it. Returns the exit status. */
-static int dump_walk(const char *path, const unsigned char *data, size_t len, int check, int all)
-{
+/* The walk over a trace that arrives in pieces: prints it, or checks it. */
+struct dump_walk {
+	const char *path;
+	int check, all;
 	struct snap_fxtread r;
-	struct snap_fxtread_rec rec;
 	struct snap_fxtcheck c;
-	char *line = NULL;
-	size_t cap = 0;
-	int err, status = 0;
+	char *line;
+	size_t cap;
+	uint64_t bytes; /* trace bytes fed */
+	int status;	/* 0, or 1 once a problem was reported */
+};
 
-	snap_fxtcheck_init(&c);
-	if (snap_fxtread_init(&r, data, len) < 0) {
+/* Takes every complete record fed so far. Returns 0, or 1 after a problem. */
+static int dump_drain(struct dump_walk *w)
+{
+	struct snap_fxtread_rec rec;
+	int err;
+
+	while (!w->status && (err = snap_fxtread_next(&w->r, &rec)) != 0) {
+		if (err == SNAP_FXTREAD_MORE)
+			break;
+		if (err < 0 && err != -ENOMEM) {
+			dump_problem(w->path, &rec, snap_fxtread_why(&w->r));
+			w->status = 1;
+		} else if (err < 0) {
+			fprintf(stderr, "snaptrace dump: out of memory\n");
+			w->status = 1;
+		} else if (w->check) {
+			err = snap_fxtcheck_feed(&w->c, &rec);
+			if (err < 0) {
+				dump_problem(w->path, &rec,
+					     err == -ENOMEM ? "out of memory" : w->c.why);
+				w->status = 1;
+			}
+		} else if ((w->all || snap_fxtread_is_default(&rec)) &&
+			   dump_print(&rec, &w->line, &w->cap) < 0) {
+			fprintf(stderr, "snaptrace dump: out of memory\n");
+			w->status = 1;
+		}
+	}
+	return w->status;
+}
+
+/* Feeds len trace bytes and takes the records they complete. */
+static int dump_feed(struct dump_walk *w, const unsigned char *p, size_t len)
+{
+	if (w->status || !len)
+		return w->status;
+	w->bytes += len;
+	if (snap_fxtread_feed(&w->r, p, len) < 0) {
+		fprintf(stderr, "snaptrace dump: out of memory\n");
+		return w->status = 1;
+	}
+	return dump_drain(w);
+}
+
+/* Reads up to len bytes (fewer only at the end). Returns the count or -errno. */
+static ssize_t dump_read(int fd, unsigned char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Inflates the gzip file fd (one or more members; inb holds its first inlen
+ * bytes) piece by piece into the walk, which stops at the first problem (a
+ * file without the FXT magic stops after its first inflated bytes). Returns 0,
+ * or 1 after printing the problem. */
+static int dump_gunzip(struct dump_walk *w, int fd, unsigned char *inb, size_t inlen)
+{
+	z_stream zs;
+	unsigned char *out = snap_malloc(DUMP_OUT_CHUNK);
+	int zr = Z_OK, err = 0, in_eof = inlen < DUMP_IN_CHUNK;
+	int clean = 0; /* the last member ended and nothing came after it */
+
+	memset(&zs, 0, sizeof(zs));
+	if (!out || inflateInit2(&zs, 15 + 16) != Z_OK) {
+		snap_free(out);
 		fprintf(stderr, "snaptrace dump: out of memory\n");
 		return 1;
 	}
-	if (len == 0) {
+	zs.next_in = inb;
+	zs.avail_in = (uInt)inlen;
+	while (!err && !w->status) {
+		if (zs.avail_in == 0 && !in_eof) {
+			ssize_t n = dump_read(fd, inb, DUMP_IN_CHUNK);
+
+			if (n < 0) {
+				err = (int)n;
+				break;
+			}
+			in_eof = (size_t)n < DUMP_IN_CHUNK;
+			zs.next_in = inb;
+			zs.avail_in = (uInt)n;
+		}
+		if (zs.avail_in == 0 && in_eof)
+			break;
+		zs.next_out = out;
+		zs.avail_out = DUMP_OUT_CHUNK;
+		zr = inflate(&zs, Z_NO_FLUSH);
+		clean = zr == Z_STREAM_END;
+		if (dump_feed(w, out, DUMP_OUT_CHUNK - zs.avail_out))
+			break;
+		if (zr == Z_STREAM_END && (zs.avail_in || !in_eof))
+			inflateReset(&zs); /* another gzip member may follow */
+		else if (zr == Z_STREAM_END)
+			break;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			err = -SNAP_EPARSE;
+	}
+	inflateEnd(&zs);
+	snap_free(out);
+	if (w->status)
+		return 1;
+	if (!err && !clean)
+		err = -SNAP_ETRUNC;
+	if (err < 0) {
+		fprintf(stderr, "snaptrace dump: %s: bad gzip data: %s\n", w->path,
+			err == -SNAP_ETRUNC ? "the compressed stream is truncated"
+					    : snap_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/* Streams FILE (gunzipping it if it starts with 1f 8b) through the walk:
+ * memory is the reader's tables and one record, plus -check's per-event
+ * entries, never the whole file. Returns 0 or 1 (problem printed). */
+static int dump_file(struct dump_walk *w)
+{
+	unsigned char *in;
+	struct stat sb;
+	ssize_t n;
+	int err, fd = open(w->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		err = -errno; /* before fprintf, which may change errno */
+		fprintf(stderr, "snaptrace dump: cannot open %s: %s\n", w->path, strerror(-err));
+		return 1;
+	}
+	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		close(fd);
+		fprintf(stderr, "snaptrace dump: %s is a directory\n", w->path);
+		return 1;
+	}
+	in = snap_malloc(DUMP_IN_CHUNK);
+	if (!in) {
+		close(fd);
+		fprintf(stderr, "snaptrace dump: out of memory\n");
+		return 1;
+	}
+	n = dump_read(fd, in, DUMP_IN_CHUNK);
+	if (n >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
+		err = dump_gunzip(w, fd, in, (size_t)n);
+	} else {
+		err = 0;
+		while (n > 0 && !dump_feed(w, in, (size_t)n) && (size_t)n == DUMP_IN_CHUNK)
+			n = dump_read(fd, in, DUMP_IN_CHUNK);
+	}
+	if (n < 0) {
+		fprintf(stderr, "snaptrace dump: cannot read %s: %s\n", w->path, strerror((int)-n));
+		err = 1;
+	}
+	snap_free(in);
+	close(fd);
+	return err || w->status;
+}
+
+/* Walks the trace: prints it, or checks it. Returns the exit status. */
+static int dump_run(const char *path, int check, int all)
+{
+	struct dump_walk w;
+	int status;
+
+	memset(&w, 0, sizeof(w));
+	w.path = path;
+	w.check = check;
+	w.all = all;
+	snap_fxtcheck_init(&w.c);
+	snap_fxtread_init_stream(&w.r);
+	status = dump_file(&w);
+	if (!status && w.bytes == 0) {
 		fprintf(stderr, "snaptrace dump: %s: empty file, not an FXT trace\n", path);
 		status = 1;
 	}
-	while (!status && (err = snap_fxtread_next(&r, &rec)) != 0) {
-		if (err < 0 && err != -ENOMEM) {
-			dump_problem(path, &rec, snap_fxtread_why(&r));
-			status = 1;
-		} else if (err < 0) {
-			fprintf(stderr, "snaptrace dump: out of memory\n");
-			status = 1;
-		} else if (check) {
-			err = snap_fxtcheck_feed(&c, &rec);
-			if (err < 0) {
-				dump_problem(path, &rec, err == -ENOMEM ? "out of memory" : c.why);
-				status = 1;
-			}
-		} else if ((all || snap_fxtread_is_default(&rec)) &&
-			   dump_print(&rec, &line, &cap) < 0) {
-			fprintf(stderr, "snaptrace dump: out of memory\n");
-			status = 1;
-		}
+	if (!status) {
+		snap_fxtread_feed_end(&w.r);
+		status = dump_drain(&w);
 	}
-	if (check && !status && snap_fxtcheck_finish(&c) < 0) {
-		fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path, c.bad_index,
-			c.why);
+	if (check && !status && snap_fxtcheck_finish(&w.c) < 0) {
+		fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path,
+			w.c.bad_index, w.c.why);
 		status = 1;
 	}
-	if (check && !status && c.deep)
+	if (check && !status && w.c.deep)
 		fprintf(stderr,
 			"snaptrace dump: %s: warning: %" PRIu64
 			" slice(s) too deep, first at record #%" PRIu64 ": %s\n",
-			path, c.deep, c.deep_index, c.warning);
+			path, w.c.deep, w.c.deep_index, w.c.warning);
 	if (check && !status)
 		printf("ok: %s: %" PRIu64 " records, %" PRIu64 " events (%" PRIu64
 		       " begin, %" PRIu64 " end, %" PRIu64 " complete, %" PRIu64
 		       " counter), %zu threads\n",
-		       path, c.records, c.events, c.begins, c.ends, c.completes, c.counters,
-		       c.ntracks);
+		       path, w.c.records, w.c.events, w.c.begins, w.c.ends, w.c.completes,
+		       w.c.counters, w.c.ntracks);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "snaptrace dump: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
-	snap_free(line);
-	snap_fxtread_fini(&r);
-	snap_fxtcheck_fini(&c);
+	snap_free(w.line);
+	snap_fxtread_fini(&w.r);
+	snap_fxtcheck_fini(&w.c);
 	return status;
 }
 
@@ -263,9 +298,7 @@ int snap_cmd_dump(int argc, char **argv)
 {
 	struct snap_optparse p;
 	const char *val, *path = NULL;
-	unsigned char *data = NULL;
-	size_t len = 0;
-	int k, check = 0, all = 0, status;
+	int k, check = 0, all = 0;
 
 	snap_optparse_init(&p, "dump", argc - 1, argv + 1);
 	while ((k = snap_opt_next(&p, dump_opts, &val)) != SNAP_OPT_DONE) {
@@ -296,11 +329,7 @@ int snap_cmd_dump(int argc, char **argv)
 		fprintf(stderr, "snaptrace dump: no FILE given (usage: %s)\n", dump_usage);
 		return 2;
 	}
-	if (dump_load(path, &data, &len) < 0)
-		return 1;
-	status = dump_walk(path, data, len, check, all);
-	snap_free(data);
-	return status;
+	return dump_run(path, check, all);
 extra:
 	fprintf(stderr, "snaptrace dump: one FILE only (usage: %s)\n", dump_usage);
 	return 2;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/exeinfo.h"
@@ -38,7 +39,7 @@
 #define TEXT_BUF	      (256 * 1024)
 /* Perfetto keeps 512 levels of nesting on a track and silently drops deeper
  * slices: drop them here instead, and say so. */
-#define SNAP_DECODE_MAX_DEPTH 512
+#define SNAP_DECODE_MAX_DEPTH SNAP_MAX_NESTING
 
 static volatile sig_atomic_t decode_interrupted;
 
@@ -152,7 +153,16 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	struct snap_perfdata_info info;
 	struct snap_perfsrc_opts po;
 	int err = snap_perfdata_probe(pread_reader, &src->fd, &info);
+	struct stat sb;
+	char why[256];
 
+	if (err >= 0 && fstat(src->fd, &sb) == 0 &&
+	    (err = snap_perfdata_check_size(&info, (uint64_t)sb.st_size, why, sizeof(why))) < 0) {
+		snap_log(SNAP_LOG_QUIET, "%s: %s; not decoded", src->name, why);
+		close(src->fd);
+		src->fd = -1;
+		return err;
+	}
 	close(src->fd);
 	src->fd = -1;
 	if (err < 0) {
@@ -210,8 +220,36 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, con
 	src->fd = -1;
 	src->name = input ? input : "perf.data";
 	if (!strcmp(src->name, "-")) {
+		size_t got = 0;
+
 		src->name = "stdin";
 		src->fd = STDIN_FILENO;
+		/* perf.data on stdin: perf script needs a file it can seek */
+		while (got < sizeof(magic)) {
+			ssize_t n = read(STDIN_FILENO, magic + got, sizeof(magic) - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (snap_perfdata_is_magic(magic, got)) {
+			snap_log(SNAP_LOG_QUIET,
+				 "stdin holds a perf.data file: give its name instead "
+				 "(perf script needs a file, not a pipe)");
+			return -SNAP_EFORMAT;
+		}
+		src->buf = snap_malloc(TEXT_BUF);
+		err = src->buf ? snap_perfscript_init(&src->ps, st) : -ENOMEM;
+		if (err >= 0 && got)
+			err = snap_perfscript_feed(&src->ps, magic, got);
+		if (err < 0) {
+			snap_perfscript_fini(&src->ps);
+			snap_free(src->buf);
+			return err;
+		}
+		return 0;
 	} else {
 		src->fd = open(src->name, O_RDONLY | O_CLOEXEC);
 		if (src->fd < 0) {
@@ -299,6 +337,11 @@ static void report_unknown(const struct source *src)
 			  src->name, (unsigned long long)ps->unknown_lines,
 			  ps->unknown_lines == 1 ? "" : "s",
 			  (unsigned long long)ps->first_unknown_line, ps->first_unknown);
+	if (ps->dropped_frames)
+		snap_warn(
+			"%s: dropped %llu call-chain frame%s beyond %u per sample (the outermost)",
+			src->name, (unsigned long long)ps->dropped_frames,
+			ps->dropped_frames == 1 ? "" : "s", SNAP_PERFSCRIPT_MAX_FRAMES);
 }
 
 static void report_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
@@ -318,6 +361,15 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 	if (s->trap_mismatch)
 		snap_warn("OCaml try-block depth mismatch %llu time%s: did PT drop data?",
 			  (unsigned long long)s->trap_mismatch, s->trap_mismatch == 1 ? "" : "s");
+	if (s->inferred_capped)
+		snap_warn("dropped %llu return%s without a call ([unknown] frames) nested deeper "
+			  "than %d frames (the most Perfetto shows)",
+			  (unsigned long long)s->inferred_capped,
+			  s->inferred_capped == 1 ? "" : "s", SNAP_DECODE_MAX_DEPTH);
+	if (s->time_backwards)
+		snap_warn("%llu event time%s went backwards (damaged or merged input): clamped to "
+			  "the thread's latest time",
+			  (unsigned long long)s->time_backwards, s->time_backwards == 1 ? "" : "s");
 	if (s->decode_errors)
 		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",
@@ -407,7 +459,8 @@ out:
 
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_scope scope,
-		       struct snap_perfmaps *maps, struct snap_decode_result *res)
+		       struct snap_perfmaps *maps, struct snap_decode_result *res,
+		       const struct snap_sink *sink, const char *output)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
@@ -447,6 +500,11 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 				 "nothing written (decode with -trace-include-kernel to keep it)",
 				 src->name, snap_scope_name(scope),
 				 snap_decoder_desc(dec, &ev, desc, sizeof(desc)));
+			return r;
+		}
+		if (r < 0 && snap_sink_error(sink)) { /* ENOSPC, EFBIG, EIO: the output's */
+			snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output,
+				 snap_strerror(snap_sink_error(sink)));
 			return r;
 		}
 		if (r < 0) {
@@ -597,7 +655,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
 	 * thread is ended and restarted at the next one's first event (§4.12). */
 	for (size_t i = 0;; i++) {
-		err = decode_loop(&src, &dec, o->scope, &maps, &res);
+		err = decode_loop(&src, &dec, o->scope, &maps, &res, &sink, output);
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -637,6 +695,15 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_abort;
 	}
+	if (fx.stats.clamped_times)
+		snap_warn("%llu timestamp%s lay beyond 2^63 ns (292 years) after the first event "
+			  "(damaged input?): written as the latest time FXT can hold",
+			  (unsigned long long)fx.stats.clamped_times,
+			  fx.stats.clamped_times == 1 ? "" : "s");
+	if (fx.stats.bad_utf8)
+		snap_warn("%llu name%s not UTF-8: each bad byte is shown as U+FFFD",
+			  (unsigned long long)fx.stats.bad_utf8,
+			  fx.stats.bad_utf8 == 1 ? " was" : "s were");
 	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
 	if (o->result)
 		*o->result = res;

@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The deepest nesting a track may have: Perfetto keeps depths 0..511 and
+ * silently drops deeper slices. The decoder caps at it (counted, warned) and
+ * `dump -check` warns beyond it: one number for both. */
+#define SNAP_MAX_NESTING 512
+
 enum snap_arg_type {
 	SNAP_ARG_INT = 1, /* v.i */
 	SNAP_ARG_PTR,	  /* v.u, shown as an address */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "parse/perfdata.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/err.h"
@@ -62,6 +64,10 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 	attr_size = get_u64(hdr + 16);
 	attrs_off = get_u64(hdr + 24);
 	attrs_size = get_u64(hdr + 32);
+	info->attrs_off = attrs_off;
+	info->attrs_size = attrs_size;
+	info->data_off = get_u64(hdr + 40);
+	info->data_size = get_u64(hdr + 48);
 	/* adds_features bitmap at 72; bit FEAT_AUXTRACE */
 	if (hdr[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)))
 		info->kind = SNAP_PERFDATA_AUX;
@@ -85,5 +91,45 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 	}
 	if (info->kind == SNAP_PERFDATA_UNKNOWN && info->nattrs)
 		info->kind = SNAP_PERFDATA_SAMPLES;
+	return 0;
+}
+
+/* 1 if the section [off, off + size) lies inside a file of file_size bytes. */
+static int section_fits(uint64_t off, uint64_t size, uint64_t file_size)
+{
+	return off <= file_size && size <= file_size - off;
+}
+
+int snap_perfdata_check_size(const struct snap_perfdata_info *info, uint64_t file_size, char *why,
+			     size_t len)
+{
+	if (len)
+		why[0] = '\0';
+	if (info->pipe_mode)
+		return 0;
+	if (info->data_off < HDR_SIZE || (info->data_size && info->data_size < 8)) {
+		snprintf(why, len,
+			 "impossible data section (offset %" PRIu64 ", size %" PRIu64
+			 "): the header is damaged",
+			 info->data_off, info->data_size);
+		return -SNAP_EPARSE;
+	}
+	if (!section_fits(info->attrs_off, info->attrs_size, file_size)) {
+		snprintf(why, len,
+			 "the header's attribute section ends past the end of the file (%" PRIu64
+			 " bytes): the file is cut short or damaged",
+			 file_size);
+		return -SNAP_ETRUNC;
+	}
+	if (!section_fits(info->data_off, info->data_size, file_size)) {
+		snprintf(why, len,
+			 "the header says the data ends at byte %" PRIu64
+			 "%s but the file has %" PRIu64
+			 " bytes: the file is cut short (copied while perf wrote it?) or damaged",
+			 info->data_off + info->data_size,
+			 info->data_off + info->data_size < info->data_off ? " (beyond 2^64)" : "",
+			 file_size);
+		return -SNAP_ETRUNC;
+	}
 	return 0;
 }

@@ -22,6 +22,9 @@ struct snap_perfdata_info {
 	int callchain; /* some event samples call chains */
 	int pipe_mode; /* written to a pipe: no attribute section */
 	int timeless;  /* AUX trace of a PMU event recorded without TSC packets */
+	/* The header's sections (0 in pipe mode), for snap_perfdata_check_size. */
+	uint64_t attrs_off, attrs_size;
+	uint64_t data_off, data_size;
 };
 
 /* Reads len bytes at off into buf; returns len, fewer at end of file, or <0. */
@@ -33,5 +36,15 @@ int snap_perfdata_is_magic(const void *buf, size_t len);
 /* Fills *info. Returns 0, -SNAP_EFORMAT if not a perf.data file,
  * -SNAP_ETRUNC or -SNAP_EPARSE for a damaged header, or the reader's error. */
 int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfdata_info *info);
+
+/*
+ * Checks the sections of a probed header against the file's size, so a damaged
+ * or cut recording is refused before perf runs on it (perf script spins forever
+ * or dies of SIGBUS on some). Returns 0, or -SNAP_ETRUNC (the file ends before
+ * a section does) / -SNAP_EPARSE (an impossible section), with a one-line
+ * reason in why (len bytes). Pipe-mode files have no sections: always 0.
+ */
+int snap_perfdata_check_size(const struct snap_perfdata_info *info, uint64_t file_size, char *why,
+			     size_t len);
 
 #endif

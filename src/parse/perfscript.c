@@ -1000,6 +1000,14 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 			r = 0;
 			goto done;
 		}
+		/* "PID/TID 12x.5:" is a time that does not parse (damaged), not an
+		 * event name: the line is not understood */
+		t = tok_end(skip_sp(after, e), e);
+		if (t > after && t[-1] == ':' && is_digit(*skip_sp(after, e))) {
+			ps->stats.bad_lines++;
+			r = 0;
+			goto done;
+		}
 		if (ps_prefix(ps, s, after, &hdr) < 0)
 			return -ENOMEM;
 		p = skip_sp(after, e);
@@ -1125,8 +1133,7 @@ static int ps_frame(struct snap_perfscript *ps, const char *s, size_t n)
 		return 0;
 	}
 	if (ps->nframes >= SNAP_PERFSCRIPT_MAX_FRAMES) {
-		if (!ps->frames_dropped)
-			ps_unknown(ps, s, n);
+		ps->stats.dropped_frames++; /* counted as such, not as lines not understood */
 		ps->frames_dropped = 1;
 		return 0;
 	}
@@ -1189,7 +1196,8 @@ int snap_perfscript_next(struct snap_perfscript *ps, struct snap_event *ev)
 		}
 		if (s[0] == '\t') {
 			ps_consume(ps, adv);
-			if (n > SNAP_PERFSCRIPT_MAX_LINE) {
+			if (n > SNAP_PERFSCRIPT_MAX_LINE || memchr(s, '\0', n)) {
+				ps->stats.bad_lines += n <= SNAP_PERFSCRIPT_MAX_LINE;
 				ps_unknown(ps, s, n);
 				continue;
 			}
@@ -1201,7 +1209,10 @@ int snap_perfscript_next(struct snap_perfscript *ps, struct snap_event *ev)
 		if (ps->rec_open)
 			return ps_close(ps, ev);
 		ps_consume(ps, adv);
-		if (n > SNAP_PERFSCRIPT_MAX_LINE) {
+		if (n > SNAP_PERFSCRIPT_MAX_LINE || memchr(s, '\0', n)) {
+			/* a NUL byte: a damaged file (perf never prints one), not a new
+			 * event name or track */
+			ps->stats.bad_lines += n <= SNAP_PERFSCRIPT_MAX_LINE;
 			ps_unknown(ps, s, n);
 			continue;
 		}

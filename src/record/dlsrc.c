@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -137,6 +138,7 @@ static void dlsrc_reset(struct snap_dlsrc *src)
 	src->pid = -1;
 	src->rec_fd = -1;
 	src->out_fd = -1;
+	src->err_fd = -1;
 }
 
 int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
@@ -179,11 +181,28 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 	return n;
 }
 
+int snap_dlsrc_stall_ms(void)
+{
+	const char *e = getenv("SNAPTRACE_PERF_STALL_SECONDS");
+	char *end;
+	long v = SNAP_DLSRC_STALL_S;
+
+	if (e && *e) {
+		v = strtol(e, &end, 10);
+		if (*end || v < 0)
+			v = SNAP_DLSRC_STALL_S;
+	}
+	if (v == 0)
+		return -1;
+	return v > INT_MAX / 1000 ? INT_MAX : (int)v * 1000;
+}
+
 void snap_dlsrc_exec(const char **argv, int recw, int outw)
 {
 	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setpgid(0, 0);
 	if ((recw >= 0 && (r < 0 || dup2(r, DLSRC_FD) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
 		_exit(127);
 	if (r >= 0)
@@ -198,7 +217,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
 	const char *argv[SNAP_DLSRC_MAX_ARGS];
-	int rec[2] = {-1, -1}, out[2] = {-1, -1}, err;
+	int rec[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, err;
 
 	dlsrc_reset(src);
 	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
@@ -216,7 +235,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		goto err_fini;
 	}
 	snap_dlsrc_argv(o, argv);
-	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+	if (pipe2(rec, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto err_close;
 	}
@@ -225,10 +244,15 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		err = -errno;
 		goto err_close;
 	}
-	if (src->pid == 0)
+	if (src->pid == 0) {
+		dup2(errp[1], STDERR_FILENO); /* relayed: see snap_dlsrc_drain_err */
 		snap_dlsrc_exec(argv, rec[1], out[1]);
+	}
 	close(rec[1]);
 	close(out[1]);
+	close(errp[1]);
+	src->err_fd = errp[0];
+	fcntl(src->err_fd, F_SETFL, O_NONBLOCK);
 	src->rec_fd = rec[0];
 	src->out_fd = out[0];
 	fcntl(src->rec_fd, F_SETFL, O_NONBLOCK);
@@ -236,6 +260,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	 * waits (best effort: pipe-max-size may be smaller). */
 	fcntl(src->rec_fd, F_SETPIPE_SZ, (int)DLSRC_BUF);
 	fcntl(src->out_fd, F_SETFL, O_NONBLOCK);
+	src->stall_ms = snap_dlsrc_stall_ms();
 	return 0;
 err_close:
 	for (int i = 0; i < 2; i++) {
@@ -243,6 +268,8 @@ err_close:
 			close(rec[i]);
 		if (out[i] >= 0)
 			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
 	}
 err_fini:
 	snap_free(src->buf);
@@ -250,6 +277,52 @@ err_fini:
 	snap_dlrec_fini(&src->rd);
 	dlsrc_reset(src);
 	return err;
+}
+
+void snap_dlsrc_drain_err(struct snap_dlsrc *src)
+{
+	char buf[4096];
+
+	while (src->err_fd >= 0) {
+		ssize_t n = read(src->err_fd, buf, sizeof(buf));
+		size_t keep, have;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = {.fd = src->err_fd, .events = POLLIN};
+
+			if (src->pid > 0) /* perf still runs: what is there now */
+				return;
+			if (poll(&p, 1, 1000) <= 0) /* reaped: EOF comes at once */
+				return;
+			continue;
+		}
+		if (n <= 0) {
+			close(src->err_fd);
+			src->err_fd = -1;
+			return;
+		}
+		if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
+			/* nowhere to show it: still kept below */
+		}
+		have = strlen(src->errtail);
+		keep = (size_t)n < sizeof(src->errtail) - 1 ? (size_t)n : sizeof(src->errtail) - 1;
+		if (have + keep > sizeof(src->errtail) - 1) {
+			size_t drop = have + keep - (sizeof(src->errtail) - 1);
+
+			memmove(src->errtail, src->errtail + drop, have - drop);
+			have -= drop;
+		}
+		memcpy(src->errtail + have, buf + (size_t)n - keep, keep);
+		src->errtail[have + keep] = '\0';
+	}
+}
+
+int snap_dlsrc_load_failed(const struct snap_dlsrc *src)
+{
+	return strstr(src->errtail, "dlopen") || strstr(src->errtail, "dlfilter") ||
+	       strstr(src->errtail, "filter_event"); /* a plugin perf cannot use */
 }
 
 /* Reads what fd has now (non-blocking). Returns bytes read, 0 at EOF, -EAGAIN, -errno. */
@@ -302,12 +375,18 @@ static int dlsrc_drain_out(struct snap_dlsrc *src, int wait)
 /* Waits until a pipe has data and takes it in. Returns 0, -EINTR or an error. */
 static int dlsrc_wait(struct snap_dlsrc *src)
 {
-	struct pollfd p[2] = {{.fd = src->rec_fd, .events = POLLIN},
-			      {.fd = src->out_fd, .events = POLLIN}};
+	struct pollfd p[3] = {{.fd = src->rec_fd, .events = POLLIN},
+			      {.fd = src->out_fd, .events = POLLIN},
+			      {.fd = src->err_fd, .events = POLLIN}};
 	ssize_t n;
+	int r = poll(p, 3, src->stall_ms ? src->stall_ms : -1);
 
-	if (poll(p, 2, -1) < 0)
+	if (r < 0)
 		return -errno;
+	if (p[2].revents)
+		snap_dlsrc_drain_err(src);
+	if (r == 0)
+		return -SNAP_ESTALL; /* nothing for stall_ms: perf spins (close kills it) */
 	if (p[1].revents) {
 		int err = dlsrc_drain_out(src, 0);
 
@@ -348,8 +427,8 @@ static int dlsrc_fail(struct snap_dlsrc *src, int err)
 	if (src->err)
 		return src->err;
 	src->err = err;
-	if (err == -EINTR)
-		return err;
+	if (err == -EINTR || err == -SNAP_ESTALL)
+		return err; /* the caller says it */
 	if (err != -SNAP_EPLUGIN && err != -SNAP_ETRUNC) {
 		snap_log(SNAP_LOG_QUIET, "reading from perf script --dlfilter %s: %s", src->plugin,
 			 snap_strerror(err));
@@ -448,7 +527,11 @@ int snap_dlsrc_perf_exit(int status, int report)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (report && WIFSIGNALED(status))
-		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d", WTERMSIG(status));
+		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d (%s)%s",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGBUS
+				 ? ": the perf.data file is damaged or was cut short"
+				 : "");
 	else if (report)
 		snap_log(SNAP_LOG_QUIET, "perf script exited with status %d", WEXITSTATUS(status));
 	return -SNAP_EPERF;
@@ -466,9 +549,13 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 		if (!src->done)
 			kill(src->pid, SIGKILL);
 		dlsrc_reap(src);
+		snap_dlsrc_drain_err(src); /* perf's last words, before ours */
 		if (src->done && snap_dlsrc_perf_exit(src->status, 1) < 0)
 			err = -SNAP_EPERF;
 	}
+	snap_dlsrc_drain_err(src);
+	if (src->err_fd >= 0)
+		close(src->err_fd);
 	if (!src->done && !err)
 		err = -SNAP_EPERF; /* stopped early */
 	snap_free(src->buf);

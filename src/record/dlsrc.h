@@ -82,7 +82,18 @@ struct snap_dlsrc {
 	uint64_t out_dropped; /* bytes beyond SNAP_DLSRC_MAX_OUT */
 	uint64_t events;      /* events returned so far */
 	char plugin[256];     /* for messages */
+	int stall_ms;	      /* snap_dlsrc_stall_ms() */
+	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
+	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
 };
+
+/* Relays what perf has written on its stderr so far (all of it once perf has
+ * exited) to snaptrace's stderr, keeping the tail in errtail. */
+void snap_dlsrc_drain_err(struct snap_dlsrc *src);
+
+/* 1 if perf's stderr says it could not load the plugin ("dlopen failed",
+ * any message naming the dlfilter): only then is the text path worth a try. */
+int snap_dlsrc_load_failed(const struct snap_dlsrc *src);
 
 #define SNAP_DLSRC_MAX_ARGS 24
 
@@ -96,9 +107,17 @@ struct snap_dlsrc {
  */
 int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
 
+/* How long perf script may print nothing before it is stopped (-SNAP_ESTALL):
+ * $SNAPTRACE_PERF_STALL_SECONDS (default SNAP_DLSRC_STALL_S; 0 = for ever), in
+ * ms for poll, -1 for ever. */
+#define SNAP_DLSRC_STALL_S 120
+int snap_dlsrc_stall_ms(void);
+
 /* In a forked child: makes recw (unless < 0) perf's fd 3 (--dlarg fd=3) and
- * outw its stdout, sets PAGER=cat and the parent-death signal, then execs
- * argv; exits 127 if that fails. Never returns. Shared by both paths. */
+ * outw its stdout, sets PAGER=cat and the parent-death signal, puts perf in
+ * its own process group (a terminal Ctrl-C reaches snaptrace only, which
+ * stops perf: perf never reads it as the end of its input), then execs argv;
+ * exits 127 if that fails. Never returns. Shared by both paths. */
 _Noreturn void snap_dlsrc_exec(const char **argv, int recw, int outw);
 
 /* Starts perf script with the plugin. names is borrowed (interned symbols).

@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +113,7 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		snap_dlsrc_exec(argv, -1, pfd[1]);
 	close(pfd[1]);
 	src->fd = pfd[0];
+	src->stall_ms = snap_dlsrc_stall_ms();
 	return 0;
 err_fini:
 	snap_free(src->buf);
@@ -119,8 +122,10 @@ err_fini:
 	return err;
 }
 
-int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
-		      struct snap_event *ev)
+/* snap_perfsrc_pull; with stall_ms >= 0, a read that waits longer than that
+ * fails with -SNAP_ESTALL (perf script printing nothing: spinning). */
+static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
+			struct snap_event *ev, int stall_ms)
 {
 	for (;;) {
 		int r = snap_perfscript_next(ps, ev);
@@ -128,6 +133,15 @@ int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size
 
 		if (r != 0 || *eof)
 			return r;
+		if (stall_ms >= 0) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+
+			r = poll(&p, 1, stall_ms);
+			if (r < 0)
+				return -errno;
+			if (r == 0)
+				return -SNAP_ESTALL;
+		}
 		n = read(fd, buf, size);
 		if (n < 0)
 			return -errno;
@@ -142,26 +156,70 @@ int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size
 	}
 }
 
+int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
+		      struct snap_event *ev)
+{
+	return perfsrc_pull(ps, fd, buf, size, eof, ev, -1);
+}
+
+/* The plugin path ended before the plugin sent anything. Returns 1 to retry
+ * on the text path (perf ended with an error status: it could not load the
+ * plugin), else the error to return: perf killed by SIGINT/SIGTERM/SIGHUP is
+ * an interruption (-EINTR), never "the plugin gave nothing" (that started
+ * perf again and lost the request); another signal is reported. */
+static int perfsrc_plugin_gave_nothing(struct snap_perfsrc *src, int r)
+{
+	int status = src->dl.status;
+
+	if (r != -SNAP_ETRUNC && r != -SNAP_EPLUGIN)
+		return r; /* -EINTR, a stall, an I/O error: already said */
+	if (src->dl.pid > 0)
+		return r; /* not reaped: perf closed the pipe but lives on */
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			return -EINTR;
+		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d (%s)%s", sig,
+			 strsignal(sig),
+			 sig == SIGBUS ? ": the perf.data file is damaged or was cut short" : "");
+		return -SNAP_EPERF;
+	}
+	snap_dlsrc_drain_err(&src->dl); /* perf's message, shown; says what failed */
+	if (!snap_dlsrc_load_failed(&src->dl)) {
+		/* perf failed on the input, not on the plugin: running it again on the
+		 * text path would only fail the same way, twice */
+		snap_log(SNAP_LOG_QUIET,
+			 "perf script failed (status %d) on %s before decoding "
+			 "anything (perf's message is above)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, src->opts.data);
+		return -SNAP_EPERF;
+	}
+	snap_warn("perf script could not load the dlfilter plugin %s (status %d); using perf "
+		  "script's text output instead (-no-dlfilter skips the plugin)",
+		  src->dl.plugin, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 1;
+}
+
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
 	if (src->use_plugin) {
 		struct snap_perfsrc_opts o;
 		int r = snap_dlsrc_next(&src->dl, ev);
 
-		if (r >= 0 || r == -EINTR || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
+		if (r >= 0 || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
 			return r;
-		/* Nothing came from the plugin at all: perf could not load it. (The
-		 * plugin path was only borrowed for open: name dlsrc's copy.) */
-		snap_warn("perf script --dlfilter %s gave nothing (%s); using perf script's text "
-			  "output instead (-v shows why the plugin was chosen)",
-			  src->dl.plugin, snap_strerror(r));
+		/* Nothing came from the plugin at all. */
+		r = perfsrc_plugin_gave_nothing(src, r);
+		if (r != 1)
+			return r;
 		snap_dlsrc_close(&src->dl);
 		o = src->opts; /* plugin NULL: the text path (open resets src) */
 		r = snap_perfsrc_open(src, &o, src->names);
 		if (r < 0)
 			return r;
 	}
-	return snap_perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev);
+	return perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms);
 }
 
 int snap_perfsrc_close(struct snap_perfsrc *src)

@@ -40,6 +40,7 @@ struct snap_perfsrc {
 	struct snap_dlsrc dl;	       /* the plugin path */
 	struct snap_perfsrc_opts opts; /* for falling back to the text path */
 	struct snap_strtab *names;
+	int stall_ms; /* text path: snap_dlsrc_stall_ms() */
 };
 
 #define SNAP_PERFSRC_MAX_ARGS SNAP_DLSRC_MAX_ARGS

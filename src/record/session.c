@@ -425,7 +425,7 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	err = snap_workdir_open(&s->wd, cfg->workdir);
 	if (err < 0)
 		return why(s, err, "working directory %s: %s",
-			   cfg->workdir ? cfg->workdir : "$TMPDIR", strerror(-err));
+			   cfg->workdir ? cfg->workdir : "$TMPDIR", snap_workdir_strerror(err));
 	snap_info("working directory %s", s->wd.path);
 	err = signals_open(s);
 	if (err < 0)
@@ -475,8 +475,13 @@ static int wait_dump(struct snap_session *s, int timeout_ms)
 		int n = snap_workdir_list_data(&s->wd, &names);
 
 		for (int i = n - 1; i >= 0; i--) {
-			if (strcmp(names[i], "perf.data") && strcmp(names[i], s->last_snap) > 0) {
-				snprintf(s->last_snap, sizeof(s->last_snap), "%s", names[i]);
+			/* a name perf wrote (not one we claimed): the new dump */
+			if (strcmp(names[i], "perf.data") && !snap_workdir_is_claimed(names[i]) &&
+			    strcmp(names[i], s->last_snap)) {
+				if (snap_workdir_claim(&s->wd, names[i], s->last_snap,
+						       sizeof(s->last_snap)) < 0)
+					snprintf(s->last_snap, sizeof(s->last_snap), "%s",
+						 names[i]);
 				snap_workdir_free_list(names, n);
 				return 0;
 			}
@@ -715,7 +720,9 @@ static int collect_data(struct snap_session *s)
 		struct stat st;
 
 		if (dfd >= 0 && s->nhits && !s->keep_final && s->last_snap[0] &&
-		    strcmp(names[i], s->last_snap) > 0) {
+		    (snap_workdir_is_claimed(s->last_snap)
+			     ? strcmp(names[i], "perf.data") && !snap_workdir_is_claimed(names[i])
+			     : strcmp(names[i], s->last_snap) > 0)) {
 			snap_rmtree_at(dfd, names[i]);
 			continue;
 		}

@@ -27,7 +27,10 @@ int snap_file_map(const char *path, const void **buf, size_t *len)
 {
 	struct stat st;
 	void *p;
-	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: the path comes from a traced program (/proc/PID/exe,
+	 * maps), and a FIFO named like its deleted executable must not block
+	 * open (with our signals blocked); only a regular file is read. */
+	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;

@@ -102,51 +102,86 @@ static int start_guardian(struct snap_workdir *w)
 	return 0;
 }
 
-static int clear_old_data(struct snap_workdir *w)
+/* Removes the data files of an earlier recording (only the names snaptrace
+ * and perf write, see snap_workdir_is_data_name) from the directory dfd. */
+static int clear_old_data(struct snap_workdir *w, int dfd)
 {
 	char **names = NULL;
 	int n = snap_workdir_list_data(w, &names);
-	int fd, err = 0;
+	int err = 0;
 
 	if (n <= 0)
 		return n;
-	fd = open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		err = -errno;
-	for (int i = 0; i < n && fd >= 0; i++) {
-		int r = snap_rmtree_at(fd, names[i]);
+	for (int i = 0; i < n; i++) {
+		int r = snap_rmtree_at(dfd, names[i]);
 
 		if (r < 0 && !err)
 			err = r;
 	}
-	if (fd >= 0)
-		close(fd);
 	snap_workdir_free_list(names, n);
+	return err;
+}
+
+const char *snap_workdir_strerror(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "is a symbolic link (refused: name the directory itself)";
+	case -EPERM:
+		return "belongs to another user (refused: use a directory of your own)";
+	case -ENOTDIR:
+		return "is not a directory";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* The user-given directory: created if missing, never through a symbolic link
+ * (with or without a trailing slash), ours, and cleared of old data. */
+static int open_given(struct snap_workdir *w, const char *given)
+{
+	size_t len = strlen(given);
+	struct stat st, fst;
+	int dfd, err;
+
+	while (len > 1 && given[len - 1] == '/')
+		len--; /* "link/" would follow the link in lstat */
+	if (len >= sizeof(w->path))
+		return -ENAMETOOLONG;
+	memcpy(w->path, given, len);
+	w->path[len] = '\0';
+	w->keep = 1;
+	if (mkdir(w->path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(w->path, &st) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	dfd = open(w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOTDIR ? -ELOOP : -errno;
+	/* The name was not swapped for something else since the lstat. */
+	if (fstat(dfd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+		close(dfd);
+		return -ELOOP;
+	}
+	err = clear_old_data(w, dfd);
+	close(dfd);
 	return err;
 }
 
 int snap_workdir_open(struct snap_workdir *w, const char *given)
 {
-	struct stat st;
 	const char *tmp;
 
 	memset(w, 0, sizeof(*w));
 	w->guard_fd = -1;
-	if (given) {
-		if (strlen(given) >= sizeof(w->path))
-			return -ENAMETOOLONG;
-		strcpy(w->path, given);
-		w->keep = 1;
-		if (mkdir(given, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		if (lstat(given, &st) < 0)
-			return -errno;
-		if (!S_ISDIR(st.st_mode))
-			return -ENOTDIR;
-		if (st.st_uid != geteuid())
-			return -EPERM;
-		return clear_old_data(w);
-	}
+	if (given)
+		return open_given(w, given);
 	tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
@@ -187,14 +222,89 @@ void snap_workdir_close(struct snap_workdir *w)
 	}
 }
 
+/* Time order: "perf.data" first, then perf's names perf.data.<T> (T: 16 digits
+ * of wall time, 10 ms steps) and claimed ones perf.data.<T><NNNN> by T, a claimed
+ * one before an unclaimed one of the same T (perf's final dump comes after the
+ * snapshots): the digits compare as if right-padded with 9s. */
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	for (;;) {
+		char cx = *x ? *x : '9', cy = *y ? *y : '9';
+
+		if (!*x && !*y)
+			return 0;
+		if (!*x && *y == '.')
+			return -1; /* "perf.data" first */
+		if (!*y && *x == '.')
+			return 1;
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+		x += *x != 0; /* an ended name stays at its end: padded with 9s */
+		y += *y != 0;
+	}
 }
 
-int snap_workdir_list_data(const struct snap_workdir *w, char ***names)
+int snap_workdir_is_data_name(const char *name)
 {
-	DIR *d = opendir(w->path);
+	if (strncmp(name, "perf.data", 9))
+		return 0;
+	if (!name[9])
+		return 1;
+	if (name[9] != '.' || !name[10])
+		return 0;
+	for (const char *p = name + 10; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+int snap_workdir_is_claimed(const char *name)
+{
+	return snap_workdir_is_data_name(name) && strlen(name) == 10 + 16 + 4;
+}
+
+int snap_workdir_claim(struct snap_workdir *w, const char *name, char *out, size_t len)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	if (!snap_workdir_is_data_name(name) || strlen(name) != 10 + 16)
+		return -EINVAL;
+	if ((size_t)snprintf(from, sizeof(from), "%s/%s", w->path, name) >= sizeof(from))
+		return -ENAMETOOLONG;
+	while (w->nclaimed < 9999) {
+		unsigned k = ++w->nclaimed;
+
+		if ((size_t)snprintf(to, sizeof(to), "%s/%s%04u", w->path, name, k) >= sizeof(to) ||
+		    (size_t)snprintf(out, len, "%s%04u", name, k) >= len)
+			return -ENAMETOOLONG;
+		if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int snap_workdir_filter_names(char **names, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (snap_workdir_is_data_name(names[i]))
+			names[k++] = names[i];
+		else
+			snap_free(names[i]);
+	}
+	if (k)
+		qsort(names, (size_t)k, sizeof(*names), cmp_str);
+	return k;
+}
+
+int snap_workdir_list_dir(const char *dir, char ***names)
+{
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
@@ -203,9 +313,9 @@ int snap_workdir_list_data(const struct snap_workdir *w, char ***names)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "perf.data", 9))
+		if (!snap_workdir_is_data_name(de->d_name))
 			continue;
-		if (snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
+		if (n >= INT_MAX || snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
 		    !(v[n] = snap_strndup(de->d_name, strlen(de->d_name)))) {
 			closedir(d);
 			snap_workdir_free_list(v, (int)n);
@@ -214,10 +324,13 @@ int snap_workdir_list_data(const struct snap_workdir *w, char ***names)
 		n++;
 	}
 	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
 	*names = v;
-	return (int)n;
+	return snap_workdir_filter_names(v, (int)n);
+}
+
+int snap_workdir_list_data(const struct snap_workdir *w, char ***names)
+{
+	return snap_workdir_list_dir(w->path, names);
 }
 
 void snap_workdir_free_list(char **names, int n)

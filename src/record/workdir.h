@@ -14,24 +14,54 @@
 
 struct snap_workdir {
 	char path[PATH_MAX];
-	int keep;     /* user-given: never removed */
-	pid_t guard;  /* guardian process, 0 = none */
-	int guard_fd; /* our end of the guardian's pipe, -1 = none */
+	int keep;	   /* user-given: never removed */
+	pid_t guard;	   /* guardian process, 0 = none */
+	int guard_fd;	   /* our end of the guardian's pipe, -1 = none */
+	unsigned nclaimed; /* snapshots claimed (snap_workdir_claim) */
 };
 
 /* Opens the working directory. given == NULL: a new private directory
  * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian. Otherwise given is
  * created (mode 0700, not recursively) when missing, must be a directory we
- * own, and its old perf.data* files are removed. Returns 0 or -errno. */
+ * own and not a symbolic link (-ELOOP, also with a trailing slash), and its
+ * old data files (snap_workdir_is_data_name) are removed; nothing else in it
+ * is touched. Returns 0 or -errno (snap_workdir_strerror says why). */
 int snap_workdir_open(struct snap_workdir *w, const char *given);
+
+/* A one-line reason for an error of snap_workdir_open (static string). */
+const char *snap_workdir_strerror(int err);
 
 /* Removes the directory (unless kept) and stops the guardian. Safe to call
  * twice and on a zeroed struct with guard_fd = -1. */
 void snap_workdir_close(struct snap_workdir *w);
 
-/* Lists the entries whose names start with "perf.data", sorted by name
- * (= time order for perf's switch-output files). Returns the count and sets
+/* 1 if name is one snaptrace or perf writes in a working directory:
+ * "perf.data" or "perf.data.<digits>" (perf's switch-output snapshots).
+ * Nothing else (perf.data-notes.txt, perf.data.old) is ever listed or removed.
+ * Lists sort in time order: perf.data, then by the time in the name. */
+int snap_workdir_is_data_name(const char *name);
+
+/*
+ * Multi-snapshot: perf names each dump perf.data.<T> with T the wall time in
+ * 10 ms steps, so two dumps within 10 ms get the same name and the second
+ * replaces the first. Claiming renames the dump name (in w) to the unique
+ * perf.data.<T><NNNN> (NNNN: 0001, 0002... per directory, never replacing a
+ * file) as soon as it appears, which frees perf's name for the next one; out
+ * (len bytes) gets the new name. Claimed names sort by T, before perf's own
+ * name of the same T. Returns 0 or -errno (-EINVAL: not a perf dump name).
+ */
+int snap_workdir_claim(struct snap_workdir *w, const char *name, char *out, size_t len);
+
+/* 1 if name is one snap_workdir_claim gave. */
+int snap_workdir_is_claimed(const char *name);
+
+/* Keeps the data names of names[0..n) (frees the others), sorts them by name
+ * (= time order) and returns how many are left. Pure: fuzzed. */
+int snap_workdir_filter_names(char **names, int n);
+
+/* Lists the data names of dir (see above), sorted. Returns the count and sets
  * *names (owned: release with snap_workdir_free_list), or -errno. */
+int snap_workdir_list_dir(const char *dir, char ***names);
 int snap_workdir_list_data(const struct snap_workdir *w, char ***names);
 void snap_workdir_free_list(char **names, int n);
 

@@ -81,6 +81,7 @@ static void cut(struct snap_cstack *cs, uint64_t t)
 {
 	cur(cs)->create_time = t;
 	cur(cs)->cut_seq = ++cs->seq;
+	cur(cs)->unk = 0;
 	if (t > cs->cut_time)
 		cs->cut_time = t;
 }
@@ -95,6 +96,7 @@ static int stk_open(struct snap_cstack *cs)
 	}
 	cs->stk[cs->nstk].n = 0;
 	cs->stk[cs->nstk].overflow = 0;
+	cs->stk[cs->nstk].unk = 0;
 	cs->nstk++;
 	return 0;
 }
@@ -363,7 +365,7 @@ static int frame_reserve(struct snap_cstack *cs)
 {
 	struct snap_cstack_stk *s = cur(cs);
 
-	if (s->overflow || cs->total >= cs->ctx->max_depth) {
+	if (s->overflow || cs->total + s->unk >= cs->ctx->max_depth) {
 		cs->ctx->stats.depth_capped++;
 		return 1;
 	}
@@ -380,6 +382,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 	s->f[s->n].sym = sym;
 	s->f[s->n].dup = 0;
 	s->f[s->n].inf = 0;
+	s->f[s->n].anchored = 0;
 	s->n++;
 	cs->total++;
 }
@@ -398,6 +401,8 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 		return -ENOMEM;
 	err = add(cs, &op, t);
 	frame_push(cs, op.ip, op.sym);
+	/* starts with the segment: once closed, it encloses what came before */
+	cur(cs)->f[cur(cs)->n - 1].anchored = t <= cur(cs)->create_time;
 	return err;
 }
 
@@ -423,11 +428,17 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 		op.sym = s->f[s->n - 1].sym;
 		op.inferred = s->f[s->n - 1].inf;
 		err = add(cs, &op, t);
+		s->unk += s->f[s->n - 1].anchored;
 		s->n--;
 		cs->total--;
 		return err;
 	}
 	cs->ctx->stats.unmatched_returns++;
+	if (cs->total + s->unk >= cs->ctx->max_depth) {
+		cs->ctx->stats.inferred_capped++; /* would nest deeper than the cap */
+		return 0;
+	}
+	s->unk++;
 	op.type = OP_RETUNK;
 	op.t = s->create_time;
 	op.k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
@@ -493,12 +504,19 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 		e = call(cs, dst->ip, sym, t);
 		return err < 0 ? err : e;
 	}
+	/* An inferred caller starts at create_time, like every earlier one of
+	 * this segment and its [unknown] spans: they nest, so they count. */
+	if (cs->total + s->unk >= cs->ctx->max_depth) {
+		cs->ctx->stats.inferred_capped++;
+		return 0;
+	}
 	err = frame_reserve(cs);
 	if (err)
 		return err < 0 ? err : 0;
 	err = emit(cs, op, s->create_time);
 	frame_push(cs, dst->ip, sym);
 	s->f[s->n - 1].inf = 1;
+	s->f[s->n - 1].anchored = 1;
 	return err;
 }
 
@@ -521,6 +539,8 @@ static int new_callstack_for(struct snap_cstack *cs, const struct snap_loc *addr
 	 * past t (where the new stack's inferred frames may start). */
 	err = flush(cs, t);
 	/* Callers have emptied (or suspended) the stack; never leak frames. */
+	for (size_t i = 0; i < s->n; i++)
+		s->unk += s->f[i].anchored;
 	cs->total -= s->n;
 	s->n = 0;
 	s->overflow = 0;
@@ -1053,6 +1073,7 @@ int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t)
 		return 0;
 	op.sym = s->f[s->n - 1].sym;
 	op.inferred = s->f[s->n - 1].inf;
+	s->unk += s->f[s->n - 1].anchored;
 	s->n--;
 	cs->total--;
 	if (s->f[s->n].dup)

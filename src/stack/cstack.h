@@ -35,7 +35,10 @@
  *
  * Stack depth is capped (ctx->max_depth frames per thread, counting the
  * suspended stacks of syscalls/interrupts): deeper calls are counted and
- * dropped, and the returns that match them are swallowed.
+ * dropped, and the returns that match them are swallowed. Returns with an
+ * empty stack ([unknown] spans, which all start at the segment's start and so
+ * nest) count against the same cap: beyond it they are dropped and counted
+ * in stats.inferred_capped.
  * Nothing here allocates per event in the steady state; fixed names are
  * interned once in the ctx.
  */
@@ -50,7 +53,7 @@
 #include "util/strtab.h"
 #include "util/u64map.h"
 
-#define SNAP_CSTACK_DEFAULT_MAX_DEPTH 10000u
+#define SNAP_CSTACK_DEFAULT_MAX_DEPTH ((uint32_t)SNAP_MAX_NESTING)
 /* Nested syscall/interrupt stacks per thread beyond which the current stack is
  * reused (counted as depth_capped). */
 #define SNAP_CSTACK_MAX_NEST	      64u
@@ -100,6 +103,7 @@ struct snap_cstack_stats {
 	uint64_t decode_errors;
 	uint64_t unmatched_returns; /* returns with an empty stack ([unknown] spans) */
 	uint64_t depth_capped;	    /* frames dropped by the depth cap */
+	uint64_t inferred_capped;   /* [unknown] spans / inferred callers beyond the depth cap */
 	uint64_t time_backwards;    /* event times clamped to the thread's last time */
 	uint64_t unexpected;	    /* kind/state combinations magic-trace calls "BUG" */
 	uint64_t trap_mismatch;	    /* OCaml poptraps at a try-block depth other than 1 */
@@ -135,9 +139,10 @@ struct snap_cstack_ctx {
 
 struct snap_frame {
 	uint64_t ip;
-	uint32_t sym; /* never 0: unknown symbols are n.unknown */
-	uint8_t dup;  /* OCaml try-block copy of the frame below: never written */
-	uint8_t inf;  /* its start was inferred (for MAGIC_TRACE_DEBUG's end names) */
+	uint32_t sym;	   /* never 0: unknown symbols are n.unknown */
+	uint32_t anchored; /* began at its segment's create_time (counts in unk once closed) */
+	uint8_t dup;	   /* OCaml try-block copy of the frame below: never written */
+	uint8_t inf;	   /* its start was inferred (for MAGIC_TRACE_DEBUG's end names) */
 };
 
 /* One call stack; create_time starts inferred frames and [unknown] spans. */
@@ -146,6 +151,9 @@ struct snap_cstack_stk {
 	size_t n, cap;
 	uint64_t create_time;
 	uint32_t overflow; /* calls dropped by the depth cap still "open" on top */
+	uint32_t unk;	   /* closed spans that began at create_time ([unknown] spans,
+			    * inferred callers): they enclose all that came before, so
+			    * they count against the depth cap with the open frames */
 	uint64_t cut_seq;  /* sequence number of the stack's creation */
 };
 

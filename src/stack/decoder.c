@@ -1110,6 +1110,7 @@ void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stat
 	out->decode_errors = c->decode_errors;
 	out->unmatched_returns = c->unmatched_returns;
 	out->depth_capped = c->depth_capped;
+	out->inferred_capped = c->inferred_capped;
 	out->time_backwards += c->time_backwards;
 	out->unexpected = c->unexpected;
 	out->trap_mismatch = c->trap_mismatch;

@@ -113,6 +113,7 @@ struct snap_decoder_stats {
 	uint64_t decode_errors;
 	uint64_t unmatched_returns;
 	uint64_t depth_capped;
+	uint64_t inferred_capped; /* returns without a call beyond the depth cap */
 	uint64_t time_backwards;
 	uint64_t unexpected;	/* branch kind/state combinations that make no sense */
 	uint64_t trap_mismatch; /* OCaml try-block depth mismatches (PT lost data) */

@@ -26,6 +26,13 @@ const char *snap_strerror(int err)
 		return "bad record stream from the dlfilter plugin";
 	case SNAP_EUSAGE:
 		return "bad usage";
+	case SNAP_ESTALL:
+		return "perf script printed nothing for SNAPTRACE_PERF_STALL_SECONDS (default "
+		       "120): "
+		       "stopped it (it spins forever on some damaged recordings; set the variable "
+		       "to wait longer, 0 for ever)";
+	case SNAP_ENOTREG:
+		return "not a regular file (a block device or socket: refused)";
 	default:
 		return strerror(err);
 	}

@@ -16,6 +16,8 @@ enum snap_err {
 	SNAP_ELIMIT,	    /* a configured limit was exceeded */
 	SNAP_EPLUGIN,	    /* the perf dlfilter plugin sent a bad stream */
 	SNAP_EUSAGE,	    /* bad command line */
+	SNAP_ESTALL,	    /* perf made no progress for too long and was stopped */
+	SNAP_ENOTREG,	    /* an output that is neither a regular file nor writable in place */
 };
 
 /* Returns a static string describing err (negative or positive). Never NULL. */

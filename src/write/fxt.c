@@ -90,6 +90,69 @@ static size_t fxt_cut(struct snap_fxt *fx, const char *s, size_t len)
 	return len;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (n bytes left): 1-4, or 0
+ * (a stray byte, an overlong form, a surrogate, beyond U+10FFFF, cut). */
+static size_t fxt_utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t k;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	k = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	if (n < k)
+		return 0;
+	c = p[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return k;
+}
+
+/* Perfetto shows strings as UTF-8: a string that is not (a damaged line, a
+ * Latin-1 file name) is written with each bad byte replaced by U+FFFD, into
+ * an owned copy in *out (NULL when s is fine). Returns the length to write,
+ * or 0 with *out NULL after ENOMEM (the sticky error is set). */
+static size_t fxt_utf8_fix(struct snap_fxt *fx, const char *s, size_t len, char **out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, k;
+	char *d;
+
+	*out = NULL;
+	while (i < len && (k = fxt_utf8_seq(p + i, len - i)) != 0)
+		i += k;
+	if (i == len)
+		return len;
+	d = snap_malloc(len * 3 + 1);
+	if (!d) {
+		fxt_fail(fx, -ENOMEM);
+		return 0;
+	}
+	for (i = 0; i < len;) {
+		k = fxt_utf8_seq(p + i, len - i);
+		if (k) {
+			memcpy(d + o, p + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(d + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	fx->stats.bad_utf8++;
+	*out = d;
+	return o;
+}
+
 static void fxt_put_string_record(struct snap_fxt *fx, uint32_t idx, const char *s, size_t len)
 {
 	static const unsigned char zero[8];
@@ -153,15 +216,20 @@ static int fxt_str_grow(struct snap_fxt *fx, uint32_t idx)
 static uint16_t fxt_str_define(struct snap_fxt *fx, uint32_t id)
 {
 	const char *s = snap_strtab_get(fx->st, id);
-	size_t len = fxt_cut(fx, s, snap_strtab_len(fx->st, id));
+	char *fixed;
+	size_t len = fxt_utf8_fix(fx, s, snap_strtab_len(fx->st, id), &fixed);
 	uint32_t idx;
 
+	if (fixed)
+		s = fixed;
+	len = fxt_cut(fx, s, len);
 	if (id >= fx->str_idx_cap) {
 		size_t old = fx->str_idx_cap;
 
 		if (snap_vec_reserve(&fx->str_idx, &fx->str_idx_cap, (size_t)id + 1,
 				     sizeof(*fx->str_idx)) < 0) {
 			fxt_fail(fx, -ENOMEM);
+			snap_free(fixed);
 			return 0;
 		}
 		memset(fx->str_idx + old, 0, (fx->str_idx_cap - old) * sizeof(*fx->str_idx));
@@ -170,6 +238,7 @@ static uint16_t fxt_str_define(struct snap_fxt *fx, uint32_t id)
 		idx = fx->str_used + 1;
 		if (fxt_str_grow(fx, idx) < 0) {
 			fxt_fail(fx, -ENOMEM);
+			snap_free(fixed);
 			return 0;
 		}
 		fx->str_used = idx;
@@ -183,6 +252,7 @@ static uint16_t fxt_str_define(struct snap_fxt *fx, uint32_t id)
 	fx->str_slot[idx].ref = 0;
 	fx->str_idx[id] = (uint16_t)idx;
 	fxt_put_string_record(fx, idx, s, len);
+	snap_free(fixed);
 	return (uint16_t)idx;
 }
 
@@ -297,6 +367,17 @@ static size_t fxt_args(struct snap_fxt *fx, uint64_t *w, const struct snap_arg *
 	return n;
 }
 
+/* Times at or beyond 2^63 ns (a recording spanning 292 years: damaged input)
+ * cannot be shown: Perfetto and `dump -check` read them as int64. Clamped to
+ * SNAP_FXT_MAX_TS and counted in stats.clamped_times. */
+static uint64_t fxt_ts(struct snap_fxt *fx, uint64_t ts)
+{
+	if (ts <= SNAP_FXT_MAX_TS)
+		return ts;
+	fx->stats.clamped_times++;
+	return SNAP_FXT_MAX_TS;
+}
+
 /* Writes one event record. extra is the end timestamp / counter id (has_extra). */
 static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t tid, uint64_t ts,
 		     uint32_t name, const struct snap_arg *args, size_t nargs, int has_extra,
@@ -316,10 +397,10 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 	if (nargs)
 		n += fxt_args(fx, w + 2, args, nargs, etype == FXT_EV_COUNTER, &k);
 	if (has_extra)
-		w[n++] = extra;
+		w[n++] = etype == FXT_EV_COMPLETE ? fxt_ts(fx, extra) : extra;
 	w[0] = fxt_hdr(FXT_REC_EVENT, n) | (uint64_t)etype << 16 | (uint64_t)k << 20 |
 	       (uint64_t)thr << 24 | (uint64_t)nref << 48;
-	w[1] = ts;
+	w[1] = fxt_ts(fx, ts);
 	if (fx->err)
 		return fx->err;
 	fxt_put(fx, w, n);

@@ -53,9 +53,14 @@ struct snap_fxt_stats {
 	uint64_t string_reuses;	 /* string indexes re-used for another string */
 	uint64_t thread_records;
 	uint64_t thread_reuses;
-	uint64_t truncated;    /* strings cut to SNAP_FXT_MAX_STRING */
-	uint64_t dropped_args; /* args beyond SNAP_FXT_MAX_ARGS or of a bad type */
+	uint64_t truncated;	/* strings cut to SNAP_FXT_MAX_STRING */
+	uint64_t dropped_args;	/* args beyond SNAP_FXT_MAX_ARGS or of a bad type */
+	uint64_t clamped_times; /* timestamps beyond SNAP_FXT_MAX_TS, written as it */
+	uint64_t bad_utf8;	/* strings with bytes that are not UTF-8 (written as U+FFFD) */
 };
+
+/* The latest time an FXT event can have (ticks are ns; readers take int64). */
+#define SNAP_FXT_MAX_TS ((uint64_t)INT64_MAX)
 
 /* One FXT string index. */
 struct snap_fxt_slot {

@@ -8,11 +8,13 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/err.h"
@@ -318,6 +320,24 @@ static int read_string_rec(struct snap_fxtread *r, struct snap_fxtread_rec *rec,
 		if (snap_vec_reserve(&r->strings, &r->str_cap, rec->id + 1, sizeof(*r->strings)))
 			return -ENOMEM;
 		memset(r->strings + old, 0, (r->str_cap - old) * sizeof(*r->strings));
+		if (r->stream) {
+			size_t cap = old;
+
+			if (snap_vec_reserve(&r->owned, &cap, r->str_cap, sizeof(*r->owned))) {
+				r->str_cap = old;
+				return -ENOMEM;
+			}
+			memset(r->owned + old, 0, (r->str_cap - old) * sizeof(*r->owned));
+		}
+	}
+	if (r->stream) { /* the bytes go away: keep a copy */
+		char *copy = snap_strndup(rec->name.s, rec->name.len);
+
+		if (!copy)
+			return -ENOMEM;
+		snap_free(r->owned[rec->id]);
+		r->owned[rec->id] = copy;
+		rec->name.s = copy;
 	}
 	r->strings[rec->id] = rec->name;
 	return 0;
@@ -390,19 +410,40 @@ int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec)
 
 	memset(rec, 0, offsetof(struct snap_fxtread_rec, args));
 	rec->index = r->nrec;
-	rec->off = r->off;
+	rec->off = r->base + r->off;
+	if (r->stream && !r->eof) {
+		uint64_t hh, sz;
+
+		if (r->len - r->off < 8)
+			return SNAP_FXTREAD_MORE;
+		memcpy(&hh, r->buf + r->off, 8);
+		hh = le64toh(hh);
+		sz = bits(hh, 0, 3) == SNAP_FXT_LARGE ? bits(hh, 4, 35) : bits(hh, 4, 15);
+		if (sz > SNAP_FXTREAD_MAX_STREAM_REC / 8 &&
+		    (r->base || r->off || hh == FXT_MAGIC)) {
+			why_set(r, "record of %" PRIu64 " words: more than snaptrace reads", sz);
+			r->off = r->len;
+			r->eof = 1; /* fatal: a stream reads no further */
+			r->eof = 1;
+			return -SNAP_ELIMIT;
+		}
+		if (sz && sz > (r->len - r->off) / 8 && (r->base || r->off || hh == FXT_MAGIC))
+			return SNAP_FXTREAD_MORE;
+	}
 	if (r->off >= r->len)
 		return 0;
 	if (r->len - r->off < 8) {
 		why_set(r, "%zu trailing bytes do not make a 64-bit word", r->len - r->off);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_ETRUNC;
 	}
 	memcpy(&h, r->buf + r->off, 8);
 	h = le64toh(h);
-	if (r->off == 0 && h != FXT_MAGIC) {
+	if (r->base + r->off == 0 && h != FXT_MAGIC) {
 		why_set(r, "not an FXT trace: no magic record (first word 0x%016" PRIx64 ")", h);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_EFORMAT;
 	}
 	rec->type = (uint32_t)bits(h, 0, 3);
@@ -411,12 +452,14 @@ int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec)
 	if (size == 0) {
 		why_set(r, "record of size 0 (header 0x%016" PRIx64 ")", h);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_EPARSE;
 	}
 	if (size > (r->len - r->off) / 8) {
 		why_set(r, "record of %" PRIu64 " words runs past the end (%zu bytes left)", size,
 			r->len - r->off);
 		r->off = r->len;
+		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_ETRUNC;
 	}
 	c.buf = r->buf;
@@ -437,8 +480,48 @@ int snap_fxtread_init(struct snap_fxtread *r, const void *buf, size_t len)
 	return 0;
 }
 
+int snap_fxtread_init_stream(struct snap_fxtread *r)
+{
+	snap_fxtread_init(r, NULL, 0);
+	r->stream = 1;
+	return 0;
+}
+
+int snap_fxtread_feed(struct snap_fxtread *r, const void *buf, size_t len)
+{
+	size_t keep = r->len - r->off;
+
+	if (!r->stream)
+		return -EINVAL;
+	if (r->eof)
+		return 0; /* after the end or a fatal error: nothing more is read */
+	/* drop what was read (records borrowed from it are done with) */
+	if (r->off) {
+		memmove(r->sbuf, r->sbuf + r->off, keep);
+		r->base += r->off;
+		r->off = 0;
+		r->len = keep;
+	}
+	if (snap_vec_reserve(&r->sbuf, &r->scap, r->len + len, 1) < 0)
+		return -ENOMEM;
+	memcpy(r->sbuf + r->len, buf, len);
+	r->len += len;
+	r->buf = r->sbuf;
+	return 0;
+}
+
+void snap_fxtread_feed_end(struct snap_fxtread *r)
+{
+	r->eof = 1;
+}
+
 void snap_fxtread_fini(struct snap_fxtread *r)
 {
+	if (r->owned)
+		for (size_t i = 0; i < r->str_cap; i++)
+			snap_free(r->owned[i]);
+	snap_free(r->owned);
+	snap_free(r->sbuf);
 	snap_free(r->strings);
 	snap_u64map_fini(&r->providers);
 	memset(r, 0, sizeof(*r));
@@ -698,7 +781,10 @@ void snap_fxtcheck_init(struct snap_fxtcheck *c)
 {
 	memset(c, 0, sizeof(*c));
 	snap_u64map_init(&c->map);
+	snap_strtab_init(&c->names);
 	c->tps = 1000000000ull;
+	c->spill_fd = -1;
+	c->run_max = SNAP_FXTCHECK_RUN;
 }
 
 void snap_fxtcheck_fini(struct snap_fxtcheck *c)
@@ -706,7 +792,12 @@ void snap_fxtcheck_fini(struct snap_fxtcheck *c)
 	snap_free(c->tracks);
 	snap_free(c->ev);
 	snap_u64map_fini(&c->map);
+	snap_strtab_fini(&c->names);
+	if (c->spill_fd >= 0)
+		close(c->spill_fd);
+	snap_free(c->runs);
 	memset(c, 0, sizeof(*c));
+	c->spill_fd = -1;
 }
 
 static int check_fail(struct snap_fxtcheck *c, uint64_t index, const char *fmt, ...)
@@ -789,6 +880,8 @@ static int64_t check_track(struct snap_fxtcheck *c, const struct snap_fxtread_re
 	return (int64_t)v;
 }
 
+static int check_spill(struct snap_fxtcheck *c);
+
 /* Keeps a duration event for finish. */
 static int check_keep(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
 {
@@ -797,13 +890,24 @@ static int check_keep(struct snap_fxtcheck *c, const struct snap_fxtread_rec *re
 
 	if (t < 0)
 		return (int)t;
+	if (c->nev >= c->run_max && c->spill_fd != -2)
+		check_spill(c); /* on failure the events simply stay in memory */
 	if (snap_vec_reserve(&c->ev, &c->evcap, c->nev + 1, sizeof(*c->ev)) < 0)
 		return -ENOMEM;
-	e = &c->ev[c->nev++];
+	e = &c->ev[c->nev];
+	e->name = "";
+	e->name_len = 0;
+	if (rec->name.s && rec->name.len) {
+		int64_t id = snap_strtab_intern(&c->names, rec->name.s, rec->name.len);
+
+		if (id < 0)
+			return -ENOMEM;
+		e->name = snap_strtab_get(&c->names, (uint32_t)id);
+		e->name_len = rec->name.len;
+	}
+	c->nev++;
 	e->ts = rec->ts;
 	e->end = rec->end;
-	e->name = rec->name.s ? rec->name.s : "";
-	e->name_len = rec->name.s ? rec->name.len : 0;
 	e->index = rec->index;
 	e->track_sub = (uint32_t)t << 4 | rec->sub;
 	return 0;
@@ -899,123 +1003,251 @@ static int check_cmp(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* An open slice while checking: a begin (end unknown) or a complete event. */
+/* An open slice while checking (a copy: the events may be streamed from
+ * spilled runs): a begin (end unknown) or a complete event. */
 struct check_open {
-	const struct snap_fxtcheck_ev *ev;
+	struct snap_fxtcheck_ev ev;
 	int is_begin;
 	long anc; /* stack index of the nearest complete event below, or -1 */
 };
 
+/* The slice stack of the track being checked: memory bounded by its depth. */
+struct check_trk {
+	struct check_open *st;
+	size_t cap, depth;
+	uint32_t track; /* track index, UINT32_MAX before the first event */
+};
+
 #define CHECK_NAME(e) (int)((e)->name_len > 80 ? 80 : (e)->name_len), (e)->name
 
-/* Checks the sorted events of one track, [ev, ev + n). */
-static int check_one_track(struct snap_fxtcheck *c, const struct snap_fxtcheck_ev *ev, size_t n,
-			   struct check_open **stp, size_t *cap)
+/* Checks that the track's stack is fully closed (at its last event). */
+static int check_track_end(struct snap_fxtcheck *c, struct check_trk *k)
 {
-	const uint64_t *pt = c->tracks[ev->track_sub >> 4];
-	struct check_open *st = *stp;
-	size_t depth = 0;
+	const uint64_t *pt;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct snap_fxtcheck_ev *e = &ev[i];
-		unsigned sub = e->track_sub & 15;
-
-		/* complete events that are over by now */
-		while (depth && !st[depth - 1].is_begin && st[depth - 1].ev->end <= e->ts &&
-		       !(sub == SNAP_FXT_EV_COMPLETE && st[depth - 1].ev->end == e->ts &&
-			 st[depth - 1].ev->ts == e->ts && e->end == e->ts))
-			depth--;
-		if (sub == SNAP_FXT_EV_END) {
-			const struct snap_fxtcheck_ev *top;
-
-			if (!depth)
-				return check_fail(c, e->index,
-						  "end at %" PRIu64 " on pid %" PRIu64
-						  " tid %" PRIu64 " with no open begin",
-						  e->ts, pt[0], pt[1]);
-			top = st[depth - 1].ev;
-			if (!st[depth - 1].is_begin)
-				return check_fail(
-					c, e->index,
-					"end at %" PRIu64
-					" closes a begin while its child, complete "
-					"event \"%.*s\" [%" PRIu64 ", %" PRIu64
-					"], is still open (the child outlasts its parent)",
-					e->ts, CHECK_NAME(top), top->ts, top->end);
-			if (e->name_len && (e->name_len != top->name_len ||
-					    memcmp(e->name, top->name, e->name_len)))
-				return check_fail(
-					c, e->index,
-					"end \"%.*s\" closes \"%.*s\" (not in stack order)",
-					CHECK_NAME(e), CHECK_NAME(top));
-			if (st[depth - 1].anc >= 0 && st[st[depth - 1].anc].ev->end < e->ts) {
-				const struct snap_fxtcheck_ev *p = st[st[depth - 1].anc].ev;
-
-				return check_fail(
-					c, e->index,
-					"end at %" PRIu64 " closes \"%.*s\", which began inside "
-					"complete event \"%.*s\" [%" PRIu64 ", %" PRIu64
-					"] (it outlasts its parent)",
-					e->ts, CHECK_NAME(top), CHECK_NAME(p), p->ts, p->end);
-			}
-			depth--;
-			continue;
-		}
-		if (sub == SNAP_FXT_EV_COMPLETE && depth && !st[depth - 1].is_begin &&
-		    e->end > st[depth - 1].ev->end)
-			return check_fail(
-				c, e->index,
-				"complete event \"%.*s\" [%" PRIu64 ", %" PRIu64
-				"] partially overlaps \"%.*s\" [%" PRIu64 ", %" PRIu64 "]",
-				CHECK_NAME(e), e->ts, e->end, CHECK_NAME(st[depth - 1].ev),
-				st[depth - 1].ev->ts, st[depth - 1].ev->end);
-		if (depth >= SNAP_FXTCHECK_MAX_DEPTH && !c->deep++) {
-			c->deep_index = e->index;
-			snprintf(c->warning, sizeof(c->warning),
-				 "slice \"%.*s\" at depth %zu on pid %" PRIu64 " tid %" PRIu64
-				 ": Perfetto drops slices deeper than %d",
-				 CHECK_NAME(e), depth, pt[0], pt[1], SNAP_FXTCHECK_MAX_DEPTH - 1);
-		}
-		if (depth == *cap) {
-			if (snap_vec_reserve(stp, cap, depth + 1, sizeof(*st)) < 0)
-				return -ENOMEM;
-			st = *stp;
-		}
-		st[depth].ev = e;
-		st[depth].is_begin = sub == SNAP_FXT_EV_BEGIN;
-		st[depth].anc = !depth			 ? -1
-				: st[depth - 1].is_begin ? st[depth - 1].anc
-							 : (long)depth - 1;
-		depth++;
-	}
-	while (depth && !st[depth - 1].is_begin)
-		depth--;
-	for (size_t k = 0; k < depth; k++)
-		if (st[k].is_begin)
-			return check_fail(c, st[k].ev->index,
+	if (k->track == UINT32_MAX)
+		return 0;
+	pt = c->tracks[k->track];
+	while (k->depth && !k->st[k->depth - 1].is_begin)
+		k->depth--;
+	for (size_t i = 0; i < k->depth; i++)
+		if (k->st[i].is_begin)
+			return check_fail(c, k->st[i].ev.index,
 					  "begin \"%.*s\" at %" PRIu64 " on pid %" PRIu64
 					  " tid %" PRIu64 " never ended",
-					  CHECK_NAME(st[k].ev), st[k].ev->ts, pt[0], pt[1]);
+					  CHECK_NAME(&k->st[i].ev), k->st[i].ev.ts, pt[0], pt[1]);
+	k->depth = 0;
 	return 0;
+}
+
+/* Checks the next event in (track, time, file) order. */
+static int check_step(struct snap_fxtcheck *c, struct check_trk *k,
+		      const struct snap_fxtcheck_ev *e)
+{
+	const uint64_t *pt;
+	unsigned sub = e->track_sub & 15;
+	struct check_open *st;
+	size_t depth;
+	int err;
+
+	if (e->track_sub >> 4 != k->track) {
+		err = check_track_end(c, k);
+		if (err < 0)
+			return err;
+		k->track = e->track_sub >> 4;
+	}
+	pt = c->tracks[k->track];
+	st = k->st;
+	depth = k->depth;
+	/* complete events that are over by now */
+	while (depth && !st[depth - 1].is_begin && st[depth - 1].ev.end <= e->ts &&
+	       !(sub == SNAP_FXT_EV_COMPLETE && st[depth - 1].ev.end == e->ts &&
+		 st[depth - 1].ev.ts == e->ts && e->end == e->ts))
+		depth--;
+	k->depth = depth;
+	if (sub == SNAP_FXT_EV_END) {
+		const struct snap_fxtcheck_ev *top;
+
+		if (!depth)
+			return check_fail(c, e->index,
+					  "end at %" PRIu64 " on pid %" PRIu64 " tid %" PRIu64
+					  " with no open begin",
+					  e->ts, pt[0], pt[1]);
+		top = &st[depth - 1].ev;
+		if (!st[depth - 1].is_begin)
+			return check_fail(c, e->index,
+					  "end at %" PRIu64
+					  " closes a begin while its child, complete "
+					  "event \"%.*s\" [%" PRIu64 ", %" PRIu64
+					  "], is still open (the child outlasts its parent)",
+					  e->ts, CHECK_NAME(top), top->ts, top->end);
+		if (e->name_len &&
+		    (e->name_len != top->name_len || memcmp(e->name, top->name, e->name_len)))
+			return check_fail(c, e->index,
+					  "end \"%.*s\" closes \"%.*s\" (not in stack order)",
+					  CHECK_NAME(e), CHECK_NAME(top));
+		if (st[depth - 1].anc >= 0 && st[st[depth - 1].anc].ev.end < e->ts) {
+			const struct snap_fxtcheck_ev *p = &st[st[depth - 1].anc].ev;
+
+			return check_fail(c, e->index,
+					  "end at %" PRIu64 " closes \"%.*s\", which began inside "
+					  "complete event \"%.*s\" [%" PRIu64 ", %" PRIu64
+					  "] (it outlasts its parent)",
+					  e->ts, CHECK_NAME(top), CHECK_NAME(p), p->ts, p->end);
+		}
+		k->depth = depth - 1;
+		return 0;
+	}
+	if (sub == SNAP_FXT_EV_COMPLETE && depth && !st[depth - 1].is_begin &&
+	    e->end > st[depth - 1].ev.end)
+		return check_fail(c, e->index,
+				  "complete event \"%.*s\" [%" PRIu64 ", %" PRIu64
+				  "] partially overlaps \"%.*s\" [%" PRIu64 ", %" PRIu64 "]",
+				  CHECK_NAME(e), e->ts, e->end, CHECK_NAME(&st[depth - 1].ev),
+				  st[depth - 1].ev.ts, st[depth - 1].ev.end);
+	if (depth >= SNAP_FXTCHECK_MAX_DEPTH && !c->deep++) {
+		c->deep_index = e->index;
+		snprintf(c->warning, sizeof(c->warning),
+			 "slice \"%.*s\" at depth %zu on pid %" PRIu64 " tid %" PRIu64
+			 ": Perfetto drops slices deeper than %d",
+			 CHECK_NAME(e), depth, pt[0], pt[1], SNAP_FXTCHECK_MAX_DEPTH - 1);
+	}
+	if (depth == k->cap) {
+		if (snap_vec_reserve(&k->st, &k->cap, depth + 1, sizeof(*k->st)) < 0)
+			return -ENOMEM;
+		st = k->st;
+	}
+	st[depth].ev = *e;
+	st[depth].is_begin = sub == SNAP_FXT_EV_BEGIN;
+	st[depth].anc = !depth ? -1 : st[depth - 1].is_begin ? st[depth - 1].anc : (long)depth - 1;
+	k->depth = depth + 1;
+	return 0;
+}
+
+/* Writes the kept events, sorted, as one run to the spill file (created on
+ * first use, unnamed, in $TMPDIR). Returns 0, or <0 to keep them in memory. */
+static int check_spill(struct snap_fxtcheck *c)
+{
+	size_t bytes = c->nev * sizeof(*c->ev);
+	const char *tmp = getenv("TMPDIR");
+	const unsigned char *p = (const unsigned char *)c->ev;
+	off_t off;
+
+	if (c->spill_fd < 0) {
+		c->spill_fd =
+			open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (c->spill_fd < 0)
+			c->spill_fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (c->spill_fd < 0) {
+			c->spill_fd = -2; /* never again: keep everything in memory */
+			return -errno;
+		}
+	}
+	if (c->spill_fd == -2 ||
+	    snap_vec_reserve(&c->runs, &c->runcap, c->nruns + 1, sizeof(*c->runs)) < 0)
+		return -ENOMEM;
+	qsort(c->ev, c->nev, sizeof(*c->ev), check_cmp);
+	off = (off_t)(c->spilled * sizeof(*c->ev));
+	for (size_t done = 0; done < bytes;) {
+		ssize_t n = pwrite(c->spill_fd, p + done, bytes - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO; /* the events stay in memory */
+		done += (size_t)n;
+	}
+	c->runs[c->nruns].first = c->spilled;
+	c->runs[c->nruns].n = c->nev;
+	c->nruns++;
+	c->spilled += c->nev;
+	c->nev = 0;
+	return 0;
+}
+
+/* One run being merged: a window of its events. */
+struct check_run_rd {
+	uint64_t next, left; /* next event index in the spill file, events left after buf */
+	struct snap_fxtcheck_ev *buf;
+	size_t pos, n;
+};
+
+#define CHECK_MERGE_BUF 2048 /* events read at a time per run */
+
+static int check_run_fill(struct snap_fxtcheck *c, struct check_run_rd *r)
+{
+	size_t want = r->left < CHECK_MERGE_BUF ? (size_t)r->left : CHECK_MERGE_BUF;
+	size_t bytes = want * sizeof(*r->buf), got = 0;
+
+	while (got < bytes) {
+		ssize_t n = pread(c->spill_fd, (unsigned char *)r->buf + got, bytes - got,
+				  (off_t)(r->next * sizeof(*r->buf) + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
+	r->pos = 0;
+	r->n = want;
+	r->next += want;
+	r->left -= want;
+	return 0;
+}
+
+/* Merges the sorted runs (k-way) into the checker: memory is one window per
+ * run and the slice stack. */
+static int check_merge(struct snap_fxtcheck *c, struct check_trk *k)
+{
+	struct check_run_rd *rd = snap_calloc(c->nruns, sizeof(*rd));
+	int err = rd ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < c->nruns; i++) {
+		rd[i].next = c->runs[i].first;
+		rd[i].left = c->runs[i].n;
+		rd[i].buf = snap_malloc(CHECK_MERGE_BUF * sizeof(*rd[i].buf));
+		err = rd[i].buf ? check_run_fill(c, &rd[i]) : -ENOMEM;
+	}
+	while (!err) {
+		size_t best = c->nruns;
+
+		for (size_t i = 0; i < c->nruns; i++) {
+			if (rd[i].pos == rd[i].n)
+				continue;
+			if (best == c->nruns ||
+			    check_cmp(&rd[i].buf[rd[i].pos], &rd[best].buf[rd[best].pos]) < 0)
+				best = i;
+		}
+		if (best == c->nruns)
+			break;
+		err = check_step(c, k, &rd[best].buf[rd[best].pos++]);
+		if (!err && rd[best].pos == rd[best].n && rd[best].left)
+			err = check_run_fill(c, &rd[best]);
+	}
+	for (size_t i = 0; rd && i < c->nruns; i++)
+		snap_free(rd[i].buf);
+	snap_free(rd);
+	return err;
 }
 
 int snap_fxtcheck_finish(struct snap_fxtcheck *c)
 {
-	struct check_open *st = NULL;
-	size_t i = 0, cap = 0;
+	struct check_trk k = {NULL, 0, 0, UINT32_MAX};
 	int err = 0;
 
-	if (!c->nev)
-		return 0;
-	qsort(c->ev, c->nev, sizeof(*c->ev), check_cmp);
-	while (!err && i < c->nev) {
-		size_t j = i;
-
-		while (j < c->nev && c->ev[j].track_sub >> 4 == c->ev[i].track_sub >> 4)
-			j++;
-		err = check_one_track(c, c->ev + i, j - i, &st, &cap);
-		i = j;
+	if (c->nruns && c->nev)
+		err = check_spill(c);
+	if (!err && c->nruns) {
+		err = check_merge(c, &k);
+	} else if (c->nev) {
+		err = 0;
+		qsort(c->ev, c->nev, sizeof(*c->ev), check_cmp);
+		for (size_t i = 0; !err && i < c->nev; i++)
+			err = check_step(c, &k, &c->ev[i]);
 	}
-	snap_free(st);
+	if (!err)
+		err = check_track_end(c, &k);
+	snap_free(k.st);
 	return err;
 }

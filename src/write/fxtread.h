@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/timeline.h"
+#include "util/strtab.h"
 #include "util/u64map.h"
 
 /* Record types. */
@@ -138,12 +140,38 @@ struct snap_fxtread {
 	uint8_t thread_def[256];
 	struct snap_u64map providers; /* provider ids announced */
 	char why[192];		      /* the last problem, for messages */
+	/* stream mode (snap_fxtread_init_stream): buf is owned, holds the bytes
+	 * from stream offset base on, and strings are owned copies */
+	int stream, eof;
+	unsigned char *sbuf;
+	size_t scap;
+	uint64_t base;
+	char **owned; /* owned[i]: the copy behind strings[i] (str_cap entries) */
 };
+
+/* The largest record a stream reader buffers (a record may announce up to
+ * 32 GiB): beyond it, -SNAP_ELIMIT. */
+#define SNAP_FXTREAD_MAX_STREAM_REC (64u << 20)
+
+/* Returned by snap_fxtread_next in stream mode: feed more bytes. */
+#define SNAP_FXTREAD_MORE 2
 
 /* Prepares r to read (buf, len) (borrowed; must outlive r and the records).
  * Returns 0 or -ENOMEM. Release with snap_fxtread_fini. */
 int snap_fxtread_init(struct snap_fxtread *r, const void *buf, size_t len);
 void snap_fxtread_fini(struct snap_fxtread *r);
+
+/* Stream mode, for traces that do not fit in memory: bytes come in pieces
+ * through snap_fxtread_feed (copied), snap_fxtread_next returns records as
+ * they complete and SNAP_FXTREAD_MORE when it needs more bytes; after
+ * snap_fxtread_feed_end, it reports what is left as usual (0 at a clean
+ * end, -SNAP_ETRUNC for a cut record). Memory: the string table (owned
+ * copies), the thread table and one record (at most
+ * SNAP_FXTREAD_MAX_STREAM_REC). The magic is checked with the first 8 bytes.
+ * Records and their strings are borrowed until the next feed or next call. */
+int snap_fxtread_init_stream(struct snap_fxtread *r);
+int snap_fxtread_feed(struct snap_fxtread *r, const void *buf, size_t len);
+void snap_fxtread_feed_end(struct snap_fxtread *r);
 
 /* Decodes the next record into *rec. Returns 1 (a record), 0 (end of
  * trace), -SNAP_EFORMAT (the buffer does not start with the FXT magic),
@@ -194,7 +222,7 @@ size_t snap_fxtread_desc(const struct snap_fxtread_rec *rec, char *buf, size_t l
  */
 struct snap_fxtcheck_ev {
 	uint64_t ts, end; /* end: complete events only */
-	const char *name; /* borrowed from the trace */
+	const char *name; /* interned in snap_fxtcheck.names */
 	uint64_t index;	  /* record index (the stable tie-break) */
 	uint32_t name_len;
 	uint32_t track_sub; /* track index << 4 | event type */
@@ -211,17 +239,33 @@ struct snap_fxtcheck {
 	uint64_t bad_index; /* record index of the first problem */
 	char why[256];
 	/* a warning, not a problem: slices nested deeper than Perfetto keeps */
-	uint64_t deep;	     /* how many */
-	uint64_t deep_index; /* record index of the first one */
-	char warning[192];   /* describes the first one */
+	uint64_t deep;		  /* how many */
+	uint64_t deep_index;	  /* record index of the first one */
+	char warning[192];	  /* describes the first one */
+	struct snap_strtab names; /* event names (the trace need not stay in memory) */
+	/* Beyond run_max kept events, they are sorted and spilled as a run to an
+	 * unnamed temporary file ($TMPDIR), merged at finish: memory is bounded
+	 * by run_max, the names and the nesting depth, not by the trace. */
+	int spill_fd; /* -1 none yet, -2 unavailable (all kept in memory) */
+	size_t run_max;
+	uint64_t spilled;
+	struct {
+		uint64_t first, n;
+	} * runs;
+	size_t nruns, runcap;
 };
 
-#define SNAP_FXTCHECK_MAX_DEPTH 512 /* Perfetto keeps depths 0..511 */
+/* Events kept in memory by the checker before a run is spilled (512 Ki
+ * events, 20 MB). Tests may lower run_max after init. */
+#define SNAP_FXTCHECK_RUN ((size_t)1 << 19)
+
+#define SNAP_FXTCHECK_MAX_DEPTH SNAP_MAX_NESTING /* model/timeline.h */
 
 void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
-/* Checks one record (as returned by snap_fxtread_next, borrowed; its strings
- * must stay valid until finish). Returns 0, -SNAP_EPARSE with the problem in
+/* Checks one record (as returned by snap_fxtread_next, borrowed only during
+ * the call: names are copied; duration events are kept, spilled to a
+ * temporary file beyond run_max). Returns 0, -SNAP_EPARSE with the problem in
  * c->why and its record in c->bad_index (a reader flag: undefined ref,
  * index 0, unknown provider, zero ticks/s, bad magic; a complete event
  * ending before it starts; a time overflowing int64 ns; a counter with

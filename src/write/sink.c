@@ -7,14 +7,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "util/alloc.h"
+#include "util/err.h"
 #include "util/vec.h"
 
 #define SINK_GZ_LEVEL 6
@@ -165,14 +168,19 @@ static int sink_has_suffix(const char *path, const char *suffix)
 	return n >= m && !strcmp(path + n - m, suffix);
 }
 
-/* Builds "DIR/.BASE.XXXXXX" for path into an owned string. */
+/* Builds "DIR/.BASE.XXXXXX" for path into an owned string; BASE is cut so the
+ * name fits NAME_MAX (an output name of up to 255 bytes works). */
 static char *sink_tmp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
 	const char *base = path + dlen;
 	size_t blen = strlen(base);
-	char *t = snap_malloc(dlen + 1 + blen + 8);
+	char *t;
+
+	if (blen > NAME_MAX - 8)
+		blen = NAME_MAX - 8;
+	t = snap_malloc(dlen + 1 + blen + 8);
 
 	if (!t)
 		return NULL;
@@ -183,15 +191,161 @@ static char *sink_tmp_name(const char *path)
 	return t;
 }
 
-/* The mode a plain open(O_CREAT, 0666) would have given: mkostemp uses 0600. */
-static int sink_fix_mode(int fd)
+/* The mode a plain open(O_CREAT, 0666) would have given: mkostemp uses 0600.
+ * An output that exists keeps its mode and (best effort, as root) its owner. */
+static int sink_fix_mode(int fd, const struct stat *old)
 {
-	mode_t mask = umask(0);
+	mode_t mask;
 
+	if (old) {
+		if (fchown(fd, old->st_uid, old->st_gid) < 0 && errno != EPERM)
+			return -errno;
+		if (fchmod(fd, old->st_mode & 07777) < 0)
+			return -errno;
+		return 0;
+	}
+	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask) < 0)
 		return -errno;
 	return 0;
+}
+
+/* The file a path that does not exist (yet) names after following symbolic
+ * links (a dangling link: its target is created, the link stays), as an
+ * owned string. NULL with *err set on failure (-ELOOP after 40
+ * links, -ENOMEM). */
+static char *sink_follow(const char *path, int *err)
+{
+	char *p = snap_strndup(path, strlen(path));
+
+	for (int hops = 0; p; hops++) {
+		struct stat st;
+		char link[4096], *next;
+		const char *slash;
+		ssize_t n;
+		size_t dlen;
+
+		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			return p;
+		if (hops == 40) {
+			snap_free(p);
+			*err = -ELOOP;
+			return NULL;
+		}
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0) {
+			*err = n < 0 ? -errno : -ENOENT;
+			snap_free(p);
+			return NULL;
+		}
+		link[n] = '\0';
+		slash = strrchr(p, '/');
+		dlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+		next = snap_malloc(dlen + (size_t)n + 1);
+		if (next) {
+			memcpy(next, p, dlen);
+			memcpy(next + dlen, link, (size_t)n + 1);
+		}
+		snap_free(p);
+		p = next;
+	}
+	*err = -ENOMEM;
+	return NULL;
+}
+
+/* The existing regular file path names, links resolved, as an owned string. */
+static char *sink_realpath(const char *path, int *err)
+{
+	char *r = realpath(path, NULL), *p;
+
+	if (!r) {
+		*err = -errno;
+		return NULL;
+	}
+	p = snap_strndup(r, strlen(r));
+	free(r);
+	*err = -ENOMEM;
+	return p;
+}
+
+/* The output as an unnamed file (O_TMPFILE) in path's directory, so that
+ * nothing is left behind when snaptrace is killed (SIGKILL, OOM) before the
+ * end; it gets the mode (and owner) it will keep. Returns the descriptor,
+ * -EOPNOTSUPP when the filesystem cannot (then the caller uses a named
+ * temporary file), or -errno. */
+static int sink_open_unnamed(const char *path, const struct stat *old)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? snap_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+	int fd, err;
+
+	if (slash && !dir)
+		return -ENOMEM;
+	fd = open(dir ? dir : ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	err = errno;
+	snap_free(dir);
+	if (fd < 0)
+		return err == EOPNOTSUPP || err == EISDIR || err == EINVAL ? -EOPNOTSUPP : -err;
+	err = sink_fix_mode(fd, old);
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Gives the unnamed file fd the name path: linked in directly when path does
+ * not exist, else linked as tmp (a fresh name from its XXXXXX template) and
+ * renamed over path, so an existing output is replaced in one step. Returns
+ * 0 or -errno. */
+static int sink_link_unnamed(int fd, const char *path, char *tmp)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[64];
+	size_t tlen = strlen(tmp);
+	int err;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	for (unsigned tries = 0; tries < 100; tries++) {
+		struct timespec ts;
+		uint64_t x;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (uint64_t)ts.tv_nsec * 2654435761u + (uint64_t)getpid() * 40503u + tries;
+		for (size_t i = tlen - 6; i < tlen; i++, x /= 36)
+			tmp[i] = digits[x % 36];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		if (rename(tmp, path) == 0)
+			return 0;
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	return -EEXIST;
+}
+
+/* An existing output that is not a regular file (a device such as /dev/null,
+ * a FIFO, /dev/stdout): written in place, never replaced. A directory or a
+ * block device is refused. Returns the descriptor or -errno. */
+static int sink_open_in_place(const char *path, const struct stat *st)
+{
+	int fd;
+
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if (S_ISBLK(st->st_mode) || S_ISSOCK(st->st_mode))
+		return -SNAP_ENOTREG;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static int sink_gz_init(struct snap_sink *s)
@@ -227,6 +381,8 @@ int snap_sink_open(struct snap_sink *s, const char *path)
 {
 	int err = -ENOMEM;
 	size_t n = strlen(path);
+	struct stat st;
+	int exists;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -235,21 +391,50 @@ int snap_sink_open(struct snap_sink *s, const char *path)
 		err = -EISDIR;
 		goto fail;
 	}
-	s->path = snap_strndup(path, n);
-	s->tmp = sink_tmp_name(path);
+	exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		s->path = snap_strndup(path, n); /* opened as named: /dev/stdout works */
+	else if (exists)
+		s->path = sink_realpath(path, &err);
+	else
+		s->path = sink_follow(path, &err);
+	if (!s->path)
+		goto fail;
 	s->buf = snap_malloc(SNAP_SINK_BUF);
-	if (!s->path || !s->tmp || !s->buf)
+	if (!s->buf)
 		goto fail;
-	s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
-	if (s->fd < 0) {
-		err = -errno;
-		snap_free(s->tmp); /* nothing was created */
-		s->tmp = NULL;
-		goto fail;
+	if (exists && !S_ISREG(st.st_mode)) {
+		s->fd = sink_open_in_place(s->path, &st);
+		if (s->fd < 0) {
+			err = s->fd;
+			goto fail;
+		}
+		s->in_place = 1;
+	} else {
+		s->tmp = sink_tmp_name(s->path);
+		if (!s->tmp)
+			goto fail;
+		s->fd = sink_open_unnamed(s->path, exists ? &st : NULL);
+		if (s->fd >= 0) {
+			s->unnamed = 1;
+		} else if (s->fd != -EOPNOTSUPP) {
+			err = s->fd;
+			snap_free(s->tmp);
+			s->tmp = NULL;
+			goto fail;
+		} else {
+			s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
+		}
+		if (s->fd < 0) {
+			err = -errno;
+			snap_free(s->tmp); /* nothing was created */
+			s->tmp = NULL;
+			goto fail;
+		}
+		err = s->unnamed ? 0 : sink_fix_mode(s->fd, exists ? &st : NULL);
+		if (err < 0)
+			goto fail;
 	}
-	err = sink_fix_mode(s->fd);
-	if (err < 0)
-		goto fail;
 	if (sink_has_suffix(path, ".gz")) {
 		err = sink_gz_init(s);
 		if (err < 0)
@@ -267,7 +452,7 @@ static void sink_release(struct snap_sink *s, int unlink_tmp)
 {
 	if (s->kind == SNAP_SINK_FILE && s->fd >= 0)
 		close(s->fd);
-	if (unlink_tmp && s->tmp)
+	if (unlink_tmp && s->tmp && !s->unnamed)
 		unlink(s->tmp);
 	if (s->zs) {
 		deflateEnd(s->zs);
@@ -307,8 +492,10 @@ int snap_sink_close(struct snap_sink *s)
 	err = snap_sink_flush(s);
 	if (!err && s->gz)
 		err = sink_deflate(s, NULL, 0, Z_FINISH);
-	if (!err && fsync(s->fd) < 0)
+	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
+	if (!err && s->unnamed)
+		err = sink_link_unnamed(s->fd, s->path, s->tmp);
 	if (!err) {
 		int fd = s->fd;
 
@@ -316,10 +503,11 @@ int snap_sink_close(struct snap_sink *s)
 		if (close(fd) < 0)
 			err = -errno;
 	}
-	if (!err && rename(s->tmp, s->path) < 0)
+	if (!err && !s->unnamed && !s->in_place && rename(s->tmp, s->path) < 0)
 		err = -errno;
 	if (!err) {
-		sink_sync_dir(s->path);
+		if (!s->in_place)
+			sink_sync_dir(s->path);
 		sink_release(s, 0);
 		return 0;
 	}

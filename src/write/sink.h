@@ -5,12 +5,19 @@
  *
  * Two kinds:
  *  - memory: bytes accumulate in a growable array (tests, fuzzing);
- *  - file: bytes go to a temporary file ".NAME.XXXXXX" created next to the
- *    target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC), gzip-compressed (zlib
+ *  - file: bytes go to an unnamed file (O_TMPFILE) in the target's directory,
+ *    given its name by snap_sink_close (linkat, then rename over an existing
+ *    target), so a killed snaptrace leaves nothing behind; where the
+ *    filesystem has no O_TMPFILE, to a temporary file ".NAME.XXXXXX" next to
+ *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (zlib
  *    deflate, level 6, one gzip stream) if the target name ends in ".gz".
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
- *    never truncated or half-written.
+ *    never truncated or half-written. Symbolic links are followed (the link
+ *    stays, its target is replaced); an existing target keeps its mode (and,
+ *    as root, its owner). An existing target that is not a regular file (a
+ *    character device, a FIFO) is written in place, never replaced; a
+ *    directory or block device is refused (docs/guarantees.md).
  * Writes are buffered (SNAP_SINK_BUF bytes). This file is the only place
  * below cli/ that does file I/O: it is the edge of the pipeline.
  */
@@ -42,6 +49,8 @@ struct snap_sink {
 	int fd;		     /* temporary file, -1 if none */
 	char *path;	     /* target path (owned) */
 	char *tmp;	     /* temporary path (owned) */
+	int in_place;	     /* 1: fd is the target itself (not a regular file) */
+	int unnamed;	     /* 1: fd is an O_TMPFILE file, linked in by close */
 	int gz;		     /* 1: deflate into a gzip stream */
 	void *zs;	     /* z_stream (owned) when gz */
 	unsigned char *zout; /* deflate output buffer (owned) when gz */

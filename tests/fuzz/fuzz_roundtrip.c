@@ -97,10 +97,57 @@ static size_t rt_args(struct rt *t, struct rt_in *in, struct snap_arg *a, int in
 	return n;
 }
 
+/* The writer's UTF-8 repair, written independently: each byte that does not
+ * start a well-formed sequence becomes U+FFFD. Returns the length in out. */
+static size_t rt_utf8_fix(const unsigned char *p, size_t n, unsigned char *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		unsigned c = p[i];
+		size_t k = c < 0x80		    ? 1
+			   : c >= 0xc2 && c <= 0xdf ? 2
+			   : c >= 0xe0 && c <= 0xef ? 3
+			   : c >= 0xf0 && c <= 0xf4 ? 4
+						    : 0;
+		int ok = k && i + k <= n;
+
+		for (size_t j = 1; ok && j < k; j++)
+			ok = (p[i + j] & 0xc0) == 0x80;
+		if (ok && k == 3) {
+			unsigned v =
+				(c & 0x0f) << 12 | (p[i + 1] & 0x3fu) << 6 | (p[i + 2] & 0x3fu);
+
+			ok = v >= 0x800 && (v < 0xd800 || v > 0xdfff);
+		}
+		if (ok && k == 4) {
+			unsigned v = (c & 0x07) << 18 | (p[i + 1] & 0x3fu) << 12 |
+				     (p[i + 2] & 0x3fu) << 6 | (p[i + 3] & 0x3fu);
+
+			ok = v >= 0x10000 && v <= 0x10ffff;
+		}
+		if (ok) {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	return o;
+}
+
 static int rt_str_eq(const struct snap_strtab *st, uint32_t id, const struct snap_fxt_str *s)
 {
-	return s->s && s->len == snap_strtab_len(st, id) &&
-	       !memcmp(s->s, snap_strtab_get(st, id), s->len);
+	static unsigned char want[3 * 4096];
+	size_t n = snap_strtab_len(st, id);
+
+	if (n > sizeof(want) / 3)
+		abort(); /* the names made here are short */
+	n = rt_utf8_fix((const unsigned char *)snap_strtab_get(st, id), n, want);
+	return s->s && s->len == n && !memcmp(s->s, want, n);
 }
 
 static void rt_check_event(const struct rt *t, const struct rt_ev *e,

@@ -495,6 +495,78 @@ static void deep_garbage_bounded(void)
 	drv_fini(&d);
 }
 
+struct nest_pt {
+	uint64_t ts;
+	int d; /* +1 begin, -1 end */
+};
+
+static int nest_pt_cmp(const void *a, const void *b)
+{
+	const struct nest_pt *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->d - y->d; /* ends first at equal times */
+}
+
+/* The deepest nesting of a one-track recording, from its text: B and E lines,
+ * and X lines as intervals (the [unknown] spans). */
+static size_t max_nesting(const struct mock_tl *m)
+{
+	struct nest_pt *p = malloc((m->len + 1) * sizeof(*p));
+	size_t n = 0, max = 0;
+	long depth = 0;
+	const char *l = m->text;
+
+	if (!p)
+		abort();
+	while (l && *l) {
+		unsigned long long a, b;
+
+		if (sscanf(l, "B %llu", &a) == 1)
+			p[n++] = (struct nest_pt){a, 1};
+		else if (sscanf(l, "E %llu", &a) == 1)
+			p[n++] = (struct nest_pt){a, -1};
+		else if (sscanf(l, "X %llu..%llu", &a, &b) == 2) {
+			p[n++] = (struct nest_pt){a, 1};
+			p[n++] = (struct nest_pt){b, -1};
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	qsort(p, n, sizeof(*p), nest_pt_cmp);
+	for (size_t i = 0; i < n; i++) {
+		depth += p[i].d;
+		if (depth > (long)max)
+			max = (size_t)depth;
+	}
+	free(p);
+	return max;
+}
+
+/* Returns without calls ([unknown] spans and inferred callers, all starting at
+ * the segment's start) nest: 100,000 of them stay within the depth cap, the
+ * rest are counted. */
+static void returns_without_calls_capped(void)
+{
+	struct drv d;
+	char why[256], line[96];
+	int err = 0;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, SNAP_MAX_NESTING));
+	err = drv_feed(&d, "0 1/1 strt 0 - 400000 main");
+	for (int i = 0; i < 100000 && err >= 0; i++) {
+		snprintf(line, sizeof(line), "%d 1/1 return 401000 f%d 400000 main", 10 + i, i % 7);
+		err = drv_feed(&d, line);
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	CHECK(mock_balanced(&d.m, 1, why, sizeof(why)));
+	CHECK(max_nesting(&d.m) <= SNAP_MAX_NESTING);
+	CHECK(d.ctx.stats.inferred_capped + d.ctx.stats.depth_capped >= 100000 - SNAP_MAX_NESTING);
+	drv_fini(&d);
+}
+
 /* The nesting checker itself must be able to fail. */
 static void mock_detects_imbalance(void)
 {
@@ -630,6 +702,7 @@ int main(void)
 	RUN(table);
 	RUN(nesting_cap);
 	RUN(deep_garbage_bounded);
+	RUN(returns_without_calls_capped);
 	RUN(mock_detects_imbalance);
 	RUN(pending_bounded);
 	RUN(deferred_bounded);

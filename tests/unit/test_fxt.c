@@ -95,6 +95,180 @@ static char *tw_dump(struct tw *t, int all, int *check)
 	return out;
 }
 
+/* Reads (data, len) in stream mode, fed chunk bytes at a time: the default
+ * dump lines (owned) and the check verdict, as tw_dump. */
+static char *stream_dump(const unsigned char *data, size_t len, size_t chunk, int *check)
+{
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	char *out = calloc(1, 1), line[4096];
+	size_t outlen = 0, pos = 0;
+	int err = 0, fed_end = 0;
+
+	CHECK_INT_EQ(0, snap_fxtread_init_stream(&r));
+	snap_fxtcheck_init(&c);
+	*check = 0;
+	for (;;) {
+		err = snap_fxtread_next(&r, &rec);
+		if (err == SNAP_FXTREAD_MORE) {
+			size_t n = len - pos < chunk ? len - pos : chunk;
+
+			CHECK(!fed_end);
+			if (!n) {
+				snap_fxtread_feed_end(&r);
+				fed_end = 1;
+				continue;
+			}
+			CHECK_INT_EQ(0, snap_fxtread_feed(&r, data + pos, n));
+			pos += n;
+			continue;
+		}
+		if (err <= 0)
+			break;
+		if (!*check && snap_fxtcheck_feed(&c, &rec) < 0)
+			*check = -1;
+		if (snap_fxtread_is_default(&rec)) {
+			size_t n = snap_fxtread_desc(&rec, line, sizeof(line));
+
+			out = realloc(out, outlen + n + 2);
+			memcpy(out + outlen, line, n);
+			outlen += n;
+			out[outlen++] = '\n';
+			out[outlen] = '\0';
+		}
+	}
+	if (err < 0)
+		*check = err;
+	if (!*check && snap_fxtcheck_finish(&c) < 0)
+		*check = -1;
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	return out;
+}
+
+/* Stream mode reads what buffer mode reads, in any chunking, with string
+ * indexes redefined along the way (owned copies); a non-FXT stream fails on
+ * its first 8 bytes; a cut stream is truncated. */
+static void test_stream_reader(void)
+{
+	struct tw t;
+	char name[32], *whole, *part;
+	const unsigned char *data;
+	size_t len;
+	int chk, chk2;
+	static const size_t chunks[] = {1, 7, 64, 4096, 1 << 20};
+
+	tw_init(&t);
+	CHECK_INT_EQ(0, snap_fxt_set_limits(&t.fx, 64, 2));
+	for (int th = 1; th <= 3; th++)
+		CHECK_INT_EQ(0, t.tl->ops->thread(t.tl, 10, 10 + th, S(&t, "p"), S(&t, "t")));
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "fn%d", i % 150);
+		CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 10, 11 + i % 3, (uint64_t)i * 10,
+						 S(&t, name), NULL, 0));
+		CHECK_INT_EQ(
+			0, t.tl->ops->end(t.tl, 10, 11 + i % 3, (uint64_t)i * 10 + 5, S(&t, name)));
+	}
+	whole = tw_dump(&t, 0, &chk);
+	CHECK_INT_EQ(0, chk);
+	data = snap_sink_mem_data(&t.sink, &len);
+	for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		part = stream_dump(data, len, chunks[k], &chk2);
+		CHECK_INT_EQ(0, chk2);
+		CHECK_STR_EQ(whole, part);
+		free(part);
+	}
+	part = stream_dump(data, len - 3, 100, &chk2); /* cut inside a record */
+	CHECK_INT_EQ(-SNAP_ETRUNC, chk2);
+	free(part);
+	free(whole);
+	tw_fini(&t);
+	{
+		static const unsigned char zeros[16];
+		struct snap_fxtread r;
+		struct snap_fxtread_rec rec;
+
+		CHECK_INT_EQ(0, snap_fxtread_init_stream(&r));
+		CHECK_INT_EQ(SNAP_FXTREAD_MORE, snap_fxtread_next(&r, &rec));
+		CHECK_INT_EQ(0, snap_fxtread_feed(&r, zeros, 8));
+		CHECK_INT_EQ(-SNAP_EFORMAT, snap_fxtread_next(&r, &rec));
+		snap_fxtread_fini(&r);
+	}
+}
+
+/* Checks (data, len) with run_max events kept in memory (spilled runs are
+ * merged at finish). Returns the verdict; *bad gets the bad record index. */
+static int check_with_runs(const unsigned char *data, size_t len, size_t run_max, uint64_t *bad)
+{
+	struct snap_fxtread r;
+	struct snap_fxtread_rec rec;
+	struct snap_fxtcheck c;
+	int err = 0;
+
+	CHECK_INT_EQ(0, snap_fxtread_init(&r, data, len));
+	snap_fxtcheck_init(&c);
+	c.run_max = run_max;
+	while (!err && snap_fxtread_next(&r, &rec) > 0)
+		err = snap_fxtcheck_feed(&c, &rec);
+	if (!err)
+		err = snap_fxtcheck_finish(&c);
+	*bad = c.bad_index;
+	if (run_max < 100)
+		CHECK(c.nruns > 1); /* it did spill */
+	snap_fxtcheck_fini(&c);
+	snap_fxtread_fini(&r);
+	return err;
+}
+
+/* -check's memory is bounded: beyond run_max events it sorts and spills runs
+ * and merges them at finish, with the verdict of the in-memory check, for
+ * good traces and bad ones (same record blamed). */
+static void test_check_spills(void)
+{
+	for (int broken = 0; broken < 3; broken++) {
+		struct tw t;
+		const unsigned char *data;
+		size_t len;
+		uint64_t bad1 = 0, bad2 = 0;
+		int v1, v2;
+
+		tw_init(&t);
+		for (int th = 1; th <= 3; th++)
+			CHECK_INT_EQ(0,
+				     t.tl->ops->thread(t.tl, 10, 10 + th, S(&t, "p"), S(&t, "t")));
+		for (int i = 0; i < 200; i++) {
+			int32_t tid = 11 + i % 3;
+			uint64_t ts = 100 + (uint64_t)i * 10;
+
+			CHECK_INT_EQ(0,
+				     t.tl->ops->begin(t.tl, 10, tid, ts, S(&t, "outer"), NULL, 0));
+			CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 10, tid, ts + 1, S(&t, "inner"),
+							 NULL, 0));
+			CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 10, tid, ts + 2,
+						       S(&t, broken == 1 && i == 150 ? "outer"
+										     : "inner")));
+			CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 10, tid, ts + 3, S(&t, "outer")));
+		}
+		/* deferred begins written last, enclosing everything (as cstack does) */
+		for (int th = 1; th <= 3; th++)
+			CHECK_INT_EQ(
+				0, t.tl->ops->begin(t.tl, 10, 10 + th, 0, S(&t, "main"), NULL, 0));
+		for (int th = 1; th <= 3; th++)
+			if (!(broken == 2 && th == 2))
+				CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 10, 10 + th, 100000,
+							       S(&t, "main")));
+		CHECK_INT_EQ(0, t.tl->ops->finish(t.tl));
+		data = snap_sink_mem_data(&t.sink, &len);
+		v1 = check_with_runs(data, len, SNAP_FXTCHECK_RUN, &bad1);
+		v2 = check_with_runs(data, len, 7, &bad2);
+		CHECK_INT_EQ(broken ? -SNAP_EPARSE : 0, v1);
+		CHECK_INT_EQ(v1, v2);
+		CHECK_U64_EQ(bad1, bad2);
+		tw_fini(&t);
+	}
+}
+
 static void test_header_records(void)
 {
 	struct tw t;
@@ -599,5 +773,7 @@ int main(void)
 	RUN(test_reader_errors);
 	RUN(test_check_deep);
 	RUN(test_desc);
+	RUN(test_stream_reader);
+	RUN(test_check_spills);
 	return snap_test_done();
 }

@@ -90,8 +90,49 @@ static void probe_rejects_bad_headers(void)
 	CHECK_INT_EQ(SNAP_PERFDATA_UNKNOWN, info.kind);
 }
 
+/* A data section that the file cannot hold (data.size 1 or 2^64-1: perf script
+ * spins forever on those) is refused before perf runs. */
+static void check_size_against_file(void)
+{
+	uint8_t buf[1024];
+	struct snap_perfdata_info info;
+	struct snap_membuf m = {buf, 0};
+	char why[256];
+	size_t len = make_file(buf, 1, 0, 0x107);
+
+	put64(buf + 40, len);
+	put64(buf + 48, 64);
+	m.len = len + 64;
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_check_size(&info, m.len, why, sizeof(why)));
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_check_size(&info, m.len - 1, why, sizeof(why)));
+	CHECK(strstr(why, "cut short") != NULL);
+	put64(buf + 48, UINT64_MAX);
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_check_size(&info, m.len, why, sizeof(why)));
+	put64(buf + 48, 1);
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_check_size(&info, m.len, why, sizeof(why)));
+	CHECK(strstr(why, "damaged") != NULL);
+	put64(buf + 48, 0); /* perf killed before it wrote the header: perf copes */
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_check_size(&info, m.len, why, sizeof(why)));
+	put64(buf + 40, 8); /* data inside the header */
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_check_size(&info, m.len, why, sizeof(why)));
+	put64(buf + 40, len);
+	put64(buf + 48, 64);
+	put64(buf + 32, 1u << 20); /* attributes past the end */
+	put64(buf + 16, 1u << 20);
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_check_size(&info, m.len, why, sizeof(why)));
+	info.pipe_mode = 1;
+	CHECK_INT_EQ(0, snap_perfdata_check_size(&info, 0, why, sizeof(why)));
+}
+
 int main(void)
 {
+	RUN(check_size_against_file);
 	RUN(probe_classifies_files);
 	RUN(probe_rejects_bad_headers);
 	RUN(probe_finds_timeless_pt);

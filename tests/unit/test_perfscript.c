@@ -776,7 +776,8 @@ static void frame_cap(void)
 	CHECK_U64_EQ(SNAP_PERFSCRIPT_MAX_FRAMES, ev.frames[0].ip);
 	CHECK_U64_EQ(1, ev.frames[ev.nframes - 1].ip);
 	CHECK_INT_EQ(0, snap_perfscript_next(&ps, &ev));
-	CHECK_U64_EQ(1, snap_perfscript_stats(&ps)->unknown_lines);
+	CHECK_U64_EQ(0, snap_perfscript_stats(&ps)->unknown_lines); /* not "not understood" */
+	CHECK_U64_EQ(n - SNAP_PERFSCRIPT_MAX_FRAMES, snap_perfscript_stats(&ps)->dropped_frames);
 	CHECK_U64_EQ(n + 1, snap_perfscript_stats(&ps)->lines);
 	snap_perfscript_fini(&ps);
 	free(in);

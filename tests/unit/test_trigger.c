@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Trigger resolution and hardware breakpoints, on this very process. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record/trigger.h"
@@ -76,8 +78,28 @@ static void breakpoint_hits(void)
 	snap_trigger_fini(&t); /* twice is harmless */
 }
 
+/* A FIFO (or device) where an ELF file is expected: refused at once, never
+ * blocking in open (a traced program could name one like its executable). */
+static void file_map_never_blocks(void)
+{
+	char dir[] = "/tmp/snaptrace-fifo.XXXXXX", path[64];
+	const void *buf;
+	size_t len;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/prog (deleted)", dir);
+	CHECK_INT_EQ(0, mkfifo(path, 0600));
+	alarm(10); /* a blocked open would hang: die (a failure) instead */
+	CHECK_INT_EQ(-EINVAL, snap_file_map(path, &buf, &len));
+	CHECK_INT_EQ(-EINVAL, snap_file_map("/dev/null", &buf, &len));
+	alarm(0);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	RUN(file_map_never_blocks);
 	RUN(resolve_self);
 	RUN(breakpoint_hits);
 	return snap_test_done();

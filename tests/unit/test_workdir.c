@@ -10,6 +10,7 @@
 
 #include "record/workdir.h"
 #include "snap_test.h"
+#include "util/alloc.h"
 
 static void touch(const char *dir, const char *name)
 {
@@ -110,20 +111,133 @@ static void given_dir_kept(void)
 	CHECK(mkdtemp(base) != NULL);
 	snprintf(sub, sizeof(sub), "%s/wd", base);
 	CHECK_INT_EQ(0, snap_workdir_open(&w, sub)); /* created */
+	touch(sub, "perf.data.2026113022230312");
+	touch(sub, "perf.data");
 	touch(sub, "perf.data.old");
+	touch(sub, "perf.data-notes.txt");
+	touch(sub, "perf.data.");
 	touch(sub, "notes");
+	snprintf(link, sizeof(link), "%s/perf.data.results", sub);
+	CHECK(mkdir(link, 0700) == 0);
+	touch(link, "table");
 	snap_workdir_close(&w);
 	CHECK(stat(sub, &st) == 0);		     /* kept */
 	CHECK_INT_EQ(0, snap_workdir_open(&w, sub)); /* old data removed, the rest kept */
-	snprintf(link, sizeof(link), "%s/perf.data.old", sub);
+	snprintf(link, sizeof(link), "%s/perf.data.2026113022230312", sub);
+	CHECK(stat(link, &st) < 0);
+	snprintf(link, sizeof(link), "%s/perf.data", sub);
 	CHECK(stat(link, &st) < 0);
 	snprintf(link, sizeof(link), "%s/notes", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data.old", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data-notes.txt", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data.", sub);
+	CHECK(stat(link, &st) == 0);
+	snprintf(link, sizeof(link), "%s/perf.data.results/table", sub);
 	CHECK(stat(link, &st) == 0);
 	snap_workdir_close(&w);
 	snprintf(link, sizeof(link), "%s/file", base);
 	touch(base, "file");
 	CHECK_INT_EQ(-ENOTDIR, snap_workdir_open(&w, link));
 	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, base));
+}
+
+/* A symbolic link to a directory is refused, also as "link/" (where lstat
+ * would follow it), and nothing behind it is touched. */
+static void given_symlink_refused(void)
+{
+	char base[] = "/tmp/snaptrace-test.XXXXXX", p[PATH_MAX], link[PATH_MAX + 64];
+	struct snap_workdir w;
+	struct stat st;
+
+	CHECK(mkdtemp(base) != NULL);
+	snprintf(p, sizeof(p), "%s/victim", base);
+	CHECK(mkdir(p, 0700) == 0);
+	touch(p, "perf.data");
+	snprintf(link, sizeof(link), "%s/link", base);
+	CHECK(symlink(p, link) == 0);
+	CHECK_INT_EQ(-ELOOP, snap_workdir_open(&w, link));
+	snap_workdir_close(&w);
+	strcat(link, "/");
+	CHECK_INT_EQ(-ELOOP, snap_workdir_open(&w, link));
+	snap_workdir_close(&w);
+	strcat(link, "//");
+	CHECK_INT_EQ(-ELOOP, snap_workdir_open(&w, link));
+	snap_workdir_close(&w);
+	snprintf(link, sizeof(link), "%s/perf.data", p);
+	CHECK(stat(link, &st) == 0); /* untouched */
+	CHECK(strstr(snap_workdir_strerror(-ELOOP), "symbolic link") != NULL);
+	/* the directory itself with a trailing slash is fine */
+	snprintf(link, sizeof(link), "%s/", p);
+	CHECK_INT_EQ(0, snap_workdir_open(&w, link));
+	CHECK_STR_EQ(p, w.path);
+	snap_workdir_close(&w);
+	CHECK_INT_EQ(0, snap_rmtree_at(AT_FDCWD, base));
+}
+
+static void data_names(void)
+{
+	static const char *const in[] = {"perf.data.2026113022230313",
+					 "perf.data-notes.txt",
+					 "perf.data.20261130222303120002",
+					 "perf.data",
+					 "perf.data.",
+					 "perf.data.1x",
+					 "perf.data.results",
+					 "xperf.data",
+					 "perf.data.2026113022230312",
+					 "perf.data.20261130222303120001"};
+	char *v[10];
+	int n;
+
+	for (int i = 0; i < 10; i++)
+		v[i] = snap_strndup(in[i], strlen(in[i]));
+	n = snap_workdir_filter_names(v, 10);
+	CHECK_INT_EQ(5, n);
+	if (n == 5) { /* time order; claimed snapshots before perf's final dump of the same T */
+		CHECK_STR_EQ("perf.data", v[0]);
+		CHECK_STR_EQ("perf.data.20261130222303120001", v[1]);
+		CHECK_STR_EQ("perf.data.20261130222303120002", v[2]);
+		CHECK_STR_EQ("perf.data.2026113022230312", v[3]);
+		CHECK_STR_EQ("perf.data.2026113022230313", v[4]);
+	}
+	for (int i = 0; i < n; i++)
+		snap_free(v[i]);
+	CHECK(snap_workdir_is_data_name("perf.data.2026113022230312"));
+	CHECK(!snap_workdir_is_data_name("perf.data.old"));
+}
+
+/* Two dumps within 10 ms get the same name from perf: claiming the first
+ * renames it to a unique name, so the second never replaces it. */
+static void claim_snapshots(void)
+{
+	struct snap_workdir w;
+	char name[64], **names;
+	const char *raw = "perf.data.2026113022230312";
+	int n;
+
+	CHECK_INT_EQ(0, snap_workdir_open(&w, NULL));
+	touch(w.path, raw);
+	CHECK_INT_EQ(0, snap_workdir_claim(&w, raw, name, sizeof(name)));
+	CHECK_STR_EQ("perf.data.20261130222303120001", name);
+	CHECK(snap_workdir_is_claimed(name));
+	CHECK(!snap_workdir_is_claimed(raw));
+	touch(w.path, raw); /* the second dump, same 10 ms */
+	CHECK_INT_EQ(0, snap_workdir_claim(&w, raw, name, sizeof(name)));
+	CHECK_STR_EQ("perf.data.20261130222303120002", name);
+	touch(w.path, raw); /* perf's final dump */
+	CHECK_INT_EQ(-EINVAL, snap_workdir_claim(&w, "perf.data", name, sizeof(name)));
+	n = snap_workdir_list_data(&w, &names);
+	CHECK_INT_EQ(3, n);
+	if (n == 3) {
+		CHECK_STR_EQ("perf.data.20261130222303120001", names[0]);
+		CHECK_STR_EQ("perf.data.20261130222303120002", names[1]);
+		CHECK_STR_EQ(raw, names[2]);
+	}
+	snap_workdir_free_list(names, n);
+	snap_workdir_close(&w);
 }
 
 static void rmtree_does_not_follow(void)
@@ -153,6 +267,9 @@ int main(void)
 	RUN(temp_dir_failure_leaves_no_path);
 	RUN(guardian_cleans_up);
 	RUN(given_dir_kept);
+	RUN(given_symlink_refused);
+	RUN(data_names);
+	RUN(claim_snapshots);
 	RUN(rmtree_does_not_follow);
 	return snap_test_done();
 }
