@@ -11,6 +11,13 @@
 
 #define NO_END UINT64_MAX
 
+/* Sums of durations stop at UINT64_MAX ns instead of wrapping (only absurd
+ * timestamps get there): a total never drops below one of its calls. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		     const struct snap_report_opts *o)
 {
@@ -414,11 +421,11 @@ static int pop(struct walk *w, uint64_t end, int cut)
 	cdur = ce > cs ? ce - cs : 0;
 	self = cdur > f->child ? cdur - f->child : 0;
 	if (w->n)
-		w->st[w->n - 1].child += cdur;
+		w->st[w->n - 1].child = sat_add(w->st[w->n - 1].child, cdur);
 	else
-		w->t->busy_ns += cdur;
+		w->t->busy_ns = sat_add(w->t->busy_ns, cdur);
 	if (r->o.folded && self)
-		r->node_self[f->node] += self;
+		r->node_self[f->node] = sat_add(r->node_self[f->node], self);
 	inside = f->start >= r->win0 && end <= r->win1;
 	if (!inside && (end < r->win0 || f->start > r->win1))
 		return 0; /* outside the window: not seen at all */
@@ -437,8 +444,8 @@ static int pop(struct walk *w, uint64_t end, int cut)
 		if (!fn)
 			return r->err;
 		fn->calls++;
-		fn->total += dur;
-		fn->self += self;
+		fn->total = sat_add(fn->total, dur);
+		fn->self = sat_add(fn->self, self);
 		if (dur > fn->max)
 			fn->max = dur;
 		r->slices++;

@@ -212,6 +212,40 @@ static void folded_and_function(void)
 	fixture_fini(&x);
 }
 
+/*
+ * Sums saturate instead of wrapping: g calls itself twice, each call lasting
+ * almost the whole 64-bit clock, so the calls' durations add up past
+ * UINT64_MAX (recursion adds the nested calls' time again). The total must
+ * stay >= every call (a wrapped total was smaller than the longest call).
+ */
+static void huge_durations_saturate(void)
+{
+	const uint64_t t = UINT64_MAX - 1;
+	struct snap_report_opts o = {0};
+	struct fixture x;
+	struct snap_report_fn *g;
+
+	o.folded = 1;
+	CHECK_INT_EQ(0, fixture_init(&x, &o));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 0, 0, x.h));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 1, t - 1, x.g));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 2, t - 2, x.g));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 3, t - 3, x.g));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, t, t, x.h));
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	g = &x.r.fn[x.g];
+	CHECK_U64_EQ(3, g->calls);
+	CHECK_U64_EQ(3, x.r.slices);
+	CHECK_U64_EQ(t - 2, g->max);
+	CHECK_U64_EQ(UINT64_MAX, g->total);
+	CHECK_U64_EQ(UINT64_MAX / 3, g->mean);
+	CHECK_U64_EQ(t - 6 + 2 + 2, g->self); /* the inner call, 2 ns in each outer one */
+	CHECK(g->self <= g->total && g->max <= g->total);
+	CHECK(g->p50 <= g->p90 && g->p90 <= g->p99 && g->p99 <= g->max);
+	CHECK_U64_EQ(t - 2, x.r.th[0].busy_ns);
+	fixture_fini(&x);
+}
+
 static void anomalies_counted(void)
 {
 	struct fixture x;
@@ -366,6 +400,7 @@ int main(void)
 	RUN(slices_any_file_order);
 	RUN(folded_and_function);
 	RUN(anomalies_counted);
+	RUN(huge_durations_saturate);
 	RUN(sketch_past_the_limit);
 	RUN(thread_filter_and_window);
 	RUN(timeline_consumer);
