@@ -253,20 +253,76 @@ static void fmt_id(char *buf, size_t size, int32_t id)
 		snprintf(buf, size, "%" PRId32, id);
 }
 
-/* The command of a process: the opts name, else the comm of the first event
- * of the pid that had one (remembered either way), else 0. */
-static int pid_cmd(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint64_t *cmd)
+static int thread_track_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
+			     uint64_t cmd, uint32_t *id);
+static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
+		     uint32_t *id, uint64_t *cmd);
+
+/* The process's first comm (see pid_cmd), 0 if none yet. */
+static uint32_t pid_first_comm(const struct snap_decoder *dec, int32_t pid)
 {
-	uint64_t first = 0;
+	uint64_t v = 0;
+
+	snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &v);
+	return (uint32_t)v;
+}
+
+/* The process's first comm changed (see pid_cmd): the threads of pid seen so
+ * far are named again from it. */
+static int pid_renamed(struct snap_decoder *dec, int32_t pid)
+{
+	uint64_t cmd;
+	uint32_t proc, tname;
+	int err;
+
+	for (size_t i = 0; i < dec->nth; i++) {
+		struct snap_dthread *th = dec->th[i];
+
+		if (th->pid != pid)
+			continue;
+		if ((err = proc_name(dec, pid, th->tid, 0, &proc, &cmd)) < 0 ||
+		    (err = thread_track_name(dec, pid, th->tid, th->comm, cmd, &tname)) < 0)
+			return err;
+		if (proc == th->proc_name && tname == th->tname)
+			continue;
+		th->proc_name = proc;
+		th->tname = tname;
+		dec->stats.renames++;
+		if ((err = dec->tl->ops->thread(dec->tl, pid, th->tid, proc, tname)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The command of a process: the opts name, else its first comm, else 0. The
+ * first comm is the main thread's (tid == pid) first one: a thread a program
+ * named (pthread_setname_np) may be seen before its main thread, and its comm
+ * must not pass for the process's. Until the main thread is seen, the first
+ * comm of any thread stands in for it (remembered with bit 32 clear); when
+ * the main thread's differs, the threads seen so far are named again.
+ */
+static int pid_cmd(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm, uint64_t *cmd)
+{
+	uint64_t first = 0, main = (uint64_t)(tid == pid) << 32;
+	int known = snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &first);
 
 	*cmd = 0;
-	if (!snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &first) && comm) {
-		if (snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm) < 0)
+	if (comm && (!known || (main && !(first >> 32)))) {
+		int changed = known && (uint32_t)first != comm;
+
+		if (snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm | main) < 0)
 			return -ENOMEM;
 		first = comm;
+		if (changed) {
+			int err = pid_renamed(dec, pid);
+
+			if (err < 0)
+				return err;
+		}
 	}
 	if (!snap_u64map_get(&dec->pidnames, (uint32_t)pid, cmd))
-		*cmd = first;
+		*cmd = (uint32_t)first;
 	return 0;
 }
 
@@ -278,9 +334,9 @@ static int thread_track_name(struct snap_decoder *dec, int32_t pid, int32_t tid,
 			     uint64_t cmd, uint32_t *id)
 {
 	char buf[512], pbuf[16], tbuf[16];
-	uint64_t first = 0, named;
+	uint64_t named;
+	uint32_t first = pid_first_comm(dec, pid);
 
-	snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &first);
 	if (comm && (comm != first || !snap_u64map_get(&dec->pidnames, (uint32_t)pid, &named)))
 		cmd = comm;
 	fmt_id(pbuf, sizeof(pbuf), pid);
@@ -302,7 +358,7 @@ static int thread_rename(struct snap_decoder *dec, struct snap_dthread *th, uint
 	int err;
 
 	th->comm = comm;
-	if ((err = pid_cmd(dec, th->pid, comm, &cmd)) < 0 ||
+	if ((err = pid_cmd(dec, th->pid, th->tid, comm, &cmd)) < 0 ||
 	    (err = thread_track_name(dec, th->pid, th->tid, comm, cmd, &tname)) < 0)
 		return err;
 	if (tname == th->tname)
@@ -314,11 +370,11 @@ static int thread_rename(struct snap_decoder *dec, struct snap_dthread *th, uint
 
 /* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0); *cmd
  * receives CMD (0 if none). */
-static int proc_name(struct snap_decoder *dec, int32_t pid, uint32_t comm, uint32_t *id,
-		     uint64_t *cmd)
+static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
+		     uint32_t *id, uint64_t *cmd)
 {
 	char buf[384], p[16];
-	int err = pid_cmd(dec, pid, comm, cmd);
+	int err = pid_cmd(dec, pid, tid, comm, cmd);
 
 	if (err < 0)
 		return err;
@@ -350,7 +406,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 			       ev->has_time ? mapped(dec, ev->time) : 0);
 	if (err < 0)
 		goto fail;
-	if ((err = proc_name(dec, ev->pid, ev->comm, &th->proc_name, &cmd)) < 0)
+	if ((err = proc_name(dec, ev->pid, ev->tid, ev->comm, &th->proc_name, &cmd)) < 0)
 		goto fail;
 	if ((err = thread_track_name(dec, ev->pid, ev->tid, ev->comm, cmd, &tname)) < 0)
 		goto fail;
@@ -1004,7 +1060,7 @@ static int write_hits(struct snap_decoder *dec)
 			for (j = 0; j < dec->nth && !proc; j++)
 				if (dec->th[j]->pid == h->pid)
 					proc = dec->th[j]->proc_name;
-			if (!proc && (e = proc_name(dec, h->pid, 0, &proc, &cmd)) < 0) {
+			if (!proc && (e = proc_name(dec, h->pid, h->pid, 0, &proc, &cmd)) < 0) {
 				err = e;
 				break;
 			}

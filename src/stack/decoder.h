@@ -163,7 +163,7 @@ struct snap_decoder {
 	uint32_t *hit_names; /* "hit SYMBOL" */
 	size_t nhits;
 	struct snap_u64map pidnames; /* pid -> command name id (opts) */
-	struct snap_u64map pidcomm;  /* pid -> comm of its first event that had one */
+	struct snap_u64map pidcomm;  /* pid -> its first comm (decoder.c, pid_cmd) */
 	uint32_t next_synth;
 	struct snap_event *tx;
 	size_t ntx, captx;

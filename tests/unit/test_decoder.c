@@ -772,6 +772,42 @@ static void comm_changes(void)
 	drv_fini(&d);
 }
 
+/* A thread the program named may be sampled before the main thread: its comm
+ * is not the process's, which is the main thread's. The threads seen before
+ * the main thread are named again from it (here: the worker, first named
+ * like the process, keeps "myworker"). */
+static void named_thread_before_main(void)
+{
+	static const struct snap_decoder_name names[] = {{5, "./prog --flag"}};
+	struct snap_decoder_opts o = {.names = names, .nnames = 1};
+	static const char *const in[] = {
+		"100 5/6 comm=myworker sample cpu-clock 500000 worker",
+		"105 5/7 comm=prog sample cpu-clock 500000 worker",
+		"110 5/5 comm=prog sample cpu-clock 400000 main",
+		"120 5/6 comm=myworker sample cpu-clock 500000 worker",
+		"130 9/10 comm=late sample cpu-clock 500000 worker",
+		NULL,
+	};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	mock_lines(&d.m, "T", out, sizeof(out));
+	CHECK_STR_EQ("T pid=5 tid=6 proc=./prog --flag [pid=5] thread=./prog --flag [pid=5] "
+		     "[tid=6]\n"
+		     "T pid=5 tid=7 proc=./prog --flag [pid=5] thread=prog [pid=5] [tid=7]\n"
+		     "T pid=5 tid=6 proc=./prog --flag [pid=5] thread=myworker [pid=5] [tid=6]\n"
+		     "T pid=5 tid=7 proc=./prog --flag [pid=5] thread=./prog --flag [pid=5] "
+		     "[tid=7]\n"
+		     "T pid=5 tid=5 proc=./prog --flag [pid=5] thread=./prog --flag [pid=5] "
+		     "[tid=5]\n"
+		     "T pid=9 tid=10 proc=late [pid=9] thread=late [pid=9] [tid=10]\n",
+		     out);
+	CHECK_U64_EQ(2, d.s.renames);
+	drv_fini(&d);
+}
+
 /* Junk at the outer end of a chain is cut; it is not a scope violation.
  * These lines carry no DSOs (as perf prints without -F dso), so only
  * kernel-looking junk outside the kernel part is cut; the rule for addresses
@@ -953,6 +989,7 @@ int main(void)
 	RUN(offcpu_across_snapshot);
 	RUN(switches_ignored_with_branches);
 	RUN(comm_changes);
+	RUN(named_thread_before_main);
 	RUN(chain_cut);
 	RUN(alloc_failures_sampling);
 	RUN(throughput);
