@@ -217,9 +217,8 @@ int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size
  * traces with samples (returns 1), else returns 0 (buf ""). */
 int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size);
 
-/* One-line description of ev for messages, e.g.
- * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".
- * Writes at most size bytes (NUL-terminated); returns buf. */
+/* snap_event_desc (model/event.h) of ev with dec's names; for a sample, the
+ * frame shown is the first one outside the trace scope, if any. */
 char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
 			size_t size);
 

@@ -287,10 +287,10 @@ static const struct ccase cases[] = {
 	 0,
 	 {"0 1/1 strt 0 - 400000 main",
 	  "10 1/1 syscall 400005 main ffffffff81000000 entry_SYSCALL_64",
-	  "20 1/1 hwint ffffffff81000005 entry_SYSCALL_64 ffffffff82000000 irq",
+	  "20 1/1 hw int ffffffff81000005 entry_SYSCALL_64 ffffffff82000000 irq",
 	  "30 1/1 iret ffffffff82000010 irq ffffffff81000005 entry_SYSCALL_64",
 	  "40 1/1 sysret ffffffff81000100 entry_SYSCALL_64 400007 main",
-	  "50 1/1 hwint 400008 main ffffffff82000000 irq",
+	  "50 1/1 hw int 400008 main ffffffff82000000 irq",
 	  "60 1/1 iret ffffffff82000010 irq 400008 main"},
 	 "E 30 tid=1 irq\n"
 	 "E 40 tid=1 entry_SYSCALL_64\n"
