@@ -551,12 +551,39 @@ static int flag_letters(const char *p, const char *e, uint32_t *bits)
 	return 1;
 }
 
+/* perf's one-word branch kinds ("jcc" is a jump; "hw int" and "tx abrt" are
+ * two words, matched in ps_flags; model/event.h names every kind). */
+static const struct {
+	const char *word;
+	uint8_t kind;
+} ps_kind_words[] = {
+	{"call", SNAP_BR_CALL},	      {"return", SNAP_BR_RETURN}, {"jmp", SNAP_BR_JUMP},
+	{"jcc", SNAP_BR_JUMP},	      {"int", SNAP_BR_INT},	  {"iret", SNAP_BR_IRET},
+	{"syscall", SNAP_BR_SYSCALL}, {"sysret", SNAP_BR_SYSRET}, {"async", SNAP_BR_ASYNC},
+	{"vmentry", SNAP_BR_VMENTRY}, {"vmexit", SNAP_BR_VMEXIT},
+};
+
+/* The kind of the word [p, t), or -1. prev is the word before it: "hw" makes
+ * "int" a hardware interrupt, "tx" makes "abrt" a transaction abort. */
+static int ps_kind_word(const char *p, const char *t, const char *prev)
+{
+	if (!strcmp(prev, "tx") && tok_eq(p, t, "abrt"))
+		return SNAP_BR_TXABORT;
+	for (size_t i = 0; i < sizeof(ps_kind_words) / sizeof(ps_kind_words[0]); i++)
+		if (tok_eq(p, t, ps_kind_words[i].word))
+			return ps_kind_words[i].kind == SNAP_BR_INT && !strcmp(prev, "hw")
+				       ? SNAP_BR_HWINT
+				       : ps_kind_words[i].kind;
+	return -1;
+}
+
 /* Reads the flags words from p (stopping at the first hex token). With
  * skip_unknown, unknown words are skipped; else scanning stops there.
  * Sets br_kind/br_state/in_tx in ev; returns where scanning stopped. */
 static const char *ps_flags(const char *p, const char *e, int skip_unknown, struct snap_event *ev)
 {
-	int start = 0, end = 0, hw = 0, tr = 0, tx = 0, have_bits = 0;
+	int start = 0, end = 0, have_bits = 0, k;
+	const char *prev = ""; /* "tr", "hw" or "tx" when the word before was one */
 	uint8_t kind = SNAP_BR_NONE;
 	uint32_t bits = 0;
 
@@ -573,52 +600,22 @@ static const char *ps_flags(const char *p, const char *e, int skip_unknown, stru
 		if (n >= 2 && p[0] == '(' && t[-1] == ')') {
 			if (memmem(p, n, "(x)", 3)) /* "(x)", also run together: "(x)(D)" */
 				ev->in_tx = 1;
-		} else if (tr && tok_eq(p, t, "strt")) {
+		} else if (!strcmp(prev, "tr") && tok_eq(p, t, "strt")) {
 			start = 1;
-		} else if (tr && tok_eq(p, t, "end")) {
+		} else if (!strcmp(prev, "tr") && tok_eq(p, t, "end")) {
 			end = 1;
-		} else if (tok_eq(p, t, "tr")) {
-			tr = 1;
+		} else if (tok_eq(p, t, "tr") || tok_eq(p, t, "hw") || tok_eq(p, t, "tx")) {
+			prev = tok_eq(p, t, "tr") ? "tr" : tok_eq(p, t, "hw") ? "hw" : "tx";
 			p = t;
 			continue;
-		} else if (tok_eq(p, t, "call")) {
-			kind = SNAP_BR_CALL;
-		} else if (tok_eq(p, t, "return")) {
-			kind = SNAP_BR_RETURN;
-		} else if (tok_eq(p, t, "jmp") || tok_eq(p, t, "jcc")) {
-			kind = SNAP_BR_JUMP;
-		} else if (tok_eq(p, t, "int")) {
-			kind = hw ? SNAP_BR_HWINT : SNAP_BR_INT;
-		} else if (tok_eq(p, t, "hw")) {
-			hw = 1;
-			p = t;
-			tr = 0;
-			continue;
-		} else if (tok_eq(p, t, "iret")) {
-			kind = SNAP_BR_IRET;
-		} else if (tok_eq(p, t, "syscall")) {
-			kind = SNAP_BR_SYSCALL;
-		} else if (tok_eq(p, t, "sysret")) {
-			kind = SNAP_BR_SYSRET;
-		} else if (tok_eq(p, t, "tx")) {
-			tx = 1;
-			p = t;
-			tr = hw = 0;
-			continue;
-		} else if (tok_eq(p, t, "abrt") && tx) {
-			kind = SNAP_BR_TXABORT;
-		} else if (tok_eq(p, t, "async")) {
-			kind = SNAP_BR_ASYNC;
-		} else if (tok_eq(p, t, "vmentry")) {
-			kind = SNAP_BR_VMENTRY;
-		} else if (tok_eq(p, t, "vmexit")) {
-			kind = SNAP_BR_VMEXIT;
+		} else if ((k = ps_kind_word(p, t, prev)) >= 0) {
+			kind = (uint8_t)k;
 		} else if (flag_letters(p, t, &bits)) {
 			have_bits = 1;
 		} else if (!skip_unknown) {
 			break;
 		}
-		tr = hw = tx = 0;
+		prev = "";
 		p = t;
 	}
 	if (have_bits) {
