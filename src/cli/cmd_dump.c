@@ -21,6 +21,8 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
 
 static const struct snap_opt dump_opts[] = {

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,6 +8,8 @@
 #include "util/err.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
 #include "write/sink.h"
 
