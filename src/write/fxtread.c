@@ -15,13 +15,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
-
-#define FXT_MAGIC 0x0016547846040010ull
-
-static uint64_t bits(uint64_t w, unsigned lo, unsigned hi)
-{
-	return (w >> lo) & ((hi - lo == 63) ? ~0ull : ((1ull << (hi - lo + 1)) - 1));
-}
+#include "write/fxtfmt.h"
 
 /* Reads words inside [pos, end) of the buffer. */
 struct fxt_cur {
@@ -134,7 +128,7 @@ static int read_arg(struct snap_fxtread *r, struct snap_fxtread_rec *rec, struct
 		why_set(r, "argument #%u lies past the record end", i);
 		return -SNAP_EPARSE;
 	}
-	size = bits(h, 4, 15);
+	size = fxt_get(h, FXT_ARG_WORDS);
 	if (size == 0 || size * 8 - 8 > c->end - c->pos) {
 		why_set(r, "argument #%u has size %zu words, %s", i, size,
 			size ? "past the record end" : "which is invalid");
@@ -144,17 +138,17 @@ static int read_arg(struct snap_fxtread *r, struct snap_fxtread_rec *rec, struct
 	ac.pos = c->pos;
 	ac.end = c->pos + size * 8 - 8;
 	c->pos = ac.end;
-	a->type = (uint32_t)bits(h, 0, 3);
+	a->type = (uint32_t)fxt_get(h, FXT_ARG_TYPE);
 	memset(&a->v, 0, sizeof(a->v));
-	if (read_str(r, rec, &ac, (uint16_t)bits(h, 16, 31), &a->name) < 0)
+	if (read_str(r, rec, &ac, (uint16_t)fxt_get(h, FXT_ARG_NAME), &a->name) < 0)
 		goto overrun;
 	switch (a->type) {
 	case SNAP_FXT_ARG_INT32:
-		a->v.i = (int32_t)(uint32_t)bits(h, 32, 63);
+		a->v.i = (int32_t)(uint32_t)fxt_get(h, FXT_ARG_VALUE32);
 		break;
 	case SNAP_FXT_ARG_UINT32:
 	case SNAP_FXT_ARG_BOOL:
-		a->v.u = bits(h, 32, 63);
+		a->v.u = fxt_get(h, FXT_ARG_VALUE32);
 		break;
 	case SNAP_FXT_ARG_INT64:
 	case SNAP_FXT_ARG_UINT64:
@@ -167,7 +161,7 @@ static int read_arg(struct snap_fxtread *r, struct snap_fxtread_rec *rec, struct
 		memcpy(&a->v.d, &w, sizeof(w));
 		break;
 	case SNAP_FXT_ARG_STRING:
-		err = read_str(r, rec, &ac, (uint16_t)bits(h, 32, 47), &a->v.str);
+		err = read_str(r, rec, &ac, (uint16_t)fxt_get(h, FXT_ARG_STR), &a->v.str);
 		break;
 	default: /* null, or unknown: skipped by size */
 		break;
@@ -196,11 +190,11 @@ static int read_args(struct snap_fxtread *r, struct snap_fxtread_rec *rec, struc
 static int read_metadata(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint64_t h,
 			 struct fxt_cur *c)
 {
-	rec->sub = (uint32_t)bits(h, 16, 19);
-	rec->id = bits(h, 20, 51);
+	rec->sub = (uint32_t)fxt_get(h, FXT_META_TYPE);
+	rec->id = fxt_get(h, FXT_META_PROVIDER);
 	switch (rec->sub) {
 	case SNAP_FXT_MD_PROVIDER_INFO:
-		if (cur_stream(c, (uint32_t)bits(h, 52, 59), &rec->name) < 0) {
+		if (cur_stream(c, (uint32_t)fxt_get(h, FXT_META_NAME_LEN), &rec->name) < 0) {
 			why_set(r, "provider name runs past the record");
 			return -SNAP_EPARSE;
 		}
@@ -221,10 +215,10 @@ static int read_metadata(struct snap_fxtread *r, struct snap_fxtread_rec *rec, u
 		break;
 	}
 	case SNAP_FXT_MD_PROVIDER_EVENT:
-		rec->ts = bits(h, 52, 55); /* the provider event type */
+		rec->ts = fxt_get(h, FXT_META_EVENT_TYPE); /* the provider event type */
 		break;
 	case SNAP_FXT_MD_TRACE_INFO:
-		rec->id = bits(h, 20, 23); /* trace info type; 0 = magic */
+		rec->id = fxt_get(h, FXT_META_TRACE_INFO); /* trace info type; 0 = magic */
 		if (rec->id == 0 && h != FXT_MAGIC) {
 			why_set(r, "bad magic record 0x%016" PRIx64, h);
 			rec_flag(rec, SNAP_FXTREAD_F_BAD_MAGIC);
@@ -242,18 +236,18 @@ static int read_event(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint
 {
 	int err;
 
-	rec->sub = (uint32_t)bits(h, 16, 19);
+	rec->sub = (uint32_t)fxt_get(h, FXT_EV_TYPE);
 	if (cur_word(c, &rec->ts) < 0) {
 		why_set(r, "event without a timestamp");
 		return -SNAP_EPARSE;
 	}
-	err = read_thread(r, rec, c, (unsigned)bits(h, 24, 31));
+	err = read_thread(r, rec, c, (unsigned)fxt_get(h, FXT_EV_THREAD));
 	if (!err)
-		err = read_str(r, rec, c, (uint16_t)bits(h, 32, 47), &rec->cat);
+		err = read_str(r, rec, c, (uint16_t)fxt_get(h, FXT_EV_CAT), &rec->cat);
 	if (!err)
-		err = read_str(r, rec, c, (uint16_t)bits(h, 48, 63), &rec->name);
+		err = read_str(r, rec, c, (uint16_t)fxt_get(h, FXT_EV_NAME), &rec->name);
 	if (!err)
-		err = read_args(r, rec, c, (unsigned)bits(h, 20, 23));
+		err = read_args(r, rec, c, (unsigned)fxt_get(h, FXT_EV_NARGS));
 	if (err < 0)
 		return err;
 	switch (rec->sub) {
@@ -280,22 +274,23 @@ static int read_event(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint
 static int read_kobj(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint64_t h,
 		     struct fxt_cur *c)
 {
-	rec->sub = (uint32_t)bits(h, 16, 23);
+	rec->sub = (uint32_t)fxt_get(h, FXT_KOBJ_TYPE);
 	if (cur_word(c, &rec->tid) < 0) {
 		why_set(r, "kernel object without a koid");
 		return -SNAP_EPARSE;
 	}
-	if (read_str(r, rec, c, (uint16_t)bits(h, 24, 39), &rec->name) < 0)
+	if (read_str(r, rec, c, (uint16_t)fxt_get(h, FXT_KOBJ_NAME), &rec->name) < 0)
 		return -SNAP_EPARSE;
-	return read_args(r, rec, c, (unsigned)bits(h, 40, 43));
+	return read_args(r, rec, c, (unsigned)fxt_get(h, FXT_KOBJ_NARGS));
 }
 
 static int read_string_rec(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint64_t h,
 			   struct fxt_cur *c)
 {
-	rec->id = bits(h, 16, 30);
-	if (cur_stream(c, (uint32_t)bits(h, 32, 46), &rec->name) < 0) {
-		why_set(r, "string of %u bytes runs past the record", (unsigned)bits(h, 32, 46));
+	rec->id = fxt_get(h, FXT_STR_INDEX);
+	if (cur_stream(c, (uint32_t)fxt_get(h, FXT_STR_LEN), &rec->name) < 0) {
+		why_set(r, "string of %u bytes runs past the record",
+			(unsigned)fxt_get(h, FXT_STR_LEN));
 		return -SNAP_EPARSE;
 	}
 	if (rec->id == 0) {
@@ -335,7 +330,7 @@ static int read_string_rec(struct snap_fxtread *r, struct snap_fxtread_rec *rec,
 static int read_thread_rec(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint64_t h,
 			   struct fxt_cur *c)
 {
-	rec->id = bits(h, 16, 23);
+	rec->id = fxt_get(h, FXT_THREAD_INDEX);
 	if (cur_word(c, &rec->pid) < 0 || cur_word(c, &rec->tid) < 0) {
 		why_set(r, "thread record shorter than 3 words");
 		return -SNAP_EPARSE;
@@ -378,9 +373,10 @@ static int read_body(struct snap_fxtread *r, struct snap_fxtread_rec *rec, uint6
 		return read_kobj(r, rec, h, c);
 	case SNAP_FXT_LOG:
 		rec->sub = 0;
-		if (cur_word(c, &rec->ts) < 0 || read_thread(r, rec, c, (unsigned)bits(h, 32, 39)))
+		if (cur_word(c, &rec->ts) < 0 ||
+		    read_thread(r, rec, c, (unsigned)fxt_get(h, FXT_LOG_THREAD)))
 			goto short_rec;
-		if (cur_stream(c, (uint32_t)bits(h, 16, 30), &rec->name) < 0)
+		if (cur_stream(c, (uint32_t)fxt_get(h, FXT_LOG_LEN), &rec->name) < 0)
 			goto short_rec;
 		return 0;
 	default: /* blobs, objects, scheduling, large, unknown: shown by size only */
@@ -407,7 +403,8 @@ int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec)
 			return SNAP_FXTREAD_MORE;
 		memcpy(&hh, r->buf + r->off, 8);
 		hh = le64toh(hh);
-		sz = bits(hh, 0, 3) == SNAP_FXT_LARGE ? bits(hh, 4, 35) : bits(hh, 4, 15);
+		sz = fxt_get(hh, FXT_HDR_TYPE) == SNAP_FXT_LARGE ? fxt_get(hh, FXT_HDR_WORDS_LARGE)
+								 : fxt_get(hh, FXT_HDR_WORDS);
 		if (sz > SNAP_FXTREAD_MAX_STREAM_REC / 8 &&
 		    (r->base || r->off || hh == FXT_MAGIC)) {
 			why_set(r, "record of %" PRIu64 " words: more than snaptrace reads", sz);
@@ -435,8 +432,9 @@ int snap_fxtread_next(struct snap_fxtread *r, struct snap_fxtread_rec *rec)
 		r->eof = 1; /* fatal: a stream reads no further */
 		return -SNAP_EFORMAT;
 	}
-	rec->type = (uint32_t)bits(h, 0, 3);
-	size = rec->type == SNAP_FXT_LARGE ? bits(h, 4, 35) : bits(h, 4, 15);
+	rec->type = (uint32_t)fxt_get(h, FXT_HDR_TYPE);
+	size = rec->type == SNAP_FXT_LARGE ? fxt_get(h, FXT_HDR_WORDS_LARGE)
+					   : fxt_get(h, FXT_HDR_WORDS);
 	rec->words = (uint32_t)size;
 	if (size == 0) {
 		why_set(r, "record of size 0 (header 0x%016" PRIx64 ")", h);
