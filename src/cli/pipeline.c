@@ -635,8 +635,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_src;
 	}
-	/* Level 1: about 3x faster than 6 on FXT for files only a few % bigger
-	 * (measured by make bench); decode speed is what users wait for. */
+	/* Level 1: 3-9x faster than 6 on FXT, files 2-57 % bigger (make bench,
+	 * docs/design.md); decode speed is what users wait for. */
 	snap_sink_set_gz_level(&sink, 1);
 	err = tap && o->tap->no_output ? 0 : snap_fxt_init(&fx, &sink, &st);
 	tl = &fx.base;
@@ -653,7 +653,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		goto out_abort;
 	}
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
-	 * thread is ended and restarted at the next one's first event (§4.12). */
+	 * thread is ended and restarted at the next one's first event (docs/behaviour.md §4.11). */
 	for (size_t i = 0;; i++) {
 		err = decode_loop(&src, &dec, o->scope, &maps, &res, &sink, output);
 		report_unknown(&src);

@@ -779,7 +779,7 @@ static void tx_drop(struct snap_decoder *dec, int warn)
 	dec->ntx = 0;
 }
 
-/* §4.9: (x) events wait until the transaction commits (the next event outside
+/* docs/behaviour.md §4.9: (x) events wait until the transaction commits (the next event outside
  * a transaction) or aborts (tx abrt: they never happened). Returns 1 if ev
  * was buffered. */
 static int tx_filter(struct snap_decoder *dec, const struct snap_event *ev, int *err)

@@ -24,7 +24,7 @@
  * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
  * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
  *
- * Trace scope (opts.scope, behaviour.md §4.7). An event VIOLATES the scope if
+ * Trace scope (opts.scope, docs/behaviour.md §4.7). An event VIOLATES the scope if
  *  - SNAP_SCOPE_USER: any address it carries (branch src/dst, sample frame,
  *    extra/power location) is a kernel address (snap_loc_is_kernel), or it is
  *    a branch that only exists when the kernel is traced: syscall, sysret,
@@ -191,7 +191,7 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or
  * sample event every thread is ended and restarted at that event's time
- * (behaviour.md §4.12). The first such event of the trace does it too. */
+ * (docs/behaviour.md §4.11). The first such event of the trace does it too. */
 void snap_decoder_new_snapshot(struct snap_decoder *dec);
 
 /* Ends the trace: replays buffered (x) events, closes every thread in order
