@@ -33,6 +33,9 @@ static const struct snap_opt dump_opts[] = {
 	{NULL, NULL, NULL, NULL},
 };
 
+#define DUMP_STR_(x) #x
+#define DUMP_STR(x)  DUMP_STR_(x)
+
 static const char dump_usage[] = "snaptrace dump [-check | -tree] [-all] FILE";
 static const char dump_desc[] =
 	"Prints an FXT trace (plain or gzip-compressed) as text, one record a line:\n"
@@ -44,15 +47,21 @@ static const char dump_desc[] =
 	"With -check, validates the trace instead, as Perfetto will read it: every record\n"
 	"well-formed, string and thread refs defined, valid times, and per thread (sorted\n"
 	"by time) every end closing an open begin in stack order, no slice outlasting its\n"
-	"parent, every begin ended. Slices deeper than 512, which Perfetto drops, give a\n"
-	"warning. It prints 'ok: ...' or the first problem with its record number (exit\n"
-	"status 1). With -tree, prints per thread (in order of appearance) its slices\n"
-	"sorted by start time, indented two spaces per depth: start tick, +duration\n"
-	"(+? if never ended), name; it keeps every slice in memory. E.g.\n"
-	"  thread pid=42 tid=43 \"prog [pid=42] [tid=43]\"\n"
-	"    1000 +1000 main\n"
-	"      1200 +300 foo\n"
-	"Unreadable, truncated or non-FXT input also gives exit status 1.";
+	"parent, every begin ended. Slices deeper than " DUMP_STR(
+		SNAP_FXTCHECK_MAX_DEPTH) ", which Perfetto drops, give a\n"
+					 "warning. It prints 'ok: ...' or the first problem with "
+					 "its record number (exit\n"
+					 "status 1). With -tree, prints per thread (in order of "
+					 "appearance) its slices\n"
+					 "sorted by start time, indented two spaces per depth: "
+					 "start tick, +duration\n"
+					 "(+? if never ended), name; it keeps every slice in "
+					 "memory. E.g.\n"
+					 "  thread pid=42 tid=43 \"prog [pid=42] [tid=43]\"\n"
+					 "    1000 +1000 main\n"
+					 "      1200 +300 foo\n"
+					 "Unreadable, truncated or non-FXT input also gives exit "
+					 "status 1.";
 
 #define DUMP_IN_CHUNK  (256u << 10) /* bytes read from the file at a time */
 #define DUMP_OUT_CHUNK (1u << 20)   /* bytes inflated at a time */
