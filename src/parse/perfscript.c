@@ -563,17 +563,16 @@ static const struct {
 	{"vmentry", SNAP_BR_VMENTRY}, {"vmexit", SNAP_BR_VMEXIT},
 };
 
-/* The kind of the word [p, t), or -1. prev is the word before it: "hw" makes
- * "int" a hardware interrupt, "tx" makes "abrt" a transaction abort. */
-static int ps_kind_word(const char *p, const char *t, const char *prev)
+/* The kind of the word [p, t), or -1. After "hw", "int" is a hardware
+ * interrupt; "abrt" is a kind only after "tx". */
+static int ps_kind_word(const char *p, const char *t, int hw, int tx)
 {
-	if (!strcmp(prev, "tx") && tok_eq(p, t, "abrt"))
-		return SNAP_BR_TXABORT;
+	if (tok_eq(p, t, "abrt"))
+		return tx ? SNAP_BR_TXABORT : -1;
 	for (size_t i = 0; i < sizeof(ps_kind_words) / sizeof(ps_kind_words[0]); i++)
 		if (tok_eq(p, t, ps_kind_words[i].word))
-			return ps_kind_words[i].kind == SNAP_BR_INT && !strcmp(prev, "hw")
-				       ? SNAP_BR_HWINT
-				       : ps_kind_words[i].kind;
+			return ps_kind_words[i].kind == SNAP_BR_INT && hw ? SNAP_BR_HWINT
+									  : ps_kind_words[i].kind;
 	return -1;
 }
 
@@ -582,8 +581,7 @@ static int ps_kind_word(const char *p, const char *t, const char *prev)
  * Sets br_kind/br_state/in_tx in ev; returns where scanning stopped. */
 static const char *ps_flags(const char *p, const char *e, int skip_unknown, struct snap_event *ev)
 {
-	int start = 0, end = 0, have_bits = 0, k;
-	const char *prev = ""; /* "tr", "hw" or "tx" when the word before was one */
+	int start = 0, end = 0, hw = 0, tr = 0, tx = 0, have_bits = 0, k;
 	uint8_t kind = SNAP_BR_NONE;
 	uint32_t bits = 0;
 
@@ -600,22 +598,32 @@ static const char *ps_flags(const char *p, const char *e, int skip_unknown, stru
 		if (n >= 2 && p[0] == '(' && t[-1] == ')') {
 			if (memmem(p, n, "(x)", 3)) /* "(x)", also run together: "(x)(D)" */
 				ev->in_tx = 1;
-		} else if (!strcmp(prev, "tr") && tok_eq(p, t, "strt")) {
+		} else if (tr && tok_eq(p, t, "strt")) {
 			start = 1;
-		} else if (!strcmp(prev, "tr") && tok_eq(p, t, "end")) {
+		} else if (tr && tok_eq(p, t, "end")) {
 			end = 1;
-		} else if (tok_eq(p, t, "tr") || tok_eq(p, t, "hw") || tok_eq(p, t, "tx")) {
-			prev = tok_eq(p, t, "tr") ? "tr" : tok_eq(p, t, "hw") ? "hw" : "tx";
+		} else if (tok_eq(p, t, "tr")) { /* "tr strt", "tr end" */
+			tr = 1;
 			p = t;
 			continue;
-		} else if ((k = ps_kind_word(p, t, prev)) >= 0) {
+		} else if (tok_eq(p, t, "hw")) { /* "hw int" */
+			hw = 1;
+			tr = 0;
+			p = t;
+			continue;
+		} else if (tok_eq(p, t, "tx")) { /* "tx abrt" */
+			tx = 1;
+			tr = hw = 0;
+			p = t;
+			continue;
+		} else if ((k = ps_kind_word(p, t, hw, tx)) >= 0) {
 			kind = (uint8_t)k;
 		} else if (flag_letters(p, t, &bits)) {
 			have_bits = 1;
 		} else if (!skip_unknown) {
 			break;
 		}
-		prev = "";
+		tr = hw = tx = 0;
 		p = t;
 	}
 	if (have_bits) {
