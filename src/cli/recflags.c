@@ -592,10 +592,7 @@ int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct s
 			.perf = f->rec.perf,
 			.data = data,
 			.kind = f->rec.sampling ? SNAP_PERFDATA_SAMPLES : SNAP_PERFDATA_AUX,
-			.plugin = m->plugin_found && !f->no_dlfilter &&
-						  snap_perfcaps_at_least(&m->caps, 5, 14)
-					  ? m->plugin_path
-					  : NULL,
+			.plugin = snap_caps_plugin(m, f->no_dlfilter),
 			.stitch_lbr = stitch,
 		};
 		const char *sargv[SNAP_PERFSRC_MAX_ARGS];

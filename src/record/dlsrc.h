@@ -20,38 +20,7 @@
 #include "parse/dlrec.h"
 #include "parse/perfscript.h"
 
-#define SNAP_DLSRC_PLUGIN  "snaptrace-dlfilter.so"
 #define SNAP_DLSRC_MAX_OUT (4u << 20) /* perf's real stdout kept at most */
-
-/* Where to look for the plugin and whether to use it. */
-struct snap_dlsrc_env {
-	const char *exe_dir;  /* directory of the snaptrace binary, or NULL */
-	const char *override; /* $SNAPTRACE_DLFILTER: this plugin file, or NULL */
-	int perf_major;	      /* perf's version; 0 = unknown */
-	int perf_minor;
-	int no_dlfilter;		 /* -no-dlfilter */
-	const char *env_no;		 /* $SNAPTRACE_NO_DLFILTER (or $MAGIC_TRACE_NO_DLFILTER) */
-	int (*exists)(const char *path); /* file test (for unit tests); NULL = access(R_OK) */
-};
-
-/*
- * Decides between the plugin and the text path. Returns 1 and copies the
- * plugin path into path (len bytes) when the plugin should be used, else 0;
- * either way why (whylen bytes) says why, for an info message. The plugin is
- * used when perf >= 5.14 (or the version is unknown), neither -no-dlfilter nor
- * SNAPTRACE_NO_DLFILTER=1 ask for the text path, and the plugin is found: the
- * override, else next to the executable, else exe_dir/../lib/snaptrace, else
- * /usr/local/lib/snaptrace and /usr/lib/snaptrace.
- */
-int snap_dlsrc_pick(const struct snap_dlsrc_env *env, char *path, size_t len, char *why,
-		    size_t whylen);
-
-/* Runs `PERF version` and parses "perf version 6.1.187". Returns 0 and sets
- * major and minor, or a negative error (both 0 then). */
-int snap_dlsrc_perf_version(const char *perf, int *major, int *minor);
-
-/* Returns 1 if perf's version (major.minor) has --dlfilter (>= 5.14). */
-int snap_dlsrc_perf_ok(int major, int minor);
 
 struct snap_dlsrc_opts {
 	const char *perf;     /* perf binary (borrowed) */

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "record/caps.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
@@ -428,11 +429,6 @@ int snap_xev_parse(const char *s, struct snap_xev *out, size_t *n)
 
 /* ---- the argv builder ---- */
 
-int snap_perfcaps_at_least(const struct snap_perfcaps *c, int major, int minor)
-{
-	return c->perf_major > major || (c->perf_major == major && c->perf_minor >= minor);
-}
-
 struct argvb {
 	struct snap_perfargs *pa;
 	size_t cap;
@@ -654,7 +650,7 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 	out->when = o->full_execution ? SNAP_SNAP_NEVER
 		    : o->trigger      ? SNAP_SNAP_ON_CALL
 				      : SNAP_SNAP_AT_EXIT;
-	out->ctl = snap_perfcaps_at_least(c, 5, 10);
+	out->ctl = snap_caps_has_ctl_fd(c);
 	/* Off-CPU time (sampling): switch records say when a thread left and
 	 * came back (any user, own processes); sched_switch samples with call
 	 * chains say where it blocked, where the kernel allows tracepoints. Both
@@ -666,7 +662,7 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 	add(&b, "-o");
 	add(&b, "%s", o->data ? o->data : "perf.data");
 	add(&b, "--timestamp");
-	if (snap_perfcaps_at_least(c, 5, 1))
+	if (snap_caps_has_no_bpf_event(c))
 		add(&b, "--no-bpf-event");
 	add_events(&b, o, c);
 	out->switch_output = !o->full_execution && (o->sampling ? o->trigger : o->multi_snapshot);
@@ -676,7 +672,7 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		add(&b, "--switch-events");
 	add_targets(&b, o);
 	if (!o->sampling && out->when != SNAP_SNAP_NEVER)
-		add(&b, out->when == SNAP_SNAP_AT_EXIT && snap_perfcaps_at_least(c, 5, 4)
+		add(&b, out->when == SNAP_SNAP_AT_EXIT && snap_caps_can_snapshot_at_exit(c)
 				? "--snapshot=e"
 				: "--snapshot");
 	if (out->ctl) {
@@ -685,7 +681,7 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		add(&b, "-1");
 	}
 	if (!o->sampling && o->scope != SNAP_SCOPE_USER && !c->no_kcore) {
-		if (snap_perfcaps_at_least(c, 5, 5))
+		if (snap_caps_has_kcore(c))
 			add(&b, "--kcore");
 		else
 			out->warn |= SNAP_PA_W_KCORE_OLD;
@@ -792,7 +788,7 @@ struct snap_ctlplan snap_perfargs_ctlplan(const struct snap_perfargs *pa,
 			     : pa->when == SNAP_SNAP_NEVER ? SNAP_CTL_NONE
 							   : SNAP_CTL_CMD_SNAPSHOT;
 		p.stop = SNAP_CTL_CMD_STOP;
-	} else if (snap_perfcaps_at_least(c, 5, 4) && pa->when == SNAP_SNAP_AT_EXIT) {
+	} else if (snap_caps_can_snapshot_at_exit(c) && pa->when == SNAP_SNAP_AT_EXIT) {
 		p.snapshot = SNAP_CTL_SIGINT;
 		p.stop = SNAP_CTL_SIGTERM;
 	} else {

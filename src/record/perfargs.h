@@ -111,8 +111,7 @@ struct snap_perfcaps {
 	int big_ring;		    /* may lock a large ring (root or CAP_IPC_LOCK) */
 };
 
-/* Returns 1 when the perf version is at least major.minor. */
-int snap_perfcaps_at_least(const struct snap_perfcaps *c, int major, int minor);
+/* What the perf version allows: record/caps.h (snap_caps_has_ctl_fd() ...). */
 
 enum snap_snapwhen {
 	SNAP_SNAP_NEVER = 0, /* -full-execution */
