@@ -26,6 +26,7 @@
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/vec.h"
 

@@ -10,6 +10,7 @@
 #include "record/elfsym.h"
 #include "record/trigger.h"
 #include "util/alloc.h"
+#include "util/file.h"
 #include "util/vec.h"
 
 struct fsym {

@@ -11,6 +11,8 @@
 #include "record/perfrun.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
+#include "util/proc.h"
 
 int snap_caps_parse_perf_version(const char *s, int *major, int *minor, char *ver, size_t len)
 {

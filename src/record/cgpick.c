@@ -22,6 +22,7 @@
 #include "record/trigger.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 
 #define SHDR_SIZE     64
 #define SHT_DYNAMIC   6

@@ -22,6 +22,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/proc.h"
 #include "util/vec.h"
 
 #define DLSRC_BUF (1u << 20)
@@ -92,22 +93,6 @@ int snap_dlsrc_stall_ms(void)
 	return v > INT_MAX / 1000 ? INT_MAX : (int)v * 1000;
 }
 
-void snap_dlsrc_exec(const char **argv, int recw, int outw)
-{
-	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	setpgid(0, 0);
-	if ((recw >= 0 && (r < 0 || dup2(r, DLSRC_FD) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
-		_exit(127);
-	if (r >= 0)
-		close(r);
-	close(o);
-	setenv("PAGER", "cat", 1);
-	execvp(argv[0], (char *const *)argv);
-	_exit(127);
-}
-
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
@@ -141,7 +126,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	}
 	if (src->pid == 0) {
 		dup2(errp[1], STDERR_FILENO); /* relayed: see snap_dlsrc_drain_err */
-		snap_dlsrc_exec(argv, rec[1], out[1]);
+		snap_exec_piped(argv, rec[1], DLSRC_FD, out[1]);
 	}
 	close(rec[1]);
 	close(out[1]);

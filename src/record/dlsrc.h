@@ -82,13 +82,6 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
 #define SNAP_DLSRC_STALL_S 120
 int snap_dlsrc_stall_ms(void);
 
-/* In a forked child: makes recw (unless < 0) perf's fd 3 (--dlarg fd=3) and
- * outw its stdout, sets PAGER=cat and the parent-death signal, puts perf in
- * its own process group (a terminal Ctrl-C reaches snaptrace only, which
- * stops perf: perf never reads it as the end of its input), then execs argv;
- * exits 127 if that fails. Never returns. Shared by both paths. */
-_Noreturn void snap_dlsrc_exec(const char **argv, int recw, int outw);
-
 /* Starts perf script with the plugin. names is borrowed (interned symbols).
  * Returns 0, or -errno if perf could not be started. */
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,

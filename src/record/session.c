@@ -20,7 +20,9 @@
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
+#include "util/proc.h"
 #include "util/vec.h"
 
 #define PERF_READY_MS 15000 /* perf's first ack (it may read kallsyms first) */
@@ -38,14 +40,6 @@ static int why(struct snap_session *s, int err, const char *fmt, ...)
 	vsnprintf(s->why, sizeof(s->why), fmt, ap);
 	va_end(ap);
 	return err;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 /* Reads /proc/PID/cmdline as one space-joined line into buf. Returns the
@@ -460,7 +454,7 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	/* ESRCH: it was killed meanwhile; SIGCHLD tells the loop. */
 	if (s->child && ptrace(PTRACE_DETACH, s->child, NULL, NULL) < 0 && errno != ESRCH)
 		return why(s, -errno, "cannot let %s run: %s", s->cfg.cmd[0], strerror(errno));
-	s->start_ms = now_ms();
+	s->start_ms = snap_now_ms();
 	return 0;
 }
 
@@ -468,9 +462,9 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
  * (perf renames the dump into place once written). Returns 0 or -ETIMEDOUT. */
 static int wait_dump(struct snap_session *s, int timeout_ms)
 {
-	long deadline = now_ms() + timeout_ms;
+	long deadline = snap_now_ms() + timeout_ms;
 
-	while (now_ms() < deadline) {
+	while (snap_now_ms() < deadline) {
 		char **names;
 		int n = snap_workdir_list_data(&s->wd, &names);
 
@@ -756,7 +750,7 @@ int snap_session_finish(struct snap_session *s)
 	int err;
 
 	/* the run as the program saw it: not the time perf takes to stop */
-	s->recorded_ms = s->start_ms ? now_ms() - s->start_ms : 0;
+	s->recorded_ms = s->start_ms ? snap_now_ms() - s->start_ms : 0;
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
 		 * dump perf writes when it stops holds them, so keep that dump. */
