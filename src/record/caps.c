@@ -2,6 +2,7 @@
 #include "record/caps.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,26 +144,29 @@ const char *snap_caps_self_dir(char *buf, size_t len)
 	return buf;
 }
 
-static int in_path(const char *prog)
+int snap_caps_find_in_path(const char *prog, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
 
-	if (!path)
-		return 0;
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0)
+			return -ENOENT;
+		return (size_t)snprintf(out, len, "%s", prog) < len ? 0 : -ENAMETOOLONG;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		if (n &&
-		    (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog) <
-			    sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return 1;
+		if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, path, n ? "/" : "", prog) <
+			    len &&
+		    access(out, X_OK) == 0)
+			return 0;
 		path += n;
 		if (*path == ':')
 			path++;
 	}
-	return 0;
+	return -ENOENT;
 }
 
 int snap_caps_perf_version(const char *perf, int *major, int *minor)
@@ -347,6 +351,10 @@ void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_
 	m->has_uprobe_pmu = path_exists("/sys/bus/event_source/devices/uprobe");
 	m->has_bp_pmu = path_exists("/sys/bus/event_source/devices/breakpoint");
 	m->ptrace_scope = (int)read_long("/proc/sys/kernel/yama/ptrace_scope", -1);
-	m->has_fzf = in_path("fzf");
+	{
+		char fzf[PATH_MAX];
+
+		m->has_fzf = snap_caps_find_in_path("fzf", fzf, sizeof(fzf)) == 0;
+	}
 	detect_plugin(m, exe_dir);
 }

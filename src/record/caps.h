@@ -98,6 +98,11 @@ int snap_caps_find_plugin(const struct snap_plugin_env *env, char *path, size_t 
  * no_dlfilter is the -no-dlfilter flag. */
 const char *snap_caps_plugin(const struct snap_machine *m, int no_dlfilter);
 
+/* Finds prog in $PATH (or as given when it has a '/'; the default PATH when
+ * $PATH is unset or empty), the one PATH search. Returns 0 with the file in
+ * out (len bytes), or -ENOENT. */
+int snap_caps_find_in_path(const char *prog, char *out, size_t len);
+
 /* Returns the perf binary to run: $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH or "perf". */
 const char *snap_caps_perf_path(void);
 
