@@ -32,7 +32,7 @@ static int list_funcs(const void *buf, size_t len, const char ***out, size_t *n)
 	if (snap_elf_open(&e, buf, len) < 0)
 		return -SNAP_EFORMAT;
 	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
-		if ((sym.type != 2 && sym.type != 10) || !sym.value || !sym.name[0])
+		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0])
 			continue;
 		if (snap_vec_reserve(&v, &cap, k + 1, sizeof(*v)) < 0) {
 			snap_free(v);
