@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* record/dlsrc: choosing between the dlfilter plugin and the text path. */
+/* The plugin search (record/caps: snap_caps_find_plugin) and record/dlsrc. */
 #include "record/caps.h"
 #include "record/dlsrc.h"
 #include "record/perfsrc.h"
