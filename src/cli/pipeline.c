@@ -81,20 +81,15 @@ static const char *perf_binary(const struct snap_decode_opts *o)
 static const char *pick_plugin(const struct snap_decode_opts *o, const char *perf, char *path,
 			       size_t len)
 {
-	struct snap_dlsrc_env env;
+	struct snap_plugin_env env;
 	char exe[PATH_MAX], why[PATH_MAX + 128];
 	int n;
 
-	memset(&env, 0, sizeof(env));
-	env.exe_dir = snap_caps_self_dir(exe, sizeof(exe));
-	env.override = getenv("SNAPTRACE_DLFILTER");
+	snap_caps_plugin_env(&env, snap_caps_self_dir(exe, sizeof(exe)));
 	env.no_dlfilter = o->no_dlfilter;
-	env.env_no = getenv("SNAPTRACE_NO_DLFILTER");
-	if (!env.env_no)
-		env.env_no = getenv("MAGIC_TRACE_NO_DLFILTER");
-	if (!env.no_dlfilter && !(env.env_no && *env.env_no && strcmp(env.env_no, "0")))
-		snap_dlsrc_perf_version(perf, &env.perf_major, &env.perf_minor);
-	n = snap_dlsrc_pick(&env, path, len, why, sizeof(why));
+	if (!snap_caps_plugin_off(&env))
+		snap_caps_perf_version(perf, &env.perf_major, &env.perf_minor);
+	n = snap_caps_find_plugin(&env, path, len, why, sizeof(why));
 	snap_info("%s", why);
 	return n ? path : NULL;
 }
