@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What `run` and `attach` share: the record and output flags
- * (behaviour.md §1.4-1.5), choosing PT or sampling, and -print-perf-commands.
+ * (docs/behaviour.md §1.4), choosing PT or sampling, and -print-perf-commands.
  * The -trigger pickers are in cli/trigpick, the record -> decode flow in cli/recflow.
  */
 #ifndef SNAP_CLI_RECFLAGS_H
