@@ -20,6 +20,7 @@
 #include "cli/opts.h"
 #include "cli/picker.h"
 #include "cli/recflags.h"
+#include "cli/recflow.h"
 #include "util/alloc.h"
 #include "util/vec.h"
 
@@ -205,7 +206,7 @@ int snap_cmd_attach(int argc, char **argv)
 	rc = snap_recflags_prepare(&f, "attach", &m, exe);
 	if (!rc)
 		rc = f.print_cmds ? snap_recflags_print(&f, "attach", &m, pids, npids)
-				  : snap_recflags_record(&f, "attach", &m, NULL, pids, npids);
+				  : snap_recflow_record(&f, "attach", &m, NULL, pids, npids);
 	snap_recflags_fini(&f);
 	return rc;
 }

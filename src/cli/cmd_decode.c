@@ -17,6 +17,7 @@
 #include "record/workdir.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/vec.h"
 

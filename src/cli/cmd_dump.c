@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snaptrace dump [-check] [-all] FILE: prints an FXT trace (plain or gzip)
- * one record a line, or validates it. The file is streamed (inflated piece
+ * snaptrace dump [-check | -tree] [-all] FILE: prints an FXT trace (plain or
+ * gzip) one record a line, as a tree of slices (write/fxttree), or validates it. The file is streamed (inflated piece
  * by piece) through the reader in write/fxtread: the FXT magic is checked on
  * the first bytes, and memory is bounded by the tables and one record (with
  * -check, also by the nesting depth and a constant: fxtcheck spills sorted runs
@@ -21,15 +21,22 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
+#include "write/fxttree.h"
 
 static const struct snap_opt dump_opts[] = {
 	{"check", NULL, NULL, "validate instead of printing (records, refs, begin/end nesting)"},
 	{"all", "a", NULL, "print every record (strings, threads, metadata), not only events"},
+	{"tree", NULL, NULL, "print each thread's slices by start time, indented by depth"},
 	{NULL, NULL, NULL, NULL},
 };
 
-static const char dump_usage[] = "snaptrace dump [-check] [-all] FILE";
+#define DUMP_STR_(x) #x
+#define DUMP_STR(x)  DUMP_STR_(x)
+
+static const char dump_usage[] = "snaptrace dump [-check | -tree] [-all] FILE";
 static const char dump_desc[] =
 	"Prints an FXT trace (plain or gzip-compressed) as text, one record a line:\n"
 	"events (begin, end, complete, counter, ...) and process/thread names by default,\n"
@@ -40,9 +47,21 @@ static const char dump_desc[] =
 	"With -check, validates the trace instead, as Perfetto will read it: every record\n"
 	"well-formed, string and thread refs defined, valid times, and per thread (sorted\n"
 	"by time) every end closing an open begin in stack order, no slice outlasting its\n"
-	"parent, every begin ended. Slices deeper than 512, which Perfetto drops, give a\n"
-	"warning. It prints 'ok: ...' or the first problem with its record number (exit\n"
-	"status 1). Unreadable, truncated or non-FXT input also gives exit status 1.";
+	"parent, every begin ended. Slices deeper than " DUMP_STR(
+		SNAP_FXTCHECK_MAX_DEPTH) ", which Perfetto drops, give a\n"
+					 "warning. It prints 'ok: ...' or the first problem with "
+					 "its record number (exit\n"
+					 "status 1). With -tree, prints per thread (in order of "
+					 "appearance) its slices\n"
+					 "sorted by start time, indented two spaces per depth: "
+					 "start tick, +duration\n"
+					 "(+? if never ended), name; it keeps every slice in "
+					 "memory. E.g.\n"
+					 "  thread pid=42 tid=43 \"prog [pid=42] [tid=43]\"\n"
+					 "    1000 +1000 main\n"
+					 "      1200 +300 foo\n"
+					 "Unreadable, truncated or non-FXT input also gives exit "
+					 "status 1.";
 
 #define DUMP_IN_CHUNK  (256u << 10) /* bytes read from the file at a time */
 #define DUMP_OUT_CHUNK (1u << 20)   /* bytes inflated at a time */
@@ -71,9 +90,10 @@ static void dump_problem(const char *path, const struct snap_fxtread_rec *rec, c
 /* The walk over a trace that arrives in pieces: prints it, or checks it. */
 struct dump_walk {
 	const char *path;
-	int check, all;
+	int check, all, tree;
 	struct snap_fxtread r;
 	struct snap_fxtcheck c;
+	struct snap_fxttree t;
 	char *line;
 	size_t cap;
 	uint64_t bytes; /* trace bytes fed */
@@ -100,6 +120,11 @@ static int dump_drain(struct dump_walk *w)
 			if (err < 0) {
 				dump_problem(w->path, &rec,
 					     err == -ENOMEM ? "out of memory" : w->c.why);
+				w->status = 1;
+			}
+		} else if (w->tree) {
+			if (snap_fxttree_feed(&w->t, &rec) < 0) {
+				fprintf(stderr, "snaptrace dump: out of memory\n");
 				w->status = 1;
 			}
 		} else if ((w->all || snap_fxtread_is_default(&rec)) &&
@@ -248,7 +273,7 @@ static int dump_file(struct dump_walk *w)
 }
 
 /* Walks the trace: prints it, or checks it. Returns the exit status. */
-static int dump_run(const char *path, int check, int all)
+static int dump_run(const char *path, int check, int all, int tree)
 {
 	struct dump_walk w;
 	int status;
@@ -257,7 +282,9 @@ static int dump_run(const char *path, int check, int all)
 	w.path = path;
 	w.check = check;
 	w.all = all;
+	w.tree = tree;
 	snap_fxtcheck_init(&w.c);
+	snap_fxttree_init(&w.t);
 	snap_fxtread_init_stream(&w.r);
 	status = dump_file(&w);
 	if (!status && w.bytes == 0) {
@@ -271,6 +298,10 @@ static int dump_run(const char *path, int check, int all)
 	if (check && !status && snap_fxtcheck_finish(&w.c) < 0) {
 		fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path,
 			w.c.bad_index, w.c.why);
+		status = 1;
+	}
+	if (tree && !status && snap_fxttree_print(&w.t, stdout) < 0) {
+		fprintf(stderr, "snaptrace dump: out of memory\n");
 		status = 1;
 	}
 	if (check && !status && w.c.deep)
@@ -291,6 +322,7 @@ static int dump_run(const char *path, int check, int all)
 	snap_free(w.line);
 	snap_fxtread_fini(&w.r);
 	snap_fxtcheck_fini(&w.c);
+	snap_fxttree_fini(&w.t);
 	return status;
 }
 
@@ -298,7 +330,7 @@ int snap_cmd_dump(int argc, char **argv)
 {
 	struct snap_optparse p;
 	const char *val, *path = NULL;
-	int k, check = 0, all = 0;
+	int k, check = 0, all = 0, tree = 0;
 
 	snap_optparse_init(&p, "dump", argc - 1, argv + 1);
 	while ((k = snap_opt_next(&p, dump_opts, &val)) != SNAP_OPT_DONE) {
@@ -323,13 +355,19 @@ int snap_cmd_dump(int argc, char **argv)
 			check = 1;
 		} else if (k == 1) {
 			all = 1;
+		} else if (k == 2) {
+			tree = 1;
 		}
 	}
 	if (!path) {
 		fprintf(stderr, "snaptrace dump: no FILE given (usage: %s)\n", dump_usage);
 		return 2;
 	}
-	return dump_run(path, check, all);
+	if (check && tree) {
+		fprintf(stderr, "snaptrace dump: -check and -tree do not go together: pick one\n");
+		return 2;
+	}
+	return dump_run(path, check, all, tree);
 extra:
 	fprintf(stderr, "snaptrace dump: one FILE only (usage: %s)\n", dump_usage);
 	return 2;

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/recflags.h"
+#include "cli/recflow.h"
 #include "util/alloc.h"
 
 static const char run_usage[] = "snaptrace run [flags] -- PROG [ARGS...]";
@@ -68,7 +69,7 @@ int snap_cmd_run(int argc, char **argv)
 		snap_free(prog);
 		return 2;
 	}
-	if (snap_find_in_path(prog[0], exe, sizeof(exe)) < 0) {
+	if (snap_caps_find_in_path(prog[0], exe, sizeof(exe)) < 0) {
 		fprintf(stderr, "snaptrace run: can't find executable for %s\n", prog[0]);
 		snap_free(prog);
 		return 2;
@@ -76,7 +77,7 @@ int snap_cmd_run(int argc, char **argv)
 	rc = snap_recflags_prepare(&f, "run", &m, exe);
 	if (!rc)
 		rc = f.print_cmds ? snap_recflags_print(&f, "run", &m, NULL, 0)
-				  : snap_recflags_record(&f, "run", &m, prog, NULL, 0);
+				  : snap_recflow_record(&f, "run", &m, prog, NULL, 0);
 	snap_recflags_fini(&f);
 	snap_free(prog);
 	return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "record/trigger.h"
+#include "util/file.h"
 #include "util/log.h"
 
 static int env_set(const char *name)

@@ -10,6 +10,7 @@
 #include "record/trigger.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/vec.h"
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "record/caps.h"
 #include "util/alloc.h"
 
 int snap_picker_interactive(void)
@@ -18,22 +19,12 @@ int snap_picker_interactive(void)
 
 static int have_fzf(void)
 {
-	const char *path = getenv("PATH");
 	char buf[4096];
 
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		if (n &&
-		    (size_t)snprintf(buf, sizeof(buf), "%.*s/fzf", (int)n, path) < sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return 1;
-		path += n + (path[n] == ':');
-	}
-	return 0;
+	return snap_caps_find_in_path("fzf", buf, sizeof(buf)) == 0;
 }
 
-static char *pick_fzf(const char *prompt, const char *const *lines, size_t n)
+char *snap_pick_fzf(const char *prompt, const char *const *lines, size_t n)
 {
 	int in[2], out[2], st;
 	char buf[4096];
@@ -132,6 +123,6 @@ char *snap_pick(const char *prompt, const char *const *lines, size_t n, const ch
 		return NULL;
 	}
 	if (have_fzf())
-		return pick_fzf(prompt, lines, n);
+		return snap_pick_fzf(prompt, lines, n);
 	return pick_numbered(prompt, lines, n, why);
 }

@@ -16,4 +16,8 @@ int snap_picker_interactive(void);
  * (cancelled, no terminal, nothing matched; *why then says which, or is ""). */
 char *snap_pick(const char *prompt, const char *const *lines, size_t n, const char **why);
 
+/* fzf (which must be installed) over lines[0..n); returns the chosen line
+ * (owned: snap_free), or NULL when nothing was chosen. */
+char *snap_pick_fzf(const char *prompt, const char *const *lines, size_t n);
+
 #endif

@@ -81,20 +81,15 @@ static const char *perf_binary(const struct snap_decode_opts *o)
 static const char *pick_plugin(const struct snap_decode_opts *o, const char *perf, char *path,
 			       size_t len)
 {
-	struct snap_dlsrc_env env;
+	struct snap_plugin_env env;
 	char exe[PATH_MAX], why[PATH_MAX + 128];
 	int n;
 
-	memset(&env, 0, sizeof(env));
-	env.exe_dir = snap_caps_self_dir(exe, sizeof(exe));
-	env.override = getenv("SNAPTRACE_DLFILTER");
+	snap_caps_plugin_env(&env, snap_caps_self_dir(exe, sizeof(exe)));
 	env.no_dlfilter = o->no_dlfilter;
-	env.env_no = getenv("SNAPTRACE_NO_DLFILTER");
-	if (!env.env_no)
-		env.env_no = getenv("MAGIC_TRACE_NO_DLFILTER");
-	if (!env.no_dlfilter && !(env.env_no && *env.env_no && strcmp(env.env_no, "0")))
-		snap_dlsrc_perf_version(perf, &env.perf_major, &env.perf_minor);
-	n = snap_dlsrc_pick(&env, path, len, why, sizeof(why));
+	if (!snap_caps_plugin_off(&env))
+		snap_caps_perf_version(perf, &env.perf_major, &env.perf_minor);
+	n = snap_caps_find_plugin(&env, path, len, why, sizeof(why));
 	snap_info("%s", why);
 	return n ? path : NULL;
 }
@@ -635,8 +630,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_src;
 	}
-	/* Level 1: about 3x faster than 6 on FXT for files only a few % bigger
-	 * (measured by make bench); decode speed is what users wait for. */
+	/* Level 1: 3-9x faster than 6 on FXT, files 2-57 % bigger (make bench,
+	 * docs/design.md); decode speed is what users wait for. */
 	snap_sink_set_gz_level(&sink, 1);
 	err = tap && o->tap->no_output ? 0 : snap_fxt_init(&fx, &sink, &st);
 	tl = &fx.base;
@@ -653,7 +648,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		goto out_abort;
 	}
 	/* Several inputs are successive snapshots (multi-snapshot recordings): every
-	 * thread is ended and restarted at the next one's first event (§4.12). */
+	 * thread is ended and restarted at the next one's first event (docs/behaviour.md §4.11). */
 	for (size_t i = 0;; i++) {
 		err = decode_loop(&src, &dec, o->scope, &maps, &res, &sink, output);
 		report_unknown(&src);

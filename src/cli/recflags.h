@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What `run` and `attach` share: the record and output flags
- * (behaviour.md §1.4-1.5), choosing PT or sampling, the -trigger picker,
- * -print-perf-commands, and the recording -> decode sequence.
+ * (docs/behaviour.md §1.4), choosing PT or sampling, and -print-perf-commands.
+ * The -trigger pickers are in cli/trigpick, the record -> decode flow in cli/recflow.
  */
 #ifndef SNAP_CLI_RECFLAGS_H
 #define SNAP_CLI_RECFLAGS_H
@@ -57,12 +57,10 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 int snap_recflags_print(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
 			const int *pids, size_t npids);
 
-/* Records (cmd: run this argv; else attach to pids) and decodes. Returns
- * the exit status: the program's for run (after a successful decode). */
-int snap_recflags_record(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
-			 char *const *argv, const int *pids, size_t npids);
-
-/* Finds prog in $PATH (or as given when it has a '/'). Returns 0 or -ENOENT. */
-int snap_find_in_path(const char *prog, char *out, size_t len);
+/* Builds the perf record argv into *pa (snap_perfargs_fini it in every
+ * case) and prints its warnings. Returns 0, or the exit status (2 usage,
+ * 1 otherwise) after printing why. */
+int snap_recflags_build(struct snap_recflags *f, const char *cmd, const struct snap_machine *m,
+			struct snap_perfargs *pa);
 
 #endif

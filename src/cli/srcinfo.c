@@ -10,6 +10,7 @@
 #include "record/elfsym.h"
 #include "record/trigger.h"
 #include "util/alloc.h"
+#include "util/file.h"
 #include "util/vec.h"
 
 struct fsym {
@@ -55,7 +56,7 @@ static struct snap_srcfile *file_open(const char *path)
 	    snap_elf_open(&e, f->buf, f->len) < 0)
 		goto fail;
 	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
-		if ((sym.type != 2 && sym.type != 10) || !sym.value || !sym.name[0])
+		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0])
 			continue;
 		if (snap_vec_reserve(&f->syms, &cap, f->nsyms + 1, sizeof(*f->syms)) < 0)
 			goto fail;

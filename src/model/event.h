@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct snap_strtab;
+
 enum snap_ev_kind {
 	SNAP_EV_BRANCH = 1, /* a branch decoded from Intel PT (perf --itrace=b) */
 	SNAP_EV_ERROR,	    /* perf's "instruction trace error" (a gap in the data) */
@@ -124,6 +126,18 @@ void snap_event_set_branch_flags(struct snap_event *ev, uint32_t flags);
 /* Returns 1 if the event name s (n bytes, modifiers already cut) is
  * SNAP_SWITCH_EVENT. Defined in model/event.c. */
 int snap_event_is_switch_name(const char *s, size_t n);
+/* The one name of each branch kind, as perf script prints it: "call",
+ * "return", "jmp", "int", "hw int", "iret", "syscall", "sysret", "tx abrt",
+ * "async", "vmentry", "vmexit"; "none" for SNAP_BR_NONE, "?" out of range. */
+const char *snap_br_kind_name(unsigned kind);
+/* The kind whose snap_br_kind_name is s (n bytes), or -1. */
+int snap_br_kind_parse(const char *s, size_t n);
+/* One-line description of ev for messages, tests and fuzz targets, e.g.
+ * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".
+ * Names are looked up in st. For a SAMPLE, frame names the frame shown
+ * (NULL: the leaf). Writes at most size bytes (NUL-terminated); returns buf. */
+char *snap_event_desc(const struct snap_strtab *st, const struct snap_event *ev,
+		      const struct snap_loc *frame, char *buf, size_t size);
 /* Returns "u", "k" or "uk" for messages and perf event modifiers. */
 const char *snap_scope_name(enum snap_scope scope);
 

@@ -551,12 +551,37 @@ static int flag_letters(const char *p, const char *e, uint32_t *bits)
 	return 1;
 }
 
+/* perf's one-word branch kinds ("jcc" is a jump; "hw int" and "tx abrt" are
+ * two words, matched in ps_flags; model/event.h names every kind). */
+static const struct {
+	const char *word;
+	uint8_t kind;
+} ps_kind_words[] = {
+	{"call", SNAP_BR_CALL},	      {"return", SNAP_BR_RETURN}, {"jmp", SNAP_BR_JUMP},
+	{"jcc", SNAP_BR_JUMP},	      {"int", SNAP_BR_INT},	  {"iret", SNAP_BR_IRET},
+	{"syscall", SNAP_BR_SYSCALL}, {"sysret", SNAP_BR_SYSRET}, {"async", SNAP_BR_ASYNC},
+	{"vmentry", SNAP_BR_VMENTRY}, {"vmexit", SNAP_BR_VMEXIT},
+};
+
+/* The kind of the word [p, t), or -1. After "hw", "int" is a hardware
+ * interrupt; "abrt" is a kind only after "tx". */
+static int ps_kind_word(const char *p, const char *t, int hw, int tx)
+{
+	if (tok_eq(p, t, "abrt"))
+		return tx ? SNAP_BR_TXABORT : -1;
+	for (size_t i = 0; i < sizeof(ps_kind_words) / sizeof(ps_kind_words[0]); i++)
+		if (tok_eq(p, t, ps_kind_words[i].word))
+			return ps_kind_words[i].kind == SNAP_BR_INT && hw ? SNAP_BR_HWINT
+									  : ps_kind_words[i].kind;
+	return -1;
+}
+
 /* Reads the flags words from p (stopping at the first hex token). With
  * skip_unknown, unknown words are skipped; else scanning stops there.
  * Sets br_kind/br_state/in_tx in ev; returns where scanning stopped. */
 static const char *ps_flags(const char *p, const char *e, int skip_unknown, struct snap_event *ev)
 {
-	int start = 0, end = 0, hw = 0, tr = 0, tx = 0, have_bits = 0;
+	int start = 0, end = 0, hw = 0, tr = 0, tx = 0, have_bits = 0, k;
 	uint8_t kind = SNAP_BR_NONE;
 	uint32_t bits = 0;
 
@@ -577,42 +602,22 @@ static const char *ps_flags(const char *p, const char *e, int skip_unknown, stru
 			start = 1;
 		} else if (tr && tok_eq(p, t, "end")) {
 			end = 1;
-		} else if (tok_eq(p, t, "tr")) {
+		} else if (tok_eq(p, t, "tr")) { /* "tr strt", "tr end" */
 			tr = 1;
 			p = t;
 			continue;
-		} else if (tok_eq(p, t, "call")) {
-			kind = SNAP_BR_CALL;
-		} else if (tok_eq(p, t, "return")) {
-			kind = SNAP_BR_RETURN;
-		} else if (tok_eq(p, t, "jmp") || tok_eq(p, t, "jcc")) {
-			kind = SNAP_BR_JUMP;
-		} else if (tok_eq(p, t, "int")) {
-			kind = hw ? SNAP_BR_HWINT : SNAP_BR_INT;
-		} else if (tok_eq(p, t, "hw")) {
+		} else if (tok_eq(p, t, "hw")) { /* "hw int" */
 			hw = 1;
-			p = t;
 			tr = 0;
-			continue;
-		} else if (tok_eq(p, t, "iret")) {
-			kind = SNAP_BR_IRET;
-		} else if (tok_eq(p, t, "syscall")) {
-			kind = SNAP_BR_SYSCALL;
-		} else if (tok_eq(p, t, "sysret")) {
-			kind = SNAP_BR_SYSRET;
-		} else if (tok_eq(p, t, "tx")) {
-			tx = 1;
 			p = t;
-			tr = hw = 0;
 			continue;
-		} else if (tok_eq(p, t, "abrt") && tx) {
-			kind = SNAP_BR_TXABORT;
-		} else if (tok_eq(p, t, "async")) {
-			kind = SNAP_BR_ASYNC;
-		} else if (tok_eq(p, t, "vmentry")) {
-			kind = SNAP_BR_VMENTRY;
-		} else if (tok_eq(p, t, "vmexit")) {
-			kind = SNAP_BR_VMEXIT;
+		} else if (tok_eq(p, t, "tx")) { /* "tx abrt" */
+			tx = 1;
+			tr = hw = 0;
+			p = t;
+			continue;
+		} else if ((k = ps_kind_word(p, t, hw, tx)) >= 0) {
+			kind = (uint8_t)k;
 		} else if (flag_letters(p, t, &bits)) {
 			have_bits = 1;
 		} else if (!skip_unknown) {

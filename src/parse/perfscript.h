@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The `perf script` text parser (behaviour.md §3): bytes in, struct snap_event
+ * The `perf script` text parser (docs/behaviour.md §3): bytes in, struct snap_event
  * out. Pure: no I/O, no printing. Feed bytes in any chunking, then drain
  * snap_perfscript_next() until it returns 0; call snap_perfscript_finish()
  * when the input has ended and drain again.
@@ -23,7 +23,7 @@
  * SNAP_PERFSCRIPT_MAX_LINE bytes are skipped and counted, so memory stays
  * bounded as long as the caller drains next() between feeds.
  *
- * Symbols (§3.4): `name+0xOFF (dso)`, `name (dso)`, `name+0xOFF`, `name`;
+ * Symbols (docs/behaviour.md §3.3): `name+0xOFF (dso)`, `name (dso)`, `name+0xOFF`, `name`;
  * `[unknown] (dso)` becomes "[unknown @ 0xADDR (dso)]" (ADDR = the printed ip
  * in unsigned lowercase hex), ip 0 with `[unknown]` gives sym 0. A DSO text of
  * "[unknown]" gives dso 0. pid is -1 when perf printed only a tid (or none).

@@ -2,6 +2,7 @@
 #include "record/caps.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include "record/perfrun.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
+#include "util/proc.h"
 
 int snap_caps_parse_perf_version(const char *s, int *major, int *minor, char *ver, size_t len)
 {
@@ -141,51 +144,169 @@ const char *snap_caps_self_dir(char *buf, size_t len)
 	return buf;
 }
 
-static int in_path(const char *prog)
+int snap_caps_find_in_path(const char *prog, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
 
-	if (!path)
-		return 0;
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0)
+			return -ENOENT;
+		return (size_t)snprintf(out, len, "%s", prog) < len ? 0 : -ENAMETOOLONG;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		if (n &&
-		    (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog) <
-			    sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return 1;
+		if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, path, n ? "/" : "", prog) <
+			    len &&
+		    access(out, X_OK) == 0)
+			return 0;
 		path += n;
 		if (*path == ':')
 			path++;
 	}
+	return -ENOENT;
+}
+
+int snap_caps_perf_version(const char *perf, int *major, int *minor)
+{
+	char *argv[] = {(char *)(perf ? perf : "perf"), (char *)"--version", NULL};
+	char out[256];
+	int r = snap_run_capture(argv, out, sizeof(out));
+
+	*major = *minor = 0;
+	if (r != 0)
+		return r < 0 ? r : -SNAP_EPERF;
+	if (snap_caps_parse_perf_version(out, major, minor, NULL, 0) < 0) {
+		*major = *minor = 0;
+		return -SNAP_EPARSE;
+	}
 	return 0;
+}
+
+static int perf_at_least(const struct snap_perfcaps *c, int major, int minor)
+{
+	return c->perf_major > major || (c->perf_major == major && c->perf_minor >= minor);
+}
+
+int snap_caps_has_no_bpf_event(const struct snap_perfcaps *c)
+{
+	return perf_at_least(c, 5, 1);
+}
+
+int snap_caps_can_snapshot_at_exit(const struct snap_perfcaps *c)
+{
+	return perf_at_least(c, 5, 4);
+}
+
+int snap_caps_has_kcore(const struct snap_perfcaps *c)
+{
+	return perf_at_least(c, 5, 5);
+}
+
+int snap_caps_has_ctl_fd(const struct snap_perfcaps *c)
+{
+	return perf_at_least(c, 5, 10);
+}
+
+int snap_caps_has_dlfilter(const struct snap_perfcaps *c)
+{
+	return perf_at_least(c, 5, 14);
+}
+
+static int file_readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+void snap_caps_plugin_env(struct snap_plugin_env *env, const char *exe_dir)
+{
+	memset(env, 0, sizeof(*env));
+	env->exe_dir = exe_dir;
+	env->override = getenv("SNAPTRACE_DLFILTER");
+	env->env_no = getenv("SNAPTRACE_NO_DLFILTER");
+	if (!env->env_no)
+		env->env_no = getenv("MAGIC_TRACE_NO_DLFILTER");
+}
+
+int snap_caps_plugin_off(const struct snap_plugin_env *env)
+{
+	return env->no_dlfilter || (env->env_no && *env->env_no && strcmp(env->env_no, "0") != 0);
+}
+
+static int plugin_try(const struct snap_plugin_env *env, const char *dir, const char *sub,
+		      char *path, size_t len)
+{
+	int (*exists)(const char *) = env->exists ? env->exists : file_readable;
+	int n;
+
+	if (!dir || !*dir)
+		return 0;
+	n = snprintf(path, len, "%s%s/%s", dir, sub, SNAP_PLUGIN_FILE);
+	return n > 0 && (size_t)n < len && exists(path);
+}
+
+int snap_caps_find_plugin(const struct snap_plugin_env *env, char *path, size_t len, char *why,
+			  size_t whylen)
+{
+	int (*exists)(const char *) = env->exists ? env->exists : file_readable;
+	struct snap_perfcaps c = {.perf_major = env->perf_major, .perf_minor = env->perf_minor};
+
+	if (env->no_dlfilter) {
+		snprintf(why, whylen, "text path: -no-dlfilter");
+		return 0;
+	}
+	if (snap_caps_plugin_off(env)) {
+		snprintf(why, whylen, "text path: SNAPTRACE_NO_DLFILTER is set");
+		return 0;
+	}
+	if (env->perf_major && !snap_caps_has_dlfilter(&c)) {
+		snprintf(why, whylen, "text path: perf %d.%d has no --dlfilter (5.14 or newer has)",
+			 env->perf_major, env->perf_minor);
+		return 0;
+	}
+	if (env->override && *env->override) {
+		if (strlen(env->override) < len && exists(env->override)) {
+			snprintf(path, len, "%s", env->override);
+			snprintf(why, whylen, "dlfilter plugin %s (SNAPTRACE_DLFILTER)", path);
+			return 1;
+		}
+		snprintf(why, whylen, "text path: SNAPTRACE_DLFILTER=%s is not readable",
+			 env->override);
+		return 0;
+	}
+	if (plugin_try(env, env->exe_dir, "", path, len) ||
+	    plugin_try(env, env->exe_dir, "/../lib/snaptrace", path, len) ||
+	    plugin_try(env, "/usr/local/lib", "/snaptrace", path, len) ||
+	    plugin_try(env, "/usr/lib", "/snaptrace", path, len)) {
+		snprintf(why, whylen, "dlfilter plugin %s", path);
+		return 1;
+	}
+	snprintf(why, whylen, "text path: %s not found next to snaptrace or in lib/snaptrace",
+		 SNAP_PLUGIN_FILE);
+	return 0;
+}
+
+const char *snap_caps_plugin(const struct snap_machine *m, int no_dlfilter)
+{
+	return m->plugin_found && !no_dlfilter && snap_caps_has_dlfilter(&m->caps) ? m->plugin_path
+										   : NULL;
 }
 
 static void detect_plugin(struct snap_machine *m, const char *exe_dir)
 {
-	const char *env = getenv("SNAPTRACE_DLFILTER");
-	const char *cands[] = {"/snaptrace-dlfilter.so", "/../lib/snaptrace/snaptrace-dlfilter.so"};
+	struct snap_plugin_env env;
+	char why[PATH_MAX + 128];
 
-	if (env && *env && path_exists(env)) {
-		snprintf(m->plugin_path, sizeof(m->plugin_path), "%s", env);
-		m->plugin_found = 1;
-		return;
-	}
-	if (!exe_dir)
-		return;
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		char buf[PATH_MAX];
-
-		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", exe_dir, cands[i]) >= sizeof(buf))
-			continue;
-		if (path_exists(buf)) {
-			snprintf(m->plugin_path, sizeof(m->plugin_path), "%s", buf);
-			m->plugin_found = 1;
-			return;
-		}
-	}
+	snap_caps_plugin_env(&env, exe_dir);
+	env.perf_major = m->caps.perf_major;
+	env.perf_minor = m->caps.perf_minor;
+	m->plugin_off = snap_caps_plugin_off(&env);
+	m->plugin_found = snap_caps_find_plugin(&env, m->plugin_path, sizeof(m->plugin_path), why,
+						sizeof(why));
+	if (!m->plugin_found)
+		m->plugin_path[0] = '\0';
 }
 
 void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_dir)
@@ -230,6 +351,10 @@ void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_
 	m->has_uprobe_pmu = path_exists("/sys/bus/event_source/devices/uprobe");
 	m->has_bp_pmu = path_exists("/sys/bus/event_source/devices/breakpoint");
 	m->ptrace_scope = (int)read_long("/proc/sys/kernel/yama/ptrace_scope", -1);
-	m->has_fzf = in_path("fzf");
+	{
+		char fzf[PATH_MAX];
+
+		m->has_fzf = snap_caps_find_in_path("fzf", fzf, sizeof(fzf)) == 0;
+	}
 	detect_plugin(m, exe_dir);
 }

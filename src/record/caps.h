@@ -22,7 +22,8 @@ struct snap_machine {
 	int has_uprobe_pmu; /* /sys/bus/event_source/devices/uprobe */
 	int has_bp_pmu;	    /* /sys/bus/event_source/devices/breakpoint */
 	int ptrace_scope;   /* Yama: -1 = no Yama */
-	int plugin_found;   /* snaptrace-dlfilter.so found */
+	int plugin_found;   /* snap_caps_find_plugin() chose a plugin file */
+	int plugin_off;	    /* SNAPTRACE_NO_DLFILTER asks for the text path */
 	char plugin_path[PATH_MAX];
 	int has_fzf;
 };
@@ -49,6 +50,58 @@ void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_
 /* Fills buf (len bytes) with the directory of the running snaptrace binary
  * (from /proc/self/exe). Returns buf, or NULL when it cannot be read. */
 const char *snap_caps_self_dir(char *buf, size_t len);
+
+/* Runs `PERF --version` and parses it. Returns 0 and sets major and minor,
+ * or a negative error (both 0 then). */
+int snap_caps_perf_version(const char *perf, int *major, int *minor);
+
+/* What perf's version allows (each the first perf release that has it). */
+int snap_caps_has_no_bpf_event(const struct snap_perfcaps *c);	   /* 5.1: --no-bpf-event */
+int snap_caps_can_snapshot_at_exit(const struct snap_perfcaps *c); /* 5.4: --snapshot=e */
+int snap_caps_has_kcore(const struct snap_perfcaps *c);		   /* 5.5: --kcore */
+int snap_caps_has_ctl_fd(const struct snap_perfcaps *c);	   /* 5.10: --control=fd */
+int snap_caps_has_dlfilter(const struct snap_perfcaps *c);	   /* 5.14: --dlfilter */
+
+#define SNAP_PLUGIN_FILE "snaptrace-dlfilter.so"
+
+/* Where to look for the plugin and whether to use it. */
+struct snap_plugin_env {
+	const char *exe_dir;  /* directory of the snaptrace binary, or NULL */
+	const char *override; /* $SNAPTRACE_DLFILTER: this plugin file, or NULL */
+	int perf_major;	      /* perf's version; 0 = unknown */
+	int perf_minor;
+	int no_dlfilter;		 /* -no-dlfilter */
+	const char *env_no;		 /* $SNAPTRACE_NO_DLFILTER (or $MAGIC_TRACE_NO_DLFILTER) */
+	int (*exists)(const char *path); /* file test (for unit tests); NULL = access(R_OK) */
+};
+
+/* Fills env from the environment ($SNAPTRACE_DLFILTER, $SNAPTRACE_NO_DLFILTER,
+ * $MAGIC_TRACE_NO_DLFILTER) and exe_dir; the perf version is left unknown. */
+void snap_caps_plugin_env(struct snap_plugin_env *env, const char *exe_dir);
+
+/* Returns 1 when env asks for the text path (-no-dlfilter or SNAPTRACE_NO_DLFILTER). */
+int snap_caps_plugin_off(const struct snap_plugin_env *env);
+
+/*
+ * The one plugin search, for doctor, -print-perf-commands and decode alike.
+ * Returns 1 and copies the plugin path into path (len bytes) when the plugin
+ * should be used, else 0; either way why (whylen bytes) says why, for an info
+ * message. The plugin is used when perf >= 5.14 (or the version is unknown),
+ * neither -no-dlfilter nor SNAPTRACE_NO_DLFILTER=1 ask for the text path, and
+ * the plugin is found: the override, else next to the executable, else
+ * exe_dir/../lib/snaptrace, else /usr/local/lib/snaptrace and /usr/lib/snaptrace.
+ */
+int snap_caps_find_plugin(const struct snap_plugin_env *env, char *path, size_t len, char *why,
+			  size_t whylen);
+
+/* The plugin a recording on *m decodes with (NULL: the text path);
+ * no_dlfilter is the -no-dlfilter flag. */
+const char *snap_caps_plugin(const struct snap_machine *m, int no_dlfilter);
+
+/* Finds prog in $PATH (or as given when it has a '/'; the default PATH when
+ * $PATH is unset or empty), the one PATH search. Returns 0 with the file in
+ * out (len bytes), or -ENOENT. */
+int snap_caps_find_in_path(const char *prog, char *out, size_t len);
 
 /* Returns the perf binary to run: $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH or "perf". */
 const char *snap_caps_perf_path(void);

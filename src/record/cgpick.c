@@ -22,55 +22,19 @@
 #include "record/trigger.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 
-#define SHDR_SIZE     64
-#define SHT_DYNAMIC   6
 #define MAX_FUNCS     20000 /* enough to judge a file; bounds the scan */
 #define MIN_FUNC_SIZE 16
 #define MAX_FILES     64
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
+#define rd16 snap_elf_rd16
+#define rd32 snap_elf_rd32
+#define rd64 snap_elf_rd64
 
 static int fits(size_t len, uint64_t off, uint64_t size)
 {
 	return off <= len && size <= len - off;
-}
-
-/* The section header i, or NULL. */
-static const uint8_t *sec(const struct snap_elf *e, unsigned i)
-{
-	if (i >= e->shnum)
-		return NULL;
-	return e->buf + e->shoff + (uint64_t)i * SHDR_SIZE;
-}
-
-/* The name of section s through the section name table, or "". */
-static const char *sec_name(const struct snap_elf *e, const uint8_t *s)
-{
-	const uint8_t *names = sec(e, rd16(e->buf + 62));
-	uint64_t off, size;
-	uint32_t n = rd32(s);
-
-	if (!names)
-		return "";
-	off = rd64(names + 24);
-	size = rd64(names + 32);
-	if (!fits(e->len, off, size) || n >= size || !memchr(e->buf + off + n, '\0', size - n))
-		return "";
-	return (const char *)e->buf + off + n;
 }
 
 static int has_fp_prologue(const uint8_t *p, uint64_t avail)
@@ -90,13 +54,13 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	uint64_t cur = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (snap_elf_open(&e, buf, len) < 0 || rd16(e.buf + 18) != 62 /* EM_X86_64 */)
+	if (snap_elf_open(&e, buf, len) < 0 || rd16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
 		return -SNAP_EFORMAT;
 	for (unsigned i = 0; i < e.shnum; i++) {
-		const uint8_t *s = sec(&e, i);
+		const uint8_t *s = snap_elf_shdr(&e, i);
 
-		if (!strcmp(sec_name(&e, s), ".eh_frame") && rd32(s + 4) != 8 /* NOBITS */ &&
-		    rd64(s + 32) > 4)
+		if (!strcmp(snap_elf_sec_name(&e, i), ".eh_frame") &&
+		    rd32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS && rd64(s + SNAP_SHDR(sh_size)) > 4)
 			out->eh_frame = 1;
 	}
 	while (out->funcs < MAX_FUNCS && snap_elf_sym_next(&e, &cur, &sym) == 1) {
@@ -105,7 +69,7 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		/* .symtab when there is one (.dynsym repeats part of it) */
 		if (e.symtab >= 0 && (cur >> 63))
 			break;
-		if ((sym.type != 2 /* STT_FUNC */) || sym.size < MIN_FUNC_SIZE || !sym.value ||
+		if ((sym.type != STT_FUNC) || sym.size < MIN_FUNC_SIZE || !sym.value ||
 		    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0 || off >= len)
 			continue;
 		out->funcs++;
@@ -124,23 +88,23 @@ int snap_elf_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, c
 	if (snap_elf_open(&e, buf, len) < 0)
 		return 0;
 	for (unsigned i = 0; i < e.shnum && !dyn; i++)
-		if (rd32(sec(&e, i) + 4) == SHT_DYNAMIC)
-			dyn = sec(&e, i);
-	if (!dyn || !(strs = sec(&e, rd32(dyn + 40))))
+		if (rd32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
+			dyn = snap_elf_shdr(&e, i);
+	if (!dyn || !(strs = snap_elf_shdr(&e, rd32(dyn + SNAP_SHDR(sh_link)))))
 		return 0;
-	off = rd64(dyn + 24);
-	size = rd64(dyn + 32);
-	soff = rd64(strs + 24);
-	ssize = rd64(strs + 32);
+	off = rd64(dyn + SNAP_SHDR(sh_offset));
+	size = rd64(dyn + SNAP_SHDR(sh_size));
+	soff = rd64(strs + SNAP_SHDR(sh_offset));
+	ssize = rd64(strs + SNAP_SHDR(sh_size));
 	if (!fits(len, off, size) || !fits(len, soff, ssize))
 		return 0;
-	for (; *cursor < size / 16; (*cursor)++) {
-		const uint8_t *d = e.buf + off + *cursor * 16;
-		uint64_t t = rd64(d), v = rd64(d + 8);
+	for (; *cursor < size / sizeof(Elf64_Dyn); (*cursor)++) {
+		const uint8_t *d = e.buf + off + *cursor * sizeof(Elf64_Dyn);
+		uint64_t t = rd64(d + SNAP_DYN(d_tag)), v = rd64(d + SNAP_DYN(d_un));
 
 		if (t == 0)
 			break;
-		if ((t != 1 && t != 15 && t != 29) || v >= ssize ||
+		if ((t != DT_NEEDED && t != DT_RPATH && t != DT_RUNPATH) || v >= ssize ||
 		    !memchr(e.buf + soff + v, '\0', ssize - v))
 			continue;
 		(*cursor)++;

@@ -22,115 +22,11 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/proc.h"
 #include "util/vec.h"
 
 #define DLSRC_BUF (1u << 20)
 #define DLSRC_FD  3 /* perf's fd for the records: --dlarg fd=3 */
-
-int snap_dlsrc_perf_version(const char *perf, int *major, int *minor)
-{
-	char buf[128] = "";
-	int pfd[2], status = 0;
-	ssize_t n, got = 0;
-	pid_t pid;
-
-	*major = *minor = 0;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(pfd[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execlp(perf, perf, "version", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while ((size_t)got < sizeof(buf) - 1 &&
-	       ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
-		(n < 0 && errno == EINTR)))
-		got += n > 0 ? n : 0;
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[got] = 0;
-	if (sscanf(buf, "perf version %d.%d", major, minor) != 2) {
-		*major = *minor = 0;
-		return -SNAP_EPARSE;
-	}
-	return 0;
-}
-
-int snap_dlsrc_perf_ok(int major, int minor)
-{
-	return major > 5 || (major == 5 && minor >= 14);
-}
-
-static int file_exists(const char *path)
-{
-	return access(path, R_OK) == 0;
-}
-
-static int pick_try(const struct snap_dlsrc_env *env, const char *dir, const char *sub, char *path,
-		    size_t len)
-{
-	int (*exists)(const char *) = env->exists ? env->exists : file_exists;
-	int n;
-
-	if (!dir || !*dir)
-		return 0;
-	n = snprintf(path, len, "%s%s/%s", dir, sub, SNAP_DLSRC_PLUGIN);
-	return n > 0 && (size_t)n < len && exists(path);
-}
-
-int snap_dlsrc_pick(const struct snap_dlsrc_env *env, char *path, size_t len, char *why,
-		    size_t whylen)
-{
-	int (*exists)(const char *) = env->exists ? env->exists : file_exists;
-
-	if (env->no_dlfilter) {
-		snprintf(why, whylen, "text path: -no-dlfilter");
-		return 0;
-	}
-	if (env->env_no && *env->env_no && strcmp(env->env_no, "0") != 0) {
-		snprintf(why, whylen, "text path: SNAPTRACE_NO_DLFILTER is set");
-		return 0;
-	}
-	if (env->perf_major && !snap_dlsrc_perf_ok(env->perf_major, env->perf_minor)) {
-		snprintf(why, whylen, "text path: perf %d.%d has no --dlfilter (5.14 or newer has)",
-			 env->perf_major, env->perf_minor);
-		return 0;
-	}
-	if (env->override && *env->override) {
-		if (strlen(env->override) < len && exists(env->override)) {
-			snprintf(path, len, "%s", env->override);
-			snprintf(why, whylen, "dlfilter plugin %s (SNAPTRACE_DLFILTER)", path);
-			return 1;
-		}
-		snprintf(why, whylen, "text path: SNAPTRACE_DLFILTER=%s is not readable",
-			 env->override);
-		return 0;
-	}
-	if (pick_try(env, env->exe_dir, "", path, len) ||
-	    pick_try(env, env->exe_dir, "/../lib/snaptrace", path, len) ||
-	    pick_try(env, "/usr/local/lib", "/snaptrace", path, len) ||
-	    pick_try(env, "/usr/lib", "/snaptrace", path, len)) {
-		snprintf(why, whylen, "dlfilter plugin %s", path);
-		return 1;
-	}
-	snprintf(why, whylen, "text path: %s not found next to snaptrace or in lib/snaptrace",
-		 SNAP_DLSRC_PLUGIN);
-	return 0;
-}
 
 static void dlsrc_reset(struct snap_dlsrc *src)
 {
@@ -197,22 +93,6 @@ int snap_dlsrc_stall_ms(void)
 	return v > INT_MAX / 1000 ? INT_MAX : (int)v * 1000;
 }
 
-void snap_dlsrc_exec(const char **argv, int recw, int outw)
-{
-	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	setpgid(0, 0);
-	if ((recw >= 0 && (r < 0 || dup2(r, DLSRC_FD) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
-		_exit(127);
-	if (r >= 0)
-		close(r);
-	close(o);
-	setenv("PAGER", "cat", 1);
-	execvp(argv[0], (char *const *)argv);
-	_exit(127);
-}
-
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		    struct snap_strtab *names)
 {
@@ -246,7 +126,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	}
 	if (src->pid == 0) {
 		dup2(errp[1], STDERR_FILENO); /* relayed: see snap_dlsrc_drain_err */
-		snap_dlsrc_exec(argv, rec[1], out[1]);
+		snap_exec_piped(argv, rec[1], DLSRC_FD, out[1]);
 	}
 	close(rec[1]);
 	close(out[1]);

@@ -20,38 +20,7 @@
 #include "parse/dlrec.h"
 #include "parse/perfscript.h"
 
-#define SNAP_DLSRC_PLUGIN  "snaptrace-dlfilter.so"
 #define SNAP_DLSRC_MAX_OUT (4u << 20) /* perf's real stdout kept at most */
-
-/* Where to look for the plugin and whether to use it. */
-struct snap_dlsrc_env {
-	const char *exe_dir;  /* directory of the snaptrace binary, or NULL */
-	const char *override; /* $SNAPTRACE_DLFILTER: this plugin file, or NULL */
-	int perf_major;	      /* perf's version; 0 = unknown */
-	int perf_minor;
-	int no_dlfilter;		 /* -no-dlfilter */
-	const char *env_no;		 /* $SNAPTRACE_NO_DLFILTER (or $MAGIC_TRACE_NO_DLFILTER) */
-	int (*exists)(const char *path); /* file test (for unit tests); NULL = access(R_OK) */
-};
-
-/*
- * Decides between the plugin and the text path. Returns 1 and copies the
- * plugin path into path (len bytes) when the plugin should be used, else 0;
- * either way why (whylen bytes) says why, for an info message. The plugin is
- * used when perf >= 5.14 (or the version is unknown), neither -no-dlfilter nor
- * SNAPTRACE_NO_DLFILTER=1 ask for the text path, and the plugin is found: the
- * override, else next to the executable, else exe_dir/../lib/snaptrace, else
- * /usr/local/lib/snaptrace and /usr/lib/snaptrace.
- */
-int snap_dlsrc_pick(const struct snap_dlsrc_env *env, char *path, size_t len, char *why,
-		    size_t whylen);
-
-/* Runs `PERF version` and parses "perf version 6.1.187". Returns 0 and sets
- * major and minor, or a negative error (both 0 then). */
-int snap_dlsrc_perf_version(const char *perf, int *major, int *minor);
-
-/* Returns 1 if perf's version (major.minor) has --dlfilter (>= 5.14). */
-int snap_dlsrc_perf_ok(int major, int minor);
 
 struct snap_dlsrc_opts {
 	const char *perf;     /* perf binary (borrowed) */
@@ -112,13 +81,6 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
  * ms for poll, -1 for ever. */
 #define SNAP_DLSRC_STALL_S 120
 int snap_dlsrc_stall_ms(void);
-
-/* In a forked child: makes recw (unless < 0) perf's fd 3 (--dlarg fd=3) and
- * outw its stdout, sets PAGER=cat and the parent-death signal, puts perf in
- * its own process group (a terminal Ctrl-C reaches snaptrace only, which
- * stops perf: perf never reads it as the end of its input), then execs argv;
- * exits 127 if that fails. Never returns. Shared by both paths. */
-_Noreturn void snap_dlsrc_exec(const char **argv, int recw, int outw);
 
 /* Starts perf script with the plugin. names is borrowed (interned symbols).
  * Returns 0, or -errno if perf could not be started. */

@@ -59,8 +59,8 @@ static void check_perf(struct docb *b, const struct snap_machine *m)
 		     "perf not found or not runnable");
 		return;
 	}
-	item(b, "perf", snap_perfcaps_at_least(c, 5, 10) ? SNAP_DOC_OK : SNAP_DOC_MISSING,
-	     snap_perfcaps_at_least(c, 5, 10)
+	item(b, "perf", snap_caps_has_ctl_fd(c) ? SNAP_DOC_OK : SNAP_DOC_MISSING,
+	     snap_caps_has_ctl_fd(c)
 		     ? NULL
 		     : "perf >= 5.10 adds the control fd (exact start/stop); upgrade perf",
 	     "perf %s", m->perf_version);
@@ -136,7 +136,7 @@ static void check_kernel(struct docb *b, const struct snap_machine *m)
 
 static void check_decode(struct docb *b, const struct snap_machine *m)
 {
-	int perf_ok = m->perf_found && snap_perfcaps_at_least(&m->caps, 5, 14);
+	int perf_ok = m->perf_found && snap_caps_has_dlfilter(&m->caps);
 
 	if (perf_ok && m->plugin_found)
 		item(b, "dlfilter", SNAP_DOC_OK, NULL, "fast decoding through %s", m->plugin_path);
@@ -144,6 +144,10 @@ static void check_decode(struct docb *b, const struct snap_machine *m)
 		item(b, "dlfilter", SNAP_DOC_MISSING,
 		     "perf >= 5.14 runs the plugin (3-5x faster decoding); upgrade perf",
 		     "perf too old for --dlfilter: decoding uses perf script text");
+	else if (m->plugin_off)
+		item(b, "dlfilter", SNAP_DOC_MISSING,
+		     "unset SNAPTRACE_NO_DLFILTER to decode through the plugin",
+		     "no plugin: SNAPTRACE_NO_DLFILTER is set: decoding uses perf script text");
 	else
 		item(b, "dlfilter", SNAP_DOC_MISSING,
 		     "run make: snaptrace-dlfilter.so must sit next to the snaptrace binary "

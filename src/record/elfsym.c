@@ -9,29 +9,15 @@
 #include "util/err.h"
 #include "util/vec.h"
 
-#define EHDR_SIZE  64
-#define PHDR_SIZE  56
-#define SHDR_SIZE  64
-#define SYM_SIZE   24
-#define SHT_SYMTAB 2
-#define SHT_DYNSYM 11
-#define PT_LOAD	   1
-#define SHT_NOTE   7
+#define rd16 snap_elf_rd16
+#define rd32 snap_elf_rd32
+#define rd64 snap_elf_rd64
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
+#define EHDR_SIZE sizeof(Elf64_Ehdr)
+#define PHDR_SIZE sizeof(Elf64_Phdr)
+#define SHDR_SIZE sizeof(Elf64_Shdr)
+#define SYM_SIZE  sizeof(Elf64_Sym)
+#define NHDR_SIZE sizeof(Elf64_Nhdr)
 
 /* 1 when [off, off + n*size) lies inside the buffer, without overflow. */
 static int in_bounds(const struct snap_elf *e, uint64_t off, uint64_t n, uint64_t size)
@@ -54,22 +40,24 @@ int snap_elf_open(struct snap_elf *e, const void *buf, size_t len)
 
 	memset(e, 0, sizeof(*e));
 	e->symtab = e->dynsym = -1;
-	if (!b || len < EHDR_SIZE || memcmp(b, "\177ELF", 4) || b[4] != 2 /* ELFCLASS64 */ ||
-	    b[5] != 1 /* little endian */)
+	if (!b || len < EHDR_SIZE || memcmp(b, ELFMAG, SELFMAG) || b[EI_CLASS] != ELFCLASS64 ||
+	    b[EI_DATA] != ELFDATA2LSB)
 		return -SNAP_EFORMAT;
 	e->buf = b;
 	e->len = len;
-	e->type = rd16(b + 16);
-	e->phoff = rd64(b + 32);
-	e->shoff = rd64(b + 40);
-	e->phnum = rd16(b + 56);
-	e->shnum = rd16(b + 60);
-	if (e->phnum && (rd16(b + 54) != PHDR_SIZE || !in_bounds(e, e->phoff, e->phnum, PHDR_SIZE)))
+	e->type = rd16(b + SNAP_EHDR(e_type));
+	e->phoff = rd64(b + SNAP_EHDR(e_phoff));
+	e->shoff = rd64(b + SNAP_EHDR(e_shoff));
+	e->phnum = rd16(b + SNAP_EHDR(e_phnum));
+	e->shnum = rd16(b + SNAP_EHDR(e_shnum));
+	if (e->phnum && (rd16(b + SNAP_EHDR(e_phentsize)) != PHDR_SIZE ||
+			 !in_bounds(e, e->phoff, e->phnum, PHDR_SIZE)))
 		return -SNAP_EFORMAT;
-	if (e->shnum && (rd16(b + 58) != SHDR_SIZE || !in_bounds(e, e->shoff, e->shnum, SHDR_SIZE)))
+	if (e->shnum && (rd16(b + SNAP_EHDR(e_shentsize)) != SHDR_SIZE ||
+			 !in_bounds(e, e->shoff, e->shnum, SHDR_SIZE)))
 		return -SNAP_EFORMAT;
 	for (unsigned i = 0; i < e->shnum; i++) {
-		uint32_t type = rd32(shdr(e, i) + 4);
+		uint32_t type = rd32(shdr(e, i) + SNAP_SHDR(sh_type));
 
 		if (type == SHT_SYMTAB && e->symtab < 0)
 			e->symtab = (int)i;
@@ -95,14 +83,14 @@ static int symsec(const struct snap_elf *e, int idx, uint64_t *off, uint64_t *co
 	if (idx < 0 || idx >= e->shnum)
 		return -1;
 	s = shdr(e, (unsigned)idx);
-	*off = rd64(s + 24);
-	size = rd64(s + 32);
-	link = rd32(s + 40);
+	*off = rd64(s + SNAP_SHDR(sh_offset));
+	size = rd64(s + SNAP_SHDR(sh_size));
+	link = rd32(s + SNAP_SHDR(sh_link));
 	*count = size / SYM_SIZE;
 	if (!in_bounds(e, *off, *count, SYM_SIZE) || link >= e->shnum)
 		return -1;
-	*stroff = rd64(shdr(e, link) + 24);
-	*strsize = rd64(shdr(e, link) + 32);
+	*stroff = rd64(shdr(e, link) + SNAP_SHDR(sh_offset));
+	*strsize = rd64(shdr(e, link) + SNAP_SHDR(sh_size));
 	if (!in_bounds(e, *stroff, *strsize, 1))
 		return -1;
 	return 0;
@@ -126,12 +114,12 @@ int snap_elf_sym_next(const struct snap_elf *e, uint64_t *cursor, struct snap_el
 		}
 		*cursor += 1;
 		p = e->buf + off + i * SYM_SIZE;
-		name = rd32(p);
-		sym->type = p[4] & 0xf;
-		sym->bind = p[4] >> 4;
-		sym->shndx = rd16(p + 6);
-		sym->value = rd64(p + 8);
-		sym->size = rd64(p + 16);
+		name = rd32(p + SNAP_SYM(st_name));
+		sym->type = ELF64_ST_TYPE(p[SNAP_SYM(st_info)]);
+		sym->bind = ELF64_ST_BIND(p[SNAP_SYM(st_info)]);
+		sym->shndx = rd16(p + SNAP_SYM(st_shndx));
+		sym->value = rd64(p + SNAP_SYM(st_value));
+		sym->size = rd64(p + SNAP_SYM(st_size));
 		if (!sym->shndx || name == 0 || name >= strsize ||
 		    !memchr(e->buf + stroff + name, '\0', strsize - name))
 			continue;
@@ -145,8 +133,7 @@ int snap_elf_find_func(const struct snap_elf *e, const char *name, struct snap_e
 	uint64_t cur = 0;
 
 	while (snap_elf_sym_next(e, &cur, sym) == 1) {
-		if ((sym->type == 2 /* STT_FUNC */ || sym->type == 10 /* STT_GNU_IFUNC */) &&
-		    sym->value && !strcmp(sym->name, name))
+		if (snap_elfsym_is_func(sym) && sym->value && !strcmp(sym->name, name))
 			return 1;
 	}
 	return 0;
@@ -156,9 +143,10 @@ int snap_elf_vaddr_to_offset(const struct snap_elf *e, uint64_t vaddr, uint64_t 
 {
 	for (unsigned i = 0; i < e->phnum; i++) {
 		const uint8_t *p = e->buf + e->phoff + (uint64_t)i * PHDR_SIZE;
-		uint64_t pv = rd64(p + 16), pfs = rd64(p + 32), po = rd64(p + 8);
+		uint64_t pv = rd64(p + SNAP_PHDR(p_vaddr)), pfs = rd64(p + SNAP_PHDR(p_filesz)),
+			 po = rd64(p + SNAP_PHDR(p_offset));
 
-		if (rd32(p) != PT_LOAD || vaddr < pv || vaddr - pv >= pfs)
+		if (rd32(p + SNAP_PHDR(p_type)) != PT_LOAD || vaddr < pv || vaddr - pv >= pfs)
 			continue;
 		if (__builtin_add_overflow(po, vaddr - pv, off))
 			continue;
@@ -169,18 +157,22 @@ int snap_elf_vaddr_to_offset(const struct snap_elf *e, uint64_t vaddr, uint64_t 
 
 /* ---- OCaml exception notes ---- */
 
-/* The name of section i, or "" (NUL-terminated inside the buffer). */
-static const char *sec_name(const struct snap_elf *e, unsigned i)
+const uint8_t *snap_elf_shdr(const struct snap_elf *e, unsigned i)
 {
-	uint16_t shstrndx = rd16(e->buf + 62);
+	return i < e->shnum ? shdr(e, i) : NULL;
+}
+
+const char *snap_elf_sec_name(const struct snap_elf *e, unsigned i)
+{
+	uint16_t shstrndx = rd16(e->buf + SNAP_EHDR(e_shstrndx));
 	uint64_t off, size;
 	uint32_t name;
 
-	if (shstrndx >= e->shnum)
+	if (shstrndx >= e->shnum || i >= e->shnum)
 		return "";
-	off = rd64(shdr(e, shstrndx) + 24);
-	size = rd64(shdr(e, shstrndx) + 32);
-	name = rd32(shdr(e, i));
+	off = rd64(shdr(e, shstrndx) + SNAP_SHDR(sh_offset));
+	size = rd64(shdr(e, shstrndx) + SNAP_SHDR(sh_size));
+	name = rd32(shdr(e, i) + SNAP_SHDR(sh_name));
 	if (!in_bounds(e, off, size, 1) || name >= size ||
 	    !memchr(e->buf + off + name, '\0', size - name))
 		return "";
@@ -244,32 +236,38 @@ int snap_elf_ocaml_traps(const struct snap_elf *e, struct snap_elf_traps *out)
 
 	memset(out, 0, sizeof(*out));
 	memset(tv, 0, sizeof(tv));
-	if (e->shnum && rd16(e->buf + 62) < e->shnum) {
+	if (e->shnum && rd16(e->buf + SNAP_EHDR(e_shstrndx)) < e->shnum) {
 		for (unsigned i = 0; i < e->shnum; i++)
-			if (!strcmp(sec_name(e, i), ".stapsdt.base")) {
-				base_addr = rd64(shdr(e, i) + 16);
+			if (!strcmp(snap_elf_sec_name(e, i), ".stapsdt.base")) {
+				base_addr = rd64(shdr(e, i) + SNAP_SHDR(sh_addr));
 				have_base = 1;
 				break;
 			}
 	}
 	for (unsigned i = 0; i < e->shnum && !err; i++) {
 		const uint8_t *sh = shdr(e, i);
-		uint64_t off = rd64(sh + 24), size = rd64(sh + 32), align = rd64(sh + 48), pos = 0;
+		uint64_t off = rd64(sh + SNAP_SHDR(sh_offset)),
+			 size = rd64(sh + SNAP_SHDR(sh_size));
+		uint64_t align = rd64(sh + SNAP_SHDR(sh_addralign)), pos = 0;
 
-		if (rd32(sh + 4) != SHT_NOTE || strcmp(sec_name(e, i), ".note.ocaml_eh") ||
+		if (rd32(sh + SNAP_SHDR(sh_type)) != SHT_NOTE ||
+		    strcmp(snap_elf_sec_name(e, i), ".note.ocaml_eh") ||
 		    !in_bounds(e, off, size, 1))
 			continue;
 		align = align == 8 ? 8 : 4;
-		while (!err && size - pos >= 12) {
+		while (!err && size - pos >= NHDR_SIZE) {
 			const uint8_t *n = e->buf + off + pos;
-			uint64_t namesz = rd32(n), descsz = rd32(n + 4), type = rd32(n + 8);
+			uint64_t namesz = rd32(n + SNAP_NHDR(n_namesz));
+			uint64_t descsz = rd32(n + SNAP_NHDR(n_descsz)),
+				 type = rd32(n + SNAP_NHDR(n_type));
 			uint64_t nameal = (namesz + align - 1) & ~(align - 1);
 			uint64_t descal = (descsz + align - 1) & ~(align - 1);
 
-			if (nameal > size - pos - 12 || descal > size - pos - 12 - nameal)
+			if (nameal > size - pos - NHDR_SIZE ||
+			    descal > size - pos - NHDR_SIZE - nameal)
 				break;
-			if (type == 1 && namesz == 6 && !memcmp(n + 12, "OCaml", 6)) {
-				const uint8_t *d = n + 12 + nameal;
+			if (type == 1 && namesz == 6 && !memcmp(n + NHDR_SIZE, "OCaml", 6)) {
+				const uint8_t *d = n + NHDR_SIZE + nameal;
 				uint64_t delta = 0;
 
 				if (descsz >= 8 && have_base)
@@ -277,7 +275,7 @@ int snap_elf_ocaml_traps(const struct snap_elf *e, struct snap_elf_traps *out)
 				err = traps_desc(d, descsz, delta, tv);
 				found = 1;
 			}
-			pos += 12 + nameal + descal;
+			pos += NHDR_SIZE + nameal + descal;
 		}
 	}
 	if (err) {

@@ -8,13 +8,39 @@
 #ifndef SNAP_RECORD_ELFSYM_H
 #define SNAP_RECORD_ELFSYM_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Byte offsets of the ELF64 fields this reader uses, named after <elf.h>
+ * (the buffer is read byte by byte: it may be unaligned and is checked). */
+#define SNAP_EHDR(field) offsetof(Elf64_Ehdr, field)
+#define SNAP_PHDR(field) offsetof(Elf64_Phdr, field)
+#define SNAP_SHDR(field) offsetof(Elf64_Shdr, field)
+#define SNAP_SYM(field)	 offsetof(Elf64_Sym, field)
+#define SNAP_DYN(field)	 offsetof(Elf64_Dyn, field)
+#define SNAP_NHDR(field) offsetof(Elf64_Nhdr, field)
+
+/* Little-endian reads of 2, 4 and 8 bytes at p. */
+static inline uint16_t snap_elf_rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t snap_elf_rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t snap_elf_rd64(const uint8_t *p)
+{
+	return (uint64_t)snap_elf_rd32(p) | (uint64_t)snap_elf_rd32(p + 4) << 32;
+}
 
 struct snap_elf {
 	const uint8_t *buf; /* borrowed */
 	size_t len;
-	uint16_t type; /* ET_EXEC = 2, ET_DYN = 3 */
+	uint16_t type; /* ET_EXEC, ET_DYN */
 	uint64_t phoff, shoff;
 	uint16_t phnum, shnum;
 	int symtab, dynsym; /* section indices, -1 = absent */
@@ -23,10 +49,23 @@ struct snap_elf {
 struct snap_elfsym {
 	const char *name; /* borrowed from the buffer, NUL-terminated */
 	uint64_t value, size;
-	uint8_t type;	/* STT_* (STT_FUNC = 2) */
+	uint8_t type;	/* STT_* */
 	uint8_t bind;	/* STB_* */
 	uint16_t shndx; /* 0 = undefined */
 };
+
+/* 1 for a function symbol: STT_FUNC or STT_GNU_IFUNC. */
+static inline int snap_elfsym_is_func(const struct snap_elfsym *sym)
+{
+	return sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC;
+}
+
+/* The section header i (inside the buffer: checked by snap_elf_open), or NULL. */
+const uint8_t *snap_elf_shdr(const struct snap_elf *e, unsigned i);
+
+/* The name of section i through the section name table, or "" (NUL-terminated
+ * inside the buffer). */
+const char *snap_elf_sec_name(const struct snap_elf *e, unsigned i);
 
 /* Checks the ELF header and the program/section header tables. Returns 0, or
  * -SNAP_EFORMAT for anything that is not a well-formed ELF64 LE file. */

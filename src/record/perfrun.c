@@ -14,28 +14,7 @@
 
 #include "record/perfargs.h"
 #include "util/err.h"
-
-/* In a freshly forked child: default signal dispositions and an empty mask,
- * so perf and the traced program do not inherit our blocked signals or our
- * ignored SIGPIPE. */
-static void child_reset_signals(void)
-{
-	sigset_t none;
-
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* Moves fd to exactly `to` (used before exec); returns 0 or -1. */
-static int move_fd(int fd, int to)
-{
-	if (fd == to)
-		return fcntl(fd, F_SETFD, 0);
-	return dup2(fd, to) < 0 ? -1 : 0;
-}
+#include "util/proc.h"
 
 static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid_t parent)
 {
@@ -45,7 +24,7 @@ static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid
 	if (getppid() != parent)
 		_exit(127);
 	setpgid(0, 0); /* a terminal Ctrl-C reaches snaptrace only */
-	child_reset_signals();
+	snap_child_reset_signals();
 	/* Park the control fds high so the dup2s below cannot clobber them. */
 	if (ctl_r >= 0) {
 		ctl_r = fcntl(ctl_r, F_DUPFD, 100);
@@ -61,8 +40,8 @@ static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid
 		log_fd = devnull;
 	dup2(log_fd, 1);
 	dup2(log_fd, 2);
-	if (ctl_r >= 0 &&
-	    (move_fd(ctl_r, SNAP_PERF_CTL_FD) < 0 || move_fd(ack_w, SNAP_PERF_ACK_FD) < 0))
+	if (ctl_r >= 0 && (snap_move_fd(ctl_r, SNAP_PERF_CTL_FD) < 0 ||
+			   snap_move_fd(ack_w, SNAP_PERF_ACK_FD) < 0))
 		_exit(127);
 	setenv("PAGER", "cat", 1);
 	execvp(argv[0], argv);
@@ -106,19 +85,11 @@ fail:
 	return err;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 int snap_perf_ctl(struct snap_perf *p, const char *cmd, int timeout_ms)
 {
 	char msg[64], ack[5];
 	size_t len = strlen(cmd), got = 0;
-	long deadline = now_ms() + timeout_ms;
+	long deadline = snap_now_ms() + timeout_ms;
 	ssize_t n;
 
 	if (p->ctl_fd < 0 || p->ack_fd < 0)
@@ -136,7 +107,7 @@ int snap_perf_ctl(struct snap_perf *p, const char *cmd, int timeout_ms)
 		return -SNAP_EPERF;
 	while (got < sizeof(ack)) {
 		struct pollfd pfd = {p->ack_fd, POLLIN, 0};
-		long left = deadline - now_ms();
+		long left = deadline - snap_now_ms();
 		int r;
 
 		if (left <= 0)
@@ -169,7 +140,7 @@ int snap_perf_signal(struct snap_perf *p, int sig)
 
 int snap_perf_wait(struct snap_perf *p, int timeout_ms)
 {
-	long deadline = now_ms() + timeout_ms;
+	long deadline = snap_now_ms() + timeout_ms;
 
 	if (!p->pid)
 		return -ECHILD;
@@ -184,7 +155,7 @@ int snap_perf_wait(struct snap_perf *p, int timeout_ms)
 			p->reaped = 1;
 			break;
 		}
-		if (now_ms() >= deadline)
+		if (snap_now_ms() >= deadline)
 			return 0;
 		usleep(2000);
 	}
@@ -202,87 +173,4 @@ void snap_perf_close(struct snap_perf *p)
 	if (p->ack_fd >= 0)
 		close(p->ack_fd);
 	p->ctl_fd = p->ack_fd = -1;
-}
-
-int snap_run_capture(char *const argv[], char *buf, size_t len)
-{
-	int pfd[2], status, devnull;
-	size_t got = 0;
-	pid_t pid;
-
-	if (len == 0)
-		return -EINVAL;
-	buf[0] = '\0';
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(pfd[0]);
-		close(pfd[1]);
-		return err;
-	}
-	if (pid == 0) {
-		child_reset_signals();
-		devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
-		}
-		dup2(pfd[1], 1);
-		setenv("PAGER", "cat", 1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		char tmp[256];
-		ssize_t n = read(pfd[0], tmp, sizeof(tmp));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (ssize_t i = 0; i < n && got + 1 < len; i++)
-			buf[got++] = tmp[i];
-	}
-	buf[got] = '\0';
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 127;
-}
-
-long snap_read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (len == 0)
-		return -EINVAL;
-	buf[0] = '\0';
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	close(fd);
-	return (long)got;
 }

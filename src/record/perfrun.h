@@ -41,13 +41,4 @@ int snap_perf_wait(struct snap_perf *p, int timeout_ms);
  * Safe to call twice. */
 void snap_perf_close(struct snap_perf *p);
 
-/* Runs argv to completion (stdin /dev/null, stderr discarded), capturing up
- * to len-1 bytes of stdout into buf (NUL-terminated). Returns the exit
- * status (0..255), 127 when it could not be run, or -errno. */
-int snap_run_capture(char *const argv[], char *buf, size_t len);
-
-/* Reads up to len-1 bytes of a small file into buf (NUL-terminated).
- * Returns the byte count or -errno. */
-long snap_read_small(const char *path, char *buf, size_t len);
-
 #endif

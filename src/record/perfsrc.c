@@ -13,6 +13,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/proc.h"
 
 #define PERFSRC_BUF (256 * 1024)
 
@@ -110,7 +111,7 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		goto err_fini;
 	}
 	if (src->pid == 0)
-		snap_dlsrc_exec(argv, -1, pfd[1]);
+		snap_exec_piped(argv, -1, -1, pfd[1]);
 	close(pfd[1]);
 	src->fd = pfd[0];
 	src->stall_ms = snap_dlsrc_stall_ms();

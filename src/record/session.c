@@ -9,18 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/user.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "record/child.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
+#include "util/proc.h"
 #include "util/vec.h"
 
 #define PERF_READY_MS 15000 /* perf's first ack (it may read kallsyms first) */
@@ -38,14 +37,6 @@ static int why(struct snap_session *s, int err, const char *fmt, ...)
 	vsnprintf(s->why, sizeof(s->why), fmt, ap);
 	va_end(ap);
 	return err;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 /* Reads /proc/PID/cmdline as one space-joined line into buf. Returns the
@@ -101,62 +92,17 @@ static int signals_open(struct snap_session *s)
 	return s->sigfd < 0 ? -errno : 0;
 }
 
-/* run: fork, PTRACE_TRACEME, exec: the program stops at its first
- * instruction (SIGTRAP) until we detach. An exec failure comes back as an
- * errno over a close-on-exec pipe. */
+/* run: the program, stopped at its first instruction under ptrace. */
 static int child_start(struct snap_session *s)
 {
-	int p[2], e = 0, status;
-	pid_t parent = getpid(), pid;
-	ssize_t n;
+	int exec_err = 0, status = 0;
+	int err = snap_child_start(s->cfg.cmd, &s->child, &exec_err, &status);
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		e = -errno;
-		close(p[0]);
-		close(p[1]);
-		return e;
-	}
-	if (pid == 0) {
-		sigset_t none;
-
-		close(p[0]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		for (int sig = 1; sig < NSIG; sig++)
-			if (sig != SIGKILL && sig != SIGSTOP)
-				signal(sig, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
-			e = errno;
-			n = write(p[1], &e, sizeof(e));
-			_exit(126);
-		}
-		execvp(s->cfg.cmd[0], s->cfg.cmd);
-		e = errno;
-		n = write(p[1], &e, sizeof(e));
-		(void)n;
-		_exit(127);
-	}
-	close(p[1]);
-	do
-		n = read(p[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n == (ssize_t)sizeof(e)) {
-		return why(s, -e, "cannot run %s: %s", s->cfg.cmd[0], strerror(e));
-	}
-	if (!WIFSTOPPED(status)) {
-		return why(s, -ECHILD, "%s did not start (status 0x%x)", s->cfg.cmd[0], status);
-	}
-	s->child = pid;
-	return 0;
+	if (err < 0 && exec_err)
+		return why(s, err, "cannot run %s: %s", s->cfg.cmd[0], strerror(exec_err));
+	if (err == -ECHILD)
+		return why(s, err, "%s did not start (status 0x%x)", s->cfg.cmd[0], status);
+	return err;
 }
 
 static int save_names(struct snap_session *s)
@@ -176,74 +122,19 @@ static int save_names(struct snap_session *s)
 	return 0;
 }
 
-/* Reads AT_ENTRY (the program's entry point) from /proc/PID/auxv. */
-static int auxv_entry(pid_t pid, uint64_t *entry)
-{
-	char path[64];
-	uint64_t av[2];
-	int fd, err = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != 0) {
-		if (av[0] == 9 /* AT_ENTRY */) {
-			*entry = av[1];
-			err = 0;
-			break;
-		}
-	}
-	close(fd);
-	return err;
-}
-
-/*
- * run: the program is stopped at its first instruction, in ld.so, before its
- * shared libraries are mapped. To trigger on a library function, let it run
- * to its entry point (ld.so has mapped every DT_NEEDED library by then) with
- * a one-shot int3, then stop it there again. x86-64 only.
- */
+/* run: lets the program run to its entry point (see snap_child_run_to_entry). */
 static int run_to_entry(struct snap_session *s)
 {
-#if defined(__x86_64__)
-	pid_t pid = s->child;
-	struct user_regs_struct regs;
-	uint64_t entry = 0;
-	long orig;
-	int status, err = auxv_entry(pid, &entry);
+	int status = 0, ended = 0;
+	int err = snap_child_run_to_entry(s->child, &status, &ended);
 
-	if (err < 0)
-		return err;
-	errno = 0;
-	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
-	if (errno)
-		return -errno;
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)) < 0 ||
-	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
-		return -errno;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
-		if (!WIFSTOPPED(status)) {
-			s->child_status = status;
-			s->child_reaped = 1;
-		}
-		return -ECHILD;
+	if (ended) {
+		s->child_status = status;
+		s->child_reaped = 1;
 	}
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) < 0 ||
-	    ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
-		return -errno;
-	regs.rip = entry;
-	if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) < 0)
-		return -errno;
-	snap_info("ran %s to its entry point to see its shared libraries", s->cfg.cmd[0]);
-	return 0;
-#else
-	(void)s;
-	return -ENOTSUP;
-#endif
+	if (err == 0)
+		snap_info("ran %s to its entry point to see its shared libraries", s->cfg.cmd[0]);
+	return err;
 }
 
 /* Resolves cfg.trigger ("." tries both stop indicators) in the first pid. */
@@ -457,10 +348,10 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
 	err = perf_begin(s);
 	if (err < 0)
 		return err;
-	/* ESRCH: it was killed meanwhile; SIGCHLD tells the loop. */
-	if (s->child && ptrace(PTRACE_DETACH, s->child, NULL, NULL) < 0 && errno != ESRCH)
-		return why(s, -errno, "cannot let %s run: %s", s->cfg.cmd[0], strerror(errno));
-	s->start_ms = now_ms();
+	err = s->child ? snap_child_detach(s->child) : 0;
+	if (err < 0)
+		return why(s, err, "cannot let %s run: %s", s->cfg.cmd[0], strerror(-err));
+	s->start_ms = snap_now_ms();
 	return 0;
 }
 
@@ -468,9 +359,9 @@ int snap_session_start(struct snap_session *s, const struct snap_session_cfg *cf
  * (perf renames the dump into place once written). Returns 0 or -ETIMEDOUT. */
 static int wait_dump(struct snap_session *s, int timeout_ms)
 {
-	long deadline = now_ms() + timeout_ms;
+	long deadline = snap_now_ms() + timeout_ms;
 
-	while (now_ms() < deadline) {
+	while (snap_now_ms() < deadline) {
 		char **names;
 		int n = snap_workdir_list_data(&s->wd, &names);
 
@@ -756,7 +647,7 @@ int snap_session_finish(struct snap_session *s)
 	int err;
 
 	/* the run as the program saw it: not the time perf takes to stop */
-	s->recorded_ms = s->start_ms ? now_ms() - s->start_ms : 0;
+	s->recorded_ms = s->start_ms ? snap_now_ms() - s->start_ms : 0;
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
 		 * dump perf writes when it stops holds them, so keep that dump. */

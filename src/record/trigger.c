@@ -21,41 +21,8 @@
 #include "record/elfsym.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/vec.h"
-
-int snap_file_map(const char *path, const void **buf, size_t *len)
-{
-	struct stat st;
-	void *p;
-	/* Non-blocking: the path comes from a traced program (/proc/PID/exe,
-	 * maps), and a FIFO named like its deleted executable must not block
-	 * open (with our signals blocked); only a regular file is read. */
-	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		err = -errno;
-	else if (!S_ISREG(st.st_mode) || st.st_size <= 0)
-		err = -EINVAL; /* not errno: a stale value from an earlier call */
-	if (err < 0) {
-		close(fd);
-		return err;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -errno;
-	*buf = p;
-	*len = (size_t)st.st_size;
-	return 0;
-}
-
-void snap_file_unmap(const void *buf, size_t len)
-{
-	if (buf)
-		munmap((void *)buf, len);
-}
 
 struct mapping {
 	uint64_t start, end, off;
@@ -86,6 +53,26 @@ static int parse_maps_line(const char *line, struct mapping *m)
 	return 1;
 }
 
+/* The runtime address of file offset off of path: through its executable
+ * mapping in maps (/proc/PID/maps). Returns 0 or -ENOENT. */
+static int offset_to_addr(FILE *maps, const char *path, uint64_t off, uint64_t *addr)
+{
+	char line[PATH_MAX + 128];
+
+	rewind(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		struct mapping m;
+
+		if (!parse_maps_line(line, &m) || strcmp(m.path, path) || !m.exec)
+			continue;
+		if (off >= m.off && off - m.off < m.end - m.start) {
+			*addr = m.start + (off - m.off);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* Looks name up in the ELF file at path and maps it to a runtime address
  * using the executable mappings of that path in maps. */
 static int resolve_in_file(const char *path, const char *name, FILE *maps, uint64_t *addr,
@@ -96,7 +83,6 @@ static int resolve_in_file(const char *path, const char *name, FILE *maps, uint6
 	struct snap_elf e;
 	struct snap_elfsym sym;
 	uint64_t off;
-	char line[PATH_MAX + 128];
 	int err;
 
 	err = snap_file_map(path, &buf, &len);
@@ -111,18 +97,7 @@ static int resolve_in_file(const char *path, const char *name, FILE *maps, uint6
 	if (!snap_elf_find_func(&e, name, &sym) ||
 	    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
 		goto out;
-	rewind(maps);
-	while (fgets(line, sizeof(line), maps)) {
-		struct mapping m;
-
-		if (!parse_maps_line(line, &m) || strcmp(m.path, path) || !m.exec)
-			continue;
-		if (off >= m.off && off - m.off < m.end - m.start) {
-			*addr = m.start + (off - m.off);
-			err = 0;
-			goto out;
-		}
-	}
+	err = offset_to_addr(maps, path, off, addr);
 out:
 	snap_file_unmap(buf, len);
 	return err;
@@ -135,7 +110,6 @@ static int resolve_vaddr(const char *path, uint64_t vaddr, FILE *maps, uint64_t 
 	size_t len;
 	struct snap_elf e;
 	uint64_t off;
-	char line[PATH_MAX + 128];
 	int err = snap_file_map(path, &buf, &len);
 
 	if (err < 0)
@@ -146,18 +120,7 @@ static int resolve_vaddr(const char *path, uint64_t vaddr, FILE *maps, uint64_t 
 	err = -ENOENT;
 	if (snap_elf_vaddr_to_offset(&e, vaddr, &off) < 0)
 		goto out;
-	rewind(maps);
-	while (fgets(line, sizeof(line), maps)) {
-		struct mapping m;
-
-		if (!parse_maps_line(line, &m) || strcmp(m.path, path) || !m.exec)
-			continue;
-		if (off >= m.off && off - m.off < m.end - m.start) {
-			*addr = m.start + (off - m.off);
-			err = 0;
-			goto out;
-		}
-	}
+	err = offset_to_addr(maps, path, off, addr);
 out:
 	snap_file_unmap(buf, len);
 	return err;

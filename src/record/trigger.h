@@ -52,11 +52,6 @@ struct snap_trigger {
 	uint16_t time_shift;
 };
 
-/* Maps a file read-only. Returns 0 and sets *buf and *len (release with
- * snap_file_unmap), or -errno. */
-int snap_file_map(const char *path, const void **buf, size_t *len);
-void snap_file_unmap(const void *buf, size_t len);
-
 /*
  * Resolves function `name` in process pid: the executable first, then every
  * other file mapped executable, in the order of /proc/PID/maps. Returns 0 with

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Call-stack reconstruction for one thread (behaviour.md §4). See cstack.h
+ * Call-stack reconstruction for one thread (docs/behaviour.md §4). See cstack.h
  * for the contract; the comments here say where we follow magic-trace and
- * where we deliberately differ (REC).
+ * where we deliberately differ (docs/behaviour.md §8).
  */
 #include "stack/cstack.h"
 
@@ -142,7 +142,7 @@ uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped)
 		cs->last_event_time = mapped;
 	}
 	t = cs->last_event_time;
-	/* #155: nothing may share the timestamp of a decode error (or of the
+	/* docs/behaviour.md §4.2: nothing may share the timestamp of a decode error (or of the
 	 * thread's creation), where inferred frames start. */
 	if (t == cs->last_decode_error_time && t != 0)
 		t++;
@@ -264,8 +264,8 @@ static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
 	return 0;
 }
 
-/* emit(op, t) of §4.3. Inferred begins and [unknown] spans are deferred with
- * the current stack's cut sequence; other ops are written now unless a
+/* emit(op, t) of docs/behaviour.md §4.3, §4.4. Inferred begins and [unknown]
+ * spans are deferred with the current stack's cut sequence; other ops are written now unless a
  * deferred op may still have to precede them (t <= the latest cut time). */
 static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 {
@@ -300,7 +300,8 @@ static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 	return write_op(cs, &op, t);
 }
 
-/* flush(to) of §4.3: spreads the pending calls evenly over [pending_time, to). */
+/* flush(to) of docs/behaviour.md §4.3: spreads the pending calls evenly over
+ * [pending_time, to). */
 static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
@@ -353,7 +354,7 @@ static int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t
 	return err;
 }
 
-/* ---- primitive operations (§4.5) ------------------------------------------ */
+/* ---- primitive operations (docs/behaviour.md §4.5) ------------------------------------------ */
 
 static uint32_t symof(const struct snap_cstack *cs, uint32_t sym)
 {
@@ -544,7 +545,7 @@ static int new_callstack_for(struct snap_cstack *cs, const struct snap_loc *addr
 	cs->total -= s->n;
 	s->n = 0;
 	s->overflow = 0;
-	/* REC: a nested stack never starts before it was pushed, whatever the
+	/* docs/behaviour.md §8.6: a nested stack never starts before it was pushed, whatever the
 	 * address (magic-trace uses the last decode error time for user ones). */
 	if (snap_loc_is_kernel(addr) || cs->nstk > 1) {
 		cut(cs, t);
@@ -632,12 +633,13 @@ int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t)
 {
 	int err, e;
 
-	/* REC: magic-trace flushes the last batch with zero shares and moves
+	/* docs/behaviour.md §8.7: magic-trace flushes the last batch with zero shares and moves
 	 * pending_time back; we flush up to t and keep every time monotonic. */
 	if (t < cs->pending_time)
 		t = cs->pending_time;
+	/* an event moved by the +1 ns rule (docs/behaviour.md §4.2) may have opened a frame */
 	if (t < cs->last_time)
-		t = cs->last_time; /* an event moved by #155 may have opened a frame */
+		t = cs->last_time;
 	err = flush(cs, t);
 	e = drain_and_close(cs, t);
 	if (e < 0 && !err)
@@ -871,7 +873,7 @@ static int eh_heuristic(struct snap_cstack *cs, uint64_t t)
 	return 0;
 }
 
-/* ---- dispatch (§4.6) ------------------------------------------------------ */
+/* ---- dispatch (docs/behaviour.md §4.6) ------------------------------------------------------ */
 
 static int tr_start(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
 {
@@ -912,7 +914,7 @@ static int tr_end(struct snap_cstack *cs, const struct snap_event *ev, uint64_t 
 	case SNAP_BR_ASYNC:
 		return synth(cs, n->untraced, t);
 	default:
-		/* magic-trace: fatal "BUG". REC: count, treat as a plain "tr end". */
+		/* magic-trace: fatal "BUG". Here (docs/behaviour.md §8.2): count, treat as a plain "tr end". */
 		cs->ctx->stats.unexpected++;
 		return synth(cs, n->untraced, t);
 	}
@@ -948,7 +950,8 @@ static int branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t 
 
 	if (ev->br_state == SNAP_BR_START) {
 		if (ev->br_kind != SNAP_BR_NONE)
-			cs->ctx->stats.unexpected++; /* REC: treat as a plain "tr strt" */
+			cs->ctx->stats
+				.unexpected++; /* docs/behaviour.md §8.2: as a plain "tr strt" */
 		return tr_start(cs, ev, t);
 	}
 	if (ev->br_state == SNAP_BR_END)

@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One thread's shadow call stack: Intel PT branch events -> begin/end slices
- * (behaviour.md §4.1-4.8, §4.12). Times given to this module are mapped ns
+ * (docs/behaviour.md §4.1-§4.11). Times given to this module are mapped ns
  * (perf time minus the trace base); snap_cstack_time() applies the per-thread
- * rules (#155 +1 ns, never going backwards) and must be used for every event.
+ * rules (+1 ns after a decode error, docs/behaviour.md §4.2; never going
+ * backwards) and must be used for every event.
  *
  * Slices are written to ctx->tl on the track (pid, tid) given at init; the
  * caller announces the track. Calls that share one perf timestamp are spread
- * evenly up to the next distinct timestamp (§4.3). Begins whose start time is
+ * evenly up to the next distinct timestamp (docs/behaviour.md §4.3). Begins whose start time is
  * only known later (inferred caller frames at the stack's create_time, the
  * [unknown] spans of returns past the bottom) are deferred and written when
- * the thread segment ends (§4.4), so the output is not globally sorted by
+ * the thread segment ends (docs/behaviour.md §4.4), so the output is not globally sorted by
  * time (as in magic-trace); viewers sort it stably by timestamp.
  *
- * REC (instead of magic-trace's front/back start_events queue, which breaks
- * nesting at equal timestamps across nested or re-created stacks): every op
+ * Deliberately different (docs/behaviour.md §8.3): instead of magic-trace's
+ * front/back start_events queue, which breaks nesting at equal timestamps
+ * across nested or re-created stacks, every op
  * gets a logical sequence number; each stack records the sequence number of
  * its creation (its "cut"). Ops at a time <= the latest cut time are deferred
  * too, and at the end the deferred ops are sorted by (time, sequence), where
@@ -157,7 +159,7 @@ struct snap_cstack_stk {
 	uint64_t cut_seq;  /* sequence number of the stack's creation */
 };
 
-/* A pending or deferred operation (§4.3). */
+/* A pending or deferred operation (docs/behaviour.md §4.3, §4.4). */
 struct snap_cstack_op {
 	uint64_t ip;
 	uint64_t t;  /* deferred: time of the op; RETUNK: the reset (start) time */
@@ -212,26 +214,26 @@ void snap_cstack_fini(struct snap_cstack *cs);
 
 /* Returns the time to use for an event of this thread: mapped if has_time,
  * else the thread's last event time; +1 ns if equal to a non-zero last decode
- * error time (#155); never less than the time of earlier ops (counted in
+ * error time (docs/behaviour.md §4.2); never less than the time of earlier ops (counted in
  * stats.time_backwards). Updates the last event time. */
 uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped);
 
 /* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
- * dispatch table of §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
+ * dispatch table of docs/behaviour.md §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
 int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t);
 
-/* A decode error at t (§4.8): zero-length "[decode error: MSG]" slice, every
+/* A decode error at t (docs/behaviour.md §4.8): zero-length "[decode error: MSG]" slice, every
  * open frame closed, a fresh stack. msg is a strtab id (0 = no message).
  * Returns 0 or a negative error. */
 int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t);
 
-/* end_of_thread(t) (§4.5): writes deferred begins, closes every open frame at
+/* end_of_thread(t) (docs/behaviour.md §4.11): writes deferred begins, closes every open frame at
  * t (or at the thread's latest op time if later), starts a fresh stack at t.
  * Returns 0 or a negative error. */
 int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
 
 /* end_of_thread(last event time), then moves the thread's times to t
- * (§4.12 snapshot boundary). Returns 0 or a negative error. */
+ * (snapshot boundary, docs/behaviour.md §4.11). Returns 0 or a negative error. */
 int snap_cstack_restart(struct snap_cstack *cs, uint64_t t);
 
 /* If more than SNAP_CSTACK_MAX_DEFER ops are deferred, ends the thread

@@ -540,82 +540,14 @@ static const struct snap_loc *sample_violation(enum snap_scope scope, const stru
 	return NULL;
 }
 
-static const char *kind_word(uint8_t kind)
-{
-	static const char *const w[] = {
-		[SNAP_BR_NONE] = "",	     [SNAP_BR_CALL] = "call",
-		[SNAP_BR_RETURN] = "return", [SNAP_BR_JUMP] = "jmp",
-		[SNAP_BR_INT] = "int",	     [SNAP_BR_HWINT] = "hw int",
-		[SNAP_BR_IRET] = "iret",     [SNAP_BR_SYSCALL] = "syscall",
-		[SNAP_BR_SYSRET] = "sysret", [SNAP_BR_TXABORT] = "tx abrt",
-		[SNAP_BR_ASYNC] = "async",   [SNAP_BR_VMENTRY] = "vmentry",
-		[SNAP_BR_VMEXIT] = "vmexit",
-	};
-
-	return kind < sizeof(w) / sizeof(w[0]) && w[kind] ? w[kind] : "?";
-}
-
 char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
 			size_t size)
 {
-	const struct snap_strtab *st = dec->st;
-	const struct snap_loc *l = &ev->src;
-	char when[64], head[64];
-	const char *ev_name = snap_strtab_get(st, ev->event);
+	const struct snap_loc *frame = NULL;
 
-	if (!size)
-		return buf;
-	if (ev->has_time)
-		snprintf(when, sizeof(when), "%" PRIu64 ".%09" PRIu64, ev->time / 1000000000u,
-			 ev->time % 1000000000u);
-	else
-		snprintf(when, sizeof(when), "?");
-	switch (ev->kind) {
-	case SNAP_EV_BRANCH:
-		snprintf(head, sizeof(head), "%s%s%s",
-			 ev->br_state == SNAP_BR_START ? "tr strt"
-			 : ev->br_state == SNAP_BR_END ? "tr end"
-						       : "",
-			 ev->br_state && ev->br_kind ? "  " : "", kind_word(ev->br_kind));
-		snprintf(buf, size, "%s 0x%" PRIx64 " %s => 0x%" PRIx64 " %s at %s tid %" PRId32,
-			 head, ev->src.ip, snap_strtab_get(st, ev->src.sym), ev->dst.ip,
-			 snap_strtab_get(st, ev->dst.sym), when, ev->tid);
-		return buf;
-	case SNAP_EV_SAMPLE:
-		l = sample_violation(dec->ctx.scope, ev);
-		if (!l && ev->nframes && ev->frames)
-			l = &ev->frames[ev->nframes - 1];
-		if (l)
-			snprintf(buf, size, "%s sample frame 0x%" PRIx64 " %s at %s tid %" PRId32,
-				 ev_name[0] ? ev_name : "stack", l->ip, snap_strtab_get(st, l->sym),
-				 when, ev->tid);
-		else
-			snprintf(buf, size, "%s sample (no frames) at %s tid %" PRId32,
-				 ev_name[0] ? ev_name : "stack", when, ev->tid);
-		return buf;
-	case SNAP_EV_POWER:
-		snprintf(buf, size, "cbr %" PRIu32 " MHz 0x%" PRIx64 " %s at %s tid %" PRId32,
-			 ev->freq_mhz, l->ip, snap_strtab_get(st, l->sym), when, ev->tid);
-		return buf;
-	case SNAP_EV_EXTRA:
-		snprintf(buf, size, "%s 0x%" PRIx64 " %s at %s tid %" PRId32,
-			 ev_name[0] ? ev_name : "event", l->ip, snap_strtab_get(st, l->sym), when,
-			 ev->tid);
-		return buf;
-	case SNAP_EV_SWITCH:
-		snprintf(buf, size, "context switch %s%s%s at %s tid %" PRId32,
-			 ev->sw_out ? "out" : "in", ev->sw_preempt ? " (preempted)" : "",
-			 ev->nframes ? " with its call chain" : "", when, ev->tid);
-		return buf;
-	case SNAP_EV_ERROR:
-		snprintf(buf, size, "decode error \"%s\" ip 0x%" PRIx64 " at %s tid %" PRId32,
-			 snap_strtab_get(st, ev->msg), l->ip, when, ev->tid);
-		return buf;
-	default:
-		snprintf(buf, size, "event kind %d at %s tid %" PRId32, (int)ev->kind, when,
-			 ev->tid);
-		return buf;
-	}
+	if (ev->kind == SNAP_EV_SAMPLE)
+		frame = sample_violation(dec->ctx.scope, ev);
+	return snap_event_desc(dec->st, ev, frame, buf, size);
 }
 
 /* Returns 1 if ev violates the scope (see decoder.h). */
@@ -903,7 +835,7 @@ static void tx_drop(struct snap_decoder *dec, int warn)
 	dec->ntx = 0;
 }
 
-/* §4.9: (x) events wait until the transaction commits (the next event outside
+/* docs/behaviour.md §4.9: (x) events wait until the transaction commits (the next event outside
  * a transaction) or aborts (tx abrt: they never happened). Returns 1 if ev
  * was buffered. */
 static int tx_filter(struct snap_decoder *dec, const struct snap_event *ev, int *err)

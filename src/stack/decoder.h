@@ -24,7 +24,7 @@
  * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
  * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
  *
- * Trace scope (opts.scope, behaviour.md §4.7). An event VIOLATES the scope if
+ * Trace scope (opts.scope, docs/behaviour.md §4.7). An event VIOLATES the scope if
  *  - SNAP_SCOPE_USER: any address it carries (branch src/dst, sample frame,
  *    extra/power location) is a kernel address (snap_loc_is_kernel), or it is
  *    a branch that only exists when the kernel is traced: syscall, sysret,
@@ -191,7 +191,7 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or
  * sample event every thread is ended and restarted at that event's time
- * (behaviour.md §4.12). The first such event of the trace does it too. */
+ * (docs/behaviour.md §4.11). The first such event of the trace does it too. */
 void snap_decoder_new_snapshot(struct snap_decoder *dec);
 
 /* Ends the trace: replays buffered (x) events, closes every thread in order
@@ -217,9 +217,8 @@ int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size
  * traces with samples (returns 1), else returns 0 (buf ""). */
 int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size);
 
-/* One-line description of ev for messages, e.g.
- * "call 0x401000 foo => 0xffffffff81000000 do_syscall_64 at 12.345678901 tid 42".
- * Writes at most size bytes (NUL-terminated); returns buf. */
+/* snap_event_desc (model/event.h) of ev with dec's names; for a sample, the
+ * frame shown is the first one outside the trace scope, if any. */
 char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
 			size_t size);
 

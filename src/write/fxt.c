@@ -19,6 +19,7 @@
 
 #include "util/alloc.h"
 #include "util/vec.h"
+#include "write/fxtfmt.h"
 
 /* Record types and fields (Fuchsia trace format). */
 enum {
@@ -42,7 +43,6 @@ enum {
 	FXT_ARG_POINTER = 7,
 	FXT_ARG_KOID = 8,
 };
-#define FXT_MAGIC	    0x0016547846040010ull
 #define FXT_PROVIDER_NAME   "snaptrace"
 #define FXT_OBJ_PROCESS	    1
 #define FXT_OBJ_THREAD	    2
@@ -52,7 +52,7 @@ enum {
 
 static uint64_t fxt_hdr(unsigned type, size_t words)
 {
-	return (uint64_t)type | (uint64_t)words << 4;
+	return fxt_pack(type, FXT_HDR_TYPE) | fxt_pack(words, FXT_HDR_WORDS);
 }
 
 static int fxt_fail(struct snap_fxt *fx, int err)
@@ -157,7 +157,8 @@ static void fxt_put_string_record(struct snap_fxt *fx, uint32_t idx, const char 
 {
 	static const unsigned char zero[8];
 	size_t words = (len + 7) / 8;
-	uint64_t h = fxt_hdr(FXT_REC_STRING, 1 + words) | (uint64_t)idx << 16 | (uint64_t)len << 32;
+	uint64_t h = fxt_hdr(FXT_REC_STRING, 1 + words) | fxt_pack(idx, FXT_STR_INDEX) |
+		     fxt_pack(len, FXT_STR_LEN);
 
 	fxt_put(fx, &h, 1);
 	snap_sink_write(fx->sink, s, len);
@@ -296,7 +297,7 @@ static uint32_t fxt_thread_define(struct snap_fxt *fx, uint64_t key)
 	}
 	fx->thr_owner[idx] = key;
 	fx->thr_ref[idx] = 0;
-	w[0] = fxt_hdr(FXT_REC_THREAD, 3) | (uint64_t)idx << 16;
+	w[0] = fxt_hdr(FXT_REC_THREAD, 3) | fxt_pack(idx, FXT_THREAD_INDEX);
 	w[1] = key >> 32;
 	w[2] = key & 0xffffffffu;
 	fxt_put(fx, w, 3);
@@ -338,24 +339,24 @@ static size_t fxt_args(struct snap_fxt *fx, uint64_t *w, const struct snap_arg *
 			fx->stats.dropped_args++;
 			continue;
 		}
-		name = (uint64_t)fxt_str(fx, a->name) << 16;
+		name = fxt_pack(fxt_str(fx, a->name), FXT_ARG_NAME);
 		switch (a->type) {
 		case SNAP_ARG_INT:
 			if (a->v.i >= INT32_MIN && a->v.i <= INT32_MAX) {
-				w[n++] = FXT_ARG_INT32 | 1u << 4 | name |
-					 (uint64_t)(uint32_t)(int32_t)a->v.i << 32;
+				w[n++] = FXT_ARG_INT32 | fxt_pack(1, FXT_ARG_WORDS) | name |
+					 fxt_pack((uint32_t)(int32_t)a->v.i, FXT_ARG_VALUE32);
 			} else {
-				w[n++] = FXT_ARG_INT64 | 2u << 4 | name;
+				w[n++] = FXT_ARG_INT64 | fxt_pack(2, FXT_ARG_WORDS) | name;
 				w[n++] = (uint64_t)a->v.i;
 			}
 			break;
 		case SNAP_ARG_PTR:
-			w[n++] = FXT_ARG_POINTER | 2u << 4 | name;
+			w[n++] = FXT_ARG_POINTER | fxt_pack(2, FXT_ARG_WORDS) | name;
 			w[n++] = a->v.u;
 			break;
 		case SNAP_ARG_STR:
-			w[n++] = FXT_ARG_STRING | 1u << 4 | name |
-				 (uint64_t)fxt_str(fx, a->v.str) << 32;
+			w[n++] = FXT_ARG_STRING | fxt_pack(1, FXT_ARG_WORDS) | name |
+				 fxt_pack(fxt_str(fx, a->v.str), FXT_ARG_STR);
 			break;
 		default:
 			fx->stats.dropped_args++;
@@ -398,8 +399,9 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 		n += fxt_args(fx, w + 2, args, nargs, etype == FXT_EV_COUNTER, &k);
 	if (has_extra)
 		w[n++] = etype == FXT_EV_COMPLETE ? fxt_ts(fx, extra) : extra;
-	w[0] = fxt_hdr(FXT_REC_EVENT, n) | (uint64_t)etype << 16 | (uint64_t)k << 20 |
-	       (uint64_t)thr << 24 | (uint64_t)nref << 48;
+	w[0] = fxt_hdr(FXT_REC_EVENT, n) | fxt_pack(etype, FXT_EV_TYPE) |
+	       fxt_pack(k, FXT_EV_NARGS) | fxt_pack(thr, FXT_EV_THREAD) |
+	       fxt_pack(nref, FXT_EV_NAME);
 	w[1] = fxt_ts(fx, ts);
 	if (fx->err)
 		return fx->err;
@@ -455,11 +457,13 @@ static void fxt_kobj(struct snap_fxt *fx, unsigned otype, uint64_t koid, uint32_
 	fx->stamp++;
 	w[1] = koid;
 	if (has_pid) {
-		w[n++] = FXT_ARG_KOID | 2u << 4 | (uint64_t)FXT_STR_PROCESS << 16;
+		w[n++] = FXT_ARG_KOID | fxt_pack(2, FXT_ARG_WORDS) |
+			 fxt_pack(FXT_STR_PROCESS, FXT_ARG_NAME);
 		w[n++] = pid;
 	}
-	w[0] = fxt_hdr(FXT_REC_KOBJ, n) | (uint64_t)otype << 16 |
-	       (uint64_t)fxt_str(fx, name) << 24 | (uint64_t)(has_pid ? 1 : 0) << 40;
+	w[0] = fxt_hdr(FXT_REC_KOBJ, n) | fxt_pack(otype, FXT_KOBJ_TYPE) |
+	       fxt_pack(fxt_str(fx, name), FXT_KOBJ_NAME) |
+	       fxt_pack(has_pid ? 1 : 0, FXT_KOBJ_NARGS);
 	fxt_put(fx, w, n);
 }
 
@@ -507,13 +511,15 @@ static void fxt_header(struct snap_fxt *fx)
 
 	w[0] = FXT_MAGIC;
 	fxt_put(fx, w, 1);
-	w[0] = fxt_hdr(FXT_REC_METADATA, 1 + pwords) | 1ull << 16 /* provider info */ |
-	       0ull << 20 /* provider id */ | (uint64_t)plen << 52;
+	w[0] = fxt_hdr(FXT_REC_METADATA, 1 + pwords) |
+	       fxt_pack(1, FXT_META_TYPE) /* provider info */ | fxt_pack(0, FXT_META_PROVIDER) |
+	       fxt_pack(plen, FXT_META_NAME_LEN);
 	memset(w + 1, 0, pwords * 8);
 	memcpy(w + 1, pname, plen);
 	w[0] = htole64(w[0]);
 	snap_sink_write(fx->sink, w, (1 + pwords) * 8);
-	w[0] = fxt_hdr(FXT_REC_METADATA, 1) | 2ull << 16; /* provider section, id 0 */
+	w[0] = fxt_hdr(FXT_REC_METADATA, 1) |
+	       fxt_pack(2, FXT_META_TYPE); /* provider section, id 0 */
 	fxt_put(fx, w, 1);
 	w[0] = fxt_hdr(FXT_REC_INIT, 2);
 	w[1] = 1000000000ull; /* ticks per second: ticks are ns */

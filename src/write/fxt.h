@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The FXT (Fuchsia Trace Format) writer behind the timeline interface
- * (model/timeline.h), as Perfetto reads it (docs: shared/docs/fxt.md).
+ * (model/timeline.h), as Perfetto reads it.
  *
  * Output: magic, provider info "snaptrace" (id 0), provider section,
  * initialization (1e9 ticks/s: ticks are ns), then string, thread,

@@ -68,8 +68,8 @@ int snap_sink_init_mem(struct snap_sink *s);
 int snap_sink_open(struct snap_sink *s, const char *path);
 
 /* Gzip file sink: sets the deflate level (0-9; the default is 6, as
- * magic-trace) before anything is written. Level 1 is about 3x faster on
- * FXT for ~13% bigger files. Returns 0, or -EINVAL for a bad level, a sink
+ * magic-trace) before anything is written. Level 1 is 3-9x faster on FXT,
+ * files 2-57 % bigger (make bench, docs/design.md). Returns 0, or -EINVAL for a bad level, a sink
  * that does not compress, or after the first write. */
 int snap_sink_set_gz_level(struct snap_sink *s, int level);
 

@@ -68,9 +68,9 @@ static void put_loc(const struct snap_strtab *st, const struct snap_loc *l)
 
 static void put_ev(const struct snap_strtab *st, const struct evs *v, const struct snap_event *e)
 {
-	printf("kind %d comm %s %d/%d t %" PRIu64 "%s br %d/%d%s ", e->kind, S(st, e->comm), e->pid,
-	       e->tid, e->time, e->has_time ? "" : "(no time)", e->br_kind, e->br_state,
-	       e->in_tx ? " tx" : "");
+	printf("kind %d comm %s %d/%d t %" PRIu64 "%s br %s/%d%s ", e->kind, S(st, e->comm), e->pid,
+	       e->tid, e->time, e->has_time ? "" : "(no time)", snap_br_kind_name(e->br_kind),
+	       e->br_state, e->in_tx ? " tx" : "");
 	put_loc(st, &e->src);
 	printf(" => ");
 	put_loc(st, &e->dst);

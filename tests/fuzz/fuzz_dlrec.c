@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/dlrec.h"
 #include "parse/dlrec.h"
@@ -16,6 +17,8 @@ static volatile unsigned text_sum; /* keeps the text reads */
 
 static void check_event(const struct snap_strtab *st, const struct snap_event *ev)
 {
+	char desc[256];
+
 	if (ev->kind < SNAP_EV_BRANCH || ev->kind > SNAP_EV_SWITCH)
 		abort();
 	if (ev->nframes && !ev->frames)
@@ -24,6 +27,9 @@ static void check_event(const struct snap_strtab *st, const struct snap_event *e
 		if (ev->frames[i].sym > st->count || ev->frames[i].dso > st->count)
 			abort();
 	if (ev->src.sym > st->count || ev->dst.sym > st->count || ev->event > st->count)
+		abort();
+	if (!snap_event_desc(st, ev, NULL, desc, sizeof(desc))[0] ||
+	    !strcmp(snap_br_kind_name(ev->br_kind), "?"))
 		abort();
 }
 

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
+#include "write/fxttree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,13 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct snap_fxtread r;
 	struct snap_fxtread_rec rec;
 	struct snap_fxtcheck c;
+	struct snap_fxttree t;
 	char line[256];
-	int err, checking = 1;
+	int err, checking = 1, tree = 1;
 	uint64_t n = 0;
 
 	if (snap_fxtread_init(&r, data, size) < 0)
 		return 0;
 	snap_fxtcheck_init(&c);
+	snap_fxttree_init(&t);
 	while ((err = snap_fxtread_next(&r, &rec)) != 0) {
 		size_t len;
 
@@ -66,7 +71,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (checking && snap_fxtcheck_feed(&c, &rec) < 0)
 			checking = 0;
+		if (tree && snap_fxttree_feed(&t, &rec) < 0)
+			tree = 0;
 	}
+	if (tree) { /* dump -tree's view: printed to a sink that discards it */
+		FILE *null = fopen("/dev/null", "w");
+
+		if (null) {
+			(void)snap_fxttree_print(&t, null); /* -ENOMEM only */
+			fclose(null);
+		}
+	}
+	snap_fxttree_fini(&t);
 	if (checking)
 		snap_fxtcheck_finish(&c);
 	snap_fxtcheck_fini(&c);

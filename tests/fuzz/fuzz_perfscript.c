@@ -38,7 +38,10 @@ static uint64_t hash_loc(uint64_t h, const struct snap_loc *l, const struct snap
 static uint64_t hash_event(const struct snap_event *ev, const struct snap_strtab *st)
 {
 	uint64_t h = 0;
+	char desc[256];
 
+	CHECK_OR_TRAP(snap_event_desc(st, ev, NULL, desc, sizeof(desc))[0] != '\0');
+	CHECK_OR_TRAP(strcmp(snap_br_kind_name(ev->br_kind), "?") != 0);
 	CHECK_OR_TRAP(ev->kind >= SNAP_EV_BRANCH && ev->kind <= SNAP_EV_SWITCH);
 	CHECK_OR_TRAP(ev->sw_out <= 1 && ev->sw_preempt <= ev->sw_out);
 	CHECK_OR_TRAP(ev->kind == SNAP_EV_SWITCH || (!ev->sw_out && !ev->sw_preempt));

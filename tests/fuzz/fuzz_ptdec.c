@@ -8,6 +8,7 @@
  * that libipt walks real (if meaningless) code.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/ptdec.h"
@@ -21,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct snap_strtab st;
 	struct snap_ptdec *d = NULL;
 	struct snap_event ev;
+	char desc[256];
 	char why[256];
 
 	memset(&o, 0, sizeof(o));
@@ -29,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snap_strtab_init(&st);
 	if (snap_ptdec_open_mem(&d, data, size, &o, &st, why, sizeof(why)) == 0) {
 		for (long n = 0; n < 2000000 && snap_ptdec_next(d, &ev) > 0; n++)
-			;
+			if (!snap_event_desc(&st, &ev, NULL, desc, sizeof(desc))[0])
+				abort();
 		snap_ptdec_close(d);
 	}
 	snap_strtab_fini(&st);

@@ -14,6 +14,8 @@
 
 #include "util/strtab.h"
 #include "write/fxt.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
 #include "write/sink.h"
 

@@ -6,7 +6,9 @@
 #   exit=<status>
 #   stderr: <each line snaptrace printed>
 #   <every line of `snaptrace dump` of the output>
-# compared with <case>.expected. SNAP_UPDATE_GOLDEN=1 rewrites the expectations
+# compared with <case>.expected. A case may also have <case>.tree: the expected
+# `snaptrace dump -tree` of the output (slices per thread by start time, indented by
+# depth), the readable form of what the case pins. SNAP_UPDATE_GOLDEN=1 rewrites the expectations
 # (review the diff like code). Every FXT written is also checked by the independent
 # reader ../shared/tools/fxt_read.py --strict when it exists.
 #
@@ -75,6 +77,16 @@ for input in tests/golden/*/*.txt; do
 		if ! "$snap" dump -check "$out" >"$tmp/check" 2>&1; then
 			echo "FAIL golden/$name: dump -check: $(head -1 "$tmp/check")"
 			continue
+		fi
+		if [ -f "$base.tree" ]; then
+			"$snap" dump -tree "$out" >"$tmp/tree" 2>&1
+			if [ "${SNAP_UPDATE_GOLDEN:-0}" = 1 ]; then
+				cp "$tmp/tree" "$base.tree"
+			elif ! diff -u "$base.tree" "$tmp/tree" >"$tmp/diff"; then
+				echo "FAIL golden/$name: dump -tree differs from $base.tree:"
+				head -40 "$tmp/diff"
+				continue
+			fi
 		fi
 		if [ $strict = 1 ]; then
 			nstrict=$((nstrict + 1))

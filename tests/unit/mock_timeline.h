@@ -12,7 +12,8 @@
  *  - a one-line event syntax for tables of input events:
  *      TIME PID/TID [comm=NAME] WHAT...       TIME is ns or "-" (no time)
  *      WHAT = [strt|end] [KIND] [(x)] SRC SRCSYM DST DSTSYM   (a branch)
- *             KIND: call return jmp int hwint iret syscall sysret txabrt async vmentry
+ *             KIND: a snap_br_kind_name(): call return jmp int "hw int" iret syscall
+ *                   sysret "tx abrt" async vmentry vmexit
  *           | error IP MESSAGE...
  *           | sample EVENT IP SYM IP SYM ...     (outermost first)
  *           | power MHZ IP SYM
@@ -374,23 +375,13 @@ static inline int test_loc(struct snap_strtab *st, char **save, struct snap_loc 
 	return 0;
 }
 
-static const struct {
-	const char *word;
-	enum snap_br_kind kind;
-} test_kinds[] = {
-	{"call", SNAP_BR_CALL},	      {"return", SNAP_BR_RETURN},   {"jmp", SNAP_BR_JUMP},
-	{"int", SNAP_BR_INT},	      {"hwint", SNAP_BR_HWINT},	    {"iret", SNAP_BR_IRET},
-	{"syscall", SNAP_BR_SYSCALL}, {"sysret", SNAP_BR_SYSRET},   {"txabrt", SNAP_BR_TXABORT},
-	{"async", SNAP_BR_ASYNC},     {"vmentry", SNAP_BR_VMENTRY},
-};
-
 /* Parses one event line (see the top of this file); te->ev.frames points
  * into te. Returns 0 or -1 on a malformed line. */
 static inline int test_ev_parse(struct snap_strtab *st, const char *line, struct test_ev *te)
 {
 	char buf[1024], *save = NULL, *w;
 	struct snap_event *ev = &te->ev;
-	size_t i;
+	int k;
 
 	memset(te, 0, sizeof(*te));
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -476,12 +467,16 @@ static inline int test_ev_parse(struct snap_strtab *st, const char *line, struct
 		ev->br_state = w[0] == 's' ? SNAP_BR_START : SNAP_BR_END;
 		w = strtok_r(NULL, " ", &save);
 	}
-	for (i = 0; w && i < sizeof(test_kinds) / sizeof(test_kinds[0]); i++) {
-		if (!strcmp(w, test_kinds[i].word)) {
-			ev->br_kind = (uint8_t)test_kinds[i].kind;
-			w = strtok_r(NULL, " ", &save);
-			break;
-		}
+	if (w && (!strcmp(w, "hw") || !strcmp(w, "tx"))) { /* two-word kinds: "hw int" */
+		char *w2 = strtok_r(NULL, " ", &save);
+
+		if (w2 && w2 == w + strlen(w) + 1)
+			w[strlen(w)] = ' ';
+	}
+	k = w ? snap_br_kind_parse(w, strlen(w)) : -1;
+	if (k > 0) {
+		ev->br_kind = (uint8_t)k;
+		w = strtok_r(NULL, " ", &save);
 	}
 	if (w && !strcmp(w, "(x)")) {
 		ev->in_tx = 1;

@@ -92,7 +92,7 @@ static const struct ccase cases[] = {
 	 "E 40 tid=1 foo\n"
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 40 tid=1 main\n"},
-	/* §4.3 worked example 1: two calls and returns at 1, next op at 100. */
+	/* docs/behaviour.md §4.3 example 1: two calls and returns at 1, next op at 100. */
 	{"spread_example_1",
 	 SNAP_SCOPE_USER,
 	 0,
@@ -107,7 +107,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 100 tid=1 baz\n"
 	 "E 100 tid=1 main\n"},
-	/* §4.3 worked example 2: four calls at 100, next op at 103. */
+	/* docs/behaviour.md §4.3 example 2: four calls at 100, next op at 103. */
 	{"spread_example_2",
 	 SNAP_SCOPE_USER,
 	 0,
@@ -136,7 +136,7 @@ static const struct ccase cases[] = {
 	 "E 4 tid=1 a\n"
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 4 tid=1 main\n"},
-	/* A thread first seen at 50: its events stamped 50 land at 51 (#155). */
+	/* A thread first seen at 50: its events stamped 50 land at 51 (docs/behaviour.md §4.2). */
 	{"late_thread_plus_1ns",
 	 SNAP_SCOPE_USER,
 	 0,
@@ -287,10 +287,10 @@ static const struct ccase cases[] = {
 	 0,
 	 {"0 1/1 strt 0 - 400000 main",
 	  "10 1/1 syscall 400005 main ffffffff81000000 entry_SYSCALL_64",
-	  "20 1/1 hwint ffffffff81000005 entry_SYSCALL_64 ffffffff82000000 irq",
+	  "20 1/1 hw int ffffffff81000005 entry_SYSCALL_64 ffffffff82000000 irq",
 	  "30 1/1 iret ffffffff82000010 irq ffffffff81000005 entry_SYSCALL_64",
 	  "40 1/1 sysret ffffffff81000100 entry_SYSCALL_64 400007 main",
-	  "50 1/1 hwint 400008 main ffffffff82000000 irq",
+	  "50 1/1 hw int 400008 main ffffffff82000000 irq",
 	  "60 1/1 iret ffffffff82000010 irq 400008 main"},
 	 "E 30 tid=1 irq\n"
 	 "E 40 tid=1 entry_SYSCALL_64\n"
@@ -344,7 +344,7 @@ static const struct ccase cases[] = {
 	 "X 20..30 tid=1 [unknown]\n"
 	 "E 30 tid=1 main\n",
 	 1},
-	/* Events at exactly the error's time land 1 ns later (#155). */
+	/* Events at exactly the error's time land 1 ns later (docs/behaviour.md §4.2). */
 	{"decode_error_then_same_time",
 	 SNAP_SCOPE_USER,
 	 0,

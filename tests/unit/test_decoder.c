@@ -362,7 +362,7 @@ static const char *const user_scope_in[] = {
 	"1000 1/1 strt 0 - 400000 main",
 	"1010 1/1 call 400010 main ffffffff81000000 do_syscall_64",
 	"1020 1/1 syscall 400020 main 401000 x",
-	"1025 1/1 hwint 400020 main 401000 x",
+	"1025 1/1 hw int 400020 main 401000 x",
 	"1026 1/1 iret 400020 main 401000 x",
 	"1027 1/1 end sysret 400020 main 0 -",
 	"1030 1/1 call 400030 main 401000 foo",
@@ -472,7 +472,7 @@ static void tsx_commit_abort_error(void)
 	static const char *const abort_[] = {
 		"1000 1/1 strt 0 - 400000 main",
 		"1010 1/1 call (x) 400010 main 401000 txfn",
-		"1015 1/1 txabrt 401010 txfn 400050 main",
+		"1015 1/1 tx abrt 401010 txfn 400050 main",
 		NULL,
 	};
 	static const char *const error[] = {
@@ -554,6 +554,18 @@ static void desc_formats(void)
 		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
 	snap_decoder_desc(&d.dec, &te.ev, buf, 8);
 	CHECK_STR_EQ("cpu-clo", buf);
+	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 tx abrt 401000 foo 402000 bar", &te));
+	CHECK_STR_EQ("tx abrt 0x401000 foo => 0x402000 bar at 0.000000005 tid 42",
+		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+	/* One name per kind, parsed back to the same kind; vmexit included. */
+	for (unsigned k = SNAP_BR_NONE; k <= SNAP_BR_VMEXIT; k++) {
+		const char *name = snap_br_kind_name(k);
+
+		CHECK_INT_EQ((int)k, snap_br_kind_parse(name, strlen(name)));
+	}
+	CHECK_STR_EQ("vmexit", snap_br_kind_name(SNAP_BR_VMEXIT));
+	CHECK_STR_EQ("?", snap_br_kind_name(SNAP_BR_VMEXIT + 1));
+	CHECK_INT_EQ(-1, snap_br_kind_parse("txabort", 7));
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch preempt", &te));
 	CHECK_STR_EQ("context switch out (preempted) at 0.000000005 tid 42",
 		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* record/dlsrc: choosing between the dlfilter plugin and the text path. */
+/* The plugin search (record/caps: snap_caps_find_plugin) and record/dlsrc. */
+#include "record/caps.h"
 #include "record/dlsrc.h"
 #include "record/perfsrc.h"
 #include "snap_test.h"
@@ -15,10 +16,10 @@ static int fake_exists(const char *path)
 	return 0;
 }
 
-static int pick(struct snap_dlsrc_env *env, char *path, char *why)
+static int pick(struct snap_plugin_env *env, char *path, char *why)
 {
 	env->exists = fake_exists;
-	return snap_dlsrc_pick(env, path, 256, why, 256);
+	return snap_caps_find_plugin(env, path, 256, why, 256);
 }
 
 static void pick_table(void)
@@ -52,7 +53,7 @@ static void pick_table(void)
 	};
 
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-		struct snap_dlsrc_env env;
+		struct snap_plugin_env env;
 		char path[256], why[256];
 		int r;
 
@@ -76,17 +77,22 @@ static void pick_table(void)
 
 static void perf_versions(void)
 {
-	CHECK_INT_EQ(1, snap_dlsrc_perf_ok(5, 14));
-	CHECK_INT_EQ(1, snap_dlsrc_perf_ok(6, 0));
-	CHECK_INT_EQ(0, snap_dlsrc_perf_ok(5, 13));
-	CHECK_INT_EQ(0, snap_dlsrc_perf_ok(4, 20));
+	struct snap_perfcaps c[] = {{.perf_major = 5, .perf_minor = 14},
+				    {.perf_major = 6, .perf_minor = 0},
+				    {.perf_major = 5, .perf_minor = 13},
+				    {.perf_major = 4, .perf_minor = 20}};
+
+	CHECK_INT_EQ(1, snap_caps_has_dlfilter(&c[0]));
+	CHECK_INT_EQ(1, snap_caps_has_dlfilter(&c[1]));
+	CHECK_INT_EQ(0, snap_caps_has_dlfilter(&c[2]));
+	CHECK_INT_EQ(0, snap_caps_has_dlfilter(&c[3]));
 }
 
 static void perf_version_of_missing_binary(void)
 {
 	int major = 7, minor = 7;
 
-	CHECK(snap_dlsrc_perf_version("/nonexistent/perf", &major, &minor) < 0);
+	CHECK(snap_caps_perf_version("/nonexistent/perf", &major, &minor) < 0);
 	CHECK_INT_EQ(0, major);
 	CHECK_INT_EQ(0, minor);
 }

@@ -8,7 +8,10 @@
 #include "util/err.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
+#include "write/fxtcheck.h"
+#include "write/fxtdesc.h"
 #include "write/fxtread.h"
+#include "write/fxttree.h"
 #include "write/sink.h"
 
 /* A writer over a memory sink with its own strtab. */
@@ -760,6 +763,71 @@ static void test_desc(void)
 	CHECK_STR_EQ("instant", small);
 }
 
+/* dump -tree: slices per thread by (time, file order), indented by depth;
+ * a complete event nests like a begin/end pair, an unended slice shows +?,
+ * an end with nothing open is counted, threads come in order of first event. */
+static void tree_rec(struct snap_fxttree *t, uint64_t index, uint32_t sub, uint64_t tid,
+		     uint64_t ts, uint64_t end, const char *name)
+{
+	struct snap_fxtread_rec rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.index = index;
+	rec.type = SNAP_FXT_EVENT;
+	rec.sub = sub;
+	rec.pid = 7;
+	rec.tid = tid;
+	rec.ts = ts;
+	rec.end = end;
+	rec.name.s = name;
+	rec.name.len = (uint32_t)strlen(name);
+	CHECK_INT_EQ(0, snap_fxttree_feed(t, &rec));
+}
+
+static void test_tree(void)
+{
+	struct snap_fxttree t;
+	struct snap_fxtread_rec th;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	snap_fxttree_init(&t);
+	memset(&th, 0, sizeof(th));
+	th.type = SNAP_FXT_KOBJ;
+	th.sub = 2;
+	th.tid = 9;
+	th.name.s = "worker";
+	th.name.len = 6;
+	th.nargs = 1;
+	th.args[0].type = SNAP_FXT_ARG_KOID;
+	th.args[0].v.u = 7;
+	CHECK_INT_EQ(0, snap_fxttree_feed(&t, &th));
+	tree_rec(&t, 1, SNAP_FXT_EV_BEGIN, 8, 10, 0, "inner");
+	tree_rec(&t, 2, SNAP_FXT_EV_END, 8, 20, 0, "inner");
+	tree_rec(&t, 3, SNAP_FXT_EV_BEGIN, 8, 5, 0, "outer"); /* written later, starts first */
+	tree_rec(&t, 4, SNAP_FXT_EV_END, 8, 30, 0, "outer");
+	tree_rec(&t, 5, SNAP_FXT_EV_COMPLETE, 8, 12, 12, "[decode error: x]");
+	tree_rec(&t, 6, SNAP_FXT_EV_BEGIN, 9, 3, 0, "open");
+	tree_rec(&t, 7, SNAP_FXT_EV_END, 9, 1, 0, "stray");
+	tree_rec(&t, 8, SNAP_FXT_EV_INSTANT, 9, 4, 0, "ignored");
+	CHECK(out != NULL);
+	if (out) {
+		CHECK_INT_EQ(0, snap_fxttree_print(&t, out));
+		fclose(out);
+		CHECK_STR_EQ("thread pid=7 tid=9 \"worker\"\n"
+			     "  3 +? open\n"
+			     "  (1 end(s) without an open slice)\n"
+			     "thread pid=7 tid=8 \"\"\n"
+			     "  5 +25 outer\n"
+			     "    10 +10 inner\n"
+			     "      12 +0 [decode error: x]\n",
+			     text);
+	}
+	free(text);
+	snap_fxttree_fini(&t);
+}
+
 int main(void)
 {
 	RUN(test_header_records);
@@ -775,5 +843,6 @@ int main(void)
 	RUN(test_desc);
 	RUN(test_stream_reader);
 	RUN(test_check_spills);
+	RUN(test_tree);
 	return snap_test_done();
 }

@@ -8,6 +8,8 @@
 #include "record/perfrun.h"
 #include "snap_test.h"
 #include "util/err.h"
+#include "util/file.h"
+#include "util/proc.h"
 
 static int start_sh(struct snap_perf *p, const char *script)
 {

@@ -40,9 +40,6 @@ static void desc_loc(char *out, size_t cap, const struct snap_loc *l)
 		app(out, cap, " (%s)", snap_strtab_get(&st, l->dso));
 }
 
-static const char *const kind_names[] = {"none",  "call",    "return",	"jump",	  "int",
-					 "hwint", "iret",    "syscall", "sysret", "txabort",
-					 "async", "vmentry", "vmexit"};
 static const char *const state_names[] = {"-", "start", "end"};
 
 static int loc_zero(const struct snap_loc *l)
@@ -87,7 +84,7 @@ static void desc_event(char *out, size_t cap, const struct snap_event *ev)
 	if (ev->comm)
 		app(out, cap, " comm=%s", snap_strtab_get(&st, ev->comm));
 	if (ev->kind == SNAP_EV_BRANCH) {
-		app(out, cap, " %s %s%s ", ev->br_kind < 13 ? kind_names[ev->br_kind] : "BAD",
+		app(out, cap, " %s %s%s ", snap_br_kind_name(ev->br_kind),
 		    ev->br_state < 3 ? state_names[ev->br_state] : "BAD", ev->in_tx ? " tx" : "");
 		desc_loc(out, cap, &ev->src);
 		app(out, cap, " => ");
@@ -214,15 +211,15 @@ static const struct line_case branch_cases[] = {
 	 "B -1/4242 t=1000000 return - 4010e1 emit+0x43 (" T ") => 40110c cmain+0x2a (" T ")"},
 	/* every kind */
 	{"4242 1.000000000:   jmp    401000 a+0x0 (" T ") =>  401010 b+0x0 (" T ")",
-	 "B -1/4242 t=1000000000 jump - 401000 a+0x0 (" T ") => 401010 b+0x0 (" T ")"},
+	 "B -1/4242 t=1000000000 jmp - 401000 a+0x0 (" T ") => 401010 b+0x0 (" T ")"},
 	{"4242 1.0:   jcc    401000 a+0x0 (" T ") =>  401010 a+0x10 (" T ")",
-	 "B -1/4242 t=1000000000 jump - 401000 a+0x0 (" T ") => 401010 a+0x10 (" T ")"},
+	 "B -1/4242 t=1000000000 jmp - 401000 a+0x0 (" T ") => 401010 a+0x10 (" T ")"},
 	{"1 1.0: int 1 a+0x1 (/d) => 2 b+0x2 (/d)",
 	 "B -1/1 t=1000000000 int - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0: hw int 1 a+0x1 (/d) => 2 b+0x2 (/d)",
-	 "B -1/1 t=1000000000 hwint - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
+	 "B -1/1 t=1000000000 hw int - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0:   hw    int   1 a+0x1 (/d) => 2 b+0x2 (/d)",
-	 "B -1/1 t=1000000000 hwint - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
+	 "B -1/1 t=1000000000 hw int - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0: iret 1 a+0x1 (/d) => 2 b+0x2 (/d)",
 	 "B -1/1 t=1000000000 iret - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0: syscall 1 a+0x1 (/d) => 2 b+0x2 (/d)",
@@ -230,7 +227,7 @@ static const struct line_case branch_cases[] = {
 	{"1 1.0: sysret 1 a+0x1 (/d) => 2 b+0x2 (/d)",
 	 "B -1/1 t=1000000000 sysret - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0: tx abrt 1 a+0x1 (/d) => 2 b+0x2 (/d)",
-	 "B -1/1 t=1000000000 txabort - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
+	 "B -1/1 t=1000000000 tx abrt - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0: async 1 a+0x1 (/d) => 2 b+0x2 (/d)",
 	 "B -1/1 t=1000000000 async - 1 a+0x1 (/d) => 2 b+0x2 (/d)"},
 	{"1 1.0: vmentry 1 a+0x1 (/d) => 2 b+0x2 (/d)",
@@ -268,10 +265,10 @@ static const struct line_case branch_cases[] = {
 	{"1 1.0:   call (D)(x)  401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
 	 "B -1/1 t=1000000000 call - tx 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
 	{"1 1.0:   jcc (D)  (t)  401000 x+0x0 (/d) =>  401010 x+0x10 (/d)",
-	 "B -1/1 t=1000000000 jump - 401000 x+0x0 (/d) => 401010 x+0x10 (/d)"},
+	 "B -1/1 t=1000000000 jmp - 401000 x+0x0 (/d) => 401010 x+0x10 (/d)"},
 	/* unnamed flag combinations print as letters (PERF_IP_FLAG_CHARS) */
 	{"1 1.0:   bcyi  401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
-	 "B -1/1 t=1000000000 hwint - 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
+	 "B -1/1 t=1000000000 hw int - 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},
 	/* no flags field at all */
 	{"1 1.0:  401000 x+0x0 (/d) =>  401010 y+0x0 (/d)",
 	 "B -1/1 t=1000000000 none - 401000 x+0x0 (/d) => 401010 y+0x0 (/d)"},

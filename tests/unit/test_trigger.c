@@ -9,6 +9,7 @@
 #include "record/trigger.h"
 #include "snap_test.h"
 #include "util/err.h"
+#include "util/file.h"
 
 volatile int trigger_sink;
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The program snaptrace run starts, under ptrace. See child.h. */
+#include "record/child.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/proc.h"
+
+int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *status_out)
+{
+	int p[2], e = 0, status;
+	pid_t parent = getpid(), pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		snap_child_reset_signals();
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+			e = errno;
+			n = write(p[1], &e, sizeof(e));
+			_exit(126);
+		}
+		execvp(argv[0], argv);
+		e = errno;
+		n = write(p[1], &e, sizeof(e));
+		(void)n;
+		_exit(127);
+	}
+	close(p[1]);
+	do
+		n = read(p[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(e)) {
+		*exec_err = e;
+		return -e;
+	}
+	if (!WIFSTOPPED(status)) {
+		*status_out = status;
+		return -ECHILD;
+	}
+	*pid_out = pid;
+	return 0;
+}
+
+/* Reads AT_ENTRY (the program's entry point) from /proc/PID/auxv. */
+static int auxv_entry(pid_t pid, uint64_t *entry)
+{
+	char path[64];
+	uint64_t av[2];
+	int fd, err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != 0) {
+		if (av[0] == AT_ENTRY) {
+			*entry = av[1];
+			err = 0;
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+int snap_child_run_to_entry(pid_t pid, int *status_out, int *ended)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	uint64_t entry = 0;
+	long orig;
+	int status, err = auxv_entry(pid, &entry);
+
+	if (err < 0)
+		return err;
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return -errno;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)) < 0 ||
+	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
+		return -errno;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
+		if (!WIFSTOPPED(status)) {
+			*status_out = status;
+			*ended = 1;
+		}
+		return -ECHILD;
+	}
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) < 0 ||
+	    ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+		return -errno;
+	regs.rip = entry;
+	if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) < 0)
+		return -errno;
+	return 0;
+#else
+	(void)pid;
+	(void)status_out;
+	(void)ended;
+	return -ENOTSUP;
+#endif
+}
+
+int snap_child_detach(pid_t pid)
+{
+	/* ESRCH: it was killed meanwhile; SIGCHLD tells the session. */
+	if (ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0 && errno != ESRCH)
+		return -errno;
+	return 0;
+}

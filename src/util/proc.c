@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+long snap_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void snap_child_reset_signals(void)
+{
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int snap_move_fd(int fd, int to)
+{
+	if (fd == to)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, to) < 0 ? -1 : 0;
+}
+
+void snap_exec_piped(const char *const *argv, int recw, int rec_to, int outw)
+{
+	int r = recw >= 0 ? fcntl(recw, F_DUPFD, 10) : -1, o = fcntl(outw, F_DUPFD, 10);
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setpgid(0, 0);
+	if ((recw >= 0 && (r < 0 || dup2(r, rec_to) < 0)) || o < 0 || dup2(o, STDOUT_FILENO) < 0)
+		_exit(127);
+	if (r >= 0)
+		close(r);
+	close(o);
+	setenv("PAGER", "cat", 1);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+int snap_run_capture(char *const argv[], char *buf, size_t len)
+{
+	int pfd[2], status, devnull;
+	size_t got = 0;
+	pid_t pid;
+
+	if (len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		snap_child_reset_signals();
+		devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 2);
+		}
+		dup2(pfd[1], 1);
+		setenv("PAGER", "cat", 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		char tmp[256];
+		ssize_t n = read(pfd[0], tmp, sizeof(tmp));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n && got + 1 < len; i++)
+			buf[got++] = tmp[i];
+	}
+	buf[got] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 127;
+}

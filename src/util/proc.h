@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Processes and time: the monotonic clock in ms, what a forked child does
+ * before exec, exec with piped output, and running a command for its output.
+ * The one home for these (record/ and cli/ spawn perf, fzf and the traced program).
+ */
+#ifndef SNAP_UTIL_PROC_H
+#define SNAP_UTIL_PROC_H
+
+#include <stddef.h>
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long snap_now_ms(void);
+
+/* In a freshly forked child: default signal dispositions and an empty mask,
+ * so perf and the traced program do not inherit our blocked signals or our
+ * ignored SIGPIPE. */
+void snap_child_reset_signals(void);
+
+/* Moves fd to exactly `to` (used before exec, clearing close-on-exec);
+ * returns 0 or -1. */
+int snap_move_fd(int fd, int to);
+
+/* In a forked child: dies with the parent, takes its own process group, puts
+ * outw on stdout and (when recw >= 0) recw on fd rec_to, and execs argv (PATH
+ * searched, PAGER=cat). Never returns (exit 127 when exec fails). */
+_Noreturn void snap_exec_piped(const char *const *argv, int recw, int rec_to, int outw);
+
+/* Runs argv to completion (stdin /dev/null, stderr discarded), capturing up
+ * to len-1 bytes of stdout into buf (NUL-terminated). Returns the exit
+ * status (0..255), 127 when it could not be run, or -errno. */
+int snap_run_capture(char *const argv[], char *buf, size_t len);
+
+#endif
