@@ -37,6 +37,7 @@
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/err.h"
 #include "util/u64map.h"
 #include "util/vec.h"
@@ -184,29 +185,6 @@ struct snap_ptdec {
 
 /* ---- small helpers ---- */
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static int setwhy(char *why, size_t whylen, const char *msg)
-{
-	if (why && whylen)
-		snprintf(why, whylen, "%s", msg);
-	return -SNAP_ENOTSUP;
-}
-
 static uint64_t tsc2perf(const struct snap_ptdec *d, uint64_t tsc)
 {
 	return snap_pd_tsc_to_perf(&d->pd.tc, tsc);
@@ -268,8 +246,8 @@ static struct proc *proc_get(struct snap_ptdec *d, int32_t pid)
 static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 {
 	const uint8_t *p = r->p;
-	int32_t pid = (int32_t)get32(p + 8);
-	uint64_t start = get64(p + 16), len = get64(p + 24), pgoff = get64(p + 32);
+	int32_t pid = (int32_t)snap_get32(p + 8);
+	uint64_t start = snap_get64(p + 16), len = snap_get64(p + 24), pgoff = snap_get64(p + 32);
 	size_t noff = r->type == SNAP_PD_MMAP ? 40 : 72, nlen, di = 0;
 	const char *name;
 	struct mapping *m;
@@ -278,7 +256,7 @@ static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 
 	if (r->type == SNAP_PD_MMAP && (r->misc & SNAP_PD_MISC_MMAP_DATA))
 		return 0;
-	if (r->type == SNAP_PD_MMAP2 && !(get32(p + 64) & 4)) /* PROT_EXEC */
+	if (r->type == SNAP_PD_MMAP2 && !(snap_get32(p + 64) & 4)) /* PROT_EXEC */
 		return 0;
 	if ((r->misc & SNAP_PD_MISC_CPUMODE_MASK) == SNAP_PD_MISC_KERNEL || start >> 63)
 		return 0; /* kernel maps: only user-space traces are decoded here */
@@ -337,7 +315,8 @@ static int read_sideband(struct snap_ptdec *d)
 		switch (r->type) {
 		case SNAP_PD_MMAP:
 		case SNAP_PD_MMAP2:
-			if ((err = snap_u64map_put(&d->tidpid, get32(p + 12), get32(p + 8))) < 0 ||
+			if ((err = snap_u64map_put(&d->tidpid, snap_get32(p + 12),
+						   snap_get32(p + 8))) < 0 ||
 			    (err = add_mmap(d, r)) < 0)
 				return err;
 			break;
@@ -348,26 +327,28 @@ static int read_sideband(struct snap_ptdec *d)
 
 			if (id < 0)
 				return (int)id;
-			if ((err = snap_u64map_put(&d->tidpid, get32(p + 12), get32(p + 8))) < 0)
+			if ((err = snap_u64map_put(&d->tidpid, snap_get32(p + 12),
+						   snap_get32(p + 8))) < 0)
 				return err;
 			if ((err = snap_vec_reserve(&d->comms, &d->capcomms, d->ncomms + 1,
 						    sizeof(*d->comms))) < 0)
 				return err;
 			c = &d->comms[d->ncomms++];
 			c->time = r->time;
-			c->tid = (int32_t)get32(p + 12);
+			c->tid = (int32_t)snap_get32(p + 12);
 			c->name = (uint32_t)id;
 			break;
 		}
 		case SNAP_PD_FORK:
 		case SNAP_PD_EXIT:
-			if ((err = snap_u64map_put(&d->tidpid, get32(p + 16), get32(p + 8))) < 0)
+			if ((err = snap_u64map_put(&d->tidpid, snap_get32(p + 16),
+						   snap_get32(p + 8))) < 0)
 				return err;
 			break;
 		case SNAP_PD_ITRACE_START:
 		case SNAP_PD_SWITCH_CPU_WIDE: {
 			struct sw *s;
-			int32_t pid = (int32_t)get32(p + 8), tid = (int32_t)get32(p + 12);
+			int32_t pid = (int32_t)snap_get32(p + 8), tid = (int32_t)snap_get32(p + 12);
 
 			if (r->type == SNAP_PD_SWITCH_CPU_WIDE) {
 				if (r->misc & SNAP_PD_MISC_SWITCH_OUT)
@@ -2062,20 +2043,20 @@ static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 	uint64_t cfg = pd->pt_config;
 
 	if (!pd->exclude_kernel)
-		return setwhy(why, whylen,
-			      "it traces the kernel (only user-space traces are "
-			      "decoded in-process)");
+		return snap_pd_notsup(why, whylen,
+				      "it traces the kernel (only user-space traces are "
+				      "decoded in-process)");
 	if ((pd->priv[SNAP_PD_PT_CYC_BIT] && (cfg & pd->priv[SNAP_PD_PT_CYC_BIT])) ||
 	    (pd->priv[SNAP_PD_PT_MTC_BIT] && (cfg & pd->priv[SNAP_PD_PT_MTC_BIT])))
-		return setwhy(why, whylen,
-			      "it has cycle-accurate or MTC timing (perf's timestamp "
-			      "interpolation is not reproduced)");
+		return snap_pd_notsup(why, whylen,
+				      "it has cycle-accurate or MTC timing (perf's timestamp "
+				      "interpolation is not reproduced)");
 	if (!pd->sample_id_all)
-		return setwhy(why, whylen,
-			      "its sideband has no sample_id (times of mmaps and "
-			      "switches unknown)");
+		return snap_pd_notsup(why, whylen,
+				      "its sideband has no sample_id (times of mmaps and "
+				      "switches unknown)");
 	if (!pd->naux)
-		return setwhy(why, whylen, "it has no AUXTRACE data");
+		return snap_pd_notsup(why, whylen, "it has no AUXTRACE data");
 	return 0;
 }
 
