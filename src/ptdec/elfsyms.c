@@ -9,19 +9,15 @@
  */
 #include "ptdec/elfsyms.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/bytes.h"
 #include "util/err.h"
+#include "util/fmap.h"
 #include "util/vec.h"
 
 #define EHDR	      64
@@ -402,26 +398,11 @@ static void finish_syms(struct snap_elfsyms *s)
 
 static int map_file(const char *path, const uint8_t **buf, size_t *len)
 {
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	void *m;
+	const void *m = NULL;
+	int err = snap_fmap(path, EHDR, MAX_FILE, 1, &m, len);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < EHDR ||
-	    (uint64_t)sb.st_size > MAX_FILE) {
-		err = -SNAP_EFORMAT;
-		close(fd);
-		return err;
-	}
-	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = -errno;
-	close(fd);
-	if (m == MAP_FAILED)
-		return err;
 	*buf = m;
-	*len = (size_t)sb.st_size;
-	return 0;
+	return err == 1 ? -SNAP_EFORMAT : err;
 }
 
 /* The .symtab of the debug file for the build id, if there is one. */
@@ -449,7 +430,7 @@ static int load_debug(struct snap_elfsyms *s, size_t *cap, const char *dir)
 		if (err >= 0)
 			err = 1;
 	}
-	munmap((void *)b, len);
+	snap_funmap(b, len);
 	return err;
 }
 
@@ -494,7 +475,7 @@ int snap_elfsyms_load(struct snap_elfsyms *s, const char *path, const char *debu
 	if ((err = map_file(path, &b, &len)) < 0)
 		return err;
 	err = snap_elfsyms_load_mem(s, b, len, debug_dir);
-	munmap((void *)b, len);
+	snap_funmap(b, len);
 	return err;
 }
 

@@ -24,14 +24,11 @@
 #include "ptdec/ptdec.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <intel-pt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ptdec/elfsyms.h"
@@ -39,6 +36,7 @@
 #include "util/alloc.h"
 #include "util/bytes.h"
 #include "util/err.h"
+#include "util/fmap.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -143,7 +141,7 @@ struct aent {
 
 struct snap_ptdec {
 	struct snap_pd pd;
-	void *map;
+	const void *map;
 	size_t maplen;
 	struct snap_strtab *names;
 	struct snap_ptdec_opts o;
@@ -2124,30 +2122,21 @@ fail:
 int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap_ptdec_opts *o,
 		    struct snap_strtab *names, char *why, size_t whylen)
 {
-	struct stat sb;
-	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	const void *m;
+	size_t len;
+	int err;
 
 	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || sb.st_size <= 0) {
-		err = fstat(fd, &sb) < 0 ? -errno : -SNAP_ETRUNC;
-		close(fd);
-		return err;
-	}
-	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = -errno;
-	close(fd);
-	if (m == MAP_FAILED)
-		return err;
-	err = snap_ptdec_open_mem(out, m, (size_t)sb.st_size, o, names, why, whylen);
+	err = snap_fmap(path, 1, UINT64_MAX, 0, &m, &len);
+	if (err != 0)
+		return err == 1 ? -SNAP_ETRUNC : err;
+	err = snap_ptdec_open_mem(out, m, len, o, names, why, whylen);
 	if (err < 0) {
-		munmap(m, (size_t)sb.st_size);
+		snap_funmap(m, len);
 		return err;
 	}
 	(*out)->map = m;
-	(*out)->maplen = (size_t)sb.st_size;
+	(*out)->maplen = len;
 	return 0;
 }
 
@@ -2202,6 +2191,6 @@ void snap_ptdec_close(struct snap_ptdec *d)
 		pt_iscache_free(d->iscache);
 	snap_pd_fini(&d->pd);
 	if (d->map)
-		munmap(d->map, d->maplen);
+		snap_funmap(d->map, d->maplen);
 	snap_free(d);
 }
