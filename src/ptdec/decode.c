@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): decoding one piece into raw events (workers). */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
-#include "util/bytes.h"
-#include "util/err.h"
 #include "util/vec.h"
 
 /* ---- decoding one piece (workers) ---- */

@@ -26,7 +26,7 @@
 
 enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
 
-/* perf's error messages (util/intel-pt-decoder/intel-pt-decoder.c). */
+/* perf's decoder errors; their messages are err_msgs in ptdec.c. */
 enum {
 	ERR_NOINSN = 0,
 	ERR_MISMAT,
@@ -36,6 +36,7 @@ enum {
 	ERR_NODATA,
 	ERR_INTERN,
 };
+
 struct rawev {
 	uint64_t time, ip, addr;
 	uint32_t flags;

@@ -8,7 +8,6 @@
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
-#include "util/err.h"
 #include "util/vec.h"
 
 /* ---- sideband ---- */

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): cutting AUXTRACE buffers at PSBs into pieces. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/ptdec_int.h"
-#include "util/alloc.h"
-#include "util/bytes.h"
-#include "util/err.h"
 #include "util/vec.h"
 
 /* ---- pieces ---- */
