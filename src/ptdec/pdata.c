@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/err.h"
 #include "util/vec.h"
 
@@ -25,37 +26,6 @@
 #define ST_STREAM_ID  0x200ull
 #define ST_IDENTIFIER 0x10000ull
 #define ST_ID_BITS    (ST_TID | ST_TIME | ST_ID | ST_CPU | ST_STREAM_ID | ST_IDENTIFIER)
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static int notsup(char *why, size_t whylen, const char *msg)
-{
-	if (why && whylen)
-		snprintf(why, whylen, "%s", msg);
-	return -SNAP_ENOTSUP;
-}
 
 static int popcount64(uint64_t v)
 {
@@ -79,12 +49,12 @@ static void sample_id(const struct snap_pd *pd, struct snap_pd_rec *r)
 		return;
 	p = r->p + r->size - need;
 	if (st & ST_TID) {
-		r->pid = (int32_t)get32(p);
-		r->tid = (int32_t)get32(p + 4);
+		r->pid = (int32_t)snap_get32(p);
+		r->tid = (int32_t)snap_get32(p + 4);
 		p += 8;
 	}
 	if (st & ST_TIME) {
-		r->time = get64(p);
+		r->time = snap_get64(p);
 		p += 8;
 	}
 	if (st & ST_ID)
@@ -92,7 +62,7 @@ static void sample_id(const struct snap_pd *pd, struct snap_pd_rec *r)
 	if (st & ST_STREAM_ID)
 		p += 8;
 	if (st & ST_CPU)
-		r->cpu = (int32_t)get32(p);
+		r->cpu = (int32_t)snap_get32(p);
 }
 
 static int read_attrs(struct snap_pd *pd, uint64_t attr_size, uint64_t off, uint64_t size,
@@ -107,7 +77,7 @@ static int read_attrs(struct snap_pd *pd, uint64_t attr_size, uint64_t off, uint
 		return -SNAP_ETRUNC;
 	for (uint64_t a = 0; a < size; a += attr_size) {
 		const uint8_t *p = pd->buf + off + a;
-		uint64_t st = get64(p + 24), flags = get64(p + 40);
+		uint64_t st = snap_get64(p + 24), flags = snap_get64(p + 40);
 
 		if (first) {
 			id_bits = st & ST_ID_BITS;
@@ -115,7 +85,8 @@ static int read_attrs(struct snap_pd *pd, uint64_t attr_size, uint64_t off, uint
 			pd->sample_id_all = (flags >> 18) & 1;
 			first = 0;
 		} else if ((st & ST_ID_BITS) != id_bits) {
-			return notsup(why, whylen, "its events have different sample_id layouts");
+			return snap_pd_notsup(why, whylen,
+					      "its events have different sample_id layouts");
 		}
 		pd->nattrs++;
 	}
@@ -127,13 +98,13 @@ static int find_pt_attr(struct snap_pd *pd, uint64_t attr_size, uint64_t off, ui
 {
 	for (uint64_t a = 0; a < size; a += attr_size) {
 		const uint8_t *p = pd->buf + off + a;
-		uint64_t flags = get64(p + 40);
+		uint64_t flags = snap_get64(p + 40);
 
-		if (get32(p) != (uint32_t)pd->priv[SNAP_PD_PT_PMU_TYPE])
+		if (snap_get32(p) != (uint32_t)pd->priv[SNAP_PD_PT_PMU_TYPE])
 			continue;
-		pd->pt_type = get32(p);
-		pd->pt_config = get64(p + 8);
-		pd->sample_type = get64(p + 24);
+		pd->pt_type = snap_get32(p);
+		pd->pt_config = snap_get64(p + 8);
+		pd->sample_type = snap_get64(p + 24);
 		pd->exclude_user = (flags >> 4) & 1;
 		pd->exclude_kernel = (flags >> 5) & 1;
 		pd->sample_id_all = (flags >> 18) & 1;
@@ -161,12 +132,12 @@ static int add_aux(struct snap_pd *pd, const uint8_t *p, const uint8_t *data)
 	if (err)
 		return err;
 	a = &pd->aux[pd->naux++];
-	a->size = get64(p + 8);
-	a->offset = get64(p + 16);
-	a->ref = get64(p + 24);
-	a->idx = get32(p + 32);
-	a->tid = (int32_t)get32(p + 36);
-	a->cpu = (int32_t)get32(p + 40);
+	a->size = snap_get64(p + 8);
+	a->offset = snap_get64(p + 16);
+	a->ref = snap_get64(p + 24);
+	a->idx = snap_get32(p + 32);
+	a->tid = (int32_t)snap_get32(p + 36);
+	a->cpu = (int32_t)snap_get32(p + 40);
 	a->data = data;
 	a->nrec = pd->nrecs;
 	return 0;
@@ -176,13 +147,13 @@ static void read_info(struct snap_pd *pd, const uint8_t *p, size_t size)
 {
 	size_t n = (size - 16) / 8;
 
-	if (get32(p + 8) != 1) /* PERF_AUXTRACE_INTEL_PT */
+	if (snap_get32(p + 8) != 1) /* PERF_AUXTRACE_INTEL_PT */
 		return;
 	if (n > SNAP_PD_PT_NPRIV)
 		n = SNAP_PD_PT_NPRIV;
 	memset(pd->priv, 0, sizeof(pd->priv));
 	for (size_t i = 0; i < n; i++)
-		pd->priv[i] = get64(p + 16 + 8 * i);
+		pd->priv[i] = snap_get64(p + 16 + 8 * i);
 	pd->have_info = 1;
 	pd->tc.time_shift = (uint16_t)pd->priv[SNAP_PD_PT_TIME_SHIFT];
 	pd->tc.time_mult = (uint32_t)pd->priv[SNAP_PD_PT_TIME_MULT];
@@ -203,16 +174,16 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 		*why = 0;
 	if (len < 16 || memcmp(b, "PERFILE2", 8))
 		return -SNAP_EFORMAT;
-	hsize = get64(b + 8);
+	hsize = snap_get64(b + 8);
 	if (hsize != HDR_SIZE)
-		return notsup(why, whylen, "it was written to a pipe (perf record -o -)");
+		return snap_pd_notsup(why, whylen, "it was written to a pipe (perf record -o -)");
 	if (len < HDR_SIZE)
 		return -SNAP_ETRUNC;
-	attr_size = get64(b + 16);
-	aoff = get64(b + 24);
-	asize = get64(b + 32);
-	doff = get64(b + 40);
-	dsize = get64(b + 48);
+	attr_size = snap_get64(b + 16);
+	aoff = snap_get64(b + 24);
+	asize = snap_get64(b + 32);
+	doff = snap_get64(b + 40);
+	dsize = snap_get64(b + 48);
 	if ((err = read_attrs(pd, attr_size, aoff, asize, why, whylen)) < 0)
 		return err;
 	if (doff > len)
@@ -223,9 +194,9 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 		struct snap_pd_rec r;
 
 		memset(&r, 0, sizeof(r));
-		r.type = get32(p);
-		r.misc = get16(p + 4);
-		r.size = get16(p + 6);
+		r.type = snap_get32(p);
+		r.misc = snap_get16(p + 4);
+		r.size = snap_get16(p + 6);
 		r.p = p;
 		if (r.size < 8 || r.size > end - pos) {
 			pd->bad_records++;
@@ -240,7 +211,7 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 				pd->bad_records++;
 				continue;
 			}
-			sz = get64(p + 8);
+			sz = snap_get64(p + 8);
 			if (sz > end - pos) {
 				pd->bad_records++;
 				sz = end - pos; /* a file cut short: keep what is there */
@@ -292,9 +263,9 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 		}
 		sample_id(pd, &r);
 		if (r.type == SNAP_PD_LOST)
-			pd->lost += get64(p + 16);
+			pd->lost += snap_get64(p + 16);
 		if (r.type == SNAP_PD_AUX) {
-			uint64_t fl = get64(p + 24);
+			uint64_t fl = snap_get64(p + 24);
 
 			pd->aux_truncated += (fl & SNAP_PD_AUX_TRUNCATED) != 0;
 			pd->aux_partial += (fl & SNAP_PD_AUX_PARTIAL) != 0;
@@ -303,9 +274,10 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 			return err;
 	}
 	if (!pd->have_info)
-		return notsup(why, whylen, "it has no Intel PT AUXTRACE_INFO record");
+		return snap_pd_notsup(why, whylen, "it has no Intel PT AUXTRACE_INFO record");
 	if (find_pt_attr(pd, attr_size, aoff, asize) < 0)
-		return notsup(why, whylen, "no event uses the Intel PT PMU of its AUXTRACE_INFO");
+		return snap_pd_notsup(why, whylen,
+				      "no event uses the Intel PT PMU of its AUXTRACE_INFO");
 	/* The trailer layout is the PT event's: re-read every record's sample_id. */
 	for (size_t i = 0; i < pd->nrecs; i++)
 		sample_id(pd, &pd->recs[i]);
@@ -317,6 +289,13 @@ void snap_pd_fini(struct snap_pd *pd)
 	snap_free(pd->recs);
 	snap_free(pd->aux);
 	memset(pd, 0, sizeof(*pd));
+}
+
+int snap_pd_notsup(char *why, size_t whylen, const char *msg)
+{
+	if (why && whylen)
+		snprintf(why, whylen, "%s", msg);
+	return -SNAP_ENOTSUP;
 }
 
 uint64_t snap_pd_tsc_to_perf(const struct snap_pd_tc *tc, uint64_t cyc)

@@ -122,6 +122,10 @@ struct snap_pd {
 int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, size_t whylen);
 void snap_pd_fini(struct snap_pd *pd);
 
+/* Copies msg into why (whylen bytes; why may be NULL) and returns -SNAP_ENOTSUP:
+ * the one way the decoder says why it does not handle a file. */
+int snap_pd_notsup(char *why, size_t whylen, const char *msg);
+
 /* perf time of a TSC value (tools/perf/util/tsc.c, tsc_to_perf_time). */
 uint64_t snap_pd_tsc_to_perf(const struct snap_pd_tc *tc, uint64_t tsc);
 

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to the in-process PT decoder (src/ptdec): the decoder's state and
+ * the functions its files share. ptdec.c has the overview (pieces, workers,
+ * the merge) and the public API; sideband.c the images, maps, switches and
+ * symbols; split.c cuts the AUXTRACE buffers into pieces; decode.c decodes
+ * one piece into raw events; pool.c runs the worker threads.
+ */
+#ifndef SNAP_PTDEC_PTDEC_INT_H
+#define SNAP_PTDEC_PTDEC_INT_H
+
+#include <intel-pt.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptdec/elfsyms.h"
+#include "ptdec/pdata.h"
+#include "ptdec/ptdec.h"
+#include "util/u64map.h"
+
+#define AUTO_PIECE   (64u << 10)
+#define ACACHE_BITS  16
+#define WINDOW_PER_J 4
+#define NO_IDX	     ((size_t)-1)
+
+enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
+
+/* perf's decoder errors; their messages are err_msgs in ptdec.c. */
+enum {
+	ERR_NOINSN = 0,
+	ERR_MISMAT,
+	ERR_BADPKT,
+	ERR_OVR,
+	ERR_LOST,
+	ERR_NODATA,
+	ERR_INTERN,
+};
+
+struct rawev {
+	uint64_t time, ip, addr;
+	uint32_t flags;
+	int32_t pid, tid;
+	uint8_t kind, err, implicit;
+};
+
+struct mapping {
+	uint64_t start, len, pgoff;
+	size_t dso;
+	int32_t pid;
+};
+
+struct dso {
+	char *path;
+	uint32_t name; /* strtab id */
+	int loaded, missing, isid;
+	struct snap_elfsyms syms;
+};
+
+struct proc {
+	int32_t pid;
+	struct pt_image *img;
+};
+
+struct sw {
+	uint64_t time;
+	int32_t pid, tid, cpu;
+	uint32_t seq; /* file order, for a stable sort */
+};
+
+struct comm {
+	uint64_t time;
+	int32_t tid;
+	uint32_t name;
+};
+
+struct piece {
+	size_t q;
+	const uint8_t *b, *e;
+	int run_start; /* first piece of its queue */
+	int buf_start; /* first piece of its AUXTRACE buffer */
+	int has_stop;
+	uint64_t stop_ip;
+	uint64_t start_time; /* perf time of the PSB+ TSC, for ordering */
+	int32_t pid, tid, cpu;
+	int state; /* 0 waiting, 1 running, 2 done, 3 released */
+	int end_clean;
+	uint64_t insns, unwalked;
+	struct rawev *ev;
+	size_t nev, cap;
+};
+
+struct queue {
+	uint32_t idx;
+	int32_t tid, cpu;
+	size_t *pieces; /* indices into d->pieces, in stream order */
+	size_t npieces, cappieces;
+	size_t cur, pos;
+	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
+	size_t ready;		  /* cur + 1 once that piece is known decoded */
+	int head_ok, prev_clean;
+	int64_t last_cbr; /* -1 = none reported yet */
+};
+
+struct aent {
+	uint64_t ip;
+	int32_t pid;
+	int used;
+	struct snap_loc loc;
+};
+
+struct snap_ptdec {
+	struct snap_pd pd;
+	const void *map;
+	size_t maplen;
+	struct snap_strtab *names;
+	struct snap_ptdec_opts o;
+	char debug_dir[256];
+	int timeless, per_cpu, snapshot;
+	uint64_t seq;
+	struct mapping *maps;
+	size_t nmaps, capmaps;
+	struct dso *dsos;
+	size_t ndsos, capdsos;
+	struct proc *procs;
+	size_t nprocs, capprocs;
+	struct sw *sws; /* switch-ins and itrace starts, by cpu then time */
+	size_t nsws, capsws;
+	struct comm *comms;
+	size_t ncomms, capcomms;
+	struct snap_u64map tidpid;
+	struct pt_image_section_cache *iscache;
+	struct queue *queues;
+	size_t nqueues, capqueues;
+	struct piece *pieces;
+	size_t npieces, cappieces;
+	size_t *order; /* pieces in dispatch order */
+	size_t dispatched, live, window;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_done;
+	pthread_t *threads;
+	int nthreads, stop, threads_started;
+	struct aent *acache;
+	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
+	uint64_t cbr2khz;
+	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
+	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
+	uint32_t comm_val;
+	uint64_t comm_from, comm_until;
+	struct snap_ptdec_stats st;
+	struct snap_loc evframes[1];
+};
+
+struct cinsn;
+struct bentry;
+
+struct wctx {
+	struct snap_ptdec *d;
+	struct bentry *bcache; /* the block cache (BCACHE_BITS slots) */
+	struct cinsn *binsns;  /* the instructions of the cached blocks */
+	size_t nbinsns, capbinsns;
+	struct proc *imgs; /* this worker's copies of the process images */
+	size_t nimgs, capimgs;
+};
+
+/* ---- small helpers ---- */
+
+static inline uint64_t tsc2perf(const struct snap_ptdec *d, uint64_t tsc)
+{
+	return snap_pd_tsc_to_perf(&d->pd.tc, tsc);
+}
+
+static inline int32_t pid_of(const struct snap_ptdec *d, int32_t tid)
+{
+	uint64_t v;
+
+	if (tid < 0)
+		return -1;
+	if (snap_u64map_get(&d->tidpid, (uint32_t)tid, &v))
+		return (int32_t)v;
+	return tid;
+}
+
+/* sideband.c */
+int ptd_read_sideband(struct snap_ptdec *d);
+const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);
+int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
+uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
+/* split.c */
+int ptd_split_buffers(struct snap_ptdec *d);
+/* decode.c */
+void ptd_wctx_fini(struct wctx *w);
+int ptd_decode_piece(struct wctx *w, struct piece *pc);
+/* pool.c */
+void ptd_need_piece(struct snap_ptdec *d, size_t i);
+void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);
+int ptd_start_pool(struct snap_ptdec *d);
+void ptd_stop_pool(struct snap_ptdec *d);
+
+#endif

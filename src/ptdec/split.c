@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The in-process PT decoder (ptdec_int.h): cutting AUXTRACE buffers at PSBs into pieces. */
+#include <errno.h>
+#include <string.h>
+
+#include "ptdec/ptdec_int.h"
+#include "util/vec.h"
+
+/* ---- pieces ---- */
+
+static const uint8_t psb_pat[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+				    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+
+static const uint8_t *find_psb(const uint8_t *b, const uint8_t *e)
+{
+	if (e - b < 16)
+		return NULL;
+	return memmem(b, (size_t)(e - b), psb_pat, sizeof(psb_pat));
+}
+
+/* Reads the PSB+ at b: its TSC and FUP ip. */
+static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t *tsc, int *has_fup,
+		     uint64_t *fup)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *pk;
+	struct pt_packet pkt;
+
+	*has_tsc = *has_fup = 0;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)b;
+	cfg.end = (uint8_t *)e;
+	pk = pt_pkt_alloc_decoder(&cfg);
+	if (!pk)
+		return;
+	if (pt_pkt_sync_set(pk, 0) >= 0) {
+		for (int n = 0; n < 64 && pt_pkt_next(pk, &pkt, sizeof(pkt)) >= 0; n++) {
+			if (pkt.type == ppt_tsc) {
+				*has_tsc = 1;
+				*tsc = pkt.payload.tsc.tsc;
+			} else if (pkt.type == ppt_fup) {
+				uint64_t ip = pkt.payload.ip.ip;
+
+				switch (pkt.payload.ip.ipc) {
+				case pt_ipc_sext_48:
+					*has_fup = 1;
+					*fup = (uint64_t)((int64_t)(ip << 16) >> 16);
+					break;
+				case pt_ipc_full:
+				case pt_ipc_update_16:
+				case pt_ipc_update_32:
+				case pt_ipc_update_48:
+					*has_fup = 1;
+					*fup = ip;
+					break;
+				default:
+					break;
+				}
+			} else if (pkt.type == ppt_psbend) {
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(pk);
+}
+
+static int add_piece(struct snap_ptdec *d, struct queue *q, size_t qi, const uint8_t *b,
+		     const uint8_t *e, int run_start, const struct snap_pd_aux *a)
+{
+	struct piece *pc;
+	int err;
+
+	if ((err = snap_vec_reserve(&d->pieces, &d->cappieces, d->npieces + 1,
+				    sizeof(*d->pieces))) < 0 ||
+	    (err = snap_vec_reserve(&q->pieces, &q->cappieces, q->npieces + 1,
+				    sizeof(*q->pieces))) < 0)
+		return err;
+	pc = &d->pieces[d->npieces];
+	memset(pc, 0, sizeof(*pc));
+	pc->q = qi;
+	pc->b = b;
+	pc->e = e;
+	pc->run_start = run_start;
+	pc->buf_start = b == a->data;
+	pc->tid = d->per_cpu ? -1 : a->tid;
+	pc->pid = d->per_cpu ? -1 : pid_of(d, a->tid);
+	pc->cpu = a->cpu;
+	q->pieces[q->npieces++] = d->npieces++;
+	return 0;
+}
+
+static struct queue *queue_get(struct snap_ptdec *d, const struct snap_pd_aux *a, size_t *qi)
+{
+	for (size_t i = 0; i < d->nqueues; i++)
+		if (d->queues[i].idx == a->idx) {
+			*qi = i;
+			return &d->queues[i];
+		}
+	if (snap_vec_reserve(&d->queues, &d->capqueues, d->nqueues + 1, sizeof(*d->queues)))
+		return NULL;
+	memset(&d->queues[d->nqueues], 0, sizeof(d->queues[0]));
+	d->queues[d->nqueues].idx = a->idx;
+	d->queues[d->nqueues].tid = a->tid;
+	d->queues[d->nqueues].cpu = a->cpu;
+	d->queues[d->nqueues].last_cbr = -1;
+	*qi = d->nqueues;
+	return &d->queues[d->nqueues++];
+}
+
+int ptd_split_buffers(struct snap_ptdec *d)
+{
+	size_t want = d->o.piece_bytes ? d->o.piece_bytes : AUTO_PIECE;
+	int err;
+
+	for (size_t i = 0; i < d->pd.naux; i++) {
+		const struct snap_pd_aux *a = &d->pd.aux[i];
+		const uint8_t *b = a->data, *e = a->data + a->size, *cur = b, *next;
+		size_t qi;
+		struct queue *q = queue_get(d, a, &qi);
+		int run_start = q == NULL || q->npieces == 0;
+
+		if (!q)
+			return -ENOMEM;
+		d->st.buffers++;
+		d->st.bytes += a->size;
+		if (!a->size)
+			continue;
+		for (;;) {
+			const uint8_t *from = cur + want < cur ? e : cur + want;
+
+			next = from < e ? find_psb(from, e) : NULL;
+			if ((err = add_piece(d, q, qi, cur, next ? next : e, run_start, a)) < 0)
+				return err;
+			run_start = 0;
+			if (!next)
+				break;
+			cur = next;
+		}
+	}
+	/* Each piece stops where the next one of its stream starts: at its PSB's FUP. */
+	for (size_t i = 0; i < d->npieces; i++) {
+		struct piece *pc = &d->pieces[i];
+		int has_tsc, has_fup;
+		uint64_t tsc = 0, fup = 0;
+		const uint8_t *psb = find_psb(pc->b, pc->e);
+
+		if (psb) {
+			psb_info(psb, pc->e, &has_tsc, &tsc, &has_fup, &fup);
+			pc->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
+		}
+	}
+	for (size_t qi = 0; qi < d->nqueues; qi++) {
+		struct queue *q = &d->queues[qi];
+
+		for (size_t k = 0; k + 1 < q->npieces; k++) {
+			struct piece *pc = &d->pieces[q->pieces[k]],
+				     *nx = &d->pieces[q->pieces[k + 1]];
+			int has_tsc, has_fup;
+			uint64_t tsc, fup = 0;
+
+			/* perf decodes successive snapshot buffers as one stream, but drops
+			 * the direct branches after the last packet of each buffer. */
+			if (nx->run_start || (d->snapshot && nx->buf_start) || nx->e - nx->b < 16 ||
+			    memcmp(nx->b, psb_pat, 16))
+				continue;
+			psb_info(nx->b, nx->e, &has_tsc, &tsc, &has_fup, &fup);
+			pc->has_stop = has_fup;
+			pc->stop_ip = fup;
+		}
+	}
+	d->st.pieces = d->npieces;
+	return 0;
+}

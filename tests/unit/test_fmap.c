@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util/fmap.h (whole-file read-only mapping) and util/bytes.h (unaligned reads). */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "snap_test.h"
+#include "util/bytes.h"
+#include "util/fmap.h"
+
+static void bytes_read_at_any_alignment(void)
+{
+	const uint8_t b[] = {0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+
+	CHECK_INT_EQ(0x0201, snap_get16(b + 1));
+	CHECK_U64_EQ(0x04030201u, snap_get32(b + 1));
+	CHECK_U64_EQ(0x0807060504030201ull, snap_get64(b + 1));
+}
+
+static void fmap_maps_a_whole_regular_file(void)
+{
+	const void *buf = NULL;
+	size_t len = 0;
+
+	CHECK_INT_EQ(0, snap_fmap("/proc/self/exe", 4, UINT64_MAX, 1, &buf, &len));
+	CHECK(buf != NULL && len > 4);
+	if (buf) {
+		CHECK(memcmp(buf, "\177ELF", 4) == 0);
+		snap_funmap(buf, len);
+	}
+}
+
+static void fmap_refuses_what_it_is_told_to(void)
+{
+	const void *buf = NULL;
+	size_t len = 0;
+
+	/* Too small, too large, not a regular file: not mapped, 1. */
+	CHECK_INT_EQ(1, snap_fmap("/proc/self/exe", UINT64_MAX, UINT64_MAX, 1, &buf, &len));
+	CHECK_INT_EQ(1, snap_fmap("/proc/self/exe", 1, 4, 1, &buf, &len));
+	CHECK_INT_EQ(1, snap_fmap("/", 1, UINT64_MAX, 1, &buf, &len));
+	CHECK(buf == NULL);
+	/* An empty file is below any min. */
+	CHECK_INT_EQ(1, snap_fmap("/dev/null", 1, UINT64_MAX, 0, &buf, &len));
+	CHECK_INT_EQ(-ENOENT,
+		     snap_fmap("/nonexistent/snaptrace-fmap", 1, UINT64_MAX, 0, &buf, &len));
+}
+
+int main(void)
+{
+	RUN(bytes_read_at_any_alignment);
+	RUN(fmap_maps_a_whole_regular_file);
+	RUN(fmap_refuses_what_it_is_told_to);
+	return snap_test_done();
+}
