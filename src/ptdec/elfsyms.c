@@ -17,7 +17,7 @@
 #include "util/alloc.h"
 #include "util/bytes.h"
 #include "util/err.h"
-#include "util/fmap.h"
+#include "util/file.h"
 #include "util/vec.h"
 
 #define EHDR	      64
@@ -399,7 +399,7 @@ static void finish_syms(struct snap_elfsyms *s)
 static int map_file(const char *path, const uint8_t **buf, size_t *len)
 {
 	const void *m = NULL;
-	int err = snap_fmap(path, EHDR, MAX_FILE, 1, &m, len);
+	int err = snap_file_map_range(path, EHDR, MAX_FILE, 1, &m, len);
 
 	*buf = m;
 	return err == 1 ? -SNAP_EFORMAT : err;
@@ -430,7 +430,7 @@ static int load_debug(struct snap_elfsyms *s, size_t *cap, const char *dir)
 		if (err >= 0)
 			err = 1;
 	}
-	snap_funmap(b, len);
+	snap_file_unmap(b, len);
 	return err;
 }
 
@@ -475,7 +475,7 @@ int snap_elfsyms_load(struct snap_elfsyms *s, const char *path, const char *debu
 	if ((err = map_file(path, &b, &len)) < 0)
 		return err;
 	err = snap_elfsyms_load_mem(s, b, len, debug_dir);
-	snap_funmap(b, len);
+	snap_file_unmap(b, len);
 	return err;
 }
 

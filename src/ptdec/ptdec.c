@@ -31,7 +31,7 @@
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
 #include "util/err.h"
-#include "util/fmap.h"
+#include "util/file.h"
 
 /* perf's error messages (util/intel-pt-decoder/intel-pt-decoder.c), by ERR_*. */
 static const char *const err_msgs[] = {
@@ -242,12 +242,12 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 	int err;
 
 	*out = NULL;
-	err = snap_fmap(path, 1, UINT64_MAX, 0, &m, &len);
+	err = snap_file_map_range(path, 1, UINT64_MAX, 0, &m, &len);
 	if (err != 0)
 		return err == 1 ? -SNAP_ETRUNC : err;
 	err = snap_ptdec_open_mem(out, m, len, o, names, why, whylen);
 	if (err < 0) {
-		snap_funmap(m, len);
+		snap_file_unmap(m, len);
 		return err;
 	}
 	(*out)->map = m;
@@ -295,6 +295,6 @@ void snap_ptdec_close(struct snap_ptdec *d)
 		pt_iscache_free(d->iscache);
 	snap_pd_fini(&d->pd);
 	if (d->map)
-		snap_funmap(d->map, d->maplen);
+		snap_file_unmap(d->map, d->maplen);
 	snap_free(d);
 }

@@ -37,32 +37,40 @@ long snap_read_small(const char *path, char *buf, size_t len)
 	return (long)got;
 }
 
-int snap_file_map(const char *path, const void **buf, size_t *len)
+int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
+			const void **buf, size_t *len)
 {
 	struct stat st;
 	void *p;
-	/* Non-blocking: the path comes from a traced program (/proc/PID/exe,
-	 * maps), and a FIFO named like its deleted executable must not block
-	 * open (with our signals blocked); only a regular file is read. */
-	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int err, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0) {
 		err = -errno;
-	else if (!S_ISREG(st.st_mode) || st.st_size <= 0)
-		err = -EINVAL; /* not errno: a stale value from an earlier call */
-	if (err < 0) {
 		close(fd);
 		return err;
 	}
+	if ((reg_only && !S_ISREG(st.st_mode)) || st.st_size < 0 || (uint64_t)st.st_size < min ||
+	    (uint64_t)st.st_size > max || (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return 1;
+	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = -errno;
 	close(fd);
 	if (p == MAP_FAILED)
-		return -errno;
+		return err;
 	*buf = p;
 	*len = (size_t)st.st_size;
 	return 0;
+}
+
+int snap_file_map(const char *path, const void **buf, size_t *len)
+{
+	int err = snap_file_map_range(path, 1, UINT64_MAX, 1, buf, len);
+
+	return err == 1 ? -EINVAL : err;
 }
 
 void snap_file_unmap(const void *buf, size_t len)

@@ -4,13 +4,25 @@
 #define SNAP_UTIL_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Reads up to len-1 bytes of a small file into buf (NUL-terminated).
  * Returns the byte count or -errno. */
 long snap_read_small(const char *path, char *buf, size_t len);
 
-/* Maps a regular file read-only (opened non-blocking: a FIFO never blocks).
- * Returns 0 and sets *buf and *len (release with snap_file_unmap), or -errno. */
+/*
+ * Maps a whole file read-only (private); the descriptor is closed before
+ * returning. It is opened non-blocking (the path may come from a traced
+ * program: a FIFO named like its deleted executable must not block). A file
+ * whose size is below min or above max, or (with reg_only) that is not a
+ * regular file, is not mapped: the call returns 1. Otherwise returns 0 with
+ * *buf and *len set (release with snap_file_unmap), or -errno when open, fstat
+ * or mmap fails. min must be at least 1.
+ */
+int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
+			const void **buf, size_t *len);
+
+/* The same for any non-empty regular file; -EINVAL for anything else. */
 int snap_file_map(const char *path, const void **buf, size_t *len);
 void snap_file_unmap(const void *buf, size_t len);
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util/fmap.h (whole-file read-only mapping) and util/bytes.h (unaligned reads). */
+/* util/file.h (whole-file read-only mapping) and util/bytes.h (unaligned reads). */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "snap_test.h"
 #include "util/bytes.h"
-#include "util/fmap.h"
+#include "util/file.h"
 
 static void bytes_read_at_any_alignment(void)
 {
@@ -22,11 +22,11 @@ static void fmap_maps_a_whole_regular_file(void)
 	const void *buf = NULL;
 	size_t len = 0;
 
-	CHECK_INT_EQ(0, snap_fmap("/proc/self/exe", 4, UINT64_MAX, 1, &buf, &len));
+	CHECK_INT_EQ(0, snap_file_map_range("/proc/self/exe", 4, UINT64_MAX, 1, &buf, &len));
 	CHECK(buf != NULL && len > 4);
 	if (buf) {
 		CHECK(memcmp(buf, "\177ELF", 4) == 0);
-		snap_funmap(buf, len);
+		snap_file_unmap(buf, len);
 	}
 }
 
@@ -36,14 +36,15 @@ static void fmap_refuses_what_it_is_told_to(void)
 	size_t len = 0;
 
 	/* Too small, too large, not a regular file: not mapped, 1. */
-	CHECK_INT_EQ(1, snap_fmap("/proc/self/exe", UINT64_MAX, UINT64_MAX, 1, &buf, &len));
-	CHECK_INT_EQ(1, snap_fmap("/proc/self/exe", 1, 4, 1, &buf, &len));
-	CHECK_INT_EQ(1, snap_fmap("/", 1, UINT64_MAX, 1, &buf, &len));
+	CHECK_INT_EQ(1,
+		     snap_file_map_range("/proc/self/exe", UINT64_MAX, UINT64_MAX, 1, &buf, &len));
+	CHECK_INT_EQ(1, snap_file_map_range("/proc/self/exe", 1, 4, 1, &buf, &len));
+	CHECK_INT_EQ(1, snap_file_map_range("/", 1, UINT64_MAX, 1, &buf, &len));
 	CHECK(buf == NULL);
 	/* An empty file is below any min. */
-	CHECK_INT_EQ(1, snap_fmap("/dev/null", 1, UINT64_MAX, 0, &buf, &len));
-	CHECK_INT_EQ(-ENOENT,
-		     snap_fmap("/nonexistent/snaptrace-fmap", 1, UINT64_MAX, 0, &buf, &len));
+	CHECK_INT_EQ(1, snap_file_map_range("/dev/null", 1, UINT64_MAX, 0, &buf, &len));
+	CHECK_INT_EQ(-ENOENT, snap_file_map_range("/nonexistent/snaptrace-fmap", 1, UINT64_MAX, 0,
+						  &buf, &len));
 }
 
 int main(void)
