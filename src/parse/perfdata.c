@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/bytes.h"
 #include "util/err.h"
 
 #define PERF_MAGIC2	 "PERFILE2"
@@ -16,22 +17,6 @@
 #define PERF_TYPE_MAX	 6  /* types above are dynamic PMUs (intel_pt, ...) */
 #define INTEL_PT_CFG_TSC (1u << 10)
 #define MAX_ATTRS	 4096
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 int snap_perfdata_is_magic(const void *buf, size_t len)
 {
@@ -52,7 +37,7 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 		return -SNAP_EFORMAT;
 	if (n < PIPE_HDR_SIZE)
 		return -SNAP_ETRUNC;
-	size = get_u64(hdr + 8);
+	size = snap_get64(hdr + 8);
 	if (size == PIPE_HDR_SIZE) {
 		info->pipe_mode = 1;
 		return 0;
@@ -61,13 +46,13 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 		return -SNAP_EPARSE;
 	if (n < HDR_SIZE)
 		return -SNAP_ETRUNC;
-	attr_size = get_u64(hdr + 16);
-	attrs_off = get_u64(hdr + 24);
-	attrs_size = get_u64(hdr + 32);
+	attr_size = snap_get64(hdr + 16);
+	attrs_off = snap_get64(hdr + 24);
+	attrs_size = snap_get64(hdr + 32);
 	info->attrs_off = attrs_off;
 	info->attrs_size = attrs_size;
-	info->data_off = get_u64(hdr + 40);
-	info->data_size = get_u64(hdr + 48);
+	info->data_off = snap_get64(hdr + 40);
+	info->data_size = snap_get64(hdr + 48);
 	/* adds_features bitmap at 72; bit FEAT_AUXTRACE */
 	if (hdr[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)))
 		info->kind = SNAP_PERFDATA_AUX;
@@ -81,12 +66,12 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 			return (int)n;
 		if (n < (long)sizeof(attr))
 			return -SNAP_ETRUNC;
-		if (get_u64(attr + 24) & SAMPLE_CALLCHAIN)
+		if (snap_get64(attr + 24) & SAMPLE_CALLCHAIN)
 			info->callchain = 1;
 		/* The AUX event is the dynamic-PMU one; without its tsc bit there are
 		 * no timestamps and perf script refuses -F time. */
-		if (info->kind == SNAP_PERFDATA_AUX && get_u32(attr) >= PERF_TYPE_MAX &&
-		    !(get_u64(attr + 8) & INTEL_PT_CFG_TSC))
+		if (info->kind == SNAP_PERFDATA_AUX && snap_get32(attr) >= PERF_TYPE_MAX &&
+		    !(snap_get64(attr + 8) & INTEL_PT_CFG_TSC))
 			info->timeless = 1;
 	}
 	if (info->kind == SNAP_PERFDATA_UNKNOWN && info->nattrs)
