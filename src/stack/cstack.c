@@ -714,21 +714,6 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t)
  * caml_raise_exception that many plus two. (raise_notrace is not seen.)
  */
 
-static int eh_has(const uint64_t *v, size_t n, uint64_t a)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == a;
-}
-
 /* First index of v with v[i] >= a. */
 static size_t eh_lower(const uint64_t *v, size_t n, uint64_t a)
 {
@@ -743,6 +728,13 @@ static size_t eh_lower(const uint64_t *v, size_t n, uint64_t a)
 			hi = mid;
 	}
 	return lo;
+}
+
+static int eh_has(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t i = eh_lower(v, n, a);
+
+	return i < n && v[i] == a;
 }
 
 static int eh_pushtrap(struct snap_cstack *cs, uint64_t t)
