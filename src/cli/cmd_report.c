@@ -267,36 +267,43 @@ static void tap_close(void *ctx, int err)
 
 /* ---- FXT input ---- */
 
-/* Reads FILE (plain or gzip) into an owned buffer. Prints the error. */
-static int load_fxt(const char *path, unsigned char **out, size_t *outlen)
+#define REPORT_CHUNK (1u << 20) /* trace bytes inflated and fed at a time */
+
+/* Streams FILE (plain or gzip) piece by piece through snap_report_fxt_feed
+ * into c->r: memory is one piece plus the reader's tables, never the whole
+ * decompressed trace. The file is read to its end even after an FXT error so
+ * that a bad gzip stream is reported first, as when it was read whole.
+ * Returns the exit status (the problem printed). */
+static int stream_fxt(struct rcli *c, const char *path)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
+	struct snap_report_fxtstream fs;
+	struct snap_report_fxtin in;
+	unsigned char *buf;
+	uint64_t len = 0;
 	gzFile gz;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), zerr;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), zerr, err;
 
 	if (fd < 0) {
 		int e = errno;
 
 		fprintf(stderr, "snaptrace report: cannot open %s: %s%s\n", path, strerror(e),
 			e == ENOENT ? " (give a trace file, or make one with snaptrace run)" : "");
-		return -1;
+		return 1;
 	}
 	if (!(gz = gzdopen(fd, "rb"))) {
 		close(fd);
 		fputs("snaptrace report: out of memory\n", stderr);
-		return -1;
+		return 1;
 	}
 	gzbuffer(gz, 1 << 17);
+	buf = snap_malloc(REPORT_CHUNK);
+	err = buf ? snap_report_fxt_begin(&fs, &c->r, &in) : -ENOMEM;
 	for (;;) {
 		int n;
 
-		if (cap - len < (1 << 20) && snap_vec_reserve(&buf, &cap, len + (1 << 20), 1) < 0) {
-			fputs("snaptrace report: out of memory\n", stderr);
-			goto fail;
-		}
-		n = gzread(gz, buf + len,
-			   (unsigned)(cap - len > (1u << 30) ? (1u << 30) : cap - len));
+		if (err == -ENOMEM)
+			break;
+		n = gzread(gz, buf, REPORT_CHUNK);
 		if (n < 0) {
 			const char *msg = gzerror(gz, &zerr);
 
@@ -311,34 +318,25 @@ static int load_fxt(const char *path, unsigned char **out, size_t *outlen)
 			fprintf(stderr, "snaptrace report: %s: over 8 GiB of trace data\n", path);
 			goto fail;
 		}
+		if (!err)
+			err = snap_report_fxt_feed(&fs, buf, (size_t)n);
 	}
-	/* gzread stops quietly at a truncated gzip stream */
-	gzerror(gz, &zerr);
-	if (zerr != Z_OK) {
-		fprintf(stderr, "snaptrace report: %s: bad gzip data (truncated?)\n", path);
-		goto fail;
+	if (err != -ENOMEM) {
+		/* gzread stops quietly at a truncated gzip stream */
+		gzerror(gz, &zerr);
+		if (zerr != Z_OK) {
+			fprintf(stderr, "snaptrace report: %s: bad gzip data (truncated?)\n", path);
+			goto fail;
+		}
+		if (len == 0) {
+			fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", path);
+			goto fail;
+		}
 	}
-	gzclose(gz);
-	*out = buf;
-	*outlen = len;
-	return 0;
-fail:
 	gzclose(gz);
 	snap_free(buf);
-	return -1;
-}
-
-/* Feeds every record of an FXT trace to c->r. Returns the exit status. */
-static int walk_fxt(struct rcli *c, const char *path, const unsigned char *data, size_t len)
-{
-	struct snap_report_fxtin in;
-	int err;
-
-	if (len == 0) {
-		fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", path);
-		return 1;
-	}
-	err = snap_report_read_fxt(&c->r, data, len, &in);
+	if (buf)
+		err = snap_report_fxt_end(&fs);
 	if (err == -ENOMEM) {
 		fputs("snaptrace report: out of memory\n", stderr);
 		return 1;
@@ -353,25 +351,26 @@ static int walk_fxt(struct rcli *c, const char *path, const unsigned char *data,
 			" malformed record(s), first #%" PRIu64 ": %s\n",
 			path, in.bad, in.first_bad, in.why);
 	return 0;
+fail:
+	gzclose(gz);
+	if (buf)
+		snap_report_fxt_end(&fs);
+	snap_free(buf);
+	return 1;
 }
 
 static int report_fxt(struct rcli *c, const char *path)
 {
 	struct snap_strtab st;
-	unsigned char *data = NULL;
-	size_t len = 0;
 	int status;
 
-	if (load_fxt(path, &data, &len) < 0)
-		return 1;
 	snap_strtab_init(&st);
 	if (rcli_start(c, &st) < 0) {
 		fputs("snaptrace report: out of memory\n", stderr);
 		status = 1;
 	} else {
-		status = walk_fxt(c, path, data, len);
+		status = stream_fxt(c, path);
 	}
-	snap_free(data);
 	if (!status && snap_report_finish(&c->r) < 0) {
 		fputs("snaptrace report: out of memory\n", stderr);
 		status = 1;
@@ -398,7 +397,7 @@ static int is_fxt(const char *path)
 	    (len >= 7 && !strcmp(path + len - 7, ".fxt.gz")))
 		return 1; /* by its name, whatever it holds: FXT errors then */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 1; /* let load_fxt say why */
+		return 1; /* let stream_fxt say why */
 	n = read(fd, head, sizeof(head));
 	close(fd);
 	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
