@@ -473,7 +473,6 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 		snap_progress_tick(&prog, ++nev);
 		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
 			break;
-		res->events++;
 		if (ev.kind == SNAP_EV_SAMPLE)
 			res->samples++;
 		else if (ev.kind == SNAP_EV_BRANCH)
@@ -665,6 +664,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
+	res.events = stats.events; /* every event fed, as the decoder counts them */
 	if (!res.samples && !res.branches && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
 			  "alone");
