@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): decoding one piece into raw events (workers). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/ptdec_int.h"
@@ -8,108 +10,6 @@
 #include "util/vec.h"
 
 /* ---- decoding one piece (workers) ---- */
-
-static struct pt_image *wimage(struct wctx *w, int32_t pid)
-{
-	struct proc *src = NULL;
-
-	for (size_t i = 0; i < w->nimgs; i++)
-		if (w->imgs[i].pid == pid)
-			return w->imgs[i].img;
-	for (size_t i = 0; i < w->d->nprocs; i++)
-		if (w->d->procs[i].pid == pid)
-			src = &w->d->procs[i];
-	if (snap_vec_reserve(&w->imgs, &w->capimgs, w->nimgs + 1, sizeof(*w->imgs)))
-		return NULL;
-	w->imgs[w->nimgs].pid = pid;
-	w->imgs[w->nimgs].img = pt_image_alloc(NULL);
-	if (!w->imgs[w->nimgs].img)
-		return NULL;
-	if (src)
-		pt_image_copy(w->imgs[w->nimgs].img, src->img);
-	return w->imgs[w->nimgs++].img;
-}
-
-void ptd_wctx_fini(struct wctx *w)
-{
-	for (size_t i = 0; i < w->nimgs; i++)
-		pt_image_free(w->imgs[i].img);
-	snap_free(w->imgs);
-	w->imgs = NULL;
-	w->nimgs = w->capimgs = 0;
-	snap_free(w->bcache);
-	snap_free(w->binsns);
-	w->bcache = NULL;
-	w->binsns = NULL;
-	w->nbinsns = w->capbinsns = 0;
-}
-
-/* The flags perf gives a branch by the class of its instruction. */
-static uint32_t class_flags(enum pt_insn_class c, const struct pt_insn *in)
-{
-	switch (c) {
-	case ptic_call:
-		return SNAP_PF_BRANCH | SNAP_PF_CALL;
-	case ptic_return:
-		return SNAP_PF_BRANCH | SNAP_PF_RETURN;
-	case ptic_jump:
-		return SNAP_PF_BRANCH;
-	case ptic_cond_jump:
-		return SNAP_PF_BRANCH | SNAP_PF_CONDITIONAL;
-	case ptic_far_call:
-		/* syscall 0f 05, sysenter 0f 34; int n cd, int3 cc, into ce */
-		if (in->size >= 2 && in->raw[0] == 0x0f &&
-		    (in->raw[1] == 0x05 || in->raw[1] == 0x34))
-			return SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_SYSCALLRET;
-		if (in->raw[0] == 0xcd || in->raw[0] == 0xcc || in->raw[0] == 0xce)
-			return SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_INTERRUPT;
-		return SNAP_PF_BRANCH | SNAP_PF_CALL;
-	case ptic_far_return:
-		if (in->size >= 2 && in->raw[0] == 0x0f &&
-		    (in->raw[1] == 0x07 || in->raw[1] == 0x35))
-			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_SYSCALLRET;
-		if (in->raw[0] == 0xcf || (in->size >= 2 && in->raw[1] == 0xcf))
-			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_INTERRUPT;
-		return SNAP_PF_BRANCH | SNAP_PF_RETURN;
-	case ptic_far_jump:
-		return SNAP_PF_BRANCH;
-	default:
-		return 0;
-	}
-}
-
-/* 1 for a near call or jump through a register or memory (ff /2 /3 /4 /5). */
-static int is_indirect(const struct pt_insn *in)
-{
-	uint8_t i = 0;
-
-	while (i < in->size && (in->raw[i] == 0x66 || in->raw[i] == 0x67 || in->raw[i] == 0x2e ||
-				in->raw[i] == 0x3e || in->raw[i] == 0x26 || in->raw[i] == 0x64 ||
-				in->raw[i] == 0x65 || in->raw[i] == 0x36 || in->raw[i] == 0xf0 ||
-				in->raw[i] == 0xf2 || in->raw[i] == 0xf3))
-		i++;
-	if (i < in->size && (in->raw[i] & 0xf0) == 0x40)
-		i++;
-	return i < in->size && in->raw[i] == 0xff;
-}
-
-/* Whether libipt needed trace to get past this instruction. */
-static int needs_trace(const struct pt_insn *in)
-{
-	switch (in->iclass) {
-	case ptic_cond_jump:
-	case ptic_return:
-	case ptic_far_call:
-	case ptic_far_return:
-	case ptic_far_jump:
-		return 1;
-	case ptic_call:
-	case ptic_jump:
-		return is_indirect(in);
-	default:
-		return 0;
-	}
-}
 
 /*
  * perf's timestamps. perf gives a branch the time of the last TSC before the
@@ -137,6 +37,7 @@ struct tokr {
 	int kind, has_ip, ktsc;
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
 	uint64_t psb_off;	   /* offset of the last PSB read */
+	int odd; /* read a packet the fast walk leaves to libipt (or a bad one) */
 };
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
@@ -176,10 +77,14 @@ static void tok_fill(struct tokr *t)
 		t->ktsc = 0;
 		return;
 	}
-	while (pt_pkt_next(t->pk, &pkt, sizeof(pkt)) >= 0) {
-		int k = TOK_NONE, ok = 0;
+	for (;;) {
+		int k = TOK_NONE, ok = 0, st = pt_pkt_next(t->pk, &pkt, sizeof(pkt));
 		uint64_t ip = 0;
 
+		if (st < 0) {
+			t->odd |= st != -pte_eos;
+			break;
+		}
 		switch (pkt.type) {
 		case ppt_tsc:
 			t->tsc = pkt.payload.tsc.tsc;
@@ -229,7 +134,14 @@ static void tok_fill(struct tokr *t)
 		case ppt_ovf:
 			k = TOK_OVF;
 			break;
+		case ppt_pad:
+			continue;
+		case ppt_mode: /* 64-bit code changes nothing for the walk */
+			t->odd |= pkt.payload.mode.leaf != pt_mol_exec ||
+				  !pkt.payload.mode.bits.exec.csl || pkt.payload.mode.bits.exec.csd;
+			continue;
 		default:
+			t->odd = 1;
 			continue;
 		}
 		t->have = 1;
@@ -255,72 +167,6 @@ static void tok_sync(struct tokr *t, uint64_t off)
 		t->pk = NULL;
 	}
 }
-
-/* An instruction as the piece decoder needs it (from libipt's instruction
- * decoder, or replayed from the block cache). */
-struct cinsn {
-	uint64_t ip;
-	uint64_t target; /* a direct branch's target, 0 if none or not direct */
-	uint32_t flags;	 /* perf's branch flags for its class, 0 = not a branch */
-	uint8_t size;
-	uint8_t cond;  /* a conditional jump */
-	uint8_t trace; /* libipt needed trace to get past it */
-	uint8_t pad;
-};
-
-/* The target of a direct jump, call or jcc (rel8/rel32), or 0. */
-static uint64_t direct_target(const struct pt_insn *in)
-{
-	uint8_t i = 0, op;
-	int64_t rel;
-
-	while (i < in->size && (in->raw[i] == 0x66 || in->raw[i] == 0x67 || in->raw[i] == 0x2e ||
-				in->raw[i] == 0x3e || in->raw[i] == 0xf2 || in->raw[i] == 0xf3))
-		i++;
-	if (i < in->size && (in->raw[i] & 0xf0) == 0x40)
-		i++;
-	if (i >= in->size)
-		return 0;
-	op = in->raw[i];
-	if ((op >= 0x70 && op <= 0x7f) || op == 0xeb || (op >= 0xe0 && op <= 0xe3)) {
-		if (i + 2 != in->size)
-			return 0;
-		rel = (int8_t)in->raw[i + 1];
-	} else if (op == 0xe8 || op == 0xe9 ||
-		   (op == 0x0f && i + 1 < in->size && (in->raw[i + 1] & 0xf0) == 0x80)) {
-		int32_t r32;
-		uint8_t at = (uint8_t)(op == 0x0f ? i + 2 : i + 1);
-
-		if (at + 4 != in->size)
-			return 0;
-		memcpy(&r32, in->raw + at, 4);
-		rel = r32;
-	} else {
-		return 0;
-	}
-	return in->ip + in->size + (uint64_t)rel;
-}
-
-static void cinsn_of(struct cinsn *c, const struct pt_insn *in)
-{
-	c->ip = in->ip;
-	c->target = direct_target(in);
-	c->flags = class_flags(in->iclass, in);
-	c->size = in->size;
-	c->cond = in->iclass == ptic_cond_jump;
-	c->trace = (uint8_t)needs_trace(in);
-	c->pad = 0;
-}
-
-/* The block cache: each libipt block (image, first ip, instruction count)
- * expanded once into its instructions, following direct jumps and calls. */
-struct bentry {
-	uint64_t ip;
-	int32_t pid;
-	uint16_t ninsn;
-	uint8_t used, ok;
-	uint32_t first; /* index in wctx.binsns */
-};
 
 struct pstate {
 	struct snap_ptdec *d;
@@ -375,10 +221,10 @@ static int dec_event(struct pstate *s, struct pt_event *ev)
 
 static void dec_cbr(struct pstate *s, uint32_t *cbr)
 {
-	*cbr = 0;
+	*cbr = 0; /* the fast walk (no libipt decoder) has seen no CBR */
 	if (s->bdec)
 		pt_blk_core_bus_ratio(s->bdec, cbr);
-	else
+	else if (s->dec)
 		pt_insn_core_bus_ratio(s->dec, cbr);
 }
 
@@ -386,7 +232,7 @@ static void dec_set_image(struct pstate *s, struct pt_image *img)
 {
 	if (s->bdec)
 		pt_blk_set_image(s->bdec, img);
-	else
+	else if (s->dec)
 		pt_insn_set_image(s->dec, img);
 }
 
@@ -521,7 +367,7 @@ static void set_task(struct pstate *s, uint64_t time)
 		return;
 	s->pid = t->pid;
 	s->tid = t->tid;
-	img = wimage(s->w, s->pid);
+	img = ptd_wimage(s->w, s->pid);
 	if (img)
 		dec_set_image(s, img);
 }
@@ -698,7 +544,7 @@ static int new_decoders(struct pstate *s, const uint8_t *b, const uint8_t *e)
 	if ((!s->dec && !s->bdec) || !s->tk.pk)
 		return -ENOMEM;
 	if (s->pid != -2) {
-		struct pt_image *img = wimage(s->w, s->pid);
+		struct pt_image *img = ptd_wimage(s->w, s->pid);
 
 		if (img)
 			dec_set_image(s, img);
@@ -855,108 +701,27 @@ static void process_insn(struct pstate *s, const struct cinsn *in)
 	s->have_prev = 1;
 }
 
-#define BCACHE_BITS 14
-
-/* Expands a block into its instructions: libipt's instruction decoder walks it
- * on a made-up trace (PSB+, TIP.PGE to the block's first ip) that ends where
- * the walk would need a packet, which is where libipt ends a block. */
-static int bcache_fill(struct wctx *w, int32_t pid, const struct pt_block *blk, uint32_t *first)
+/* The instructions v[0..n), in execution order. */
+static void walk_insns(struct pstate *s, const struct cinsn *v, size_t n)
 {
-	uint8_t buf[64];
-	struct pt_config cfg;
-	struct pt_encoder *enc;
-	struct pt_insn_decoder *dec;
-	struct pt_packet pk[4];
-	struct pt_insn insn;
-	struct pt_event ev;
-	struct pt_image *img = wimage(w, pid);
-	uint64_t off = 0;
-	size_t n = 0;
-	int status, err = 0;
+	struct piece *pc = s->pc;
 
-	if (!img || blk->mode != ptem_64bit)
-		return -1;
-	memset(pk, 0, sizeof(pk));
-	pk[0].type = ppt_psb;
-	pk[1].type = ppt_mode;
-	pk[1].payload.mode.leaf = pt_mol_exec;
-	pk[1].payload.mode.bits.exec.csl = 1;
-	pk[2].type = ppt_psbend;
-	pk[3].type = ppt_tip_pge;
-	pk[3].payload.ip.ipc = pt_ipc_full;
-	pk[3].payload.ip.ip = blk->ip;
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + sizeof(buf);
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return -1;
-	for (int i = 0; i < 4; i++)
-		if (pt_enc_next(enc, &pk[i]) < 0)
-			err = -1;
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	if (err)
-		return -1;
-	cfg.end = buf + off;
-	dec = pt_insn_alloc_decoder(&cfg);
-	if (!dec)
-		return -1;
-	pt_insn_set_image(dec, img);
-	if (snap_vec_reserve(&w->binsns, &w->capbinsns, w->nbinsns + blk->ninsn,
-			     sizeof(*w->binsns))) {
-		pt_insn_free_decoder(dec);
-		return -1;
-	}
-	status = pt_insn_sync_forward(dec);
-	while (status >= 0 && n < blk->ninsn) {
-		while (status & pts_event_pending) {
-			status = pt_insn_event(dec, &ev, sizeof(ev));
-			if (status < 0)
-				break;
+	for (size_t i = 0; i < n; i++) {
+		const struct cinsn *in = &v[i];
+
+		/* Fast path: a plain instruction after a plain one, nothing to
+		 * start, no stop here, and the next token is known not to be a
+		 * PSB+ (whose FUP this could be). */
+		if (s->have_prev && !s->prev.flags && !s->prev.trace && !in->flags && !in->trace &&
+		    !s->need_strt && s->tk.have && s->tk.kind != TOK_PSB &&
+		    !(pc->has_stop && in->ip == pc->stop_ip)) {
+			pc->insns++;
+			s->since_take++;
+			s->prev = *in;
+			continue;
 		}
-		if (status < 0)
-			break;
-		memset(&insn, 0, sizeof(insn));
-		status = pt_insn_next(dec, &insn, sizeof(insn));
-		if (status < 0 && !(status == -pte_eos && insn.ip && insn.size))
-			break;
-		cinsn_of(&w->binsns[w->nbinsns + n], &insn);
-		n++;
+		process_insn(s, in);
 	}
-	pt_insn_free_decoder(dec);
-	if (n != blk->ninsn || w->binsns[w->nbinsns + n - 1].ip != blk->end_ip)
-		return -1;
-	*first = (uint32_t)w->nbinsns;
-	w->nbinsns += n;
-	return 0;
-}
-
-/* The instructions of a block (cached), or NULL. */
-static const struct cinsn *bcache_get(struct wctx *w, int32_t pid, const struct pt_block *blk)
-{
-	struct bentry *e;
-	uint64_t h =
-		(blk->ip * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)(uint32_t)pid << 17) ^ blk->ninsn;
-
-	if (!w->bcache) {
-		w->bcache = snap_calloc((size_t)1 << BCACHE_BITS, sizeof(*w->bcache));
-		if (!w->bcache)
-			return NULL;
-	}
-	e = &w->bcache[(h * 0x9e3779b97f4a7c15ull) >> (64 - BCACHE_BITS)];
-	if (e->used && e->ip == blk->ip && e->pid == pid && e->ninsn == blk->ninsn)
-		return e->ok ? &w->binsns[e->first] : NULL;
-	if (w->nbinsns > (8u << 20)) { /* bounded: start again */
-		memset(w->bcache, 0, sizeof(*w->bcache) << BCACHE_BITS);
-		w->nbinsns = 0;
-	}
-	e->used = 1;
-	e->ip = blk->ip;
-	e->pid = pid;
-	e->ninsn = blk->ninsn;
-	e->ok = bcache_fill(w, pid, blk, &e->first) == 0;
-	return e->ok ? &w->binsns[e->first] : NULL;
 }
 
 /* The next instructions: one (instruction decoder) or a block's. Returns the
@@ -978,7 +743,7 @@ static int next_insns(struct pstate *s, struct cinsn *one, const struct cinsn **
 				*eos_ip = insn.ip;
 			return status;
 		}
-		cinsn_of(one, &insn);
+		ptd_cinsn_of(one, &insn);
 		*v = one;
 		*n = 1;
 		return status;
@@ -991,7 +756,7 @@ static int next_insns(struct pstate *s, struct cinsn *one, const struct cinsn **
 		if (!blk.ninsn)
 			return status;
 		/* A block cut short by an error still holds what was walked. */
-		*v = bcache_get(s->w, s->pid, &blk);
+		*v = ptd_bcache_get(s->w, s->pid, &blk);
 		if (*v) {
 			*n = blk.ninsn;
 			return status;
@@ -1004,30 +769,46 @@ static int next_insns(struct pstate *s, struct cinsn *one, const struct cinsn **
 		one->flags = 0;
 		one->cond = 0;
 		one->trace = 0;
+		one->cls = ptic_other;
 		*v = one;
 		*n = 1;
 		return status;
 	}
 }
 
-int ptd_decode_piece(struct wctx *w, struct piece *pc)
+/* The end of the piece: direct branches after the last packet are only
+ * reported up to the next piece's PSB (a continuous stream). */
+static void end_piece(struct pstate *s)
 {
-	struct snap_ptdec *d = w->d;
+	if (s->pc->has_stop && s->stop_idx != NO_IDX)
+		s->pc->nev = s->stop_idx;
+	else
+		s->pc->nev = s->confirm;
+}
+
+static void pstate_init(struct pstate *s, struct wctx *w, struct piece *pc)
+{
+	memset(s, 0, sizeof(*s));
+	s->d = w->d;
+	s->w = w;
+	s->pc = pc;
+	s->pid = w->d->per_cpu ? -2 : pc->pid; /* per CPU: set_task picks it on the first sync */
+	s->tid = w->d->per_cpu ? -2 : pc->tid;
+	s->stop_idx = NO_IDX;
+	s->tk.d = w->d;
+}
+
+/* The libipt path: libipt's block (or instruction) decoder drives the walk. */
+static int libipt_piece(struct wctx *w, struct piece *pc)
+{
 	struct pstate s;
 	struct cinsn one;
-	const struct cinsn *v;
+	const struct cinsn *v = NULL;
 	struct pt_event ev;
 	const uint8_t *cb = pc->b, *ce = pc->e; /* the bytes the decoders read */
 	int status;
 
-	memset(&s, 0, sizeof(s));
-	s.d = d;
-	s.w = w;
-	s.pc = pc;
-	s.pid = d->per_cpu ? -2 : pc->pid; /* per CPU: set_task picks it on the first sync */
-	s.tid = d->per_cpu ? -2 : pc->tid;
-	s.stop_idx = NO_IDX;
-	s.tk.d = d;
+	pstate_init(&s, w, pc);
 	if (new_decoders(&s, cb, ce) < 0) {
 		free_decoders(&s);
 		return -ENOMEM;
@@ -1079,22 +860,7 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 		if (status < 0)
 			continue;
 		status = next_insns(&s, &one, &v, &n, &eos_ip);
-		for (size_t i = 0; i < n; i++) {
-			const struct cinsn *in = &v[i];
-
-			/* Fast path: a plain instruction after a plain one, nothing to
-			 * start, no stop here, and the next token is known not to be a
-			 * PSB+ (whose FUP this could be). */
-			if (s.have_prev && !s.prev.flags && !s.prev.trace && !in->flags &&
-			    !in->trace && !s.need_strt && s.tk.have && s.tk.kind != TOK_PSB &&
-			    !(pc->has_stop && in->ip == pc->stop_ip)) {
-				pc->insns++;
-				s.since_take++;
-				s.prev = *in;
-				continue;
-			}
-			process_insn(&s, in);
-		}
+		walk_insns(&s, v, n);
 		if (status < 0) {
 			/* libipt stops at the instruction that needs the next packet:
 			 * the walk got that far (the next piece's PSB FUP, say). */
@@ -1109,13 +875,220 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 			continue;
 		}
 	}
-	/* The end of the piece: direct branches after the last packet are only
-	 * reported up to the next piece's PSB (a continuous stream). */
-	if (pc->has_stop && s.stop_idx != NO_IDX)
-		pc->nev = s.stop_idx;
-	else
-		pc->nev = s.confirm;
+	end_piece(&s);
 	free_decoders(&s);
 	snap_free(s.rebuf);
 	return s.err;
+}
+
+/*
+ * The fast walk: the same state machine (process_insn, handle_event, the
+ * tokens) driven by ptdec's own flow instead of libipt's block decoder, for
+ * the pieces made only of what it knows: a piece that starts with a PSB+ (with
+ * or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD without an IP after a far
+ * branch (a syscall), TSC, MODE.exec of 64-bit code, PAD. After each
+ * instruction that needs trace the next IP comes from the next token (a TNT
+ * bit: a conditional's direction or a compressed return; a TIP: the target);
+ * the instructions in between come from the run cache (insn.c). libipt's
+ * return stack is mirrored (64 entries, the oldest dropped). Anything else --
+ * an error, an overflow, a CBR, an asynchronous event, code that cannot be
+ * read, a call to the next instruction -- returns 0 and the piece is decoded
+ * again by libipt's decoder, which knows every case: the walk only has to be
+ * right for what it takes ($SNAPTRACE_PTDEC_WALK=check compares the two on
+ * every piece).
+ */
+
+#define RET_MAX 64
+
+struct retstack {
+	uint64_t v[RET_MAX];
+	unsigned top, n;
+};
+
+static void ret_push(struct retstack *r, uint64_t ip)
+{
+	r->v[r->top++ % RET_MAX] = ip;
+	if (r->n < RET_MAX)
+		r->n++;
+}
+
+static int ret_pop(struct retstack *r, uint64_t *ip)
+{
+	if (!r->n)
+		return -1;
+	r->n--;
+	*ip = r->v[--r->top % RET_MAX];
+	return 0;
+}
+
+/* Peeks the next token past PSB+ markers (taken as take() would skip them).
+ * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt. */
+static int next_token(struct pstate *s)
+{
+	for (;;) {
+		tok_fill(&s->tk);
+		if (s->tk.odd)
+			return -1;
+		if (!s->tk.have)
+			return 0;
+		if (s->tk.kind != TOK_PSB)
+			return 1;
+		take(s, TOK_PSB);
+	}
+}
+
+/* The next IP after the run's last instruction (which needs trace), from the
+ * next token. 1: *ip, 0: tracing stopped (a syscall), -1: left to libipt. */
+static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn *in, uint64_t *ip)
+{
+	const struct tokr *t = &s->tk;
+	struct pt_event ev;
+
+	switch (in->cls) {
+	case ptic_cond_jump:
+		if (t->kind != TOK_TNT || (t->ktaken && !in->target))
+			return -1;
+		*ip = t->ktaken ? in->target : in->ip + in->size;
+		return 1;
+	case ptic_return:
+		if (t->kind == TOK_TNT) /* a compressed return */
+			return t->ktaken && ret_pop(rs, ip) == 0 ? 1 : -1;
+		if (t->kind != TOK_TIP || !t->has_ip)
+			return -1;
+		*ip = t->kip;
+		return 1;
+	case ptic_call:
+	case ptic_jump:
+		if (t->kind != TOK_TIP || !t->has_ip)
+			return -1;
+		if (in->cls == ptic_call)
+			ret_push(rs, in->ip + in->size);
+		*ip = t->kip;
+		return 1;
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		if (t->kind != TOK_PGD || t->has_ip)
+			return -1;
+		memset(&ev, 0, sizeof(ev));
+		ev.type = ptev_disabled;
+		handle_event(s, &ev);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* 1: the piece is decoded, 0: left to libipt, <0: out of memory. */
+static int walk_piece(struct wctx *w, struct piece *pc)
+{
+	struct pstate s;
+	struct pt_config cfg;
+	struct pt_event ev;
+	struct retstack rs;
+	uint64_t ip;
+	int enabled, r = 0;
+
+	pstate_init(&s, w, pc);
+	rs.top = rs.n = 0;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)pc->b;
+	cfg.end = (uint8_t *)pc->e;
+	s.tk.pk = pt_pkt_alloc_decoder(&cfg);
+	if (!s.tk.pk)
+		return -ENOMEM;
+	tok_sync(&s.tk, 0);
+	tok_fill(&s.tk);
+	if (!s.tk.have || s.tk.kind != TOK_PSB || s.tk.psb_off != 0 || s.tk.odd)
+		goto out;
+	set_task(&s, s.tk.ktime);
+	s.need_strt = 1;
+	s.implicit_ok = 1;
+	pc->end_clean = 1;
+	enabled = s.tk.has_ip;
+	ip = s.tk.kip;
+	while (!s.err) {
+		const struct cinsn *v;
+		uint32_t n;
+
+		if (!enabled) {
+			if ((r = next_token(&s)) <= 0)
+				break;
+			if (s.tk.kind != TOK_PGE || !s.tk.has_ip)
+				goto out;
+			memset(&ev, 0, sizeof(ev));
+			ev.type = ptev_enabled;
+			ev.variant.enabled.ip = ip = s.tk.kip;
+			handle_event(&s, &ev);
+			enabled = 1;
+			continue;
+		}
+		if (!(v = ptd_run_get(w, s.pid, ip, &n)))
+			goto out;
+		for (uint32_t i = 0; i + 1 < n; i++) {
+			if (v[i].cls != ptic_call)
+				continue;
+			if (v[i].target == v[i].ip + v[i].size)
+				goto out; /* libipt pushes nothing for it */
+			ret_push(&rs, v[i].ip + v[i].size);
+		}
+		walk_insns(&s, v, n);
+		/* At the end of the piece the last instruction waits for a packet. */
+		if ((r = next_token(&s)) <= 0 || (r = walk_branch(&s, &rs, &v[n - 1], &ip)) < 0)
+			break;
+		enabled = r;
+	}
+	if (r < 0 || s.err)
+		goto out;
+	end_piece(&s);
+	r = 1;
+out:
+	pt_pkt_free_decoder(s.tk.pk);
+	return s.err ? s.err : r > 0;
+}
+
+/* Runs the fast walk and libipt's decoder on the same piece and aborts if
+ * their events differ ($SNAPTRACE_PTDEC_WALK=check, for the tests). */
+static int check_piece(struct wctx *w, struct piece *pc)
+{
+	struct rawev *ev;
+	size_t nev = pc->nev;
+	uint64_t insns = pc->insns;
+	int clean = pc->end_clean, err;
+
+	ev = snap_malloc((nev ? nev : 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	memcpy(ev, pc->ev, nev * sizeof(*ev));
+	pc->nev = 0;
+	pc->insns = 0;
+	pc->end_clean = 0;
+	err = libipt_piece(w, pc);
+	if (!err && (nev != pc->nev || insns != pc->insns || clean != pc->end_clean ||
+		     memcmp(ev, pc->ev, nev * sizeof(*ev)))) {
+		fprintf(stderr,
+			"ptdec: the fast walk differs from libipt's decoder on the piece at offset "
+			"%zu of queue %zu (%zu/%zu events, %llu/%llu instructions)\n",
+			(size_t)(pc->b - w->d->pieces[w->d->queues[pc->q].pieces[0]].b), pc->q, nev,
+			pc->nev, (unsigned long long)insns, (unsigned long long)pc->insns);
+		abort();
+	}
+	snap_free(ev);
+	return err;
+}
+
+int ptd_decode_piece(struct wctx *w, struct piece *pc)
+{
+	int r = w->d->walk ? walk_piece(w, pc) : 0;
+
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		pc->walked = 1;
+		return w->d->walk == 2 ? check_piece(w, pc) : 0;
+	}
+	pc->nev = 0;
+	pc->insns = 0;
+	pc->end_clean = 0;
+	return libipt_piece(w, pc);
 }

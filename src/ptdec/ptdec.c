@@ -78,6 +78,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 		}
 		q->prev_clean = pc->end_clean;
 		d->st.insns += pc->insns;
+		d->st.walked += (uint64_t)pc->walked;
 		ptd_release_piece(d, pc);
 		q->cur++;
 		q->pos = 0;
@@ -178,6 +179,7 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 			size_t whylen)
 {
 	struct snap_ptdec *d = snap_calloc(1, sizeof(*d));
+	const char *env;
 	int err;
 
 	*out = NULL;
@@ -188,6 +190,10 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 		d->o = *o;
 	d->debug = getenv("SNAPTRACE_PTDEC_DEBUG") != NULL;
 	d->use_blocks = !getenv("SNAPTRACE_PTDEC_INSN");
+	if ((env = getenv("SNAPTRACE_PTDEC_WALK")) != NULL)
+		d->walk = !strcmp(env, "check") ? 2 : strcmp(env, "0") != 0;
+	else
+		d->walk = 1;
 	d->comm_tid = -3;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");
@@ -224,6 +230,7 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	err = -ENOMEM;
 	if (!d->iscache || !d->acache)
 		goto fail;
+	pt_iscache_set_limit(d->iscache, 256u << 20);
 	if ((err = ptd_read_sideband(d)) < 0 || (err = ptd_split_buffers(d)) < 0 ||
 	    (err = ptd_start_pool(d)) < 0)
 		goto fail;

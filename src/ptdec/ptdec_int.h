@@ -85,6 +85,7 @@ struct piece {
 	int32_t pid, tid, cpu;
 	int state; /* 0 waiting, 1 running, 2 done, 3 released */
 	int end_clean;
+	int walked; /* decoded by the fast walk (decode.c) */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
@@ -142,6 +143,7 @@ struct snap_ptdec {
 	int nthreads, stop, threads_started;
 	struct aent *acache;
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
+	int walk;	/* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c) */
 	uint64_t cbr2khz;
 	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
 	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
@@ -151,14 +153,29 @@ struct snap_ptdec {
 	struct snap_loc evframes[1];
 };
 
-struct cinsn;
+/* An instruction as the piece decoder needs it (from libipt's instruction
+ * decoder, or replayed from the block or run cache). */
+struct cinsn {
+	uint64_t ip;
+	uint64_t target; /* a direct branch's target, 0 if none or not direct */
+	uint32_t flags;	 /* perf's branch flags for its class, 0 = not a branch */
+	uint8_t size;
+	uint8_t cond;  /* a conditional jump */
+	uint8_t trace; /* libipt needed trace to get past it */
+	uint8_t cls;   /* its enum pt_insn_class */
+};
+
 struct bentry;
+struct rentry;
 
 struct wctx {
 	struct snap_ptdec *d;
 	struct bentry *bcache; /* the block cache (BCACHE_BITS slots) */
 	struct cinsn *binsns;  /* the instructions of the cached blocks */
 	size_t nbinsns, capbinsns;
+	struct rentry *rcache; /* the run cache (RCACHE_BITS slots) */
+	struct cinsn *rinsns;  /* the instructions of the cached runs */
+	size_t nrinsns, caprinsns;
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
 };
@@ -188,8 +205,13 @@ int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc 
 uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
 /* split.c */
 int ptd_split_buffers(struct snap_ptdec *d);
-/* decode.c */
+/* insn.c */
+struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
 void ptd_wctx_fini(struct wctx *w);
+void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in);
+const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_block *blk);
+const struct cinsn *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *n);
+/* decode.c */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
 /* pool.c */
 void ptd_need_piece(struct snap_ptdec *d, size_t i);

@@ -3,7 +3,8 @@
  * bench_ptdec: the in-process PT decoder alone (no stacks, no FXT), for
  * tests/bench/ptdec.sh: opens a perf.data with ptdec and pulls every event.
  *   bench_ptdec PERF.DATA JOBS
- * Prints "N events, B branches, E errors, I instructions, P pieces, J threads".
+ * Prints "N events, B branches, E errors, I instructions, P pieces (W by the fast walk),
+ * J threads".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +40,11 @@ int main(int argc, char **argv)
 	while ((r = snap_ptdec_next(d, &ev)) > 0)
 		n++;
 	snap_ptdec_stats(d, &st);
-	printf("%llu events, %llu branches, %llu errors, %llu instructions, %llu pieces, %d "
-	       "threads\n",
+	printf("%llu events, %llu branches, %llu errors, %llu instructions, %llu pieces (%llu by "
+	       "the fast walk), %d threads\n",
 	       n, (unsigned long long)st.branches, (unsigned long long)st.errors,
-	       (unsigned long long)st.insns, (unsigned long long)st.pieces, st.jobs);
+	       (unsigned long long)st.insns, (unsigned long long)st.pieces,
+	       (unsigned long long)st.walked, st.jobs);
 	snap_ptdec_close(d);
 	snap_strtab_fini(&names);
 	return r < 0;

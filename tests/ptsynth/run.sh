@@ -182,8 +182,10 @@ ptdec_case() {
 		return
 	fi
 	for mode in default piece1; do
-		local env=() jobs=()
-		[ $mode = piece1 ] && env=(SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 2)
+		# check: every piece the fast walk decodes is decoded by libipt's decoder too,
+		# and the events must be the same (docs/ptdec.md)
+		local env=(SNAPTRACE_PTDEC_WALK=check) jobs=()
+		[ $mode = piece1 ] && env+=(SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 2)
 		if ! env "${env[@]}" ./snaptrace decode -v -decoder ipt "${jobs[@]}" "${datas[@]}" "$@" \
 			-o "$work/$name.pd.ipt.fxt" >"$work/$name.pd.err" 2>&1 ||
 			! ./snaptrace dump "$work/$name.pd.ipt.fxt" >"$work/$name.pd.ipt"; then

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-process PT decoder (ptdec_int.h): the code a worker walks. Its copies
+ * of the process images, what ptdec needs of one instruction (perf's flags, a
+ * direct target, whether libipt needs trace to get past it), and two caches of
+ * walked code: libipt blocks expanded into their instructions (the libipt
+ * path) and runs, the instructions from an IP to the first one that needs
+ * trace (the fast walk). Both are filled by libipt's instruction decoder
+ * walking the code on a made-up trace (PSB+, TIP.PGE to the first IP) that
+ * ends where the walk would need a packet.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ptdec/ptdec_int.h"
+#include "util/alloc.h"
+#include "util/vec.h"
+
+/* ---- images ---- */
+
+struct pt_image *ptd_wimage(struct wctx *w, int32_t pid)
+{
+	struct proc *src = NULL;
+
+	for (size_t i = 0; i < w->nimgs; i++)
+		if (w->imgs[i].pid == pid)
+			return w->imgs[i].img;
+	for (size_t i = 0; i < w->d->nprocs; i++)
+		if (w->d->procs[i].pid == pid)
+			src = &w->d->procs[i];
+	if (snap_vec_reserve(&w->imgs, &w->capimgs, w->nimgs + 1, sizeof(*w->imgs)))
+		return NULL;
+	w->imgs[w->nimgs].pid = pid;
+	w->imgs[w->nimgs].img = pt_image_alloc(NULL);
+	if (!w->imgs[w->nimgs].img)
+		return NULL;
+	if (src)
+		pt_image_copy(w->imgs[w->nimgs].img, src->img);
+	return w->imgs[w->nimgs++].img;
+}
+
+void ptd_wctx_fini(struct wctx *w)
+{
+	for (size_t i = 0; i < w->nimgs; i++)
+		pt_image_free(w->imgs[i].img);
+	snap_free(w->imgs);
+	w->imgs = NULL;
+	w->nimgs = w->capimgs = 0;
+	snap_free(w->bcache);
+	snap_free(w->binsns);
+	w->bcache = NULL;
+	w->binsns = NULL;
+	w->nbinsns = w->capbinsns = 0;
+	snap_free(w->rcache);
+	snap_free(w->rinsns);
+	w->rcache = NULL;
+	w->rinsns = NULL;
+	w->nrinsns = w->caprinsns = 0;
+}
+
+/* ---- one instruction ---- */
+
+/* The flags perf gives a branch by the class of its instruction. */
+static uint32_t class_flags(enum pt_insn_class c, const struct pt_insn *in)
+{
+	switch (c) {
+	case ptic_call:
+		return SNAP_PF_BRANCH | SNAP_PF_CALL;
+	case ptic_return:
+		return SNAP_PF_BRANCH | SNAP_PF_RETURN;
+	case ptic_jump:
+		return SNAP_PF_BRANCH;
+	case ptic_cond_jump:
+		return SNAP_PF_BRANCH | SNAP_PF_CONDITIONAL;
+	case ptic_far_call:
+		/* syscall 0f 05, sysenter 0f 34; int n cd, int3 cc, into ce */
+		if (in->size >= 2 && in->raw[0] == 0x0f &&
+		    (in->raw[1] == 0x05 || in->raw[1] == 0x34))
+			return SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_SYSCALLRET;
+		if (in->raw[0] == 0xcd || in->raw[0] == 0xcc || in->raw[0] == 0xce)
+			return SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_INTERRUPT;
+		return SNAP_PF_BRANCH | SNAP_PF_CALL;
+	case ptic_far_return:
+		if (in->size >= 2 && in->raw[0] == 0x0f &&
+		    (in->raw[1] == 0x07 || in->raw[1] == 0x35))
+			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_SYSCALLRET;
+		if (in->raw[0] == 0xcf || (in->size >= 2 && in->raw[1] == 0xcf))
+			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_INTERRUPT;
+		return SNAP_PF_BRANCH | SNAP_PF_RETURN;
+	case ptic_far_jump:
+		return SNAP_PF_BRANCH;
+	default:
+		return 0;
+	}
+}
+
+/* 1 for a near call or jump through a register or memory (ff /2 /3 /4 /5). */
+static int is_indirect(const struct pt_insn *in)
+{
+	uint8_t i = 0;
+
+	while (i < in->size && (in->raw[i] == 0x66 || in->raw[i] == 0x67 || in->raw[i] == 0x2e ||
+				in->raw[i] == 0x3e || in->raw[i] == 0x26 || in->raw[i] == 0x64 ||
+				in->raw[i] == 0x65 || in->raw[i] == 0x36 || in->raw[i] == 0xf0 ||
+				in->raw[i] == 0xf2 || in->raw[i] == 0xf3))
+		i++;
+	if (i < in->size && (in->raw[i] & 0xf0) == 0x40)
+		i++;
+	return i < in->size && in->raw[i] == 0xff;
+}
+
+/* Whether libipt needed trace to get past this instruction. */
+static int needs_trace(const struct pt_insn *in)
+{
+	switch (in->iclass) {
+	case ptic_cond_jump:
+	case ptic_return:
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		return 1;
+	case ptic_call:
+	case ptic_jump:
+		return is_indirect(in);
+	default:
+		return 0;
+	}
+}
+
+/* The target of a direct jump, call or jcc (rel8/rel32), or 0. */
+static uint64_t direct_target(const struct pt_insn *in)
+{
+	uint8_t i = 0, op;
+	int64_t rel;
+
+	while (i < in->size && (in->raw[i] == 0x66 || in->raw[i] == 0x67 || in->raw[i] == 0x2e ||
+				in->raw[i] == 0x3e || in->raw[i] == 0xf2 || in->raw[i] == 0xf3))
+		i++;
+	if (i < in->size && (in->raw[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= in->size)
+		return 0;
+	op = in->raw[i];
+	if ((op >= 0x70 && op <= 0x7f) || op == 0xeb || (op >= 0xe0 && op <= 0xe3)) {
+		if (i + 2 != in->size)
+			return 0;
+		rel = (int8_t)in->raw[i + 1];
+	} else if (op == 0xe8 || op == 0xe9 ||
+		   (op == 0x0f && i + 1 < in->size && (in->raw[i + 1] & 0xf0) == 0x80)) {
+		int32_t r32;
+		uint8_t at = (uint8_t)(op == 0x0f ? i + 2 : i + 1);
+
+		if (at + 4 != in->size)
+			return 0;
+		memcpy(&r32, in->raw + at, 4);
+		rel = r32;
+	} else {
+		return 0;
+	}
+	return in->ip + in->size + (uint64_t)rel;
+}
+
+void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in)
+{
+	c->ip = in->ip;
+	c->target = direct_target(in);
+	c->flags = class_flags(in->iclass, in);
+	c->size = in->size;
+	c->cond = in->iclass == ptic_cond_jump;
+	c->trace = (uint8_t)needs_trace(in);
+	c->cls = (uint8_t)in->iclass;
+}
+
+
+/* A decoder for the made-up trace that enables tracing at ip (64-bit code):
+ * buf holds its bytes. NULL on failure. */
+static struct pt_insn_decoder *madeup_decoder(struct pt_image *img, uint64_t ip, uint8_t *buf,
+					      size_t len)
+{
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_insn_decoder *dec;
+	struct pt_packet pk[4];
+	uint64_t off = 0;
+	int err = 0;
+
+	memset(pk, 0, sizeof(pk));
+	pk[0].type = ppt_psb;
+	pk[1].type = ppt_mode;
+	pk[1].payload.mode.leaf = pt_mol_exec;
+	pk[1].payload.mode.bits.exec.csl = 1;
+	pk[2].type = ppt_psbend;
+	pk[3].type = ppt_tip_pge;
+	pk[3].payload.ip.ipc = pt_ipc_full;
+	pk[3].payload.ip.ip = ip;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	enc = pt_alloc_encoder(&cfg);
+	if (!enc)
+		return NULL;
+	for (int i = 0; i < 4; i++)
+		if (pt_enc_next(enc, &pk[i]) < 0)
+			err = -1;
+	pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	if (err)
+		return NULL;
+	cfg.end = buf + off;
+	dec = pt_insn_alloc_decoder(&cfg);
+	if (!dec)
+		return NULL;
+	pt_insn_set_image(dec, img);
+	return dec;
+}
+
+/* The next instruction of the made-up walk: 1 and *out, 0 at its end (the
+ * instruction that needed a packet is returned before that), -1 on an error. */
+static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *out)
+{
+	struct pt_insn insn;
+	struct pt_event ev;
+
+	if (*status < 0)
+		return 0;
+	while (*status & pts_event_pending) {
+		*status = pt_insn_event(dec, &ev, sizeof(ev));
+		if (*status < 0)
+			return -1;
+	}
+	memset(&insn, 0, sizeof(insn));
+	*status = pt_insn_next(dec, &insn, sizeof(insn));
+	if (*status < 0 && !(*status == -pte_eos && insn.ip && insn.size))
+		return -1;
+	ptd_cinsn_of(out, &insn);
+	return 1;
+}
+
+#define RCACHE_BITS 14
+#define RUN_MAX	    4096 /* longer runs (a loop of direct jumps) are left to libipt */
+
+/* The run cache: for a process and an IP, the instructions the walk executes
+ * from there up to and including the first one that needs trace (a
+ * conditional, indirect or far branch, or a return), following direct jumps
+ * and calls. */
+struct rentry {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t n; /* 0: the run could not be walked */
+	uint32_t first; /* index in wctx.rinsns */
+	uint32_t used;
+};
+
+static uint32_t run_fill(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *first)
+{
+	uint8_t buf[64];
+	struct pt_image *img = ptd_wimage(w, pid);
+	struct pt_insn_decoder *dec = img ? madeup_decoder(img, ip, buf, sizeof(buf)) : NULL;
+	size_t n = 0;
+	int status, r = 0;
+
+	if (!dec)
+		return 0;
+	status = pt_insn_sync_forward(dec);
+	while (n < RUN_MAX) {
+		if (snap_vec_reserve(&w->rinsns, &w->caprinsns, w->nrinsns + n + 1,
+				     sizeof(*w->rinsns))) {
+			r = -1;
+			break;
+		}
+		r = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n]);
+		if (r <= 0)
+			break;
+		if (w->rinsns[w->nrinsns + n++].trace)
+			break;
+	}
+	pt_insn_free_decoder(dec);
+	/* Complete only if it ends at an instruction that needs trace, and
+	 * libipt needed a packet exactly there. */
+	if (r < 0 || !n || !w->rinsns[w->nrinsns + n - 1].trace || status != -pte_eos)
+		return 0;
+	*first = (uint32_t)w->nrinsns;
+	w->nrinsns += n;
+	return (uint32_t)n;
+}
+
+const struct cinsn *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *n)
+{
+	struct rentry *e;
+	uint64_t h = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+
+	if (!w->rcache) {
+		w->rcache = snap_calloc((size_t)1 << RCACHE_BITS, sizeof(*w->rcache));
+		if (!w->rcache)
+			return NULL;
+	}
+	e = &w->rcache[h >> (64 - RCACHE_BITS)];
+	if (!(e->used && e->ip == ip && e->pid == pid)) {
+		if (w->nrinsns > (8u << 20)) { /* bounded: start again */
+			memset(w->rcache, 0, sizeof(*w->rcache) << RCACHE_BITS);
+			w->nrinsns = 0;
+		}
+		e->used = 1;
+		e->ip = ip;
+		e->pid = pid;
+		e->n = run_fill(w, pid, ip, &e->first);
+	}
+	*n = e->n;
+	return e->n ? &w->rinsns[e->first] : NULL;
+}
+
+/* ---- the block cache (the libipt path) ---- */
+
+/* The block cache: each libipt block (image, first ip, instruction count)
+ * expanded once into its instructions, following direct jumps and calls. */
+struct bentry {
+	uint64_t ip;
+	int32_t pid;
+	uint16_t ninsn;
+	uint8_t used, ok;
+	uint32_t first; /* index in wctx.binsns */
+};
+
+#define BCACHE_BITS 14
+
+/* Expands a block into its instructions: libipt's instruction decoder walks it
+ * on a made-up trace (PSB+, TIP.PGE to the block's first ip) that ends where
+ * the walk would need a packet, which is where libipt ends a block. */
+static int bcache_fill(struct wctx *w, int32_t pid, const struct pt_block *blk, uint32_t *first)
+{
+	uint8_t buf[64];
+	struct pt_image *img = ptd_wimage(w, pid);
+	struct pt_insn_decoder *dec;
+	size_t n = 0;
+	int status;
+
+	if (!img || blk->mode != ptem_64bit)
+		return -1;
+	dec = madeup_decoder(img, blk->ip, buf, sizeof(buf));
+	if (!dec)
+		return -1;
+	if (snap_vec_reserve(&w->binsns, &w->capbinsns, w->nbinsns + blk->ninsn,
+			     sizeof(*w->binsns))) {
+		pt_insn_free_decoder(dec);
+		return -1;
+	}
+	status = pt_insn_sync_forward(dec);
+	while (n < blk->ninsn && madeup_next(dec, &status, &w->binsns[w->nbinsns + n]) > 0)
+		n++;
+	pt_insn_free_decoder(dec);
+	if (n != blk->ninsn || w->binsns[w->nbinsns + n - 1].ip != blk->end_ip)
+		return -1;
+	*first = (uint32_t)w->nbinsns;
+	w->nbinsns += n;
+	return 0;
+}
+
+/* The instructions of a block (cached), or NULL. */
+const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_block *blk)
+{
+	struct bentry *e;
+	uint64_t h =
+		(blk->ip * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)(uint32_t)pid << 17) ^ blk->ninsn;
+
+	if (!w->bcache) {
+		w->bcache = snap_calloc((size_t)1 << BCACHE_BITS, sizeof(*w->bcache));
+		if (!w->bcache)
+			return NULL;
+	}
+	e = &w->bcache[(h * 0x9e3779b97f4a7c15ull) >> (64 - BCACHE_BITS)];
+	if (e->used && e->ip == blk->ip && e->pid == pid && e->ninsn == blk->ninsn)
+		return e->ok ? &w->binsns[e->first] : NULL;
+	if (w->nbinsns > (8u << 20)) { /* bounded: start again */
+		memset(w->bcache, 0, sizeof(*w->bcache) << BCACHE_BITS);
+		w->nbinsns = 0;
+	}
+	e->used = 1;
+	e->ip = blk->ip;
+	e->pid = pid;
+	e->ninsn = blk->ninsn;
+	e->ok = bcache_fill(w, pid, blk, &e->first) == 0;
+	return e->ok ? &w->binsns[e->first] : NULL;
+}
+
