@@ -987,7 +987,7 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 	struct pt_event ev;
 	struct retstack rs;
 	uint64_t ip;
-	int enabled, r = 0;
+	int enabled, r = 0, done = 0;
 
 	pstate_init(&s, w, pc);
 	rs.top = rs.n = 0;
@@ -1041,10 +1041,10 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 	if (r < 0 || s.err)
 		goto out;
 	end_piece(&s);
-	r = 1;
+	done = 1;
 out:
 	pt_pkt_free_decoder(s.tk.pk);
-	return s.err ? s.err : r > 0;
+	return s.err ? s.err : done;
 }
 
 /* Runs the fast walk and libipt's decoder on the same piece and aborts if
