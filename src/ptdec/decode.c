@@ -921,6 +921,48 @@ static int ret_pop(struct retstack *r, uint64_t *ip)
 	return 0;
 }
 
+static int run_has(const struct cinsn *v, uint32_t n, uint64_t ip)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i].ip == ip)
+			return 1;
+	return 0;
+}
+
+/*
+ * A run (n >= 1 instructions, only the last one needs trace): what walk_insns
+ * does, in one step when nothing is watched for. The first instruction
+ * resolves the previous run's last one (taking its token); then, unless a
+ * trace is yet to start, or the rest of the run holds the FUP of a PSB+ that
+ * is the next token or the stop IP yet to be reached, the run's direct
+ * branches are reported at the same time and its other instructions only
+ * counted.
+ */
+static void walk_run(struct pstate *s, const struct cinsn *v, uint32_t n)
+{
+	struct piece *pc = s->pc;
+	const struct tokr *t = &s->tk;
+
+	if (s->need_strt) {
+		walk_insns(s, v, n);
+		return;
+	}
+	process_insn(s, &v[0]);
+	tok_fill(&s->tk);
+	if ((t->have && t->kind == TOK_PSB && (!t->has_ip || run_has(v + 1, n - 1, t->kip))) ||
+	    (pc->has_stop && s->stop_idx == NO_IDX && run_has(v + 1, n - 1, pc->stop_ip))) {
+		walk_insns(s, v + 1, n - 1);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++)
+		if (v[i - 1].flags)
+			emit_branch(s, v[i - 1].flags, v[i - 1].ip, v[i].ip, s->stime);
+	pc->insns += n - 1;
+	s->since_take += n - 1;
+	s->prev = v[n - 1];
+	s->have_prev = 1;
+}
+
 /* Peeks the next token past PSB+ markers (taken as take() would skip them).
  * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt. */
 static int next_token(struct pstate *s)
@@ -1032,7 +1074,7 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 				goto out; /* libipt pushes nothing for it */
 			ret_push(&rs, v[i].ip + v[i].size);
 		}
-		walk_insns(&s, v, n);
+		walk_run(&s, v, n);
 		/* At the end of the piece the last instruction waits for a packet. */
 		if ((r = next_token(&s)) <= 0 || (r = walk_branch(&s, &rs, &v[n - 1], &ip)) < 0)
 			break;

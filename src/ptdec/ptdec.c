@@ -230,7 +230,6 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	err = -ENOMEM;
 	if (!d->iscache || !d->acache)
 		goto fail;
-	pt_iscache_set_limit(d->iscache, 256u << 20);
 	if ((err = ptd_read_sideband(d)) < 0 || (err = ptd_split_buffers(d)) < 0 ||
 	    (err = ptd_start_pool(d)) < 0)
 		goto fail;
