@@ -85,26 +85,85 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 	}
 }
 
-int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
+/* The head of queue q (looked at again only after it was consumed). */
+static const struct rawev *queue_head(struct snap_ptdec *d, struct queue *q)
 {
-	const struct rawev *best = NULL;
-	struct queue *bq = NULL;
-	int err;
+	if (!q->head_ok) {
+		q->head = queue_peek(d, q);
+		q->head_ok = 1;
+	}
+	return q->head;
+}
 
+/* Whether event a of queue qa goes before event b of queue qb: by time, then
+ * the lowest queue first. */
+static int before(const struct rawev *a, size_t qa, const struct rawev *b, size_t qb)
+{
+	return a->time < b->time || (a->time == b->time && qa < qb);
+}
+
+/*
+ * The queue whose head goes first. Only the queue consumed last has a new
+ * head, so it is compared with the best of the others' (the rival, found by
+ * the last full look at every queue); a full look only when it loses.
+ */
+static struct queue *merge_next(struct snap_ptdec *d)
+{
+	const struct rawev *best = NULL, *rival = NULL;
+	size_t bi = 0, ri = 0;
+
+	if (d->lead != NO_IDX) {
+		const struct rawev *r = queue_head(d, &d->queues[d->lead]);
+
+		if (r && (!d->rival || before(r, d->lead, d->rival, d->rival_q)))
+			return &d->queues[d->lead];
+	}
 	for (size_t i = 0; i < d->nqueues; i++) {
-		struct queue *q = &d->queues[i];
-		const struct rawev *r;
+		const struct rawev *r = queue_head(d, &d->queues[i]);
 
-		if (!q->head_ok) { /* only the queue consumed last needs a new look */
-			q->head = queue_peek(d, q);
-			q->head_ok = 1;
-		}
-		r = q->head;
-		if (r && (!best || r->time < best->time)) {
+		if (!r)
+			continue;
+		if (!best || before(r, i, best, bi)) {
+			rival = best;
+			ri = bi;
 			best = r;
-			bq = &d->queues[i];
+			bi = i;
+		} else if (!rival || before(r, i, rival, ri)) {
+			rival = r;
+			ri = i;
 		}
 	}
+	d->lead = best ? bi : NO_IDX;
+	d->rival = rival;
+	d->rival_q = ri;
+	return best ? &d->queues[bi] : NULL;
+}
+
+/* snap_event_set_branch_flags, remembered for the few flag values a trace has. */
+static void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
+{
+	struct flmemo *m = &d->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
+
+	if (!m->ok || m->flags != flags) {
+		snap_event_set_branch_flags(ev, flags);
+		m->ok = 1;
+		m->flags = flags;
+		m->kind = ev->br_kind;
+		m->state = ev->br_state;
+		m->in_tx = ev->in_tx;
+		return;
+	}
+	ev->br_kind = m->kind;
+	ev->br_state = m->state;
+	ev->in_tx = m->in_tx;
+}
+
+int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
+{
+	struct queue *bq = merge_next(d);
+	const struct rawev *best = bq ? bq->head : NULL;
+	int err;
+
 	if (!best)
 		return 0;
 	bq->pos++;
@@ -141,7 +200,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 		return 1;
 	}
 	ev->kind = SNAP_EV_BRANCH;
-	snap_event_set_branch_flags(ev, best->flags);
+	set_flags(d, ev, best->flags);
 	if ((err = ptd_resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
 	    (err = ptd_resolve(d, best->pid, best->addr, &ev->dst)) < 0)
 		return err;
@@ -195,6 +254,7 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	else
 		d->walk = 1;
 	d->comm_tid = -3;
+	d->lead = NO_IDX;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");
 	snap_u64map_init(&d->tidpid);

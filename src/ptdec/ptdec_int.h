@@ -103,6 +103,13 @@ struct queue {
 	int64_t last_cbr; /* -1 = none reported yet */
 };
 
+#define FLMEMO 16
+
+struct flmemo {
+	uint32_t flags;
+	uint8_t ok, kind, state, in_tx;
+};
+
 struct aent {
 	uint64_t ip;
 	int32_t pid;
@@ -142,6 +149,9 @@ struct snap_ptdec {
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	struct aent *acache;
+	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
+	const struct rawev *rival;
+	struct flmemo flmemo[FLMEMO]; /* the reader's branch flags */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk;	/* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c) */
 	uint64_t cbr2khz;
