@@ -38,6 +38,8 @@ struct tokr {
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
 	uint64_t psb_off;	   /* offset of the last PSB read */
 	int odd; /* read a packet the fast walk leaves to libipt (or a bad one) */
+	const uint8_t *buf; /* the bytes read, and the offset of the next packet */
+	size_t len, pos;
 };
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
@@ -60,10 +62,72 @@ static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 	}
 }
 
+static const uint8_t psb_bytes[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+				      0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+
+/* The size of the IP payload by IP compression (-1: reserved). */
+static const int8_t ip_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
+
+/*
+ * The next packet, at t->pos: the common ones (PAD, short TNT, TIP, TIP.PGE,
+ * TIP.PGD, FUP, TSC, PSB, PSBEND) decoded here as libipt's packet decoder
+ * would, the others by it. Returns 0 and *p, or libipt's error.
+ */
+static int tok_packet(struct tokr *t, struct pt_packet *p)
+{
+	const uint8_t *b = t->buf + t->pos;
+	size_t left = t->len - t->pos;
+	uint64_t v = 0;
+	int n, st;
+
+	if (!left)
+		return -pte_eos;
+	if (b[0] == 0x00) {
+		p->type = ppt_pad;
+		p->size = 1;
+	} else if (!(b[0] & 1) && b[0] != 0x02) { /* TNT-8: payload bits, then a stop bit */
+		unsigned bits = b[0] >> 1;
+
+		p->type = ppt_tnt_8;
+		p->size = 1;
+		p->payload.tnt.bit_size = (uint8_t)(31 - __builtin_clz(bits));
+		p->payload.tnt.payload = bits & ~(1u << p->payload.tnt.bit_size);
+	} else if (b[0] == 0x02 && left >= 2 && b[1] == 0x23) {
+		p->type = ppt_psbend;
+		p->size = 2;
+	} else if (b[0] == 0x02 && left >= 16 && !memcmp(b, psb_bytes, 16)) {
+		p->type = ppt_psb;
+		p->size = 16;
+	} else if (b[0] == 0x19 && left >= 8) {
+		for (int i = 7; i >= 1; i--)
+			v = v << 8 | b[i];
+		p->type = ppt_tsc;
+		p->size = 8;
+		p->payload.tsc.tsc = v;
+	} else if (((b[0] & 0x1f) == 0x0d || (b[0] & 0x1f) == 0x11 || (b[0] & 0x1f) == 0x01 ||
+		    (b[0] & 0x1f) == 0x1d) &&
+		   (n = ip_bytes[b[0] >> 5]) >= 0 && left >= (size_t)n + 1) {
+		for (int i = n; i >= 1; i--)
+			v = v << 8 | b[i];
+		p->type = (b[0] & 0x1f) == 0x0d	  ? ppt_tip
+			  : (b[0] & 0x1f) == 0x11 ? ppt_tip_pge
+			  : (b[0] & 0x1f) == 0x01 ? ppt_tip_pgd
+						  : ppt_fup;
+		p->size = (uint8_t)(n + 1);
+		p->payload.ip.ipc = (enum pt_ip_compression)(b[0] >> 5);
+		p->payload.ip.ip = v;
+	} else {
+		if ((st = pt_pkt_sync_set(t->pk, t->pos)) < 0 ||
+		    (st = pt_pkt_next(t->pk, p, sizeof(*p))) < 0)
+			return st;
+	}
+	t->pos += p->size;
+	return 0;
+}
+
 static void tok_fill(struct tokr *t)
 {
 	struct pt_packet pkt;
-	uint64_t off;
 
 	if (t->have || !t->pk)
 		return;
@@ -78,8 +142,8 @@ static void tok_fill(struct tokr *t)
 		return;
 	}
 	for (;;) {
-		int k = TOK_NONE, ok = 0, st = pt_pkt_next(t->pk, &pkt, sizeof(pkt));
-		uint64_t ip = 0;
+		uint64_t ip = 0, at = t->pos;
+		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 
 		if (st < 0) {
 			t->odd |= st != -pte_eos;
@@ -93,8 +157,7 @@ static void tok_fill(struct tokr *t)
 			t->tsc_seen = 1;
 			continue;
 		case ppt_psb:
-			if (pt_pkt_get_offset(t->pk, &off) >= 0)
-				t->psb_off = off >= 16 ? off - 16 : 0;
+			t->psb_off = at;
 			t->in_psb = 1;
 			t->psb_has_fup = 0;
 			t->last_ip = 0;
@@ -151,7 +214,7 @@ static void tok_fill(struct tokr *t)
 		t->kip = ip;
 		t->ktsc = t->tsc_seen;
 		t->tsc_seen = 0;
-		t->kend = pt_pkt_get_offset(t->pk, &off) >= 0 ? off : 0;
+		t->kend = t->pos;
 		return;
 	}
 }
@@ -162,10 +225,26 @@ static void tok_sync(struct tokr *t, uint64_t off)
 	t->have = 0;
 	t->tnt_left = 0;
 	t->in_psb = 0;
-	if (t->pk && pt_pkt_sync_set(t->pk, off) < 0) {
+	if (t->pk && off > t->len) {
 		pt_pkt_free_decoder(t->pk);
 		t->pk = NULL;
 	}
+	t->pos = off;
+}
+
+/* Reads the bytes b..e (from their start). 0, or -ENOMEM. */
+static int tok_open(struct tokr *t, const uint8_t *b, const uint8_t *e)
+{
+	struct pt_config cfg;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)b;
+	cfg.end = (uint8_t *)e;
+	t->pk = pt_pkt_alloc_decoder(&cfg);
+	t->buf = b;
+	t->len = (size_t)(e - b);
+	t->pos = 0;
+	return t->pk ? 0 : -ENOMEM;
 }
 
 struct pstate {
@@ -540,8 +619,7 @@ static int new_decoders(struct pstate *s, const uint8_t *b, const uint8_t *e)
 		s->bdec = pt_blk_alloc_decoder(&cfg);
 	else
 		s->dec = pt_insn_alloc_decoder(&cfg);
-	s->tk.pk = pt_pkt_alloc_decoder(&cfg);
-	if ((!s->dec && !s->bdec) || !s->tk.pk)
+	if (tok_open(&s->tk, b, e) < 0 || (!s->dec && !s->bdec))
 		return -ENOMEM;
 	if (s->pid != -2) {
 		struct pt_image *img = ptd_wimage(s->w, s->pid);
@@ -1025,7 +1103,6 @@ static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn
 static int walk_piece(struct wctx *w, struct piece *pc)
 {
 	struct pstate s;
-	struct pt_config cfg;
 	struct pt_event ev;
 	struct retstack rs;
 	uint64_t ip;
@@ -1033,11 +1110,7 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 
 	pstate_init(&s, w, pc);
 	rs.top = rs.n = 0;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)pc->b;
-	cfg.end = (uint8_t *)pc->e;
-	s.tk.pk = pt_pkt_alloc_decoder(&cfg);
-	if (!s.tk.pk)
+	if (tok_open(&s.tk, pc->b, pc->e) < 0)
 		return -ENOMEM;
 	tok_sync(&s.tk, 0);
 	tok_fill(&s.tk);

@@ -158,6 +158,18 @@ static void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flag
 	ev->in_tx = m->in_tx;
 }
 
+/* ptd_resolve with its cache hit in line (two per branch, on the reader). */
+static int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
+{
+	const struct aent *e = ptd_aslot(d, pid, ip);
+
+	if (ip && e->used && e->ip == ip && e->pid == pid) {
+		*l = e->loc;
+		return 0;
+	}
+	return ptd_resolve(d, pid, ip, l);
+}
+
 int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 {
 	struct queue *bq = merge_next(d);
@@ -201,8 +213,8 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	}
 	ev->kind = SNAP_EV_BRANCH;
 	set_flags(d, ev, best->flags);
-	if ((err = ptd_resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
-	    (err = ptd_resolve(d, best->pid, best->addr, &ev->dst)) < 0)
+	if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
+	    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
 		return err;
 	d->st.branches++;
 	return 1;

@@ -208,6 +208,13 @@ static inline int32_t pid_of(const struct snap_ptdec *d, int32_t tid)
 	return tid;
 }
 
+/* The symbol cache's slot for an address of a process. */
+static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, uint64_t ip)
+{
+	return &d->acache[(ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >>
+			  (64 - ACACHE_BITS)];
+}
+
 /* sideband.c */
 int ptd_read_sideband(struct snap_ptdec *d);
 const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);

@@ -259,8 +259,7 @@ int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc 
 	l->ip = ip;
 	if (!ip)
 		return 0;
-	e = &d->acache[(ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >>
-		       (64 - ACACHE_BITS)];
+	e = ptd_aslot(d, pid, ip);
 	if (e->used && e->ip == ip && e->pid == pid) {
 		*l = e->loc;
 		return 0;
