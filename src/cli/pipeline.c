@@ -304,12 +304,12 @@ static int source_close(struct source *src)
 				  "branches there are not decoded",
 				  src->name, (unsigned long long)s.missing_images,
 				  s.missing_images == 1 ? "" : "s", s.first_missing);
-		snap_info("ptdec: %llu buffers, %llu pieces (%llu by the fast walk), %llu bytes, %llu "
-			  "instructions, %llu branches, %llu errors, %d threads",
+		snap_info("ptdec: %llu buffers, %llu pieces (%llu by the fast walk), %llu bytes, "
+			  "%llu instructions, %llu branches, %llu errors, %d threads",
 			  (unsigned long long)s.buffers, (unsigned long long)s.pieces,
-			  (unsigned long long)s.walked,
-			  (unsigned long long)s.bytes, (unsigned long long)s.insns,
-			  (unsigned long long)s.branches, (unsigned long long)s.errors, s.jobs);
+			  (unsigned long long)s.walked, (unsigned long long)s.bytes,
+			  (unsigned long long)s.insns, (unsigned long long)s.branches,
+			  (unsigned long long)s.errors, s.jobs);
 		snap_ptdec_close(src->ipt);
 		src->ipt = NULL;
 	} else if (src->is_perf) {

@@ -37,8 +37,8 @@ struct tokr {
 	int kind, has_ip, ktsc;
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
 	uint64_t psb_off;	   /* offset of the last PSB read */
-	int odd; /* read a packet the fast walk leaves to libipt (or a bad one) */
-	const uint8_t *buf; /* the bytes read, and the offset of the next packet */
+	int odd;		   /* read a packet the fast walk leaves to libipt (or a bad one) */
+	const uint8_t *buf;	   /* the bytes read, and the offset of the next packet */
 	size_t len, pos;
 };
 
@@ -999,45 +999,40 @@ static int ret_pop(struct retstack *r, uint64_t *ip)
 	return 0;
 }
 
-static int run_has(const struct cinsn *v, uint32_t n, uint64_t ip)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (v[i].ip == ip)
-			return 1;
-	return 0;
-}
-
 /*
- * A run (n >= 1 instructions, only the last one needs trace): what walk_insns
- * does, in one step when nothing is watched for. The first instruction
- * resolves the previous run's last one (taking its token); then, unless a
- * trace is yet to start, or the rest of the run holds the FUP of a PSB+ that
- * is the next token or the stop IP yet to be reached, the run's direct
- * branches are reported at the same time and its other instructions only
- * counted.
+ * A run: what walk_insns does, in one step when nothing is watched for. Its
+ * first instruction resolves the previous run's last one (taking its token);
+ * then, unless a trace is yet to start, or the rest of the run holds the FUP
+ * of a PSB+ that is the next token or the stop IP yet to be reached, its
+ * direct branches are reported at the same time and its other instructions
+ * only counted. The calls push their return addresses.
  */
-static void walk_run(struct pstate *s, const struct cinsn *v, uint32_t n)
+static void walk_run(struct pstate *s, struct retstack *rs, struct run *r)
 {
 	struct piece *pc = s->pc;
 	const struct tokr *t = &s->tk;
+	const struct cinsn *v = &s->w->rinsns[r->first];
+	const uint32_t *br = &s->w->rbr[r->br];
 
+	for (uint32_t k = 0; k < r->nbr; k++)
+		if (v[br[k]].cls == ptic_call)
+			ret_push(rs, v[br[k]].ip + v[br[k]].size);
 	if (s->need_strt) {
-		walk_insns(s, v, n);
+		walk_insns(s, v, r->n);
 		return;
 	}
 	process_insn(s, &v[0]);
 	tok_fill(&s->tk);
-	if ((t->have && t->kind == TOK_PSB && (!t->has_ip || run_has(v + 1, n - 1, t->kip))) ||
-	    (pc->has_stop && s->stop_idx == NO_IDX && run_has(v + 1, n - 1, pc->stop_ip))) {
-		walk_insns(s, v + 1, n - 1);
+	if ((t->have && t->kind == TOK_PSB && (!t->has_ip || ptd_run_has(s->w, r, t->kip))) ||
+	    (pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))) {
+		walk_insns(s, v + 1, r->n - 1);
 		return;
 	}
-	for (uint32_t i = 1; i < n; i++)
-		if (v[i - 1].flags)
-			emit_branch(s, v[i - 1].flags, v[i - 1].ip, v[i].ip, s->stime);
-	pc->insns += n - 1;
-	s->since_take += n - 1;
-	s->prev = v[n - 1];
+	for (uint32_t k = 0; k < r->nbr; k++)
+		emit_branch(s, v[br[k]].flags, v[br[k]].ip, v[br[k] + 1].ip, s->stime);
+	pc->insns += r->n - 1;
+	s->since_take += r->n - 1;
+	s->prev = v[r->n - 1];
 	s->have_prev = 1;
 }
 
@@ -1106,7 +1101,7 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 	struct pt_event ev;
 	struct retstack rs;
 	uint64_t ip;
-	int enabled, r = 0, done = 0;
+	int enabled, got = 0, done = 0;
 
 	pstate_init(&s, w, pc);
 	rs.top = rs.n = 0;
@@ -1123,11 +1118,11 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 	enabled = s.tk.has_ip;
 	ip = s.tk.kip;
 	while (!s.err) {
-		const struct cinsn *v;
-		uint32_t n;
+		const struct cinsn *last;
+		struct run *r;
 
 		if (!enabled) {
-			if ((r = next_token(&s)) <= 0)
+			if ((got = next_token(&s)) <= 0)
 				break;
 			if (s.tk.kind != TOK_PGE || !s.tk.has_ip)
 				goto out;
@@ -1138,22 +1133,16 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 			enabled = 1;
 			continue;
 		}
-		if (!(v = ptd_run_get(w, s.pid, ip, &n)))
+		if (!(r = ptd_run_get(w, s.pid, ip)) || r->callnext)
 			goto out;
-		for (uint32_t i = 0; i + 1 < n; i++) {
-			if (v[i].cls != ptic_call)
-				continue;
-			if (v[i].target == v[i].ip + v[i].size)
-				goto out; /* libipt pushes nothing for it */
-			ret_push(&rs, v[i].ip + v[i].size);
-		}
-		walk_run(&s, v, n);
+		walk_run(&s, &rs, r);
+		last = &w->rinsns[r->first + r->n - 1];
 		/* At the end of the piece the last instruction waits for a packet. */
-		if ((r = next_token(&s)) <= 0 || (r = walk_branch(&s, &rs, &v[n - 1], &ip)) < 0)
+		if ((got = next_token(&s)) <= 0 || (got = walk_branch(&s, &rs, last, &ip)) < 0)
 			break;
-		enabled = r;
+		enabled = got;
 	}
-	if (r < 0 || s.err)
+	if (got < 0 || s.err)
 		goto out;
 	end_piece(&s);
 	done = 1;

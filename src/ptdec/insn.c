@@ -53,9 +53,11 @@ void ptd_wctx_fini(struct wctx *w)
 	w->nbinsns = w->capbinsns = 0;
 	snap_free(w->rcache);
 	snap_free(w->rinsns);
+	snap_free(w->rbr);
 	w->rcache = NULL;
 	w->rinsns = NULL;
-	w->nrinsns = w->caprinsns = 0;
+	w->rbr = NULL;
+	w->nrinsns = w->caprinsns = w->nrbr = w->caprbr = 0;
 }
 
 /* ---- one instruction ---- */
@@ -171,7 +173,6 @@ void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in)
 	c->cls = (uint8_t)in->iclass;
 }
 
-
 /* A decoder for the made-up trace that enables tracing at ip (64-bit code):
  * buf holds its bytes. NULL on failure. */
 static struct pt_insn_decoder *madeup_decoder(struct pt_image *img, uint64_t ip, uint8_t *buf,
@@ -239,25 +240,18 @@ static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *o
 #define RCACHE_BITS 14
 #define RUN_MAX	    4096 /* longer runs (a loop of direct jumps) are left to libipt */
 
-/* The run cache: for a process and an IP, the instructions the walk executes
- * from there up to and including the first one that needs trace (a
- * conditional, indirect or far branch, or a return), following direct jumps
- * and calls. */
-struct rentry {
-	uint64_t ip;
-	int32_t pid;
-	uint32_t n; /* 0: the run could not be walked */
-	uint32_t first; /* index in wctx.rinsns */
-	uint32_t used;
-};
-
-static uint32_t run_fill(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *first)
+/* The run cache (struct run): for a process and an IP, the instructions the
+ * walk executes from there up to and including the first one that needs
+ * trace (a conditional, indirect or far branch, or a return), following
+ * direct jumps and calls, and the indices of its direct branches. */
+static int run_fill(struct wctx *w, struct run *r)
 {
 	uint8_t buf[64];
-	struct pt_image *img = ptd_wimage(w, pid);
-	struct pt_insn_decoder *dec = img ? madeup_decoder(img, ip, buf, sizeof(buf)) : NULL;
-	size_t n = 0;
-	int status, r = 0;
+	struct pt_image *img = ptd_wimage(w, r->pid);
+	struct pt_insn_decoder *dec = img ? madeup_decoder(img, r->ip, buf, sizeof(buf)) : NULL;
+	const struct cinsn *v;
+	size_t n = 0, nbr = 0;
+	int status, got = 0;
 
 	if (!dec)
 		return 0;
@@ -265,11 +259,11 @@ static uint32_t run_fill(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *fir
 	while (n < RUN_MAX) {
 		if (snap_vec_reserve(&w->rinsns, &w->caprinsns, w->nrinsns + n + 1,
 				     sizeof(*w->rinsns))) {
-			r = -1;
+			got = -1;
 			break;
 		}
-		r = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n]);
-		if (r <= 0)
+		got = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n]);
+		if (got <= 0)
 			break;
 		if (w->rinsns[w->nrinsns + n++].trace)
 			break;
@@ -277,16 +271,31 @@ static uint32_t run_fill(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *fir
 	pt_insn_free_decoder(dec);
 	/* Complete only if it ends at an instruction that needs trace, and
 	 * libipt needed a packet exactly there. */
-	if (r < 0 || !n || !w->rinsns[w->nrinsns + n - 1].trace || status != -pte_eos)
+	v = &w->rinsns[w->nrinsns];
+	if (got < 0 || !n || !v[n - 1].trace || status != -pte_eos)
 		return 0;
-	*first = (uint32_t)w->nrinsns;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (!v[i].flags)
+			continue;
+		if (snap_vec_reserve(&w->rbr, &w->caprbr, w->nrbr + nbr + 1, sizeof(*w->rbr)))
+			return 0;
+		w->rbr[w->nrbr + nbr++] = (uint32_t)i;
+		/* A call to the next instruction pushes no return address (libipt):
+		 * left to libipt. */
+		r->callnext |= v[i].cls == ptic_call && v[i].target == v[i].ip + v[i].size;
+	}
+	r->first = (uint32_t)w->nrinsns;
+	r->br = (uint32_t)w->nrbr;
+	r->nbr = (uint32_t)nbr;
+	r->n = (uint32_t)n;
 	w->nrinsns += n;
-	return (uint32_t)n;
+	w->nrbr += nbr;
+	return 0;
 }
 
-const struct cinsn *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *n)
+struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 {
-	struct rentry *e;
+	struct run *r;
 	uint64_t h = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
 
 	if (!w->rcache) {
@@ -294,19 +303,33 @@ const struct cinsn *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip, uint32
 		if (!w->rcache)
 			return NULL;
 	}
-	e = &w->rcache[h >> (64 - RCACHE_BITS)];
-	if (!(e->used && e->ip == ip && e->pid == pid)) {
+	r = &w->rcache[h >> (64 - RCACHE_BITS)];
+	if (!(r->used && r->ip == ip && r->pid == pid)) {
 		if (w->nrinsns > (8u << 20)) { /* bounded: start again */
 			memset(w->rcache, 0, sizeof(*w->rcache) << RCACHE_BITS);
-			w->nrinsns = 0;
+			w->nrinsns = w->nrbr = 0;
 		}
-		e->used = 1;
-		e->ip = ip;
-		e->pid = pid;
-		e->n = run_fill(w, pid, ip, &e->first);
+		memset(r, 0, sizeof(*r));
+		r->used = 1;
+		r->ip = ip;
+		r->pid = pid;
+		run_fill(w, r);
 	}
-	*n = e->n;
-	return e->n ? &w->rinsns[e->first] : NULL;
+	return r->n ? r : NULL;
+}
+
+int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip)
+{
+	if (!r->asked || r->asked_ip != ip) {
+		const struct cinsn *v = &w->rinsns[r->first];
+
+		r->asked = 1;
+		r->asked_ip = ip;
+		r->has = 0;
+		for (uint32_t i = 1; i < r->n && !r->has; i++)
+			r->has = v[i].ip == ip;
+	}
+	return r->has;
 }
 
 /* ---- the block cache (the libipt path) ---- */
@@ -381,4 +404,3 @@ const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_
 	e->ok = bcache_fill(w, pid, blk, &e->first) == 0;
 	return e->ok ? &w->binsns[e->first] : NULL;
 }
-

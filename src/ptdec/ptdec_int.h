@@ -176,16 +176,32 @@ struct cinsn {
 };
 
 struct bentry;
-struct rentry;
+
+/* A run (insn.c): the instructions the walk executes from ip up to and
+ * including the first one that needs trace, following direct jumps and calls. */
+struct run {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t n;	  /* instructions (0: the code could not be walked) */
+	uint32_t first;	  /* the first in wctx.rinsns */
+	uint32_t br, nbr; /* its direct branches (all but the last instruction): their
+			    * indices in the run, from wctx.rbr[br] */
+	uint8_t used;
+	uint8_t callnext;   /* it has a call to the next instruction */
+	uint8_t asked, has; /* ptd_run_has's memo: whether it holds asked_ip */
+	uint64_t asked_ip;
+};
 
 struct wctx {
 	struct snap_ptdec *d;
 	struct bentry *bcache; /* the block cache (BCACHE_BITS slots) */
 	struct cinsn *binsns;  /* the instructions of the cached blocks */
 	size_t nbinsns, capbinsns;
-	struct rentry *rcache; /* the run cache (RCACHE_BITS slots) */
-	struct cinsn *rinsns;  /* the instructions of the cached runs */
+	struct run *rcache;   /* the run cache (RCACHE_BITS slots) */
+	struct cinsn *rinsns; /* the instructions of the cached runs */
 	size_t nrinsns, caprinsns;
+	uint32_t *rbr; /* the indices of their direct branches */
+	size_t nrbr, caprbr;
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
 };
@@ -227,7 +243,9 @@ struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
 void ptd_wctx_fini(struct wctx *w);
 void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in);
 const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_block *blk);
-const struct cinsn *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip, uint32_t *n);
+struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip);
+/* Whether the run holds ip after its first instruction (remembered for the last ip). */
+int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
 /* decode.c */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
 /* pool.c */
