@@ -22,6 +22,19 @@ static void run_piece(struct wctx *w, struct piece *pc)
 	pthread_mutex_unlock(&w->d->mu);
 }
 
+/* Under the lock: piece pc is about to be decoded; it gets the event array of
+ * a released piece if there is one (no allocation, no page faults). */
+static void start_piece(struct snap_ptdec *d, struct piece *pc)
+{
+	pc->state = 1;
+	d->live++;
+	if (d->nspare && !pc->ev) {
+		d->nspare--;
+		pc->ev = d->spare[d->nspare].ev;
+		pc->cap = d->spare[d->nspare].cap;
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct snap_ptdec *d = arg;
@@ -40,8 +53,7 @@ static void *worker(void *arg)
 		pc = &d->pieces[d->order[d->dispatched++]];
 		if (pc->state != 0)
 			continue; /* the reader decoded it itself */
-		pc->state = 1;
-		d->live++;
+		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
 		run_piece(&w, pc);
 		pthread_mutex_lock(&d->mu);
@@ -62,8 +74,7 @@ void ptd_need_piece(struct snap_ptdec *d, size_t i)
 
 	pthread_mutex_lock(&d->mu);
 	if (pc->state == 0) {
-		pc->state = 1;
-		d->live++;
+		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
 		reader_ctx.d = d;
 		run_piece(&reader_ctx, pc);
@@ -77,7 +88,12 @@ void ptd_need_piece(struct snap_ptdec *d, size_t i)
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
 	pthread_mutex_lock(&d->mu);
-	snap_free(pc->ev);
+	if (d->nspare < d->window) { /* kept for a later piece */
+		d->spare[d->nspare].ev = pc->ev;
+		d->spare[d->nspare++].cap = pc->cap;
+	} else {
+		snap_free(pc->ev);
+	}
 	pc->ev = NULL;
 	pc->cap = 0;
 	pc->state = 3;
@@ -115,7 +131,12 @@ int ptd_start_pool(struct snap_ptdec *d)
 		d->order[i] = i;
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
-	d->window = (size_t)jobs * WINDOW_PER_J;
+	/* The reader holds a piece of every queue it merges: the workers' window
+	 * comes on top of those. */
+	d->window = d->nqueues + (size_t)jobs * WINDOW_PER_J;
+	d->spare = snap_calloc(d->window, sizeof(*d->spare));
+	if (!d->spare)
+		return -ENOMEM;
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->cv_work, NULL);
 	pthread_cond_init(&d->cv_done, NULL);
@@ -149,4 +170,9 @@ void ptd_stop_pool(struct snap_ptdec *d)
 		pthread_cond_destroy(&d->cv_done);
 	}
 	ptd_wctx_fini(&reader_ctx);
+	for (size_t i = 0; i < d->nspare; i++)
+		snap_free(d->spare[i].ev);
+	snap_free(d->spare);
+	d->spare = NULL;
+	d->nspare = 0;
 }

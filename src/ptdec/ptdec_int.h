@@ -144,6 +144,11 @@ struct snap_ptdec {
 	size_t npieces, cappieces;
 	size_t *order; /* pieces in dispatch order */
 	size_t dispatched, live, window;
+	struct {
+		struct rawev *ev;
+		size_t cap;
+	} * spare; /* event arrays of released pieces, for the next ones (at most window) */
+	size_t nspare;
 	pthread_mutex_t mu;
 	pthread_cond_t cv_work, cv_done;
 	pthread_t *threads;
