@@ -145,8 +145,8 @@ static void tok_fill(struct tokr *t)
 		uint64_t ip = 0, at = t->pos;
 		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 
-		if (st < 0) {
-			t->odd |= st != -pte_eos;
+		if (st < 0) { /* a packet cut by the end is no clean end */
+			t->odd |= st != -pte_eos || t->pos < t->len;
 			break;
 		}
 		switch (pkt.type) {
@@ -1012,7 +1012,7 @@ static void walk_run(struct pstate *s, struct retstack *rs, struct run *r)
 	struct piece *pc = s->pc;
 	const struct tokr *t = &s->tk;
 	const struct cinsn *v = &s->w->rinsns[r->first];
-	const uint32_t *br = &s->w->rbr[r->br];
+	const uint32_t *br = r->nbr ? &s->w->rbr[r->br] : NULL;
 
 	for (uint32_t k = 0; k < r->nbr; k++)
 		if (v[br[k]].cls == ptic_call)
@@ -1163,13 +1163,14 @@ static int check_piece(struct wctx *w, struct piece *pc)
 	ev = snap_malloc((nev ? nev : 1) * sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
-	memcpy(ev, pc->ev, nev * sizeof(*ev));
+	if (nev)
+		memcpy(ev, pc->ev, nev * sizeof(*ev));
 	pc->nev = 0;
 	pc->insns = 0;
 	pc->end_clean = 0;
 	err = libipt_piece(w, pc);
 	if (!err && (nev != pc->nev || insns != pc->insns || clean != pc->end_clean ||
-		     memcmp(ev, pc->ev, nev * sizeof(*ev)))) {
+		     (nev && memcmp(ev, pc->ev, nev * sizeof(*ev))))) {
 		fprintf(stderr,
 			"ptdec: the fast walk differs from libipt's decoder on the piece at offset "
 			"%zu of queue %zu (%zu/%zu events, %llu/%llu instructions)\n",
