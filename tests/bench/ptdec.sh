@@ -78,9 +78,11 @@ for f in big8 big1; do
 	line=$("$SNAP_BUILD/tests/bench/bench_ptdec" "$data" 1) || skip "bench_ptdec failed on $data"
 	branches=${line#*events, }
 	branches=${branches%% branches*}
+	pieces=${line#*instructions, }
+	pieces=${pieces%%, *}
 	case $f in
-	big8) echo "bench ptdec: $f.data: $branches branches in 8 per-thread streams ($(du -h "$data" | cut -f1))" ;;
-	big1) echo "bench ptdec: $f.data: $branches branches in one stream, a PSB+ every 4 KB ($(du -h "$data" | cut -f1))" ;;
+	big8) echo "bench ptdec: $f.data: $branches branches in 8 per-thread streams ($(du -h "$data" | cut -f1), $pieces)" ;;
+	big1) echo "bench ptdec: $f.data: $branches branches in one stream, a PSB+ every 4 KB ($(du -h "$data" | cut -f1), $pieces)" ;;
 	esac
 	S="$ROOT/snaptrace decode -q"
 	best "perf's floor (drop-all dlfilter)" floor "perf script -i $data --itrace=bep --dlfilter $OUT/drop.so"

@@ -5,7 +5,9 @@
  * libipt, the packet walk, perf-style resynchronisation, the join), on
  * arbitrary bytes. Odd-sized inputs use two decode threads. The corpus holds
  * synthetic recordings; some have their mmap path set to /proc/self/exe so
- * that libipt walks real (if meaningless) code.
+ * that libipt walks real (if meaningless) code. Every piece the fast walk
+ * decodes is decoded by libipt's decoder too and must give the same events
+ * (SNAPTRACE_PTDEC_WALK=check, docs/ptdec.md): a differential fuzzer.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char desc[256];
 	char why[256];
 
+	setenv("SNAPTRACE_PTDEC_WALK", "check", 0);
 	memset(&o, 0, sizeof(o));
 	o.jobs = 1 + (int)(size & 1);
 	o.piece_bytes = 1 + (size % 7) * 64; /* many pieces: every join path */
