@@ -337,10 +337,11 @@ int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip)
 /* The block cache: each libipt block (image, first ip, instruction count)
  * expanded once into its instructions, following direct jumps and calls. */
 struct bentry {
-	uint64_t ip;
+	uint64_t ip, end_ip;
 	int32_t pid;
 	uint16_t ninsn;
 	uint8_t used, ok;
+	uint8_t mode;	/* enum pt_exec_mode: a block of 32-bit code is not expanded */
 	uint32_t first; /* index in wctx.binsns */
 };
 
@@ -391,7 +392,9 @@ const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_
 			return NULL;
 	}
 	e = &w->bcache[(h * 0x9e3779b97f4a7c15ull) >> (64 - BCACHE_BITS)];
-	if (e->used && e->ip == blk->ip && e->pid == pid && e->ninsn == blk->ninsn)
+	/* The whole block is the key: what is cached never depends on what came first. */
+	if (e->used && e->ip == blk->ip && e->pid == pid && e->ninsn == blk->ninsn &&
+	    e->end_ip == blk->end_ip && e->mode == (uint8_t)blk->mode)
 		return e->ok ? &w->binsns[e->first] : NULL;
 	if (w->nbinsns > (8u << 20)) { /* bounded: start again */
 		memset(w->bcache, 0, sizeof(*w->bcache) << BCACHE_BITS);
@@ -401,6 +404,8 @@ const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_
 	e->ip = blk->ip;
 	e->pid = pid;
 	e->ninsn = blk->ninsn;
+	e->end_ip = blk->end_ip;
+	e->mode = (uint8_t)blk->mode;
 	e->ok = bcache_fill(w, pid, blk, &e->first) == 0;
 	return e->ok ? &w->binsns[e->first] : NULL;
 }

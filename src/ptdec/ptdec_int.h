@@ -4,7 +4,9 @@
  * the functions its files share. ptdec.c has the overview (pieces, workers,
  * the merge) and the public API; sideband.c the images, maps, switches and
  * symbols; split.c cuts the AUXTRACE buffers into pieces; decode.c decodes
- * one piece into raw events; pool.c runs the worker threads.
+ * one piece into raw events (the fast walk, else libipt's decoder); insn.c
+ * holds the code a worker walks (images, instructions, block and run caches);
+ * pool.c runs the worker threads.
  */
 #ifndef SNAP_PTDEC_PTDEC_INT_H
 #define SNAP_PTDEC_PTDEC_INT_H
