@@ -964,16 +964,16 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
  * tokens) driven by ptdec's own flow instead of libipt's block decoder, for
  * the pieces made only of what it knows: a piece that starts with a PSB+ (with
  * or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD without an IP after a far
- * branch (a syscall), TSC, MODE.exec of 64-bit code, PAD. After each
- * instruction that needs trace the next IP comes from the next token (a TNT
- * bit: a conditional's direction or a compressed return; a TIP: the target);
- * the instructions in between come from the run cache (insn.c). libipt's
- * return stack is mirrored (64 entries, the oldest dropped). Anything else --
- * an error, an overflow, a CBR, an asynchronous event, code that cannot be
- * read, a call to the next instruction -- returns 0 and the piece is decoded
- * again by libipt's decoder, which knows every case: the walk only has to be
- * right for what it takes ($SNAPTRACE_PTDEC_WALK=check compares the two on
- * every piece).
+ * branch (a syscall), a FUP and TIP.PGD (an interrupt), TSC, MODE.exec of
+ * 64-bit code, PAD. After each instruction that needs trace the next IP comes
+ * from the next token (a TNT bit: a conditional's direction or a compressed
+ * return; a TIP: the target); the instructions in between come from the run
+ * cache (insn.c). libipt's return stack is mirrored (64 entries, the oldest
+ * dropped). Anything else -- an error, an overflow, a CBR, MTC/CYC, code that
+ * cannot be read, a call to the next instruction -- returns 0 and the piece is
+ * decoded again by libipt's decoder, which knows every case: the walk only has
+ * to be right for what it takes ($SNAPTRACE_PTDEC_WALK=check compares the two
+ * on every piece).
  */
 
 #define RET_MAX 64
@@ -1094,6 +1094,46 @@ static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn
 	}
 }
 
+/* The kind of the token after the next one (a look ahead: nothing is taken). */
+static int second_kind(const struct tokr *t)
+{
+	struct tokr c = *t;
+
+	c.have = 0;
+	tok_fill(&c);
+	return c.have ? c.kind : TOK_NONE;
+}
+
+/*
+ * An asynchronous disable (an interrupt or a fault: a FUP, then a TIP.PGD) in
+ * run r: libipt walks to the FUP's IP, the first instruction there not
+ * executed, and reports it as perf's "tr end async". 0, or -1 to leave the
+ * piece to libipt.
+ */
+static int walk_async(struct pstate *s, struct retstack *rs, struct run *r)
+{
+	const struct cinsn *v = &s->w->rinsns[r->first];
+	uint64_t at = s->tk.kip;
+	struct pt_event ev;
+	uint32_t k = 0;
+
+	if (!s->tk.has_ip || second_kind(&s->tk) != TOK_PGD)
+		return -1;
+	while (k < r->n && v[k].ip != at)
+		k++;
+	if (k == r->n)
+		return -1; /* past an instruction that needs trace */
+	for (uint32_t i = 0; i < k; i++)
+		if (v[i].cls == ptic_call)
+			ret_push(rs, v[i].ip + v[i].size);
+	walk_insns(s, v, k);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = ptev_async_disabled;
+	ev.variant.async_disabled.at = at;
+	handle_event(s, &ev);
+	return 0;
+}
+
 /* 1: the piece is decoded, 0: left to libipt, <0: out of memory. */
 static int walk_piece(struct wctx *w, struct piece *pc)
 {
@@ -1135,12 +1175,23 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 		}
 		if (!(r = ptd_run_get(w, s.pid, ip)) || r->callnext)
 			goto out;
+		tok_fill(&s.tk);
+		if (s.tk.have && s.tk.kind == TOK_FUP) { /* an interrupt in this run */
+			if ((got = walk_async(&s, &rs, r)) < 0)
+				goto out;
+			enabled = 0;
+			continue;
+		}
 		walk_run(&s, &rs, r);
 		last = &w->rinsns[r->first + r->n - 1];
 		/* At the end of the piece the last instruction waits for a packet. */
 		if ((got = next_token(&s)) <= 0 || (got = walk_branch(&s, &rs, last, &ip)) < 0)
 			break;
 		enabled = got;
+		/* The run's last instruction went to ip (its token is taken): the next
+		 * token may be an interrupt's FUP in the next run. */
+		if (got)
+			resolve_prev(&s, ip, 0);
 	}
 	if (got < 0 || s.err)
 		goto out;
