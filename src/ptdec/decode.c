@@ -38,6 +38,7 @@ struct tokr {
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
 	uint64_t psb_off;	   /* offset of the last PSB read */
 	int odd;		   /* read a packet the fast walk leaves to libipt (or a bad one) */
+	int mode64;		   /* read a MODE.exec of 64-bit code */
 	const uint8_t *buf;	   /* the bytes read, and the offset of the next packet */
 	size_t len, pos;
 };
@@ -202,6 +203,7 @@ static void tok_fill(struct tokr *t)
 		case ppt_mode: /* 64-bit code changes nothing for the walk */
 			t->odd |= pkt.payload.mode.leaf != pt_mol_exec ||
 				  !pkt.payload.mode.bits.exec.csl || pkt.payload.mode.bits.exec.csd;
+			t->mode64 = 1;
 			continue;
 		default:
 			t->odd = 1;
@@ -1149,7 +1151,9 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 		return -ENOMEM;
 	tok_sync(&s.tk, 0);
 	tok_fill(&s.tk);
-	if (!s.tk.have || s.tk.kind != TOK_PSB || s.tk.psb_off != 0 || s.tk.odd)
+	/* A PSB+ at the start that says the code is 64-bit (libipt decodes
+	 * differently while the mode is unknown). */
+	if (!s.tk.have || s.tk.kind != TOK_PSB || s.tk.psb_off != 0 || s.tk.odd || !s.tk.mode64)
 		goto out;
 	set_task(&s, s.tk.ktime);
 	s.need_strt = 1;
