@@ -1039,7 +1039,9 @@ static void walk_run(struct pstate *s, struct retstack *rs, struct run *r)
 }
 
 /* Peeks the next token past PSB+ markers (taken as take() would skip them).
- * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt. */
+ * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt.
+ * A PSB+ with a FUP is passed where the walk reaches its IP (pass_psb): one
+ * still there is off the path the trace took, which libipt reports. */
 static int next_token(struct pstate *s)
 {
 	for (;;) {
@@ -1050,6 +1052,8 @@ static int next_token(struct pstate *s)
 			return 0;
 		if (s->tk.kind != TOK_PSB)
 			return 1;
+		if (s->tk.has_ip)
+			return -1;
 		take(s, TOK_PSB);
 	}
 }
