@@ -439,6 +439,10 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
 		t->have = 0;
 		s->stime = t->ktime;
+		if (t->ktsc) { /* perf counts instructions from the PSB's TSC: this one on */
+			s->ts_insns = s->sample_insns = 0;
+			s->since_take = 1;
+		}
 	}
 }
 
@@ -469,11 +473,17 @@ static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 	return r;
 }
 
+static uint64_t est_time(const struct pstate *s);
+
 static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time)
 {
-	struct rawev *r = emit(s, RAW_BRANCH, time);
+	/* perf times a branch from the kernel (or from nowhere) into user space
+	 * with its estimate: the last timestamp plus the instructions since */
+	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
+	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
+		r->est = (uint8_t)est;
 		r->flags = flags;
 		r->ip = ip;
 		r->addr = addr;

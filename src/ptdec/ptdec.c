@@ -75,6 +75,15 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 					continue;
 				}
 			}
+			/* perf's queue time (intel_pt_run_decoder): an error or an
+			 * estimated branch sets it, anything else only moves it forward. */
+			if (!d->timeless) {
+				struct rawev *w = &pc->ev[q->pos];
+
+				if (w->kind == RAW_ERROR || w->est || w->time > q->ts)
+					q->ts = w->time;
+				w->time = q->ts;
+			}
 			return r;
 		}
 		q->prev_clean = pc->end_clean;

@@ -42,6 +42,7 @@ struct rawev {
 	uint32_t flags;
 	int32_t pid, tid;
 	uint8_t kind, err, implicit;
+	uint8_t est; /* its time is perf's estimate (a branch from the kernel or 0 to user space) */
 };
 
 struct mapping {
@@ -112,6 +113,7 @@ struct queue {
 	size_t ready;		  /* cur + 1 once that piece is known decoded */
 	int head_ok, prev_clean;
 	int64_t last_cbr; /* -1 = none reported yet */
+	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
 };
 
 struct aent {

@@ -29,12 +29,16 @@
  *   -s SCOPE  u (default), k or uk; k and uk need -K
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
+ *   -D        as -V, and write OUT as perf record --kcore does: a directory with
+ *             OUT/data and OUT/kcore_dir/{kcore,kallsyms,modules}, the kcore made
+ *             from the kernel image's loadable segments (perf then needs no option)
  *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
  *   -Y        cycle-accurate mode as magic-trace records by default (cyc=1,cyc_thresh=1,
  *             mtc_period=0): CYC before every packet, MTC, TMA in PSB+
  *   -w A:B    a snapshot: only steps A to B-1 of the run (sstep's global order); each
  *             thread starts with TIP.PGE and, if it runs on, ends without a packet
  */
+#include <elf.h>
 #include <errno.h>
 #include <intel-pt.h>
 #include <inttypes.h>
@@ -43,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ptsynth.h"
@@ -71,7 +76,7 @@ enum { LOST_WALK = 1, LOST_SYNC };
 
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
-	int irq_every, corrupt_at, ovf_at, vmlinux;
+	int irq_every, corrupt_at, ovf_at, vmlinux, kcore;
 	int percpu;		 /* -C: number of CPUs, 0 = per-thread buffers */
 	size_t piece;		 /* -B: bytes per AUXTRACE record, 0 = one record per stream */
 	int cyc;		 /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
@@ -482,6 +487,8 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 		C.kernel_insns++;
 		*tsc += 7;
 		tick(s, *tsc);
+		if (stream_offset(s) - s->last_psb >= (uint64_t)O->psb_every)
+			psb_plus(s, *tsc, path[j]); /* a PSB+ in kernel code (FUP = this insn) */
 		switch (in ? in->kind : PTSYNTH_OTHER) {
 		case PTSYNTH_JCC:
 			if (next != path[j] + in->len)
@@ -492,11 +499,21 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 			expect(s, "jmp", path[j], next);
 			break;
 		case PTSYNTH_CALL:
+			/* kernel calls and returns use the return stack as user ones do
+			 * (a decoder pops only on a compressed return) */
+			if (rs_push(s, path[j] + in->len) < 0)
+				s->err = -ENOMEM;
 			expect(s, "call", path[j], next);
 			break;
 		case PTSYNTH_RET:
 			expect(s, "return", path[j], next);
-			tip(s, next);
+			if (O->retcomp && s->nrs && s->rs[s->nrs - 1] == next) {
+				s->nrs--;
+				tnt(s, 1);
+			} else {
+				s->nrs -= s->nrs > 0;
+				tip(s, next);
+			}
 			break;
 		default:
 			break;
@@ -977,6 +994,106 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	return err;
 }
 
+/*
+ * perf record --kcore's copy of the kernel: kcore_dir/kcore, an ELF core file
+ * whose PT_LOAD segments hold the kernel's code at its addresses (here the
+ * pretend kernel's loadable segments), kallsyms (insnmap -k's KPREFIX.kallsyms)
+ * and modules (none).
+ */
+static int write_kcore_dir(const char *dir, const char *image, const char *kprefix)
+{
+	char path[PATH_MAX + 32];
+	FILE *in = NULL, *out = NULL;
+	Elf64_Ehdr eh, ch;
+	Elf64_Phdr ph[16], cp[16];
+	int n = 0, err = 0;
+
+	snprintf(path, sizeof path, "%s/kcore_dir", dir);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (!(in = fopen(image, "rb")))
+		return -errno;
+	if (fread(&eh, sizeof eh, 1, in) != 1 || eh.e_phnum > 16 ||
+	    fseek(in, (long)eh.e_phoff, SEEK_SET) < 0 ||
+	    fread(ph, sizeof ph[0], eh.e_phnum, in) != eh.e_phnum) {
+		err = -EINVAL;
+		goto out;
+	}
+	memset(&ch, 0, sizeof ch);
+	memcpy(ch.e_ident, eh.e_ident, EI_NIDENT);
+	ch.e_type = ET_CORE;
+	ch.e_machine = eh.e_machine;
+	ch.e_version = EV_CURRENT;
+	ch.e_phoff = sizeof ch;
+	ch.e_ehsize = sizeof ch;
+	ch.e_phentsize = sizeof(Elf64_Phdr);
+	uint64_t off = 4096;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
+			continue;
+		cp[n] = ph[i];
+		cp[n].p_offset = off;
+		cp[n].p_flags = PF_R | PF_W | PF_X; /* as /proc/kcore */
+		off += (ph[i].p_filesz + 4095) & ~4095ULL;
+		n++;
+	}
+	ch.e_phnum = (uint16_t)n;
+	snprintf(path, sizeof path, "%s/kcore_dir/kcore", dir);
+	if (!(out = fopen(path, "wb"))) {
+		err = -errno;
+		goto out;
+	}
+	fwrite(&ch, sizeof ch, 1, out);
+	fwrite(cp, sizeof cp[0], (size_t)n, out);
+	for (int i = 0, k = 0; i < eh.e_phnum && !err; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
+			continue;
+		char *buf = malloc(ph[i].p_filesz);
+		if (!buf || fseek(in, (long)ph[i].p_offset, SEEK_SET) < 0 ||
+		    fread(buf, 1, ph[i].p_filesz, in) != ph[i].p_filesz ||
+		    fseek(out, (long)cp[k].p_offset, SEEK_SET) < 0 ||
+		    fwrite(buf, 1, ph[i].p_filesz, out) != ph[i].p_filesz)
+			err = buf ? -EIO : -ENOMEM;
+		free(buf);
+		k++;
+	}
+	if (fclose(out) != 0 && !err)
+		err = -EIO;
+	out = NULL;
+	if (err)
+		goto out;
+	/* kallsyms: insnmap's list; modules: empty (no module is mapped) */
+	char line[512];
+	FILE *ks;
+	snprintf(path, sizeof path, "%s.kallsyms", kprefix);
+	if (!(ks = fopen(path, "r"))) {
+		err = -errno;
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/kcore_dir/kallsyms", dir);
+	if (!(out = fopen(path, "w"))) {
+		err = -errno;
+		fclose(ks);
+		goto out;
+	}
+	while (fgets(line, sizeof line, ks))
+		fputs(line, out);
+	fclose(ks);
+	if (fclose(out) != 0)
+		err = -EIO;
+	out = NULL;
+	snprintf(path, sizeof path, "%s/kcore_dir/modules", dir);
+	if (!err && (!(out = fopen(path, "w")) || fclose(out) != 0))
+		err = -EIO;
+	out = NULL;
+out:
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	return err;
+}
+
 /* ------------------------------------------------------------------ main */
 
 static int kimage_load(struct kimage *k, const char *prefix)
@@ -1078,10 +1195,10 @@ struct job {
 
 static int usage(void)
 {
-	fprintf(stderr,
-		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
-		"[-B N] [-Y] [-w FROM:TO]\n");
+	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
+			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] "
+			"[-V] [-D] "
+			"[-B N] [-Y] [-w FROM:TO]\n");
 	return 2;
 }
 
@@ -1091,7 +1208,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:Yw:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VDB:Yw:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1154,6 +1271,9 @@ static int parse_args(struct job *j, int argc, char **argv)
 		case 'V':
 			o->vmlinux = 1;
 			break;
+		case 'D':
+			o->vmlinux = o->kcore = 1;
+			break;
 		case 'Y':
 			o->cyc = 1;
 			break;
@@ -1173,7 +1293,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	}
 	if (!j->prefix || !j->outpath || optind != argc || o->garbage < 0 || o->psb_every < 64 ||
 	    o->tsc_every < 0 || o->irq_every < 0 || (o->scope != SCOPE_U && !o->kprefix) ||
-	    (o->corrupt_at && (o->irq_every || o->scope != SCOPE_U)) ||
+	    (o->kcore && !o->kprefix) || (o->corrupt_at && (o->irq_every || o->scope != SCOPE_U)) ||
 	    (o->percpu && (o->scope != SCOPE_U || o->corrupt_at || o->ovf_at || o->timeless)))
 		return usage();
 	return 0;
@@ -1444,6 +1564,17 @@ int main(int argc, char **argv)
 	    (err = job_sideband(j)) < 0)
 		goto fail;
 	snprintf(j->what, sizeof j->what, "%s", j->outpath);
+	if (j->opts.kcore) { /* OUT/data and OUT/kcore_dir, as perf record --kcore */
+		static char data[PATH_MAX + 8];
+		if (mkdir(j->outpath, 0700) < 0 && errno != EEXIST) {
+			err = -errno;
+			goto fail;
+		}
+		if ((err = write_kcore_dir(j->outpath, j->kimg.path, j->opts.kprefix)) < 0)
+			goto fail;
+		snprintf(data, sizeof data, "%s/data", j->outpath);
+		j->outpath = data;
+	}
 	if ((err = write_file(j->outpath, &j->o, j->aux_offs, j->naux)) < 0)
 		goto fail;
 	if (j->exp) {
