@@ -25,6 +25,7 @@ struct snap_ptdec_opts {
 				    perf.data directory's kcore_dir, if any */
 	const char *debug_dir;	 /* debug files by build id; NULL = /usr/lib/debug */
 	size_t piece_bytes; /* split buffers at the first PSB after this many bytes; 0 = auto */
+	int no_host_kernel; /* never read the running kernel (/proc/kallsyms, vmlinux paths) */
 };
 
 struct snap_ptdec_stats {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): the sideband (images, maps, switches, comms) and symbols. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,7 +403,8 @@ static void kernel_source(struct snap_ptdec *d, char *vmlinux, char *ksyms, char
 
 			snprintf(rel, sizeof(rel), "%s", uname(&u) == 0 ? u.release : "");
 		}
-		for (size_t i = 0; i < sizeof(vpaths) / sizeof(vpaths[0]); i++) {
+		for (size_t i = 0; i < sizeof(vpaths) / sizeof(vpaths[0]) && !d->o.no_host_kernel;
+		     i++) {
 			int n = snprintf(vmlinux, len, "%s%s%s", vpaths[i][0],
 					 vpaths[i][1] ? rel : "", vpaths[i][1] ? vpaths[i][1] : "");
 
@@ -411,8 +413,10 @@ static void kernel_source(struct snap_ptdec *d, char *vmlinux, char *ksyms, char
 				return;
 		}
 		vmlinux[0] = 0;
-		hl = host_bid(hid);
-		if (!b || (hl == b->len && !memcmp(hid, b->id, hl))) {
+		hl = d->o.no_host_kernel ? 0 : host_bid(hid);
+		if (d->o.no_host_kernel) {
+			/* fuzzing and unit tests: never the running kernel's files */
+		} else if (!b || (hl == b->len && !memcmp(hid, b->id, hl))) {
 			snprintf(ksyms, len, "/proc/kallsyms");
 		} else {
 			int n;
@@ -429,6 +433,18 @@ static void kernel_source(struct snap_ptdec *d, char *vmlinux, char *ksyms, char
 
 		snprintf(kcore, len, "%.*skcore", slash ? (int)(slash - ksyms + 1) : 0, ksyms);
 	}
+}
+
+/* perf's filename__readable: open() succeeds (/proc/kcore needs CAP_SYS_RAWIO
+ * even for root, which access() does not check). */
+static int readable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 static int kernel_setup(struct snap_ptdec *d)
@@ -449,7 +465,7 @@ static int kernel_setup(struct snap_ptdec *d)
 	if (!(d->kimg = pt_image_alloc("kernel")))
 		return -ENOMEM;
 	kernel_source(d, vml, ksyms, kcore, sizeof(vml));
-	if (ksyms[0] && access(kcore, R_OK) == 0 && kcore_valid(d, ksyms, kern))
+	if (ksyms[0] && readable(kcore) && kcore_valid(d, ksyms, kern))
 		use_kcore = 1;
 	if (kern) {
 		if ((err = dso_new(d, "[kernel.kallsyms]",
@@ -521,16 +537,28 @@ static int kernel_setup(struct snap_ptdec *d)
 		{
 			struct snap_elfseg *g;
 			size_t n, bl;
-			int et = 0;
+			int et = 0, isid = -1;
 			uint8_t id[20];
 
-			err = snap_elf_segments(path, &g, &n, &et, id, &bl);
+			err = path[0] == '/' ? snap_elf_segments(path, &g, &n, &et, id, &bl)
+					     : -ENOENT;
 			if (err == 0)
 				snap_free(g);
-		}
-		if (path[0] != '/' || err < 0 || add_segments(d, path, 0, 0, di) <= 0) {
-			d->dsos[di].missing = 1;
-			note_missing(d, path);
+			if (err == 0 && et == 2) { /* ET_EXEC: linked where it runs */
+				isid = add_segments(d, path, 0, 0, di) > 0 ? 0 : -1;
+			} else if (err == 0 && et == 3) { /* ET_DYN: by file offset, as user code */
+				d->dsos[di].vaddr = 0;
+				d->maps[d->nmaps - 1].pgoff = k->pgoff;
+				isid = pt_iscache_add_file(d->iscache, path, k->pgoff, k->len,
+							   k->start);
+				if (isid >= 0 &&
+				    pt_image_add_cached(d->kimg, d->iscache, isid, NULL) < 0)
+					isid = -1;
+			}
+			if (isid < 0) { /* unreadable, or a relocatable .ko: only kcore has it */
+				d->dsos[di].missing = 1;
+				note_missing(d, path);
+			}
 		}
 	}
 	return 0;
