@@ -60,7 +60,10 @@ __attribute__((noinline)) static u64 vdso_sym(u64 base, const char *name)
 
 __attribute__((noinline)) static long get_time(u64 fn)
 {
-	struct ts t = {0, 0};
+	struct ts t;
+
+	t.sec = 0; /* no initialiser: clang would call memset, and there is no libc */
+	t.nsec = 0;
 
 	((int (*)(int, struct ts *))fn)(1 /* CLOCK_MONOTONIC */, &t);
 	return t.nsec;
