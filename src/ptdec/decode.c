@@ -1124,7 +1124,9 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 			 * the walk got that far (the next piece's PSB FUP, say). */
 			if (status == -pte_eos && eos_ip && pc->has_stop && eos_ip == pc->stop_ip &&
 			    s.stop_idx == NO_IDX) {
-				if (s.have_prev && !s.prev.trace)
+				/* a branch that took a packet to get here too (the
+				 * instruction decoder stops at the next one) */
+				if (s.have_prev)
 					resolve_prev(&s, eos_ip, 0);
 				s.stop_idx = pc->nev;
 			}
