@@ -360,6 +360,10 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
 		t->have = 0;
 		s->stime = t->ktime;
+		if (t->ktsc) { /* perf counts instructions from the PSB's TSC: this one on */
+			s->ts_insns = s->sample_insns = 0;
+			s->since_take = 1;
+		}
 	}
 }
 
@@ -390,11 +394,17 @@ static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 	return r;
 }
 
+static uint64_t est_time(const struct pstate *s);
+
 static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time)
 {
-	struct rawev *r = emit(s, RAW_BRANCH, time);
+	/* perf times a branch from the kernel (or from nowhere) into user space
+	 * with its estimate: the last timestamp plus the instructions since */
+	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
+	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
+		r->est = (uint8_t)est;
 		r->flags = flags;
 		r->ip = ip;
 		r->addr = addr;
@@ -594,6 +604,24 @@ static int map_err(int status)
 	}
 }
 
+/* Synchronised at a PSB+ (the next token). Per CPU: the task (and image) at
+ * the PSB's time, before any code is read. With tracing off (no FUP: a
+ * kernel-only trace in user space), perf reports the core:bus ratio at the
+ * PSB's time. */
+static void synced(struct pstate *s)
+{
+	uint32_t cbr = 0;
+
+	tok_fill(&s->tk);
+	if (!s->tk.have || s->tk.kind != TOK_PSB)
+		return;
+	set_task(s, s->tk.ktime);
+	if (!s->tk.has_ip) {
+		dec_cbr(s, &cbr);
+		emit_cbr(s, cbr, s->tk.ktime);
+	}
+}
+
 static int resync(struct pstate *s)
 {
 	uint64_t off;
@@ -601,10 +629,7 @@ static int resync(struct pstate *s)
 
 	if (status >= 0 && dec_sync_offset(s, &off) >= 0) {
 		tok_sync(&s->tk, off);
-		/* Per CPU: the task (and image) at the PSB's time, before any code is read. */
-		tok_fill(&s->tk);
-		if (s->tk.have && s->tk.kind == TOK_PSB)
-			set_task(s, s->tk.ktime);
+		synced(s);
 	}
 	s->need_strt = 1;
 	return status;
@@ -946,7 +971,9 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
 			 * the walk got that far (the next piece's PSB FUP, say). */
 			if (status == -pte_eos && eos_ip && pc->has_stop && eos_ip == pc->stop_ip &&
 			    s.stop_idx == NO_IDX) {
-				if (s.have_prev && !s.prev.trace)
+				/* a branch that took a packet to get here too (the
+				 * instruction decoder stops at the next one) */
+				if (s.have_prev)
 					resolve_prev(&s, eos_ip, 0);
 				s.stop_idx = pc->nev;
 			}
@@ -1159,7 +1186,7 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 	 * differently while the mode is unknown). */
 	if (!s.tk.have || s.tk.kind != TOK_PSB || s.tk.psb_off != 0 || s.tk.odd || !s.tk.mode64)
 		goto out;
-	set_task(&s, s.tk.ktime);
+	synced(&s);
 	s.need_strt = 1;
 	s.implicit_ok = 1;
 	pc->end_clean = 1;

@@ -36,6 +36,8 @@ struct pt_image *ptd_wimage(struct wctx *w, int32_t pid)
 		return NULL;
 	if (src)
 		pt_image_copy(w->imgs[w->nimgs].img, src->img);
+	else if (w->d->kimg) /* a task without user mappings: the kernel's code */
+		pt_image_copy(w->imgs[w->nimgs].img, w->d->kimg);
 	return w->imgs[w->nimgs++].img;
 }
 
@@ -82,13 +84,17 @@ static uint32_t class_flags(enum pt_insn_class c, const struct pt_insn *in)
 		if (in->raw[0] == 0xcd || in->raw[0] == 0xcc || in->raw[0] == 0xce)
 			return SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_INTERRUPT;
 		return SNAP_PF_BRANCH | SNAP_PF_CALL;
-	case ptic_far_return:
-		if (in->size >= 2 && in->raw[0] == 0x0f &&
-		    (in->raw[1] == 0x07 || in->raw[1] == 0x35))
+	case ptic_far_return: {
+		/* sysret/sysexit 0f 07 / 0f 35, also after a REX prefix (sysretq 48 0f 07) */
+		uint8_t r = in->size >= 3 && (in->raw[0] & 0xf0) == 0x40 ? 1 : 0;
+
+		if (in->size >= r + 2 && in->raw[r] == 0x0f &&
+		    (in->raw[r + 1] == 0x07 || in->raw[r + 1] == 0x35))
 			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_SYSCALLRET;
 		if (in->raw[0] == 0xcf || (in->size >= 2 && in->raw[1] == 0xcf))
 			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_INTERRUPT;
 		return SNAP_PF_BRANCH | SNAP_PF_RETURN;
+	}
 	case ptic_far_jump:
 		return SNAP_PF_BRANCH;
 	default:

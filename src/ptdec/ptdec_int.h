@@ -44,6 +44,7 @@ struct rawev {
 	uint32_t flags;
 	int32_t pid, tid;
 	uint8_t kind, err, implicit;
+	uint8_t est; /* its time is perf's estimate (a branch from the kernel or 0 to user space) */
 };
 
 struct mapping {
@@ -53,10 +54,22 @@ struct mapping {
 };
 
 struct dso {
-	char *path;
-	uint32_t name; /* strtab id */
+	char *path;    /* the file its code is read from (a user DSO's mmap path) */
+	char *symfile; /* the ELF its symbols come from, NULL = path */
+	char *ksyms;   /* or a kallsyms file */
+	uint32_t name; /* strtab id: the name perf gives the DSO */
 	int loaded, missing, isid;
+	int vaddr;	/* kernel: symbols by virtual address, ip - reloc (else by file offset) */
+	uint64_t reloc; /* KASLR: run-time address - the vmlinux's address */
 	struct snap_elfsyms syms;
+};
+
+/* A kernel mmap (pid -1: [kernel.kallsyms]_text or a module) before the
+ * kernel's code source is chosen (sideband.c, kernel_setup). */
+struct kmmap {
+	uint64_t start, len, pgoff;
+	const char *name;
+	size_t namelen;
 };
 
 struct proc {
@@ -103,6 +116,7 @@ struct queue {
 	size_t ready;		  /* cur + 1 once that piece is known decoded */
 	int head_ok, prev_clean;
 	int64_t last_cbr; /* -1 = none reported yet */
+	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
 };
 
 #define FLMEMO 16
@@ -139,6 +153,11 @@ struct snap_ptdec {
 	struct comm *comms;
 	size_t ncomms, capcomms;
 	struct snap_u64map tidpid;
+	struct kmmap *kmms; /* kernel mmaps, in file order */
+	size_t nkmms, capkmms;
+	struct pt_image *kimg;	/* the kernel's sections, in every process image; NULL = none */
+	char kcore_dir[4096];	/* perf.data directory's kcore_dir (record --kcore), "" = none */
+	char buildid_dir[4096]; /* perf's build-id cache: $HOME/.debug */
 	struct pt_image_section_cache *iscache;
 	struct queue *queues;
 	size_t nqueues, capqueues;
@@ -240,6 +259,7 @@ static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, ui
 
 /* sideband.c */
 int ptd_read_sideband(struct snap_ptdec *d);
+int ptd_kernel_switch_sym(struct snap_ptdec *d);
 const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);
 int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
 uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
