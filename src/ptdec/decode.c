@@ -63,9 +63,6 @@ static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 	}
 }
 
-static const uint8_t psb_bytes[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				      0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
-
 /* The size of the IP payload by IP compression (-1: reserved). */
 static const int8_t ip_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 
@@ -96,7 +93,7 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 	} else if (b[0] == 0x02 && left >= 2 && b[1] == 0x23) {
 		p->type = ppt_psbend;
 		p->size = 2;
-	} else if (b[0] == 0x02 && left >= 16 && !memcmp(b, psb_bytes, 16)) {
+	} else if (b[0] == 0x02 && left >= 16 && !memcmp(b, ptd_psb, 16)) {
 		p->type = ppt_psb;
 		p->size = 16;
 	} else if (b[0] == 0x19 && left >= 8) {

@@ -264,6 +264,7 @@ const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t
 int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
 uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
 /* split.c */
+extern const uint8_t ptd_psb[16]; /* a PSB packet */
 int ptd_split_buffers(struct snap_ptdec *d);
 /* insn.c */
 struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);

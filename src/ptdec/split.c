@@ -8,14 +8,14 @@
 
 /* ---- pieces ---- */
 
-static const uint8_t psb_pat[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+const uint8_t ptd_psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+			     0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
 
 static const uint8_t *find_psb(const uint8_t *b, const uint8_t *e)
 {
 	if (e - b < 16)
 		return NULL;
-	return memmem(b, (size_t)(e - b), psb_pat, sizeof(psb_pat));
+	return memmem(b, (size_t)(e - b), ptd_psb, sizeof(ptd_psb));
 }
 
 /* Reads the PSB+ at b: its TSC and FUP ip. */
@@ -161,7 +161,7 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			/* perf decodes successive snapshot buffers as one stream, but drops
 			 * the direct branches after the last packet of each buffer. */
 			if (nx->run_start || (d->snapshot && nx->buf_start) || nx->e - nx->b < 16 ||
-			    memcmp(nx->b, psb_pat, 16))
+			    memcmp(nx->b, ptd_psb, 16))
 				continue;
 			psb_info(nx->b, nx->e, &has_tsc, &tsc, &has_fup, &fup);
 			pc->has_stop = has_fup;
