@@ -990,8 +990,8 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
  * tokens) driven by ptdec's own flow instead of libipt's block decoder, for
  * the pieces made only of what it knows: a piece that starts with a PSB+ (with
  * or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD without an IP after a far
- * branch (a syscall), a FUP and TIP.PGD (an interrupt), TSC, MODE.exec of
- * 64-bit code, PAD. After each instruction that needs trace the next IP comes
+ * branch (a syscall), a FUP and TIP.PGD or TIP (an interrupt), TSC,
+ * MODE.exec of 64-bit code, PAD. After each instruction that needs trace the next IP comes
  * from the next token (a TNT bit: a conditional's direction or a compressed
  * return; a TIP: the target); the instructions in between come from the run
  * cache (insn.c). libipt's return stack is mirrored (64 entries, the oldest
@@ -1113,6 +1113,10 @@ static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn
 	case ptic_far_call:
 	case ptic_far_return:
 	case ptic_far_jump:
+		if (t->kind == TOK_TIP && t->has_ip) { /* to or from traced kernel code */
+			*ip = t->kip;
+			return 1;
+		}
 		if (t->kind != TOK_PGD || t->has_ip)
 			return -1;
 		memset(&ev, 0, sizeof(ev));
@@ -1124,30 +1128,34 @@ static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn
 	}
 }
 
-/* The kind of the token after the next one (a look ahead: nothing is taken). */
-static int second_kind(const struct tokr *t)
+/* The token after the next one (a look ahead: nothing is taken): its kind,
+ * and its IP in *ip (0 if none). */
+static int second_token(const struct tokr *t, uint64_t *ip)
 {
 	struct tokr c = *t;
 
 	c.have = 0;
 	tok_fill(&c);
+	*ip = c.have && c.has_ip ? c.kip : 0;
 	return c.have ? c.kind : TOK_NONE;
 }
 
 /*
- * An asynchronous disable (an interrupt or a fault: a FUP, then a TIP.PGD) in
- * run r: libipt walks to the FUP's IP, the first instruction there not
- * executed, and reports it as perf's "tr end async". 0, or -1 to leave the
- * piece to libipt.
+ * An interrupt or a fault in run r, its FUP the next token: libipt walks to
+ * the FUP's IP, the first instruction there not executed. With a TIP.PGD next
+ * tracing stops there (perf's "tr end async": returns 0); with a TIP it goes
+ * on at the TIP's IP (traced kernel code: "hw int", returns 1 and *ip).
+ * Returns -1 to leave the piece to libipt.
  */
-static int walk_async(struct pstate *s, struct retstack *rs, struct run *r)
+static int walk_async(struct pstate *s, struct retstack *rs, struct run *r, uint64_t *ip)
 {
 	const struct cinsn *v = &s->w->rinsns[r->first];
-	uint64_t at = s->tk.kip;
+	uint64_t at = s->tk.kip, to;
+	int kind = second_token(&s->tk, &to);
 	struct pt_event ev;
 	uint32_t k = 0;
 
-	if (!s->tk.has_ip || second_kind(&s->tk) != TOK_PGD)
+	if (!s->tk.has_ip || !(kind == TOK_PGD || (kind == TOK_TIP && to)))
 		return -1;
 	while (k < r->n && v[k].ip != at)
 		k++;
@@ -1158,10 +1166,16 @@ static int walk_async(struct pstate *s, struct retstack *rs, struct run *r)
 			ret_push(rs, v[i].ip + v[i].size);
 	walk_insns(s, v, k);
 	memset(&ev, 0, sizeof(ev));
-	ev.type = ptev_async_disabled;
-	ev.variant.async_disabled.at = at;
+	if (kind == TOK_PGD) {
+		ev.type = ptev_async_disabled;
+		ev.variant.async_disabled.at = at;
+	} else {
+		ev.type = ptev_async_branch;
+		ev.variant.async_branch.from = at;
+		ev.variant.async_branch.to = *ip = to;
+	}
 	handle_event(s, &ev);
-	return 0;
+	return kind == TOK_TIP;
 }
 
 /* 1: the piece is decoded, 0: left to libipt, <0: out of memory. */
@@ -1209,9 +1223,9 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 			goto out;
 		tok_fill(&s.tk);
 		if (s.tk.have && s.tk.kind == TOK_FUP) { /* an interrupt in this run */
-			if ((got = walk_async(&s, &rs, r)) < 0)
+			if ((got = walk_async(&s, &rs, r, &ip)) < 0)
 				goto out;
-			enabled = 0;
+			enabled = got;
 			continue;
 		}
 		walk_run(&s, &rs, r);
