@@ -222,11 +222,16 @@ static struct pt_insn_decoder *madeup_decoder(struct pt_image *img, uint64_t ip,
 }
 
 /* The next instruction of the made-up walk: 1 and *out, 0 at its end (the
- * instruction that needed a packet is returned before that), -1 on an error. */
-static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *out)
+ * instruction that needed a packet is returned before that), -1 on an error.
+ * With iscache, also -1 for an instruction that runs past the end of its
+ * section (libipt's block decoder, which reads a section at a time, stops
+ * there where the instruction decoder goes on). */
+static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *out,
+		       struct pt_image_section_cache *iscache)
 {
 	struct pt_insn insn;
 	struct pt_event ev;
+	uint8_t raw[16];
 
 	if (*status < 0)
 		return 0;
@@ -238,6 +243,8 @@ static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *o
 	memset(&insn, 0, sizeof(insn));
 	*status = pt_insn_next(dec, &insn, sizeof(insn));
 	if (*status < 0 && !(*status == -pte_eos && insn.ip && insn.size))
+		return -1;
+	if (iscache && pt_iscache_read(iscache, raw, insn.size, insn.isid, insn.ip) != insn.size)
 		return -1;
 	ptd_cinsn_of(out, &insn);
 	return 1;
@@ -268,7 +275,7 @@ static int run_fill(struct wctx *w, struct run *r)
 			got = -1;
 			break;
 		}
-		got = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n]);
+		got = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n], w->d->iscache);
 		if (got <= 0)
 			break;
 		if (w->rinsns[w->nrinsns + n++].trace)
@@ -375,7 +382,7 @@ static int bcache_fill(struct wctx *w, int32_t pid, const struct pt_block *blk, 
 		return -1;
 	}
 	status = pt_insn_sync_forward(dec);
-	while (n < blk->ninsn && madeup_next(dec, &status, &w->binsns[w->nbinsns + n]) > 0)
+	while (n < blk->ninsn && madeup_next(dec, &status, &w->binsns[w->nbinsns + n], NULL) > 0)
 		n++;
 	pt_insn_free_decoder(dec);
 	if (n != blk->ninsn || w->binsns[w->nbinsns + n - 1].ip != blk->end_ip)
