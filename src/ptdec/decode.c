@@ -120,7 +120,7 @@ static int needs_trace(const struct pt_insn *in)
  * trace-consuming instruction or event takes its token (a TNT bit, a TIP, a
  * PGE/PGD, a FUP, an OVF) and the TSC before it.
  */
-enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB };
+enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB, TOK_CBR };
 
 struct tokr {
 	struct snap_ptdec *d;
@@ -137,6 +137,13 @@ struct tokr {
 	int kind, has_ip, ktsc;
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
 	uint64_t psb_off;	   /* offset of the last PSB read */
+	/* perf's clock (timing.c): fed the timing packets in stream order */
+	struct ptt_clock clk;
+	uint32_t kcbr;	     /* the core:bus ratio perf knows at the token */
+	uint32_t cbr_seen;   /* the ratio perf last reported */
+	uint8_t kcbrchg;     /* perf reports a new ratio with this token */
+	uint64_t skip_until; /* packets ending at or before: made up (perf_resync) */
+	uint64_t oadj;	     /* packet offset + oadj = offset from the piece's start */
 };
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
@@ -157,6 +164,22 @@ static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 		*ok = 0;
 		return last;
 	}
+}
+
+/* A timing packet: perf's clock moves (timing.c). */
+static void tok_time(struct tokr *t, const struct pt_packet *pkt)
+{
+	uint64_t off;
+
+	if (pt_pkt_get_offset(t->pk, &off) < 0 || off <= t->skip_until)
+		return; /* made up by perf_resync: perf never saw it */
+	ptt_packet(&t->clk, pkt, off + t->oadj);
+	if (t->clk.st.reset) {
+		t->clk.st.reset = 0;
+		t->tsc_seen = 1;
+	}
+	if (!t->d->timeless)
+		t->time = tsc2perf(t->d, t->clk.st.timestamp);
 }
 
 static void tok_fill(struct tokr *t)
@@ -180,12 +203,29 @@ static void tok_fill(struct tokr *t)
 		int k = TOK_NONE, ok = 0;
 		uint64_t ip = 0;
 
+		if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
+		    (!t->skip_until ||
+		     (pt_pkt_get_offset(t->pk, &off) >= 0 && off > t->skip_until)))
+			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
 		switch (pkt.type) {
 		case ppt_tsc:
 			t->tsc = pkt.payload.tsc.tsc;
-			if (!t->d->timeless)
-				t->time = tsc2perf(t->d, pkt.payload.tsc.tsc);
-			t->tsc_seen = 1;
+			/* fallthrough */
+		case ppt_mtc:
+		case ppt_cyc:
+		case ppt_tma:
+		case ppt_stop:
+			tok_time(t, &pkt);
+			continue;
+		case ppt_cbr:
+			tok_time(t, &pkt);
+			/* outside PSB+, a new ratio is a sample of its own for perf */
+			if (t->in_psb || t->clk.st.cbr == t->cbr_seen ||
+			    pt_pkt_get_offset(t->pk, &off) < 0 || off <= t->skip_until)
+				continue;
+			k = TOK_CBR;
+			break;
+		case ppt_pad:
 			continue;
 		case ppt_psb:
 			if (pt_pkt_get_offset(t->pk, &off) >= 0)
@@ -240,6 +280,14 @@ static void tok_fill(struct tokr *t)
 		t->ktsc = t->tsc_seen;
 		t->tsc_seen = 0;
 		t->kend = pt_pkt_get_offset(t->pk, &off) >= 0 ? off : 0;
+		t->kcbr = t->clk.st.cbr;
+		t->kcbrchg = t->clk.st.cbr != t->cbr_seen && t->kend > t->skip_until;
+		if (t->kcbrchg)
+			t->cbr_seen = t->clk.st.cbr;
+		/* perf gives a PSB the time of its TSC */
+		if (k == TOK_PSB && t->clk.st.tsc_timestamp && !t->d->timeless &&
+		    t->kend > t->skip_until)
+			t->ktime = tsc2perf(t->d, t->clk.st.tsc_timestamp);
 		return;
 	}
 }
@@ -344,6 +392,7 @@ struct pstate {
 	size_t confirm, stop_idx;
 	int need_strt, implicit_ok, err;
 	uint32_t cbr;
+	uint32_t tcbr; /* the core:bus ratio perf knew at the last token taken */
 	int32_t pid, tid;
 	uint64_t rets[64]; /* return addresses of the calls seen (compressed returns) */
 	unsigned nrets;
@@ -390,6 +439,8 @@ static void dec_set_image(struct pstate *s, struct pt_image *img)
 		pt_insn_set_image(s->dec, img);
 }
 
+static void cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how);
+
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 static uint64_t take(struct pstate *s, int want)
@@ -403,6 +454,14 @@ static uint64_t take(struct pstate *s, int want)
 		s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
 		s->since_take = 0;
 		s->sample_insns = s->ts_insns;
+		if (t->kind == TOK_CBR) {
+			t->have = 0;
+			cbr_change(s, t->kcbr, t->ktime, 1);
+			continue;
+		}
+		if (t->kcbrchg) /* perf reports it with this token's sample */
+			cbr_change(s, t->kcbr, t->ktime, t->kind == TOK_PSB ? 0 : 2);
+		t->kcbrchg = 0;
 		if (t->kind == TOK_PSB && want != TOK_PSB) {
 			t->have = 0;
 			s->stime = t->ktime;
@@ -410,6 +469,7 @@ static uint64_t take(struct pstate *s, int want)
 		}
 		t->have = 0;
 		s->stime = t->ktime;
+		s->tcbr = t->kcbr;
 		s->tok_ip = t->kip;
 		s->tok_has_ip = t->has_ip;
 		s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
@@ -430,9 +490,17 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	struct tokr *t = &s->tk;
 
 	tok_fill(t);
+	while (t->have && t->kind == TOK_CBR) {
+		t->have = 0;
+		cbr_change(s, t->kcbr, t->ktime, 1);
+		tok_fill(t);
+	}
 	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
 		t->have = 0;
 		s->stime = t->ktime;
+		if (t->kcbrchg)
+			cbr_change(s, t->kcbr, t->ktime, 0);
+		t->kcbrchg = 0;
 	}
 }
 
@@ -482,8 +550,8 @@ static uint64_t est_time(const struct pstate *s)
 
 	if (s->d->timeless)
 		return 0;
-	if (s->cbr && s->d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO])
-		est = est * s->d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO] / s->cbr;
+	if (s->tcbr && s->d->max_non_turbo)
+		est = est * s->d->max_non_turbo / s->tcbr;
 	return s->stime + est;
 }
 
@@ -494,6 +562,7 @@ static void emit_error(struct pstate *s, int code, uint64_t ip)
 	if (r) {
 		r->err = (uint8_t)code;
 		r->ip = ip;
+		r->est = 1;
 	}
 	confirm_all(s);
 }
@@ -506,6 +575,40 @@ static void emit_cbr(struct pstate *s, uint32_t cbr, uint64_t time)
 
 	if (r)
 		r->addr = cbr;
+}
+
+/*
+ * perf reports a new core:bus ratio with the first sample after it read the
+ * CBR packet. how: 1, the CBR packet alone (a sample of its own, whose time the
+ * direct branches walked after it take); 2, with the next token, before the
+ * direct branches walked to it; 0, with a PSB+ (after them). The direct
+ * branches not yet confirmed were walked by perf after the packet.
+ */
+static void cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how)
+{
+	struct piece *pc = s->pc;
+	size_t at = how ? s->confirm : pc->nev;
+	struct rawev *r = emit(s, RAW_POWER, time), ev;
+
+	if (!r)
+		return;
+	r->addr = cbr;
+	if (at + 1 < pc->nev) {
+		ev = *r;
+		memmove(&pc->ev[at + 1], &pc->ev[at], (pc->nev - 1 - at) * sizeof(*pc->ev));
+		pc->ev[at] = ev;
+		if (how == 1)
+			for (size_t i = at + 1; i < pc->nev; i++)
+				pc->ev[i].time = time;
+		if (s->stop_idx != NO_IDX && s->stop_idx >= at)
+			s->stop_idx++;
+	}
+	if (how)
+		s->confirm++;
+	else
+		s->confirm = pc->nev;
+	if (how == 1)
+		s->stime = time;
 }
 
 /* Per-CPU streams: the task at the current time, and its image. */
@@ -553,11 +656,13 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 	struct rawev *r;
 
 	set_task(s, time);
-	r = emit(s, RAW_BRANCH, time);
+	/* perf times a start of tracing in user space with its estimate */
+	r = emit(s, RAW_BRANCH, s->d->timeless ? time : time + (est_time(s) - s->stime));
 	if (r) {
 		r->flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN;
 		r->addr = ip;
 		r->implicit = (uint8_t)implicit;
+		r->est = 1;
 	}
 	s->need_strt = 0;
 	confirm_all(s);
@@ -581,8 +686,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		start_trace(s, ev->variant.enabled.ip, 0, t);
 		break;
 	case ptev_cbr:
-		s->cbr = ev->variant.cbr.ratio;
-		emit_cbr(s, ev->variant.cbr.ratio, s->stime);
+		s->cbr = ev->variant.cbr.ratio; /* perf's reports come from the packet walk */
 		break;
 	case ptev_disabled:
 		t = take(s, TOK_PGD);
@@ -753,6 +857,8 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 			return status;
 		}
 		t->have = 0;
+		if (t->ktsc)
+			t->tsc_seen = 1; /* perf's timestamp_insn_cnt was reset on the way */
 		if (s->rebuf && t->kend <= s->prefix)
 			continue; /* never the made-up packets again: progress */
 		if (!eaten++) {
@@ -803,6 +909,9 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 			return -pte_internal;
 		}
 		memcpy(nb + off, b + t->kend, rest);
+		/* perf's clock ignores the made-up packets; offsets map back to the piece */
+		t->oadj = t->oadj + t->kend - off;
+		t->skip_until = off;
 		free_decoders(s);
 		snap_free(s->rebuf);
 		s->rebuf = nb;
@@ -1028,8 +1137,13 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 	s.tid = d->per_cpu ? -2 : pc->tid;
 	s.stop_idx = NO_IDX;
 	s.tk.d = d;
+	ptd_piece_clock(d, pc, &s.tk.clk.st);
+	s.tk.clk.p = &d->tparams;
+	s.tk.clk.base = pc->b;
+	s.tk.clk.bend = pc->be > pc->e ? pc->be : pc->e;
 	if (new_decoders(&s, cb, ce) < 0) {
 		free_decoders(&s);
+		ptt_clock_fini(&s.tk.clk);
 		return -ENOMEM;
 	}
 	status = resync(&s);
@@ -1116,6 +1230,7 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 	else
 		pc->nev = s.confirm;
 	free_decoders(&s);
+	ptt_clock_fini(&s.tk.clk);
 	snap_free(s.rebuf);
 	return s.err;
 }

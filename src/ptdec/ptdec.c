@@ -88,6 +88,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 {
 	const struct rawev *best = NULL;
 	struct queue *bq = NULL;
+	uint64_t bt = 0;
 	int err;
 
 	for (size_t i = 0; i < d->nqueues; i++) {
@@ -99,9 +100,15 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 			q->head_ok = 1;
 		}
 		r = q->head;
-		if (r && (!best || r->time < best->time)) {
-			best = r;
-			bq = &d->queues[i];
+		if (r) {
+			/* perf's sample time of a queue only goes up, except to an estimate */
+			uint64_t t = r->est || r->time > q->last_time ? r->time : q->last_time;
+
+			if (!best || t < bt) {
+				best = r;
+				bq = &d->queues[i];
+				bt = t;
+			}
 		}
 	}
 	if (!best)
@@ -110,6 +117,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	bq->head_ok = 0;
 	if (best->kind == RAW_POWER)
 		bq->last_cbr = (int64_t)best->addr;
+	bq->last_time = bt;
 	if (d->debug)
 		fprintf(stderr, "ptdec: q%zu k%d t%llu %d/%d f%x %llx -> %llx\n",
 			(size_t)(bq - d->queues), best->kind, (unsigned long long)best->time,
@@ -118,11 +126,11 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	ev->pid = best->pid;
 	ev->tid = best->tid;
-	ev->time = best->time;
+	ev->time = bt;
 	ev->has_time = 1;
 	if (d->timeless)
 		ev->time = ++d->seq;
-	ev->comm = ptd_comm_at(d, best->tid, best->time);
+	ev->comm = ptd_comm_at(d, best->tid, bt);
 	if (best->kind == RAW_ERROR) {
 		int64_t id = snap_strtab_intern_cstr(d->names, err_msgs[best->err]);
 
@@ -153,17 +161,11 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 {
 	const struct snap_pd *pd = &d->pd;
-	uint64_t cfg = pd->pt_config;
 
 	if (!pd->exclude_kernel)
 		return snap_pd_notsup(why, whylen,
 				      "it traces the kernel (only user-space traces are "
 				      "decoded in-process)");
-	if ((pd->priv[SNAP_PD_PT_CYC_BIT] && (cfg & pd->priv[SNAP_PD_PT_CYC_BIT])) ||
-	    (pd->priv[SNAP_PD_PT_MTC_BIT] && (cfg & pd->priv[SNAP_PD_PT_MTC_BIT])))
-		return snap_pd_notsup(why, whylen,
-				      "it has cycle-accurate or MTC timing (perf's timestamp "
-				      "interpolation is not reproduced)");
 	if (!pd->sample_id_all)
 		return snap_pd_notsup(why, whylen,
 				      "its sideband has no sample_id (times of mmaps and "
@@ -215,6 +217,21 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 		if (!ratio)
 			ratio = (tsc_freq + 50000000) / 100000000;
 		d->cbr2khz = ratio ? tsc_freq / ratio / 1000 : 0;
+		d->max_non_turbo = (unsigned)ratio;
+	}
+	{
+		/* perf's clock (timing.c); CYC or MTC timing needs each piece's
+		 * starting clock from the packets before it. */
+		const uint64_t *pv = d->pd.priv, cfg = d->pd.pt_config;
+
+		ptt_params_init(&d->tparams, cfg, pv[SNAP_PD_PT_MTC_FREQ_BITS],
+				pv[SNAP_PD_PT_TSC_CTC_N], pv[SNAP_PD_PT_TSC_CTC_D],
+				d->max_non_turbo);
+		d->tscan = !d->timeless &&
+			   ((pv[SNAP_PD_PT_CYC_BIT] && (cfg & pv[SNAP_PD_PT_CYC_BIT])) ||
+			    (pv[SNAP_PD_PT_MTC_BIT] && (cfg & pv[SNAP_PD_PT_MTC_BIT])));
+		if (pthread_mutex_init(&d->tmu, NULL) == 0)
+			d->tmu_init = 1;
 	}
 	d->st.lost = d->pd.lost;
 	d->st.aux_truncated = d->pd.aux_truncated;
@@ -270,6 +287,8 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	if (!d)
 		return;
 	ptd_stop_pool(d);
+	if (d->tmu_init)
+		pthread_mutex_destroy(&d->tmu);
 	snap_free(d->threads);
 	for (size_t i = 0; i < d->npieces; i++)
 		snap_free(d->pieces[i].ev);

@@ -17,6 +17,7 @@
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
 #include "ptdec/ptdec.h"
+#include "ptdec/timing.h"
 #include "util/u64map.h"
 
 #define AUTO_PIECE   (64u << 10)
@@ -42,6 +43,7 @@ struct rawev {
 	uint32_t flags;
 	int32_t pid, tid;
 	uint8_t kind, err, implicit;
+	uint8_t est; /* perf's estimated time: not raised to the queue's last time */
 };
 
 struct mapping {
@@ -88,6 +90,11 @@ struct piece {
 	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
+	/* timing (timing.c) */
+	size_t qpos;	   /* index in its queue */
+	const uint8_t *be; /* end of its AUXTRACE buffer (perf looks ahead up to it) */
+	uint64_t ref;	   /* the buffer's reference TSC */
+	struct ptt tin;	   /* perf's clock at its start (with CYC or MTC timing) */
 };
 
 struct queue {
@@ -99,7 +106,10 @@ struct queue {
 	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
 	size_t ready;		  /* cur + 1 once that piece is known decoded */
 	int head_ok, prev_clean;
-	int64_t last_cbr; /* -1 = none reported yet */
+	int64_t last_cbr;   /* -1 = none reported yet */
+	uint64_t last_time; /* perf's sample time of the last event read (raised, never lowered) */
+	size_t tnext;	    /* timing.c: pieces whose starting clock is known */
+	struct ptt tcur;    /* timing.c: the clock at the start of piece tnext */
 };
 
 struct aent {
@@ -143,6 +153,11 @@ struct snap_ptdec {
 	struct aent *acache;
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	uint64_t cbr2khz;
+	unsigned max_non_turbo; /* perf's maximum non-turbo ratio (AUXTRACE_INFO or the TSC's) */
+	struct ptt_params tparams;
+	int tscan;	     /* CYC or MTC timing: piece clocks come from a scan (timing.c) */
+	pthread_mutex_t tmu; /* guards the scan */
+	int tmu_init;
 	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
 	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
 	uint32_t comm_val;
@@ -191,6 +206,8 @@ int ptd_split_buffers(struct snap_ptdec *d);
 /* decode.c */
 void ptd_wctx_fini(struct wctx *w);
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
+/* timing.c: perf's clock at the start of piece pc (scans the pieces before it) */
+void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);
 /* pool.c */
 void ptd_need_piece(struct snap_ptdec *d, size_t i);
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);
