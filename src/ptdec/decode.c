@@ -498,6 +498,8 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
 		t->have = 0;
 		s->stime = t->ktime;
+		if (t->has_ip) /* perf walked up to the FUP: what came before is reported */
+			s->confirm = s->pc->nev;
 		if (t->kcbrchg)
 			cbr_change(s, t->kcbr, t->ktime, 0);
 		t->kcbrchg = 0;
@@ -553,6 +555,21 @@ static uint64_t est_time(const struct pstate *s)
 	if (s->tcbr && s->d->max_non_turbo)
 		est = est * s->d->max_non_turbo / s->tcbr;
 	return s->stime + est;
+}
+
+/* perf fails walking on from a branch target it cannot read when it reads the
+ * next packet that needs a walk: its error has the time perf has there. */
+static void err_at_next_token(struct pstate *s)
+{
+	struct tokr *t = &s->tk;
+
+	tok_fill(t);
+	if (!t->have || t->kind == TOK_PSB || t->kind == TOK_CBR)
+		return;
+	s->stime = t->ktime;
+	s->tcbr = t->kcbr;
+	if (t->ktsc)
+		s->sample_insns = 0;
 }
 
 static void emit_error(struct pstate *s, int code, uint64_t ip)
@@ -1166,6 +1183,7 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 					ip = s.tok_ip;
 				}
 				confirm_all(&s);
+				err_at_next_token(&s);
 			} else {
 				ip = s.have_prev ? s.prev.ip : 0;
 				s.have_prev = 0;
