@@ -89,13 +89,43 @@ static int auxv_entry(pid_t pid, uint64_t *entry)
 	return err;
 }
 
+/*
+ * Waits for the breakpoint at the entry point. A signal the program takes before it (a
+ * library constructor may raise one) is passed on; a group-stop (PTRACE_GETSIGINFO
+ * fails with EINVAL) is resumed. Returns 0 at the breakpoint, -ECHILD when the program
+ * ended (*status_out, *ended), or -errno.
+ */
+static int wait_entry_trap(pid_t pid, int *status_out, int *ended)
+{
+	siginfo_t si;
+	int status, sig;
+
+	for (;;) {
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return -errno;
+		if (!WIFSTOPPED(status)) {
+			*status_out = status;
+			*ended = 1;
+			return -ECHILD;
+		}
+		sig = WSTOPSIG(status);
+		if (sig == SIGTRAP)
+			return 0;
+		if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) < 0)
+			sig = 0; /* group-stop: nothing to deliver */
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0)
+			return -errno;
+	}
+}
+
 int snap_child_run_to_entry(pid_t pid, int *status_out, int *ended)
 {
 #if defined(__x86_64__)
 	struct user_regs_struct regs;
 	uint64_t entry = 0;
 	long orig;
-	int status, err = auxv_entry(pid, &entry);
+	int err = auxv_entry(pid, &entry);
 
 	if (err < 0)
 		return err;
@@ -103,26 +133,22 @@ int snap_child_run_to_entry(pid_t pid, int *status_out, int *ended)
 	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
 	if (errno)
 		return -errno;
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)) < 0 ||
-	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)) < 0)
 		return -errno;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
-		if (!WIFSTOPPED(status)) {
-			*status_out = status;
-			*ended = 1;
-		}
-		return -ECHILD;
-	}
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) < 0 ||
-	    ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
-		return -errno;
+	err = ptrace(PTRACE_CONT, pid, NULL, NULL) < 0 ? -errno : 0;
+	if (err == 0)
+		err = wait_entry_trap(pid, status_out, ended);
+	if (*ended)
+		return err;
+	/* Never leave the breakpoint in a live program, whatever went wrong. */
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) < 0 && err == 0)
+		err = -errno;
+	if (err == 0 && ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+		err = -errno;
 	regs.rip = entry;
-	if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) < 0)
-		return -errno;
-	return 0;
+	if (err == 0 && ptrace(PTRACE_SETREGS, pid, NULL, &regs) < 0)
+		err = -errno;
+	return err;
 #else
 	(void)pid;
 	(void)status_out;

@@ -2,7 +2,8 @@
 # Programs traced by tests/e2e (run.sh, cases/): -O0 with frame pointers so fp call
 # graphs keep every caller (docs/recording.md, "Call graphs"), never sanitized. The
 # exceptions: omitfp is built like distribution code (-O2, no frame pointers),
-# quick and early are static without libc (nothing runs before main).
+# quick and early are static without libc (nothing runs before main); sigctor links
+# libsigctor.so, whose constructor takes a signal before the entry point.
 E2E_PROGS := $(patsubst tests/e2e/progs/%.c,$(B)/tests/e2e/%,$(wildcard tests/e2e/progs/*.c))
 $(B)/tests/e2e/%: tests/e2e/progs/%.c
 	@mkdir -p $(@D)
@@ -17,4 +18,12 @@ $(B)/tests/e2e/quick $(B)/tests/e2e/early: $(B)/tests/e2e/%: tests/e2e/progs/%.c
 	$(call msg,CCLD,$@)
 	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector -fcf-protection=none -static \
 		-nostdlib -fno-pie -no-pie -Wl,--build-id=none -o $@ $<
-TEST_BINS += $(E2E_PROGS)
+$(B)/tests/e2e/libsigctor.so: tests/e2e/progs/lib/sigctor.c
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fPIC -shared -o $@ $<
+$(B)/tests/e2e/sigctor: tests/e2e/progs/sigctor.c $(B)/tests/e2e/libsigctor.so
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $< -L$(@D) -lsigctor -Wl,-rpath,'$$ORIGIN'
+TEST_BINS += $(E2E_PROGS) $(B)/tests/e2e/libsigctor.so

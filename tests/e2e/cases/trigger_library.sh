@@ -15,3 +15,16 @@ t_trigger_library() {
 		failed trigger_library_function "rc $rc: $(grep -v '^snaptrace: \(no Intel\|finished\|decoding\)' "$tmp/tlib.err" | head -3)"
 	fi
 }
+
+# run: a signal the program takes before its entry point (a library constructor raises
+# SIGUSR1) is passed on while snaptrace runs it there; the trigger in that library hits.
+t_trigger_signal_before_entry() {
+	snap tsig run -v -sampling -timer-resolution Low -trigger sigctor_work -working-directory \
+		"$tmp/w_tsig" -o "$tmp/tsig.fxt.gz" -- "$progs/sigctor"
+	if [ $rc -eq 4 ] && grep -q "trigger sigctor_work hit" "$tmp/tsig.err" &&
+		grep -q "ran .* to its entry point" "$tmp/tsig.err" && [ -s "$tmp/tsig.fxt.gz" ]; then
+		pass trigger_signal_before_entry
+	else
+		failed trigger_signal_before_entry "rc $rc: $(grep -v '^snaptrace: \(no Intel\|finished\|decoding\)' "$tmp/tsig.err" | head -3)"
+	fi
+}
