@@ -144,6 +144,7 @@ struct tokr {
 	uint8_t kcbrchg;     /* perf reports a new ratio with this token */
 	uint64_t skip_until; /* packets ending at or before: made up (perf_resync) */
 	uint64_t oadj;	     /* packet offset + oadj = offset from the piece's start */
+	uint8_t time_stale;  /* time lags the clock */
 };
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
@@ -169,17 +170,18 @@ static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 /* A timing packet: perf's clock moves (timing.c). */
 static void tok_time(struct tokr *t, const struct pt_packet *pkt)
 {
-	uint64_t off;
+	uint64_t off = 0;
 
-	if (pt_pkt_get_offset(t->pk, &off) < 0 || off <= t->skip_until)
+	/* the offset only for a made-up prefix, or an MTC perf looks ahead from */
+	if ((t->skip_until || (pkt->type == ppt_mtc && t->clk.st.last_cyc)) &&
+	    (pt_pkt_get_offset(t->pk, &off) < 0 || off <= t->skip_until))
 		return; /* made up by perf_resync: perf never saw it */
 	ptt_packet(&t->clk, pkt, off + t->oadj);
 	if (t->clk.st.reset) {
 		t->clk.st.reset = 0;
 		t->tsc_seen = 1;
 	}
-	if (!t->d->timeless)
-		t->time = tsc2perf(t->d, t->clk.st.timestamp);
+	t->time_stale = 1; /* converted to perf time at the next token */
 }
 
 static void tok_fill(struct tokr *t)
@@ -274,6 +276,9 @@ static void tok_fill(struct tokr *t)
 		}
 		t->have = 1;
 		t->kind = k;
+		if (t->time_stale && !t->d->timeless)
+			t->time = tsc2perf(t->d, t->clk.st.timestamp);
+		t->time_stale = 0;
 		t->ktime = t->time;
 		t->has_ip = ok;
 		t->kip = ip;

@@ -369,38 +369,37 @@ void ptt_clock_fini(struct ptt_clock *c)
 
 /* ---- the state at each piece's start: a scan of the packets before it ---- */
 
-/* Runs q's clock over piece pc (from its first PSB when the buffer starts afresh). */
+/* Runs a clock over piece pc (from its first PSB when the buffer starts afresh). */
 static void scan_piece(struct snap_ptdec *d, struct piece *pc, struct ptt_clock *c)
 {
 	struct pt_config cfg;
 	struct pt_packet_decoder *pk;
 	struct pt_packet pkt;
-	uint64_t off = 0, to = (uint64_t)(pc->e - c->base);
+	uint64_t off = 0;
 	int status;
 
 	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)c->base;
-	cfg.end = (uint8_t *)c->bend;
+	cfg.begin = (uint8_t *)pc->b;
+	cfg.end = (uint8_t *)pc->e; /* the piece; perf's lookahead goes on to c->bend */
 	pk = pt_pkt_alloc_decoder(&cfg);
 	if (!pk)
 		return;
-	if (pc->buf_start && (pc->run_start || d->snapshot)) {
-		/* perf looks for the first PSB of such a buffer */
-		status = pt_pkt_sync_forward(pk);
-	} else {
+	if (pc->buf_start && (pc->run_start || d->snapshot))
+		status = pt_pkt_sync_forward(pk); /* perf looks for the buffer's first PSB */
+	else
 		status = pt_pkt_sync_set(pk, 0);
-	}
 	while (status >= 0) {
-		if (pt_pkt_get_offset(pk, &off) < 0 || off >= to)
-			break;
 		status = pt_pkt_next(pk, &pkt, sizeof(pkt));
+		if (status == -pte_eos)
+			break;
 		if (status < 0) {
 			/* a damaged packet: perf drops its TMA; go on at the next PSB */
 			ptt_bad_packet(&c->st);
 			status = pt_pkt_sync_forward(pk);
 			continue;
 		}
-		if (pt_pkt_get_offset(pk, &off) < 0)
+		/* the offset only matters to an MTC that perf looks ahead from */
+		if (pkt.type == ppt_mtc && c->st.last_cyc && pt_pkt_get_offset(pk, &off) < 0)
 			break;
 		ptt_packet(c, &pkt, off);
 	}
