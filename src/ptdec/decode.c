@@ -136,6 +136,7 @@ struct tokr {
 	int ktaken; /* a TNT token's bit */
 	int kind, has_ip, ktsc;
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
+	uint64_t kts;		   /* ktime in TSC ticks (perf's estimates add to it) */
 	uint64_t psb_off;	   /* offset of the last PSB read */
 	/* perf's clock (timing.c): fed the timing packets in stream order */
 	struct ptt_clock clk;
@@ -197,6 +198,7 @@ static void tok_fill(struct tokr *t)
 		t->have = 1;
 		t->kind = TOK_TNT;
 		t->ktime = t->time;
+		t->kts = t->clk.st.timestamp;
 		t->has_ip = 0;
 		t->ktsc = 0;
 		return;
@@ -280,6 +282,7 @@ static void tok_fill(struct tokr *t)
 			t->time = tsc2perf(t->d, t->clk.st.timestamp);
 		t->time_stale = 0;
 		t->ktime = t->time;
+		t->kts = t->clk.st.timestamp;
 		t->has_ip = ok;
 		t->kip = ip;
 		t->ktsc = t->tsc_seen;
@@ -291,8 +294,10 @@ static void tok_fill(struct tokr *t)
 			t->cbr_seen = t->clk.st.cbr;
 		/* perf gives a PSB the time of its TSC */
 		if (k == TOK_PSB && t->clk.st.tsc_timestamp && !t->d->timeless &&
-		    t->kend > t->skip_until)
+		    t->kend > t->skip_until) {
 			t->ktime = tsc2perf(t->d, t->clk.st.tsc_timestamp);
+			t->kts = t->clk.st.tsc_timestamp;
+		}
 		return;
 	}
 }
@@ -383,6 +388,7 @@ struct pstate {
 	struct pt_block_decoder *bdec; /* the block decoder (else dec) */
 	struct tokr tk;
 	uint64_t stime; /* perf's sample time: the time of the last token consumed */
+	uint64_t stsc;	/* the same in TSC ticks */
 	uint64_t ts_insns, since_take, sample_insns; /* perf's instruction counts for estimates */
 	uint64_t tok_ip;			     /* the IP of the last token taken, if any */
 	int tok_has_ip, tok_taken;		     /* tok_taken: its TNT bit, -1 if no TNT */
@@ -470,10 +476,12 @@ static uint64_t take(struct pstate *s, int want)
 		if (t->kind == TOK_PSB && want != TOK_PSB) {
 			t->have = 0;
 			s->stime = t->ktime;
+			s->stsc = t->kts;
 			continue;
 		}
 		t->have = 0;
 		s->stime = t->ktime;
+		s->stsc = t->kts;
 		s->tcbr = t->kcbr;
 		s->tok_ip = t->kip;
 		s->tok_has_ip = t->has_ip;
@@ -503,6 +511,7 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
 		t->have = 0;
 		s->stime = t->ktime;
+		s->stsc = t->kts;
 		if (t->has_ip) /* perf walked up to the FUP: what came before is reported */
 			s->confirm = s->pc->nev;
 		if (t->kcbrchg)
@@ -549,8 +558,9 @@ static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t 
 	}
 }
 
-/* perf's estimated time of an error: the sample time plus two ns per
- * instruction walked since the timestamp (intel_pt_est_timestamp). */
+/* perf's estimated time of an error or a start of tracing: the sample time
+ * plus two TSC ticks per instruction walked since the clock moved, at the
+ * CBR's speed (intel_pt_est_timestamp). */
 static uint64_t est_time(const struct pstate *s)
 {
 	uint64_t est = s->sample_insns << 1;
@@ -559,7 +569,7 @@ static uint64_t est_time(const struct pstate *s)
 		return 0;
 	if (s->tcbr && s->d->max_non_turbo)
 		est = est * s->d->max_non_turbo / s->tcbr;
-	return s->stime + est;
+	return tsc2perf(s->d, s->stsc + est);
 }
 
 /* perf fails walking on from a branch target it cannot read when it reads the
@@ -572,6 +582,7 @@ static void err_at_next_token(struct pstate *s)
 	if (!t->have || t->kind == TOK_PSB || t->kind == TOK_CBR)
 		return;
 	s->stime = t->ktime;
+	s->stsc = t->kts;
 	s->tcbr = t->kcbr;
 	if (t->ktsc)
 		s->sample_insns = 0;
@@ -629,8 +640,10 @@ static void cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how)
 		s->confirm++;
 	else
 		s->confirm = pc->nev;
-	if (how == 1)
+	if (how == 1) {
 		s->stime = time;
+		s->stsc = s->tk.kts; /* the CBR's token */
+	}
 }
 
 /* Per-CPU streams: the task at the current time, and its image. */
@@ -679,7 +692,7 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 
 	set_task(s, time);
 	/* perf times a start of tracing in user space with its estimate */
-	r = emit(s, RAW_BRANCH, s->d->timeless ? time : time + (est_time(s) - s->stime));
+	r = emit(s, RAW_BRANCH, s->d->timeless ? time : est_time(s));
 	if (r) {
 		r->flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN;
 		r->addr = ip;

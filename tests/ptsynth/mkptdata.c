@@ -42,6 +42,7 @@
  *   -G        like -F, but perf's time never runs ahead of the TSC (so per-CPU threads
  *             keep their switch times): at most 100 % of the cycles, the CBR packet 37
  *             instructions before a rise and after a fall, no CYC before an MTC
+ *   -t M:S:Z  perf time = Z + TSC * M / 2^S (perf's conversion; default 1:0:0, time = TSC)
  *   -w A:B    a snapshot: only steps A to B-1 of the run (sstep's global order); each
  *             thread starts with TIP.PGE and, if it runs on, ends without a packet
  */
@@ -85,14 +86,15 @@ enum { LOST_WALK = 1, LOST_SYNC };
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
 	int irq_every, corrupt_at, ovf_at, vmlinux;
-	int percpu;		 /* -C: number of CPUs, 0 = per-thread buffers */
-	size_t piece;		 /* -B: bytes per AUXTRACE record, 0 = one record per stream */
-	int cyc;		 /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
-	int mtc;		 /* -Y or -m: MTC + TMA packets */
-	int mtc_period;		 /* -M */
-	uint64_t ctc_n, ctc_d;	 /* -R: TSC:CTC ratio */
-	int fine;		 /* -F (1) or -G (2): clock-like cycle counts, frequency changes */
-	size_t win_from, win_to; /* -w: only these global steps, [from, to) */
+	int percpu;	       /* -C: number of CPUs, 0 = per-thread buffers */
+	size_t piece;	       /* -B: bytes per AUXTRACE record, 0 = one record per stream */
+	int cyc;	       /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
+	int mtc;	       /* -Y or -m: MTC + TMA packets */
+	int mtc_period;	       /* -M */
+	uint64_t ctc_n, ctc_d; /* -R: TSC:CTC ratio */
+	int fine;	       /* -F (1) or -G (2): clock-like cycle counts, frequency changes */
+	uint64_t tmult, tshift, tzero; /* -t: TSC to perf time */
+	size_t win_from, win_to;       /* -w: only these global steps, [from, to) */
 	enum scope scope;
 	const char *kprefix;
 };
@@ -822,9 +824,17 @@ static void emit(struct out *o, const void *p, size_t n)
 	o->len += n;
 }
 
+/* perf's tsc_to_perf_time with the -t parameters (sideband times are perf times). */
+static uint64_t perf_time(uint64_t tsc)
+{
+	uint64_t quot = tsc >> O->tshift, rem = tsc & ((1ULL << O->tshift) - 1);
+
+	return O->tzero + quot * O->tmult + ((rem * O->tmult) >> O->tshift);
+}
+
 static struct sid mksid(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
 {
-	struct sid s = {pid, tid, time, cpu, 0, EVT_ID};
+	struct sid s = {pid, tid, time ? perf_time(time) : 0, cpu, 0, EVT_ID};
 	return s;
 }
 
@@ -837,9 +847,9 @@ static void emit_auxtrace_info(struct out *o)
 	} hdr;
 
 	priv[0] = PT_PMU_TYPE;		  /* PMU_TYPE */
-	priv[1] = 0;			  /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
-	priv[2] = 1;			  /* TIME_MULT */
-	priv[3] = 0;			  /* TIME_ZERO */
+	priv[1] = O->tshift;		  /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
+	priv[2] = O->tmult;		  /* TIME_MULT */
+	priv[3] = O->tzero;		  /* TIME_ZERO */
 	priv[4] = 1;			  /* CAP_USER_TIME_ZERO */
 	priv[5] = CFG_TSC;		  /* TSC_BIT */
 	priv[6] = CFG_NORETCMP;		  /* NORETCOMP_BIT */
@@ -1145,7 +1155,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
 		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
-		"[-B N] [-Y] [-m] [-M N] [-R N:D] [-F|-G] [-w FROM:TO]\n");
+		"[-B N] [-Y] [-m] [-M N] [-R N:D] [-F|-G] [-t M:S:Z] [-w FROM:TO]\n");
 	return 2;
 }
 
@@ -1157,7 +1167,8 @@ static int parse_args(struct job *j, int argc, char **argv)
 
 	o->ctc_n = CTC_TICK;
 	o->ctc_d = 1;
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:YmM:R:FGw:")) != -1) {
+	o->tmult = 1;
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:YmM:R:FGt:w:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1241,6 +1252,12 @@ static int parse_args(struct job *j, int argc, char **argv)
 			break;
 		case 'G':
 			o->fine = 2;
+			break;
+		case 't':
+			if (sscanf(optarg, "%" SCNu64 ":%" SCNu64 ":%" SCNu64, &o->tmult,
+				   &o->tshift, &o->tzero) != 3 ||
+			    !o->tmult || o->tshift > 31)
+				return usage();
 			break;
 		case 'w':
 			if (sscanf(optarg, "%zu:%zu", &o->win_from, &o->win_to) != 2 ||
