@@ -392,12 +392,15 @@ run_case dyn-buffers-psb dyn u -r -k 64 -P 400 -B 1500
 # ahead of the TSC; -G: it never does, so per-CPU threads keep their switch times), an
 # exact and a non-integer TSC:CTC ratio, MTC periods 2, 3 and 10 (over 8: the TMA lacks
 # MTC bits), MTC without CYC, no TSC but in PSB+, a corrupt TIP, interrupts with an
-# overflow, several buffers, a wrapped snapshot, and per-CPU buffers on two CPUs.
+# overflow, several buffers, a wrapped snapshot, and per-CPU buffers on two CPUs; -t: a
+# TSC of about 3 GHz (perf time = TSC * 349525 / 2^20 + 5000), as on real machines, where
+# perf's estimates are in TSC ticks.
 run_case dyn-cyc-psb dyn u -r -k 64 -Y -F -P 256 -R 400:1 -M 3
-run_case dyn-cyc-2cpu-psb dyn u -r -k 64 -Y -G -C -n 2 -P 512 -R 400:1 -M 3
+run_case dyn-cyc-2cpu-psb dyn u -r -k 64 -Y -G -C -n 2 -P 512 -R 400:1 -M 3 -t 349525:20:5000
 run_case dyn-mtc-psb dyn u -r -k 64 -m -F -P 256 -R 1000:3 -M 2
 run_case dyn-cyc-m10-psb dyn u -r -k 0 -Y -F -P 512 -R 400:1 -M 10
-run_case dyn-cyc-corrupt-psb dyn u -k 64 -Y -F -c 300 -P 512 -R 400:1 -M 3
+run_case dyn-cyc-corrupt-psb dyn u -k 64 -Y -F -c 300 -P 512 -R 400:1 -M 3 -t 349525:20:5000
+run_case dyn-corrupt-tsc3g dyn u -k 64 -c 300 -P 512 -t 349525:20:5000
 run_case dyn-cyc-irq-ovf-psb dyn u -r -k 64 -Y -F -I 997 -O 50000 -P 512 -R 400:1 -M 3
 run_case dyn-cyc-buffers-psb dyn u -r -k 64 -Y -F -P 400 -B 1500 -R 400:1 -M 3
 run_case dyn-cyc-snapshot-psb dyn u -r -k 64 -Y -F -S -g 100 -P 300 -B 2000 -R 400:1 -M 3
