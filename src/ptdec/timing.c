@@ -369,25 +369,178 @@ void ptt_clock_fini(struct ptt_clock *c)
 
 /* ---- the state at each piece's start: a scan of the packets before it ---- */
 
-/* Runs a clock over piece pc (from its first PSB when the buffer starts afresh). */
+/*
+ * The scan's own packet reader: the length of the packet at p (n bytes left)
+ * and, for the packets the clock reads, its payload in *pkt (any other packet
+ * becomes ppt_mode, PAD ppt_pad). 0 for what it does not know (the scan then
+ * reads on with libipt). Lengths from the Intel SDM (32.4, packet formats).
+ */
+int ptt_walk_packet(const uint8_t *p, size_t n, struct pt_packet *pkt)
+{
+	static const uint8_t ipbytes[8] = {0, 2, 4, 6, 6, 0xff, 8, 0xff};
+	uint8_t b0;
+	size_t len;
+
+	if (!n)
+		return 0;
+	b0 = p[0];
+	pkt->type = ppt_mode;
+	if (!b0) {
+		pkt->type = ppt_pad;
+		return 1;
+	}
+	if (!(b0 & 1)) {
+		if (b0 != 0x02)
+			return 1; /* short TNT */
+		if (n < 2)
+			return 0;
+		switch (p[1]) {
+		case 0x82: /* PSB */
+			if (n < 16)
+				return 0;
+			for (int i = 2; i < 16; i += 2)
+				if (p[i] != 0x02 || p[i + 1] != 0x82)
+					return 0;
+			return 16;
+		case 0x23: /* PSBEND */
+		case 0xf3: /* OVF */
+		case 0x62: /* EXSTOP */
+		case 0xe2: /* EXSTOP.IP */
+			return 2;
+		case 0x83:
+			pkt->type = ppt_stop;
+			return 2;
+		case 0x03:
+			if (n < 4)
+				return 0;
+			pkt->type = ppt_cbr;
+			pkt->payload.cbr.ratio = p[2];
+			return 4;
+		case 0x73:
+			if (n < 7)
+				return 0;
+			pkt->type = ppt_tma;
+			pkt->payload.tma.ctc = (uint16_t)(p[2] | p[3] << 8);
+			pkt->payload.tma.fc = (uint16_t)(p[5] | (p[6] & 1) << 8);
+			return 7;
+		case 0x43: /* PIP */
+		case 0xa3: /* long TNT */
+			len = 8;
+			break;
+		case 0xc8: /* VMCS */
+		case 0xa2: /* PWRX */
+			len = 7;
+			break;
+		case 0xc2: /* MWAIT */
+			len = 10;
+			break;
+		case 0x22: /* PWRE */
+			len = 4;
+			break;
+		case 0xc3: /* MNT */
+			if (n < 3 || p[2] != 0x88)
+				return 0;
+			len = 11;
+			break;
+		default:
+			if ((p[1] & 0x1f) != 0x12 || (p[1] & 0x60) > 0x20)
+				return 0;
+			len = 2 + ((p[1] & 0x60) ? 8 : 4); /* PTWRITE */
+			break;
+		}
+		return n < len ? 0 : (int)len;
+	}
+	if ((b0 & 3) == 3) { /* CYC: 5 bits, then 7 a byte while bit 0 says more */
+		uint64_t v = b0 >> 3;
+		int shift = 5;
+
+		len = 1;
+		if (b0 & 4) {
+			for (;;) {
+				if (len == n || shift > 57)
+					return 0;
+				v |= (uint64_t)(p[len] >> 1) << shift;
+				shift += 7;
+				if (!(p[len++] & 1))
+					break;
+			}
+		}
+		pkt->type = ppt_cyc;
+		pkt->payload.cyc.value = v;
+		return (int)len;
+	}
+	switch (b0 & 0x1f) {
+	case 0x01: /* TIP.PGD */
+	case 0x0d: /* TIP */
+	case 0x11: /* TIP.PGE */
+	case 0x1d: /* FUP */
+		len = ipbytes[b0 >> 5];
+		if (len == 0xff || n < 1 + len)
+			return 0;
+		return (int)(1 + len);
+	default:
+		break;
+	}
+	if (b0 == 0x19) {
+		if (n < 8)
+			return 0;
+		pkt->type = ppt_tsc;
+		pkt->payload.tsc.tsc = 0;
+		for (int i = 7; i >= 1; i--)
+			pkt->payload.tsc.tsc = pkt->payload.tsc.tsc << 8 | p[i];
+		return 8;
+	}
+	if (b0 == 0x59 || b0 == 0x99) {
+		if (n < 2)
+			return 0;
+		if (b0 == 0x59) {
+			pkt->type = ppt_mtc;
+			pkt->payload.mtc.ctc = p[1];
+		}
+		return 2;
+	}
+	return 0;
+}
+
+/* Runs a clock over piece pc (from its first PSB when the buffer starts afresh):
+ * its own reader while it knows the packets, else libipt's. */
 static void scan_piece(struct snap_ptdec *d, struct piece *pc, struct ptt_clock *c)
 {
 	struct pt_config cfg;
-	struct pt_packet_decoder *pk;
+	struct pt_packet_decoder *pk = NULL;
 	struct pt_packet pkt;
 	uint64_t off = 0;
-	int status;
+	size_t len = (size_t)(pc->e - pc->b), at = 0;
+	int status = 0, n;
 
+	if (pc->buf_start && (pc->run_start || d->snapshot)) {
+		/* perf looks for the buffer's first PSB */
+		const uint8_t *psb = memmem(pc->b, len,
+					    "\x02\x82\x02\x82\x02\x82\x02\x82"
+					    "\x02\x82\x02\x82\x02\x82\x02\x82",
+					    16);
+
+		if (!psb)
+			return;
+		at = (size_t)(psb - pc->b);
+	}
+	while (at < len) {
+		n = ptt_walk_packet(pc->b + at, len - at, &pkt);
+		if (!n)
+			break;
+		at += (size_t)n;
+		ptt_packet(c, &pkt, at);
+	}
+	if (at >= len)
+		return;
+	/* the rest with libipt: what the workers' readers make of it */
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)pc->b;
 	cfg.end = (uint8_t *)pc->e; /* the piece; perf's lookahead goes on to c->bend */
 	pk = pt_pkt_alloc_decoder(&cfg);
 	if (!pk)
 		return;
-	if (pc->buf_start && (pc->run_start || d->snapshot))
-		status = pt_pkt_sync_forward(pk); /* perf looks for the buffer's first PSB */
-	else
-		status = pt_pkt_sync_set(pk, 0);
+	status = pt_pkt_sync_set(pk, at);
 	while (status >= 0) {
 		status = pt_pkt_next(pk, &pkt, sizeof(pkt));
 		if (status == -pte_eos)

@@ -92,6 +92,13 @@ void ptt_mtc(struct ptt *t, const struct ptt_params *p, uint32_t mtc, struct pt_
  */
 int ptt_packet(struct ptt_clock *c, const struct pt_packet *pkt, uint64_t next_off);
 
+/*
+ * A fast reader for the scan: the length of the packet at p (n bytes), with the
+ * clock's packets decoded into *pkt (others: ppt_mode, PAD: ppt_pad); 0 for a
+ * packet it does not know or that is cut short.
+ */
+int ptt_walk_packet(const uint8_t *p, size_t n, struct pt_packet *pkt);
+
 /* A damaged packet: perf forgets its TMA. */
 void ptt_bad_packet(struct ptt *t);
 

@@ -478,8 +478,134 @@ static void clock_cyc_measured_between_mtcs(void)
 	ptt_clock_fini(&c);
 }
 
+/* The scan's packet reader agrees with libipt on every packet libipt writes. */
+static void walker_agrees_with_libipt(void)
+{
+	uint8_t buf[1024];
+	struct pt_packet pk[40], got, want;
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet_decoder *dec;
+	uint64_t len = 0, off = 0, prev = 0;
+	size_t n = 0;
+	static const enum pt_ip_compression ipcs[] = {pt_ipc_suppressed, pt_ipc_update_16,
+						      pt_ipc_update_32,	 pt_ipc_update_48,
+						      pt_ipc_sext_48,	 pt_ipc_full};
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_tsc;
+	pk[n++].payload.tsc.tsc = 0x00123456789abcdeULL;
+	pk[n].type = ppt_cbr;
+	pk[n++].payload.cbr.ratio = 0x2c;
+	pk[n].type = ppt_tma;
+	pk[n].payload.tma.ctc = 0xbeef;
+	pk[n++].payload.tma.fc = 0x1a5;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	pk[n++].type = ppt_psbend;
+	pk[n++].type = ppt_pad;
+	for (size_t i = 0; i < sizeof(ipcs) / sizeof(ipcs[0]); i++) {
+		pk[n].type = i & 1 ? ppt_tip : ppt_fup;
+		pk[n].payload.ip.ipc = ipcs[i];
+		pk[n++].payload.ip.ip = 0x7ffff7fe4b70ULL;
+	}
+	pk[n].type = ppt_tip_pge;
+	pk[n].payload.ip.ipc = pt_ipc_sext_48;
+	pk[n++].payload.ip.ip = 0x401000;
+	pk[n].type = ppt_tip_pgd;
+	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
+	pk[n].type = ppt_tnt_8;
+	pk[n].payload.tnt.bit_size = 5;
+	pk[n++].payload.tnt.payload = 0x15;
+	pk[n].type = ppt_tnt_64;
+	pk[n].payload.tnt.bit_size = 40;
+	pk[n++].payload.tnt.payload = 0xabcdef1234ULL;
+	pk[n].type = ppt_mtc;
+	pk[n++].payload.mtc.ctc = 0xfe;
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 0x13; /* one byte */
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 0x4e5; /* two */
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 0x123456789ULL; /* several */
+	pk[n++].type = ppt_ovf;
+	pk[n++].type = ppt_stop;
+	pk[n].type = ppt_pip;
+	pk[n++].payload.pip.cr3 = 0x12345000;
+	pk[n].type = ppt_vmcs;
+	pk[n++].payload.vmcs.base = 0x1234567000ULL;
+	pk[n].type = ppt_mnt;
+	pk[n++].payload.mnt.payload = 0x1122334455667788ULL;
+	pk[n].type = ppt_ptw;
+	pk[n].payload.ptw.plc = 0;
+	pk[n++].payload.ptw.payload = 0x55;
+	pk[n].type = ppt_ptw;
+	pk[n].payload.ptw.plc = 1;
+	pk[n].payload.ptw.ip = 1;
+	pk[n++].payload.ptw.payload = 0x5566778899ULL;
+	pk[n++].type = ppt_exstop;
+	pk[n].type = ppt_mwait;
+	pk[n].payload.mwait.hints = 3;
+	pk[n++].payload.mwait.ext = 1;
+	pk[n].type = ppt_pwre;
+	pk[n++].payload.pwre.state = 2;
+	pk[n].type = ppt_pwrx;
+	pk[n++].payload.pwrx.last = 1;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&cfg);
+	CHECK(enc != NULL);
+	if (!enc)
+		return;
+	for (size_t i = 0; i < n; i++)
+		CHECK(pt_enc_next(enc, &pk[i]) >= 0);
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+	cfg.end = buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	CHECK(dec != NULL);
+	if (!dec)
+		return;
+	pt_pkt_sync_set(dec, 0);
+	for (size_t i = 0; i < n; i++) {
+		int w;
+
+		CHECK(pt_pkt_next(dec, &want, sizeof(want)) >= 0);
+		pt_pkt_get_offset(dec, &off);
+		w = ptt_walk_packet(buf + prev, (size_t)(len - prev), &got);
+		CHECK_U64_EQ(off - prev, (uint64_t)w);
+		CHECK_INT_EQ(ptt_is_timing(want.type) ? (int)want.type : (int)ppt_mode,
+			     (int)got.type);
+		if (want.type == ppt_tsc)
+			CHECK_U64_EQ(want.payload.tsc.tsc, got.payload.tsc.tsc);
+		if (want.type == ppt_cyc)
+			CHECK_U64_EQ(want.payload.cyc.value, got.payload.cyc.value);
+		if (want.type == ppt_mtc)
+			CHECK_INT_EQ(want.payload.mtc.ctc, got.payload.mtc.ctc);
+		if (want.type == ppt_cbr)
+			CHECK_INT_EQ(want.payload.cbr.ratio, got.payload.cbr.ratio);
+		if (want.type == ppt_tma) {
+			CHECK_INT_EQ(want.payload.tma.ctc, got.payload.tma.ctc);
+			CHECK_INT_EQ(want.payload.tma.fc, got.payload.tma.fc);
+		}
+		/* cut short, the packet is not read */
+		if (off - prev > 1)
+			CHECK_INT_EQ(0,
+				     ptt_walk_packet(buf + prev, (size_t)(off - prev - 1), &got));
+		prev = off;
+	}
+	pt_pkt_free_decoder(dec);
+	CHECK_INT_EQ(0, ptt_walk_packet(buf, 0, &got));
+	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x09", 1, &got)); /* no such packet */
+	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x02\x82\x02\x83", 4, &got));
+}
+
 int main(void)
 {
+	RUN(walker_agrees_with_libipt);
 	RUN(clock_tsc);
 	RUN(clock_mtc);
 	RUN(clock_ctc_ratio);
