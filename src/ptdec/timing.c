@@ -30,8 +30,8 @@ void ptt_params_init(struct ptt_params *p, uint64_t config, uint64_t mtc_freq_bi
 		}
 		p->mtc_shift = (int)((config & mtc_freq_bits) >> shift);
 	}
-	if (p->mtc_shift > 31)
-		p->mtc_shift = 31; /* nonsense from the file; keep the shifts defined */
+	if (p->mtc_shift > 15)
+		p->mtc_shift = 15; /* the field has 4 bits; keep the shifts defined */
 	p->ctc_rem_mask = (uint32_t)((1ULL << p->mtc_shift) - 1);
 	p->n = (uint32_t)n;
 	p->d = (uint32_t)d;
