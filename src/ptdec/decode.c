@@ -118,7 +118,8 @@ static int needs_trace(const struct pt_insn *in)
  * packets, so its own time is often later. A second, lazy packet decoder on
  * the piece walks the trace packets in step with the instructions: each
  * trace-consuming instruction or event takes its token (a TNT bit, a TIP, a
- * PGE/PGD, a FUP, an OVF) and the TSC before it.
+ * PGE/PGD, a FUP, an OVF) and perf's clock just before it (timing.c: TSC, MTC,
+ * CYC, TMA and CBR packets move it as they move perf's).
  */
 enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB, TOK_CBR };
 
