@@ -215,7 +215,8 @@ static void tok_fill(struct tokr *t)
 		switch (pkt.type) {
 		case ppt_tsc:
 			t->tsc = pkt.payload.tsc.tsc;
-			/* fallthrough */
+			tok_time(t, &pkt);
+			continue;
 		case ppt_mtc:
 		case ppt_cyc:
 		case ppt_tma:
