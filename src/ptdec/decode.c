@@ -563,15 +563,20 @@ static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t 
 /* perf's estimated time of an error or a start of tracing: the sample time
  * plus two TSC ticks per instruction walked since the clock moved, at the
  * CBR's speed (intel_pt_est_timestamp). */
-static uint64_t est_time(const struct pstate *s)
+static uint64_t est_ticks(const struct pstate *s)
 {
 	uint64_t est = s->sample_insns << 1;
 
-	if (s->d->timeless)
-		return 0;
 	if (s->tcbr && s->d->max_non_turbo)
 		est = est * s->d->max_non_turbo / s->tcbr;
-	return tsc2perf(s->d, s->stsc + est);
+	return est;
+}
+
+static uint64_t est_time(const struct pstate *s)
+{
+	if (s->d->timeless)
+		return 0;
+	return tsc2perf(s->d, s->stsc + est_ticks(s));
 }
 
 /* perf fails walking on from a branch target it cannot read when it reads the
@@ -581,7 +586,12 @@ static void err_at_next_token(struct pstate *s)
 	struct tokr *t = &s->tk;
 
 	tok_fill(t);
-	if (!t->have || t->kind == TOK_PSB || t->kind == TOK_CBR)
+	while (t->have && t->kind == TOK_CBR) { /* read before the failing walk */
+		t->have = 0;
+		cbr_change(s, t->kcbr, t->ktime, 1);
+		tok_fill(t);
+	}
+	if (!t->have || t->kind == TOK_PSB)
 		return;
 	s->stime = t->ktime;
 	s->stsc = t->kts;
@@ -700,6 +710,10 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 		r->addr = ip;
 		r->implicit = (uint8_t)implicit;
 		r->est = 1;
+		/* after an error at the end of the last piece, perf resyncs at
+		 * this FUP, with its clock inside the PSB+ (not the TSC's time) */
+		if (implicit && !s->d->timeless)
+			r->ip = tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
 	}
 	s->need_strt = 0;
 	confirm_all(s);
@@ -872,8 +886,23 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 	t->tnt_left = 0; /* the rest of a TNT packet goes with it */
 	for (;;) {
 		tok_fill(t);
-		if (!t->have)
+		if (!t->have) {
+			if (!eaten) /* the failing walk goes on into the next piece */
+				s->pc->err_open = 1;
 			return -pte_eos;
+		}
+		if (!eaten && t->kind == TOK_PSB && t->has_ip &&
+		    !(s->rebuf && t->kend <= s->prefix)) {
+			/* The failing walk was to this PSB's FUP: perf resyncs at the
+			 * FUP, inside the PSB+ ("tr strt" there, at the clock's time). */
+			t->have = 0;
+			if (t->ktsc)
+				t->tsc_seen = 1;
+			if (t->kcbrchg)
+				cbr_change(s, t->kcbr, t->time, 2);
+			t->kcbrchg = 0;
+			break;
+		}
 		if (t->kind == TOK_PSB &&
 		    !(s->resync_psb_set && t->psb_off == s->resync_psb && b == s->resync_buf)) {
 			uint64_t off = t->psb_off;
@@ -895,7 +924,11 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 		}
 		t->have = 0;
 		if (t->ktsc)
-			t->tsc_seen = 1; /* perf's timestamp_insn_cnt was reset on the way */
+			t->tsc_seen = 1;  /* perf's timestamp_insn_cnt was reset on the way */
+		if (t->kind == TOK_CBR) { /* no walk: perf reports it with its next sample */
+			cbr_change(s, t->kcbr, t->ktime, 2);
+			continue;
+		}
 		if (s->rebuf && t->kend <= s->prefix)
 			continue; /* never the made-up packets again: progress */
 		if (!eaten++) {

@@ -64,7 +64,13 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			r = &pc->ev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
 			 * previous piece of the stream ended cleanly. */
-			if (r->implicit && !pc->run_start) {
+			if (r->implicit && !pc->run_start && q->prev_err_open &&
+			    r->kind == RAW_BRANCH) {
+				/* perf resynced at this FUP after the last piece's error */
+				pc->ev[q->pos].time = r->ip;
+				pc->ev[q->pos].ip = 0;
+				q->prev_err_open = 0;
+			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			}
@@ -77,6 +83,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			return r;
 		}
 		q->prev_clean = pc->end_clean;
+		q->prev_err_open = pc->err_open;
 		d->st.insns += pc->insns;
 		ptd_release_piece(d, pc);
 		q->cur++;

@@ -42,7 +42,8 @@ struct rawev {
 	uint64_t time, ip, addr;
 	uint32_t flags;
 	int32_t pid, tid;
-	uint8_t kind, err, implicit;
+	uint8_t kind, err, implicit; /* implicit "tr strt": ip holds perf's time for it after
+				       * an error at the end of the previous piece */
 	uint8_t est; /* perf's estimated time: not raised to the queue's last time */
 };
 
@@ -87,6 +88,7 @@ struct piece {
 	int32_t pid, tid, cpu;
 	int state; /* 0 waiting, 1 running, 2 done, 3 released */
 	int end_clean;
+	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
@@ -105,7 +107,7 @@ struct queue {
 	size_t cur, pos;
 	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
 	size_t ready;		  /* cur + 1 once that piece is known decoded */
-	int head_ok, prev_clean;
+	int head_ok, prev_clean, prev_err_open;
 	int64_t last_cbr;   /* -1 = none reported yet */
 	uint64_t last_time; /* perf's sample time of the last event read (raised, never lowered) */
 	size_t tnext;	    /* timing.c: pieces whose starting clock is known */
