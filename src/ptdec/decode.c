@@ -793,6 +793,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		s->pc->nev = s->confirm;
 		t = take(s, TOK_OVF);
 		s->sample_insns = 0; /* perf's overflow error has the packet's time */
+		s->ts_insns = 0;     /* and perf counts instructions afresh from it */
 		emit_error(s, ERR_OVR, 0);
 		if (!ev->ip_suppressed) {
 			t = take(s, TOK_FUP);
