@@ -60,8 +60,9 @@ static const struct snap_opt decode_opts[] = {
 			     "parse perf script text instead of using the perf plugin"},
 	[OPT_PERF] = {"perf", NULL, "PATH", "perf binary (default $SNAPTRACE_PERF or perf)"},
 	[OPT_VMLINUX] = {"vmlinux", NULL, "FILE",
-			 "kernel image for kernel symbols (perf --vmlinux)"},
-	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE", "kernel symbol list (perf --kallsyms)"},
+			 "kernel image: the kernel's code and symbols (perf --vmlinux)"},
+	[OPT_KALLSYMS] = {"kallsyms", NULL, "FILE",
+			  "kernel symbol list, with the code of kcore beside it (perf --kallsyms)"},
 	[OPT_VERBOSE] = {"verbose", "v", NULL, "say more (which decode path, statistics)"},
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only"},
 	[OPT_EXECUTABLE] = {"executable", NULL, "FILE",
@@ -91,7 +92,8 @@ static const struct snap_opt decode_opts[] = {
 static const char decode_desc[] =
 	"Turns a recording into a timeline that the Perfetto UI opens. INPUT is a perf.data\n"
 	"file (snaptrace runs perf script on it: Intel PT branches or stack samples, detected\n"
-	"from the file), a file of `perf script` text, or - for stdin. Default: ./perf.data.\n"
+	"from the file) or the perf.data directory perf record --kcore writes, a file of\n"
+	"`perf script` text, or - for stdin. Default: ./perf.data.\n"
 	"Several INPUTs (or -working-directory with several perf.data files) are successive\n"
 	"snapshots of one recording, decoded in order into one timeline.\n"
 	"The trace scope (user space by default) is enforced: an event outside it is dropped,\n"

@@ -126,6 +126,7 @@ static int source_open_ipt(struct source *src, const struct snap_decode_opts *o,
 	memset(&po, 0, sizeof(po));
 	po.jobs = o->jobs;
 	po.vmlinux = o->vmlinux;
+	po.kallsyms = o->kallsyms;
 	if (getenv("SNAPTRACE_PTDEC_PIECE"))
 		po.piece_bytes = (size_t)strtoull(getenv("SNAPTRACE_PTDEC_PIECE"), NULL, 10);
 	why[0] = 0;
@@ -246,7 +247,16 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, con
 		}
 		return 0;
 	} else {
+		struct stat sb;
+		char data[PATH_MAX];
+
 		src->fd = open(src->name, O_RDONLY | O_CLOEXEC);
+		/* perf record --kcore writes a directory: DIR/data (perf script reads DIR) */
+		if (src->fd >= 0 && fstat(src->fd, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    snprintf(data, sizeof(data), "%s/data", src->name) < (int)sizeof(data)) {
+			close(src->fd);
+			src->fd = open(data, O_RDONLY | O_CLOEXEC);
+		}
 		if (src->fd < 0) {
 			err = -errno;
 			snap_log(SNAP_LOG_QUIET, "cannot read %s: %s%s", src->name, strerror(errno),

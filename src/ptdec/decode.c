@@ -27,6 +27,8 @@ static struct pt_image *wimage(struct wctx *w, int32_t pid)
 		return NULL;
 	if (src)
 		pt_image_copy(w->imgs[w->nimgs].img, src->img);
+	else if (w->d->kimg) /* a task without user mappings: the kernel's code */
+		pt_image_copy(w->imgs[w->nimgs].img, w->d->kimg);
 	return w->imgs[w->nimgs++].img;
 }
 
@@ -64,13 +66,17 @@ static uint32_t class_flags(enum pt_insn_class c, const struct pt_insn *in)
 		if (in->raw[0] == 0xcd || in->raw[0] == 0xcc || in->raw[0] == 0xce)
 			return SNAP_PF_BRANCH | SNAP_PF_CALL | SNAP_PF_INTERRUPT;
 		return SNAP_PF_BRANCH | SNAP_PF_CALL;
-	case ptic_far_return:
-		if (in->size >= 2 && in->raw[0] == 0x0f &&
-		    (in->raw[1] == 0x07 || in->raw[1] == 0x35))
+	case ptic_far_return: {
+		/* sysret/sysexit 0f 07 / 0f 35, also after a REX prefix (sysretq 48 0f 07) */
+		uint8_t r = in->size >= 3 && (in->raw[0] & 0xf0) == 0x40 ? 1 : 0;
+
+		if (in->size >= r + 2 && in->raw[r] == 0x0f &&
+		    (in->raw[r + 1] == 0x07 || in->raw[r + 1] == 0x35))
 			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_SYSCALLRET;
 		if (in->raw[0] == 0xcf || (in->size >= 2 && in->raw[1] == 0xcf))
 			return SNAP_PF_BRANCH | SNAP_PF_RETURN | SNAP_PF_INTERRUPT;
 		return SNAP_PF_BRANCH | SNAP_PF_RETURN;
+	}
 	case ptic_far_jump:
 		return SNAP_PF_BRANCH;
 	default:
@@ -514,6 +520,10 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 		t->have = 0;
 		s->stime = t->ktime;
 		s->stsc = t->kts;
+		if (t->ktsc) { /* perf counts instructions from the PSB's TSC: this one on */
+			s->ts_insns = s->sample_insns = 0;
+			s->since_take = 1;
+		}
 		if (t->has_ip) /* perf walked up to the FUP: what came before is reported */
 			s->confirm = s->pc->nev;
 		if (t->kcbrchg)
@@ -549,11 +559,17 @@ static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 	return r;
 }
 
+static uint64_t est_time(const struct pstate *s);
+
 static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time)
 {
-	struct rawev *r = emit(s, RAW_BRANCH, time);
+	/* perf times a branch from the kernel (or from nowhere) into user space
+	 * with its estimate: the last timestamp plus the instructions since */
+	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
+	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
+		r->est = (uint8_t)est;
 		r->flags = flags;
 		r->ip = ip;
 		r->addr = addr;
@@ -834,6 +850,14 @@ static int resync(struct pstate *s)
 		tok_fill(&s->tk);
 		if (s->tk.have && s->tk.kind == TOK_PSB)
 			set_task(s, s->tk.ktime);
+		/* A PSB+ with tracing off (no FUP: a kernel-only trace in user
+		 * space): perf reports the core:bus ratio at the PSB's time. */
+		if (s->tk.have && s->tk.kind == TOK_PSB && !s->tk.has_ip) {
+			uint32_t cbr = 0;
+
+			dec_cbr(s, &cbr);
+			emit_cbr(s, cbr, s->tk.ktime);
+		}
 	}
 	s->need_strt = 1;
 	return status;
@@ -1286,7 +1310,9 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 			 * the walk got that far (the next piece's PSB FUP, say). */
 			if (status == -pte_eos && eos_ip && pc->has_stop && eos_ip == pc->stop_ip &&
 			    s.stop_idx == NO_IDX) {
-				if (s.have_prev && !s.prev.trace)
+				/* a branch that took a packet to get here too (the
+				 * instruction decoder stops at the next one) */
+				if (s.have_prev)
 					resolve_prev(&s, eos_ip, 0);
 				s.stop_idx = pc->nev;
 			}

@@ -9,10 +9,14 @@
  */
 #include "ptdec/elfsyms.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/bytes.h"
@@ -463,6 +467,281 @@ int snap_elfsyms_load_mem(struct snap_elfsyms *s, const uint8_t *buf, size_t len
 		return err;
 	}
 	return 0;
+}
+
+/* ---- kallsyms ---- */
+
+int snap_elfsyms_load_kallsyms_mem(struct snap_elfsyms *s, const char *buf, size_t len)
+{
+	size_t cap = 0, pos = 0, n = 0;
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->ok = 1;
+	while (pos < len && err >= 0) {
+		const char *l = buf + pos, *e = memchr(l, '\n', len - pos), *name, *tab;
+		size_t ll = e ? (size_t)(e - l) : len - pos, nl;
+		uint64_t a = 0;
+		size_t i = 0;
+		char t;
+
+		pos += ll + 1;
+		while (i < ll && i < 16 && isxdigit((unsigned char)l[i])) {
+			char c = l[i++];
+
+			a = (a << 4) | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+		}
+		if (!i || i + 3 > ll || l[i] != ' ' || l[i + 2] != ' ')
+			continue;
+		t = l[i + 1];
+		name = l + i + 3;
+		nl = ll - i - 3;
+		if (!nl || name[0] == '$')
+			continue;
+		t = (char)toupper((unsigned char)t);
+		if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+			continue;
+		tab = memchr(name, '\t', nl);
+		err = add_sym(s, &cap, a, 0,
+			      l[i + 1] == 'W'			 ? STB_WEAK
+			      : isupper((unsigned char)l[i + 1]) ? STB_GLOBAL
+								 : 0,
+			      name, tab ? (size_t)(tab - name) : nl);
+		if (err >= 0 && tab && memchr(tab, '[', nl - (size_t)(tab - name)))
+			s->syms[s->nsyms - 1].kmod = 1;
+	}
+	if (err < 0) {
+		snap_elfsyms_fini(s);
+		return err;
+	}
+	if (!s->nsyms)
+		return 0;
+	/* perf's symbols__fixup_duplicate, then fixup_end for kallsyms. */
+	qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_start);
+	for (size_t i = 0; i < s->nsyms; i++) {
+		if (n && s->syms[n - 1].start == s->syms[i].start) {
+			if (!better(s, &s->syms[n - 1], &s->syms[i]))
+				s->syms[n - 1] = s->syms[i];
+			continue;
+		}
+		s->syms[n++] = s->syms[i];
+	}
+	s->nsyms = n;
+	for (size_t i = 0; i + 1 < n; i++)
+		s->syms[i].end = s->syms[i].kmod != s->syms[i + 1].kmod
+					 ? ((s->syms[i].start + 4096 + 4095) & ~4095ull)
+					 : s->syms[i + 1].start;
+	s->syms[n - 1].end = ((s->syms[n - 1].start + 4095) & ~4095ull) + 4096;
+	return 0;
+}
+
+int snap_elfsyms_load_kallsyms(struct snap_elfsyms *s, const char *path)
+{
+	const void *m;
+	size_t len;
+	char *buf;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	/* /proc/kallsyms has no size: read it; a copy is mapped. */
+	err = snap_file_map_range(path, 1, MAX_FILE, 1, &m, &len);
+	if (err == 0) {
+		err = snap_elfsyms_load_kallsyms_mem(s, m, len);
+		snap_file_unmap(m, len);
+		return err;
+	}
+	{
+		FILE *f = fopen(path, "re");
+		size_t cap = 0, n = 0, got;
+
+		if (!f)
+			return -errno;
+		buf = NULL;
+		do {
+			if ((err = snap_vec_reserve(&buf, &cap, n + 65536, 1)) < 0)
+				break;
+			got = fread(buf + n, 1, cap - n, f);
+			n += got;
+		} while (got && n < MAX_FILE);
+		fclose(f);
+		if (err >= 0)
+			err = snap_elfsyms_load_kallsyms_mem(s, buf, n);
+		snap_free(buf);
+		return err;
+	}
+}
+
+int snap_kallsyms_lookup(const char *path, const char *name, uint64_t *addr)
+{
+	FILE *f = fopen(path, "re");
+	char line[1024];
+	size_t nl = strlen(name);
+	int err = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' '), *n;
+
+		if (!sp || !sp[1] || sp[2] != ' ')
+			continue;
+		n = sp + 3;
+		if (!strncmp(n, name, nl) && (n[nl] == '\n' || n[nl] == '\t' || !n[nl])) {
+			*addr = strtoull(line, NULL, 16);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+int snap_elfsyms_lookup(const struct snap_elfsyms *s, const char *name, uint64_t *addr)
+{
+	for (size_t i = 0; i < s->nsyms; i++)
+		if (!strcmp(s->names + s->syms[i].name, name)) {
+			*addr = s->syms[i].start;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int snap_elf_symbol_value(const char *path, const char *name, uint64_t *val)
+{
+	const uint8_t *b;
+	size_t len, nl = strlen(name);
+	struct elf e;
+	int si, err = -ENOENT;
+
+	if (map_file(path, &b, &len) < 0)
+		return -ENOENT;
+	if (elf_open(&e, b, len) == 0 && (si = find_type(&e, SHT_SYMTAB)) >= 0) {
+		const uint8_t *t = sh(&e, (unsigned)si);
+		uint64_t off = snap_get64(t + 24), size = snap_get64(t + 32);
+		uint32_t link = snap_get32(t + 40);
+
+		if (inb(&e, off, size) && link < e.shnum) {
+			uint64_t soff = snap_get64(sh(&e, link) + 24),
+				 ssize = snap_get64(sh(&e, link) + 32);
+
+			for (uint64_t i = SYMSZ; inb(&e, soff, ssize) && i + SYMSZ <= size;
+			     i += SYMSZ) {
+				uint32_t n = snap_get32(b + off + i);
+
+				if (n < ssize && ssize - n > nl &&
+				    !memcmp(b + soff + n, name, nl + 1)) {
+					*val = snap_get64(b + off + i + 8);
+					err = 0;
+					break;
+				}
+			}
+		}
+	}
+	snap_file_unmap(b, len);
+	return err;
+}
+
+/* ---- program headers ---- */
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -SNAP_EFORMAT;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int snap_elf_segments(const char *path, struct snap_elfseg **segs, size_t *nsegs, int *etype,
+		      uint8_t build_id[20], size_t *build_id_len)
+{
+	uint8_t eh[EHDR], *ph = NULL;
+	uint64_t phoff;
+	unsigned phnum;
+	size_t cap = 0;
+	int fd, err;
+
+	*segs = NULL;
+	*nsegs = 0;
+	*build_id_len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	err = pread_all(fd, eh, sizeof(eh), 0);
+	if (err < 0 || memcmp(eh, "\177ELF", 4) || eh[4] != 2 || eh[5] != 1 ||
+	    snap_get16(eh + 54) != PHDR) {
+		close(fd);
+		return err < 0 ? err : -SNAP_EFORMAT;
+	}
+	*etype = snap_get16(eh + 16);
+	phoff = snap_get64(eh + 32);
+	phnum = snap_get16(eh + 56);
+	if (phnum > SNAP_ELF_MAX_SEGS)
+		phnum = SNAP_ELF_MAX_SEGS;
+	ph = snap_malloc((size_t)phnum * PHDR + 1);
+	if (!ph) {
+		close(fd);
+		return -ENOMEM;
+	}
+	err = pread_all(fd, ph, (size_t)phnum * PHDR, phoff);
+	for (unsigned i = 0; i < phnum && err >= 0; i++) {
+		const uint8_t *p = ph + (size_t)i * PHDR;
+		uint32_t type = snap_get32(p);
+
+		if (type == PT_LOAD) {
+			struct snap_elfseg *g;
+
+			if ((err = snap_vec_reserve(segs, &cap, *nsegs + 1, sizeof(**segs))) < 0)
+				break;
+			g = &(*segs)[(*nsegs)++];
+			g->flags = snap_get32(p + 4);
+			g->off = snap_get64(p + 8);
+			g->vaddr = snap_get64(p + 16);
+			g->filesz = snap_get64(p + 32);
+			g->memsz = snap_get64(p + 40);
+		} else if (type == PT_NOTE && !*build_id_len) {
+			uint64_t off = snap_get64(p + 8), size = snap_get64(p + 32), q = 0;
+			uint8_t nb[512];
+
+			if (size > sizeof(nb))
+				size = sizeof(nb);
+			if (pread_all(fd, nb, (size_t)size, off) < 0)
+				continue;
+			while (q + 12 <= size) {
+				const uint8_t *n = nb + q;
+				uint32_t nsz = snap_get32(n), dsz = snap_get32(n + 4);
+				uint64_t an = ((uint64_t)nsz + 3) & ~3ull,
+					 ad = ((uint64_t)dsz + 3) & ~3ull;
+
+				if (12 + an + ad > size - q)
+					break;
+				if (snap_get32(n + 8) == 3 && nsz == 4 &&
+				    !memcmp(n + 12, "GNU", 4) && dsz && dsz <= 20) {
+					memcpy(build_id, n + 12 + an, dsz);
+					*build_id_len = dsz;
+					break;
+				}
+				q += 12 + an + ad;
+			}
+		}
+	}
+	snap_free(ph);
+	close(fd);
+	if (err < 0) {
+		snap_free(*segs);
+		*segs = NULL;
+		*nsegs = 0;
+		if (err == -SNAP_EFORMAT)
+			return err;
+	}
+	return err < 0 ? err : 0;
 }
 
 int snap_elfsyms_load(struct snap_elfsyms *s, const char *path, const char *debug_dir)

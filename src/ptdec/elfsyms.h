@@ -18,6 +18,7 @@ struct snap_elfsym_ent {
 	uint64_t start, end;
 	uint32_t name; /* offset in the table's names */
 	uint8_t bind;
+	uint8_t kmod; /* kallsyms: a module's symbol */
 };
 
 struct snap_elfsyms {
@@ -53,6 +54,46 @@ static inline const char *snap_elfsyms_name(const struct snap_elfsyms *s,
 {
 	return s->names + e->name;
 }
+
+/*
+ * Reads a kallsyms file (/proc/kallsyms, perf's kcore_dir/kallsyms) as perf's
+ * kallsyms loader does: T, W, D and B symbols (either case), module symbols
+ * ("\t[mod]" after the name) named without the module, equal starts resolved
+ * as for ELF symbols, each ending at the next one (a kernel symbol followed by
+ * a module one, and the last, at the next page). Returns 0, -errno or -ENOMEM.
+ */
+int snap_elfsyms_load_kallsyms(struct snap_elfsyms *s, const char *path);
+
+/* The same on a kallsyms text in memory (the fuzz target's entry). */
+int snap_elfsyms_load_kallsyms_mem(struct snap_elfsyms *s, const char *buf, size_t len);
+
+/* The address of the first symbol called name in a kallsyms file (any type).
+ * Returns 0 or -ENOENT (also when the file cannot be read). */
+int snap_kallsyms_lookup(const char *path, const char *name, uint64_t *addr);
+
+/* The address of the first symbol called name, or -ENOENT. */
+int snap_elfsyms_lookup(const struct snap_elfsyms *s, const char *name, uint64_t *addr);
+
+/* The value of the first .symtab symbol called name in the ELF file path
+ * (any type: "_text" of a vmlinux). Returns 0 or -ENOENT. */
+int snap_elf_symbol_value(const char *path, const char *name, uint64_t *val);
+
+/* One PT_LOAD program header. */
+struct snap_elfseg {
+	uint64_t off, vaddr, filesz, memsz;
+	uint32_t flags; /* PF_X 1, PF_W 2, PF_R 4 */
+};
+
+#define SNAP_ELF_MAX_SEGS 1024
+
+/*
+ * The PT_LOAD segments (at most SNAP_ELF_MAX_SEGS), type (ET_*) and GNU build
+ * id of an ELF64 little-endian file, read with pread (it works on /proc/kcore,
+ * which cannot be mapped). *segs is allocated (snap_free). Returns 0,
+ * -SNAP_EFORMAT, -errno or -ENOMEM.
+ */
+int snap_elf_segments(const char *path, struct snap_elfseg **segs, size_t *nsegs, int *etype,
+		      uint8_t build_id[20], size_t *build_id_len);
 
 /* The symbol containing vaddr, or NULL. */
 const struct snap_elfsym_ent *snap_elfsyms_find(const struct snap_elfsyms *s, uint64_t vaddr);

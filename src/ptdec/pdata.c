@@ -161,6 +161,104 @@ static void read_info(struct snap_pd *pd, const uint8_t *p, size_t size)
 	pd->tc.cap_user_time_zero = pd->priv[SNAP_PD_PT_CAP_USER_TIME_ZERO] != 0;
 }
 
+#define FEAT_BUILD_ID  2
+#define FEAT_OSRELEASE 3
+#define FEAT_BITS      256
+
+/* The build-id table: perf_record_header_build_id entries (header, pid,
+ * build_id[24] whose byte 20 is the size when misc says so, filename). */
+static int read_bids(struct snap_pd *pd, const uint8_t *p, uint64_t size)
+{
+	uint64_t pos = 0;
+	int err;
+
+	while (pos + 36 <= size) {
+		const uint8_t *r = p + pos;
+		uint16_t misc = snap_get16(r + 4), rsz = snap_get16(r + 6);
+		struct snap_pd_bid *b;
+
+		if (rsz < 36 || rsz > size - pos) {
+			pd->bad_records++;
+			return 0;
+		}
+		if ((err = snap_vec_reserve(&pd->bids, &pd->bidcap, pd->nbids + 1,
+					    sizeof(*pd->bids))) < 0)
+			return err;
+		b = &pd->bids[pd->nbids++];
+		b->pid = (int32_t)snap_get32(r + 8);
+		b->misc = misc & SNAP_PD_MISC_CPUMODE_MASK;
+		b->len = (misc & SNAP_PD_MISC_BUILD_ID_SIZE) ? r[32] : 20;
+		if (b->len > 20)
+			b->len = 20;
+		memcpy(b->id, r + 12, 20);
+		b->name = (const char *)r + 36;
+		b->namelen = strnlen(b->name, rsz - 36u);
+		pos += rsz;
+	}
+	return 0;
+}
+
+/* The feature sections perf writes after the data: a {offset, size} pair per
+ * feature bit set in the header, in bit order. */
+static int read_features(struct snap_pd *pd, uint64_t doff, uint64_t dsize)
+{
+	const uint8_t *b = pd->buf;
+	uint64_t tab = doff + dsize;
+	unsigned idx = 0;
+	int err;
+
+	if (dsize > pd->len || doff > pd->len - dsize)
+		return 0;
+	for (unsigned bit = 0; bit < FEAT_BITS; bit++) {
+		uint64_t off, size;
+
+		if (!((snap_get64(b + 72 + 8 * (bit / 64)) >> (bit % 64)) & 1))
+			continue;
+		if (tab + 16 * (uint64_t)(idx + 1) > pd->len)
+			return 0; /* a table cut short: features are optional */
+		off = snap_get64(b + tab + 16 * idx);
+		size = snap_get64(b + tab + 16 * idx + 8);
+		idx++;
+		if (off > pd->len || size > pd->len - off)
+			continue;
+		if (bit == FEAT_BUILD_ID && (err = read_bids(pd, b + off, size)) < 0)
+			return err;
+		if (bit == FEAT_OSRELEASE && size > 4) {
+			uint64_t n = snap_get32(b + off);
+
+			if (n > size - 4)
+				n = size - 4;
+			snprintf(pd->osrelease, sizeof(pd->osrelease), "%.*s",
+				 (int)strnlen((const char *)b + off + 4, n),
+				 (const char *)b + off + 4);
+		}
+	}
+	return 0;
+}
+
+const struct snap_pd_bid *snap_pd_find_bid(const struct snap_pd *pd, const char *name,
+					   size_t namelen)
+{
+	for (size_t i = 0; i < pd->nbids; i++)
+		if (pd->bids[i].namelen == namelen && !memcmp(pd->bids[i].name, name, namelen) &&
+		    pd->bids[i].len)
+			return &pd->bids[i];
+	return NULL;
+}
+
+void snap_pd_bid_hex(const uint8_t *id, size_t len, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	if (len > 20)
+		len = 20;
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = hx[id[i] >> 4];
+		out[2 * i + 1] = hx[id[i] & 15];
+	}
+	out[2 * len] = 0;
+}
+
 int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, size_t whylen)
 {
 	const uint8_t *b = buf;
@@ -188,6 +286,8 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 		return err;
 	if (doff > len)
 		return -SNAP_ETRUNC;
+	if ((err = read_features(pd, doff, dsize)) < 0)
+		return err;
 	end = dsize && dsize <= len - doff ? doff + dsize : len;
 	for (pos = doff; pos + 8 <= end;) {
 		const uint8_t *p = b + pos;
@@ -288,6 +388,7 @@ void snap_pd_fini(struct snap_pd *pd)
 {
 	snap_free(pd->recs);
 	snap_free(pd->aux);
+	snap_free(pd->bids);
 	memset(pd, 0, sizeof(*pd));
 }
 

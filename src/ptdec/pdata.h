@@ -4,8 +4,9 @@
  * (docs/ptdec.md): the header, the event attributes, the intel_pt
  * AUXTRACE_INFO record (PMU type, TSC conversion, config bits), the sideband
  * records (MMAP, MMAP2, COMM, EXIT, ITRACE_START, SWITCH, SWITCH_CPU_WIDE,
- * AUX, LOST, TIME_CONV) with their sample_id times, and the AUXTRACE records
- * with the position of their PT bytes. Pure: it works on (buf, len), checks
+ * AUX, LOST, TIME_CONV) with their sample_id times, the AUXTRACE records
+ * with the position of their PT bytes, and the HEADER_BUILD_ID and
+ * HEADER_OSRELEASE feature sections. Pure: it works on (buf, len), checks
  * every offset against len and copies nothing: records and buffers point into
  * buf.
  */
@@ -35,14 +36,16 @@ enum {
 	SNAP_PD_TIME_CONV = 79,
 };
 
-#define SNAP_PD_MISC_CPUMODE_MASK 0x7
-#define SNAP_PD_MISC_KERNEL	  1
-#define SNAP_PD_MISC_USER	  2
-#define SNAP_PD_MISC_MMAP_DATA	  0x2000 /* MMAP: not executable */
-#define SNAP_PD_MISC_SWITCH_OUT	  0x2000
-#define SNAP_PD_AUX_TRUNCATED	  0x01
-#define SNAP_PD_AUX_OVERWRITE	  0x02
-#define SNAP_PD_AUX_PARTIAL	  0x04
+#define SNAP_PD_MISC_CPUMODE_MASK  0x7
+#define SNAP_PD_MISC_KERNEL	   1
+#define SNAP_PD_MISC_USER	   2
+#define SNAP_PD_MISC_MMAP_DATA	   0x2000 /* MMAP: not executable */
+#define SNAP_PD_MISC_SWITCH_OUT	   0x2000
+#define SNAP_PD_AUX_TRUNCATED	   0x01
+#define SNAP_PD_AUX_OVERWRITE	   0x02
+#define SNAP_PD_AUX_PARTIAL	   0x04
+#define SNAP_PD_MISC_MMAP_BUILD_ID 0x4000 /* MMAP2: a build id instead of maj/min/ino */
+#define SNAP_PD_MISC_BUILD_ID_SIZE 0x8000 /* HEADER_BUILD_ID entry: its size byte is set */
 
 /* intel_pt AUXTRACE_INFO priv[] words (tools/perf/util/intel-pt.h). */
 enum {
@@ -85,6 +88,18 @@ struct snap_pd_rec {
 	int32_t pid, tid, cpu; /* sample_id pid/tid/cpu, -1 if none */
 };
 
+/* One entry of the HEADER_BUILD_ID feature section (perf's build-id table):
+ * the build id perf record saw for a DSO ("[kernel.kallsyms]", "[vdso]",
+ * a path, a module). */
+struct snap_pd_bid {
+	const char *name; /* inside buf, not NUL-terminated: namelen bytes */
+	size_t namelen;
+	int32_t pid;
+	uint16_t misc; /* cpumode: SNAP_PD_MISC_KERNEL or _USER */
+	uint8_t len;
+	uint8_t id[20];
+};
+
 /* One AUXTRACE record: PT bytes of one queue. */
 struct snap_pd_aux {
 	const uint8_t *data; /* inside buf */
@@ -111,7 +126,17 @@ struct snap_pd {
 	struct snap_pd_aux *aux;
 	size_t naux, auxcap;
 	uint64_t lost, aux_truncated, aux_partial, bad_records;
+	struct snap_pd_bid *bids; /* HEADER_BUILD_ID */
+	size_t nbids, bidcap;
+	char osrelease[128]; /* HEADER_OSRELEASE, "" if none */
 };
+
+/* The build id recorded for DSO name (namelen bytes), or NULL. */
+const struct snap_pd_bid *snap_pd_find_bid(const struct snap_pd *pd, const char *name,
+					   size_t namelen);
+
+/* Hex string of a build id (out: at least 41 bytes). */
+void snap_pd_bid_hex(const uint8_t *id, size_t len, char *out);
 
 /*
  * Parses buf (len bytes, a whole perf.data file). Returns 0, -SNAP_EFORMAT

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -80,6 +81,15 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 					continue;
 				}
 			}
+			/* perf's queue time (intel_pt_run_decoder): an error or an
+			 * estimated branch sets it, anything else only moves it forward. */
+			if (!d->timeless) {
+				struct rawev *w = &pc->ev[q->pos];
+
+				if (w->kind == RAW_ERROR || w->est || w->time > q->ts)
+					q->ts = w->time;
+				w->time = q->ts;
+			}
 			return r;
 		}
 		q->prev_clean = pc->end_clean;
@@ -95,7 +105,6 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 {
 	const struct rawev *best = NULL;
 	struct queue *bq = NULL;
-	uint64_t bt = 0;
 	int err;
 
 	for (size_t i = 0; i < d->nqueues; i++) {
@@ -107,15 +116,9 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 			q->head_ok = 1;
 		}
 		r = q->head;
-		if (r) {
-			/* perf's sample time of a queue only goes up, except to an estimate */
-			uint64_t t = r->est || r->time > q->last_time ? r->time : q->last_time;
-
-			if (!best || t < bt) {
-				best = r;
-				bq = &d->queues[i];
-				bt = t;
-			}
+		if (r && (!best || r->time < best->time)) {
+			best = r;
+			bq = &d->queues[i];
 		}
 	}
 	if (!best)
@@ -124,7 +127,6 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	bq->head_ok = 0;
 	if (best->kind == RAW_POWER)
 		bq->last_cbr = (int64_t)best->addr;
-	bq->last_time = bt;
 	if (d->debug)
 		fprintf(stderr, "ptdec: q%zu k%d t%llu %d/%d f%x %llx -> %llx\n",
 			(size_t)(bq - d->queues), best->kind, (unsigned long long)best->time,
@@ -133,11 +135,11 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	ev->pid = best->pid;
 	ev->tid = best->tid;
-	ev->time = bt;
+	ev->time = best->time;
 	ev->has_time = 1;
 	if (d->timeless)
 		ev->time = ++d->seq;
-	ev->comm = ptd_comm_at(d, best->tid, bt);
+	ev->comm = ptd_comm_at(d, best->tid, best->time);
 	if (best->kind == RAW_ERROR) {
 		int64_t id = snap_strtab_intern_cstr(d->names, err_msgs[best->err]);
 
@@ -169,10 +171,14 @@ static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 {
 	const struct snap_pd *pd = &d->pd;
 
-	if (!pd->exclude_kernel)
-		return snap_pd_notsup(why, whylen,
-				      "it traces the kernel (only user-space traces are "
-				      "decoded in-process)");
+	for (size_t i = 0; i < pd->nrecs; i++) {
+		uint16_t mode = pd->recs[i].misc & SNAP_PD_MISC_CPUMODE_MASK;
+
+		if ((pd->recs[i].type == SNAP_PD_MMAP || pd->recs[i].type == SNAP_PD_MMAP2) &&
+		    (mode == 4 || mode == 5)) /* PERF_RECORD_MISC_GUEST_KERNEL/_USER */
+			return snap_pd_notsup(why, whylen,
+					      "it has virtual machine guest mmaps (perf kvm)");
+	}
 	if (!pd->sample_id_all)
 		return snap_pd_notsup(why, whylen,
 				      "its sideband has no sample_id (times of mmaps and "
@@ -200,6 +206,16 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	d->comm_tid = -3;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");
+	/* perf 6.1 reads its build-id cache from $HOME/.debug ($PERF_BUILDID_DIR
+	 * is only set for its helper scripts, never read) */
+	if (d->o.buildid_dir)
+		snprintf(d->buildid_dir, sizeof(d->buildid_dir), "%s", d->o.buildid_dir);
+	else if (getenv("HOME") && getenv("HOME")[0] &&
+		 (size_t)snprintf(d->buildid_dir, sizeof(d->buildid_dir), "%s/.debug",
+				  getenv("HOME")) >= sizeof(d->buildid_dir))
+		d->buildid_dir[0] = 0;
+	if (d->o.kcore_dir)
+		snprintf(d->kcore_dir, sizeof(d->kcore_dir), "%s", d->o.kcore_dir);
 	snap_u64map_init(&d->tidpid);
 	err = snap_pd_parse(&d->pd, buf, len, why, whylen);
 	if (err >= 0)
@@ -248,8 +264,21 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	err = -ENOMEM;
 	if (!d->iscache || !d->acache)
 		goto fail;
-	if ((err = ptd_read_sideband(d)) < 0 || (err = ptd_split_buffers(d)) < 0 ||
-	    (err = ptd_start_pool(d)) < 0)
+	if ((err = ptd_read_sideband(d)) < 0)
+		goto fail;
+	/* perf's sync_switch (intel_pt_switch_ip): per-CPU kernel traces with
+	 * context switches are switched where the trace reaches __switch_to. */
+	if (d->per_cpu && !d->pd.exclude_kernel && !d->timeless &&
+	    (d->pd.priv[SNAP_PD_PT_HAVE_SCHED_SWITCH] == 1 ||
+	     d->pd.priv[SNAP_PD_PT_HAVE_SCHED_SWITCH] == 3) &&
+	    ptd_kernel_switch_sym(d)) {
+		err = snap_pd_notsup(why, whylen,
+				     "it is a per-CPU trace of the kernel whose symbols have "
+				     "__switch_to (perf switches tasks where the trace reaches it; "
+				     "not reproduced)");
+		goto fail;
+	}
+	if ((err = ptd_split_buffers(d)) < 0 || (err = ptd_start_pool(d)) < 0)
 		goto fail;
 	*out = d;
 	return 0;
@@ -263,19 +292,37 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 {
 	const void *m;
 	size_t len;
+	struct stat st;
+	struct snap_ptdec_opts oo;
+	char data[4200], kdir[4200];
 	int err;
 
 	*out = NULL;
+	memset(&oo, 0, sizeof(oo));
+	if (o)
+		oo = *o;
+	/* perf record --kcore writes a directory: DIR/data and DIR/kcore_dir/ */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		int n = snprintf(data, sizeof(data), "%s/data", path);
+		int k = snprintf(kdir, sizeof(kdir), "%s/kcore_dir", path);
+
+		if (n < 0 || (size_t)n >= sizeof(data) || k < 0 || (size_t)k >= sizeof(kdir))
+			return -ENAMETOOLONG;
+		path = data;
+		if (!oo.kcore_dir && stat(kdir, &st) == 0 && S_ISDIR(st.st_mode))
+			oo.kcore_dir = kdir;
+	}
 	err = snap_file_map_range(path, 1, UINT64_MAX, 0, &m, &len);
 	if (err != 0)
 		return err == 1 ? -SNAP_ETRUNC : err;
-	err = snap_ptdec_open_mem(out, m, len, o, names, why, whylen);
+	err = snap_ptdec_open_mem(out, m, len, &oo, names, why, whylen);
 	if (err < 0) {
 		snap_file_unmap(m, len);
 		return err;
 	}
 	(*out)->map = m;
 	(*out)->maplen = len;
+	(*out)->o.kcore_dir = NULL; /* kdir was copied; nothing keeps the pointer */
 	return 0;
 }
 
@@ -307,8 +354,13 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	for (size_t i = 0; i < d->nprocs; i++)
 		pt_image_free(d->procs[i].img);
 	snap_free(d->procs);
+	if (d->kimg)
+		pt_image_free(d->kimg);
+	snap_free(d->kmms);
 	for (size_t i = 0; i < d->ndsos; i++) {
 		snap_free(d->dsos[i].path);
+		snap_free(d->dsos[i].symfile);
+		snap_free(d->dsos[i].ksyms);
 		snap_elfsyms_fini(&d->dsos[i].syms);
 	}
 	snap_free(d->dsos);

@@ -17,10 +17,15 @@
 #include "util/strtab.h"
 
 struct snap_ptdec_opts {
-	int jobs;	       /* decode threads; <= 0 = the number of online CPUs */
-	const char *vmlinux;   /* kernel image for [kernel.kallsyms], or NULL */
-	const char *debug_dir; /* debug files by build id; NULL = /usr/lib/debug */
-	size_t piece_bytes;    /* split buffers at the first PSB after this many bytes; 0 = auto */
+	int jobs;		 /* decode threads; <= 0 = the number of online CPUs */
+	const char *vmlinux;	 /* kernel image for [kernel.kallsyms], or NULL */
+	const char *kallsyms;	 /* kernel symbol list (with kcore beside it: the code), or NULL */
+	const char *buildid_dir; /* perf's build-id cache; NULL = $HOME/.debug */
+	const char *kcore_dir;	 /* kcore, kallsyms, modules (perf record --kcore); NULL = the
+				    perf.data directory's kcore_dir, if any */
+	const char *debug_dir;	 /* debug files by build id; NULL = /usr/lib/debug */
+	size_t piece_bytes; /* split buffers at the first PSB after this many bytes; 0 = auto */
+	int no_host_kernel; /* never read the running kernel (/proc/kallsyms, vmlinux paths) */
 };
 
 struct snap_ptdec_stats {
@@ -34,7 +39,8 @@ struct snap_ptdec_stats {
 struct snap_ptdec;
 
 /*
- * Opens path. Returns 0 and *out, -SNAP_ENOTSUP with why (whylen bytes) set
+ * Opens path (a perf.data file, or the directory perf record --kcore writes:
+ * DIR/data, with DIR/kcore_dir). Returns 0 and *out, -SNAP_ENOTSUP with why (whylen bytes) set
  * when the recording needs something this decoder does not do (the caller
  * falls back to perf), -SNAP_EFORMAT/-SNAP_ETRUNC/-SNAP_EPARSE for a damaged
  * file, -errno. names is borrowed: symbol, DSO and comm names are interned in

@@ -44,7 +44,8 @@ struct rawev {
 	int32_t pid, tid;
 	uint8_t kind, err, implicit; /* implicit "tr strt": ip holds perf's time for it after
 				       * an error at the end of the previous piece */
-	uint8_t est; /* perf's estimated time: not raised to the queue's last time */
+	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
+		      * the kernel or 0 to user space): not raised to the queue's time */
 };
 
 struct mapping {
@@ -54,10 +55,22 @@ struct mapping {
 };
 
 struct dso {
-	char *path;
-	uint32_t name; /* strtab id */
+	char *path;    /* the file its code is read from (a user DSO's mmap path) */
+	char *symfile; /* the ELF its symbols come from, NULL = path */
+	char *ksyms;   /* or a kallsyms file */
+	uint32_t name; /* strtab id: the name perf gives the DSO */
 	int loaded, missing, isid;
+	int vaddr;	/* kernel: symbols by virtual address, ip - reloc (else by file offset) */
+	uint64_t reloc; /* KASLR: run-time address - the vmlinux's address */
 	struct snap_elfsyms syms;
+};
+
+/* A kernel mmap (pid -1: [kernel.kallsyms]_text or a module) before the
+ * kernel's code source is chosen (sideband.c, kernel_setup). */
+struct kmmap {
+	uint64_t start, len, pgoff;
+	const char *name;
+	size_t namelen;
 };
 
 struct proc {
@@ -108,10 +121,10 @@ struct queue {
 	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
 	size_t ready;		  /* cur + 1 once that piece is known decoded */
 	int head_ok, prev_clean, prev_err_open;
-	int64_t last_cbr;   /* -1 = none reported yet */
-	uint64_t last_time; /* perf's sample time of the last event read (raised, never lowered) */
-	size_t tnext;	    /* timing.c: pieces whose starting clock is known */
-	struct ptt tcur;    /* timing.c: the clock at the start of piece tnext */
+	int64_t last_cbr; /* -1 = none reported yet */
+	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
+	size_t tnext;	  /* timing.c: pieces whose starting clock is known */
+	struct ptt tcur;  /* timing.c: the clock at the start of piece tnext */
 };
 
 struct aent {
@@ -141,6 +154,11 @@ struct snap_ptdec {
 	struct comm *comms;
 	size_t ncomms, capcomms;
 	struct snap_u64map tidpid;
+	struct kmmap *kmms; /* kernel mmaps, in file order */
+	size_t nkmms, capkmms;
+	struct pt_image *kimg;	/* the kernel's sections, in every process image; NULL = none */
+	char kcore_dir[4096];	/* perf.data directory's kcore_dir (record --kcore), "" = none */
+	char buildid_dir[4096]; /* perf's build-id cache: $HOME/.debug */
 	struct pt_image_section_cache *iscache;
 	struct queue *queues;
 	size_t nqueues, capqueues;
@@ -200,6 +218,7 @@ static inline int32_t pid_of(const struct snap_ptdec *d, int32_t tid)
 
 /* sideband.c */
 int ptd_read_sideband(struct snap_ptdec *d);
+int ptd_kernel_switch_sym(struct snap_ptdec *d);
 const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);
 int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
 uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);

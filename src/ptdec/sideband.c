@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): the sideband (images, maps, switches, comms) and symbols. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -38,6 +42,57 @@ static int dso_get(struct snap_ptdec *d, const char *path, size_t len, size_t *o
 	return 0;
 }
 
+/* A DSO named name (as perf names it) whose code is read from path. */
+static int dso_new(struct snap_ptdec *d, const char *name, const char *path, size_t *out)
+{
+	int err = dso_get(d, name, strlen(name), out);
+	struct dso *x;
+	char *p;
+
+	if (err < 0)
+		return err;
+	x = &d->dsos[*out];
+	if (strcmp(x->path, path)) {
+		if (!(p = snap_strndup(path, strlen(path))))
+			return -ENOMEM;
+		snap_free(x->path);
+		x->path = p;
+	}
+	return 0;
+}
+
+/* Counts a mapping whose code cannot be read (what perf reports as
+ * "Failed to get instruction" when the trace goes there). */
+static void note_missing(struct snap_ptdec *d, const char *what)
+{
+	d->st.missing_images++;
+	if (!d->st.first_missing[0])
+		snprintf(d->st.first_missing, sizeof(d->st.first_missing), "%.255s", what);
+}
+
+/* perf's build-id cache file for a recorded build id: the old layout's
+ * link itself when it is a file, else LINK/base ("elf", "vdso"). */
+static int bid_cache_file(const struct snap_ptdec *d, const struct snap_pd_bid *b, const char *base,
+			  char *out, size_t len)
+{
+	char hex[41];
+	struct stat st;
+	int n;
+
+	if (!b || !d->buildid_dir[0])
+		return -ENOENT;
+	snap_pd_bid_hex(b->id, b->len, hex);
+	n = snprintf(out, len, "%s/.build-id/%.2s/%s", d->buildid_dir, hex, hex + 2);
+	if (n < 0 || (size_t)n >= len || stat(out, &st) < 0)
+		return -ENOENT;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	n = snprintf(out, len, "%s/.build-id/%.2s/%s/%s", d->buildid_dir, hex, hex + 2, base);
+	if (n < 0 || (size_t)n >= len || access(out, R_OK) < 0)
+		return -ENOENT;
+	return 0;
+}
+
 static struct proc *proc_get(struct snap_ptdec *d, int32_t pid)
 {
 	for (size_t i = 0; i < d->nprocs; i++)
@@ -58,23 +113,60 @@ static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 	int32_t pid = (int32_t)snap_get32(p + 8);
 	uint64_t start = snap_get64(p + 16), len = snap_get64(p + 24), pgoff = snap_get64(p + 32);
 	size_t noff = r->type == SNAP_PD_MMAP ? 40 : 72, nlen, di = 0;
-	const char *name;
+	const char *name, *code;
+	const struct snap_pd_bid *bid;
+	struct snap_pd_bid mbid;
+	char cached[4200];
 	struct mapping *m;
 	struct proc *pr;
-	int err;
+	int err, vdso;
 
 	if (r->type == SNAP_PD_MMAP && (r->misc & SNAP_PD_MISC_MMAP_DATA))
 		return 0;
 	if (r->type == SNAP_PD_MMAP2 && !(snap_get32(p + 64) & 4)) /* PROT_EXEC */
 		return 0;
-	if ((r->misc & SNAP_PD_MISC_CPUMODE_MASK) == SNAP_PD_MISC_KERNEL || start >> 63)
-		return 0; /* kernel maps: only user-space traces are decoded here */
 	name = (const char *)p + noff;
 	nlen = strnlen(name, r->size - noff);
-	if (!nlen || name[0] != '/')
-		return 0; /* [vdso], anon: no code to read (counted when decoding hits it) */
+	if ((r->misc & SNAP_PD_MISC_CPUMODE_MASK) == SNAP_PD_MISC_KERNEL || start >> 63) {
+		struct kmmap *k; /* the kernel's code source is chosen once all are known */
+
+		if (!nlen)
+			return 0;
+		if ((err = snap_vec_reserve(&d->kmms, &d->capkmms, d->nkmms + 1,
+					    sizeof(*d->kmms))) < 0)
+			return err;
+		k = &d->kmms[d->nkmms++];
+		k->start = start;
+		k->len = len;
+		k->pgoff = pgoff;
+		k->name = name;
+		k->namelen = nlen;
+		return 0;
+	}
+	vdso = nlen == 6 && !memcmp(name, "[vdso]", 6);
+	if (!nlen || (name[0] != '/' && !vdso))
+		return 0; /* anon, [vsyscall]...: no code to read */
+	/* perf reads a DSO with a recorded build id from its build-id cache first */
+	bid = snap_pd_find_bid(&d->pd, name, nlen);
+	if (r->type == SNAP_PD_MMAP2 && (r->misc & SNAP_PD_MISC_MMAP_BUILD_ID) && p[40] &&
+	    p[40] <= 20) {
+		memset(&mbid, 0, sizeof(mbid));
+		mbid.len = p[40];
+		memcpy(mbid.id, p + 44, mbid.len);
+		bid = &mbid;
+	}
+	code = bid_cache_file(d, bid, vdso ? "vdso" : "elf", cached, sizeof(cached)) == 0 ? cached
+											  : NULL;
 	if ((err = dso_get(d, name, nlen, &di)) < 0)
 		return err;
+	if (code && !d->dsos[di].symfile && strcmp(d->dsos[di].path, code)) {
+		char *c = snap_strndup(code, strlen(code));
+
+		if (!c)
+			return -ENOMEM;
+		snap_free(d->dsos[di].path);
+		d->dsos[di].path = c; /* code and symbols from the cached copy */
+	}
 	if ((err = snap_vec_reserve(&d->maps, &d->capmaps, d->nmaps + 1, sizeof(*d->maps))) < 0)
 		return err;
 	m = &d->maps[d->nmaps++];
@@ -88,16 +180,411 @@ static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 		return -ENOMEM;
 	if (d->dsos[di].missing)
 		return 0;
+	if (vdso && !code) { /* perf record keeps it in the build-id cache only */
+		d->dsos[di].missing = 1;
+		note_missing(d, "[vdso]");
+		return 0;
+	}
 	{
 		int isid = pt_iscache_add_file(d->iscache, d->dsos[di].path, pgoff, len, start);
 
 		if (isid < 0 || pt_image_add_cached(pr->img, d->iscache, isid, NULL) < 0) {
 			d->dsos[di].missing = 1;
-			d->st.missing_images++;
-			if (!d->st.first_missing[0])
-				snprintf(d->st.first_missing, sizeof(d->st.first_missing), "%s",
-					 d->dsos[di].path);
+			note_missing(d, d->dsos[di].path);
 		}
+	}
+	return 0;
+}
+
+/* ---- the kernel (docs/ptdec.md "Kernel and vdso code") ---- */
+
+/* A kernel mapping (pid -1) of dso di. */
+static int add_kmap(struct snap_ptdec *d, uint64_t start, uint64_t len, size_t di)
+{
+	struct mapping *m;
+	int err = snap_vec_reserve(&d->maps, &d->capmaps, d->nmaps + 1, sizeof(*d->maps));
+
+	if (err < 0)
+		return err;
+	m = &d->maps[d->nmaps++];
+	m->start = start;
+	m->len = len;
+	m->pgoff = 0;
+	m->dso = di;
+	m->pid = -1;
+	return 0;
+}
+
+/* Adds the loadable segments of an ELF file (a vmlinux, kcore, a module
+ * linked where it runs) to the kernel image at vaddr + delta; with kmaps, one
+ * kernel mapping of dso di per segment. Returns the number added, or <0. */
+static int add_segments(struct snap_ptdec *d, const char *path, uint64_t delta, int kmaps,
+			size_t di)
+{
+	struct snap_elfseg *g;
+	size_t n;
+	int etype = 0, added = 0, err;
+	uint8_t bid[20];
+	size_t bidlen;
+
+	if ((err = snap_elf_segments(path, &g, &n, &etype, bid, &bidlen)) < 0)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t sz = g[i].filesz < g[i].memsz ? g[i].filesz : g[i].memsz;
+		int isid;
+
+		if (!sz || !(g[i].flags & 5))
+			continue;
+		isid = pt_iscache_add_file(d->iscache, path, g[i].off, sz, g[i].vaddr + delta);
+		if (isid < 0 || pt_image_add_cached(d->kimg, d->iscache, isid, NULL) < 0)
+			continue;
+		added++;
+		if (kmaps && (err = add_kmap(d, g[i].vaddr + delta, sz, di)) < 0) {
+			snap_free(g);
+			return err;
+		}
+	}
+	snap_free(g);
+	return added;
+}
+
+/* The build id of an ELF file equals b (or b is NULL). */
+static int bid_matches(const char *path, const struct snap_pd_bid *b)
+{
+	struct snap_elfseg *g;
+	size_t n, len;
+	int etype;
+	uint8_t id[20];
+
+	if (snap_elf_segments(path, &g, &n, &etype, id, &len) < 0)
+		return 0;
+	snap_free(g);
+	return !b || (len == b->len && !memcmp(id, b->id, len));
+}
+
+/* The running kernel's build id (/sys/kernel/notes), 0 if unknown. */
+static size_t host_bid(uint8_t id[20])
+{
+	uint8_t nb[1024];
+	FILE *f = fopen("/sys/kernel/notes", "re");
+	size_t n, q = 0;
+
+	if (!f)
+		return 0;
+	n = fread(nb, 1, sizeof(nb), f);
+	fclose(f);
+	while (q + 12 <= n) {
+		uint32_t nsz = snap_get32(nb + q), dsz = snap_get32(nb + q + 4);
+		size_t an = ((size_t)nsz + 3) & ~(size_t)3, ad = ((size_t)dsz + 3) & ~(size_t)3;
+
+		if (12 + an + ad > n - q)
+			break;
+		if (snap_get32(nb + q + 8) == 3 && nsz == 4 && !memcmp(nb + q + 12, "GNU", 4) &&
+		    dsz && dsz <= 20) {
+			memcpy(id, nb + q + 12 + an, dsz);
+			return dsz;
+		}
+		q += 12 + an + ad;
+	}
+	return 0;
+}
+
+/* perf's validate_kcore_addresses: kallsyms has the kernel map's reference
+ * symbol at the recorded address, and a "modules" file beside it lists every
+ * recorded module at its address. */
+static int kcore_valid(const struct snap_ptdec *d, const char *ksyms, const struct kmmap *kern)
+{
+	char path[4200], line[512];
+	const char *slash = strrchr(ksyms, '/');
+	FILE *f;
+	int ok = 1;
+
+	if (kern && kern->namelen > 17 && kern->pgoff) {
+		char ref[256];
+		uint64_t a;
+
+		snprintf(ref, sizeof(ref), "%.*s", (int)(kern->namelen - 17), kern->name + 17);
+		if (snap_kallsyms_lookup(ksyms, ref, &a) < 0 || a != kern->pgoff)
+			return 0;
+	}
+	snprintf(path, sizeof(path), "%.*smodules", slash ? (int)(slash - ksyms + 1) : 0, ksyms);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	for (size_t i = 0; i < d->nkmms && ok; i++) {
+		const struct kmmap *k = &d->kmms[i];
+		const char *b = memrchr(k->name, '/', k->namelen);
+		size_t bl;
+		int found = 0;
+
+		if (k == kern || (k->namelen >= 17 && !memcmp(k->name, "[kernel.kallsyms]", 17)))
+			continue;
+		b = b ? b + 1 : k->name;
+		bl = (size_t)(k->name + k->namelen - b);
+		if (bl && b[0] == '[') { /* "[name]" */
+			b++;
+			bl = bl >= 2 ? bl - 2 : 0;
+		} else if (memmem(b, bl, ".ko", 3)) {
+			bl = (size_t)((const char *)memmem(b, bl, ".ko", 3) - b);
+		}
+		rewind(f);
+		while (!found && fgets(line, sizeof(line), f)) {
+			char *ad = strstr(line, " 0x");
+
+			if (!strncmp(line, b, bl) && line[bl] == ' ' && ad &&
+			    strtoull(ad + 1, NULL, 16) == k->start)
+				found = 1;
+		}
+		ok = found;
+	}
+	fclose(f);
+	return ok;
+}
+
+/* perf's module DSO name: "[name]" for NAME.ko[.gz|.xz|.zst], else the base name. */
+static void kmod_name(const char *path, size_t len, char *out, size_t olen)
+{
+	const char *b = memrchr(path, '/', len), *ko;
+	size_t bl;
+
+	b = b ? b + 1 : path;
+	bl = (size_t)(path + len - b);
+	ko = bl > 3 ? memmem(b + 1, bl - 1, ".ko", 3) : NULL;
+	if (b[0] == '[' || !ko)
+		snprintf(out, olen, "%.*s", (int)bl, b);
+	else
+		snprintf(out, olen, "[%.*s]", (int)(ko - b), b);
+	for (char *c = out; *c; c++)
+		if (*c == '-' && b[0] != '[')
+			*c = '_';
+}
+
+/* Where perf finds the kernel ([kernel.kallsyms]) when decoding: --kallsyms,
+ * --vmlinux, the kcore_dir of a perf.data directory, a vmlinux in the
+ * build-id cache or on perf's vmlinux path (build id checked when recorded),
+ * then the running kernel's /proc/kallsyms (with /proc/kcore) or a cached
+ * kallsyms. vmlinux or ksyms (+ kcore) is set, or neither. */
+static void kernel_source(struct snap_ptdec *d, char *vmlinux, char *ksyms, char *kcore, size_t len)
+{
+	const struct snap_pd_bid *b = snap_pd_find_bid(&d->pd, "[kernel.kallsyms]", 17);
+	/* perf's vmlinux path: prefix, then the release and suffix when a suffix is given */
+	static const char *const vpaths[][2] = {
+		{"vmlinux", NULL},
+		{"/boot/vmlinux", NULL},
+		{"/boot/vmlinux-", ""},
+		{"/usr/lib/debug/boot/vmlinux-", ""},
+		{"/lib/modules/", "/build/vmlinux"},
+		{"/usr/lib/debug/lib/modules/", "/vmlinux"},
+		{"/usr/lib/debug/boot/vmlinux-", ".debug"},
+	};
+	char rel[128], hex[41];
+	uint8_t hid[20];
+	size_t hl;
+
+	vmlinux[0] = ksyms[0] = kcore[0] = 0;
+	if (d->o.kallsyms) {
+		snprintf(ksyms, len, "%s", d->o.kallsyms);
+	} else if (d->o.vmlinux) {
+		snprintf(vmlinux, len, "%s", d->o.vmlinux);
+		return;
+	} else if (d->kcore_dir[0]) {
+		int n = snprintf(ksyms, len, "%s/kallsyms", d->kcore_dir);
+
+		if (n < 0 || (size_t)n >= len || access(ksyms, R_OK) < 0)
+			ksyms[0] = 0;
+	}
+	if (!ksyms[0]) {
+		if (bid_cache_file(d, b, "elf", vmlinux, len) == 0 && bid_matches(vmlinux, b))
+			return;
+		vmlinux[0] = 0;
+		if (d->pd.osrelease[0]) {
+			snprintf(rel, sizeof(rel), "%s", d->pd.osrelease);
+		} else {
+			struct utsname u;
+
+			snprintf(rel, sizeof(rel), "%s", uname(&u) == 0 ? u.release : "");
+		}
+		for (size_t i = 0; i < sizeof(vpaths) / sizeof(vpaths[0]) && !d->o.no_host_kernel;
+		     i++) {
+			int n = snprintf(vmlinux, len, "%s%s%s", vpaths[i][0],
+					 vpaths[i][1] ? rel : "", vpaths[i][1] ? vpaths[i][1] : "");
+
+			if (n > 0 && (size_t)n < len && access(vmlinux, R_OK) == 0 &&
+			    bid_matches(vmlinux, b))
+				return;
+		}
+		vmlinux[0] = 0;
+		hl = d->o.no_host_kernel ? 0 : host_bid(hid);
+		if (d->o.no_host_kernel) {
+			/* fuzzing and unit tests: never the running kernel's files */
+		} else if (!b || (hl == b->len && !memcmp(hid, b->id, hl))) {
+			snprintf(ksyms, len, "/proc/kallsyms");
+		} else {
+			int n;
+
+			snap_pd_bid_hex(b->id, b->len, hex);
+			n = snprintf(ksyms, len, "%s/[kernel.kallsyms]/%s/kallsyms", d->buildid_dir,
+				     hex);
+			if (n < 0 || (size_t)n >= len || access(ksyms, R_OK) < 0)
+				ksyms[0] = 0;
+		}
+	}
+	if (ksyms[0]) {
+		const char *slash = strrchr(ksyms, '/');
+
+		snprintf(kcore, len, "%.*skcore", slash ? (int)(slash - ksyms + 1) : 0, ksyms);
+	}
+}
+
+/* perf's filename__readable: open() succeeds (/proc/kcore needs CAP_SYS_RAWIO
+ * even for root, which access() does not check). */
+static int readable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static int kernel_setup(struct snap_ptdec *d)
+{
+	const struct kmmap *kern = NULL;
+	char vml[4096], ksyms[4096], kcore[4096];
+	size_t di;
+	int err, nmods = 0, use_kcore = 0;
+
+	for (size_t i = 0; i < d->nkmms; i++) {
+		if (d->kmms[i].namelen >= 17 && !memcmp(d->kmms[i].name, "[kernel.kallsyms]", 17))
+			kern = &d->kmms[i]; /* the last one, as perf */
+		else if (d->kmms[i].name[0] == '/' || d->kmms[i].name[0] == '[')
+			nmods++;
+	}
+	if (!kern && !nmods)
+		return 0;
+	if (!(d->kimg = pt_image_alloc("kernel")))
+		return -ENOMEM;
+	kernel_source(d, vml, ksyms, kcore, sizeof(vml));
+	if (ksyms[0] && readable(kcore) && kcore_valid(d, ksyms, kern))
+		use_kcore = 1;
+	if (kern) {
+		if ((err = dso_new(d, "[kernel.kallsyms]",
+				   use_kcore ? kcore
+				   : vml[0]  ? vml
+					     : ksyms,
+				   &di)) < 0)
+			return err;
+		d->dsos[di].vaddr = 1;
+		if (use_kcore) {
+			/* kcore's segments replace every kernel and module map */
+			if (!(d->dsos[di].ksyms = snap_strndup(ksyms, strlen(ksyms))))
+				return -ENOMEM;
+			if ((err = add_segments(d, kcore, 0, 1, di)) < 0 || err == 0) {
+				if (err == -ENOMEM)
+					return err;
+				note_missing(d, kcore);
+				if ((err = add_kmap(d, kern->start, kern->len, di)) < 0)
+					return err;
+			}
+			return 0;
+		}
+		if ((err = add_kmap(d, kern->start, kern->len, di)) < 0)
+			return err;
+		if (vml[0]) {
+			uint64_t ref = 0;
+			char rn[256];
+
+			/* KASLR: the map's pgoff is its reference symbol's run-time address */
+			snprintf(rn, sizeof(rn), "%.*s", (int)(kern->namelen - 17),
+				 kern->name + 17);
+			if (kern->pgoff && rn[0] && snap_elf_symbol_value(vml, rn, &ref) == 0)
+				d->dsos[di].reloc = kern->pgoff - ref;
+			if (!(d->dsos[di].symfile = snap_strndup(vml, strlen(vml))))
+				return -ENOMEM;
+			err = add_segments(d, vml, d->dsos[di].reloc, 0, di);
+			if (err == -ENOMEM)
+				return err;
+			if (err <= 0) {
+				d->dsos[di].missing = 1;
+				note_missing(d, vml);
+			}
+		} else {
+			if (ksyms[0] && !(d->dsos[di].ksyms = snap_strndup(ksyms, strlen(ksyms))))
+				return -ENOMEM;
+			d->dsos[di].missing = 1; /* symbols at most, no code */
+			note_missing(d, "[kernel.kallsyms]");
+		}
+	}
+	/* Modules: an ELF linked where it runs has its code; a .ko (relocatable)
+	 * is only read through kcore. */
+	for (size_t i = 0; i < d->nkmms; i++) {
+		const struct kmmap *k = &d->kmms[i];
+		char nm[256], path[4200], cached[4200];
+		const struct snap_pd_bid *b;
+
+		if (k == kern || (k->namelen >= 17 && !memcmp(k->name, "[kernel.kallsyms]", 17)) ||
+		    (k->name[0] != '/' && k->name[0] != '['))
+			continue;
+		kmod_name(k->name, k->namelen, nm, sizeof(nm));
+		snprintf(path, sizeof(path), "%.*s", (int)k->namelen, k->name);
+		b = snap_pd_find_bid(&d->pd, k->name, k->namelen);
+		if (bid_cache_file(d, b, "elf", cached, sizeof(cached)) == 0)
+			snprintf(path, sizeof(path), "%s", cached);
+		if ((err = dso_new(d, nm, path, &di)) < 0 ||
+		    (err = add_kmap(d, k->start, k->len, di)) < 0)
+			return err;
+		d->dsos[di].vaddr = 1;
+		{
+			struct snap_elfseg *g;
+			size_t n, bl;
+			int et = 0, isid = -1;
+			uint8_t id[20];
+
+			err = path[0] == '/' ? snap_elf_segments(path, &g, &n, &et, id, &bl)
+					     : -ENOENT;
+			if (err == 0)
+				snap_free(g);
+			if (err == 0 && et == 2) { /* ET_EXEC: linked where it runs */
+				isid = add_segments(d, path, 0, 0, di) > 0 ? 0 : -1;
+			} else if (err == 0 && et == 3) { /* ET_DYN: by file offset, as user code */
+				d->dsos[di].vaddr = 0;
+				d->maps[d->nmaps - 1].pgoff = k->pgoff;
+				isid = pt_iscache_add_file(d->iscache, path, k->pgoff, k->len,
+							   k->start);
+				if (isid >= 0 &&
+				    pt_image_add_cached(d->kimg, d->iscache, isid, NULL) < 0)
+					isid = -1;
+			}
+			if (isid < 0) { /* unreadable, or a relocatable .ko: only kcore has it */
+				d->dsos[di].missing = 1;
+				note_missing(d, path);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Per-CPU kernel traces: perf ties context switches to the trace at the
+ * kernel's __switch_to when it has that symbol (its sync_switch mode), which
+ * ptdec does not reproduce. Returns 1 when the kernel has it. */
+int ptd_kernel_switch_sym(struct snap_ptdec *d)
+{
+	uint64_t a;
+
+	for (size_t i = 0; i < d->ndsos; i++) {
+		struct dso *x = &d->dsos[i];
+
+		if (!x->vaddr || strcmp(snap_strtab_get(d->names, x->name), "[kernel.kallsyms]"))
+			continue;
+		if (!x->loaded) {
+			x->loaded = 1;
+			if (x->ksyms)
+				snap_elfsyms_load_kallsyms(&x->syms, x->ksyms);
+			else if (!x->missing || x->symfile)
+				snap_elfsyms_load(&x->syms, x->symfile ? x->symfile : x->path,
+						  NULL);
+		}
+		return snap_elfsyms_lookup(&x->syms, "__switch_to", &a) == 0;
 	}
 	return 0;
 }
@@ -185,6 +672,11 @@ int ptd_read_sideband(struct snap_ptdec *d)
 	}
 	if (d->nsws)
 		qsort(d->sws, d->nsws, sizeof(*d->sws), cmp_sw);
+	if ((err = kernel_setup(d)) < 0)
+		return err;
+	for (size_t i = 0; d->kimg && i < d->nprocs; i++)
+		if (pt_image_copy(d->procs[i].img, d->kimg) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -237,6 +729,16 @@ static const struct mapping *find_map(const struct snap_ptdec *d, int32_t pid, u
 {
 	const struct mapping *best = NULL;
 
+	if (ip >> 63) { /* the kernel's maps: a module before the kernel map around it */
+		for (size_t i = 0; i < d->nmaps; i++) {
+			const struct mapping *m = &d->maps[i];
+
+			if (m->pid == -1 && ip >= m->start && ip - m->start < m->len &&
+			    (!best || m->len <= best->len))
+				best = m;
+		}
+		return best;
+	}
 	for (size_t i = 0; i < d->nmaps; i++) { /* the last mapping wins, as in perf */
 		const struct mapping *m = &d->maps[i];
 
@@ -271,10 +773,17 @@ int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc 
 		l->dso = x->name;
 		if (!x->loaded) {
 			x->loaded = 1;
-			snap_elfsyms_load(&x->syms, x->path, d->debug_dir);
+			if (x->ksyms)
+				snap_elfsyms_load_kallsyms(&x->syms, x->ksyms);
+			else if (!x->vaddr || !x->missing || x->symfile)
+				snap_elfsyms_load(&x->syms, x->symfile ? x->symfile : x->path,
+						  x->vaddr ? NULL : d->debug_dir);
 		}
+		if (x->vaddr)
+			va = ip - x->reloc;
 		if (x->syms.ok &&
-		    !snap_elfsyms_off2vaddr(&x->syms, ip - m->start + m->pgoff, &va) &&
+		    (x->vaddr ||
+		     !snap_elfsyms_off2vaddr(&x->syms, ip - m->start + m->pgoff, &va)) &&
 		    (sym = snap_elfsyms_find(&x->syms, va)) != NULL) {
 			int64_t id =
 				snap_strtab_intern_cstr(d->names, snap_elfsyms_name(&x->syms, sym));

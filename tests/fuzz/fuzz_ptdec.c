@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	o.jobs = 1 + (int)(size & 1);
 	o.piece_bytes = 1 + (size % 7) * 64; /* many pieces: every join path */
+	o.no_host_kernel = 1;		     /* kernel code only from the input's paths */
+	o.buildid_dir = "";		     /* and never from $HOME/.debug */
 	snap_strtab_init(&st);
 	if (snap_ptdec_open_mem(&d, data, size, &o, &st, why, sizeof(why)) == 0) {
 		for (long n = 0; n < 2000000 && snap_ptdec_next(d, &ev) > 0; n++)

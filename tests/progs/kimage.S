@@ -73,3 +73,12 @@ END(handle_irq_event)
 
 	.globl _etext
 _etext:
+
+/* A fixed GNU build id, as a vmlinux has in .notes (for tests/ptsynth's build-id
+ * cache case, mkptdata -b); linked on its own page after the code. */
+	.section .notes, "a", @note
+	.balign 4
+	.long 4, 20, 3
+	.asciz "GNU"
+	.byte 0x6b, 0x69, 0x6d, 0x61, 0x67, 0x65, 0x2d, 0x62, 0x75, 0x69
+	.byte 0x6c, 0x64, 0x2d, 0x69, 0x64, 0x2d, 0x30, 0x30, 0x30, 0x31

@@ -18,6 +18,11 @@ $(PROGS_DIR)/threads: tests/progs/threads.c tests/progs/nolibc.h
 	$(call msg,CCLD,$@)
 	$(Q)$(CC) $(PROGS_CFLAGS) $(PROGS_NOLIBC) -o $@ $<
 
+$(PROGS_DIR)/vdso: tests/progs/vdso.c tests/progs/nolibc.h
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(PROGS_CFLAGS) $(PROGS_NOLIBC) -o $@ $<
+
 $(PROGS_DIR)/dyn: tests/progs/dyn.c
 	@mkdir -p $(@D)
 	$(call msg,CCLD,$@)
@@ -32,7 +37,7 @@ $(PROGS_DIR)/cxx_throw: tests/progs/cxx_throw.cc tests/progs/rules.mk
 	$(call msg,CCLD,$@)
 	$(Q)$(PROGS_CXX) $(PROGS_CFLAGS) -static-libstdc++ -static-libgcc -Wl,-z,lazy -o $@ $<
 
-TEST_PROGS := $(PROGS_DIR)/static_calls $(PROGS_DIR)/threads $(PROGS_DIR)/dyn \
+TEST_PROGS := $(PROGS_DIR)/static_calls $(PROGS_DIR)/threads $(PROGS_DIR)/dyn $(PROGS_DIR)/vdso \
 	$(if $(PROGS_CXX),$(PROGS_DIR)/cxx_throw)
 TEST_BINS += $(TEST_PROGS)
 
@@ -43,7 +48,7 @@ $(PROGS_DIR)/kimage: tests/progs/kimage.S
 	$(Q)$(CC) -c -o $@.o $<
 	$(call msg,CCLD,$@)
 	$(Q)$(CC) -nostdlib -static -no-pie -Wl,-Ttext=0xffffffff81000000 -Wl,-e,entry_SYSCALL_64 \
-		-Wl,--build-id=none -o $@ $@.o
+		-Wl,--section-start=.notes=0xffffffff81001000 -Wl,--build-id=none -o $@ $@.o
 
 TEST_BINS += $(PROGS_DIR)/kimage
 

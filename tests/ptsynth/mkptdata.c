@@ -29,6 +29,12 @@
  *   -s SCOPE  u (default), k or uk; k and uk need -K
  *   -K PREFIX kernel image: PREFIX.kimg and PREFIX.insn from insnmap -k
  *   -V        map the kernel image as [kernel.kallsyms] (perf script --vmlinux IMAGE)
+ *   -b HOME   as -V, and record build ids (HEADER_BUILD_ID) for the kernel image and
+ *             the vdso (sstep -d's PREFIX.vdso, mapped as [vdso]), with copies in
+ *             perf's build-id cache HOME/.debug/.build-id/XX/REST/{elf,vdso}
+ *   -D        as -V, and write OUT as perf record --kcore does: a directory with
+ *             OUT/data and OUT/kcore_dir/{kcore,kallsyms,modules}, the kcore made
+ *             from the kernel image's loadable segments (perf then needs no option)
  *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
  *   -Y        cycle-accurate mode as magic-trace records by default (cyc=1,cyc_thresh=1,
  *             mtc_period=0): CYC before every packet, MTC, TMA in PSB+
@@ -46,6 +52,7 @@
  *   -w A:B    a snapshot: only steps A to B-1 of the run (sstep's global order); each
  *             thread starts with TIP.PGE and, if it runs on, ends without a packet
  */
+#include <elf.h>
 #include <errno.h>
 #include <intel-pt.h>
 #include <inttypes.h>
@@ -54,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ptsynth.h"
@@ -85,7 +93,8 @@ enum { LOST_WALK = 1, LOST_SYNC };
 
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
-	int irq_every, corrupt_at, ovf_at, vmlinux;
+	int irq_every, corrupt_at, ovf_at, vmlinux, kcore;
+	const char *bidhome;   /* -b: perf's build-id cache goes to HOME/.debug */
 	int percpu;	       /* -C: number of CPUs, 0 = per-thread buffers */
 	size_t piece;	       /* -B: bytes per AUXTRACE record, 0 = one record per stream */
 	int cyc;	       /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
@@ -547,6 +556,8 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 		C.kernel_insns++;
 		*tsc += 7;
 		tick(s, *tsc);
+		if (stream_offset(s) - s->last_psb >= (uint64_t)O->psb_every)
+			psb_plus(s, *tsc, path[j]); /* a PSB+ in kernel code (FUP = this insn) */
 		switch (in ? in->kind : PTSYNTH_OTHER) {
 		case PTSYNTH_JCC:
 			if (next != path[j] + in->len)
@@ -557,11 +568,21 @@ static void kernel_path(struct stream *s, const struct kimage *k, const uint64_t
 			expect(s, "jmp", path[j], next);
 			break;
 		case PTSYNTH_CALL:
+			/* kernel calls and returns use the return stack as user ones do
+			 * (a decoder pops only on a compressed return) */
+			if (rs_push(s, path[j] + in->len) < 0)
+				s->err = -ENOMEM;
 			expect(s, "call", path[j], next);
 			break;
 		case PTSYNTH_RET:
 			expect(s, "return", path[j], next);
-			tip(s, next);
+			if (O->retcomp && s->nrs && s->rs[s->nrs - 1] == next) {
+				s->nrs--;
+				tnt(s, 1);
+			} else {
+				s->nrs -= s->nrs > 0;
+				tip(s, next);
+			}
 			break;
 		default:
 			break;
@@ -985,7 +1006,8 @@ static int emit_auxtrace(struct out *o, const struct stream *s, uint32_t idx, ui
 	return o->err;
 }
 
-static int write_file(const char *path, const struct out *o, const size_t *aux_offs, size_t naux)
+static int write_file(const char *path, const struct out *o, const size_t *aux_offs, size_t naux,
+		      const struct out *bids)
 {
 	struct perf_event_attr attr;
 	struct {
@@ -1024,6 +1046,8 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	fh.data[0] = ids_off + 8;
 	fh.data[1] = o->len;
 	fh.feat[0] = 1ULL << 18; /* HEADER_AUXTRACE: an index of the AUXTRACE records */
+	if (bids->len)
+		fh.feat[0] |= 1ULL << 2; /* HEADER_BUILD_ID (-b) */
 
 	FILE *f = fopen(path, "wb");
 	if (!f)
@@ -1036,9 +1060,16 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	fwrite(o->data, 1, o->len, f);
 	/* Feature section table (one entry), then HEADER_AUXTRACE: u64 nr; {offset, sz}[nr]
 	 * where sz is the record's header.size (48), not header + data. */
-	uint64_t feat_tab = fh.data[0] + o->len;
-	uint64_t sec[2] = {feat_tab + 16, 8 + 16 * (uint64_t)naux}, nr = naux;
+	/* Feature sections in bit order: HEADER_BUILD_ID (-b), then HEADER_AUXTRACE. */
+	uint64_t feat_tab = fh.data[0] + o->len, nfeat = bids->len ? 2 : 1;
+	uint64_t sec[2] = {feat_tab + 16 * nfeat + bids->len, 8 + 16 * (uint64_t)naux}, nr = naux;
+	if (bids->len) {
+		uint64_t bsec[2] = {feat_tab + 16 * nfeat, bids->len};
+		fwrite(bsec, sizeof bsec, 1, f);
+	}
 	fwrite(sec, sizeof sec, 1, f);
+	if (bids->len)
+		fwrite(bids->data, 1, bids->len, f);
 	fwrite(&nr, sizeof nr, 1, f);
 	for (size_t t = 0; t < naux; t++) {
 		uint64_t ent[2] = {fh.data[0] + aux_offs[t], 48};
@@ -1048,6 +1079,106 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 		err = -EIO;
 	if (fclose(f) != 0 && !err)
 		err = -EIO;
+	return err;
+}
+
+/*
+ * perf record --kcore's copy of the kernel: kcore_dir/kcore, an ELF core file
+ * whose PT_LOAD segments hold the kernel's code at its addresses (here the
+ * pretend kernel's loadable segments), kallsyms (insnmap -k's KPREFIX.kallsyms)
+ * and modules (none).
+ */
+static int write_kcore_dir(const char *dir, const char *image, const char *kprefix)
+{
+	char path[PATH_MAX + 32];
+	FILE *in = NULL, *out = NULL;
+	Elf64_Ehdr eh, ch;
+	Elf64_Phdr ph[16], cp[16];
+	int n = 0, err = 0;
+
+	snprintf(path, sizeof path, "%s/kcore_dir", dir);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (!(in = fopen(image, "rb")))
+		return -errno;
+	if (fread(&eh, sizeof eh, 1, in) != 1 || eh.e_phnum > 16 ||
+	    fseek(in, (long)eh.e_phoff, SEEK_SET) < 0 ||
+	    fread(ph, sizeof ph[0], eh.e_phnum, in) != eh.e_phnum) {
+		err = -EINVAL;
+		goto out;
+	}
+	memset(&ch, 0, sizeof ch);
+	memcpy(ch.e_ident, eh.e_ident, EI_NIDENT);
+	ch.e_type = ET_CORE;
+	ch.e_machine = eh.e_machine;
+	ch.e_version = EV_CURRENT;
+	ch.e_phoff = sizeof ch;
+	ch.e_ehsize = sizeof ch;
+	ch.e_phentsize = sizeof(Elf64_Phdr);
+	uint64_t off = 4096;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
+			continue;
+		cp[n] = ph[i];
+		cp[n].p_offset = off;
+		cp[n].p_flags = PF_R | PF_W | PF_X; /* as /proc/kcore */
+		off += (ph[i].p_filesz + 4095) & ~4095ULL;
+		n++;
+	}
+	ch.e_phnum = (uint16_t)n;
+	snprintf(path, sizeof path, "%s/kcore_dir/kcore", dir);
+	if (!(out = fopen(path, "wb"))) {
+		err = -errno;
+		goto out;
+	}
+	fwrite(&ch, sizeof ch, 1, out);
+	fwrite(cp, sizeof cp[0], (size_t)n, out);
+	for (int i = 0, k = 0; i < eh.e_phnum && !err; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
+			continue;
+		char *buf = malloc(ph[i].p_filesz);
+		if (!buf || fseek(in, (long)ph[i].p_offset, SEEK_SET) < 0 ||
+		    fread(buf, 1, ph[i].p_filesz, in) != ph[i].p_filesz ||
+		    fseek(out, (long)cp[k].p_offset, SEEK_SET) < 0 ||
+		    fwrite(buf, 1, ph[i].p_filesz, out) != ph[i].p_filesz)
+			err = buf ? -EIO : -ENOMEM;
+		free(buf);
+		k++;
+	}
+	if (fclose(out) != 0 && !err)
+		err = -EIO;
+	out = NULL;
+	if (err)
+		goto out;
+	/* kallsyms: insnmap's list; modules: empty (no module is mapped) */
+	char line[512];
+	FILE *ks;
+	snprintf(path, sizeof path, "%s.kallsyms", kprefix);
+	if (!(ks = fopen(path, "r"))) {
+		err = -errno;
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/kcore_dir/kallsyms", dir);
+	if (!(out = fopen(path, "w"))) {
+		err = -errno;
+		fclose(ks);
+		goto out;
+	}
+	while (fgets(line, sizeof line, ks))
+		fputs(line, out);
+	fclose(ks);
+	if (fclose(out) != 0)
+		err = -EIO;
+	out = NULL;
+	snprintf(path, sizeof path, "%s/kcore_dir/modules", dir);
+	if (!err && (!(out = fopen(path, "w")) || fclose(out) != 0))
+		err = -EIO;
+	out = NULL;
+out:
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
 	return err;
 }
 
@@ -1152,10 +1283,10 @@ struct job {
 
 static int usage(void)
 {
-	fprintf(stderr,
-		"usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
-		"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] [-V] "
-		"[-B N] [-Y] [-m] [-M N] [-R N:D] [-F|-G] [-t M:S:Z] [-w FROM:TO]\n");
+	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
+			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] "
+			"[-V] [-D] [-B N] [-Y] [-m] [-M N] [-R N:D] [-F|-G] [-t M:S:Z] "
+			"[-w FROM:TO]\n");
 	return 2;
 }
 
@@ -1168,7 +1299,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	o->ctc_n = CTC_TICK;
 	o->ctc_d = 1;
 	o->tmult = 1;
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VB:YmM:R:FGt:w:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VDb:B:YmM:R:FGt:w:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1231,6 +1362,13 @@ static int parse_args(struct job *j, int argc, char **argv)
 		case 'V':
 			o->vmlinux = 1;
 			break;
+		case 'D':
+			o->vmlinux = o->kcore = 1;
+			break;
+		case 'b':
+			o->vmlinux = 1;
+			o->bidhome = optarg;
+			break;
 		case 'Y':
 			o->cyc = o->mtc = 1;
 			break;
@@ -1275,7 +1413,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	}
 	if (!j->prefix || !j->outpath || optind != argc || o->garbage < 0 || o->psb_every < 64 ||
 	    o->tsc_every < 0 || o->irq_every < 0 || (o->scope != SCOPE_U && !o->kprefix) ||
-	    (o->corrupt_at && (o->irq_every || o->scope != SCOPE_U)) ||
+	    (o->kcore && !o->kprefix) || (o->corrupt_at && (o->irq_every || o->scope != SCOPE_U)) ||
 	    (o->percpu && (o->scope != SCOPE_U || o->corrupt_at || o->ovf_at || o->timeless)))
 		return usage();
 	return 0;
@@ -1426,6 +1564,125 @@ static int job_encode(struct job *j)
 	return 0;
 }
 
+/* sstep -d's copy of the vdso, which perf knows as [vdso]. */
+static int is_vdso_copy(const char *path)
+{
+	size_t l = strlen(path);
+	return l > 5 && !strcmp(path + l - 5, ".vdso");
+}
+
+/* The GNU build id of an ELF file (its PT_NOTE segments). Returns its length or 0. */
+static size_t file_build_id(const char *path, uint8_t id[20])
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	size_t len = 0;
+
+	if (!f)
+		return 0;
+	if (fread(&eh, sizeof eh, 1, f) != 1)
+		goto out;
+	for (int i = 0; i < eh.e_phnum && !len; i++) {
+		uint8_t nb[256];
+		if (fseek(f, (long)(eh.e_phoff + (uint64_t)i * sizeof ph), SEEK_SET) < 0 ||
+		    fread(&ph, sizeof ph, 1, f) != 1)
+			break;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > sizeof nb ||
+		    fseek(f, (long)ph.p_offset, SEEK_SET) < 0 ||
+		    fread(nb, 1, ph.p_filesz, f) != ph.p_filesz)
+			continue;
+		for (size_t q = 0; q + 12 <= ph.p_filesz;) {
+			uint32_t nsz, dsz, type;
+			memcpy(&nsz, nb + q, 4);
+			memcpy(&dsz, nb + q + 4, 4);
+			memcpy(&type, nb + q + 8, 4);
+			size_t an = (nsz + 3) & ~3u, ad = (dsz + 3) & ~3u;
+			if (q + 12 + an + ad > ph.p_filesz)
+				break;
+			if (type == 3 && nsz == 4 && !memcmp(nb + q + 12, "GNU", 4) && dsz &&
+			    dsz <= 20) {
+				memcpy(id, nb + q + 12 + an, dsz);
+				len = dsz;
+				break;
+			}
+			q += 12 + an + ad;
+		}
+	}
+out:
+	fclose(f);
+	return len;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[65536];
+	size_t n;
+	int err = 0;
+
+	if (!in || !out)
+		err = -errno;
+	while (!err && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			err = -EIO;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0 && !err)
+		err = -EIO;
+	return err;
+}
+
+/* -b: file's copy in perf's build-id cache (HOME/.debug/.build-id/XX/REST/base) and
+ * its perf_record_header_build_id entry (pid -1, the host) appended to *sec. */
+static int bid_entry(struct out *sec, const char *file, const char *name, uint16_t misc,
+		     const char *base)
+{
+	uint8_t id[20];
+	size_t len = file_build_id(file, id);
+	char hex[41], path[PATH_MAX + 128];
+	struct {
+		struct perf_event_header h;
+		int32_t pid;
+		uint8_t build_id[24];
+	} b;
+	size_t nl = (strlen(name) + 1 + 7) & ~(size_t)7;
+	char fn[256] = "";
+
+	if (!len) {
+		fprintf(stderr, "mkptdata: %s has no build id\n", file);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	const char *parts[] = {"/.debug", "/.debug/.build-id", NULL};
+	for (int i = 0; parts[i]; i++) {
+		snprintf(path, sizeof path, "%s%s", O->bidhome, parts[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof path, "%s/.debug/.build-id/%.2s", O->bidhome, hex);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/.debug/.build-id/%.2s/%s", O->bidhome, hex, hex + 2);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof path, "%s/.debug/.build-id/%.2s/%s/%s", O->bidhome, hex, hex + 2,
+		 base);
+	int err = copy_file(file, path);
+	if (err < 0)
+		return err;
+	memset(&b, 0, sizeof b);
+	b.h.type = 0;
+	b.h.misc = misc | (1 << 15); /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+	b.h.size = (uint16_t)(sizeof b + nl);
+	b.pid = -1;
+	memcpy(b.build_id, id, len);
+	b.build_id[20] = (uint8_t)len;
+	snprintf(fn, sizeof fn, "%s", name);
+	emit(sec, &b, sizeof b);
+	emit(sec, fn, nl);
+	return sec->err;
+}
+
 /* Builds the data section: sideband records and the AUXTRACE records. */
 static int job_sideband(struct job *j)
 {
@@ -1444,7 +1701,8 @@ static int job_sideband(struct job *j)
 	for (size_t m = 0; m < j->maps.n; m++)
 		emit_mmap(o, pid, pid, PERF_RECORD_MISC_USER, j->maps.v[m].start,
 			  j->maps.v[m].end - j->maps.v[m].start, j->maps.v[m].pgoff,
-			  j->maps.v[m].path, mksid(pid, pid, t_side, cpu));
+			  is_vdso_copy(j->maps.v[m].path) ? "[vdso]" : j->maps.v[m].path,
+			  mksid(pid, pid, t_side, cpu));
 	/* The kernel image: by default mapped like a kernel module, so that perf
 	 * reads its code and symbols from the file without options; with -V as
 	 * perf records the kernel itself ([kernel.kallsyms]_text, pgoff = _text),
@@ -1546,7 +1804,33 @@ int main(int argc, char **argv)
 	    (err = job_sideband(j)) < 0)
 		goto fail;
 	snprintf(j->what, sizeof j->what, "%s", j->outpath);
-	if ((err = write_file(j->outpath, &j->o, j->aux_offs, j->naux)) < 0)
+	if (j->opts.kcore) { /* OUT/data and OUT/kcore_dir, as perf record --kcore */
+		static char data[PATH_MAX + 8];
+		if (mkdir(j->outpath, 0700) < 0 && errno != EEXIST) {
+			err = -errno;
+			goto fail;
+		}
+		if ((err = write_kcore_dir(j->outpath, j->kimg.path, j->opts.kprefix)) < 0)
+			goto fail;
+		snprintf(data, sizeof data, "%s/data", j->outpath);
+		j->outpath = data;
+	}
+	static struct out bids; /* -b: HEADER_BUILD_ID and the build-id cache */
+	if (j->opts.bidhome) {
+		snprintf(j->what, sizeof j->what, "%s", j->opts.bidhome);
+		if (j->have_k && (err = bid_entry(&bids, j->kimg.path, "[kernel.kallsyms]",
+						  PERF_RECORD_MISC_KERNEL, "elf")) < 0)
+			goto fail;
+		for (size_t m = 0; m < j->maps.n; m++)
+			if (is_vdso_copy(j->maps.v[m].path) &&
+			    (err = bid_entry(&bids, j->maps.v[m].path, "[vdso]",
+					     PERF_RECORD_MISC_USER, "vdso")) < 0)
+				goto fail;
+		snprintf(j->what, sizeof j->what, "%s", j->outpath);
+	}
+	err = write_file(j->outpath, &j->o, j->aux_offs, j->naux, &bids);
+	free(bids.data);
+	if (err < 0)
 		goto fail;
 	if (j->exp) {
 		FILE *f = j->exp;

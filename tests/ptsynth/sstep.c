@@ -3,7 +3,7 @@
  * sstep: the ground truth for synthetic Intel PT. Runs a program under ptrace,
  * single-stepping every thread, and records each executed instruction.
  *
- *   taskset -c 0 sstep -o PREFIX [-q] -- PROG [ARGS...]
+ *   taskset -c 0 sstep -o PREFIX [-q] [-d] -- PROG [ARGS...]
  *
  * Writes PREFIX.steps (struct ptsynth_step per instruction, threads
  * interleaved in the order they ran) and PREFIX.maps (every executable file
@@ -11,9 +11,12 @@
  * program runs without address randomisation, so addresses are the same on
  * every run. New threads are followed through PTRACE_O_TRACECLONE. If
  * anything fails the traced process is killed: a stopped tracee is never left
- * behind. Exit status: 0 if the program exited 0, 1 otherwise, 2 on usage.
+ * behind. With -d, the [vdso] is also copied to PREFIX.vdso (an ELF image: the
+ * vdso is one in memory) and listed in PREFIX.maps under that path, so that
+ * insnmap can disassemble it (mkptdata maps it back as [vdso]). Exit status: 0 if the program exited 0, 1 otherwise, 2 on usage.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +39,43 @@ struct sstep {
 	FILE *out;
 	struct ptsynth_maps maps;
 	uint64_t nsteps;
+	char vdso[4096]; /* -d: where to copy the vdso (absolute), "" = not */
+	int vdso_done;
 };
+
+/* -d: copies the vdso mapping of "START-END ... [vdso]" to s->vdso once. */
+static int sstep_dump_vdso(struct sstep *s, const char *line)
+{
+	uint64_t start, end;
+	char path[64], mapline[4200];
+
+	if (!s->vdso[0] || s->vdso_done || !strstr(line, "[vdso]") ||
+	    sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) != 2 || end <= start ||
+	    end - start > (1 << 20))
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)s->pid);
+	FILE *in = fopen(path, "rb"), *out = NULL;
+	char *buf = malloc(end - start);
+	int err = 0;
+	if (!in || !buf || fseek(in, (long)start, SEEK_SET) < 0 ||
+	    fread(buf, 1, end - start, in) != end - start)
+		err = in && buf ? -EIO : -errno;
+	if (!err &&
+	    (!(out = fopen(s->vdso, "wb")) || fwrite(buf, 1, end - start, out) != end - start))
+		err = -EIO;
+	if (out && fclose(out) != 0 && !err)
+		err = -EIO;
+	if (in)
+		fclose(in);
+	free(buf);
+	if (err)
+		return err;
+	s->vdso_done = 1;
+	snprintf(mapline, sizeof mapline, "%" PRIx64 "-%" PRIx64 " r-xp 00000000 00:00 0 %s\n",
+		 start, end, s->vdso);
+	err = ptsynth_maps_add_proc_line(&s->maps, mapline);
+	return err < 0 ? err : 0;
+}
 
 /* Returns the thread's number, or -1 for a thread not seen yet. */
 static int sstep_thread(const struct sstep *s, pid_t tid)
@@ -58,6 +97,8 @@ static int sstep_snapshot_maps(struct sstep *s)
 		return -errno;
 	while (fgets(line, sizeof line, f)) {
 		err = ptsynth_maps_add_proc_line(&s->maps, line);
+		if (err >= 0)
+			err = sstep_dump_vdso(s, line);
 		if (err < 0)
 			break;
 		err = 0;
@@ -168,10 +209,13 @@ int main(int argc, char **argv)
 	int c, quiet = 0, rc;
 
 	memset(&s, 0, sizeof s);
-	while ((c = getopt(argc, argv, "+o:q")) != -1) {
+	while ((c = getopt(argc, argv, "+o:qd")) != -1) {
 		switch (c) {
 		case 'o':
 			prefix = optarg;
+			break;
+		case 'd':
+			s.vdso[0] = 1; /* set below, from the prefix */
 			break;
 		case 'q':
 			quiet = 1;
@@ -182,6 +226,18 @@ int main(int argc, char **argv)
 	}
 	if (!prefix || optind >= argc)
 		goto usage;
+	if (s.vdso[0]) {
+		char dir[4096];
+		const char *slash = strrchr(prefix, '/');
+		int n = snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - prefix) : 1,
+				 slash ? prefix : ".");
+		if (n <= 0 || !realpath(dir, path) ||
+		    snprintf(s.vdso, sizeof s.vdso, "%s/%s.vdso", path,
+			     slash ? slash + 1 : prefix) >= (int)sizeof s.vdso) {
+			fprintf(stderr, "sstep: %s: cannot name the vdso copy\n", prefix);
+			return 1;
+		}
+	}
 	snprintf(path, sizeof path, "%s.steps", prefix);
 	s.out = fopen(path, "wb");
 	if (!s.out) {
@@ -212,6 +268,6 @@ int main(int argc, char **argv)
 			(unsigned long long)s.nsteps, s.nseen, rc);
 	return rc == 0 ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: sstep -o PREFIX [-q] -- PROG [ARGS...]\n");
+	fprintf(stderr, "usage: sstep -o PREFIX [-q] [-d] -- PROG [ARGS...]\n");
 	return 2;
 }

@@ -2,6 +2,7 @@
 /* The in-process PT decoder's pure parts: TSC conversion, perf's PT clock
  * (TSC, TMA, MTC, CYC, CBR), the perf.data reader on hand-made files, the support
  * checks, and ELF symbols of this test's own binary. */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ static void rejects_what_it_cannot_read(void)
 	snap_pd_fini(&pd);
 }
 
-static void falls_back_for_kernel_traces(void)
+static void opens_kernel_traces(void)
 {
 	static uint8_t buf[4096];
 	struct snap_strtab st;
@@ -193,11 +194,10 @@ static void falls_back_for_kernel_traces(void)
 
 	memset(&o, 0, sizeof(o));
 	o.jobs = 1;
+	o.no_host_kernel = 1;
+	o.buildid_dir = "";
 	snap_strtab_init(&st);
-	CHECK_INT_EQ(-SNAP_ENOTSUP, snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
-	CHECK(strstr(why, "kernel") != NULL);
-	/* User only: opens; the mapped file is missing, so a PSB alone gives no event. */
-	len = make_pt(buf, 0, 1);
+	/* A kernel trace opens (no kernel mmap here: nothing more is missing). */
 	CHECK_INT_EQ(0, snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
 	CHECK_INT_EQ(0, snap_ptdec_next(d, &ev));
 	snap_ptdec_stats(d, &s);
@@ -205,7 +205,100 @@ static void falls_back_for_kernel_traces(void)
 	CHECK_STR_EQ("/nonexistent/x", s.first_missing);
 	CHECK_U64_EQ(1, s.buffers);
 	snap_ptdec_close(d);
+	/* A virtual machine guest's mmap: perf decodes it. */
+	len = make_pt(buf, 1, 1);
+	put16(buf + 104 + 136 + 16 + 16 + 17 * 8 + 4, 5); /* the MMAP's misc: GUEST_USER */
+	CHECK_INT_EQ(-SNAP_ENOTSUP, snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
+	CHECK(strstr(why, "guest") != NULL);
 	snap_strtab_fini(&st);
+}
+
+/* HEADER_BUILD_ID (feature bit 2) after the data, before HEADER_AUXTRACE (bit 18). */
+static void reads_the_build_id_table(void)
+{
+	static uint8_t buf[4096];
+	struct snap_pd pd;
+	const struct snap_pd_bid *b;
+	char why[128], hex[41];
+	size_t len = make_pt(buf, 1, 1), tab = len, sec = tab + 32;
+	uint8_t *e = buf + sec;
+
+	put64(buf + 72, (1ull << 2) | (1ull << 18));
+	/* {type, misc, size}, pid, build_id[24] (size at byte 20), name */
+	rec(e, 0, SNAP_PD_MISC_KERNEL | SNAP_PD_MISC_BUILD_ID_SIZE, 36 + 24);
+	put32(e + 8, (uint32_t)-1);
+	for (int i = 0; i < 20; i++)
+		e[12 + i] = (uint8_t)(0xa0 + i);
+	e[32] = 20;
+	memcpy(e + 36, "[kernel.kallsyms]", 18);
+	rec(e + 60, 0, SNAP_PD_MISC_USER, 36 + 8); /* old style: 20 bytes, no size */
+	put32(e + 68, (uint32_t)-1);
+	memset(e + 72, 0x11, 20);
+	memcpy(e + 96, "[vdso]", 7);
+	put64(buf + tab, sec);
+	put64(buf + tab + 8, 60 + 44);
+	put64(buf + tab + 16, sec + 104);
+	put64(buf + tab + 24, 8);
+	len = sec + 104 + 8;
+	CHECK_INT_EQ(0, snap_pd_parse(&pd, buf, len, why, sizeof(why)));
+	CHECK_INT_EQ(2, (int)pd.nbids);
+	b = snap_pd_find_bid(&pd, "[kernel.kallsyms]", 17);
+	CHECK(b != NULL);
+	if (b) {
+		CHECK_INT_EQ(20, b->len);
+		CHECK_INT_EQ(SNAP_PD_MISC_KERNEL, b->misc);
+		snap_pd_bid_hex(b->id, b->len, hex);
+		CHECK_STR_EQ("a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3", hex);
+	}
+	b = snap_pd_find_bid(&pd, "[vdso]", 6);
+	CHECK(b != NULL && b->len == 20 && b->id[19] == 0x11);
+	CHECK(snap_pd_find_bid(&pd, "[vdso", 5) == NULL);
+	snap_pd_fini(&pd);
+	/* A table pointing past the end: the features are ignored, the file still reads. */
+	put64(buf + tab, len + 100);
+	CHECK_INT_EQ(0, snap_pd_parse(&pd, buf, len, why, sizeof(why)));
+	CHECK_INT_EQ(0, (int)pd.nbids);
+	snap_pd_fini(&pd);
+}
+
+/* kallsyms as perf reads it: T/W/D/B kept, module names cut at the tab, the
+ * best symbol at one address, ends at the next symbol or at a page after. */
+static void reads_kallsyms(void)
+{
+	static const char text[] = "ffffffff81000000 T _text\n"
+				   "ffffffff81000000 t startup_64\n"
+				   "ffffffff81000040 T __switch_to\n"
+				   "ffffffff81000080 W weak_fn\n"
+				   "ffffffff81000080 T strong_fn\n"
+				   "ffffffff810000c0 U undefined\n"
+				   "ffffffff810000d0 r rodata_sym\n"
+				   "ffffffff81001000 b bss_sym\n"
+				   "ffffffffc0000000 t mod_fn\t[mymod]\n"
+				   "ffffffffc0000100 T mod_last\t[mymod]\n"
+				   "garbage line\n"
+				   "ffffffffc0000200 T $x\n";
+	struct snap_elfsyms s;
+	const struct snap_elfsym_ent *e;
+	uint64_t a = 0;
+
+	CHECK_INT_EQ(0, snap_elfsyms_load_kallsyms_mem(&s, text, sizeof(text) - 1));
+	CHECK_INT_EQ(6, (int)s.nsyms);
+	e = snap_elfsyms_find(&s, 0xffffffff81000010);
+	CHECK(e && !strcmp(snap_elfsyms_name(&s, e), "_text")); /* global beats local */
+	e = snap_elfsyms_find(&s, 0xffffffff810000c8);
+	CHECK(e && !strcmp(snap_elfsyms_name(&s, e), "strong_fn")); /* U and r skipped */
+	e = snap_elfsyms_find(&s, 0xffffffffc0000010);
+	CHECK(e && !strcmp(snap_elfsyms_name(&s, e), "mod_fn"));
+	/* the last kernel symbol before a module one ends a page on, not at the module */
+	e = snap_elfsyms_find(&s, 0xffffffff81001000);
+	CHECK(e && e->end == 0xffffffff81002000);
+	CHECK(snap_elfsyms_find(&s, 0xffffffff81002000) == NULL);
+	e = snap_elfsyms_find(&s, 0xffffffffc0000100);
+	CHECK(e && e->end == 0xffffffffc0002000); /* roundup + a page */
+	CHECK_INT_EQ(0, snap_elfsyms_lookup(&s, "__switch_to", &a));
+	CHECK_U64_EQ(0xffffffff81000040, a);
+	CHECK_INT_EQ(-ENOENT, snap_elfsyms_lookup(&s, "startup_64", &a));
+	snap_elfsyms_fini(&s);
 }
 
 static void symbols_of_this_binary(void)
@@ -615,7 +708,9 @@ int main(void)
 	RUN(tsc_conversion_is_perfs);
 	RUN(reads_a_small_recording);
 	RUN(rejects_what_it_cannot_read);
-	RUN(falls_back_for_kernel_traces);
+	RUN(opens_kernel_traces);
+	RUN(reads_the_build_id_table);
+	RUN(reads_kallsyms);
 	RUN(symbols_of_this_binary);
 	return snap_test_done();
 }
