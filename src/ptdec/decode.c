@@ -1061,6 +1061,10 @@ static void process_insn(struct pstate *s, const struct cinsn *in)
 
 #define BCACHE_BITS 14
 
+/* Instructions walked without a packet before a piece gives up: no real code
+ * runs this long on direct branches alone (perf stops after 100000 loops). */
+#define NELOOP_INSNS (1u << 20)
+
 /* Expands a block into its instructions: libipt's instruction decoder walks it
  * on a made-up trace (PSB+, TIP.PGE to the block's first ip) that ends where
  * the walk would need a packet, which is where libipt ends a block. */
@@ -1304,6 +1308,14 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 				continue;
 			}
 			process_insn(&s, in);
+		}
+		if (s.since_take > NELOOP_INSNS) {
+			/* libipt follows direct branches for ever (a `jmp .`, or code
+			 * reached after damage): perf gives up such a walk too */
+			pc->nev = s.confirm;
+			emit_error(&s, ERR_NELOOP, s.have_prev ? s.prev.ip : 0);
+			pc->end_clean = 0;
+			break;
 		}
 		if (status < 0) {
 			/* libipt stops at the instruction that needs the next packet:

@@ -43,6 +43,7 @@ static const char *const err_msgs[] = {
 	"Lost trace data",
 	"No more data",
 	"Internal error",
+	"Never-ending loop (refer perf config intel-pt.max-loops)",
 };
 
 /* ---- the reader ---- */

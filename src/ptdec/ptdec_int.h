@@ -36,6 +36,7 @@ enum {
 	ERR_LOST,
 	ERR_NODATA,
 	ERR_INTERN,
+	ERR_NELOOP,
 };
 
 struct rawev {
