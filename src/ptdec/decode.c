@@ -18,9 +18,10 @@
  * packets, so its own time is often later. A second, lazy packet decoder on
  * the piece walks the trace packets in step with the instructions: each
  * trace-consuming instruction or event takes its token (a TNT bit, a TIP, a
- * PGE/PGD, a FUP, an OVF) and the TSC before it.
+ * PGE/PGD, a FUP, an OVF) and perf's clock just before it (timing.c: TSC, MTC,
+ * CYC, TMA and CBR packets move it as they move perf's).
  */
-enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB };
+enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB, TOK_CBR };
 
 struct tokr {
 	struct snap_ptdec *d;
@@ -36,11 +37,20 @@ struct tokr {
 	int ktaken; /* a TNT token's bit */
 	int kind, has_ip, ktsc;
 	uint64_t ktime, kip, kend; /* kend: offset just after the token's packet */
+	uint64_t kts;		   /* ktime in TSC ticks (perf's estimates add to it) */
 	uint64_t psb_off;	   /* offset of the last PSB read */
 	int odd;		   /* read a packet the fast walk leaves to libipt (or a bad one) */
 	int mode64;		   /* read a MODE.exec of 64-bit code */
 	const uint8_t *buf;	   /* the bytes read, and the offset of the next packet */
 	size_t len, pos;
+	/* perf's clock (timing.c): fed the timing packets in stream order */
+	struct ptt_clock clk;
+	uint32_t kcbr;	     /* the core:bus ratio perf knows at the token */
+	uint32_t cbr_seen;   /* the ratio perf last reported */
+	uint8_t kcbrchg;     /* perf reports a new ratio with this token */
+	uint64_t skip_until; /* packets ending at or before: made up (perf_resync) */
+	uint64_t oadj;	     /* packet offset + oadj = offset from the piece's start */
+	uint8_t time_stale;  /* time lags the clock */
 };
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
@@ -123,6 +133,25 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 	return 0;
 }
 
+/* A timing packet: perf's clock moves (timing.c). */
+static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
+{
+	uint64_t off = 0;
+
+	/* the offset only for a made-up prefix, or an MTC perf looks ahead from */
+	if (t->skip_until || (pkt->type == ppt_mtc && t->clk.st.last_cyc)) {
+		if (end <= t->skip_until)
+			return; /* made up by perf_resync: perf never saw it */
+		off = end;
+	}
+	ptt_packet(&t->clk, pkt, off + t->oadj);
+	if (t->clk.st.reset) {
+		t->clk.st.reset = 0;
+		t->tsc_seen = 1;
+	}
+	t->time_stale = 1; /* converted to perf time at the next token */
+}
+
 static void tok_fill(struct tokr *t)
 {
 	struct pt_packet pkt;
@@ -135,25 +164,43 @@ static void tok_fill(struct tokr *t)
 		t->have = 1;
 		t->kind = TOK_TNT;
 		t->ktime = t->time;
+		t->kts = t->clk.st.timestamp;
 		t->has_ip = 0;
 		t->ktsc = 0;
 		return;
 	}
 	for (;;) {
-		uint64_t ip = 0, at = t->pos;
+		uint64_t ip = 0, at = t->pos, off;
 		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 
 		if (st < 0) { /* a packet cut by the end is no clean end */
 			t->odd |= st != -pte_eos || t->pos < t->len;
 			break;
 		}
+		off = t->pos; /* just after the packet */
+		if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
+		    (!t->skip_until || off > t->skip_until))
+			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
 		switch (pkt.type) {
 		case ppt_tsc:
 			t->tsc = pkt.payload.tsc.tsc;
-			if (!t->d->timeless)
-				t->time = tsc2perf(t->d, pkt.payload.tsc.tsc);
-			t->tsc_seen = 1;
+			tok_time(t, &pkt, off);
 			continue;
+		case ppt_mtc:
+		case ppt_cyc:
+		case ppt_tma:
+		case ppt_stop:
+			t->odd = 1; /* the fast walk leaves perf's finer clock to libipt */
+			tok_time(t, &pkt, off);
+			continue;
+		case ppt_cbr:
+			t->odd = 1;
+			tok_time(t, &pkt, off);
+			/* outside PSB+, a new ratio is a sample of its own for perf */
+			if (t->in_psb || t->clk.st.cbr == t->cbr_seen || off <= t->skip_until)
+				continue;
+			k = TOK_CBR;
+			break;
 		case ppt_psb:
 			t->psb_off = at;
 			t->in_psb = 1;
@@ -208,12 +255,26 @@ static void tok_fill(struct tokr *t)
 		}
 		t->have = 1;
 		t->kind = k;
+		if (t->time_stale && !t->d->timeless)
+			t->time = tsc2perf(t->d, t->clk.st.timestamp);
+		t->time_stale = 0;
 		t->ktime = t->time;
+		t->kts = t->clk.st.timestamp;
 		t->has_ip = ok;
 		t->kip = ip;
 		t->ktsc = t->tsc_seen;
 		t->tsc_seen = 0;
 		t->kend = t->pos;
+		t->kcbr = t->clk.st.cbr;
+		t->kcbrchg = t->clk.st.cbr != t->cbr_seen && t->kend > t->skip_until;
+		if (t->kcbrchg)
+			t->cbr_seen = t->clk.st.cbr;
+		/* perf gives a PSB the time of its TSC */
+		if (k == TOK_PSB && t->clk.st.tsc_timestamp && !t->d->timeless &&
+		    t->kend > t->skip_until) {
+			t->ktime = tsc2perf(t->d, t->clk.st.tsc_timestamp);
+			t->kts = t->clk.st.tsc_timestamp;
+		}
 		return;
 	}
 }
@@ -254,6 +315,7 @@ struct pstate {
 	struct pt_block_decoder *bdec; /* the block decoder (else dec) */
 	struct tokr tk;
 	uint64_t stime; /* perf's sample time: the time of the last token consumed */
+	uint64_t stsc;	/* the same in TSC ticks */
 	uint64_t ts_insns, since_take, sample_insns; /* perf's instruction counts for estimates */
 	uint64_t tok_ip;			     /* the IP of the last token taken, if any */
 	int tok_has_ip, tok_taken;		     /* tok_taken: its TNT bit, -1 if no TNT */
@@ -268,6 +330,7 @@ struct pstate {
 	size_t confirm, stop_idx;
 	int need_strt, implicit_ok, err;
 	uint32_t cbr;
+	uint32_t tcbr; /* the core:bus ratio perf knew at the last token taken */
 	int32_t pid, tid;
 	uint64_t rets[64]; /* return addresses of the calls seen (compressed returns) */
 	unsigned nrets;
@@ -314,6 +377,8 @@ static void dec_set_image(struct pstate *s, struct pt_image *img)
 		pt_insn_set_image(s->dec, img);
 }
 
+static void cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how);
+
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 static uint64_t take(struct pstate *s, int want)
@@ -327,13 +392,24 @@ static uint64_t take(struct pstate *s, int want)
 		s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
 		s->since_take = 0;
 		s->sample_insns = s->ts_insns;
+		if (t->kind == TOK_CBR) {
+			t->have = 0;
+			cbr_change(s, t->kcbr, t->ktime, 1);
+			continue;
+		}
+		if (t->kcbrchg) /* perf reports it with this token's sample */
+			cbr_change(s, t->kcbr, t->ktime, t->kind == TOK_PSB ? 0 : 2);
+		t->kcbrchg = 0;
 		if (t->kind == TOK_PSB && want != TOK_PSB) {
 			t->have = 0;
 			s->stime = t->ktime;
+			s->stsc = t->kts;
 			continue;
 		}
 		t->have = 0;
 		s->stime = t->ktime;
+		s->stsc = t->kts;
+		s->tcbr = t->kcbr;
 		s->tok_ip = t->kip;
 		s->tok_has_ip = t->has_ip;
 		s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
@@ -354,13 +430,24 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	struct tokr *t = &s->tk;
 
 	tok_fill(t);
+	while (t->have && t->kind == TOK_CBR) {
+		t->have = 0;
+		cbr_change(s, t->kcbr, t->ktime, 1);
+		tok_fill(t);
+	}
 	if (t->have && t->kind == TOK_PSB && (!t->has_ip || t->kip == ip)) {
 		t->have = 0;
 		s->stime = t->ktime;
+		s->stsc = t->kts;
 		if (t->ktsc) { /* perf counts instructions from the PSB's TSC: this one on */
 			s->ts_insns = s->sample_insns = 0;
 			s->since_take = 1;
 		}
+		if (t->has_ip) /* perf walked up to the FUP: what came before is reported */
+			s->confirm = s->pc->nev;
+		if (t->kcbrchg)
+			cbr_change(s, t->kcbr, t->ktime, 0);
+		t->kcbrchg = 0;
 	}
 }
 
@@ -408,17 +495,44 @@ static void emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t 
 	}
 }
 
-/* perf's estimated time of an error: the sample time plus two ns per
- * instruction walked since the timestamp (intel_pt_est_timestamp). */
-static uint64_t est_time(const struct pstate *s)
+/* perf's estimated time of an error or a start of tracing: the sample time
+ * plus two TSC ticks per instruction walked since the clock moved, at the
+ * CBR's speed (intel_pt_est_timestamp). */
+static uint64_t est_ticks(const struct pstate *s)
 {
 	uint64_t est = s->sample_insns << 1;
 
+	if (s->tcbr && s->d->max_non_turbo)
+		est = est * s->d->max_non_turbo / s->tcbr;
+	return est;
+}
+
+static uint64_t est_time(const struct pstate *s)
+{
 	if (s->d->timeless)
 		return 0;
-	if (s->cbr && s->d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO])
-		est = est * s->d->pd.priv[SNAP_PD_PT_MAX_NONTURBO_RATIO] / s->cbr;
-	return s->stime + est;
+	return tsc2perf(s->d, s->stsc + est_ticks(s));
+}
+
+/* perf fails walking on from a branch target it cannot read when it reads the
+ * next packet that needs a walk: its error has the time perf has there. */
+static void err_at_next_token(struct pstate *s)
+{
+	struct tokr *t = &s->tk;
+
+	tok_fill(t);
+	while (t->have && t->kind == TOK_CBR) { /* read before the failing walk */
+		t->have = 0;
+		cbr_change(s, t->kcbr, t->ktime, 1);
+		tok_fill(t);
+	}
+	if (!t->have || t->kind == TOK_PSB)
+		return;
+	s->stime = t->ktime;
+	s->stsc = t->kts;
+	s->tcbr = t->kcbr;
+	if (t->ktsc)
+		s->sample_insns = 0;
 }
 
 static void emit_error(struct pstate *s, int code, uint64_t ip)
@@ -428,6 +542,7 @@ static void emit_error(struct pstate *s, int code, uint64_t ip)
 	if (r) {
 		r->err = (uint8_t)code;
 		r->ip = ip;
+		r->est = 1;
 	}
 	confirm_all(s);
 }
@@ -440,6 +555,42 @@ static void emit_cbr(struct pstate *s, uint32_t cbr, uint64_t time)
 
 	if (r)
 		r->addr = cbr;
+}
+
+/*
+ * perf reports a new core:bus ratio with the first sample after it read the
+ * CBR packet. how: 1, the CBR packet alone (a sample of its own, whose time the
+ * direct branches walked after it take); 2, with the next token, before the
+ * direct branches walked to it; 0, with a PSB+ (after them). The direct
+ * branches not yet confirmed were walked by perf after the packet.
+ */
+static void cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how)
+{
+	struct piece *pc = s->pc;
+	size_t at = how ? s->confirm : pc->nev;
+	struct rawev *r = emit(s, RAW_POWER, time), ev;
+
+	if (!r)
+		return;
+	r->addr = cbr;
+	if (at + 1 < pc->nev) {
+		ev = *r;
+		memmove(&pc->ev[at + 1], &pc->ev[at], (pc->nev - 1 - at) * sizeof(*pc->ev));
+		pc->ev[at] = ev;
+		if (how == 1)
+			for (size_t i = at + 1; i < pc->nev; i++)
+				pc->ev[i].time = time;
+		if (s->stop_idx != NO_IDX && s->stop_idx >= at)
+			s->stop_idx++;
+	}
+	if (how)
+		s->confirm++;
+	else
+		s->confirm = pc->nev;
+	if (how == 1) {
+		s->stime = time;
+		s->stsc = s->tk.kts; /* the CBR's token */
+	}
 }
 
 /* Per-CPU streams: the task at the current time, and its image. */
@@ -487,11 +638,17 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 	struct rawev *r;
 
 	set_task(s, time);
-	r = emit(s, RAW_BRANCH, time);
+	/* perf times a start of tracing in user space with its estimate */
+	r = emit(s, RAW_BRANCH, s->d->timeless ? time : est_time(s));
 	if (r) {
 		r->flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN;
 		r->addr = ip;
 		r->implicit = (uint8_t)implicit;
+		r->est = 1;
+		/* after an error at the end of the last piece, perf resyncs at
+		 * this FUP, with its clock inside the PSB+ (not the TSC's time) */
+		if (implicit && !s->d->timeless)
+			r->ip = tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
 	}
 	s->need_strt = 0;
 	confirm_all(s);
@@ -515,8 +672,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		start_trace(s, ev->variant.enabled.ip, 0, t);
 		break;
 	case ptev_cbr:
-		s->cbr = ev->variant.cbr.ratio;
-		emit_cbr(s, ev->variant.cbr.ratio, s->stime);
+		s->cbr = ev->variant.cbr.ratio; /* perf's reports come from the packet walk */
 		break;
 	case ptev_disabled:
 		t = take(s, TOK_PGD);
@@ -572,6 +728,7 @@ static void handle_event(struct pstate *s, const struct pt_event *ev)
 		s->pc->nev = s->confirm;
 		t = take(s, TOK_OVF);
 		s->sample_insns = 0; /* perf's overflow error has the packet's time */
+		s->ts_insns = 0;     /* and perf counts instructions afresh from it */
 		emit_error(s, ERR_OVR, 0);
 		if (!ev->ip_suppressed) {
 			t = take(s, TOK_FUP);
@@ -679,8 +836,23 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 	t->tnt_left = 0; /* the rest of a TNT packet goes with it */
 	for (;;) {
 		tok_fill(t);
-		if (!t->have)
+		if (!t->have) {
+			if (!eaten) /* the failing walk goes on into the next piece */
+				s->pc->err_open = 1;
 			return -pte_eos;
+		}
+		if (!eaten && t->kind == TOK_PSB && t->has_ip &&
+		    !(s->rebuf && t->kend <= s->prefix)) {
+			/* The failing walk was to this PSB's FUP: perf resyncs at the
+			 * FUP, inside the PSB+ ("tr strt" there, at the clock's time). */
+			t->have = 0;
+			if (t->ktsc)
+				t->tsc_seen = 1;
+			if (t->kcbrchg)
+				cbr_change(s, t->kcbr, t->time, 2);
+			t->kcbrchg = 0;
+			break;
+		}
 		if (t->kind == TOK_PSB &&
 		    !(s->resync_psb_set && t->psb_off == s->resync_psb && b == s->resync_buf)) {
 			uint64_t off = t->psb_off;
@@ -701,6 +873,12 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 			return status;
 		}
 		t->have = 0;
+		if (t->ktsc)
+			t->tsc_seen = 1;  /* perf's timestamp_insn_cnt was reset on the way */
+		if (t->kind == TOK_CBR) { /* no walk: perf reports it with its next sample */
+			cbr_change(s, t->kcbr, t->ktime, 2);
+			continue;
+		}
 		if (s->rebuf && t->kend <= s->prefix)
 			continue; /* never the made-up packets again: progress */
 		if (!eaten++) {
@@ -751,6 +929,9 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 			return -pte_internal;
 		}
 		memcpy(nb + off, b + t->kend, rest);
+		/* perf's clock ignores the made-up packets; offsets map back to the piece */
+		t->oadj = t->oadj + t->kend - off;
+		t->skip_until = off;
 		free_decoders(s);
 		snap_free(s->rebuf);
 		s->rebuf = nb;
@@ -802,6 +983,10 @@ static void process_insn(struct pstate *s, const struct cinsn *in)
 	s->prev = *in;
 	s->have_prev = 1;
 }
+
+/* Instructions walked without a packet before a piece gives up: no real code
+ * runs this long on direct branches alone (perf stops after 100000 loops). */
+#define NELOOP_INSNS (1u << 20)
 
 /* The instructions v[0..n), in execution order. */
 static void walk_insns(struct pstate *s, const struct cinsn *v, size_t n)
@@ -898,6 +1083,10 @@ static void pstate_init(struct pstate *s, struct wctx *w, struct piece *pc)
 	s->tid = w->d->per_cpu ? -2 : pc->tid;
 	s->stop_idx = NO_IDX;
 	s->tk.d = w->d;
+	ptd_piece_clock(w->d, pc, &s->tk.clk.st);
+	s->tk.clk.p = &w->d->tparams;
+	s->tk.clk.base = pc->b;
+	s->tk.clk.bend = pc->be > pc->e ? pc->be : pc->e;
 }
 
 /* The libipt path: libipt's block (or instruction) decoder drives the walk. */
@@ -913,6 +1102,7 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
 	pstate_init(&s, w, pc);
 	if (new_decoders(&s, cb, ce) < 0) {
 		free_decoders(&s);
+		ptt_clock_fini(&s.tk.clk);
 		return -ENOMEM;
 	}
 	status = resync(&s);
@@ -935,6 +1125,7 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
 					ip = s.tok_ip;
 				}
 				confirm_all(&s);
+				err_at_next_token(&s);
 			} else {
 				ip = s.have_prev ? s.prev.ip : 0;
 				s.have_prev = 0;
@@ -963,6 +1154,14 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
 			continue;
 		status = next_insns(&s, &one, &v, &n, &eos_ip);
 		walk_insns(&s, v, n);
+		if (s.since_take > NELOOP_INSNS) {
+			/* libipt follows direct branches for ever (a `jmp .`, or code
+			 * reached after damage): perf gives up such a walk too */
+			pc->nev = s.confirm;
+			emit_error(&s, ERR_NELOOP, s.have_prev ? s.prev.ip : 0);
+			pc->end_clean = 0;
+			break;
+		}
 		if (status < 0) {
 			/* libipt stops at the instruction that needs the next packet:
 			 * the walk got that far (the next piece's PSB FUP, say). */
@@ -981,6 +1180,7 @@ static int libipt_piece(struct wctx *w, struct piece *pc)
 	}
 	end_piece(&s);
 	free_decoders(&s);
+	ptt_clock_fini(&s.tk.clk);
 	snap_free(s.rebuf);
 	return s.err;
 }
@@ -1189,8 +1389,10 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 
 	pstate_init(&s, w, pc);
 	rs.top = rs.n = 0;
-	if (tok_open(&s.tk, pc->b, pc->e) < 0)
+	if (tok_open(&s.tk, pc->b, pc->e) < 0) {
+		ptt_clock_fini(&s.tk.clk);
 		return -ENOMEM;
+	}
 	tok_sync(&s.tk, 0);
 	tok_fill(&s.tk);
 	/* A PSB+ at the start that says the code is 64-bit (libipt decodes
@@ -1245,6 +1447,7 @@ static int walk_piece(struct wctx *w, struct piece *pc)
 	done = 1;
 out:
 	pt_pkt_free_decoder(s.tk.pk);
+	ptt_clock_fini(&s.tk.clk);
 	return s.err ? s.err : done;
 }
 

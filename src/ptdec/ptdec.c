@@ -44,6 +44,7 @@ static const char *const err_msgs[] = {
 	"Lost trace data",
 	"No more data",
 	"Internal error",
+	"Never-ending loop (refer perf config intel-pt.max-loops)",
 };
 
 /* ---- the reader ---- */
@@ -66,7 +67,13 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			r = &pc->ev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
 			 * previous piece of the stream ended cleanly. */
-			if (r->implicit && !pc->run_start) {
+			if (r->implicit && !pc->run_start && q->prev_err_open &&
+			    r->kind == RAW_BRANCH) {
+				/* perf resynced at this FUP after the last piece's error */
+				pc->ev[q->pos].time = r->ip;
+				pc->ev[q->pos].ip = 0;
+				q->prev_err_open = 0;
+			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			}
@@ -88,6 +95,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			return r;
 		}
 		q->prev_clean = pc->end_clean;
+		q->prev_err_open = pc->err_open;
 		d->st.insns += pc->insns;
 		d->st.walked += (uint64_t)pc->walked;
 		ptd_release_piece(d, pc);
@@ -236,7 +244,6 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 {
 	const struct snap_pd *pd = &d->pd;
-	uint64_t cfg = pd->pt_config;
 
 	for (size_t i = 0; i < pd->nrecs; i++) {
 		uint16_t mode = pd->recs[i].misc & SNAP_PD_MISC_CPUMODE_MASK;
@@ -246,11 +253,6 @@ static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 			return snap_pd_notsup(why, whylen,
 					      "it has virtual machine guest mmaps (perf kvm)");
 	}
-	if ((pd->priv[SNAP_PD_PT_CYC_BIT] && (cfg & pd->priv[SNAP_PD_PT_CYC_BIT])) ||
-	    (pd->priv[SNAP_PD_PT_MTC_BIT] && (cfg & pd->priv[SNAP_PD_PT_MTC_BIT])))
-		return snap_pd_notsup(why, whylen,
-				      "it has cycle-accurate or MTC timing (perf's timestamp "
-				      "interpolation is not reproduced)");
 	if (!pd->sample_id_all)
 		return snap_pd_notsup(why, whylen,
 				      "its sideband has no sample_id (times of mmaps and "
@@ -318,6 +320,21 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 		if (!ratio)
 			ratio = (tsc_freq + 50000000) / 100000000;
 		d->cbr2khz = ratio ? tsc_freq / ratio / 1000 : 0;
+		d->max_non_turbo = (unsigned)ratio;
+	}
+	{
+		/* perf's clock (timing.c); CYC or MTC timing needs each piece's
+		 * starting clock from the packets before it. */
+		const uint64_t *pv = d->pd.priv, cfg = d->pd.pt_config;
+
+		ptt_params_init(&d->tparams, cfg, pv[SNAP_PD_PT_MTC_FREQ_BITS],
+				pv[SNAP_PD_PT_TSC_CTC_N], pv[SNAP_PD_PT_TSC_CTC_D],
+				d->max_non_turbo);
+		d->tscan = !d->timeless &&
+			   ((pv[SNAP_PD_PT_CYC_BIT] && (cfg & pv[SNAP_PD_PT_CYC_BIT])) ||
+			    (pv[SNAP_PD_PT_MTC_BIT] && (cfg & pv[SNAP_PD_PT_MTC_BIT])));
+		if (pthread_mutex_init(&d->tmu, NULL) == 0)
+			d->tmu_init = 1;
 	}
 	d->st.lost = d->pd.lost;
 	d->st.aux_truncated = d->pd.aux_truncated;
@@ -404,6 +421,8 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	if (!d)
 		return;
 	ptd_stop_pool(d);
+	if (d->tmu_init)
+		pthread_mutex_destroy(&d->tmu);
 	snap_free(d->threads);
 	for (size_t i = 0; i < d->npieces; i++)
 		snap_free(d->pieces[i].ev);

@@ -19,6 +19,7 @@
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
 #include "ptdec/ptdec.h"
+#include "ptdec/timing.h"
 #include "util/u64map.h"
 
 #define AUTO_PIECE   (64u << 10)
@@ -37,14 +38,17 @@ enum {
 	ERR_LOST,
 	ERR_NODATA,
 	ERR_INTERN,
+	ERR_NELOOP,
 };
 
 struct rawev {
 	uint64_t time, ip, addr;
 	uint32_t flags;
 	int32_t pid, tid;
-	uint8_t kind, err, implicit;
-	uint8_t est; /* its time is perf's estimate (a branch from the kernel or 0 to user space) */
+	uint8_t kind, err, implicit; /* implicit "tr strt": ip holds perf's time for it after
+				       * an error at the end of the previous piece */
+	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
+		      * the kernel or 0 to user space): not raised to the queue's time */
 };
 
 struct mapping {
@@ -100,10 +104,16 @@ struct piece {
 	int32_t pid, tid, cpu;
 	int state; /* 0 waiting, 1 running, 2 done, 3 released */
 	int end_clean;
-	int walked; /* decoded by the fast walk (decode.c) */
+	int walked;   /* decoded by the fast walk (decode.c) */
+	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
+	/* timing (timing.c) */
+	size_t qpos;	   /* index in its queue */
+	const uint8_t *be; /* end of its AUXTRACE buffer (perf looks ahead up to it) */
+	uint64_t ref;	   /* the buffer's reference TSC */
+	struct ptt tin;	   /* perf's clock at its start (with CYC or MTC timing) */
 };
 
 struct queue {
@@ -114,9 +124,11 @@ struct queue {
 	size_t cur, pos;
 	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
 	size_t ready;		  /* cur + 1 once that piece is known decoded */
-	int head_ok, prev_clean;
+	int head_ok, prev_clean, prev_err_open;
 	int64_t last_cbr; /* -1 = none reported yet */
 	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
+	size_t tnext;	  /* timing.c: pieces whose starting clock is known */
+	struct ptt tcur;  /* timing.c: the clock at the start of piece tnext */
 };
 
 #define FLMEMO 16
@@ -181,6 +193,11 @@ struct snap_ptdec {
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk;	/* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c) */
 	uint64_t cbr2khz;
+	unsigned max_non_turbo; /* perf's maximum non-turbo ratio (AUXTRACE_INFO or the TSC's) */
+	struct ptt_params tparams;
+	int tscan;	     /* CYC or MTC timing: piece clocks come from a scan (timing.c) */
+	pthread_mutex_t tmu; /* guards the scan */
+	int tmu_init;
 	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
 	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
 	uint32_t comm_val;
@@ -276,6 +293,8 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip);
 int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
 /* decode.c */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
+/* timing.c: perf's clock at the start of piece pc (scans the pieces before it) */
+void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);
 /* pool.c */
 void ptd_need_piece(struct snap_ptdec *d, size_t i);
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);

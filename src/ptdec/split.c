@@ -85,6 +85,9 @@ static int add_piece(struct snap_ptdec *d, struct queue *q, size_t qi, const uin
 	pc->tid = d->per_cpu ? -1 : a->tid;
 	pc->pid = d->per_cpu ? -1 : pid_of(d, a->tid);
 	pc->cpu = a->cpu;
+	pc->be = a->data + a->size;
+	pc->ref = a->ref;
+	pc->qpos = q->npieces;
 	q->pieces[q->npieces++] = d->npieces++;
 	return 0;
 }

@@ -38,6 +38,17 @@
  *   -B N      cut each stream into several AUXTRACE records of about N bytes, at PSBs
  *   -Y        cycle-accurate mode as magic-trace records by default (cyc=1,cyc_thresh=1,
  *             mtc_period=0): CYC before every packet, MTC, TMA in PSB+
+ *   -m        MTC timing without CYC (mtc=1, cyc=0): MTC, TMA and CBR in PSB+
+ *   -M N      with -Y or -m: the MTC period, an MTC every 2^N crystal clock ticks (0-15)
+ *   -R N:D    with -Y or -m: N/D TSC ticks per crystal clock tick (default 4000:1)
+ *   -F        with -Y or -m: clock-like timing: 50 cycles per instruction and CBR unit
+ *             (+-10 %), a CYC before MTCs too, and the frequency changing every 211
+ *             instructions, its CBR packet 37 instructions later (PSB+ repeats the CBR);
+ *             perf's time then runs ahead of the TSC and stays there
+ *   -G        like -F, but perf's time never runs ahead of the TSC (so per-CPU threads
+ *             keep their switch times): at most 100 % of the cycles, the CBR packet 37
+ *             instructions before a rise and after a fall, no CYC before an MTC
+ *   -t M:S:Z  perf time = Z + TSC * M / 2^S (perf's conversion; default 1:0:0, time = TSC)
  *   -w A:B    a snapshot: only steps A to B-1 of the run (sstep's global order); each
  *             thread starts with TIP.PGE and, if it runs on, ends without a packet
  */
@@ -55,19 +66,22 @@
 
 #include "ptsynth.h"
 
-#define PT_PMU_TYPE  8 /* any value: perf matches attr.type with AUXTRACE_INFO priv[0] */
-#define CFG_TSC	     (1ULL << 10)
-#define CFG_NORETCMP (1ULL << 11)
-#define CFG_CYC	     (1ULL << 1)
-#define CFG_MTC	     (1ULL << 9)
-#define CFG_CYC_THR1 (1ULL << 19) /* cyc_thresh=1 */
-#define CTC_TICK     4000ULL	  /* TSC ticks per crystal clock tick (TSC_CTC_N/D), with -Y */
-#define EVT_ID	     1ULL
-#define TSC_START    1000000ULL
-#define TSC_PER_INSN 1000ULL   /* room for syscall/irq/switch time between steps */
-#define BOGUS_IP     0x1000ULL /* never mapped: perf fails to read code there */
-#define OVF_LOST     20
-#define MAX_THREADS  64
+#define PT_PMU_TYPE   8 /* any value: perf matches attr.type with AUXTRACE_INFO priv[0] */
+#define CFG_TSC	      (1ULL << 10)
+#define CFG_NORETCMP  (1ULL << 11)
+#define CFG_CYC	      (1ULL << 1)
+#define CFG_MTC	      (1ULL << 9)
+#define CFG_CYC_THR1  (1ULL << 19) /* cyc_thresh=1 */
+#define CTC_TICK      4000ULL	   /* default TSC ticks per crystal clock tick, with -Y */
+#define CFG_MTC_SHIFT 14	   /* mtc_period=config:14-17 */
+#define FREQ_EVERY    211	   /* -F: instructions between frequency changes */
+#define CBR_LAG	      37	   /* -F: instructions before the CBR packet says so */
+#define EVT_ID	      1ULL
+#define TSC_START     1000000ULL
+#define TSC_PER_INSN  1000ULL	/* room for syscall/irq/switch time between steps */
+#define BOGUS_IP      0x1000ULL /* never mapped: perf fails to read code there */
+#define OVF_LOST      20
+#define MAX_THREADS   64
 
 #ifndef PERF_RECORD_AUXTRACE_INFO
 #define PERF_RECORD_AUXTRACE_INFO 70
@@ -80,11 +94,16 @@ enum { LOST_WALK = 1, LOST_SYNC };
 struct opts {
 	int retcomp, timeless, tsc_every, psb_every, snapshot, garbage;
 	int irq_every, corrupt_at, ovf_at, vmlinux, kcore;
-	const char *bidhome;	 /* -b: perf's build-id cache goes to HOME/.debug */
-	int percpu;		 /* -C: number of CPUs, 0 = per-thread buffers */
-	size_t piece;		 /* -B: bytes per AUXTRACE record, 0 = one record per stream */
-	int cyc;		 /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
-	size_t win_from, win_to; /* -w: only these global steps, [from, to) */
+	const char *bidhome;   /* -b: perf's build-id cache goes to HOME/.debug */
+	int percpu;	       /* -C: number of CPUs, 0 = per-thread buffers */
+	size_t piece;	       /* -B: bytes per AUXTRACE record, 0 = one record per stream */
+	int cyc;	       /* -Y: cycle-accurate mode, CYC + MTC + TMA packets */
+	int mtc;	       /* -Y or -m: MTC + TMA packets */
+	int mtc_period;	       /* -M */
+	uint64_t ctc_n, ctc_d; /* -R: TSC:CTC ratio */
+	int fine;	       /* -F (1) or -G (2): clock-like cycle counts, frequency changes */
+	uint64_t tmult, tshift, tzero; /* -t: TSC to perf time */
+	size_t win_from, win_to;       /* -w: only these global steps, [from, to) */
 	enum scope scope;
 	const char *kprefix;
 };
@@ -119,10 +138,13 @@ struct stream {
 	int ovf_skip;		   /* instructions still lost in an overflow */
 	uint64_t cycles, last_ctc; /* -Y */
 	unsigned ncbr;
-	int err;       /* sticky libipt error */
-	uint32_t tid;  /* thread whose expectations are written */
-	FILE *exp;     /* expected branches, or NULL */
-	uint64_t size; /* bytes, after fini */
+	unsigned freq, cbr; /* -F: the core:bus ratio running, and the one last announced */
+	uint64_t ninsn;	    /* -F: instructions so far */
+	uint64_t freq_at;   /* -F: when the running ratio changed */
+	int err;	    /* sticky libipt error */
+	uint32_t tid;	    /* thread whose expectations are written */
+	FILE *exp;	    /* expected branches, or NULL */
+	uint64_t size;	    /* bytes, after fini */
 };
 
 struct counts {
@@ -218,7 +240,7 @@ static void put(struct stream *s, const struct pt_packet *p)
 	if (O->cyc && s->cycles &&
 	    (p->type == ppt_tnt_8 || p->type == ppt_tnt_64 || p->type == ppt_tip ||
 	     p->type == ppt_tip_pge || p->type == ppt_tip_pgd || p->type == ppt_fup ||
-	     p->type == ppt_ovf)) {
+	     p->type == ppt_ovf || (O->fine == 1 && p->type == ppt_mtc))) {
 		/* cycle-accurate mode: a CYC with the cycles since the last one */
 		struct pt_packet c;
 		memset(&c, 0, sizeof c);
@@ -289,7 +311,19 @@ static void tsc_pkt(struct stream *s, uint64_t tsc)
 	p.type = ppt_tsc;
 	p.payload.tsc.tsc = tsc;
 	put(s, &p);
-	s->last_ctc = tsc / CTC_TICK;
+	s->last_ctc = (tsc * O->ctc_d / O->ctc_n) >> O->mtc_period;
+}
+
+/* -F: the CBR packet that announces the running ratio. */
+static void cbr_pkt(struct stream *s, unsigned ratio)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof p);
+	p.type = ppt_cbr;
+	p.payload.cbr.ratio = (uint8_t)ratio;
+	put(s, &p);
+	s->cbr = ratio;
 }
 
 /* TMA: where the crystal clock was at the last TSC (cycle-accurate mode, in PSB+). */
@@ -297,16 +331,21 @@ static void tma_pkt(struct stream *s, uint64_t tsc)
 {
 	struct pt_packet p;
 
-	if (!O->cyc || O->timeless)
+	if (!O->mtc || O->timeless)
 		return;
-	memset(&p, 0, sizeof p);
-	p.type = ppt_cbr; /* core:bus ratio: the frequency changes from PSB to PSB */
-	p.payload.cbr.ratio = (uint8_t)(20 + 4 * (s->ncbr++ % 3));
-	put(s, &p);
+	if (O->fine) {
+		cbr_pkt(s, s->cbr); /* the ratio last announced */
+	} else {
+		memset(&p, 0, sizeof p);
+		p.type = ppt_cbr; /* core:bus ratio: the frequency changes from PSB to PSB */
+		p.payload.cbr.ratio = (uint8_t)(20 + 4 * (s->ncbr++ % 3));
+		put(s, &p);
+	}
+	uint64_t ctc = tsc * O->ctc_d / O->ctc_n;
 	memset(&p, 0, sizeof p);
 	p.type = ppt_tma;
-	p.payload.tma.ctc = (uint16_t)(tsc / CTC_TICK);
-	p.payload.tma.fc = (uint16_t)(tsc % CTC_TICK) & 0x1ff;
+	p.payload.tma.ctc = (uint16_t)ctc;
+	p.payload.tma.fc = (uint16_t)(tsc - ctc * O->ctc_n / O->ctc_d) & 0x1ff;
 	put(s, &p);
 }
 
@@ -315,16 +354,41 @@ static void tick(struct stream *s, uint64_t tsc)
 {
 	struct pt_packet p;
 
-	if (!O->cyc)
+	if (!O->mtc)
 		return;
-	s->cycles += 3;
-	if (O->timeless || tsc / CTC_TICK == s->last_ctc)
+	if (O->fine) {
+		/* the frequency changes, and the CBR packet says so a little later */
+		static const unsigned ratios[] = {20, 28, 24, 32, 16};
+		static const unsigned jitter[2][4] = {{110, 90, 105, 95}, {100, 92, 97, 89}};
+		unsigned next = ratios[(s->ninsn / FREQ_EVERY + 1) % 5];
+
+		++s->ninsn;
+		if (O->fine == 2 && next > s->freq &&
+		    s->ninsn % FREQ_EVERY == FREQ_EVERY - CBR_LAG && !O->timeless) {
+			flush_tnt(s); /* -G: a rise is announced before it happens */
+			cbr_pkt(s, next);
+		}
+		if (s->ninsn % FREQ_EVERY == 0) {
+			s->freq = ratios[(s->ninsn / FREQ_EVERY) % 5];
+			s->freq_at = s->ninsn;
+		}
+		if (s->freq != s->cbr && s->ninsn == s->freq_at + CBR_LAG && !O->timeless) {
+			flush_tnt(s);
+			cbr_pkt(s, s->freq);
+		}
+		if (O->cyc)
+			s->cycles += 50 * s->freq * jitter[O->fine - 1][s->ninsn % 4] / 100;
+	} else if (O->cyc) {
+		s->cycles += 3;
+	}
+	uint64_t ctc = (tsc * O->ctc_d / O->ctc_n) >> O->mtc_period;
+	if (O->timeless || ctc == s->last_ctc)
 		return;
-	s->last_ctc = tsc / CTC_TICK;
+	s->last_ctc = ctc;
 	flush_tnt(s);
 	memset(&p, 0, sizeof p);
 	p.type = ppt_mtc;
-	p.payload.mtc.ctc = (uint8_t)s->last_ctc;
+	p.payload.mtc.ctc = (uint8_t)ctc;
 	put(s, &p);
 }
 
@@ -446,6 +510,7 @@ static int stream_init(struct stream *s, size_t insns, size_t nsyscalls, uint32_
 	s->tid = tid;
 	s->exp = exp;
 	s->junk = (size_t)O->garbage;
+	s->freq = s->cbr = 20; /* -F: the first ratio */
 	/* Worst cases: a TIP (7) + TSC (8) per instruction, PSB+ every psb_every
 	 * bytes, and about 512 bytes per syscall or interrupt with its kernel part. */
 	size_t events = O->irq_every ? insns / (size_t)O->irq_every + 1 : 0;
@@ -780,9 +845,17 @@ static void emit(struct out *o, const void *p, size_t n)
 	o->len += n;
 }
 
+/* perf's tsc_to_perf_time with the -t parameters (sideband times are perf times). */
+static uint64_t perf_time(uint64_t tsc)
+{
+	uint64_t quot = tsc >> O->tshift, rem = tsc & ((1ULL << O->tshift) - 1);
+
+	return O->tzero + quot * O->tmult + ((rem * O->tmult) >> O->tshift);
+}
+
 static struct sid mksid(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
 {
-	struct sid s = {pid, tid, time, cpu, 0, EVT_ID};
+	struct sid s = {pid, tid, time ? perf_time(time) : 0, cpu, 0, EVT_ID};
 	return s;
 }
 
@@ -795,9 +868,9 @@ static void emit_auxtrace_info(struct out *o)
 	} hdr;
 
 	priv[0] = PT_PMU_TYPE;		  /* PMU_TYPE */
-	priv[1] = 0;			  /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
-	priv[2] = 1;			  /* TIME_MULT */
-	priv[3] = 0;			  /* TIME_ZERO */
+	priv[1] = O->tshift;		  /* TIME_SHIFT: perf time = tsc * MULT >> SHIFT + ZERO */
+	priv[2] = O->tmult;		  /* TIME_MULT */
+	priv[3] = O->tzero;		  /* TIME_ZERO */
 	priv[4] = 1;			  /* CAP_USER_TIME_ZERO */
 	priv[5] = CFG_TSC;		  /* TSC_BIT */
 	priv[6] = CFG_NORETCMP;		  /* NORETCOMP_BIT */
@@ -806,8 +879,8 @@ static void emit_auxtrace_info(struct out *o)
 	priv[9] = O->percpu ? 1 : 0;	  /* PER_CPU_MMAPS */
 	priv[10] = 1ULL << 9;		  /* MTC_BIT */
 	priv[11] = 0xfULL << 14;	  /* MTC_FREQ_BITS */
-	priv[12] = O->cyc ? CTC_TICK : 1; /* TSC_CTC_N */
-	priv[13] = 1;			  /* TSC_CTC_D */
+	priv[12] = O->mtc ? O->ctc_n : 1; /* TSC_CTC_N */
+	priv[13] = O->mtc ? O->ctc_d : 1; /* TSC_CTC_D */
 	priv[14] = 1ULL << 1;		  /* CYC_BIT */
 	priv[15] = 20;			  /* MAX_NONTURBO_RATIO */
 	priv[16] = 0;			  /* FILTER_STR_LEN */
@@ -948,7 +1021,8 @@ static int write_file(const char *path, const struct out *o, const size_t *aux_o
 	attr.type = PT_PMU_TYPE;
 	attr.size = sizeof attr;
 	attr.config = (O->timeless ? 0 : CFG_TSC) | (O->retcomp ? 0 : CFG_NORETCMP) |
-		      (O->cyc ? CFG_CYC | CFG_MTC | CFG_CYC_THR1 : 0); /* mtc_period=0 */
+		      (O->cyc ? CFG_CYC | CFG_CYC_THR1 : 0) |
+		      (O->mtc ? CFG_MTC | (uint64_t)O->mtc_period << CFG_MTC_SHIFT : 0);
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			   PERF_SAMPLE_IDENTIFIER;
@@ -1211,8 +1285,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
 			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] "
-			"[-V] [-D] "
-			"[-B N] [-Y] [-w FROM:TO]\n");
+			"[-V] [-D] [-B N] [-Y] [-m] [-M N] [-R N:D] [-F|-G] [-t M:S:Z] "
+			"[-w FROM:TO]\n");
 	return 2;
 }
 
@@ -1222,7 +1296,10 @@ static int parse_args(struct job *j, int argc, char **argv)
 	struct opts *o = &j->opts;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VDb:B:Yw:")) != -1) {
+	o->ctc_n = CTC_TICK;
+	o->ctc_d = 1;
+	o->tmult = 1;
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VDb:B:YmM:R:FGt:w:")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1293,7 +1370,32 @@ static int parse_args(struct job *j, int argc, char **argv)
 			o->bidhome = optarg;
 			break;
 		case 'Y':
-			o->cyc = 1;
+			o->cyc = o->mtc = 1;
+			break;
+		case 'm':
+			o->mtc = 1;
+			break;
+		case 'M':
+			o->mtc_period = atoi(optarg);
+			if (o->mtc_period < 0 || o->mtc_period > 15)
+				return usage();
+			break;
+		case 'R':
+			if (sscanf(optarg, "%" SCNu64 ":%" SCNu64, &o->ctc_n, &o->ctc_d) != 2 ||
+			    !o->ctc_n || !o->ctc_d)
+				return usage();
+			break;
+		case 'F':
+			o->fine = 1;
+			break;
+		case 'G':
+			o->fine = 2;
+			break;
+		case 't':
+			if (sscanf(optarg, "%" SCNu64 ":%" SCNu64 ":%" SCNu64, &o->tmult,
+				   &o->tshift, &o->tzero) != 3 ||
+			    !o->tmult || o->tshift > 31)
+				return usage();
 			break;
 		case 'w':
 			if (sscanf(optarg, "%zu:%zu", &o->win_from, &o->win_to) != 2 ||

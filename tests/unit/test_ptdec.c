@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The in-process PT decoder's pure parts: TSC conversion, the perf.data reader on
- * hand-made files, the support checks, and ELF symbols of this test's own binary. */
+/* The in-process PT decoder's pure parts: TSC conversion, perf's PT clock
+ * (TSC, TMA, MTC, CYC, CBR), the perf.data reader on hand-made files, the support
+ * checks, and ELF symbols of this test's own binary. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
 #include "ptdec/ptdec.h"
+#include "ptdec/timing.h"
 #include "snap_test.h"
 #include "util/err.h"
 #include "util/strtab.h"
@@ -329,8 +331,380 @@ static void symbols_of_this_binary(void)
 	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elfsyms_load_mem(&s, (const uint8_t *)"\177ELF", 4, NULL));
 }
 
+/* ---- perf's clock (ptdec/timing.c); every expected value is worked out by hand ---- */
+
+static void clock_tsc(void)
+{
+	struct ptt_params p;
+	struct ptt t;
+
+	ptt_params_init(&p, 0, 0, 0, 0, 20);
+	/* no history: the TSC as it is */
+	ptt_init_fresh(&t);
+	ptt_tsc(&t, &p, 1000000);
+	CHECK_U64_EQ(1000000, t.timestamp);
+	CHECK_INT_EQ(1, t.reset);
+	/* back by less than the slip: the time stays, the TSC is remembered */
+	ptt_tsc(&t, &p, 999000);
+	CHECK_U64_EQ(1000000, t.timestamp);
+	CHECK_U64_EQ(999000, t.tsc_timestamp);
+	/* back by more, with a buffer reference: a bad TSC, the time stays */
+	t.buf_timestamp = 5000000;
+	ptt_tsc(&t, &p, 800000);
+	CHECK_U64_EQ(1000000, t.timestamp);
+	/* without a reference: taken as the 56-bit TSC wrapping */
+	t.buf_timestamp = 0;
+	ptt_tsc(&t, &p, 800000);
+	CHECK_U64_EQ((1ULL << 56) + 800000, t.timestamp);
+	/* a new buffer: the first TSC takes the reference's top byte */
+	ptt_reposition(&t, (3ULL << 56) | 5);
+	CHECK_U64_EQ(0, t.timestamp);
+	ptt_tsc(&t, &p, 42);
+	CHECK_U64_EQ((3ULL << 56) | 42, t.timestamp);
+	/* ... and the nearer epoch when the reference is just across a wrap */
+	ptt_reposition(&t, (3ULL << 56) | 5);
+	ptt_tsc(&t, &p, (1ULL << 56) - 2);
+	CHECK_U64_EQ((3ULL << 56) - 2, t.timestamp);
+	/* with timestamp 0 and no reference perf ignores a TSC */
+	memset(&t, 0, sizeof(t));
+	ptt_tsc(&t, &p, 77);
+	CHECK_U64_EQ(0, t.timestamp);
+}
+
+static void clock_mtc(void)
+{
+	struct ptt_params p;
+	struct ptt t;
+
+	/* 4000 TSC ticks per CTC tick, an MTC at every tick (period 0) */
+	ptt_params_init(&p, 0, 0xfULL << 14, 4000, 1, 20);
+	CHECK_INT_EQ(4000, (int)p.mult);
+	ptt_init_fresh(&t);
+	ptt_mtc(&t, &p, 1, NULL, 0); /* no TMA yet: nothing */
+	CHECK_U64_EQ(0, t.timestamp);
+	ptt_tsc(&t, &p, 1000000);
+	ptt_tma(&t, &p, 250, 0); /* CTC 250 at TSC 1000000 */
+	CHECK_INT_EQ(250, (int)t.last_mtc);
+	CHECK_U64_EQ(1000000, t.ctc_timestamp);
+	ptt_mtc(&t, &p, 251, NULL, 0);
+	CHECK_U64_EQ(1004000, t.timestamp);
+	/* the 8-bit MTC wraps: 251 -> 2 is 7 ticks */
+	ptt_mtc(&t, &p, 2, NULL, 0);
+	CHECK_U64_EQ(1000000 + 8 * 4000, t.timestamp);
+	/* the same value again is a whole turn */
+	ptt_mtc(&t, &p, 2, NULL, 0);
+	CHECK_U64_EQ(1000000 + (8 + 256) * 4000, t.timestamp);
+	/* an MTC before the current time is not taken */
+	t.timestamp = 5000000;
+	ptt_mtc(&t, &p, 3, NULL, 0);
+	CHECK_U64_EQ(5000000, t.timestamp);
+	CHECK_U64_EQ(1000000 + (8 + 256 + 1) * 4000, t.ctc_timestamp + t.ctc_delta * 4000);
+}
+
+static void clock_ctc_ratio(void)
+{
+	struct ptt_params p;
+	struct ptt t;
+
+	/* 1000/3 TSC ticks per CTC tick: perf's multdiv, no rounding up */
+	ptt_params_init(&p, 0, 0xfULL << 14, 1000, 3, 20);
+	CHECK_INT_EQ(0, (int)p.mult);
+	ptt_init_fresh(&t);
+	ptt_tsc(&t, &p, 900000);
+	ptt_tma(&t, &p, 2700, 0);
+	ptt_mtc(&t, &p, (2700 + 7) & 0xff, NULL, 0);
+	CHECK_U64_EQ(900000 + 2333, t.timestamp); /* 7 * 1000 / 3 = 2333.3 */
+	/* MTC period 3 (config bits 14-17 = 3): 8 CTC ticks an MTC, 100 TSC ticks a tick */
+	ptt_params_init(&p, 3ULL << 14, 0xfULL << 14, 100, 1, 20);
+	CHECK_INT_EQ(3, p.mtc_shift);
+	ptt_init_fresh(&t);
+	ptt_tsc(&t, &p, 10000000);
+	ptt_tma(&t, &p, 0x1234, 5); /* 4 CTC ticks and 5 TSC ticks past the MTC 0x46 */
+	CHECK_INT_EQ(0x46, (int)t.last_mtc);
+	CHECK_U64_EQ(10000000 - 5 - 400, t.ctc_timestamp);
+	ptt_mtc(&t, &p, 0x47, NULL, 0);
+	CHECK_U64_EQ(10000000 - 405 + 800, t.timestamp);
+}
+
+static void clock_mtc_period_over_8(void)
+{
+	struct ptt_params p;
+	struct ptt t;
+
+	/* period 10: the TMA's 16 CTC bits give only 6 bits of an MTC */
+	ptt_params_init(&p, 10ULL << 14, 0xfULL << 14, 1, 1, 20);
+	ptt_init_fresh(&t);
+	ptt_tsc(&t, &p, 1ULL << 30);
+	ptt_tma(&t, &p, 0x1400, 0); /* MTC 5 of 64 */
+	CHECK_INT_EQ(5, (int)t.last_mtc);
+	/* MTC 0xc6: the missing bits come from it, 0xc5 -> 0xc6 is one MTC */
+	ptt_mtc(&t, &p, 0xc6, NULL, 0);
+	CHECK_U64_EQ((1ULL << 30) + 1024, t.timestamp);
+	ptt_init_fresh(&t);
+	ptt_tsc(&t, &p, 1ULL << 30);
+	ptt_tma(&t, &p, 0x1400, 0);
+	/* MTC 0xc5 is not after 0xc5: the TMA was one 64-MTC turn earlier */
+	ptt_mtc(&t, &p, 0xc5, NULL, 0);
+	CHECK_U64_EQ((1ULL << 30) + 64 * 1024, t.timestamp);
+}
+
+static void clock_cyc_with_cbr(void)
+{
+	struct ptt_params p;
+	struct ptt t;
+
+	ptt_params_init(&p, 0, 0, 0, 0, 20);
+	ptt_init_fresh(&t);
+	ptt_cyc(&t, 500); /* no reference time yet */
+	CHECK_U64_EQ(0, t.timestamp);
+	ptt_tsc(&t, &p, 1000000);
+	ptt_cyc(&t, 500); /* no CBR yet: no estimate */
+	CHECK_U64_EQ(1000000, t.timestamp);
+	/* CBR 25 of 20: 0.8 TSC ticks a cycle, counted from the CBR */
+	ptt_cbr(&t, &p, 25);
+	CHECK_U64_EQ(1000000, t.cyc_ref_timestamp);
+	t.reset = 0;
+	ptt_cyc(&t, 1000);
+	CHECK_U64_EQ(1000800, t.timestamp);
+	CHECK_INT_EQ(1, t.reset);
+	ptt_cyc(&t, 3); /* 1003 * 0.8 = 802.4: truncated */
+	CHECK_U64_EQ(1000802, t.timestamp);
+	/* the same ratio again changes nothing */
+	ptt_cbr(&t, &p, 25);
+	CHECK_U64_EQ(1000000, t.cyc_ref_timestamp);
+	/* a TSC right after a CYC restarts the count there */
+	t.last_cyc = 1;
+	ptt_tsc(&t, &p, 2000000);
+	CHECK_U64_EQ(2000000, t.cyc_ref_timestamp);
+	CHECK_U64_EQ(0, t.cycle_cnt);
+	/* an estimate behind the time is not taken */
+	t.timestamp = 3000000;
+	ptt_cyc(&t, 10);
+	CHECK_U64_EQ(3000000, t.timestamp);
+}
+
+/* Encodes n packets into buf and feeds the first nfeed to a clock as the decoder
+ * does (offsets relative to buf; perf looks ahead up to the end of the n). */
+static void feed(struct ptt_clock *c, const struct pt_packet *pk, size_t n, size_t nfeed,
+		 uint8_t *buf, size_t cap)
+{
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt;
+	uint64_t len = 0, off;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + cap;
+	enc = pt_alloc_encoder(&cfg);
+	CHECK(enc != NULL);
+	if (!enc)
+		return;
+	for (size_t i = 0; i < n; i++)
+		CHECK(pt_enc_next(enc, &pk[i]) >= 0);
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+	c->base = buf;
+	c->bend = buf + len;
+	cfg.end = buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	CHECK(dec != NULL);
+	if (!dec)
+		return;
+	pt_pkt_sync_set(dec, 0);
+	for (size_t i = 0; i < nfeed && pt_pkt_next(dec, &pkt, sizeof(pkt)) >= 0 &&
+			   pt_pkt_get_offset(dec, &off) >= 0;
+	     i++)
+		ptt_packet(c, &pkt, off);
+	pt_pkt_free_decoder(dec);
+}
+
+static void clock_cyc_measured_between_mtcs(void)
+{
+	struct ptt_params p;
+	struct ptt_clock c;
+	uint8_t buf[256];
+	struct pt_packet pk[8];
+
+	/* 100 TSC ticks a CTC tick, MTC every tick, CBR 20 of 20: 1 tick a cycle */
+	ptt_params_init(&p, 0, 0xfULL << 14, 100, 1, 20);
+	memset(pk, 0, sizeof(pk));
+	pk[0].type = ppt_tsc;
+	pk[0].payload.tsc.tsc = 1000000;
+	pk[1].type = ppt_tma;
+	pk[1].payload.tma.ctc = 10000; /* MTC 0x10 */
+	pk[2].type = ppt_cbr;
+	pk[2].payload.cbr.ratio = 20;
+	pk[3].type = ppt_cyc;
+	pk[3].payload.cyc.value = 50;
+	pk[4].type = ppt_mtc; /* after a CYC: perf looks ahead to the next MTC */
+	pk[4].payload.mtc.ctc = 0x11;
+	pk[5].type = ppt_cyc;
+	pk[5].payload.cyc.value = 80;
+	pk[6].type = ppt_mtc;
+	pk[6].payload.mtc.ctc = 0x12;
+	/* 100 ticks in 80 cycles: 1.25 ticks a cycle, not more than 1.25 times the CBR's */
+	memset(&c, 0, sizeof(c));
+	ptt_init_fresh(&c.st);
+	c.p = &p;
+	feed(&c, pk, 7, 6, buf, sizeof(buf)); /* up to the CYC 80 */
+	CHECK_INT_EQ(1, c.st.have_calc);
+	CHECK_U64_EQ(1000100, c.st.cyc_ref_timestamp);
+	CHECK_U64_EQ(1000200, c.st.timestamp); /* 1000100 + 80 * 1.25 */
+	ptt_clock_fini(&c);
+	/* 100 ticks in 70 cycles is too slow for CBR 20: the CBR's 1 tick a cycle */
+	pk[5].payload.cyc.value = 70;
+	memset(&c, 0, sizeof(c));
+	ptt_init_fresh(&c.st);
+	c.p = &p;
+	feed(&c, pk, 7, 6, buf, sizeof(buf));
+	CHECK_INT_EQ(0, c.st.have_calc);
+	CHECK_U64_EQ(1000170, c.st.timestamp);
+	ptt_clock_fini(&c);
+	/* the lookahead ends with the buffer: no measurement */
+	memset(&c, 0, sizeof(c));
+	ptt_init_fresh(&c.st);
+	c.p = &p;
+	feed(&c, pk, 6, 6, buf, sizeof(buf));
+	CHECK_INT_EQ(0, c.st.have_calc);
+	ptt_clock_fini(&c);
+}
+
+/* The scan's packet reader agrees with libipt on every packet libipt writes. */
+static void walker_agrees_with_libipt(void)
+{
+	uint8_t buf[1024];
+	struct pt_packet pk[40], got, want;
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet_decoder *dec;
+	uint64_t len = 0, off = 0, prev = 0;
+	size_t n = 0;
+	static const enum pt_ip_compression ipcs[] = {pt_ipc_suppressed, pt_ipc_update_16,
+						      pt_ipc_update_32,	 pt_ipc_update_48,
+						      pt_ipc_sext_48,	 pt_ipc_full};
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_tsc;
+	pk[n++].payload.tsc.tsc = 0x00123456789abcdeULL;
+	pk[n].type = ppt_cbr;
+	pk[n++].payload.cbr.ratio = 0x2c;
+	pk[n].type = ppt_tma;
+	pk[n].payload.tma.ctc = 0xbeef;
+	pk[n++].payload.tma.fc = 0x1a5;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	pk[n++].type = ppt_psbend;
+	pk[n++].type = ppt_pad;
+	for (size_t i = 0; i < sizeof(ipcs) / sizeof(ipcs[0]); i++) {
+		pk[n].type = i & 1 ? ppt_tip : ppt_fup;
+		pk[n].payload.ip.ipc = ipcs[i];
+		pk[n++].payload.ip.ip = 0x7ffff7fe4b70ULL;
+	}
+	pk[n].type = ppt_tip_pge;
+	pk[n].payload.ip.ipc = pt_ipc_sext_48;
+	pk[n++].payload.ip.ip = 0x401000;
+	pk[n].type = ppt_tip_pgd;
+	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
+	pk[n].type = ppt_tnt_8;
+	pk[n].payload.tnt.bit_size = 5;
+	pk[n++].payload.tnt.payload = 0x15;
+	pk[n].type = ppt_tnt_64;
+	pk[n].payload.tnt.bit_size = 40;
+	pk[n++].payload.tnt.payload = 0xabcdef1234ULL;
+	pk[n].type = ppt_mtc;
+	pk[n++].payload.mtc.ctc = 0xfe;
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 0x13; /* one byte */
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 0x4e5; /* two */
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 0x123456789ULL; /* several */
+	pk[n++].type = ppt_ovf;
+	pk[n++].type = ppt_stop;
+	pk[n].type = ppt_pip;
+	pk[n++].payload.pip.cr3 = 0x12345000;
+	pk[n].type = ppt_vmcs;
+	pk[n++].payload.vmcs.base = 0x1234567000ULL;
+	pk[n].type = ppt_mnt;
+	pk[n++].payload.mnt.payload = 0x1122334455667788ULL;
+	pk[n].type = ppt_ptw;
+	pk[n].payload.ptw.plc = 0;
+	pk[n++].payload.ptw.payload = 0x55;
+	pk[n].type = ppt_ptw;
+	pk[n].payload.ptw.plc = 1;
+	pk[n].payload.ptw.ip = 1;
+	pk[n++].payload.ptw.payload = 0x5566778899ULL;
+	pk[n++].type = ppt_exstop;
+	pk[n].type = ppt_mwait;
+	pk[n].payload.mwait.hints = 3;
+	pk[n++].payload.mwait.ext = 1;
+	pk[n].type = ppt_pwre;
+	pk[n++].payload.pwre.state = 2;
+	pk[n].type = ppt_pwrx;
+	pk[n++].payload.pwrx.last = 1;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&cfg);
+	CHECK(enc != NULL);
+	if (!enc)
+		return;
+	for (size_t i = 0; i < n; i++)
+		CHECK(pt_enc_next(enc, &pk[i]) >= 0);
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+	cfg.end = buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	CHECK(dec != NULL);
+	if (!dec)
+		return;
+	pt_pkt_sync_set(dec, 0);
+	for (size_t i = 0; i < n; i++) {
+		int w;
+
+		CHECK(pt_pkt_next(dec, &want, sizeof(want)) >= 0);
+		pt_pkt_get_offset(dec, &off);
+		w = ptt_walk_packet(buf + prev, (size_t)(len - prev), &got);
+		CHECK_U64_EQ(off - prev, (uint64_t)w);
+		CHECK_INT_EQ(ptt_is_timing(want.type) ? (int)want.type : (int)ppt_mode,
+			     (int)got.type);
+		if (want.type == ppt_tsc)
+			CHECK_U64_EQ(want.payload.tsc.tsc, got.payload.tsc.tsc);
+		if (want.type == ppt_cyc)
+			CHECK_U64_EQ(want.payload.cyc.value, got.payload.cyc.value);
+		if (want.type == ppt_mtc)
+			CHECK_INT_EQ(want.payload.mtc.ctc, got.payload.mtc.ctc);
+		if (want.type == ppt_cbr)
+			CHECK_INT_EQ(want.payload.cbr.ratio, got.payload.cbr.ratio);
+		if (want.type == ppt_tma) {
+			CHECK_INT_EQ(want.payload.tma.ctc, got.payload.tma.ctc);
+			CHECK_INT_EQ(want.payload.tma.fc, got.payload.tma.fc);
+		}
+		/* cut short, the packet is not read */
+		if (off - prev > 1)
+			CHECK_INT_EQ(0,
+				     ptt_walk_packet(buf + prev, (size_t)(off - prev - 1), &got));
+		prev = off;
+	}
+	pt_pkt_free_decoder(dec);
+	CHECK_INT_EQ(0, ptt_walk_packet(buf, 0, &got));
+	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x09", 1, &got)); /* no such packet */
+	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x02\x82\x02\x83", 4, &got));
+}
+
 int main(void)
 {
+	RUN(walker_agrees_with_libipt);
+	RUN(clock_tsc);
+	RUN(clock_mtc);
+	RUN(clock_ctc_ratio);
+	RUN(clock_mtc_period_over_8);
+	RUN(clock_cyc_with_cbr);
+	RUN(clock_cyc_measured_between_mtcs);
 	RUN(tsc_conversion_is_perfs);
 	RUN(reads_a_small_recording);
 	RUN(rejects_what_it_cannot_read);
