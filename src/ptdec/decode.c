@@ -890,44 +890,19 @@ static int perf_resync(struct pstate *s, const uint8_t *b, const uint8_t *e)
 		t->tnt_left = 0;
 	}
 	{
-		struct pt_config cfg;
-		struct pt_encoder *enc;
-		struct pt_packet pk[5];
 		size_t rest = (size_t)(e - b) > t->kend ? (size_t)(e - b) - t->kend : 0;
 		uint8_t *nb = snap_malloc(64 + rest);
-		int n = 0, status;
-		uint64_t off = 0, ip = t->kip, tsc = t->tsc;
+		int n, status;
+		size_t off;
 
 		if (!nb)
 			return -pte_nomem;
-		memset(pk, 0, sizeof(pk));
-		pk[0].type = ppt_psb;
-		pk[1].type = ppt_mode;
-		pk[1].payload.mode.leaf = pt_mol_exec;
-		pk[1].payload.mode.bits.exec.csl = 1;
-		pk[2].type = ppt_tsc;
-		pk[2].payload.tsc.tsc = tsc;
-		pk[3].type = ppt_psbend;
-		pk[4].type = ppt_tip_pge;
-		pk[4].payload.ip.ipc = pt_ipc_full;
-		pk[4].payload.ip.ip = ip;
-		pt_config_init(&cfg);
-		cfg.begin = nb;
-		cfg.end = nb + 64;
-		enc = pt_alloc_encoder(&cfg);
-		if (!enc) {
-			snap_free(nb);
-			return -pte_nomem;
-		}
-		for (int i = 0; i < 5; i++)
-			if (pt_enc_next(enc, &pk[i]) < 0)
-				n = -1;
-		pt_enc_get_offset(enc, &off);
-		pt_free_encoder(enc);
-		if (n < 0 || off > 64) {
+		n = ptd_encode_sync(nb, 64, t->kip, &t->tsc);
+		if (n < 0) {
 			snap_free(nb);
 			return -pte_internal;
 		}
+		off = (size_t)n;
 		memcpy(nb + off, b + t->kend, rest);
 		/* perf's clock ignores the made-up packets; offsets map back to the piece */
 		t->oadj = t->oadj + t->kend - off;

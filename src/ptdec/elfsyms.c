@@ -377,12 +377,12 @@ static int cmp_start(const void *x, const void *y)
 	return a->name < b->name ? -1 : a->name > b->name;
 }
 
-static void finish_syms(struct snap_elfsyms *s)
+/* Sorts the symbols by start and keeps the best of each start (perf's
+ * symbols__fixup_duplicate). Returns the count left (s->nsyms > 0). */
+static size_t sort_dedup(struct snap_elfsyms *s)
 {
 	size_t n = 0;
 
-	if (!s->nsyms)
-		return;
 	qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_start);
 	for (size_t i = 0; i < s->nsyms; i++) {
 		if (n && s->syms[n - 1].start == s->syms[i].start) {
@@ -393,6 +393,16 @@ static void finish_syms(struct snap_elfsyms *s)
 		s->syms[n++] = s->syms[i];
 	}
 	s->nsyms = n;
+	return n;
+}
+
+static void finish_syms(struct snap_elfsyms *s)
+{
+	size_t n;
+
+	if (!s->nsyms)
+		return;
+	n = sort_dedup(s);
 	for (size_t i = 0; i + 1 < n; i++)
 		if (s->syms[i].end == s->syms[i].start)
 			s->syms[i].end = s->syms[i + 1].start;
@@ -517,16 +527,7 @@ int snap_elfsyms_load_kallsyms_mem(struct snap_elfsyms *s, const char *buf, size
 	if (!s->nsyms)
 		return 0;
 	/* perf's symbols__fixup_duplicate, then fixup_end for kallsyms. */
-	qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_start);
-	for (size_t i = 0; i < s->nsyms; i++) {
-		if (n && s->syms[n - 1].start == s->syms[i].start) {
-			if (!better(s, &s->syms[n - 1], &s->syms[i]))
-				s->syms[n - 1] = s->syms[i];
-			continue;
-		}
-		s->syms[n++] = s->syms[i];
-	}
-	s->nsyms = n;
+	n = sort_dedup(s);
 	for (size_t i = 0; i + 1 < n; i++)
 		s->syms[i].end = s->syms[i].kmod != s->syms[i + 1].kmod
 					 ? ((s->syms[i].start + 4096 + 4095) & ~4095ull)

@@ -179,41 +179,55 @@ void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in)
 	c->cls = (uint8_t)in->iclass;
 }
 
+int ptd_encode_sync(uint8_t *buf, size_t len, uint64_t ip, const uint64_t *tsc)
+{
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	struct pt_packet pk[5];
+	uint64_t off = 0;
+	int n = 0, err = 0;
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	if (tsc) {
+		pk[n].type = ppt_tsc;
+		pk[n++].payload.tsc.tsc = *tsc;
+	}
+	pk[n++].type = ppt_psbend;
+	pk[n].type = ppt_tip_pge;
+	pk[n].payload.ip.ipc = pt_ipc_full;
+	pk[n++].payload.ip.ip = ip;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	enc = pt_alloc_encoder(&cfg);
+	if (!enc)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (pt_enc_next(enc, &pk[i]) < 0)
+			err = -1;
+	pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	return err || off > len ? -1 : (int)off;
+}
+
 /* A decoder for the made-up trace that enables tracing at ip (64-bit code):
  * buf holds its bytes. NULL on failure. */
 static struct pt_insn_decoder *madeup_decoder(struct pt_image *img, uint64_t ip, uint8_t *buf,
 					      size_t len)
 {
 	struct pt_config cfg;
-	struct pt_encoder *enc;
 	struct pt_insn_decoder *dec;
-	struct pt_packet pk[4];
-	uint64_t off = 0;
-	int err = 0;
+	int n = ptd_encode_sync(buf, len, ip, NULL);
 
-	memset(pk, 0, sizeof(pk));
-	pk[0].type = ppt_psb;
-	pk[1].type = ppt_mode;
-	pk[1].payload.mode.leaf = pt_mol_exec;
-	pk[1].payload.mode.bits.exec.csl = 1;
-	pk[2].type = ppt_psbend;
-	pk[3].type = ppt_tip_pge;
-	pk[3].payload.ip.ipc = pt_ipc_full;
-	pk[3].payload.ip.ip = ip;
+	if (n < 0)
+		return NULL;
 	pt_config_init(&cfg);
 	cfg.begin = buf;
-	cfg.end = buf + len;
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return NULL;
-	for (int i = 0; i < 4; i++)
-		if (pt_enc_next(enc, &pk[i]) < 0)
-			err = -1;
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	if (err)
-		return NULL;
-	cfg.end = buf + off;
+	cfg.end = buf + n;
 	dec = pt_insn_alloc_decoder(&cfg);
 	if (!dec)
 		return NULL;

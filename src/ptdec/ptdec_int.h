@@ -284,6 +284,9 @@ uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
 extern const uint8_t ptd_psb[16]; /* a PSB packet */
 int ptd_split_buffers(struct snap_ptdec *d);
 /* insn.c */
+/* Writes a made-up synchronisation to buf: PSB+ (64-bit code, the TSC when tsc is set)
+ * and TIP.PGE to ip. Its length, or -1 when it does not fit in len. */
+int ptd_encode_sync(uint8_t *buf, size_t len, uint64_t ip, const uint64_t *tsc);
 struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
 void ptd_wctx_fini(struct wctx *w);
 void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in);
