@@ -82,7 +82,7 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_Z_PRINT_PERF_COMMANDS] = {"z-print-perf-commands", NULL, NULL,
 				       "say each perf script command run (stderr)"},
 	[OPT_DECODER] = {"decoder", NULL, "perf|ipt|auto",
-			 "Intel PT decoder: perf (default), ipt (in-process, libipt), auto"},
+			 "Intel PT decoder: auto (default: in-process where it can), ipt, perf"},
 	[OPT_JOBS] = {"jobs", "j", "N", "threads of the in-process PT decoder (default: cores)"},
 	[OPT_REPORT] = {"report", NULL, NULL,
 			"then print the trace's latency figures (snaptrace report)"},

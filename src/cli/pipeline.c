@@ -120,8 +120,9 @@ static int source_open_ipt(struct source *src, const struct snap_decode_opts *o,
 	char why[256];
 	int err;
 
-	if (kind == SNAP_DECODER_PERF && env && *env && snap_decoder_kind_parse(env, &kind) < 0)
-		kind = SNAP_DECODER_PERF;
+	if (kind == SNAP_DECODER_DEFAULT &&
+	    (!env || !*env || snap_decoder_kind_parse(env, &kind) < 0))
+		kind = SNAP_DECODER_AUTO;
 	if (kind == SNAP_DECODER_PERF)
 		return -1;
 	memset(&po, 0, sizeof(po));

@@ -46,9 +46,10 @@ struct snap_procname {
 
 /* Which Intel PT decoder (docs/ptdec.md). */
 enum snap_decoder_kind {
-	SNAP_DECODER_PERF = 0, /* perf script (plugin or text) */
-	SNAP_DECODER_IPT,      /* in-process libipt decoder; perf when it cannot */
-	SNAP_DECODER_AUTO,     /* the in-process one when it supports the recording */
+	SNAP_DECODER_DEFAULT = 0, /* $SNAPTRACE_DECODER, else auto */
+	SNAP_DECODER_PERF,	  /* perf script (plugin or text) */
+	SNAP_DECODER_IPT,	  /* in-process libipt decoder; perf when it cannot */
+	SNAP_DECODER_AUTO,	  /* the in-process one when it supports the recording */
 };
 
 /* "perf", "ipt", "auto" (or $SNAPTRACE_DECODER's value). Returns 0 or -1. */

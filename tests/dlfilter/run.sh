@@ -5,6 +5,9 @@
 # event with perf script's own text for the same perf.data.
 set -u
 cd "$(dirname "$0")/../.."
+# This suite checks the perf paths (plugin and text); Intel PT recordings would
+# otherwise go to the in-process decoder (docs/ptdec.md).
+export SNAPTRACE_DECODER=perf
 : "${SNAP_BUILD:=build/default}"
 ROOT=$PWD
 PLUGIN=$ROOT/snaptrace-dlfilter.so

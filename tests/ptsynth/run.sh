@@ -455,7 +455,8 @@ robust() {
 		echo "SKIP ptsynth-robust $name: snaptrace decode or the recording is not available"
 		return
 	fi
-	timeout 120 ./snaptrace decode "$data" -o "$work/$name.fxt" >"$work/$name.dec" 2>&1
+	# the perf path: its error count is the reference (ptdec-robust covers -decoder ipt)
+	timeout 120 ./snaptrace decode -decoder perf "$data" -o "$work/$name.fxt" >"$work/$name.dec" 2>&1
 	rc=$?
 	if [ $rc -ge 124 ]; then
 		echo "FAIL ptsynth-robust $name: snaptrace decode died or hung (exit $rc): $(tail -2 "$work/$name.dec" | tr '\n' ' ')"
@@ -522,6 +523,21 @@ for seed in 0 1 2 59; do
 		fi
 	fi
 done
+# The default decoder: the in-process one where it supports the recording, unless
+# $SNAPTRACE_DECODER says otherwise (docs/ptdec.md).
+if [ -e "$work/dyn.data" ] && [ "$snaptrace_state" != missing ]; then
+	env -u SNAPTRACE_DECODER ./snaptrace decode -v "$work/dyn.data" -o "$work/dflt.fxt" \
+		>"$work/dflt.dec" 2>&1
+	SNAPTRACE_DECODER=perf ./snaptrace decode -v "$work/dyn.data" -o "$work/dflt-perf.fxt" \
+		>"$work/dflt-perf.dec" 2>&1
+	if grep -q 'decoding Intel PT in-process' "$work/dflt.dec" &&
+		! grep -q 'in-process' "$work/dflt-perf.dec" && [ -s "$work/dflt-perf.fxt" ]; then
+		echo "PASS ptdec-default: in-process by default, perf with SNAPTRACE_DECODER=perf"
+	else
+		echo "FAIL ptdec-default: $(grep -m1 -i 'decod' "$work/dflt.dec")"
+		fail=1
+	fi
+fi
 robust dyn-trunc-half "$work/trunc-half.data" truncated
 robust dyn-trunc-header "$work/trunc-header.data" truncated
 
