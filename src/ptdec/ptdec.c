@@ -344,8 +344,11 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	err = -ENOMEM;
 	if (!d->iscache || !d->acache)
 		goto fail;
-	if ((err = ptd_read_sideband(d)) < 0)
+	if ((err = ptd_read_sideband(d)) < 0) {
+		if (err == -SNAP_ENOTSUP)
+			snap_pd_notsup(why, whylen, d->notsup);
 		goto fail;
+	}
 	/* perf's sync_switch (intel_pt_switch_ip): per-CPU kernel traces with
 	 * context switches are switched where the trace reaches __switch_to. */
 	if (d->per_cpu && !d->pd.exclude_kernel && !d->timeless &&
@@ -431,8 +434,10 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	snap_free(d->queues);
 	snap_free(d->pieces);
 	snap_free(d->order);
-	for (size_t i = 0; i < d->nprocs; i++)
+	for (size_t i = 0; i < d->nprocs; i++) {
 		pt_image_free(d->procs[i].img);
+		snap_free(d->procs[i].mi);
+	}
 	snap_free(d->procs);
 	if (d->kimg)
 		pt_image_free(d->kimg);

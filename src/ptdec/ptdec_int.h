@@ -79,6 +79,8 @@ struct kmmap {
 struct proc {
 	int32_t pid;
 	struct pt_image *img;
+	size_t *mi; /* its mappings: indices into maps, in order (a fork's copy first) */
+	size_t nmi, capmi;
 };
 
 struct sw {
@@ -165,11 +167,13 @@ struct snap_ptdec {
 	struct comm *comms;
 	size_t ncomms, capcomms;
 	struct snap_u64map tidpid;
-	struct kmmap *kmms; /* kernel mmaps, in file order */
+	struct kmmap *kmms; /* kernel mmaps, in time order */
 	size_t nkmms, capkmms;
 	struct pt_image *kimg;	/* the kernel's sections, in every process image; NULL = none */
 	char kcore_dir[4096];	/* perf.data directory's kcore_dir (record --kcore), "" = none */
 	char buildid_dir[4096]; /* perf's build-id cache: $HOME/.debug */
+	size_t nforked;		/* mapping indices copied by forks (bounded: MAX_FORKED) */
+	char notsup[512];	/* why the sideband is not supported (ENOTSUP), else "" */
 	struct pt_image_section_cache *iscache;
 	struct queue *queues;
 	size_t nqueues, capqueues;

@@ -12,6 +12,7 @@
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
+#include "util/err.h"
 #include "util/vec.h"
 
 /* ---- sideband ---- */
@@ -93,18 +94,97 @@ static int bid_cache_file(const struct snap_ptdec *d, const struct snap_pd_bid *
 	return 0;
 }
 
-static struct proc *proc_get(struct snap_ptdec *d, int32_t pid)
+static struct proc *proc_find(struct snap_ptdec *d, int32_t pid)
 {
 	for (size_t i = 0; i < d->nprocs; i++)
 		if (d->procs[i].pid == pid)
 			return &d->procs[i];
+	return NULL;
+}
+
+static struct proc *proc_get(struct snap_ptdec *d, int32_t pid)
+{
+	struct proc *pr = proc_find(d, pid);
+
+	if (pr)
+		return pr;
 	if (snap_vec_reserve(&d->procs, &d->capprocs, d->nprocs + 1, sizeof(*d->procs)))
 		return NULL;
-	d->procs[d->nprocs].pid = pid;
-	d->procs[d->nprocs].img = pt_image_alloc(NULL);
-	if (!d->procs[d->nprocs].img)
+	pr = &d->procs[d->nprocs];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	pr->img = pt_image_alloc(NULL);
+	if (!pr->img)
 		return NULL;
-	return &d->procs[d->nprocs++];
+	d->nprocs++;
+	return pr;
+}
+
+static int proc_add_map(struct proc *pr, size_t mi)
+{
+	int err = snap_vec_reserve(&pr->mi, &pr->capmi, pr->nmi + 1, sizeof(*pr->mi));
+
+	if (err < 0)
+		return err;
+	pr->mi[pr->nmi++] = mi;
+	return 0;
+}
+
+/* Mapping indices forks may copy in all (8 bytes each): past it, perf decodes. */
+#define MAX_FORKED ((size_t)1 << 22)
+
+/* perf's thread__fork: a new process starts with its parent's maps (and so
+ * with its parent's code, until it maps its own over it). */
+static int fork_maps(struct snap_ptdec *d, int32_t pid, int32_t ppid)
+{
+	struct proc *pr, *pp;
+	int err;
+
+	if (pid == ppid || !proc_find(d, ppid))
+		return 0;
+	if (!(pr = proc_get(d, pid)))
+		return -ENOMEM;
+	pp = proc_find(d, ppid); /* after proc_get, which may move procs */
+	if (d->nforked + pp->nmi > MAX_FORKED) {
+		snprintf(d->notsup, sizeof(d->notsup),
+			 "its processes fork more than %zu mappings in all", MAX_FORKED);
+		return -SNAP_ENOTSUP;
+	}
+	d->nforked += pp->nmi;
+	if ((err = snap_vec_reserve(&pr->mi, &pr->capmi, pr->nmi + pp->nmi, sizeof(*pr->mi))) < 0)
+		return err;
+	memcpy(pr->mi + pr->nmi, pp->mi, pp->nmi * sizeof(*pr->mi));
+	pr->nmi += pp->nmi;
+	return pt_image_copy(pr->img, pp->img) < 0 ? -ENOMEM : 0;
+}
+
+/* A mapping of the process that shows other bytes at addresses it already had
+ * code at (another file, or the same file at another offset: dlclose and
+ * dlopen, or an exec over its parent's maps) changes its code during the
+ * recording. perf decodes each part with the maps of its time; ptdec has one
+ * image per process, so it leaves such recordings to perf. */
+static int check_remap(struct snap_ptdec *d, const struct proc *pr, uint64_t start, uint64_t len,
+		       uint64_t pgoff, size_t di)
+{
+	for (size_t i = 0; i < pr->nmi; i++) {
+		const struct mapping *o = &d->maps[pr->mi[i]];
+
+		if ((start >= o->start ? start - o->start < o->len : o->start - start < len) &&
+		    (o->dso != di || o->start - o->pgoff != start - pgoff)) {
+			uint64_t at = start > o->start ? start : o->start;
+
+			snprintf(d->notsup, sizeof(d->notsup),
+				 "the code of process %d at 0x%llx changes during the recording "
+				 "(%.200s+0x%llx replaces %.200s+0x%llx)",
+				 (int)pr->pid, (unsigned long long)at,
+				 snap_strtab_get(d->names, d->dsos[di].name),
+				 (unsigned long long)(at - start + pgoff),
+				 snap_strtab_get(d->names, d->dsos[o->dso].name),
+				 (unsigned long long)(at - o->start + o->pgoff));
+			return -SNAP_ENOTSUP;
+		}
+	}
+	return 0;
 }
 
 static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
@@ -167,7 +247,11 @@ static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 		snap_free(d->dsos[di].path);
 		d->dsos[di].path = c; /* code and symbols from the cached copy */
 	}
-	if ((err = snap_vec_reserve(&d->maps, &d->capmaps, d->nmaps + 1, sizeof(*d->maps))) < 0)
+	if (!(pr = proc_get(d, pid)))
+		return -ENOMEM;
+	if ((err = check_remap(d, pr, start, len, pgoff, di)) < 0 ||
+	    (err = snap_vec_reserve(&d->maps, &d->capmaps, d->nmaps + 1, sizeof(*d->maps))) < 0 ||
+	    (err = proc_add_map(pr, d->nmaps)) < 0)
 		return err;
 	m = &d->maps[d->nmaps++];
 	m->start = start;
@@ -175,9 +259,6 @@ static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 	m->pgoff = pgoff;
 	m->dso = di;
 	m->pid = pid;
-	pr = proc_get(d, pid);
-	if (!pr)
-		return -ENOMEM;
 	if (d->dsos[di].missing)
 		return 0;
 	if (vdso && !code) { /* perf record keeps it in the build-id cache only */
@@ -600,12 +681,23 @@ static int cmp_sw(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-int ptd_read_sideband(struct snap_ptdec *d)
+/* Records in time order, file order among equal times (perf's ordered events). */
+static int cmp_rec(const void *x, const void *y)
+{
+	const struct snap_pd_rec *a = *(const struct snap_pd_rec *const *)x,
+				 *b = *(const struct snap_pd_rec *const *)y;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int read_records(struct snap_ptdec *d, const struct snap_pd_rec *const *ord)
 {
 	int err;
 
 	for (size_t i = 0; i < d->pd.nrecs; i++) {
-		const struct snap_pd_rec *r = &d->pd.recs[i];
+		const struct snap_pd_rec *r = ord[i];
 		const uint8_t *p = r->p;
 
 		switch (r->type) {
@@ -636,6 +728,10 @@ int ptd_read_sideband(struct snap_ptdec *d)
 			break;
 		}
 		case SNAP_PD_FORK:
+			if ((err = fork_maps(d, (int32_t)snap_get32(p + 8),
+					     (int32_t)snap_get32(p + 12))) < 0)
+				return err;
+			/* fall through */
 		case SNAP_PD_EXIT:
 			if ((err = snap_u64map_put(&d->tidpid, snap_get32(p + 16),
 						   snap_get32(p + 8))) < 0)
@@ -670,6 +766,23 @@ int ptd_read_sideband(struct snap_ptdec *d)
 			break;
 		}
 	}
+	return 0;
+}
+
+int ptd_read_sideband(struct snap_ptdec *d)
+{
+	const struct snap_pd_rec **ord = snap_calloc(d->pd.nrecs + 1, sizeof(*ord));
+	int err;
+
+	if (!ord)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->pd.nrecs; i++)
+		ord[i] = &d->pd.recs[i];
+	qsort(ord, d->pd.nrecs, sizeof(*ord), cmp_rec);
+	err = read_records(d, ord);
+	snap_free(ord);
+	if (err < 0)
+		return err;
 	if (d->nsws)
 		qsort(d->sws, d->nsws, sizeof(*d->sws), cmp_sw);
 	if ((err = kernel_setup(d)) < 0)
@@ -725,9 +838,10 @@ static int unknown_name(struct snap_ptdec *d, uint64_t addr, uint32_t dso, uint3
 	return 0;
 }
 
-static const struct mapping *find_map(const struct snap_ptdec *d, int32_t pid, uint64_t ip)
+static const struct mapping *find_map(struct snap_ptdec *d, int32_t pid, uint64_t ip)
 {
 	const struct mapping *best = NULL;
+	const struct proc *pr;
 
 	if (ip >> 63) { /* the kernel's maps: a module before the kernel map around it */
 		for (size_t i = 0; i < d->nmaps; i++) {
@@ -739,13 +853,15 @@ static const struct mapping *find_map(const struct snap_ptdec *d, int32_t pid, u
 		}
 		return best;
 	}
-	for (size_t i = 0; i < d->nmaps; i++) { /* the last mapping wins, as in perf */
-		const struct mapping *m = &d->maps[i];
+	if (!(pr = proc_find(d, pid)))
+		return NULL;
+	for (size_t i = pr->nmi; i-- > 0;) { /* the last mapping wins, as in perf */
+		const struct mapping *m = &d->maps[pr->mi[i]];
 
-		if (m->pid == pid && ip >= m->start && ip - m->start < m->len)
-			best = m;
+		if (ip >= m->start && ip - m->start < m->len)
+			return m;
 	}
-	return best;
+	return NULL;
 }
 
 int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)

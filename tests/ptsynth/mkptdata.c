@@ -51,6 +51,10 @@
  *   -t M:S:Z  perf time = Z + TSC * M / 2^S (perf's conversion; default 1:0:0, time = TSC)
  *   -w A:B    a snapshot: only steps A to B-1 of the run (sstep's global order); each
  *             thread starts with TIP.PGE and, if it runs on, ends without a packet
+ *   -f        the traced process is a fork: the mmaps belong to its parent (pid
+ *             FORK_PARENT), then a FORK record; the code is the parent's (perf's thread__fork)
+ *   -x        after the last step, the executable's first mapping is mapped again one
+ *             page further into its file: other code at the same addresses
  */
 #include <elf.h>
 #include <errno.h>
@@ -104,9 +108,13 @@ struct opts {
 	int fine;	       /* -F (1) or -G (2): clock-like cycle counts, frequency changes */
 	uint64_t tmult, tshift, tzero; /* -t: TSC to perf time */
 	size_t win_from, win_to;       /* -w: only these global steps, [from, to) */
+	int fork;		       /* -f */
+	int remap;		       /* -x */
 	enum scope scope;
 	const char *kprefix;
 };
+
+#define FORK_PARENT 3999999u /* -f: the parent's pid (none of sstep's) */
 
 /* The kernel image: where syscalls and interrupts go, and the path through it. */
 struct kimage {
@@ -949,6 +957,22 @@ static void emit_pid_tid(struct out *o, uint32_t type, uint32_t pid, uint32_t ti
 	emit(o, &sid, sizeof sid);
 }
 
+/* PERF_RECORD_FORK or _EXIT of tid (of process pid). */
+static void emit_task(struct out *o, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+		      uint32_t ptid, uint64_t time, uint32_t cpu)
+{
+	struct sid sd = mksid(pid, tid, time, cpu);
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} r = {{type, 0, 0}, pid, ppid, tid, ptid, sd.time};
+
+	r.h.size = sizeof r + sizeof sd;
+	emit(o, &r, sizeof r);
+	emit(o, &sd, sizeof sd);
+}
+
 /* PERF_RECORD_SWITCH_CPU_WIDE: out of sid's thread to (pid, tid), or into it from them. */
 static void emit_switch(struct out *o, int out, uint32_t pid, uint32_t tid, struct sid sid)
 {
@@ -1286,7 +1310,7 @@ static int usage(void)
 	fprintf(stderr, "usage: mkptdata -p PREFIX -o OUT.data [-e EXPECT] [-r] [-T] [-k N] [-P N] "
 			"[-S] [-g N] [-I N] [-c N] [-O N] [-C] [-n NCPU] [-s u|k|uk] [-K KPREFIX] "
 			"[-V] [-D] [-B N] [-Y] [-m] [-M N] [-R N:D] [-F|-G] [-t M:S:Z] "
-			"[-w FROM:TO]\n");
+			"[-w FROM:TO] [-f] [-x]\n");
 	return 2;
 }
 
@@ -1299,7 +1323,7 @@ static int parse_args(struct job *j, int argc, char **argv)
 	o->ctc_n = CTC_TICK;
 	o->ctc_d = 1;
 	o->tmult = 1;
-	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VDb:B:YmM:R:FGt:w:")) != -1) {
+	while ((c = getopt(argc, argv, "p:o:e:rTk:P:Sg:I:c:O:Cn:s:K:VDb:B:YmM:R:FGt:w:fx")) != -1) {
 		switch (c) {
 		case 'p':
 			j->prefix = optarg;
@@ -1401,6 +1425,12 @@ static int parse_args(struct job *j, int argc, char **argv)
 			if (sscanf(optarg, "%zu:%zu", &o->win_from, &o->win_to) != 2 ||
 			    o->win_from >= o->win_to)
 				return usage();
+			break;
+		case 'f':
+			o->fork = 1;
+			break;
+		case 'x':
+			o->remap = 1;
 			break;
 		case 'B':
 			o->piece = (size_t)atoi(optarg);
@@ -1689,20 +1719,30 @@ static int job_sideband(struct job *j)
 	struct out *o = &j->o;
 	const struct opts *op = &j->opts;
 	uint32_t pid = j->th[0].tid, cpu = op->percpu ? 0 : (uint32_t)-1,
-		 ncpu = (uint32_t)op->percpu;
+		 ncpu = (uint32_t)op->percpu, mpid = op->fork ? FORK_PARENT : pid;
 	uint64_t t_side = op->timeless ? 0 : TSC_START - 1000;
 	const char *slash = strrchr(j->maps.v[0].path, '/');
 	int err = 0;
 	const char *comm = slash ? slash + 1 : j->maps.v[0].path;
 
 	emit_auxtrace_info(o);
-	for (size_t t = 0; t < j->nth; t++)
-		emit_comm(o, pid, j->th[t].tid, comm, mksid(pid, j->th[t].tid, t_side, cpu));
+	if (op->fork)
+		emit_comm(o, mpid, mpid, comm, mksid(mpid, mpid, t_side, cpu));
+	else
+		for (size_t t = 0; t < j->nth; t++)
+			emit_comm(o, pid, j->th[t].tid, comm,
+				  mksid(pid, j->th[t].tid, t_side, cpu));
 	for (size_t m = 0; m < j->maps.n; m++)
-		emit_mmap(o, pid, pid, PERF_RECORD_MISC_USER, j->maps.v[m].start,
+		emit_mmap(o, mpid, mpid, PERF_RECORD_MISC_USER, j->maps.v[m].start,
 			  j->maps.v[m].end - j->maps.v[m].start, j->maps.v[m].pgoff,
 			  is_vdso_copy(j->maps.v[m].path) ? "[vdso]" : j->maps.v[m].path,
-			  mksid(pid, pid, t_side, cpu));
+			  mksid(mpid, mpid, t_side, cpu));
+	if (op->fork) {
+		emit_task(o, PERF_RECORD_FORK, pid, mpid, pid, mpid, t_side, cpu);
+		for (size_t t = 0; t < j->nth; t++)
+			emit_comm(o, pid, j->th[t].tid, comm,
+				  mksid(pid, j->th[t].tid, t_side, cpu));
+	}
 	/* The kernel image: by default mapped like a kernel module, so that perf
 	 * reads its code and symbols from the file without options; with -V as
 	 * perf records the kernel itself ([kernel.kallsyms]_text, pgoff = _text),
@@ -1747,18 +1787,21 @@ static int job_sideband(struct job *j)
 	}
 	if (err < 0)
 		return err;
+	if (op->remap) {
+		const struct ptsynth_mapping *m = &j->maps.v[0];
+		uint64_t last = 0;
+
+		for (size_t t = 0; t < j->nth; t++)
+			if (step_tsc(j->th[t].idx[j->th[t].n - 1]) > last)
+				last = step_tsc(j->th[t].idx[j->th[t].n - 1]);
+		emit_mmap(o, pid, pid, PERF_RECORD_MISC_USER, m->start, m->end - m->start,
+			  m->pgoff + 0x1000, m->path, mksid(pid, pid, last + 500, cpu));
+	}
 	for (size_t t = j->nth; t-- > 0;) {
 		const struct thread *th = &j->th[t];
 		uint64_t te = op->timeless ? 0 : step_tsc(th->idx[th->n - 1]) + 900;
-		struct sid sd = mksid(pid, th->tid, te, cpu);
-		struct {
-			struct perf_event_header h;
-			uint32_t pid, ppid, tid, ptid;
-			uint64_t time;
-		} r = {{PERF_RECORD_EXIT, 0, 0}, pid, t ? pid : 1, th->tid, t ? pid : 1, te};
-		r.h.size = sizeof r + sizeof sd;
-		emit(o, &r, sizeof r);
-		emit(o, &sd, sizeof sd);
+
+		emit_task(o, PERF_RECORD_EXIT, pid, t ? pid : 1, th->tid, t ? pid : 1, te, cpu);
 	}
 	return o->err;
 }

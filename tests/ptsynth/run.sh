@@ -169,8 +169,8 @@ e2e_case() {
 # ptdec_case NAME DATA[,DATA...] [DECODE-FLAGS...]: the in-process decoder against perf
 # (docs/ptdec.md): `snaptrace dump` of -decoder ipt must equal that of -decoder perf,
 # with the default pieces and with a piece at every PSB on 2 threads (so every piece
-# boundary is a join). A recording ptdec does not support falls back to perf and
-# passes trivially; the PASS line says which.
+# boundary is a join). A recording ptdec does not support falls back to perf: that
+# fails unless PTDEC_FALLBACK names the reason expected.
 ptdec_case() {
 	local name=$1 data=$2
 	shift 2
@@ -202,7 +202,15 @@ ptdec_case() {
 			return
 		fi
 	done
-	if grep -q 'decoding with perf' "$work/$name.pd.err"; then
+	if [ -n "${PTDEC_FALLBACK:-}" ]; then
+		# A recording ptdec must leave to perf, saying why.
+		if grep -q "does not take it: .*$PTDEC_FALLBACK" "$work/$name.pd.err"; then
+			echo "PASS ptdec-diff $name: left to perf ($PTDEC_FALLBACK), $(grep -c . "$work/$name.pd.perf") dump lines identical"
+		else
+			echo "FAIL ptdec-diff $name: not left to perf with '$PTDEC_FALLBACK': $(grep -m1 -v '^snaptrace: .*info' "$work/$name.pd.err")"
+			fail=1
+		fi
+	elif grep -q 'decoding with perf' "$work/$name.pd.err"; then
 		# Nothing the synthetic recordings need falls back to perf (docs/ptdec.md).
 		echo "FAIL ptdec-diff $name: fell back to perf: $(grep -m1 -o 'does not take it: .*' "$work/$name.pd.err")"
 		fail=1
@@ -423,6 +431,14 @@ run_case dyn-corrupt-psb dyn u -k 64 -c 300 -P 512
 run_case static-corrupt-psb static_calls u -c 10 -P 64
 run_case threads-percpu-psb threads u -r -C -n 2 -P 64 -k 5
 run_case dyn-buffers-psb dyn u -r -k 64 -P 400 -B 1500
+# Processes: the traced one forked from the one whose mmaps the recording has (its code
+# is its parent's, as perf's thread__fork), per thread and per CPU; and its code mapped
+# again at other file offsets after the trace, which ptdec leaves to perf (perf decodes
+# each part with the maps of its time).
+run_case dyn-fork dyn u -r -k 64 -P 512 -f
+run_case threads-fork-percpu threads u -r -C -n 2 -P 64 -k 5 -f
+PTDEC_FALLBACK='code of process [0-9]* at 0x[0-9a-f]* changes during the recording' \
+	run_case dyn-remap dyn u -r -k 64 -x
 # Cycle-accurate and MTC timing for ptdec's copy of perf's clock (src/ptdec/timing.c):
 # clock-like cycle counts with CYC before MTCs and CBR changes (-F: perf's time runs
 # ahead of the TSC; -G: it never does, so per-CPU threads keep their switch times), an
