@@ -392,11 +392,38 @@ static void out_of_memory(void)
 	CHECK(0); /* never succeeded */
 }
 
+/* Unknown code keeps its address in the table: "0xADDR (DSO base name)". */
+static void table_labels(void)
+{
+	struct fixture x;
+	struct snap_report_opts o = {0};
+	struct snap_rbuf b = {0};
+	uint32_t u[3];
+
+	CHECK_INT_EQ(0, fixture_init(&x, &o));
+	u[0] = (uint32_t)snap_strtab_intern_cstr(&x.st, "[unknown @ 0x4883 (/usr/bin/gzip)]");
+	u[1] = (uint32_t)snap_strtab_intern_cstr(
+		&x.st, "[unknown @ 0x7f12a4b3c0de (/usr/lib/x86_64-linux-gnu/libc.so.6)]");
+	u[2] = (uint32_t)snap_strtab_intern_cstr(&x.st, "[unknown @ 0x10 ([unknown])]");
+	for (int i = 0; i < 3; i++)
+		CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE,
+						  10u * (unsigned)i, 10u * (unsigned)i + 5, u[i]));
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	snap_report_text(&x.r, &(struct snap_report_fmt){"t", 0, 0}, &b);
+	CHECK_INT_EQ(0, b.err);
+	CHECK(b.p && strstr(b.p, "\n0x4883 (gzip)                      1 ") != NULL);
+	CHECK(b.p && strstr(b.p, "\n0x7f12a4b3c0de (libc.so.6)         1 ") != NULL);
+	CHECK(b.p && strstr(b.p, "\n0x10 ([unknown])                   1 ") != NULL);
+	snap_rbuf_fini(&b);
+	fixture_fini(&x);
+}
+
 int main(void)
 {
 	RUN(rank_matches_sorting);
 	RUN(sketch_error_under_one_percent);
 	RUN(human_and_shorten);
+	RUN(table_labels);
 	RUN(slices_any_file_order);
 	RUN(folded_and_function);
 	RUN(anomalies_counted);
