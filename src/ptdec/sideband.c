@@ -728,11 +728,11 @@ static int read_records(struct snap_ptdec *d, const struct snap_pd_rec *const *o
 			break;
 		}
 		case SNAP_PD_FORK:
-			if ((err = fork_maps(d, (int32_t)snap_get32(p + 8),
+		case SNAP_PD_EXIT:
+			if (r->type == SNAP_PD_FORK &&
+			    (err = fork_maps(d, (int32_t)snap_get32(p + 8),
 					     (int32_t)snap_get32(p + 12))) < 0)
 				return err;
-			/* fall through */
-		case SNAP_PD_EXIT:
 			if ((err = snap_u64map_put(&d->tidpid, snap_get32(p + 16),
 						   snap_get32(p + 8))) < 0)
 				return err;
