@@ -102,6 +102,8 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	dlsrc_reset(src);
 	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
 	snap_dlrec_init(&src->rd, names);
+	snap_cfi_init(&src->cfi); /* stripped code named by function (docs/sampling.md) */
+	snap_dlrec_set_cfi(&src->rd, &src->cfi);
 	/* the plugin only runs on perf.data files, whose header told the mode */
 	snap_dlrec_set_mode(&src->rd, o->itrace ? SNAP_TRACE_PT : SNAP_TRACE_SAMPLES);
 	err = snap_perfscript_init(&src->ps, names);
@@ -109,6 +111,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		goto err_fini;
 	if (o->itrace)
 		snap_perfscript_set_mode(&src->ps, SNAP_TRACE_PT);
+	snap_perfscript_set_cfi(&src->ps, &src->cfi);
 	src->buf = snap_malloc(DLSRC_BUF);
 	if (!src->buf) {
 		err = -ENOMEM;
@@ -155,6 +158,7 @@ err_fini:
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
 	snap_dlrec_fini(&src->rd);
+	snap_cfi_fini(&src->cfi);
 	dlsrc_reset(src);
 	return err;
 }
@@ -442,6 +446,7 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 	snap_free(src->out);
 	snap_perfscript_fini(&src->ps);
 	snap_dlrec_fini(&src->rd);
+	snap_cfi_fini(&src->cfi);
 	dlsrc_reset(src);
 	return err;
 }

@@ -45,6 +45,7 @@ struct snap_dlsrc {
 	int err;      /* sticky error */
 	struct snap_dlrec rd;
 	struct snap_perfscript ps; /* perf's stdout: error lines */
+	struct snap_cfi cfi;	   /* the DSOs' CFI, for both parsers */
 	char *buf;		   /* read buffer (owned) */
 	char *out;		   /* perf's real stdout, kept for the end (owned) */
 	size_t outlen, outcap;
