@@ -148,11 +148,12 @@ static int cie_encoding(const Dwarf_CIE *cie, int eh, int addr_size)
 			return p < end ? *p : -1;
 		if (*a == 'L') {
 			p++;
-		} else if (*a == 'P') {
+		} else if (*a == 'P') { /* personality: its encoding byte, then the pointer */
+			uint8_t enc;
+
 			if (p >= end)
 				return -1;
-			uint8_t enc = *p++;
-
+			enc = *p++;
 			if (read_ptr(enc & 0x0f, addr_size, &p, end, 0, 0, &skip))
 				return -1;
 		} else if (*a != 'S' && *a != 'B' && *a != 'G') {
@@ -182,7 +183,8 @@ static int add_fdes(struct snap_cfi_file *f, Elf *elf, Elf_Data *data, uint64_t 
 	struct snap_u64map cies; /* CIE offset -> FDE pointer encoding */
 	int err = 0;
 
-	if (!ident || !data || !data->d_buf || !data->d_size)
+	/* (read_ptr reads little-endian values: other files find nothing) */
+	if (!ident || ident[EI_DATA] != ELFDATA2LSB || !data || !data->d_buf || !data->d_size)
 		return 0;
 	snap_u64map_init(&cies);
 	for (int pass = 0; pass < 2 && !err; pass++) {
