@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -421,6 +422,19 @@ int snap_dlsrc_perf_exit(int status, int report)
 	return -SNAP_EPERF;
 }
 
+void snap_dlsrc_log_cfi(const struct snap_cfi *c)
+{
+	const struct snap_cfi_stats *st = &c->st;
+
+	if (!st->files)
+		return;
+	snap_info("unknown code: %" PRIu64 " call-chain frames named after the start of their "
+		  "function, from the CFI of %" PRIu64 " of %" PRIu64 " DSO files (%" PRIu64
+		  " frames in no function there%s)",
+		  st->found, st->files - st->no_cfi, st->files, st->lookups - st->found,
+		  st->over ? "; more DSOs than the cache holds" : "");
+}
+
 int snap_dlsrc_close(struct snap_dlsrc *src)
 {
 	int err = src->err;
@@ -446,6 +460,7 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 	snap_free(src->out);
 	snap_perfscript_fini(&src->ps);
 	snap_dlrec_fini(&src->rd);
+	snap_dlsrc_log_cfi(&src->cfi);
 	snap_cfi_fini(&src->cfi);
 	dlsrc_reset(src);
 	return err;

@@ -57,6 +57,9 @@ struct snap_dlsrc {
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
 };
 
+/* -v: how many unknown call-chain frames were named from the DSOs' CFI. */
+void snap_dlsrc_log_cfi(const struct snap_cfi *c);
+
 /* Relays what perf has written on its stderr so far (all of it once perf has
  * exited) to snaptrace's stderr, keeping the tail in errtail. */
 void snap_dlsrc_drain_err(struct snap_dlsrc *src);

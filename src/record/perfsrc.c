@@ -252,6 +252,7 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 	}
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
+	snap_dlsrc_log_cfi(&src->cfi);
 	snap_cfi_fini(&src->cfi);
 	perfsrc_reset(src);
 	return err;
