@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,14 +24,23 @@ struct fde {
 struct snap_cfi_file {
 	struct snap_loadseg seg[SNAP_CFI_MAX_SEGS];
 	size_t nseg;
+	uint8_t bid[20]; /* GNU build id */
+	size_t bidlen;
 	struct fde *fde; /* sorted by start */
 	size_t nfde, cap;
+};
+
+struct snap_cfi_want {
+	char *path;
+	uint8_t id[20];
+	size_t len;
 };
 
 void snap_cfi_init(struct snap_cfi *c)
 {
 	memset(c, 0, sizeof(*c));
 	snap_u64map_init(&c->byid);
+	snap_u64map_init(&c->wantidx);
 }
 
 void snap_cfi_fini(struct snap_cfi *c)
@@ -39,8 +50,63 @@ void snap_cfi_fini(struct snap_cfi *c)
 	for (size_t i = 0; i < c->nfiles; i++)
 		snap_cfi_file_close(c->files[i]);
 	snap_free(c->files);
+	for (size_t i = 0; i < c->nwant; i++)
+		snap_free(c->want[i].path);
+	snap_free(c->want);
+	snap_free(c->cache_dir);
 	snap_u64map_fini(&c->byid);
+	snap_u64map_fini(&c->wantidx);
 	memset(c, 0, sizeof(*c));
+}
+
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The wanted build id of path, or NULL (paths with equal hashes: the first). */
+static const struct snap_cfi_want *want_find(const struct snap_cfi *c, const char *path)
+{
+	uint64_t v;
+
+	if (!snap_u64map_get(&c->wantidx, path_hash(path), &v) || !v ||
+	    strcmp(c->want[v - 1].path, path))
+		return NULL;
+	return &c->want[v - 1];
+}
+
+int snap_cfi_want(struct snap_cfi *c, const char *path, const uint8_t *id, size_t idlen)
+{
+	uint64_t h = path_hash(path), v;
+	struct snap_cfi_want *w;
+
+	if (!idlen || idlen > sizeof(w->id) || snap_u64map_get(&c->wantidx, h, &v))
+		return 0;
+	if (snap_vec_reserve(&c->want, &c->wantcap, c->nwant + 1, sizeof(*c->want)))
+		return -ENOMEM;
+	w = &c->want[c->nwant];
+	w->path = snap_strndup(path, strlen(path));
+	if (!w->path)
+		return -ENOMEM;
+	memcpy(w->id, id, idlen);
+	w->len = idlen;
+	c->nwant++;
+	return snap_u64map_put(&c->wantidx, h, c->nwant);
+}
+
+int snap_cfi_set_cache_dir(struct snap_cfi *c, const char *dir)
+{
+	char *d = dir ? snap_strndup(dir, strlen(dir)) : NULL;
+
+	if (dir && !d)
+		return -ENOMEM;
+	snap_free(c->cache_dir);
+	c->cache_dir = d;
+	return 0;
 }
 
 void snap_cfi_file_close(struct snap_cfi_file *f)
@@ -232,6 +298,26 @@ static int add_fdes(struct snap_cfi_file *f, Elf *elf, Elf_Data *data, uint64_t 
 	return err;
 }
 
+/* The GNU build id among the notes of data, if any, into f. */
+static void read_build_id(struct snap_cfi_file *f, Elf_Data *data)
+{
+	size_t off = 0, next, name, desc;
+	GElf_Nhdr nh;
+
+	if (!data || !data->d_buf)
+		return;
+	while ((next = gelf_getnote(data, off, &nh, &name, &desc)) > 0 && next > off) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((const char *)data->d_buf + name, "GNU", 4) && nh.n_descsz &&
+		    nh.n_descsz <= sizeof(f->bid)) {
+			memcpy(f->bid, (const uint8_t *)data->d_buf + desc, nh.n_descsz);
+			f->bidlen = nh.n_descsz;
+			return;
+		}
+		off = next;
+	}
+}
+
 /* Reads the program headers and the FDEs of elf into f. 0, -SNAP_EFORMAT, -ENOMEM. */
 static int file_setup(struct snap_cfi_file *f, Elf *elf)
 {
@@ -261,6 +347,8 @@ static int file_setup(struct snap_cfi_file *f, Elf *elf)
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		const char *name;
 
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE && !f->bidlen)
+			read_build_id(f, elf_getdata(scn, NULL));
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    (sh.sh_flags & SHF_COMPRESSED) || !(name = elf_strptr(elf, shstr, sh.sh_name)))
 			continue;
@@ -355,6 +443,12 @@ const struct snap_loadseg *snap_cfi_file_segs(const struct snap_cfi_file *f, siz
 	return f->seg;
 }
 
+const uint8_t *snap_cfi_file_build_id(const struct snap_cfi_file *f, size_t *len)
+{
+	*len = f->bidlen;
+	return f->bid;
+}
+
 size_t snap_cfi_file_nfdes(const struct snap_cfi_file *f)
 {
 	return f->nfde;
@@ -382,6 +476,47 @@ int snap_cfi_file_start(const struct snap_cfi_file *f, uint64_t off, uint64_t *s
 	return 1;
 }
 
+/* 1 if f's build id is w's. */
+static int same_build(const struct snap_cfi_file *f, const struct snap_cfi_want *w)
+{
+	return f->bidlen == w->len && !memcmp(f->bid, w->id, w->len);
+}
+
+/* Opens path, or the build-id cache's copy of the build perf recorded for it. */
+static int open_checked(struct snap_cfi *c, const char *path, struct snap_cfi_file **out)
+{
+	const struct snap_cfi_want *w = want_find(c, path);
+	char alt[PATH_MAX];
+	size_t n;
+	int err = snap_cfi_file_open(path, out);
+
+	if (err == -ENOMEM || !w || (!err && same_build(*out, w)))
+		return err;
+	if (!err) {
+		c->st.other_build++;
+		snap_cfi_file_close(*out);
+		*out = NULL;
+	}
+	if (!c->cache_dir)
+		return -SNAP_EFORMAT;
+	n = (size_t)snprintf(alt, sizeof(alt), "%s/.build-id/%02x/", c->cache_dir, w->id[0]);
+	for (size_t i = 1; i < w->len && n + 3 < sizeof(alt); i++)
+		n += (size_t)snprintf(alt + n, sizeof(alt) - n, "%02x", w->id[i]);
+	if (n + 5 >= sizeof(alt))
+		return -SNAP_EFORMAT;
+	memcpy(alt + n, "/elf", 5);
+	err = snap_cfi_file_open(alt, out);
+	if (err)
+		return err == -ENOMEM ? err : -SNAP_EFORMAT;
+	if (!same_build(*out, w)) {
+		snap_cfi_file_close(*out);
+		*out = NULL;
+		return -SNAP_EFORMAT;
+	}
+	c->st.from_cache++;
+	return 0;
+}
+
 int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off,
 			uint64_t *start)
 {
@@ -397,7 +532,7 @@ int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint
 			return 0;
 		}
 		c->st.files++;
-		err = snap_cfi_file_open(path, &f);
+		err = open_checked(c, path, &f);
 		if (err == -ENOMEM)
 			return err;
 		v = 0;

@@ -57,6 +57,9 @@ struct snap_dlsrc {
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
 };
 
+/* Tells c the build ids perf recorded in the perf.data file (or directory) data,
+ * and where perf's build-id cache is (~/.debug). */
+void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data);
 /* -v: how many unknown call-chain frames were named from the DSOs' CFI. */
 void snap_dlsrc_log_cfi(const struct snap_cfi *c);
 

@@ -90,6 +90,8 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	if (err < 0)
 		return err;
 	snap_cfi_init(&src->cfi); /* stripped code named by function (docs/sampling.md) */
+	if (o->kind != SNAP_PERFDATA_AUX)
+		snap_dlsrc_cfi_setup(&src->cfi, o->data);
 	snap_perfscript_set_cfi(&src->ps, &src->cfi);
 	if (o->kind != SNAP_PERFDATA_UNKNOWN)
 		snap_perfscript_set_mode(&src->ps, o->kind == SNAP_PERFDATA_AUX

@@ -87,7 +87,15 @@ enum kind { EH_PCREL4, EH_ABS8, EH_NOAUG, DEBUG_FRAME };
  * section holding a CIE and the FDEs [0x10100, 0x10140) and [0x10200, 0x10280)
  * (addresses), encoded as kind says.
  */
+static void make_elf_bid(struct img *m, enum kind k, uint8_t bid);
+
 static void make_elf(struct img *m, enum kind k)
+{
+	make_elf_bid(m, k, 0);
+}
+
+/* make_elf with a GNU build id note (20 bytes bid, bid + 1, ...; 0 = none) */
+static void make_elf_bid(struct img *m, enum kind k, uint8_t bid)
 {
 	const uint64_t fde[2][2] = {{VBASE + 0x100, 0x40}, {VBASE + 0x200, 0x80}};
 	const int eh = k != DEBUG_FRAME;
@@ -175,7 +183,23 @@ static void make_elf(struct img *m, enum kind k)
 	put(m, shoff + 64 + 24, CFI_AT, 8);
 	put(m, shoff + 64 + 32, secend - CFI_AT, 8);
 	put(m, shoff + 64 + 48, 8, 8);
-	/* [2] an empty section; [3] .shstrtab */
+	/* [2] the build id note (or an empty section); [3] .shstrtab */
+	if (bid) {
+		size_t at = 0x2a0;
+
+		put(m, at, 4, 4);
+		put(m, at + 4, 20, 4);
+		put(m, at + 8, 3, 4); /* NT_GNU_BUILD_ID */
+		memcpy(m->b + at + 12, "GNU", 4);
+		for (int i = 0; i < 20; i++)
+			m->b[at + 16 + (size_t)i] = (uint8_t)(bid + i);
+		put(m, shoff + 2 * 64 + 4, 7, 4); /* SHT_NOTE */
+		put(m, shoff + 2 * 64 + 8, 2, 8);
+		put(m, shoff + 2 * 64 + 16, VBASE + at, 8);
+		put(m, shoff + 2 * 64 + 24, at, 8);
+		put(m, shoff + 2 * 64 + 32, 36, 8);
+		put(m, shoff + 2 * 64 + 48, 4, 8);
+	}
 	put(m, shoff + 3 * 64 + 0, 24, 4);
 	put(m, shoff + 3 * 64 + 4, 3, 4); /* SHT_STRTAB */
 	put(m, shoff + 3 * 64 + 24, strtab, 8);
@@ -404,6 +428,99 @@ static int write_images(const char *dir)
 	return 0;
 }
 
+/* writes image m to path (making its directory) */
+static void write_img(const struct img *m, const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	FILE *fp;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(dir, 0700);
+		*slash = '/';
+	}
+	fp = fopen(path, "wb");
+	CHECK(fp && fwrite(m->b, 1, m->n, fp) == m->n);
+	if (fp)
+		fclose(fp);
+}
+
+/* perf.data's build ids: the file at the path must be that build, else perf's
+ * build-id cache copy is read, else nothing. */
+static void build_ids(void)
+{
+	char dir[] = "/tmp/snaptrace-cfi.XXXXXX", lib[PATH_MAX], gone[PATH_MAX], cache[PATH_MAX],
+	     copy[PATH_MAX + 128];
+	uint8_t a[20], b[20], c3[20];
+	struct img m;
+	struct snap_cfi c;
+	struct snap_cfi_file *f;
+	const uint8_t *id;
+	size_t len;
+	uint64_t s = 0;
+
+	for (int i = 0; i < 20; i++) {
+		a[i] = (uint8_t)(0x11 + i);
+		b[i] = (uint8_t)(0x22 + i);
+		c3[i] = (uint8_t)(0x33 + i);
+	}
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(lib, sizeof(lib), "%s/lib.so", dir);
+	snprintf(gone, sizeof(gone), "%s/gone.so", dir);
+	snprintf(cache, sizeof(cache), "%s/debug", dir);
+	snprintf(copy, sizeof(copy), "%s/.build-id/22/232425262728292a2b2c2d2e2f303132333435/elf",
+		 cache);
+	make_elf_bid(&m, EH_PCREL4, 0x11);
+	write_img(&m, lib);
+	make_elf_bid(&m, EH_PCREL4, 0x22);
+	write_img(&m, copy);
+	CHECK_INT_EQ(0, snap_cfi_file_open(lib, &f));
+	if (f) {
+		id = snap_cfi_file_build_id(f, &len);
+		CHECK_INT_EQ(20, (long long)len);
+		CHECK(!memcmp(id, a, 20));
+		snap_cfi_file_close(f);
+	}
+
+	/* the recorded build is at the path */
+	snap_cfi_init(&c);
+	CHECK_INT_EQ(0, snap_cfi_want(&c, lib, a, 20));
+	CHECK_INT_EQ(1, snap_cfi_func_start(&c, 1, lib, 0x120, &s));
+	CHECK_U64_EQ(0x100, s);
+	CHECK_INT_EQ(0, (long long)c.st.other_build);
+	snap_cfi_fini(&c);
+	/* another build at the path, the recorded one in the cache */
+	snap_cfi_init(&c);
+	CHECK_INT_EQ(0, snap_cfi_want(&c, lib, b, 20));
+	CHECK_INT_EQ(0, snap_cfi_want(&c, lib, c3, 20)); /* the first one counts */
+	CHECK_INT_EQ(0, snap_cfi_set_cache_dir(&c, cache));
+	CHECK_INT_EQ(1, snap_cfi_func_start(&c, 1, lib, 0x120, &s));
+	CHECK_INT_EQ(1, (long long)c.st.other_build);
+	CHECK_INT_EQ(1, (long long)c.st.from_cache);
+	/* the file is gone, the cache has it */
+	CHECK_INT_EQ(0, snap_cfi_want(&c, gone, b, 20));
+	CHECK_INT_EQ(1, snap_cfi_func_start(&c, 2, gone, 0x120, &s));
+	CHECK_INT_EQ(2, (long long)c.st.from_cache);
+	snap_cfi_fini(&c);
+	/* another build at the path and none in the cache: nothing */
+	snap_cfi_init(&c);
+	CHECK_INT_EQ(0, snap_cfi_want(&c, lib, c3, 20));
+	CHECK_INT_EQ(0, snap_cfi_set_cache_dir(&c, cache));
+	CHECK_INT_EQ(0, snap_cfi_func_start(&c, 1, lib, 0x120, &s));
+	CHECK_INT_EQ(1, (long long)c.st.other_build);
+	CHECK_INT_EQ(0, (long long)c.st.from_cache);
+	/* no build id recorded for the path: the file as it is */
+	CHECK_INT_EQ(1, snap_cfi_func_start(&c, 3, copy, 0x120, &s));
+	snap_cfi_fini(&c);
+	unlink(lib);
+	unlink(copy);
+	for (char *slash; (slash = strrchr(copy, '/')) && strlen(copy) > strlen(dir);) {
+		*slash = '\0';
+		rmdir(copy); /* the cache's directories, then dir itself */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -416,5 +533,6 @@ int main(int argc, char **argv)
 	RUN(damaged_images);
 	RUN(own_executable);
 	RUN(cache_and_bad_files);
+	RUN(build_ids);
 	return snap_test_done();
 }

@@ -26,8 +26,9 @@ t_cfi_names() {
 	tests/progs/funcoffs.sh -names "$progs/stripfn" >"$tmp/cfi_funcs"
 	spin=$(awk '$2 == "spin_long" { print $1 }' "$tmp/cfi_funcs")
 	spin_end=$(awk -v s="$spin" 'f { print $1; exit } $1 == s { f = 1 }' "$tmp/cfi_funcs")
-	# an empty build-id cache: perf must not find the unstripped program there
-	PERF_BUILDID_DIR=$tmp/buildid snap cfi run -sampling -callgraph-mode fp \
+	# an empty build-id cache (~/.debug): perf must not find the unstripped program there
+	mkdir -p "$tmp/cfihome"
+	HOME=$tmp/cfihome snap cfi run -sampling -callgraph-mode fp \
 		-timer-resolution Sample:2000 -full-execution -working-directory "$w" \
 		-o "$tmp/cfi.fxt.gz" -- "$bin" 150
 	if [ $rc -ne 0 ] || [ ! -s "$w/perf.data" ]; then
@@ -42,7 +43,7 @@ t_cfi_names() {
 		/^[ \t]*$/ { leaf = 1; next }
 		leaf { leaf = 0; x = hex($1); if (x >= lo && x < hi) n++ }
 		END { print n + 0 }' leaf=1)
-	PERF_BUILDID_DIR=$tmp/buildid SNAPTRACE_NO_DLFILTER=1 snap cfi-text decode "$w/perf.data" \
+	HOME=$tmp/cfihome SNAPTRACE_NO_DLFILTER=1 snap cfi-text decode "$w/perf.data" \
 		-o "$tmp/cfi-text.fxt.gz"
 	for p in cfi cfi-text; do
 		starts=$(cfi_unknown_starts "$tmp/$p.fxt.gz" "$bin")
@@ -66,6 +67,49 @@ t_cfi_names() {
 			failed "cfi_one_call_one_slice_$p" "spin_long (0x$spin): $n slices for its one call sampled $ns times; want 1"
 		fi
 	done
+}
+
+# Decoded after the program was replaced by another build: its frames are named
+# from the recorded build, which perf keeps in its build-id cache (~/.debug), and
+# with no cache they keep per-address names (never another build's functions).
+t_cfi_build_id() {
+	local bin=$tmp/bidprog home=$tmp/bidhome starts bad
+	if ! command -v strip >/dev/null || ! command -v nm >/dev/null ||
+		! command -v readelf >/dev/null; then
+		skip cfi_build_id "binutils (strip, nm, readelf) not installed"
+		return
+	fi
+	mkdir -p "$home" "$tmp/bidnohome"
+	cp "$progs/stripfn" "$bin" && strip "$bin"
+	HOME=$home snap bid run -sampling -callgraph-mode fp -timer-resolution Sample:2000 \
+		-full-execution -working-directory "$tmp/w_bid" -o "$tmp/bid.fxt.gz" -- "$bin" 100
+	if [ $rc -ne 0 ]; then
+		failed cfi_build_id "run failed (rc $rc): $(head -3 "$tmp/bid.err")"
+		return
+	fi
+	if [ ! -d "$home/.debug/.build-id" ]; then
+		skip cfi_build_id "perf put nothing in its build-id cache $home/.debug"
+		return
+	fi
+	# (a new file, as a linker or a package upgrade makes: perf may have hard-linked the
+	# old one into its cache)
+	rm -f "$bin" && cp "$progs/stripfn_pad" "$bin" && strip "$bin"
+	HOME=$home snap bid2 decode -v "$tmp/w_bid/perf.data" -o "$tmp/bid2.fxt.gz"
+	starts=$(cfi_unknown_starts "$tmp/bid2.fxt.gz" "$bin")
+	bad=$(comm -23 <(echo "$starts") <(tests/progs/funcoffs.sh "$progs/stripfn"))
+	if [ -z "$starts" ] || [ -n "$bad" ] ||
+		! grep -q "1 of them found in perf's build-id cache" "$tmp/bid2.err"; then
+		failed cfi_build_id_cache "names ${starts:-none} (not function starts of the recorded build: ${bad:-none}): $(grep 'unknown code' "$tmp/bid2.err" | tr '\n' ' ')"
+	else
+		pass cfi_build_id_cache
+	fi
+	HOME=$tmp/bidnohome snap bid3 decode -v "$tmp/w_bid/perf.data" -o "$tmp/bid3.fxt.gz"
+	if grep -q "0 of them found in perf's build-id cache" "$tmp/bid3.err" &&
+		grep -q "from the CFI of 0 of [0-9]* DSO" "$tmp/bid3.err"; then
+		pass cfi_build_id_other_build
+	else
+		failed cfi_build_id_other_build "$(grep 'unknown code' "$tmp/bid3.err" | tr '\n' ' ')"
+	fi
 }
 
 # The same on Debian's own stripped gzip, without frame pointers (dwarf call

@@ -5,9 +5,18 @@
  * caller), then short calls of work_a and work_b from one loop. Built without
  * PIE (code addresses differ from file offsets) and stripped by the test; its
  * frames are named from the file's CFI. Usage: stripfn [N] */
+/* (stripfn_pad, built with -DSTRIPFN_PAD, is another build of it: see pad) */
 #include <stdlib.h>
 
 volatile unsigned long sink;
+
+#ifdef STRIPFN_PAD
+/* stripfn_pad: the same program with its code moved (another build id) */
+__attribute__((noinline)) void pad(void)
+{
+	sink += 2;
+}
+#endif
 
 __attribute__((noinline)) void spin_long(long n)
 {
