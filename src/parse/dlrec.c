@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/dlrec.h"
+#include "parse/cfi.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
@@ -111,10 +112,13 @@ static int dlrec_unknown_name(struct snap_dlrec *r, uint64_t addr, uint32_t dso,
 	return snap_u64map_put(&r->unknown, addr, (uint64_t)*out << 32 | dso);
 }
 
-/* Decodes a LOC at p. Returns 0, -SNAP_EPLUGIN (bad string id) or -ENOMEM. */
-static int dlrec_loc(struct snap_dlrec *r, const uint8_t *p, struct snap_loc *l)
+/* Decodes a LOC at p; frame: a call-chain entry (a mapped address for user code).
+ * Returns 0, -SNAP_EPLUGIN (bad string id) or -ENOMEM. */
+static int dlrec_loc(struct snap_dlrec *r, const uint8_t *p, struct snap_loc *l, int frame)
 {
 	uint32_t sym, dso;
+	uint64_t start;
+	int err;
 
 	l->ip = get64(p);
 	l->off = get64(p + 8);
@@ -124,7 +128,18 @@ static int dlrec_loc(struct snap_dlrec *r, const uint8_t *p, struct snap_loc *l)
 	if (!sym) {
 		l->off = 0;
 		l->sym = 0; /* perf printed "0 [unknown]": no name at all, as in the text parser */
-		return l->ip ? dlrec_unknown_name(r, l->ip, dso, &l->sym) : 0;
+		if (!l->ip)
+			return 0;
+		/* stripped code: named after the function around it (parse/cfi.h) */
+		if (frame && r->cfi && !snap_loc_is_kernel(l) &&
+		    (err = snap_cfi_func_start(r->cfi, dso, snap_strtab_get(r->names, dso), l->ip,
+					       &start)) != 0) {
+			if (err < 0)
+				return err;
+			l->off = l->ip - start;
+			return dlrec_unknown_name(r, start, dso, &l->sym);
+		}
+		return dlrec_unknown_name(r, l->ip, dso, &l->sym);
 	}
 	l->sym = sym;
 	return 0;
@@ -162,9 +177,9 @@ static int dlrec_branch(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 	ev->time = get64(p + 16);
 	ev->has_time = 1;
 	snap_event_set_branch_flags(ev, get32(p));
-	err = dlrec_loc(r, p + 24, &ev->src);
+	err = dlrec_loc(r, p + 24, &ev->src, 0);
 	if (!err)
-		err = dlrec_loc(r, p + 24 + SNAP_DLREC_LOC_SIZE, &ev->dst);
+		err = dlrec_loc(r, p + 24 + SNAP_DLREC_LOC_SIZE, &ev->dst, 0);
 	return err;
 }
 
@@ -200,7 +215,7 @@ static int dlrec_sample(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 	ev->time = get64(p + 16);
 	ev->has_time = 1;
 	ev->period = get64(p + 24);
-	err = dlrec_loc(r, p + 32, &ev->src);
+	err = dlrec_loc(r, p + 32, &ev->src, 0);
 	if (err)
 		return err;
 	if (snap_vec_reserve(&r->frames, &r->fcap, n ? n : 1, sizeof(*r->frames)))
@@ -208,7 +223,7 @@ static int dlrec_sample(struct snap_dlrec *r, const uint8_t *p, uint32_t len, st
 	/* The record is leaf first; events are outermost first. */
 	f = p + SNAP_DLREC_SAMPLE_SIZE;
 	for (i = 0; i < n; i++, f += SNAP_DLREC_LOC_SIZE) {
-		err = dlrec_loc(r, f, &r->frames[n - 1 - i]);
+		err = dlrec_loc(r, f, &r->frames[n - 1 - i], 1);
 		if (err)
 			return err;
 	}
@@ -237,7 +252,7 @@ static int dlrec_power(struct snap_dlrec *r, const uint8_t *p, uint32_t len, str
 	ev->tid = (int32_t)get32(p + 8);
 	ev->time = get64(p + 16);
 	ev->has_time = 1;
-	return dlrec_loc(r, p + 24, &ev->src);
+	return dlrec_loc(r, p + 24, &ev->src, 0);
 }
 
 static uint64_t dlrec_thread_key(int32_t pid, int32_t tid)
@@ -411,6 +426,11 @@ uint64_t snap_dlrec_offset(const struct snap_dlrec *r)
 void snap_dlrec_set_mode(struct snap_dlrec *r, enum snap_trace_mode mode)
 {
 	snap_primary_set_mode(&r->prim, mode);
+}
+
+void snap_dlrec_set_cfi(struct snap_dlrec *r, struct snap_cfi *cfi)
+{
+	r->cfi = cfi;
 }
 
 const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r)

@@ -8,7 +8,9 @@
  * the primary sampled event and EXTRA for any other (parse/primary.h),
  * frames outermost first, a sample without a call chain as one frame (its ip),
  * sched:sched_switch samples as SNAP_EV_SWITCH (out, with their chain).
- * Pure: no I/O.
+ * Pure (no I/O) unless given a parse/cfi cache (snap_dlrec_set_cfi), which reads
+ * the DSO files named to give stripped code of call chains the name of its
+ * function's start: "[unknown @ 0xSTART (DSO)]", off = ADDR - START.
  *
  *   snap_dlrec_init(&r, names);
  *   while (read(fd, buf, n) > 0) {
@@ -26,6 +28,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "parse/cfi.h"
 #include "parse/primary.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
@@ -59,6 +62,7 @@ struct snap_dlrec {
 	struct snap_dlrec_stats st;
 	struct snap_primary prim; /* which sampled event builds stacks */
 	uint32_t switch_id;	  /* strtab id of "sched:sched_switch" once seen, else 0 */
+	struct snap_cfi *cfi;	  /* borrowed; NULL: unknown code named per address */
 	const uint8_t *text;	  /* the last TEXT record's bytes, in buf */
 	uint32_t textlen;
 	int have_header, have_end;
@@ -96,6 +100,9 @@ const struct snap_dlrec_stats *snap_dlrec_stats(const struct snap_dlrec *r);
 /* Tells the reader what the trace is (the perf.data header): SNAP_TRACE_PT or
  * SNAP_TRACE_SAMPLES (parse/primary.h). */
 void snap_dlrec_set_mode(struct snap_dlrec *r, enum snap_trace_mode mode);
+/* Names unknown call-chain code after its function's start, from the CFI of
+ * the DSO files (parse/cfi.h; borrowed, must outlive r; NULL = per address). */
+void snap_dlrec_set_cfi(struct snap_dlrec *r, struct snap_cfi *cfi);
 /* After SNAP_DLREC_TEXT_POINT: sets *len and returns the text (borrowed until the
  * next next() or feed() call; not NUL-terminated). Else returns NULL, *len 0. */
 const char *snap_dlrec_text(const struct snap_dlrec *r, size_t *len);

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "parse/perfdata.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/bytes.h"
 #include "util/err.h"
 
 #define PERF_MAGIC2	 "PERFILE2"
 #define HDR_SIZE	 104
 #define PIPE_HDR_SIZE	 16
+#define FEAT_BUILD_ID	 2
 #define FEAT_AUXTRACE	 18
 #define SAMPLE_CALLCHAIN (1u << 5)
 #define ATTR_MIN_SIZE	 64 /* PERF_ATTR_SIZE_VER0 */
@@ -117,4 +120,76 @@ int snap_perfdata_check_size(const struct snap_perfdata_info *info, uint64_t fil
 		return -SNAP_ETRUNC;
 	}
 	return 0;
+}
+
+/* One build_id_event: u32 type, u16 misc, u16 size, s32 pid, u8 id[20], u8 id size
+ * (valid with misc bit 15), 3 reserved bytes, then the file name (NUL-padded). */
+#define BID_HDR		  36
+#define BID_MISC_HAS_SIZE 0x8000u
+
+int snap_perfdata_build_ids(snap_perfdata_read_fn read, void *ctx,
+			    int (*fn)(void *arg, const char *path, const uint8_t *id, size_t idlen),
+			    void *arg)
+{
+	uint8_t hdr[HDR_SIZE], sec[16], *buf;
+	uint64_t data_off, data_size, off, size, idx = 0;
+	size_t pos = 0;
+	long n;
+	int r = 0;
+
+	n = read(ctx, 0, hdr, sizeof(hdr));
+	if (n < 0)
+		return (int)n;
+	if (!snap_perfdata_is_magic(hdr, (size_t)n))
+		return -SNAP_EFORMAT;
+	if (n >= PIPE_HDR_SIZE && snap_get64(hdr + 8) == PIPE_HDR_SIZE)
+		return 0; /* pipe mode: no feature sections */
+	if (n < HDR_SIZE)
+		return -SNAP_ETRUNC;
+	if (!(hdr[72 + FEAT_BUILD_ID / 8] & (1u << (FEAT_BUILD_ID % 8))))
+		return 0;
+	/* the feature sections' table follows the data, one entry per set bit */
+	for (int b = 0; b < FEAT_BUILD_ID; b++)
+		idx += (hdr[72 + b / 8] >> (b % 8)) & 1;
+	data_off = snap_get64(hdr + 40);
+	data_size = snap_get64(hdr + 48);
+	if (data_off > UINT64_MAX - data_size || data_off + data_size > UINT64_MAX - 16 * (idx + 1))
+		return -SNAP_EPARSE;
+	n = read(ctx, data_off + data_size + 16 * idx, sec, sizeof(sec));
+	if (n < 0)
+		return (int)n;
+	if (n < (long)sizeof(sec))
+		return -SNAP_ETRUNC;
+	off = snap_get64(sec);
+	size = snap_get64(sec + 8);
+	if (size > SNAP_PERFDATA_MAX_BUILD_IDS)
+		return -SNAP_EPARSE;
+	if (!size)
+		return 0;
+	buf = snap_malloc((size_t)size + 1);
+	if (!buf)
+		return -ENOMEM;
+	n = read(ctx, off, buf, (size_t)size);
+	if (n < 0 || (uint64_t)n < size) {
+		snap_free(buf);
+		return n < 0 ? (int)n : -SNAP_ETRUNC;
+	}
+	buf[size] = '\0';
+	while (!r && size - pos >= BID_HDR) {
+		const uint8_t *e = buf + pos;
+		uint16_t misc = snap_get16(e + 4), esize = snap_get16(e + 6);
+		size_t idlen = misc & BID_MISC_HAS_SIZE ? e[32] : 20;
+		const char *name = (const char *)e + BID_HDR;
+
+		if (esize < BID_HDR || esize > size - pos) {
+			r = -SNAP_EPARSE;
+			break;
+		}
+		/* the name must end inside its entry */
+		if (idlen && idlen <= 20 && memchr(name, '\0', esize - BID_HDR))
+			r = fn(arg, name, e + 12, idlen);
+		pos += esize;
+	}
+	snap_free(buf);
+	return r;
 }

@@ -47,4 +47,19 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 int snap_perfdata_check_size(const struct snap_perfdata_info *info, uint64_t file_size, char *why,
 			     size_t len);
 
+/*
+ * The build ids perf stored in the header (the HEADER_BUILD_ID feature: one per
+ * DSO with samples, written when the recording ends): calls fn(arg, path, id,
+ * idlen) for each entry (path NUL-terminated, idlen 1..20), in file order, until
+ * fn returns nonzero (returned). Returns 0 also when the file has none (pipe
+ * mode, no such feature); -SNAP_EFORMAT, -SNAP_ETRUNC, -SNAP_EPARSE for a
+ * damaged header or section (entries before the damage were passed), -ENOMEM,
+ * or the reader's error. The section is read whole, up to
+ * SNAP_PERFDATA_MAX_BUILD_IDS bytes (a larger one is refused: -SNAP_EPARSE).
+ */
+#define SNAP_PERFDATA_MAX_BUILD_IDS (16u << 20)
+int snap_perfdata_build_ids(snap_perfdata_read_fn read, void *ctx,
+			    int (*fn)(void *arg, const char *path, const uint8_t *id, size_t idlen),
+			    void *arg);
+
 #endif

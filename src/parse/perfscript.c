@@ -270,6 +270,11 @@ uint64_t snap_perfscript_line(const struct snap_perfscript *ps)
 	return ps->stats.lines;
 }
 
+void snap_perfscript_set_cfi(struct snap_perfscript *ps, struct snap_cfi *cfi)
+{
+	ps->cfi = cfi;
+}
+
 void snap_perfscript_set_mode(struct snap_perfscript *ps, enum snap_trace_mode mode)
 {
 	snap_primary_set_mode(&ps->prim, mode);
@@ -1120,6 +1125,25 @@ done:
 	return 1;
 }
 
+/* A call-chain frame perf printed as "ADDR [unknown] (/path)" (ADDR mapped, a
+ * file offset) is named after the start of the function around it, found in
+ * the file's CFI: "[unknown @ 0xSTART (/path)]", off = ADDR - START. */
+static int ps_func_start(struct snap_perfscript *ps, struct snap_loc *loc)
+{
+	const char *dso = snap_strtab_get(ps->names, loc->dso);
+	uint64_t start;
+	int r;
+
+	if (dso[0] != '/' || snap_strtab_len(ps->names, loc->sym) < 13 ||
+	    memcmp(snap_strtab_get(ps->names, loc->sym), "[unknown @ 0x", 13) != 0)
+		return 0;
+	r = snap_cfi_func_start(ps->cfi, loc->dso, dso, loc->ip, &start);
+	if (r <= 0 || start == loc->ip)
+		return r;
+	loc->off = loc->ip - start;
+	return ps_unknown_name(ps, start, dso, snap_strtab_len(ps->names, loc->dso), 1, &loc->sym);
+}
+
 /* A TAB line: one call-chain frame of the open record. */
 static int ps_frame(struct snap_perfscript *ps, const char *s, size_t n)
 {
@@ -1137,6 +1161,9 @@ static int ps_frame(struct snap_perfscript *ps, const char *s, size_t n)
 		ps_unknown(ps, s, n);
 		return 0;
 	}
+	if (ps->cfi && loc.sym && loc.dso && !snap_loc_is_kernel(&loc) &&
+	    (r = ps_func_start(ps, &loc)) < 0)
+		return r;
 	if (ps->nframes >= SNAP_PERFSCRIPT_MAX_FRAMES) {
 		ps->stats.dropped_frames++; /* counted as such, not as lines not understood */
 		ps->frames_dropped = 1;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The `perf script` text parser (docs/behaviour.md §3): bytes in, struct snap_event
- * out. Pure: no I/O, no printing. Feed bytes in any chunking, then drain
+ * out. Pure: no I/O (unless given a CFI cache, below), no printing. Feed bytes in any chunking, then drain
  * snap_perfscript_next() until it returns 0; call snap_perfscript_finish()
  * when the input has ended and drain again.
  *
@@ -27,6 +27,9 @@
  * `[unknown] (dso)` becomes "[unknown @ 0xADDR (dso)]" (ADDR = the printed ip
  * in unsigned lowercase hex), ip 0 with `[unknown]` gives sym 0. A DSO text of
  * "[unknown]" gives dso 0. pid is -1 when perf printed only a tid (or none).
+ * With a parse/cfi cache (snap_perfscript_set_cfi), a call-chain frame of
+ * stripped code is named after its function's start instead:
+ * "[unknown @ 0xSTART (dso)]", off = ADDR - START; that reads the DSO files.
  */
 #ifndef SNAP_PARSE_PERFSCRIPT_H
 #define SNAP_PARSE_PERFSCRIPT_H
@@ -35,6 +38,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "parse/cfi.h"
 #include "parse/primary.h"
 #include "util/strtab.h"
 
@@ -76,6 +80,7 @@ struct snap_perfscript {
 	size_t comm_len;
 	uint32_t comm_id;
 	struct snap_perfscript_symcache *cache;
+	struct snap_cfi *cfi; /* borrowed; NULL: unknown code named per address */
 	struct snap_perfscript_stats stats;
 };
 
@@ -98,6 +103,9 @@ uint64_t snap_perfscript_line(const struct snap_perfscript *ps);
 /* Tells the parser what the trace is when the caller knows it (the perf.data
  * header): SNAP_TRACE_PT or SNAP_TRACE_SAMPLES (parse/primary.h). */
 void snap_perfscript_set_mode(struct snap_perfscript *ps, enum snap_trace_mode mode);
+/* Names unknown call-chain code after its function's start, from the CFI of the
+ * DSO files (parse/cfi.h; borrowed, must outlive ps; NULL = per address). */
+void snap_perfscript_set_cfi(struct snap_perfscript *ps, struct snap_cfi *cfi);
 /* Returns the counters (borrowed from ps). */
 const struct snap_perfscript_stats *snap_perfscript_stats(const struct snap_perfscript *ps);
 

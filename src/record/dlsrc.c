@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "parse/perfdata.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -102,6 +105,10 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	dlsrc_reset(src);
 	snprintf(src->plugin, sizeof(src->plugin), "%s", o->plugin);
 	snap_dlrec_init(&src->rd, names);
+	snap_cfi_init(&src->cfi); /* stripped code named by function (docs/sampling.md) */
+	if (!o->itrace)
+		snap_dlsrc_cfi_setup(&src->cfi, o->data);
+	snap_dlrec_set_cfi(&src->rd, &src->cfi);
 	/* the plugin only runs on perf.data files, whose header told the mode */
 	snap_dlrec_set_mode(&src->rd, o->itrace ? SNAP_TRACE_PT : SNAP_TRACE_SAMPLES);
 	err = snap_perfscript_init(&src->ps, names);
@@ -109,6 +116,7 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 		goto err_fini;
 	if (o->itrace)
 		snap_perfscript_set_mode(&src->ps, SNAP_TRACE_PT);
+	snap_perfscript_set_cfi(&src->ps, &src->cfi);
 	src->buf = snap_malloc(DLSRC_BUF);
 	if (!src->buf) {
 		err = -ENOMEM;
@@ -155,6 +163,7 @@ err_fini:
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
 	snap_dlrec_fini(&src->rd);
+	snap_cfi_fini(&src->cfi);
 	dlsrc_reset(src);
 	return err;
 }
@@ -417,6 +426,60 @@ int snap_dlsrc_perf_exit(int status, int report)
 	return -SNAP_EPERF;
 }
 
+static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = off > (uint64_t)INT64_MAX ? 0 : pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
+}
+
+static int want_build(void *arg, const char *path, const uint8_t *id, size_t idlen)
+{
+	return path[0] == '/' ? snap_cfi_want(arg, path, id, idlen) : 0;
+}
+
+void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data)
+{
+	const char *home = getenv("HOME");
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd = data ? open(data, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+
+	/* perf record --kcore writes a directory: DIR/data */
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		close(fd);
+		fd = -1;
+		if (snprintf(path, sizeof(path), "%s/data", data) < (int)sizeof(path))
+			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	}
+	/* (the table is a help: a damaged one keeps the entries before the damage) */
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		(void)snap_perfdata_build_ids(pread_reader, &fd, want_build, c);
+	if (fd >= 0)
+		close(fd);
+	/* perf's build-id cache: ~/.debug (perf's default; its buildid.dir setting is not read) */
+	if (home && *home && snprintf(path, sizeof(path), "%s/.debug", home) < (int)sizeof(path))
+		(void)snap_cfi_set_cache_dir(c, path);
+}
+
+void snap_dlsrc_log_cfi(const struct snap_cfi *c)
+{
+	const struct snap_cfi_stats *st = &c->st;
+
+	if (!st->files)
+		return;
+	snap_info("unknown code: %" PRIu64 " call-chain frames named after the start of their "
+		  "function, from the CFI of %" PRIu64 " of %" PRIu64 " DSO files (%" PRIu64
+		  " frames in no function there%s)",
+		  st->found, st->files - st->no_cfi, st->files, st->lookups - st->found,
+		  st->over ? "; more DSOs than the cache holds" : "");
+	if (st->other_build)
+		snap_info("unknown code: %" PRIu64
+			  " DSO files are not the build perf recorded, %" PRIu64
+			  " of them found in perf's build-id cache",
+			  st->other_build, st->from_cache);
+}
+
 int snap_dlsrc_close(struct snap_dlsrc *src)
 {
 	int err = src->err;
@@ -442,6 +505,8 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 	snap_free(src->out);
 	snap_perfscript_fini(&src->ps);
 	snap_dlrec_fini(&src->rd);
+	snap_dlsrc_log_cfi(&src->cfi);
+	snap_cfi_fini(&src->cfi);
 	dlsrc_reset(src);
 	return err;
 }

@@ -45,6 +45,7 @@ struct snap_dlsrc {
 	int err;      /* sticky error */
 	struct snap_dlrec rd;
 	struct snap_perfscript ps; /* perf's stdout: error lines */
+	struct snap_cfi cfi;	   /* the DSOs' CFI, for both parsers */
 	char *buf;		   /* read buffer (owned) */
 	char *out;		   /* perf's real stdout, kept for the end (owned) */
 	size_t outlen, outcap;
@@ -55,6 +56,12 @@ struct snap_dlsrc {
 	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
 };
+
+/* Tells c the build ids perf recorded in the perf.data file (or directory) data,
+ * and where perf's build-id cache is (~/.debug). */
+void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data);
+/* -v: how many unknown call-chain frames were named from the DSOs' CFI. */
+void snap_dlsrc_log_cfi(const struct snap_cfi *c);
 
 /* Relays what perf has written on its stderr so far (all of it once perf has
  * exited) to snaptrace's stderr, keeping the tail in errtail. */

@@ -89,6 +89,10 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		return err;
+	snap_cfi_init(&src->cfi); /* stripped code named by function (docs/sampling.md) */
+	if (o->kind != SNAP_PERFDATA_AUX)
+		snap_dlsrc_cfi_setup(&src->cfi, o->data);
+	snap_perfscript_set_cfi(&src->ps, &src->cfi);
 	if (o->kind != SNAP_PERFDATA_UNKNOWN)
 		snap_perfscript_set_mode(&src->ps, o->kind == SNAP_PERFDATA_AUX
 							   ? SNAP_TRACE_PT
@@ -119,6 +123,7 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 err_fini:
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
+	snap_cfi_fini(&src->cfi);
 	perfsrc_reset(src);
 	return err;
 }
@@ -249,6 +254,8 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 	}
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
+	snap_dlsrc_log_cfi(&src->cfi);
+	snap_cfi_fini(&src->cfi);
 	perfsrc_reset(src);
 	return err;
 }

@@ -35,7 +35,8 @@ struct snap_perfsrc {
 	int eof;    /* perf's stdout is drained */
 	int status; /* perf's wait status once reaped */
 	struct snap_perfscript ps;
-	char *buf; /* read buffer (owned) */
+	struct snap_cfi cfi; /* the DSOs' CFI (parse/cfi.h) */
+	char *buf;	     /* read buffer (owned) */
 	int use_plugin;
 	struct snap_dlsrc dl;	       /* the plugin path */
 	struct snap_perfsrc_opts opts; /* for falling back to the text path */

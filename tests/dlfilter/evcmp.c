@@ -113,8 +113,10 @@ static int droppable(const struct snap_event *e)
 }
 
 /* The text is parsed as snaptrace's decode parses it: told the trace mode
- * from the perf.data (pt: --itrace given), as the plugin path is. */
-static int read_text(const char *path, struct snap_strtab *st, struct evs *v, int pt)
+ * from the perf.data (pt: --itrace given), as the plugin path is, and with the
+ * DSOs' CFI (stripped code named after its function, record/perfsrc). */
+static int read_text(const char *path, struct snap_strtab *st, struct evs *v, int pt,
+		     struct snap_cfi *cfi)
 {
 	struct snap_perfscript ps;
 	struct snap_event ev;
@@ -125,6 +127,7 @@ static int read_text(const char *path, struct snap_strtab *st, struct evs *v, in
 	if (fd < 0 || snap_perfscript_init(&ps, st) < 0)
 		return -1;
 	snap_perfscript_set_mode(&ps, pt ? SNAP_TRACE_PT : SNAP_TRACE_SAMPLES);
+	snap_perfscript_set_cfi(&ps, cfi);
 	for (;;) {
 		while ((r = snap_perfscript_next(&ps, &ev)) > 0)
 			if (evs_add(v, &ev))
@@ -207,6 +210,7 @@ static int compare(const struct snap_strtab *st, const struct evs *text, const s
 int main(int argc, char **argv)
 {
 	struct snap_strtab st;
+	struct snap_cfi cfi;
 	struct evs text = {0}, plug = {0};
 	struct snap_dlsrc src;
 	struct snap_dlsrc_opts o = {0};
@@ -223,7 +227,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snap_strtab_init(&st);
-	if (read_text(argv[a + 4], &st, &text, strcmp(argv[a + 3], "-") != 0) < 0) {
+	snap_cfi_init(&cfi);
+	if (read_text(argv[a + 4], &st, &text, strcmp(argv[a + 3], "-") != 0, &cfi) < 0) {
 		fprintf(stderr, "evcmp: cannot parse %s\n", argv[a + 4]);
 		goto out;
 	}
@@ -252,6 +257,7 @@ int main(int argc, char **argv)
 out:
 	evs_free(&text);
 	evs_free(&plug);
+	snap_cfi_fini(&cfi);
 	snap_strtab_fini(&st);
 	return ret;
 }

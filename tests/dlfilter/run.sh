@@ -137,6 +137,20 @@ if perf record --no-bpf-event -e cpu-clock -F 2000 -g -o "$tmp/exec.data" -- \
 else
 	skip dlfilter_events_exec "perf record of an exec chain failed"
 fi
+# stripped: call chains through code without symbols, named after the start of
+# their function from its CFI (parse/cfi.h) on both paths alike. A build id of
+# its own: perf would find prog's symbols in its build-id cache (~/.debug).
+bid=$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')
+if command -v strip >/dev/null 2>&1 &&
+	$CC_PROG -O0 -g -fno-omit-frame-pointer -Wl,--build-id=0x"$bid" -o "$tmp/sprog" \
+		tests/dlfilter/prog.c 2>/dev/null && cp "$tmp/sprog" "$tmp/sprog.full" &&
+	strip "$tmp/sprog" 2>/dev/null &&
+	perf record --no-bpf-event -e cpu-clock -F 2000 -g -o "$tmp/strip.data" "$tmp/sprog" 30000 \
+		>/dev/null 2>&1; then
+	evcmp dlfilter_events_stripped "$tmp/strip.data" - "$SAMPLE_TEXT" -k
+else
+	skip dlfilter_events_stripped "strip or perf record of a stripped program failed"
+fi
 
 # The call tree is really there (the comparison above could pass on two empty outputs).
 if grep -q '^[0-9a-f]* leaf+' "$tmp/dlfilter_sampling_callchains.dump" &&
@@ -206,6 +220,21 @@ else
 	same_dump dlfilter_same_dump_callchains "$tmp/fp.data"
 	same_dump dlfilter_same_dump_flat "$tmp/flat.data"
 	[ -e "$tmp/exec.data" ] && same_dump dlfilter_same_dump_exec "$tmp/exec.data"
+	if [ -e "$tmp/strip.data" ]; then
+		same_dump dlfilter_same_dump_stripped "$tmp/strip.data"
+		# (the frames really are unknown ones, each named by its function's start)
+		grep -o "\[unknown @ 0x[0-9a-f]* ($tmp/sprog)\]" "$tmp/dlfilter_same_dump_stripped.p.dump" |
+			sed 's/.*@ 0x\([0-9a-f]*\) .*/\1/' | sort -u >"$tmp/snames"
+		tests/progs/funcoffs.sh "$tmp/sprog.full" >"$tmp/sfuncs"
+		if [ ! -s "$tmp/snames" ]; then
+			fail dlfilter_stripped_named "no [unknown @ ...] frame of $tmp/sprog in the dump"
+		elif [ -n "$(comm -23 "$tmp/snames" "$tmp/sfuncs")" ]; then
+			fail dlfilter_stripped_named "not function starts: $(comm -23 "$tmp/snames" \
+				"$tmp/sfuncs" | head -5 | tr '\n' ' ')(functions: $(tr '\n' ' ' <"$tmp/sfuncs"))"
+		else
+			pass dlfilter_stripped_named
+		fi
+	fi
 fi
 
 # ---- a broken plugin: clear errors naming it, no hang, no output file ----

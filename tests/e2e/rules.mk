@@ -27,3 +27,14 @@ $(B)/tests/e2e/sigctor: tests/e2e/progs/sigctor.c $(B)/tests/e2e/libsigctor.so
 	$(call msg,CCLD,$@)
 	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $< -L$(@D) -lsigctor -Wl,-rpath,'$$ORIGIN'
 TEST_BINS += $(E2E_PROGS) $(B)/tests/e2e/libsigctor.so
+# stripfn: without PIE, so its code's addresses are not its file offsets (cfi_names.sh);
+# stripfn_pad: another build of it (its code moved)
+$(B)/tests/e2e/stripfn: tests/e2e/progs/stripfn.c
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-pie -no-pie -o $@ $<
+$(B)/tests/e2e/stripfn_pad: tests/e2e/progs/stripfn.c
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-pie -no-pie -DSTRIPFN_PAD -o $@ $<
+TEST_BINS += $(B)/tests/e2e/stripfn_pad

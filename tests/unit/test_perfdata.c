@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mem_reader.h"
 #include "parse/perfdata.h"
@@ -130,8 +131,109 @@ static void check_size_against_file(void)
 	CHECK_INT_EQ(0, snap_perfdata_check_size(&info, 0, why, sizeof(why)));
 }
 
+struct bids {
+	int n;
+	char path[4][64];
+	uint8_t id[4][20];
+	size_t len[4];
+};
+
+static int got_bid(void *arg, const char *path, const uint8_t *id, size_t idlen)
+{
+	struct bids *b = arg;
+
+	if (b->n < 4) {
+		snprintf(b->path[b->n], sizeof(b->path[0]), "%s", path);
+		memcpy(b->id[b->n], id, idlen);
+		b->len[b->n] = idlen;
+	}
+	b->n++;
+	return 0;
+}
+
+/* One build_id_event at p: misc, id (idlen bytes; with the size field when
+ * sized), name padded to 8. Returns its size. */
+static size_t put_bid(uint8_t *p, const char *name, uint8_t first, size_t idlen, int sized)
+{
+	size_t nl = strlen(name) + 1, size = 36 + ((nl + 7) & ~(size_t)7);
+	uint16_t misc = sized ? 0x8000 : 0, sz = (uint16_t)size;
+
+	memset(p, 0, size);
+	memcpy(p + 4, &misc, 2);
+	memcpy(p + 6, &sz, 2);
+	for (size_t i = 0; i < idlen; i++)
+		p[12 + i] = (uint8_t)(first + i);
+	p[32] = (uint8_t)idlen;
+	memcpy(p + 36, name, nl);
+	return size;
+}
+
+static void build_ids(void)
+{
+	uint8_t buf[2048];
+	struct snap_membuf m = {buf, 0};
+	struct bids b = {0};
+	size_t n = make_file(buf, 1, 0, 0x127), sec, len;
+
+	/* data section: 64 bytes; features HEADER_TRACING_DATA (1) and HEADER_BUILD_ID (2):
+	 * the table after the data holds two sections, build ids second */
+	put64(buf + 40, n);
+	put64(buf + 48, 64);
+	buf[72] |= 1u << 1 | 1u << 2;
+	sec = n + 64 + 32;
+	len = put_bid(buf + sec, "/usr/bin/gzip", 0x10, 20, 1);
+	len += put_bid(buf + sec + len, "[kernel.kallsyms]", 0x20, 20, 0);
+	len += put_bid(buf + sec + len, "/lib/x.so", 0x30, 8, 1);
+	put64(buf + n + 64 + 16, sec);
+	put64(buf + n + 64 + 24, len);
+	m.len = sec + len;
+	CHECK_INT_EQ(0, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	CHECK_INT_EQ(3, b.n);
+	CHECK_STR_EQ("/usr/bin/gzip", b.path[0]);
+	CHECK_INT_EQ(20, (long long)b.len[0]);
+	CHECK_INT_EQ(0x10, b.id[0][0]);
+	CHECK_INT_EQ(0x23, b.id[0][19]);
+	CHECK_STR_EQ("[kernel.kallsyms]", b.path[1]);
+	CHECK_INT_EQ(20, (long long)b.len[1]); /* no size field: 20 bytes */
+	CHECK_INT_EQ(8, (long long)b.len[2]);
+	CHECK_INT_EQ(0x37, b.id[2][7]);
+	/* cut inside the section: refused, the entries before it passed */
+	m.len = sec + len - 4;
+	b.n = 0;
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	/* an entry claiming more than the section: the ones before it passed */
+	m.len = sec + len;
+	put64(buf + n + 64 + 24, len - 4);
+	b.n = 0;
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	CHECK_INT_EQ(2, b.n);
+	/* an entry smaller than its header */
+	put64(buf + n + 64 + 24, len);
+	buf[sec + 6] = 8;
+	buf[sec + 7] = 0;
+	b.n = 0;
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	CHECK_INT_EQ(0, b.n);
+	/* no build-id feature, pipe mode: nothing, no error */
+	buf[72] &= (uint8_t) ~(1u << 2);
+	b.n = 0;
+	CHECK_INT_EQ(0, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	CHECK_INT_EQ(0, b.n);
+	put64(buf + 8, 16);
+	CHECK_INT_EQ(0, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	/* a section too large */
+	put64(buf + 8, 104);
+	buf[72] |= 1u << 2;
+	put64(buf + n + 64 + 24, (uint64_t)1 << 40);
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+	/* not a perf.data file */
+	buf[0] = 'X';
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
+}
+
 int main(void)
 {
+	RUN(build_ids);
 	RUN(check_size_against_file);
 	RUN(probe_classifies_files);
 	RUN(probe_rejects_bad_headers);
