@@ -50,7 +50,8 @@ static const struct snap_opt report_opts[] = {
 	[OPT_WINDOW] = {"window", NULL, "START,END",
 			"only calls inside this time range from the trace start (10ms,25.5ms)"},
 	[OPT_FUNCTION] = {"function", NULL, "NAME",
-			  "NAME's duration histogram and its 10 slowest calls"},
+			  "NAME's duration histogram and its 10 slowest calls (NAME as in the "
+			  "trace or in the table)"},
 	[OPT_FOLDED] = {"folded", NULL, "FILE",
 			"write folded stacks 'outer;inner;leaf SELF_NS' (flamegraphs; - = stdout)"},
 	[OPT_JSON] = {"json", NULL, NULL, "print the figures as JSON (schema: docs/report.md)"},

@@ -123,21 +123,6 @@ static const char *sort_name(enum snap_report_sort s)
 
 #define NAME_W 28 /* + calls 1+7 + 7 durations of 1+8: 99 columns */
 
-/* A function's label in the table: perf's "[unknown @ 0xADDR (PATH)]" becomes
- * "0xADDR (BASE)", so that the address that tells unknown code apart fits. */
-static const char *fn_label(const char *s, char *out, size_t cap)
-{
-	size_t len = strlen(s);
-	const char *open = strstr(s, " ("), *base;
-
-	if (strncmp(s, "[unknown @ ", 11) || !open || len < 2 || strcmp(s + len - 2, ")]"))
-		return s;
-	base = strrchr(open, '/') ? strrchr(open, '/') + 1 : open + 2;
-	snprintf(out, cap, "%.*s (%.*s)", (int)(open - (s + 11)), s + 11, (int)(s + len - 2 - base),
-		 base);
-	return out;
-}
-
 void snap_report_text(const struct snap_report *r, const struct snap_report_fmt *f,
 		      struct snap_rbuf *b)
 {
@@ -196,8 +181,8 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 		char p[3][20];
 
 		snap_report_shorten(
-			fn_label(snap_strtab_get(r->st, order[i]), label, sizeof(label)), NAME_W,
-			name);
+			snap_report_label(snap_strtab_get(r->st, order[i]), label, sizeof(label)),
+			NAME_W, name);
 		snprintf(p[0], sizeof(p[0]), "%c%s", mark, snap_report_human(fn->p50, h[3]));
 		snprintf(p[1], sizeof(p[1]), "%c%s", mark, snap_report_human(fn->p90, h[4]));
 		snprintf(p[2], sizeof(p[2]), "%c%s", mark, snap_report_human(fn->p99, h[5]));

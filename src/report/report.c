@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,19 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+const char *snap_report_label(const char *s, char *out, size_t cap)
+{
+	size_t len = strlen(s);
+	const char *open = strstr(s, " ("), *base;
+
+	if (strncmp(s, "[unknown @ ", 11) || !open || len < 2 || strcmp(s + len - 2, ")]"))
+		return s;
+	base = strrchr(open, '/') ? strrchr(open, '/') + 1 : open + 2;
+	snprintf(out, cap, "%.*s (%.*s)", (int)(open - (s + 11)), s + 11, (int)(s + len - 2 - base),
+		 base);
+	return out;
+}
+
 int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		     const struct snap_report_opts *o)
 {
@@ -27,6 +41,11 @@ int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		r->o = *o;
 	if (!r->o.exact_limit)
 		r->o.exact_limit = SNAP_REPORT_EXACT_LIMIT;
+	if (r->o.function) {
+		const char *name = snap_strtab_get(st, r->o.function);
+
+		r->by_label = !strncmp(name, "0x", 2) && strstr(name, " (") != NULL;
+	}
 	snap_u64map_init(&r->tmap);
 	snap_u64map_init(&r->nodes);
 	if (r->o.folded) {
@@ -450,6 +469,17 @@ static int pop(struct walk *w, uint64_t end, int cut)
 			fn->max = dur;
 		r->slices++;
 		w->t->slices++;
+		if (r->by_label && !fn->label_seen && f->name != r->o.function) {
+			char label[512];
+
+			fn->label_seen = 1;
+			if (!strcmp(snap_report_label(snap_strtab_get(r->st, f->name), label,
+						      sizeof(label)),
+				    snap_strtab_get(r->st, r->o.function))) {
+				r->o.function = f->name; /* the trace's full name from now on */
+				r->by_label = 0;
+			}
+		}
 		if (r->o.function && f->name == r->o.function) {
 			r->hist[dur ? 64 - __builtin_clzll(dur) : 0]++;
 			keep_slowest(r, w->t, dur, f->start);

@@ -97,6 +97,7 @@ struct snap_report_fn {
 	size_t ndur, capdur;
 	uint64_t *sketch;	      /* SNAP_REPORT_SKETCH_N bucket counts once sketched */
 	uint64_t p50, p90, p99, mean; /* after finish */
+	uint8_t label_seen;	      /* its table label was compared with -function's */
 };
 
 struct snap_report_call {
@@ -108,6 +109,7 @@ struct snap_report {
 	struct snap_strtab *st; /* borrowed */
 	struct snap_report_opts o;
 	int err;		 /* sticky */
+	int by_label;		 /* -function names a table label (snap_report_label) */
 	struct snap_u64map tmap; /* (pid << 32 | tid) -> index + 1 */
 	struct snap_report_thread *th;
 	size_t nth, capth;
@@ -137,6 +139,11 @@ struct snap_report {
 };
 
 /* Initializes r over st (borrowed, must outlive r). Returns 0 or -ENOMEM. */
+/* A function's label in the text table: perf's "[unknown @ 0xADDR (PATH)]"
+ * becomes "0xADDR (BASE)", so that the address that tells unknown code apart
+ * fits the column; other names are s itself. -function takes either. */
+const char *snap_report_label(const char *s, char *out, size_t cap);
+
 int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		     const struct snap_report_opts *o);
 void snap_report_fini(struct snap_report *r);

@@ -416,6 +416,21 @@ static void table_labels(void)
 	CHECK(b.p && strstr(b.p, "\n0x10 ([unknown])                   1 ") != NULL);
 	snap_rbuf_fini(&b);
 	fixture_fini(&x);
+
+	/* -function takes the label too: the trace's name is adopted at its first call */
+	snap_strtab_init(&x.st);
+	o.function = (uint32_t)snap_strtab_intern_cstr(&x.st, "0x4883 (gzip)");
+	u[0] = (uint32_t)snap_strtab_intern_cstr(&x.st, "[unknown @ 0x4883 (/usr/bin/gzip)]");
+	u[1] = (uint32_t)snap_strtab_intern_cstr(&x.st, "[unknown @ 0x4883 (/usr/bin/gzip2)]");
+	CHECK_INT_EQ(0, snap_report_init(&x.r, &x.st, &o));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 0, 2, u[1]));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 10, 15, u[0]));
+	CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 20, 27, u[0]));
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	CHECK_INT_EQ((int)u[0], (int)x.r.o.function);
+	CHECK_U64_EQ(2, x.r.hist[3]); /* 5 and 7 ns: [4, 8) */
+	CHECK_U64_EQ(0, x.r.hist[2]); /* not gzip2's 2 ns */
+	fixture_fini(&x);
 }
 
 int main(void)
