@@ -1161,14 +1161,14 @@ static int ps_frame(struct snap_perfscript *ps, const char *s, size_t n)
 		ps_unknown(ps, s, n);
 		return 0;
 	}
-	if (ps->cfi && loc.sym && loc.dso && !snap_loc_is_kernel(&loc) &&
-	    (r = ps_func_start(ps, &loc)) < 0)
-		return r;
 	if (ps->nframes >= SNAP_PERFSCRIPT_MAX_FRAMES) {
 		ps->stats.dropped_frames++; /* counted as such, not as lines not understood */
 		ps->frames_dropped = 1;
 		return 0;
 	}
+	if (ps->cfi && loc.sym && loc.dso && !snap_loc_is_kernel(&loc) &&
+	    (r = ps_func_start(ps, &loc)) < 0)
+		return r;
 	if (snap_vec_reserve(&ps->frames, &ps->fcap, ps->nframes + 1, sizeof(*ps->frames)) < 0)
 		return -ENOMEM;
 	ps->frames[ps->nframes++] = loc;
