@@ -53,7 +53,8 @@ static const struct snap_opt report_opts[] = {
 			  "NAME's duration histogram and its 10 slowest calls (NAME as in the "
 			  "trace or in the table)"},
 	[OPT_FOLDED] = {"folded", NULL, "FILE",
-			"write folded stacks 'outer;inner;leaf SELF_NS' (flamegraphs; - = stdout)"},
+			"write folded stacks 'comm;outer;inner;leaf SELF_NS' (flamegraph.pl; - = "
+			"stdout)"},
 	[OPT_JSON] = {"json", NULL, NULL, "print the figures as JSON (schema: docs/report.md)"},
 	[OPT_EXACT_LIMIT] = {"exact-limit", NULL, "N", NULL}, /* tests: sketch past N calls */
 	[OPT_QUIET] = {"quiet", "q", NULL, "errors only (decode messages of perf.data input)"},
@@ -62,15 +63,21 @@ static const struct snap_opt report_opts[] = {
 
 static const char report_usage[] = "snaptrace report [flags] [FILE]";
 static const char report_desc[] =
-	"Prints exact latency figures of a trace in the terminal: the top 20 functions by self\n"
-	"time (calls, total, self, mean, p50, p90, p99, max), then per thread the busy time and\n"
-	"slices, then the time span covered and the number of slices. FILE is an FXT trace\n"
-	"(.fxt or .fxt.gz, snaptrace's or magic-trace's; default trace.fxt.gz), or a perf.data\n"
-	"or perf script text file, decoded in memory (no trace written). Every slice is a call:\n"
-	"recursion counts each call, self time is the time not covered by child slices, and\n"
-	"percentiles are by nearest rank over every call. Calls cut by the snapshot's edges\n"
-	"(begun before it, still open at its end, at a decode error) are excluded and counted.\n"
-	"Traces from stack samples are marked ESTIMATED with their sample period.\n"
+	"Prints latency figures of a trace in the terminal: the top 20 functions by self time\n"
+	"(calls, total, self, mean, p50, p90, p99, max), then per thread the busy time and\n"
+	"slices, then the time span covered and the number of slices. The figures are exact for\n"
+	"an Intel PT trace (every call is in it); a trace from stack samples (every machine\n"
+	"without PT) gives estimates, accurate to about a sample period, and says so (ESTIMATED).\n"
+	"FILE is an FXT trace (.fxt or .fxt.gz, snaptrace's or magic-trace's; default\n"
+	"trace.fxt.gz; - = stdin), or a perf.data or perf script text file, decoded in memory\n"
+	"(no trace written). Every slice is a call and counts in calls and percentiles, but a\n"
+	"function's total is the time it was on the stack at least once, so recursion counts\n"
+	"once (as perf's children); self time is the time not covered by child slices, and an\n"
+	"inlined frame's (NAME [inlined]) stays with the function it was inlined into, as in\n"
+	"perf report. Calls cut by the snapshot's edges (begun before it, still open at its\n"
+	"end, at a decode error) are excluded and counted. -function takes the trace's name or\n"
+	"the table's (shortened names are unique). With -folded - the folded stacks alone go to\n"
+	"stdout, the tables to stderr.\n"
 	"Times: a number and a unit (ns, us, ms, s), e.g. -window 1.5ms,20ms.\n"
 	"`snaptrace run -report -- PROG` (and attach, decode) prints the same report after\n"
 	"writing the trace.";
@@ -166,12 +173,60 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Prints what was asked (text or JSON, -function, -folded). Returns the exit status. */
+/* A -function or -thread the trace does not have: one line naming the close
+ * matches. Returns 1 (the exit status) if so, else 0. */
+static int say_missing(struct rcli *c)
+{
+	struct snap_report *r = &c->r;
+
+	if (r->thread_missing) {
+		int32_t tid[5];
+		size_t n = snap_report_close_threads(r, r->o.tid, tid, 5);
+
+		fprintf(stderr, "snaptrace report: no thread %" PRId64 " with slices in the trace",
+			r->o.tid);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s%" PRId32, i ? ", " : "; its threads include ", tid[i]);
+		fputs(n ? " (the thread table lists them)\n" : " (it has no slices)\n", stderr);
+		return 1;
+	}
+	if (r->function_missing) {
+		uint32_t fn[5];
+		int n = snap_report_close_functions(r, c->function, fn, 5);
+
+		if (n < 0) {
+			fputs("snaptrace report: out of memory\n", stderr);
+			return 1;
+		}
+		fprintf(stderr, "snaptrace report: no function '%s' in the trace", c->function);
+		for (int i = 0; i < n; i++) {
+			const struct snap_report_fn *f = &r->fn[fn[i]];
+			const char *full = snap_strtab_get(r->st, fn[i]);
+
+			fprintf(stderr, "%s'%s'", i ? ", " : "; close: ",
+				strlen(full) > 60 && f->label ? snap_strtab_get(r->st, f->label)
+							      : full);
+		}
+		fputs(n ? "\n"
+			: " (-top 0 lists every function; -function takes the trace's "
+			  "name or the table's)\n",
+		      stderr);
+		return 1;
+	}
+	return 0;
+}
+
+/* Prints what was asked (text or JSON, -function, -folded). With -folded -
+ * stdout holds the folded stacks alone and the tables go to stderr. Returns
+ * the exit status. */
 static int report_emit(struct rcli *c)
 {
 	struct snap_rbuf b;
 	int status = 0;
+	FILE *out = c->folded && !strcmp(c->folded, "-") ? stderr : stdout;
 
+	if (say_missing(c))
+		return 1;
 	memset(&b, 0, sizeof(b));
 	if (c->json)
 		snap_report_json(&c->r, &c->fmt, &b);
@@ -184,8 +239,8 @@ static int report_emit(struct rcli *c)
 		snap_rbuf_fini(&b);
 		return 1;
 	}
-	fwrite(b.p, 1, b.len, stdout);
-	if (fflush(stdout) != 0) {
+	fwrite(b.p, 1, b.len, out);
+	if (fflush(out) != 0) {
 		fprintf(stderr, "snaptrace report: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
@@ -275,15 +330,136 @@ static void tap_close(void *ctx, int err)
  * decompressed trace. The file is read to its end even after an FXT error so
  * that a bad gzip stream is reported first, as when it was read whole.
  * Returns the exit status (the problem printed). */
-static int stream_fxt(struct rcli *c, const char *path)
-{
-	struct snap_report_fxtstream fs;
-	struct snap_report_fxtin in;
-	unsigned char *buf;
-	uint64_t len = 0;
+/* Where the trace's bytes come from: a file through zlib's gzread (plain or
+ * gzip), or stdin, whose first bytes were read to tell what it holds (a pipe
+ * cannot give them back): those, then the rest, inflated here if gzip. */
+struct fxtsrc {
 	gzFile gz;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), zerr, err;
+	int fd; /* stdin */
+	unsigned char head[8];
+	size_t nhead, hpos;
+	int gzip, zlive, zend, eof;
+	z_stream z;
+	unsigned char *zin;
+};
 
+static ssize_t raw_read(struct fxtsrc *s, unsigned char *buf, size_t cap)
+{
+	ssize_t n;
+
+	if (s->hpos < s->nhead) {
+		size_t k = s->nhead - s->hpos < cap ? s->nhead - s->hpos : cap;
+
+		memcpy(buf, s->head + s->hpos, k);
+		s->hpos += k;
+		return (ssize_t)k;
+	}
+	do
+		n = read(s->fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* Up to cap trace bytes into buf: the count, 0 at the end, -1 on an error
+ * (*why says it). */
+static int src_read(struct fxtsrc *s, unsigned char *buf, unsigned cap, const char **why)
+{
+	int zerr;
+
+	if (s->gz) {
+		int n = gzread(s->gz, buf, cap);
+
+		if (n < 0) {
+			const char *msg = gzerror(s->gz, &zerr);
+
+			*why = zerr == Z_ERRNO ? strerror(errno) : msg;
+		}
+		return n;
+	}
+	if (!s->gzip) {
+		ssize_t n = raw_read(s, buf, cap);
+
+		if (n < 0)
+			*why = strerror(errno);
+		return (int)n;
+	}
+	s->z.next_out = buf;
+	s->z.avail_out = cap;
+	while (s->z.avail_out == cap && !s->eof) {
+		if (!s->z.avail_in) {
+			ssize_t n = raw_read(s, s->zin, REPORT_CHUNK);
+
+			if (n < 0) {
+				*why = strerror(errno);
+				return -1;
+			}
+			if (n == 0) {
+				s->eof = 1;
+				break;
+			}
+			s->z.next_in = s->zin;
+			s->z.avail_in = (uInt)n;
+		}
+		if (s->zend) { /* another gzip member follows */
+			inflateReset(&s->z);
+			s->zend = 0;
+		}
+		zerr = inflate(&s->z, Z_NO_FLUSH);
+		if (zerr == Z_STREAM_END)
+			s->zend = 1;
+		else if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+			*why = s->z.msg ? s->z.msg : "bad gzip data";
+			return -1;
+		}
+	}
+	return (int)(cap - s->z.avail_out);
+}
+
+/* After the end: did a gzip stream stop in the middle? */
+static int src_truncated(struct fxtsrc *s)
+{
+	int zerr = Z_OK;
+
+	if (s->gz)
+		gzerror(s->gz, &zerr);
+	else if (s->gzip && !s->zend)
+		zerr = Z_BUF_ERROR;
+	return zerr != Z_OK;
+}
+
+static void src_close(struct fxtsrc *s)
+{
+	if (s->gz)
+		gzclose(s->gz);
+	if (s->zlive)
+		inflateEnd(&s->z);
+	snap_free(s->zin);
+}
+
+/* Opens path ("-": stdin, whose first bytes are in head). Returns 0 or the
+ * exit status (the problem printed). */
+static int src_open(struct fxtsrc *s, const char *path, const unsigned char *head, size_t nhead)
+{
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	if (!strcmp(path, "-")) {
+		s->fd = STDIN_FILENO;
+		memcpy(s->head, head, nhead);
+		s->nhead = nhead;
+		s->gzip = nhead >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+		if (s->gzip) {
+			if (!(s->zin = snap_malloc(REPORT_CHUNK)) ||
+			    inflateInit2(&s->z, 15 + 32) != Z_OK) {
+				snap_free(s->zin);
+				fputs("snaptrace report: out of memory\n", stderr);
+				return 1;
+			}
+			s->zlive = 1;
+		}
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 
@@ -291,32 +467,45 @@ static int stream_fxt(struct rcli *c, const char *path)
 			e == ENOENT ? " (give a trace file, or make one with snaptrace run)" : "");
 		return 1;
 	}
-	if (!(gz = gzdopen(fd, "rb"))) {
+	if (!(s->gz = gzdopen(fd, "rb"))) {
 		close(fd);
 		fputs("snaptrace report: out of memory\n", stderr);
 		return 1;
 	}
-	gzbuffer(gz, 1 << 17);
+	gzbuffer(s->gz, 1 << 17);
+	return 0;
+}
+
+static int stream_fxt(struct rcli *c, const char *path, const unsigned char *head, size_t nhead)
+{
+	struct snap_report_fxtstream fs;
+	struct snap_report_fxtin in;
+	struct fxtsrc src;
+	unsigned char *buf;
+	uint64_t len = 0;
+	int err;
+	const char *name = strcmp(path, "-") ? path : "stdin";
+
+	if ((err = src_open(&src, path, head, nhead)) != 0)
+		return err;
 	buf = snap_malloc(REPORT_CHUNK);
 	err = buf ? snap_report_fxt_begin(&fs, &c->r, &in) : -ENOMEM;
 	for (;;) {
+		const char *why = "";
 		int n;
 
 		if (err == -ENOMEM)
 			break;
-		n = gzread(gz, buf, REPORT_CHUNK);
+		n = src_read(&src, buf, REPORT_CHUNK, &why);
 		if (n < 0) {
-			const char *msg = gzerror(gz, &zerr);
-
-			fprintf(stderr, "snaptrace report: %s: cannot read: %s\n", path,
-				zerr == Z_ERRNO ? strerror(errno) : msg);
+			fprintf(stderr, "snaptrace report: %s: cannot read: %s\n", name, why);
 			goto fail;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > REPORT_MAX_DATA) {
-			fprintf(stderr, "snaptrace report: %s: over 8 GiB of trace data\n", path);
+			fprintf(stderr, "snaptrace report: %s: over 8 GiB of trace data\n", name);
 			goto fail;
 		}
 		if (!err)
@@ -324,17 +513,16 @@ static int stream_fxt(struct rcli *c, const char *path)
 	}
 	if (err != -ENOMEM) {
 		/* gzread stops quietly at a truncated gzip stream */
-		gzerror(gz, &zerr);
-		if (zerr != Z_OK) {
-			fprintf(stderr, "snaptrace report: %s: bad gzip data (truncated?)\n", path);
+		if (src_truncated(&src)) {
+			fprintf(stderr, "snaptrace report: %s: bad gzip data (truncated?)\n", name);
 			goto fail;
 		}
 		if (len == 0) {
-			fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", path);
+			fprintf(stderr, "snaptrace report: %s: empty file, not a trace\n", name);
 			goto fail;
 		}
 	}
-	gzclose(gz);
+	src_close(&src);
 	snap_free(buf);
 	if (buf)
 		err = snap_report_fxt_end(&fs);
@@ -343,24 +531,24 @@ static int stream_fxt(struct rcli *c, const char *path)
 		return 1;
 	}
 	if (err < 0) {
-		fprintf(stderr, "snaptrace report: %s: %s\n", path, in.fatal);
+		fprintf(stderr, "snaptrace report: %s: %s\n", name, in.fatal);
 		return 1;
 	}
 	if (in.bad)
 		fprintf(stderr,
 			"snaptrace report: %s: warning: skipped %" PRIu64
 			" malformed record(s), first #%" PRIu64 ": %s\n",
-			path, in.bad, in.first_bad, in.why);
+			name, in.bad, in.first_bad, in.why);
 	return 0;
 fail:
-	gzclose(gz);
+	src_close(&src);
 	if (buf)
 		snap_report_fxt_end(&fs);
 	snap_free(buf);
 	return 1;
 }
 
-static int report_fxt(struct rcli *c, const char *path)
+static int report_fxt(struct rcli *c, const char *path, const unsigned char *head, size_t nhead)
 {
 	struct snap_strtab st;
 	int status;
@@ -370,7 +558,7 @@ static int report_fxt(struct rcli *c, const char *path)
 		fputs("snaptrace report: out of memory\n", stderr);
 		status = 1;
 	} else {
-		status = stream_fxt(c, path);
+		status = stream_fxt(c, path, head, nhead);
 	}
 	if (!status && snap_report_finish(&c->r) < 0) {
 		fputs("snaptrace report: out of memory\n", stderr);
@@ -383,38 +571,55 @@ static int report_fxt(struct rcli *c, const char *path)
 	return status;
 }
 
-/* What FILE is: 1 FXT (plain or gzip), 0 something perf (perf.data or text). */
-static int is_fxt(const char *path)
+/* Do the first bytes of a file say FXT (plain, or gzip: a compressed FXT)? */
+static int fxt_magic(const unsigned char *head, size_t n)
 {
-	unsigned char head[8];
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		return 1;
+	return n >= 8 && !memcmp(head, "\x10\x00\x04\x46\x78\x54\x16\x00", 8);
+}
+
+/* What FILE is: 1 FXT (plain or gzip), 0 something perf (perf.data or text).
+ * For stdin ("-") its first bytes are read into head (*nhead of them): they
+ * go to whichever reader takes it. */
+static int is_fxt(const char *path, unsigned char head[8], size_t *nhead)
+{
 	ssize_t n;
 	int fd;
 
 	size_t len = strlen(path);
 
-	if (!strcmp(path, "-"))
-		return 0;
+	*nhead = 0;
+	if (!strcmp(path, "-")) {
+		while (*nhead < 8) {
+			n = read(STDIN_FILENO, head + *nhead, 8 - *nhead);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			*nhead += (size_t)n;
+		}
+		return fxt_magic(head, *nhead);
+	}
 	if ((len >= 4 && !strcmp(path + len - 4, ".fxt")) ||
 	    (len >= 7 && !strcmp(path + len - 7, ".fxt.gz")))
 		return 1; /* by its name, whatever it holds: FXT errors then */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 1; /* let stream_fxt say why */
-	n = read(fd, head, sizeof(head));
+	n = read(fd, head, 8);
 	close(fd);
-	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
-		return 1;
-	if (n >= 8 && !memcmp(head, "\x10\x00\x04\x46\x78\x54\x16\x00", 8))
-		return 1;
-	return 0;
+	return fxt_magic(head, n > 0 ? (size_t)n : 0);
 }
 
-static int report_perf(struct rcli *c, const char *path)
+static int report_perf(struct rcli *c, const char *path, const unsigned char *head, size_t nhead)
 {
 	struct snap_decode_opts o;
 	struct snap_decode_tap tap = {tap_open, tap_close, c, 1};
 
 	memset(&o, 0, sizeof(o));
 	o.input = path;
+	o.stdin_head = head; /* stdin: what is_fxt read of it */
+	o.nstdin_head = nhead;
 	o.tap = &tap;
 	c->status = 1;
 	if (snap_decode_run(&o) < 0)
@@ -505,10 +710,22 @@ parsed:
 		fprintf(stderr, "snaptrace report: %s is a directory (give a trace file)\n", path);
 		return 1;
 	}
-	c.fmt.source = path;
+	c.fmt.source = strcmp(path, "-") ? path : "stdin";
 	if (c.json && !top_set)
 		c.fmt.top = 0; /* JSON lists every function unless -top says otherwise */
-	return is_fxt(path) ? report_fxt(&c, path) : report_perf(&c, path);
+	if (c.folded && !strcmp(c.folded, "-") && c.json) {
+		fputs("snaptrace report: -json and -folded - both write stdout: give -folded a "
+		      "FILE\n",
+		      stderr);
+		return 2;
+	}
+	{
+		unsigned char head[8];
+		size_t nhead;
+
+		return is_fxt(path, head, &nhead) ? report_fxt(&c, path, head, nhead)
+						  : report_perf(&c, path, head, nhead);
+	}
 extra:
 	fprintf(stderr, "snaptrace report: one FILE only (usage: %s)\n", report_usage);
 	return 2;

@@ -222,6 +222,10 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, con
 
 		src->name = "stdin";
 		src->fd = STDIN_FILENO;
+		if (o->nstdin_head <= sizeof(magic) && o->stdin_head) {
+			memcpy(magic, o->stdin_head, o->nstdin_head);
+			got = o->nstdin_head;
+		}
 		/* perf.data on stdin: perf script needs a file it can seek */
 		while (got < sizeof(magic)) {
 			ssize_t n = read(STDIN_FILENO, magic + got, sizeof(magic) - got);

@@ -63,6 +63,8 @@ struct snap_decode_result {
 
 struct snap_decode_opts {
 	const char *input; /* perf.data, perf script text, or "-" (stdin); NULL = "perf.data" */
+	const unsigned char *stdin_head; /* "-": its first bytes, already read (<= 8) */
+	size_t nstdin_head;
 	const char *const *inputs; /* or ninputs inputs: successive snapshots, in time order */
 	size_t ninputs;
 	const char *output; /* NULL = "trace.fxt.gz"; ".gz" suffix = gzip */

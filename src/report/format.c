@@ -121,12 +121,12 @@ static const char *sort_name(enum snap_report_sort s)
 	return (unsigned)s < 5 ? names[s] : "self";
 }
 
-#define NAME_W 28 /* + calls 1+7 + 7 durations of 1+8: 99 columns */
+#define NAME_W SNAP_REPORT_NAME_W /* + calls 1+7 + 7 durations of 1+8: 99 columns */
 
 void snap_report_text(const struct snap_report *r, const struct snap_report_fmt *f,
 		      struct snap_rbuf *b)
 {
-	char h[7][16], name[64], label[512];
+	char h[7][16], name[64];
 	uint32_t *order = NULL;
 	int64_t n = snap_report_order(r, f->sort, &order);
 	size_t shown;
@@ -180,9 +180,9 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 
 		char p[3][20];
 
-		snap_report_shorten(
-			snap_report_label(snap_strtab_get(r->st, order[i]), label, sizeof(label)),
-			NAME_W, name);
+		/* unique and at most NAME_W columns (snap_report_finish) */
+		snap_report_shorten(snap_strtab_get(r->st, fn->label ? fn->label : order[i]),
+				    sizeof(name) - 1, name);
 		snprintf(p[0], sizeof(p[0]), "%c%s", mark, snap_report_human(fn->p50, h[3]));
 		snprintf(p[1], sizeof(p[1]), "%c%s", mark, snap_report_human(fn->p90, h[4]));
 		snprintf(p[2], sizeof(p[2]), "%c%s", mark, snap_report_human(fn->p99, h[5]));
@@ -258,9 +258,10 @@ void snap_report_json(const struct snap_report *r, const struct snap_report_fmt 
 				 ", \"self_ns\": %" PRIu64 ", \"mean_ns\": %" PRIu64
 				 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
 				 ", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
-				 ", \"open\": %" PRIu64 ", \"exact\": %s}",
+				 ", \"open\": %" PRIu64 ", \"exact\": %s, \"inlined\": %s}",
 				 fn->calls, fn->total, fn->self, fn->mean, fn->p50, fn->p90,
-				 fn->p99, fn->max, fn->open, fn->sketch ? "false" : "true");
+				 fn->p99, fn->max, fn->open, fn->sketch ? "false" : "true",
+				 fn->inlined ? "true" : "false");
 	}
 	PUTS(b, "],\n \"threads\": [");
 	for (size_t i = 0; i < r->nth; i++) {
@@ -384,7 +385,14 @@ void snap_report_folded(const struct snap_report *r, struct snap_rbuf *b)
 			path[n++] = r->node_name[k];
 		}
 		while (n--) {
-			snap_rbuf_printf(b, "%s", snap_strtab_get(r->st, path[n]));
+			const char *s = snap_strtab_get(r->st, path[n]);
+			size_t len = strlen(s), k = sizeof(SNAP_REPORT_INLINED_SUFFIX) - 1;
+
+			/* inlined frames as stackcollapse-perf.pl --inline marks them */
+			if (path[n] < r->capfn && r->fn[path[n]].inlined && len >= k)
+				snap_rbuf_printf(b, "%.*s_[i]", (int)(len - k), s);
+			else
+				snap_rbuf_put(b, s, len);
 			if (n)
 				PUTS(b, ";");
 		}

@@ -2,11 +2,14 @@
 #include "report/report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "report/format.h"
 #include "util/alloc.h"
 #include "util/vec.h"
 
@@ -41,12 +44,9 @@ int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		r->o = *o;
 	if (!r->o.exact_limit)
 		r->o.exact_limit = SNAP_REPORT_EXACT_LIMIT;
-	if (r->o.function) {
-		const char *name = snap_strtab_get(st, r->o.function);
-
-		r->by_label = !strncmp(name, "0x", 2) && strstr(name, " (") != NULL;
-	}
 	snap_u64map_init(&r->tmap);
+	snap_u64map_init(&r->inl);
+	snap_u64map_init(&r->tids);
 	snap_u64map_init(&r->nodes);
 	if (r->o.folded) {
 		/* node 0 is the root */
@@ -76,6 +76,9 @@ void snap_report_fini(struct snap_report *r)
 	snap_free(r->fn);
 	snap_free(r->kind_of);
 	snap_u64map_fini(&r->tmap);
+	snap_u64map_fini(&r->inl);
+	snap_u64map_fini(&r->tids);
+	snap_free(r->other_tid);
 	snap_u64map_fini(&r->nodes);
 	snap_free(r->node_parent);
 	snap_free(r->node_name);
@@ -109,12 +112,52 @@ static struct snap_report_thread *thread_get(struct snap_report *r, int32_t pid,
 	return t;
 }
 
+/* -thread: remembers a tid it filtered out, for the close matches of a wrong -thread. */
+static struct snap_report_fn *fn_get(struct snap_report *r, uint32_t name);
+
+static int other_tid(struct snap_report *r, int32_t tid)
+{
+	uint64_t v;
+
+	if (snap_u64map_get(&r->tids, (uint32_t)tid, &v))
+		return 0;
+	if (snap_vec_reserve(&r->other_tid, &r->capother, r->nother + 1, sizeof(*r->other_tid)) <
+		    0 ||
+	    snap_u64map_put(&r->tids, (uint32_t)tid, 1) < 0)
+		return r->err = -ENOMEM;
+	r->other_tid[r->nother++] = tid;
+	return 0;
+}
+
+/* The id of "NAME [inlined]", the row of name's inlined frames. 0 = out of memory. */
+static uint32_t inlined_name(struct snap_report *r, uint32_t name)
+{
+	const char *s = snap_strtab_get(r->st, name);
+	size_t n = strlen(s), k = sizeof(SNAP_REPORT_INLINED_SUFFIX) - 1;
+	char *buf;
+	uint64_t v;
+	int64_t id;
+
+	if (snap_u64map_get(&r->inl, name, &v))
+		return (uint32_t)v;
+	if (!(buf = snap_malloc(n + k + 1)))
+		return 0;
+	memcpy(buf, s, n);
+	memcpy(buf + n, SNAP_REPORT_INLINED_SUFFIX, k + 1);
+	id = snap_strtab_intern(r->st, buf, n + k);
+	snap_free(buf);
+	if (id < 0 || snap_u64map_put(&r->inl, name, (uint64_t)id) < 0 || !fn_get(r, (uint32_t)id))
+		return 0;
+	r->fn[id].inlined = 1;
+	return (uint32_t)id;
+}
+
 int snap_report_thread_name(struct snap_report *r, int32_t pid, int32_t tid, uint32_t name)
 {
 	struct snap_report_thread *t;
 
 	if (r->o.has_thread && (int64_t)tid != r->o.tid)
-		return 0;
+		return other_tid(r, tid);
 	if (!(t = thread_get(r, pid, tid)))
 		return -ENOMEM;
 	if (name)
@@ -144,7 +187,10 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 			r->t1 = last;
 	}
 	if (r->o.has_thread && (int64_t)tid != r->o.tid)
-		return 0;
+		return other_tid(r, tid);
+	if ((kind & SNAP_REPORT_F_INLINED) && (kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END &&
+	    name && !(name = inlined_name(r, name)))
+		return r->err = -ENOMEM;
 	if (!(t = thread_get(r, pid, tid)))
 		return -ENOMEM;
 	if (t->nev == t->cap && snap_vec_reserve(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev)) < 0)
@@ -325,8 +371,13 @@ static int fn_add(struct snap_report *r, struct snap_report_fn *f, uint64_t dur)
 struct frame {
 	uint64_t start, end; /* end: NO_END for a begin */
 	uint64_t child;	     /* time of child slices inside the window */
+	uint64_t child_real; /* of it, the time in real code: an inlined child's own time
+				is this frame's (perf's self time) */
+	uint64_t same;	     /* time of nested calls of the same function in its total already */
 	uint32_t name, node;
-	int edge; /* start cut by the snapshot */
+	uint32_t prev_same; /* index + 1 of the next frame of the same name below, 0 = none */
+	uint8_t edge;	    /* start cut by the snapshot */
+	uint8_t inl;	    /* an inlined frame */
 };
 
 struct walk {
@@ -334,7 +385,13 @@ struct walk {
 	struct snap_report_thread *t;
 	struct frame *st;
 	size_t n, cap;
+	uint32_t root; /* folded: the thread's node */
 };
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
 
 static int is_decode_error(struct snap_report *r, uint32_t name)
 {
@@ -384,19 +441,26 @@ static uint32_t node_get(struct snap_report *r, uint32_t parent, uint32_t name)
 
 static int push(struct walk *w, uint64_t start, uint64_t end, uint32_t name, int edge)
 {
+	struct snap_report_fn *fn = fn_get(w->r, name);
 	struct frame *f;
 
-	if (w->n == w->cap && snap_vec_reserve(&w->st, &w->cap, w->n + 1, sizeof(*w->st)) < 0)
+	if (!fn)
+		return w->r->err;
+	if (w->n >= UINT32_MAX - 1 ||
+	    (w->n == w->cap && snap_vec_reserve(&w->st, &w->cap, w->n + 1, sizeof(*w->st)) < 0))
 		return w->r->err = -ENOMEM;
 	f = &w->st[w->n];
 	f->start = start;
 	f->end = end;
-	f->child = 0;
+	f->child = f->child_real = f->same = 0;
 	f->name = name;
-	f->edge = edge;
+	f->edge = (uint8_t)(edge != 0);
+	f->inl = fn->inlined;
+	f->prev_same = fn->top;
+	fn->top = (uint32_t)w->n + 1;
 	f->node = 0;
 	if (w->r->o.folded)
-		f->node = node_get(w->r, w->n ? w->st[w->n - 1].node : 0, name);
+		f->node = node_get(w->r, w->n ? w->st[w->n - 1].node : w->root, name);
 	w->n++;
 	return w->r->err;
 }
@@ -429,9 +493,14 @@ static int pop(struct walk *w, uint64_t end, int cut)
 {
 	struct snap_report *r = w->r;
 	struct frame *f = &w->st[--w->n];
-	uint64_t cs, ce, cdur, self, dur;
-	int inside;
+	struct frame *up = w->n ? &w->st[w->n - 1] : NULL;
+	struct snap_report_fn *fn = fn_get(r, f->name); /* exists: push made it */
+	uint64_t cs, ce, cdur, self, own, dur;
+	int inside, counted;
 
+	if (!fn)
+		return r->err;
+	fn->top = f->prev_same;
 	if (end < f->start)
 		end = f->start;
 	dur = end - f->start;
@@ -439,47 +508,41 @@ static int pop(struct walk *w, uint64_t end, int cut)
 	ce = end < r->win1 ? end : r->win1;
 	cdur = ce > cs ? ce - cs : 0;
 	self = cdur > f->child ? cdur - f->child : 0;
-	if (w->n)
-		w->st[w->n - 1].child = sat_add(w->st[w->n - 1].child, cdur);
-	else
+	own = cdur > f->child_real ? cdur - f->child_real : 0;
+	if (up) {
+		up->child = sat_add(up->child, cdur);
+		up->child_real = sat_add(up->child_real, f->inl ? f->child_real : cdur);
+		if (f->inl)
+			own = 0; /* the real function below runs this code: its self time */
+	} else {
 		w->t->busy_ns = sat_add(w->t->busy_ns, cdur);
+	}
 	if (r->o.folded && self)
 		r->node_self[f->node] = sat_add(r->node_self[f->node], self);
 	inside = f->start >= r->win0 && end <= r->win1;
+	counted = inside && !f->edge && !cut;
+	/* recursion: the time of this call is now in the function's total, whole
+	 * if counted, else only its nested counted calls (f->same) */
+	if (f->prev_same)
+		w->st[f->prev_same - 1].same =
+			sat_add(w->st[f->prev_same - 1].same, counted ? dur : f->same);
 	if (!inside && (end < r->win0 || f->start > r->win1))
 		return 0; /* outside the window: not seen at all */
-	if (f->edge || cut || !inside) {
-		struct snap_report_fn *fn = fn_get(r, f->name);
-
+	if (!counted) {
 		r->open++;
 		w->t->open++;
-		if (fn)
-			fn->open++;
+		fn->open++;
 		return r->err;
 	}
 	{
-		struct snap_report_fn *fn = fn_get(r, f->name);
-
-		if (!fn)
-			return r->err;
 		fn->calls++;
-		fn->total = sat_add(fn->total, dur);
-		fn->self = sat_add(fn->self, self);
+		fn->total = sat_add(fn->total, dur > f->same ? dur - f->same : 0);
+		fn->sum = sat_add(fn->sum, dur);
+		fn->self = sat_add(fn->self, own);
 		if (dur > fn->max)
 			fn->max = dur;
 		r->slices++;
 		w->t->slices++;
-		if (r->by_label && !fn->label_seen && f->name != r->o.function) {
-			char label[512];
-
-			fn->label_seen = 1;
-			if (!strcmp(snap_report_label(snap_strtab_get(r->st, f->name), label,
-						      sizeof(label)),
-				    snap_strtab_get(r->st, r->o.function))) {
-				r->o.function = f->name; /* the trace's full name from now on */
-				r->by_label = 0;
-			}
-		}
 		if (r->o.function && f->name == r->o.function) {
 			r->hist[dur ? 64 - __builtin_clzll(dur) : 0]++;
 			keep_slowest(r, w->t, dur, f->start);
@@ -525,6 +588,39 @@ static void sort_events(struct snap_report_ev *v, struct snap_report_ev *tmp, si
 	}
 }
 
+/* The root of a thread's folded stacks: its command name, as perf script |
+ * stackcollapse-perf.pl starts every line with the sample's comm
+ * (docs/report.md): the track name "CMD [pid=P] [tid=T]" without the ids, its
+ * first word without a directory; an unnamed thread is ":TID" as perf names
+ * a thread whose comm it never saw. */
+static uint32_t thread_root(struct snap_report *r, const struct snap_report_thread *t)
+{
+	const char *s = t->name ? snap_strtab_get(r->st, t->name) : "", *e, *b;
+	char buf[64];
+	int64_t id;
+
+	while (*s == ' ')
+		s++;
+	e = s;
+	while (*e && *e != ' ')
+		e++;
+	if (*s == '[' || e == s) { /* "[pid=..": no command */
+		snprintf(buf, sizeof(buf), ":%" PRId32, t->tid);
+		id = snap_strtab_intern_cstr(r->st, buf);
+	} else {
+		for (b = e; b > s && b[-1] != '/'; b--)
+			;
+		if (b == e) /* "/dir/": keep it whole */
+			b = s;
+		id = snap_strtab_intern(r->st, b, (size_t)(e - b));
+	}
+	if (id < 0) {
+		r->err = -ENOMEM;
+		return 0;
+	}
+	return node_get(r, 0, (uint32_t)id);
+}
+
 static int walk_thread(struct snap_report *r, struct snap_report_thread *t, struct walk *w)
 {
 	uint64_t first, last = 0, group = 0;
@@ -554,6 +650,9 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 	}
 	w->t = t;
 	w->n = 0;
+	w->root = r->o.folded ? thread_root(r, t) : 0;
+	if (r->err)
+		return r->err;
 	for (size_t i = 0; i < t->nev; i++) {
 		const struct snap_report_ev *e = &t->ev[i];
 		uint32_t kind = e->kind & SNAP_REPORT_KIND_MASK;
@@ -612,6 +711,391 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 	return r->err;
 }
 
+/* ---- names: which are functions, their table labels, -function ---- */
+
+/* Marks every name a slice of a reported thread carries (instants too). */
+static int find_names(struct snap_report *r)
+{
+	for (size_t i = 0; i < r->nth; i++) {
+		const struct snap_report_thread *t = &r->th[i];
+
+		for (size_t j = 0; j < t->nev; j++) {
+			uint32_t kind = t->ev[j].kind & SNAP_REPORT_KIND_MASK, name = t->ev[j].name;
+			struct snap_report_fn *fn;
+
+			if (kind == SNAP_REPORT_END)
+				continue;
+			if (kind == SNAP_REPORT_COMPLETE)
+				name = t->cx[name].name;
+			if (!(fn = fn_get(r, name)))
+				return r->err;
+			fn->seen = 1;
+		}
+	}
+	return 0;
+}
+
+#define LABEL_CAP (SNAP_REPORT_NAME_W + sizeof(SNAP_REPORT_INLINED_SUFFIX) + 8)
+
+/* What a label is made of: the text to shorten (snap_report_label of the
+ * name without " [inlined]"), the width it gets, and what follows it. */
+struct lab {
+	char text[512];
+	size_t len, width;
+	const char *suffix;
+};
+
+static void lab_init(const struct snap_report *r, uint32_t id, struct lab *l)
+{
+	const char *s = snap_strtab_get(r->st, id);
+	size_t n = strlen(s), k = sizeof(SNAP_REPORT_INLINED_SUFFIX) - 1;
+	char base[512];
+
+	l->suffix = "";
+	l->width = SNAP_REPORT_NAME_W;
+	if (id < r->capfn && r->fn[id].inlined && n >= k) {
+		snprintf(base, sizeof(base), "%.*s", (int)(n - k), s);
+		s = base;
+		l->suffix = SNAP_REPORT_INLINED_SUFFIX;
+		l->width -= k;
+	}
+	{
+		char tmp[512];
+
+		snprintf(l->text, sizeof(l->text), "%s", snap_report_label(s, tmp, sizeof(tmp)));
+	}
+	l->len = strlen(l->text);
+}
+
+/* The label of cut number step (0 = the middle cut of snap_report_shorten;
+ * then the tail grows, then the head) into out (LABEL_CAP). Returns 0, or -1
+ * past the last cut. */
+static int lab_cut(const struct lab *l, size_t step, char *out)
+{
+	size_t w = l->width, keep = w - 3, dh = (keep + 1) / 2, dt = keep / 2, head, tail;
+
+	if (step == 0 || l->len <= w) {
+		if (step)
+			return -1;
+		snap_report_shorten(l->text, w, out);
+	} else {
+		if (step < dh) { /* more of the end: C++ and Rust names differ there most */
+			tail = dt + step;
+			head = keep - tail;
+		} else if (step - dh + 1 + dh < keep) {
+			head = dh + (step - dh + 1);
+			tail = keep - head;
+		} else {
+			return -1;
+		}
+		while (head > 0 && ((unsigned char)l->text[head] & 0xc0) == 0x80)
+			head--;
+		while (tail > 0 && ((unsigned char)l->text[l->len - tail] & 0xc0) == 0x80)
+			tail--;
+		memcpy(out, l->text, head);
+		memcpy(out + head, "...", 3);
+		memcpy(out + head + 3, l->text + l->len - tail, tail);
+		out[head + 3 + tail] = '\0';
+	}
+	strcat(out, l->suffix);
+	return 0;
+}
+
+/* Is the label text s some function's label already (cnt: label id -> users)? */
+static int lab_taken(const struct snap_report *r, const struct snap_u64map *cnt, const char *s)
+{
+	uint32_t id = snap_strtab_find(r->st, s, strlen(s));
+	uint64_t v;
+
+	return id && snap_u64map_get(cnt, id, &v) && v;
+}
+
+static int lab_set(struct snap_report *r, struct snap_u64map *cnt, uint32_t fn, const char *s)
+{
+	int64_t id = snap_strtab_intern_cstr(r->st, s);
+	uint64_t v = 0;
+
+	if (id < 0)
+		return -ENOMEM;
+	snap_u64map_get(cnt, (uint64_t)id, &v);
+	if (snap_u64map_put(cnt, (uint64_t)id, v + 1) < 0)
+		return -ENOMEM;
+	r->fn[fn].label = (uint32_t)id;
+	return 0;
+}
+
+static const struct snap_report *lab_r;
+
+static int lab_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	int c = strcmp(snap_strtab_get(lab_r->st, lab_r->fn[a].label),
+		       snap_strtab_get(lab_r->st, lab_r->fn[b].label));
+
+	return c ? c : strcmp(snap_strtab_get(lab_r->st, a), snap_strtab_get(lab_r->st, b));
+}
+
+/* Names that shorten alike (g[0..n), one default label): each takes the first
+ * cut that no other member of the group makes at that step and no other
+ * function has; the rest end in "~1", "~2", ... by name order. */
+static int lab_group(struct snap_report *r, struct snap_u64map *cnt, const uint32_t *g, size_t n)
+{
+	struct lab *l = snap_calloc(n, sizeof(*l));
+	char(*c)[LABEL_CAP] = snap_calloc(n, LABEL_CAP);
+	uint8_t *done = snap_calloc(n, 1);
+	size_t left = n, k = 1;
+	int err = 0;
+
+	if (!l || !c || !done) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		lab_init(r, g[i], &l[i]);
+	for (size_t step = 1; left; step++) {
+		int any = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (!done[i] && lab_cut(&l[i], step, c[i]) == 0)
+				any = 1;
+			else if (!done[i])
+				c[i][0] = '\0';
+		if (!any)
+			break;
+		for (size_t i = 0; i < n && !err; i++) {
+			int unique = c[i][0] && !lab_taken(r, cnt, c[i]);
+
+			for (size_t j = 0; j < n && unique; j++)
+				if (j != i && !strcmp(c[i], c[j]))
+					unique = 0;
+			if (unique) {
+				err = lab_set(r, cnt, g[i], c[i]);
+				done[i] = 1;
+				left--;
+			}
+		}
+		if (err)
+			goto out;
+		/* what was chosen stays in c[] (done members keep it) */
+	}
+	for (size_t i = 0; i < n && left && !err; i++) {
+		char mark[24], cut[LABEL_CAP];
+		struct lab m;
+
+		if (done[i])
+			continue;
+		do {
+			snprintf(mark, sizeof(mark), "~%zu", k++);
+			m = l[i];
+			m.width = l[i].width > strlen(mark) + 5 ? l[i].width - strlen(mark) : 5;
+			m.suffix = "";
+			lab_cut(&m, 0, cut);
+			snprintf(c[i], LABEL_CAP, "%s%s%s", cut, mark, l[i].suffix);
+		} while (lab_taken(r, cnt, c[i]));
+		err = lab_set(r, cnt, g[i], c[i]);
+		done[i] = 1;
+		left--;
+	}
+out:
+	snap_free(l);
+	snap_free(c);
+	snap_free(done);
+	return err;
+}
+
+/* Gives every function its table label (see snap_report_finish). */
+static int make_labels(struct snap_report *r)
+{
+	struct snap_u64map cnt;
+	uint32_t *v = NULL;
+	size_t n = 0, cap = 0;
+	char out[LABEL_CAP];
+	int err = 0;
+
+	snap_u64map_init(&cnt);
+	for (size_t i = 0; i < r->capfn && !err; i++) {
+		struct lab l;
+
+		if (!r->fn[i].seen)
+			continue;
+		lab_init(r, (uint32_t)i, &l);
+		lab_cut(&l, 0, out);
+		err = lab_set(r, &cnt, (uint32_t)i, out);
+	}
+	for (size_t i = 0; i < r->capfn && !err; i++) {
+		uint64_t k = 0;
+
+		if (!r->fn[i].seen || !snap_u64map_get(&cnt, r->fn[i].label, &k) || k < 2)
+			continue;
+		if (snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0)
+			err = -ENOMEM;
+		else
+			v[n++] = (uint32_t)i;
+	}
+	if (!err && n) {
+		lab_r = r;
+		qsort(v, n, sizeof(*v), lab_cmp);
+		/* the group's default label is nobody's once they all move */
+		for (size_t i = 0; i < n; i++)
+			snap_u64map_put(&cnt, r->fn[v[i]].label, 0);
+		for (size_t i = 0, j; i < n && !err; i = j) {
+			for (j = i + 1; j < n && r->fn[v[j]].label == r->fn[v[i]].label; j++)
+				;
+			err = lab_group(r, &cnt, v + i, j - i);
+		}
+	}
+	snap_free(v);
+	snap_u64map_fini(&cnt);
+	return err;
+}
+
+/* -function: the trace's name, a table label, or the label before shortening
+ * (when one function has it). */
+static void resolve_function(struct snap_report *r)
+{
+	const char *want;
+	uint32_t found = 0;
+	int many = 0;
+
+	if (!r->o.function || (r->o.function < r->capfn && r->fn[r->o.function].seen))
+		return;
+	want = snap_strtab_get(r->st, r->o.function);
+	for (size_t i = 0; i < r->capfn; i++)
+		if (r->fn[i].seen && !strcmp(snap_strtab_get(r->st, r->fn[i].label), want)) {
+			r->o.function = (uint32_t)i;
+			return;
+		}
+	for (size_t i = 0; i < r->capfn; i++) {
+		struct lab l;
+
+		if (!r->fn[i].seen)
+			continue;
+		lab_init(r, (uint32_t)i, &l);
+		if (!strncmp(l.text, want, l.len) && strlen(want) >= l.len &&
+		    !strcmp(want + l.len, l.suffix)) {
+			many += found != 0;
+			found = (uint32_t)i;
+		}
+	}
+	if (found && !many)
+		r->o.function = found;
+	else
+		r->function_missing = 1;
+}
+
+/* Edit distance of a and b, ignoring case (at most 255 bytes of each). */
+static size_t edits(const char *a, const char *b)
+{
+	size_t na = strnlen(a, 255), nb = strnlen(b, 255), row[256];
+
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j], best = diag + (lower(a[i - 1]) != lower(b[j - 1]));
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[nb];
+}
+
+static const char *find_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return hay;
+	return n ? NULL : hay;
+}
+
+/* How close s is to want: 0 the same but for case, then substrings (the
+ * nearer in length the closer), then a few edits; UINT64_MAX = not close. */
+static uint64_t closeness(const char *s, const char *want)
+{
+	size_t ns = strlen(s), nw = strlen(want), d;
+
+	if (!nw)
+		return UINT64_MAX;
+	if (!strcasecmp(s, want))
+		return 0;
+	if (find_nocase(s, want) || (nw > 2 && ns > 2 && find_nocase(want, s)))
+		return 1 + (ns > nw ? ns - nw : nw - ns);
+	d = edits(s, want);
+	return d <= (nw < 9 ? 2 : nw / 4) ? (1u << 20) + d : UINT64_MAX;
+}
+
+int snap_report_close_functions(const struct snap_report *r, const char *want, uint32_t *out,
+				size_t max)
+{
+	uint64_t score[8];
+	size_t n = 0;
+
+	if (max > 8)
+		max = 8;
+	for (size_t i = 0; i < r->capfn; i++) {
+		uint64_t a, b, c;
+		size_t k;
+
+		if (!r->fn[i].seen)
+			continue;
+		a = closeness(snap_strtab_get(r->st, (uint32_t)i), want);
+		b = closeness(snap_strtab_get(r->st, r->fn[i].label), want);
+		c = a < b ? a : b;
+		if (c == UINT64_MAX || (n == max && c >= score[n - 1]))
+			continue;
+		k = n < max ? n++ : n - 1;
+		while (k > 0 && score[k - 1] > c) {
+			score[k] = score[k - 1];
+			out[k] = out[k - 1];
+			k--;
+		}
+		score[k] = c;
+		out[k] = (uint32_t)i;
+	}
+	return (int)n;
+}
+
+size_t snap_report_close_threads(const struct snap_report *r, int64_t want, int32_t *out,
+				 size_t max)
+{
+	uint64_t score[8];
+	char w[24], t[24];
+	size_t n = 0;
+
+	if (max > 8)
+		max = 8;
+	snprintf(w, sizeof(w), "%" PRId64, want);
+	for (int pass = 0; pass < 2 && !n; pass++)
+		for (size_t i = 0; i < r->nother; i++) {
+			uint64_t c;
+			size_t k;
+
+			snprintf(t, sizeof(t), "%" PRId32, r->other_tid[i]);
+			c = pass ? i : closeness(t, w);
+			if (c == UINT64_MAX || (n == max && c >= score[n - 1]))
+				continue;
+			k = n < max ? n++ : n - 1;
+			while (k > 0 && score[k - 1] > c) {
+				score[k] = score[k - 1];
+				out[k] = out[k - 1];
+				k--;
+			}
+			score[k] = c;
+			out[k] = r->other_tid[i];
+		}
+	return n;
+}
+
 int snap_report_finish(struct snap_report *r)
 {
 	struct walk w;
@@ -631,6 +1115,13 @@ int snap_report_finish(struct snap_report *r)
 
 		r->span_ns = b > a ? b - a : 0;
 	}
+	if (find_names(r) < 0 || make_labels(r) < 0)
+		return r->err = -ENOMEM;
+	resolve_function(r);
+	r->thread_missing = r->o.has_thread;
+	for (size_t i = 0; i < r->nth; i++)
+		if (r->th[i].nev)
+			r->thread_missing = 0;
 	memset(&w, 0, sizeof(w));
 	w.r = r;
 	for (size_t i = 0; i < r->nth && !r->err; i++) {
@@ -650,7 +1141,7 @@ int snap_report_finish(struct snap_report *r)
 
 		if (!f->calls)
 			continue;
-		f->mean = f->total / f->calls;
+		f->mean = f->sum / f->calls;
 		if (f->sketch) {
 			f->p50 = sketch_rank(f->sketch, f->calls, 50, f->max);
 			f->p90 = sketch_rank(f->sketch, f->calls, 90, f->max);

@@ -7,7 +7,12 @@
  * events of each thread are kept compactly (16 bytes each) and, at finish,
  * sorted stably by time (only if they came out of order) and matched on a
  * stack the way Perfetto builds slices. Every slice is a call: recursion
- * counts each call, self time is the time not covered by child slices.
+ * counts each call, but a function's total is the time it was on the stack at
+ * least once (a nested call of the same function adds nothing), as perf's
+ * children/self do; self time is the time not covered by child slices. An
+ * inlined frame (SNAP_REPORT_F_INLINED: perf's "(inlined)" call-chain frames)
+ * is its own row, named "NAME [inlined]", whose self time stays with the
+ * nearest real function below it, as perf report keeps it.
  *
  * Slices cut by the snapshot are excluded from the figures and counted:
  * begins with the inferred_start_time flag (their start is unknown) or at
@@ -41,6 +46,9 @@
 #define SNAP_REPORT_SAMPLING_COUNTER "snaptrace.sampling"
 #define SNAP_REPORT_PERIOD_ARG	     "period_ns"
 #define SNAP_REPORT_INFERRED_ARG     "inferred_start_time"
+#define SNAP_REPORT_INLINED_ARG	     "inlined" /* a frame perf found inlined (docs/report.md) */
+#define SNAP_REPORT_INLINED_SUFFIX   " [inlined]"
+#define SNAP_REPORT_NAME_W	     28 /* the table's function column */
 
 enum snap_report_kind {
 	SNAP_REPORT_BEGIN = 1,
@@ -49,6 +57,7 @@ enum snap_report_kind {
 };
 #define SNAP_REPORT_KIND_MASK  0x0fu
 #define SNAP_REPORT_F_INFERRED 0x10u /* begin: start time inferred (unknown) */
+#define SNAP_REPORT_F_INLINED  0x20u /* begin or complete: an inlined frame */
 
 enum snap_report_sort {
 	SNAP_REPORT_SORT_SELF = 0,
@@ -93,11 +102,15 @@ struct snap_report_thread {
 
 struct snap_report_fn {
 	uint64_t calls, total, self, max, open;
+	uint64_t sum;  /* of the calls' durations (total counts nested calls once) */
 	uint64_t *dur; /* exact durations while not sketched */
 	size_t ndur, capdur;
 	uint64_t *sketch;	      /* SNAP_REPORT_SKETCH_N bucket counts once sketched */
 	uint64_t p50, p90, p99, mean; /* after finish */
-	uint8_t label_seen;	      /* its table label was compared with -function's */
+	uint32_t top;		      /* walk: index + 1 of its innermost frame on the stack */
+	uint32_t label;		      /* after finish: strtab id of its table label */
+	uint8_t seen;		      /* named by a slice of a reported thread */
+	uint8_t inlined;	      /* the name is "NAME [inlined]" */
 };
 
 struct snap_report_call {
@@ -109,7 +122,12 @@ struct snap_report {
 	struct snap_strtab *st; /* borrowed */
 	struct snap_report_opts o;
 	int err;		 /* sticky */
-	int by_label;		 /* -function names a table label (snap_report_label) */
+	int function_missing;	 /* after finish: -function names no function of the trace */
+	int thread_missing;	 /* after finish: -thread names no thread of the trace */
+	struct snap_u64map inl;	 /* name id -> id of "NAME [inlined]" */
+	struct snap_u64map tids; /* -thread: every other tid seen (for close matches) */
+	int32_t *other_tid;
+	size_t nother, capother;
 	struct snap_u64map tmap; /* (pid << 32 | tid) -> index + 1 */
 	struct snap_report_thread *th;
 	size_t nth, capth;
@@ -138,12 +156,12 @@ struct snap_report {
 	int finished;
 };
 
-/* Initializes r over st (borrowed, must outlive r). Returns 0 or -ENOMEM. */
-/* A function's label in the text table: perf's "[unknown @ 0xADDR (PATH)]"
- * becomes "0xADDR (BASE)", so that the address that tells unknown code apart
- * fits the column; other names are s itself. -function takes either. */
+/* A function's label in the text table, before shortening: perf's
+ * "[unknown @ 0xADDR (PATH)]" becomes "0xADDR (BASE)", so that the address
+ * that tells unknown code apart fits the column; other names are s itself. */
 const char *snap_report_label(const char *s, char *out, size_t cap);
 
+/* Initializes r over st (borrowed, must outlive r). Returns 0 or -ENOMEM. */
 int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		     const struct snap_report_opts *o);
 void snap_report_fini(struct snap_report *r);
@@ -158,8 +176,24 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
  * smallest positive one given wins). */
 void snap_report_sampled(struct snap_report *r, uint64_t period_ns);
 
-/* Builds the slices and the figures. Returns 0, -ENOMEM or the sticky error. */
+/* Builds the slices and the figures. Returns 0, -ENOMEM or the sticky error.
+ * Every function gets its table label (fn->label): snap_report_label,
+ * shortened to SNAP_REPORT_NAME_W columns, and unique: where two names
+ * shorten alike, the cut moves to keep the part that tells them apart, else
+ * the label ends in "~N" (docs/report.md). -function (opts.function) may be
+ * the trace's name or a label; one that is neither sets function_missing,
+ * and a -thread with no event sets thread_missing. */
 int snap_report_finish(struct snap_report *r);
+
+/* After finish: up to max names of functions close to want (the same but
+ * for case, a substring either way, or a few edits away), closest first,
+ * into out (strtab ids). Returns the count, or -ENOMEM. */
+int snap_report_close_functions(const struct snap_report *r, const char *want, uint32_t *out,
+				size_t max);
+/* After finish: up to max tids close to want (as decimal text), closest
+ * first; none close: the first tids seen. Returns the count. */
+size_t snap_report_close_threads(const struct snap_report *r, int64_t want, int32_t *out,
+				 size_t max);
 
 /* After finish: the functions with at least one counted call, sorted by
  * key (descending; ties by name). *out is owned by the caller (snap_free).

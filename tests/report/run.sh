@@ -223,8 +223,9 @@ fi
 # A trace far larger than a read piece (1 MiB) and than gzip's buffer: 300,000 events,
 # 8.7 MB of FXT, from tests/fxt's generator (deterministic). The report streams it (the
 # whole decompressed trace is never in memory); the figures must be those of the
-# whole-buffer reader it replaced (big_stream_json.expected, written by that reader),
-# for the plain and the gzip file alike (records then straddle different piece edges).
+# whole-buffer reader it replaced (big_stream_json.expected, written by that reader; since
+# then one recursive function's total counts its nested calls once, and the "inlined" key
+# was added), for the plain and the gzip file alike (records straddle other piece edges).
 gen=${SNAP_BUILD:-build/default}/tests/fxt/fxtgen
 if [ ! -x "$gen" ]; then
 	echo "SKIP report/big_stream_json: no $gen (make test-bins)"

@@ -9,7 +9,11 @@
 # events that end by an event's time closed first; zero-length complete events are no
 # calls; a begin with inferred_start_time or at the thread's first timestamp, a begin
 # never ended, and an end at the thread's last timestamp or at a [decode error: ...]
-# of the thread are cut by the snapshot and only counted; nearest-rank percentiles.
+# of the thread are cut by the snapshot and only counted; nearest-rank percentiles. A
+# function's total is the time it was on the stack at least once (a counted call adds
+# its duration less the nested calls of the same name already counted); an inlined
+# frame (arg inlined) is the row "NAME [inlined]" and its own time is the self time of
+# the frame below it (the real function it is inlined into).
 set -u
 snap=$1 trace=$2
 tmp=$(mktemp -d)
@@ -24,6 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 		}
 		if (match($0, /name="([^"\\]|\\.)*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
 		inf = index($0, "inferred_start_time=") > 0
+		if (index($0, " inlined=") > 0) name = name " [inlined]"
 		print tid, ts, NR, $1, end, inf, name
 	}' | sort -s -t "$(printf '\t')" -k1,1n -k2,2n >"$tmp/ev"
 awk -F '\t' -v durs="$tmp/durs" '
@@ -34,18 +39,25 @@ awk -F '\t' -v durs="$tmp/durs" '
 		if ($4 == "complete" && $5 + 0 <= $2 + 0 && $7 ~ /^\[decode error/) derr[$1, $2] = 1
 		next
 	}
-	function close_top(e, cut,   s, dur) {
+	function close_top(e, cut,   s, dur, inl, own) {
 		s = d--
 		if (e < st[s]) e = st[s]
 		dur = e - st[s]
-		if (d > 0) child[d] += dur
+		inl = nm[s] ~ / \[inlined\]$/
+		own = dur - real[s]
+		if (d > 0) { child[d] += dur; real[d] += inl ? real[s] : dur; if (inl) own = 0 }
+		top[nm[s]] = below[s]
+		if (below[s]) same[below[s]] += (edge[s] || cut) ? same[s] : dur
 		if (edge[s] || cut) { open++; return }
 		slices++
-		calls[nm[s]]++; total[nm[s]] += dur; self[nm[s]] += dur - child[s]
+		calls[nm[s]]++; total[nm[s]] += dur - same[s]; self[nm[s]] += own
 		if (dur > max[nm[s]] + 0) max[nm[s]] = dur
 		print nm[s] "\t" dur >durs
 	}
-	function push(s0, e0, n, ed) { d++; st[d] = s0; en[d] = e0; nm[d] = n; child[d] = 0; edge[d] = ed }
+	function push(s0, e0, n, ed) {
+		d++; st[d] = s0; en[d] = e0; nm[d] = n; child[d] = 0; real[d] = 0; edge[d] = ed
+		same[d] = 0; below[d] = top[n] + 0; top[n] = d
+	}
 	function flush_thread() {
 		while (d > 0) {
 			if (en[d] >= 0) close_top(en[d], 0)

@@ -201,7 +201,8 @@ static void folded_and_function(void)
 	feed_nested(&x, NULL);
 	CHECK_INT_EQ(0, snap_report_finish(&x.r));
 	snap_report_folded(&x.r, &b);
-	CHECK_STR_EQ("f 600\nf;g 350\nf;g;h 50\n", b.p);
+	/* the root is the thread's comm, as stackcollapse-perf.pl writes it (":TID" unnamed) */
+	CHECK_STR_EQ(":2;f 600\n:2;f;g 350\n:2;f;g;h 50\n", b.p);
 	CHECK_INT_EQ(2, x.r.nslow);
 	CHECK_U64_EQ(300, x.r.slow[0].dur);
 	CHECK_U64_EQ(100, x.r.slow[0].start);
@@ -215,8 +216,8 @@ static void folded_and_function(void)
 /*
  * Sums saturate instead of wrapping: g calls itself twice, each call lasting
  * almost the whole 64-bit clock, so the calls' durations add up past
- * UINT64_MAX (recursion adds the nested calls' time again). The total must
- * stay >= every call (a wrapped total was smaller than the longest call).
+ * UINT64_MAX (the mean's sum adds the nested calls' time again; the total
+ * counts it once). The total must stay >= every call.
  */
 static void huge_durations_saturate(void)
 {
@@ -237,7 +238,8 @@ static void huge_durations_saturate(void)
 	CHECK_U64_EQ(3, g->calls);
 	CHECK_U64_EQ(3, x.r.slices);
 	CHECK_U64_EQ(t - 2, g->max);
-	CHECK_U64_EQ(UINT64_MAX, g->total);
+	CHECK_U64_EQ(t - 2, g->total); /* the outer call: recursion counts once */
+	CHECK_U64_EQ(UINT64_MAX, g->sum);
 	CHECK_U64_EQ(UINT64_MAX / 3, g->mean);
 	CHECK_U64_EQ(t - 6 + 2 + 2, g->self); /* the inner call, 2 ns in each outer one */
 	CHECK(g->self <= g->total && g->max <= g->total);
@@ -433,12 +435,191 @@ static void table_labels(void)
 	fixture_fini(&x);
 }
 
+/*
+ * Recursion counts once in the total (perf's children): r [100, 1100] calls r
+ * [200, 700] calling r [300, 400]; a second r [1200, 1300]; an r whose outer
+ * call is cut (it begins at the thread's first timestamp) still counts its
+ * nested complete call. Calls and percentiles count every call.
+ */
+static void recursion_total_once(void)
+{
+	struct fixture x;
+	struct snap_report_fn *f;
+
+	CHECK_INT_EQ(0, fixture_init(&x, NULL));
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 0, 0, x.g); /* cut: first timestamp */
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 10, 60, x.g);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 20, 30, x.g);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 90, 0, 0);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 100, 0, x.f);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 200, 0, x.f);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 300, 400, x.f);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 700, 0, 0);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 1100, 0, 0);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 1200, 1300, x.f);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 2000, 2000, x.h);
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	f = &x.r.fn[x.f];
+	CHECK_U64_EQ(4, f->calls);
+	CHECK_U64_EQ(1100, f->total); /* 1000 + 100, not 1000 + 500 + 100 + 100 */
+	CHECK_U64_EQ(1700, f->sum);
+	CHECK_U64_EQ(425, f->mean); /* of the calls' durations */
+	CHECK_U64_EQ(1100, f->self);
+	CHECK_U64_EQ(1000, f->max);
+	CHECK(f->total <= x.r.span_ns);
+	f = &x.r.fn[x.g];
+	CHECK_U64_EQ(2, f->calls); /* [10, 60] and [20, 30] inside the cut outer call */
+	CHECK_U64_EQ(50, f->total);
+	CHECK_U64_EQ(1, f->open);
+	fixture_fini(&x);
+}
+
+/*
+ * Inlined frames (perf's "(inlined)"): f [0, 1000] holds g [100, 900] holding
+ * the inlined h [200, 800], which calls g again [300, 400]; h's own 500 ns go
+ * to g's self (the real function it was inlined into, as perf report does),
+ * h is its own row "h [inlined]" with self 0; a real h stays apart.
+ */
+static void inlined_self_stays_with_the_real_function(void)
+{
+	struct snap_report_opts o = {0};
+	struct fixture x;
+	struct snap_rbuf b = {0};
+	uint32_t hi;
+
+	o.folded = 1;
+	CHECK_INT_EQ(0, fixture_init(&x, &o));
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 0, 0, x.f);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 100, 0, x.g);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN | SNAP_REPORT_F_INLINED, 200, 0, x.h);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 300, 400, x.g);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 800, 0, 0);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 900, 0, 0);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 950, 960, x.h);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 1000, 0, 0);
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	hi = snap_strtab_find(&x.st, "h [inlined]", 11);
+	CHECK(hi != 0);
+	CHECK(x.r.fn[hi].inlined);
+	CHECK_U64_EQ(1, x.r.fn[hi].calls);
+	CHECK_U64_EQ(600, x.r.fn[hi].total);
+	CHECK_U64_EQ(0, x.r.fn[hi].self);
+	CHECK_U64_EQ(1, x.r.fn[x.h].calls); /* the real h */
+	CHECK_U64_EQ(10, x.r.fn[x.h].self);
+	CHECK_U64_EQ(2, x.r.fn[x.g].calls);
+	CHECK_U64_EQ(800, x.r.fn[x.g].total); /* the nested g counts once */
+	CHECK_U64_EQ(100 + 100 + 500 + 100, x.r.fn[x.g].self);
+	snap_report_folded(&x.r, &b);
+	CHECK_STR_EQ(":2;f 190\n:2;f;g 200\n:2;f;g;h_[i] 500\n:2;f;g;h_[i];g 100\n:2;f;h 10\n",
+		     b.p);
+	snap_rbuf_fini(&b);
+	snap_report_json(&x.r, &(struct snap_report_fmt){"t", 0, 0}, &b);
+	CHECK(b.p && strstr(b.p, "{\"name\": \"h [inlined]\", \"calls\": 1, \"total_ns\": 600, "
+				 "\"self_ns\": 0,") != NULL);
+	CHECK(b.p && strstr(b.p, "\"inlined\": true}") != NULL);
+	snap_rbuf_fini(&b);
+	fixture_fini(&x);
+}
+
+/* Names that shorten alike keep what tells them apart; -function takes the label. */
+static void labels_never_collide(void)
+{
+	static const char *const names[] = {
+		"main::{lambda(int)#1}::operator()",
+		"main::{lambda(int)#2}::operator()",
+		"[unknown @ 0x4883 (/usr/bin/gzip)]",
+		"[unknown @ 0x4883 (/opt/bin/gzip)]",
+		"std::vector<int, std::allocator<int> >::push_back(int const&)",
+		"std::vector<long, std::allocator<long> >::push_back(long const&)",
+		"a_very_long_prefix_that_is_the_same_X_and_a_very_long_suffix_the_same",
+		"a_very_long_prefix_that_is_the_same_Y_and_a_very_long_suffix_the_same",
+		"short",
+	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	struct snap_report_opts o = {0};
+	struct fixture x;
+	uint32_t id[N];
+
+	snap_strtab_init(&x.st);
+	o.function = (uint32_t)snap_strtab_intern_cstr(&x.st, "main::{lamb...2}::operator()");
+	for (size_t i = 0; i < N; i++)
+		id[i] = (uint32_t)snap_strtab_intern_cstr(&x.st, names[i]);
+	CHECK_INT_EQ(0, snap_report_init(&x.r, &x.st, &o));
+	for (size_t i = 0; i < N; i++)
+		CHECK_INT_EQ(0, snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 10 * i + 1,
+						  10 * i + 2 + i, id[i]));
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	for (size_t i = 0; i < N; i++) {
+		const char *li = snap_strtab_get(&x.st, x.r.fn[id[i]].label);
+
+		CHECK(strlen(li) <= SNAP_REPORT_NAME_W);
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(li, snap_strtab_get(&x.st, x.r.fn[id[j]].label)) != 0);
+	}
+	CHECK_STR_EQ("main::{lamb...1}::operator()", snap_strtab_get(&x.st, x.r.fn[id[0]].label));
+	CHECK_STR_EQ("0x4883 (gzip)~1", snap_strtab_get(&x.st, x.r.fn[id[3]].label));
+	CHECK_STR_EQ("0x4883 (gzip)~2", snap_strtab_get(&x.st, x.r.fn[id[2]].label));
+	CHECK_STR_EQ("short", snap_strtab_get(&x.st, x.r.fn[id[8]].label));
+	CHECK_INT_EQ((int)id[1], (int)x.r.o.function); /* -function by the label */
+	CHECK_INT_EQ(0, x.r.function_missing);
+	CHECK_U64_EQ(1, x.r.hist[2]); /* its one call of 3 ns: [2, 4) */
+	fixture_fini(&x);
+}
+
+/* An unknown -function or -thread: flagged, with close matches. */
+static void unknown_names_have_close_matches(void)
+{
+	struct snap_report_opts o = {0};
+	struct fixture x;
+	uint32_t out[5], parse;
+	int32_t tids[5];
+
+	snap_strtab_init(&x.st);
+	o.function = (uint32_t)snap_strtab_intern_cstr(&x.st, "Parse");
+	parse = (uint32_t)snap_strtab_intern_cstr(&x.st, "parse_line");
+	x.f = (uint32_t)snap_strtab_intern_cstr(&x.st, "prase");
+	x.g = (uint32_t)snap_strtab_intern_cstr(&x.st, "main");
+	CHECK_INT_EQ(0, snap_report_init(&x.r, &x.st, &o));
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 1, 5, parse);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 6, 9, x.f);
+	snap_report_event(&x.r, 1, 2, SNAP_REPORT_COMPLETE, 10, 19, x.g);
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	CHECK_INT_EQ(1, x.r.function_missing);
+	CHECK_INT_EQ(2, snap_report_close_functions(&x.r, "Parse", out, 5));
+	CHECK_INT_EQ((int)parse, (int)out[0]); /* a substring first, then 2 edits */
+	CHECK_INT_EQ((int)x.f, (int)out[1]);
+	CHECK_INT_EQ(0, snap_report_close_functions(&x.r, "zzz", out, 5));
+	fixture_fini(&x);
+
+	memset(&o, 0, sizeof(o));
+	o.has_thread = 1;
+	o.tid = 1235;
+	CHECK_INT_EQ(0, fixture_init(&x, &o));
+	snap_report_event(&x.r, 1, 1234, SNAP_REPORT_COMPLETE, 1, 5, x.f);
+	snap_report_event(&x.r, 1, 77, SNAP_REPORT_COMPLETE, 1, 5, x.f);
+	snap_report_thread_name(&x.r, 1, 1236, x.g);
+	CHECK_INT_EQ(0, snap_report_finish(&x.r));
+	CHECK_INT_EQ(1, x.r.thread_missing);
+	CHECK_INT_EQ(2, (int)snap_report_close_threads(&x.r, 1235, tids, 5));
+	CHECK_INT_EQ(1234, tids[0]);
+	CHECK_INT_EQ(1236, tids[1]);
+	/* none close: the first seen */
+	CHECK_INT_EQ(2, (int)snap_report_close_threads(&x.r, 5555, tids, 2));
+	CHECK_INT_EQ(1234, tids[0]);
+	CHECK_INT_EQ(77, tids[1]);
+	fixture_fini(&x);
+}
+
 int main(void)
 {
 	RUN(rank_matches_sorting);
 	RUN(sketch_error_under_one_percent);
 	RUN(human_and_shorten);
 	RUN(table_labels);
+	RUN(recursion_total_once);
+	RUN(inlined_self_stays_with_the_real_function);
+	RUN(labels_never_collide);
+	RUN(unknown_names_have_close_matches);
 	RUN(slices_any_file_order);
 	RUN(folded_and_function);
 	RUN(anomalies_counted);
