@@ -73,6 +73,9 @@ struct snap_loc {
 	uint64_t off; /* offset of ip in its symbol */
 	uint32_t sym; /* display name (strtab id): "foo", "[unknown @ 0x1234 (dso)]"; 0 = none */
 	uint32_t dso; /* DSO path or "[kernel.kallsyms]" (strtab id), 0 = unknown */
+	/* a call-chain frame perf printed "(inlined)": code inlined into the next
+	 * outer frame's function, in its DSO (docs/report.md) */
+	uint8_t inlined;
 };
 
 static inline int snap_loc_is_kernel(const struct snap_loc *l)

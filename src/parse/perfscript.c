@@ -21,6 +21,7 @@ struct cache_ent {
 	uint64_t ip;
 	uint64_t off;
 	uint32_t sym, dso;
+	uint8_t inlined;
 	uint16_t len; /* text length + 1; 0 = empty slot */
 	char text[CACHE_TEXT];
 };
@@ -457,7 +458,12 @@ static int ps_resolve(struct snap_perfscript *ps, uint64_t ip, const char *t, co
 		}
 	}
 named:
-	if (dso && dso_end - dso == 9 && memcmp(dso, "[unknown]", 9) == 0) {
+	if (dso && dso_end - dso == 7 && memcmp(dso, "inlined", 7) == 0) {
+		/* a call-chain frame of inlined code: "ADDR SYM+OFF (inlined)"; its
+		 * DSO is the next outer frame's, filled in by ps_close */
+		loc->dso = 0;
+		loc->inlined = 1;
+	} else if (dso && dso_end - dso == 9 && memcmp(dso, "[unknown]", 9) == 0) {
 		loc->dso = 0;
 	} else if ((err = ps_intern(ps, dso, dso ? (size_t)(dso_end - dso) : 0, &loc->dso)) < 0) {
 		return err;
@@ -490,6 +496,7 @@ static int ps_loc(struct snap_perfscript *ps, const char *p, const char *e, stru
 	e = rtrim(t, e);
 	t = skip_sp(t, e);
 	loc->ip = ip;
+	loc->inlined = 0;
 	if (t == e) {
 		loc->off = 0;
 		loc->sym = loc->dso = 0;
@@ -501,6 +508,7 @@ static int ps_loc(struct snap_perfscript *ps, const char *p, const char *e, stru
 		loc->off = ce->off;
 		loc->sym = ce->sym;
 		loc->dso = ce->dso;
+		loc->inlined = ce->inlined;
 		return 1;
 	}
 	err = ps_resolve(ps, ip, t, e, loc);
@@ -513,6 +521,7 @@ static int ps_loc(struct snap_perfscript *ps, const char *p, const char *e, stru
 		ce->off = loc->off;
 		ce->sym = loc->sym;
 		ce->dso = loc->dso;
+		ce->inlined = loc->inlined;
 	}
 	return 1;
 }
@@ -1198,6 +1207,13 @@ static int ps_close(struct snap_perfscript *ps, struct snap_event *ev)
 				ps->frames[i] = ps->frames[j];
 				ps->frames[j] = tmp;
 			}
+			/* inlined code is in the DSO of the function it was inlined into:
+			 * the next outer frame at the same address (perf prints the
+			 * real function of an address after its inlined frames) */
+			for (size_t i = 1; i < ps->nframes; i++)
+				if (ps->frames[i].inlined && !ps->frames[i].dso &&
+				    ps->frames[i - 1].ip == ps->frames[i].ip)
+					ps->frames[i].dso = ps->frames[i - 1].dso;
 			ev->frames = ps->frames;
 			ev->nframes = (uint32_t)ps->nframes;
 		}

@@ -57,7 +57,7 @@ enum snap_report_kind {
 };
 #define SNAP_REPORT_KIND_MASK  0x0fu
 #define SNAP_REPORT_F_INFERRED 0x10u /* begin: start time inferred (unknown) */
-#define SNAP_REPORT_F_INLINED  0x20u /* begin or complete: an inlined frame */
+#define SNAP_REPORT_F_INLINED  0x40u /* begin or complete: an inlined frame */
 
 enum snap_report_sort {
 	SNAP_REPORT_SORT_SELF = 0,

@@ -25,6 +25,8 @@ static int r_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t 
 	for (size_t i = 0; i < nargs; i++)
 		if (args[i].name == t->inferred)
 			kind |= SNAP_REPORT_F_INFERRED;
+		else if (args[i].name == t->inlined)
+			kind |= SNAP_REPORT_F_INLINED;
 	return snap_report_event(t->r, pid, tid, kind, ts, 0, name);
 }
 
@@ -36,9 +38,12 @@ static int r_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts
 static int r_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 		      uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
 {
-	(void)args;
-	(void)nargs;
-	return snap_report_event(rtl(tl)->r, pid, tid, SNAP_REPORT_COMPLETE, ts, end_ts, name);
+	uint32_t kind = SNAP_REPORT_COMPLETE;
+
+	for (size_t i = 0; i < nargs; i++)
+		if (args[i].name == rtl(tl)->inlined)
+			kind |= SNAP_REPORT_F_INLINED;
+	return snap_report_event(rtl(tl)->r, pid, tid, kind, ts, end_ts, name);
 }
 
 static int r_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name,
@@ -82,7 +87,8 @@ int snap_report_tl_init(struct snap_report_tl *t, struct snap_report *r)
 	t->r = r;
 	if ((err = snap_strtab_intern_id(r->st, SNAP_REPORT_INFERRED_ARG, &t->inferred)) < 0 ||
 	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLING_COUNTER, &t->sampling)) < 0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_PERIOD_ARG, &t->period_arg)) < 0)
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_PERIOD_ARG, &t->period_arg)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INLINED_ARG, &t->inlined)) < 0)
 		return err;
 	return 0;
 }

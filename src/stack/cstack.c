@@ -41,6 +41,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "[unknown]", &n->unknown)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "address", &n->address)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "symbol", &n->symbol)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "inlined", &n->inlined)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "line", &n->line)) < 0 ||
@@ -204,7 +205,7 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
-	struct snap_arg a[6];
+	struct snap_arg a[7];
 	uint32_t name = op->sym;
 	size_t na = 0;
 	uint64_t v;
@@ -244,6 +245,11 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 			a[na].type = SNAP_ARG_STR;
 			a[na++].v.str = ctx->n.true_;
 		}
+		if (op->inlined) {
+			a[na].name = ctx->n.inlined;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = 1;
+		}
 		return tl->ops->begin(tl, cs->pid, cs->tid, t, name, a, na);
 	case OP_RET:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
@@ -269,6 +275,8 @@ static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
  * deferred op may still have to precede them (t <= the latest cut time). */
 static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
 {
+	if (op.type == OP_CALL && cs->inlined_push)
+		op.inlined = 1;
 	if (cs->draining) {
 		if (op.type == OP_RETUNK)
 			op.t2 = t;
@@ -1056,6 +1064,16 @@ int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint
 		return err;
 	err = emit(cs, op, t);
 	frame_push(cs, op.ip, op.sym);
+	return err;
+}
+
+int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
+{
+	int err;
+
+	cs->inlined_push = 1;
+	err = snap_cstack_push_now(cs, ip, sym, t);
+	cs->inlined_push = 0;
 	return err;
 }
 

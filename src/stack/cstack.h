@@ -91,6 +91,8 @@ struct snap_cstack_names {
 	/* Go's goroutine switch (see go_switch in cstack.c) */
 	uint32_t gogo[3];    /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
 	uint32_t go_mark[3]; /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
+
+	uint32_t inlined; /* arg key of an inlined frame's begin */
 };
 
 /* OCaml exception handlers from the executable's exception notes (link-time
@@ -161,6 +163,7 @@ struct snap_cstack_stk {
 
 /* A pending or deferred operation (docs/behaviour.md §4.3, §4.4). */
 struct snap_cstack_op {
+	uint8_t inlined; /* CALL: a frame perf found inlined (arg inlined = 1) */
 	uint64_t ip;
 	uint64_t t;  /* deferred: time of the op; RETUNK: the reset (start) time */
 	uint64_t t2; /* RETUNK: end time */
@@ -180,6 +183,7 @@ struct snap_cstack {
 	struct snap_cstack_op *pend;
 	size_t npend, cappend;
 	uint32_t npend_calls;
+	uint8_t inlined_push; /* snap_cstack_push_inlined is pushing */
 	uint64_t pending_time;
 	struct snap_cstack_op *defer; /* deferred ops (start_events), unsorted */
 	size_t ndefer, capdefer;
@@ -254,6 +258,9 @@ int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
 void snap_cstack_discard_deferred(struct snap_cstack *cs);
 int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
+/* push_now of a frame perf found inlined: its begin carries the arg inlined = 1
+ * (docs/report.md). */
+int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);
 
 /* The current stack, outermost first (borrowed until the next call). */

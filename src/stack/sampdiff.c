@@ -128,7 +128,8 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 			continue;
 		any = 1;
 		/* > 0: dropped by the depth cap (counted in the ctx stats) */
-		err = snap_cstack_push_now(cs, f->ip, f->sym, t);
+		err = f->inlined ? snap_cstack_push_inlined(cs, f->ip, f->sym, t)
+				 : snap_cstack_push_now(cs, f->ip, f->sym, t);
 		if (err < 0)
 			return err;
 		if (err == 0 && (err = remember(sdt, m++, f, f->sym ? f->sym : cs->ctx->n.unknown,

@@ -38,6 +38,8 @@ static void desc_loc(char *out, size_t cap, const struct snap_loc *l)
 		app(out, cap, " ?+0x%" PRIx64, l->off);
 	if (l->dso)
 		app(out, cap, " (%s)", snap_strtab_get(&st, l->dso));
+	if (l->inlined)
+		app(out, cap, " [inlined]");
 }
 
 static const char *const state_names[] = {"-", "start", "end"};
@@ -381,6 +383,31 @@ struct text_case {
 };
 
 static const struct text_case text_cases[] = {
+	/* perf script's inlined frames (default --inline, a -O2 -g libm on Debian): the
+	 * frame is kept and marked, in the DSO of the function it was inlined into (the
+	 * next outer frame at its address; none: unknown); the second sample takes the
+	 * symbol cache's path */
+	{"sample with inlined frames",
+	 "sinp  2344   756.570950:     500000 cpu-clock: \n"
+	 "\t           702df libc_feholdsetround_sse_ctx+0x1f (inlined)\n"
+	 "\t           702df __sin_fma+0x1f (/usr/lib/x86_64-linux-gnu/libm.so.6)\n"
+	 "\t            123b work+0x5b (/tmp/rpt/sinp)\n"
+	 "\t           27304 __libc_start_main_impl+0x84 (inlined)\n"
+	 "\t            1110 _start+0x20 (/tmp/rpt/sinp)\n"
+	 "\n"
+	 "sinp  2344   756.571450:     500000 cpu-clock: \n"
+	 "\t           702df libc_feholdsetround_sse_ctx+0x1f (inlined)\n"
+	 "\t           702df __sin_fma+0x1f (/usr/lib/x86_64-linux-gnu/libm.so.6)\n"
+	 "\n",
+	 "S -1/2344 t=756570950000 comm=sinp cpu-clock/500000 | 1110 _start+0x20 "
+	 "(/tmp/rpt/sinp) | 27304 __libc_start_main_impl+0x84 [inlined] | "
+	 "123b work+0x5b (/tmp/rpt/sinp) | 702df __sin_fma+0x1f "
+	 "(/usr/lib/x86_64-linux-gnu/libm.so.6) | 702df libc_feholdsetround_sse_ctx+0x1f "
+	 "(/usr/lib/x86_64-linux-gnu/libm.so.6) [inlined]\n"
+	 "S -1/2344 t=756571450000 comm=sinp cpu-clock/500000 | 702df __sin_fma+0x1f "
+	 "(/usr/lib/x86_64-linux-gnu/libm.so.6) | 702df libc_feholdsetround_sse_ctx+0x1f "
+	 "(/usr/lib/x86_64-linux-gnu/libm.so.6) [inlined]\n",
+	 0},
 	{"sample with chain (pid,tid,time,ip,sym,symoff,dso,event,period)",
 	 " 8569/8569    708.065246383:    1000000 cpu-clock: \n"
 	 "\t            125e leaf+0x1e (/tmp/ps/busy prog)\n"
