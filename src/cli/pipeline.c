@@ -370,6 +370,19 @@ static void report_unknown(const struct source *src)
 			ps->dropped_frames == 1 ? "" : "s", SNAP_PERFSCRIPT_MAX_FRAMES);
 }
 
+/* What a trace was made from, for the "wrote" line: "287 samples, 1 thread"
+ * (sampled: the events fed are samples and switch records) or "N perf
+ * events" (PT: branches and the rest; not the FXT events written). */
+static const char *made_from(const struct snap_decoder_stats *s, char *buf, size_t n)
+{
+	uint64_t k = s->samples ? s->samples : s->events;
+
+	snprintf(buf, n, "from %llu %s%s, %llu thread%s", (unsigned long long)k,
+		 s->samples ? "sample" : "perf event", k == 1 ? "" : "s",
+		 (unsigned long long)s->threads, s->threads == 1 ? "" : "s");
+	return buf;
+}
+
 static void report_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
 			 const char *output)
 {
@@ -416,10 +429,12 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		if (snap_decoder_quality(s, line, sizeof(line)))
 			snap_warn("%s", line);
 	}
-	if (output)
-		snap_warn(
-			"wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
-			output, (unsigned long long)s->events, (unsigned long long)s->threads);
+	if (output) {
+		char what[96];
+
+		snap_warn("wrote %s (%s); open it at https://ui.perfetto.dev", output,
+			  made_from(s, what, sizeof(what)));
+	}
 }
 
 /* An environment switch: set, not empty, not "0". */
