@@ -195,8 +195,8 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 	if (!n)
 		PUTS(b, "(no complete calls)\n");
 	else
-		snap_rbuf_printf(b, "(%zu of %" PRId64 " functions, by %s%s)\n", shown, n,
-				 sort_name(f->sort),
+		snap_rbuf_printf(b, "(%zu of %" PRId64 " function%s, by %s%s)\n", shown, n,
+				 n == 1 ? "" : "s", sort_name(f->sort),
 				 f->sort == SNAP_REPORT_SORT_CALLS ? "" : " time");
 	snap_rbuf_printf(b, "\n%-52s %10s %12s %12s\n", "thread", "tid", "busy", "slices");
 	for (size_t i = 0; i < r->nth; i++) {
@@ -326,8 +326,8 @@ void snap_report_function(const struct snap_report *r, struct snap_rbuf *b)
 		PUTS(b, "\n");
 		return;
 	}
-	snap_rbuf_printf(b, "\nfunction %s: %" PRIu64 " calls, total %s, self %s\n", name,
-			 fn->calls, snap_report_human(fn->total, h[0]),
+	snap_rbuf_printf(b, "\nfunction %s: %" PRIu64 " call%s, total %s, self %s\n", name,
+			 fn->calls, fn->calls == 1 ? "" : "s", snap_report_human(fn->total, h[0]),
 			 snap_report_human(fn->self, h[1]));
 	snap_rbuf_printf(b, "  mean %s  p50 %s  p90 %s  p99 %s  max %s%s\n",
 			 snap_report_human(fn->mean, h[2]), snap_report_human(fn->p50, h[3]),

@@ -15,6 +15,10 @@
 #    +1 ns as a late thread) main calls beta [200,250] and [300,390]; ends 600 and 500.
 #  samples.txt: cpu-clock samples every 250 us: slow in the samples at 250 and 500 us
 #    (one call of 500 us), quick at 1000 us (250 us); marked estimated, period 250 us.
+#  lambdas.txt, thread 7: main (cut) calls main::{lambda(int)#1}::operator() [100,300],
+#    ...#2 [400,1000], app::run<main::{lambda(int)#1}> [1100,1150], ...#2> [1200,1400].
+#  inlined.txt: cpu-clock samples every 250 us of main > work > __sin_fma [250,2000] whose
+#    samples also hold perf's inlined frames (do_sincos, do_sin, do_cos, ...).
 # SNAP_UPDATE_GOLDEN=1 rewrites the expectations (review the diff like code).
 set -u
 cd "$(dirname "$0")/../.."
@@ -128,6 +132,67 @@ expect_err truncated_fxt 1 "record #" "$tmp/trunc.fxt"
 expect_err empty_fxt 1 "empty file" "$tmp/empty.fxt"
 printf 'not a trace at all\n' >"$tmp/junk.txt"
 expect_err junk_text 1 "no events" "$tmp/junk.txt"
+
+expect_err unknown_function 1 "no function 'mian' in the trace; close: 'main'" -function mian "$dir/recursion.txt"
+expect_err unknown_function_none_close 1 "no function 'zzzz' in the trace (-top 0 lists" -function zzzz "$dir/recursion.txt"
+expect_err unknown_thread 1 "no thread 70 with slices in the trace; its threads include 7 " -thread 70 "$dir/recursion.txt"
+expect_err folded_stdout_and_json 2 "-json and -folded - both write stdout" -json -folded - "$dir/recursion.txt"
+
+# -folded - : stdout holds the folded stacks alone (for flamegraph.pl), each line
+# "COMM;frame;...;frame N" as stackcollapse-perf.pl writes them; the tables go to stderr.
+"$snap" report -folded "$tmp/f" "$dir/recursion.txt" >/dev/null 2>&1
+if "$snap" report -folded - "$dir/recursion.txt" >"$tmp/out" 2>"$tmp/err" &&
+	cmp -s "$tmp/out" "$tmp/f" && [ -s "$tmp/out" ] &&
+	! grep -Ev '^:7;[^ ;]+(;[^ ;]+)* [0-9]+$' "$tmp/out" >/dev/null &&
+	diff <(sed 1d "$tmp/err") <(sed 1,2d "$dir/recursion_text.expected") >/dev/null; then
+	echo "PASS report/folded_stdout_alone"
+else
+	echo "FAIL report/folded_stdout_alone: stdout: $(head -3 "$tmp/out" | tr '\n' '|') stderr: $(head -2 "$tmp/err" | tr '\n' '|')"
+fi
+
+# Inlined frames, whatever the sampling model makes of the durations: every
+# "[inlined]" row has self 0 and "inlined": true, and __sin_fma's self is its total.
+if command -v python3 >/dev/null; then
+	"$snap" report -json "$dir/inlined.txt" >"$tmp/inl.json" 2>"$tmp/err"
+	if python3 - "$tmp/inl.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+fn = {f["name"]: f for f in d["functions"]}
+inl = [f for f in d["functions"] if f["name"].endswith(" [inlined]")]
+assert len(inl) >= 3 and all(f["self_ns"] == 0 and f["inlined"] for f in inl), inl
+assert "do_sin" not in fn and "do_cos" not in fn
+s = fn["__sin_fma"]
+assert s["self_ns"] == s["total_ns"] > 0 and not s["inlined"], s
+PY
+		echo "PASS report/inlined_self_with_the_real_function"
+	else
+		echo "FAIL report/inlined_self_with_the_real_function: $(head -c 600 "$tmp/inl.json")"
+	fi
+fi
+
+# stdin: an FXT trace (plain or gzip) or perf script text piped in is read by its
+# first bytes, as a file is (it printed the binary before).
+"$snap" decode -q -o "$tmp/s.fxt" "$dir/recursion.txt"
+"$snap" report "$tmp/s.fxt" | sed 1d >"$tmp/want"
+ok=1
+for how in plain gzip text; do
+	case $how in
+	plain) "$snap" report - <"$tmp/s.fxt" >"$tmp/out" 2>"$tmp/err" ;;
+	gzip) gzip -c "$tmp/s.fxt" | "$snap" report - >"$tmp/out" 2>"$tmp/err" ;;
+	text) cat "$dir/recursion.txt" | "$snap" report - >"$tmp/out" 2>"$tmp/err" ;;
+	esac
+	if [ "$(head -1 "$tmp/out")" != "snaptrace report: stdin" ] ||
+		! diff <(sed 1d "$tmp/out") "$tmp/want" >/dev/null; then
+		echo "FAIL report/stdin_$how: $(head -c 300 "$tmp/out" | tr -c '[:print:]\n' '?' | head -3) $(head -2 "$tmp/err")"
+		ok=0
+	fi
+done
+gzip -c "$tmp/s.fxt" | head -c 100 | "$snap" report - >/dev/null 2>"$tmp/err"
+if [ $? -ne 1 ] || ! grep -q "stdin: bad gzip data" "$tmp/err"; then
+	echo "FAIL report/stdin_truncated_gzip: $(head -2 "$tmp/err")"
+	ok=0
+fi
+[ $ok = 1 ] && echo "PASS report/stdin_fxt_gzip_text"
 
 # -report on decode prints the same tables after writing the trace.
 if "$snap" decode -q -report -o "$tmp/r.fxt" "$dir/recursion.txt" >"$tmp/out" 2>"$tmp/err" &&
@@ -248,10 +313,12 @@ else
 	fi
 fi
 
-# help
-if "$snap" help report | grep -q -- "-window START,END" && "$snap" report -help | grep -q -- "-folded FILE"; then
+# help: the flags, and honest about estimates (exact only with Intel PT)
+if "$snap" help report | grep -q -- "-window START,END" && "$snap" report -help | grep -q -- "-folded FILE" &&
+	"$snap" report -help | grep -q "exact for" && "$snap" report -help | grep -q "gives estimates" &&
+	! "$snap" report -help | grep -q "^Prints exact"; then
 	echo "PASS report/help"
 else
-	echo "FAIL report/help: snaptrace help report / report -help lack the flags"
+	echo "FAIL report/help: snaptrace help report / report -help lack the flags or call estimates exact"
 fi
 exit 0
