@@ -285,6 +285,46 @@ else
 	fi
 fi
 
+# e2e: perf's inlined frames on a real recording of a -O2 -g program calling libm's sin
+# (tests/report/sinp.c), dwarf call chains (Debian's libm keeps no frame pointers). perf
+# report --no-children puts the self time on __sin_fma; snaptrace's share of __sin_fma in
+# the self time of the folded stacks (all of it, cut calls too, each line's time given to
+# its innermost frame not marked _[i], perf's rule) must be within 10 points of perf's,
+# and the table's inlined rows (when perf script prints them: it needs libm's debug info,
+# and not --no-inline) keep no self time.
+if [ -n "$noperf" ]; then
+	echo "SKIP report/e2e_inlined_vs_perf: $noperf"
+elif ! command -v python3 >/dev/null || ! cc -O2 -g -fno-omit-frame-pointer -o "$tmp/sinp" "$dir/sinp.c" -lm 2>"$tmp/ccerr"; then
+	echo "SKIP report/e2e_inlined_vs_perf: cannot build tests/report/sinp.c: $(head -1 "$tmp/ccerr")"
+elif ! timeout -s KILL 60 perf record -q -o "$tmp/sin.data" --no-bpf-event -e cpu-clock -F 1000 \
+	--call-graph dwarf -- "$tmp/sinp" 150 >/dev/null 2>"$tmp/perr"; then
+	echo "SKIP report/e2e_inlined_vs_perf: perf record --call-graph dwarf failed: $(head -1 "$tmp/perr")"
+else
+	perf report -i "$tmp/sin.data" --no-children --stdio --sort sym 2>/dev/null |
+		awk '$NF == "__sin_fma" && $1 ~ /%$/ { sub("%", "", $1); print $1; exit }' >"$tmp/perf.share"
+	"$snap" report -q -json -folded "$tmp/sin.folded" "$tmp/sin.data" >"$tmp/sin.json" 2>"$tmp/err"
+	if ! python3 - "$tmp/sin.json" "$(cat "$tmp/perf.share")" "$tmp/sin.folded" >"$tmp/why" 2>&1 <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+perf = float(sys.argv[2])
+by, total = {}, 0
+for line in open(sys.argv[3]):
+    path, n = line.rsplit(" ", 1)
+    frames = [f for f in path.split(";") if not f.endswith("_[i]")]
+    by[frames[-1]] = by.get(frames[-1], 0) + int(n)
+    total += int(n)
+ours = 100.0 * by.get("__sin_fma", 0) / total
+inl = [f for f in d["functions"] if f["inlined"]]
+assert all(f["self_ns"] == 0 for f in inl), inl
+assert abs(ours - perf) <= 10, "__sin_fma: snaptrace %.1f %%, perf %.1f %%" % (ours, perf)
+print("__sin_fma %.1f %% (perf %.1f %%), %d inlined rows" % (ours, perf, len(inl)))
+PY
+		echo "FAIL report/e2e_inlined_vs_perf: $(tail -1 "$tmp/why") $(head -1 "$tmp/err")"
+	else
+		echo "PASS report/e2e_inlined_vs_perf ($(cat "$tmp/why"))"
+	fi
+fi
+
 # A trace far larger than a read piece (1 MiB) and than gzip's buffer: 300,000 events,
 # 8.7 MB of FXT, from tests/fxt's generator (deterministic). The report streams it (the
 # whole decompressed trace is never in memory); the figures must be those of the
