@@ -185,13 +185,13 @@ void snap_report_sampled(struct snap_report *r, uint64_t period_ns);
  * and a -thread with no event sets thread_missing. */
 int snap_report_finish(struct snap_report *r);
 
-/* After finish: up to max names of functions close to want (the same but
- * for case, a substring either way, or a few edits away), closest first,
- * into out (strtab ids). Returns the count, or -ENOMEM. */
+/* After finish: up to max (at most 8) names of functions close to want (the
+ * same but for case, a substring either way, or a few edits away), closest
+ * first, into out (strtab ids). Returns the count. */
 int snap_report_close_functions(const struct snap_report *r, const char *want, uint32_t *out,
 				size_t max);
-/* After finish: up to max tids close to want (as decimal text), closest
- * first; none close: the first tids seen. Returns the count. */
+/* After finish: up to max (at most 8) tids close to want (as decimal text),
+ * closest first; none close: the first tids seen. Returns the count. */
 size_t snap_report_close_threads(const struct snap_report *r, int64_t want, int32_t *out,
 				 size_t max);
 
