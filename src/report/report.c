@@ -745,6 +745,28 @@ struct lab {
 	const char *suffix;
 };
 
+/* "{lambda(int, char const*)#2}" -> "{lambda#2}" in place: the number tells
+ * g++'s lambdas of one scope apart, the parameters take the column. */
+static void compact_lambdas(char *s)
+{
+	static const char pfx[] = "{lambda(";
+	char *p = s;
+
+	while ((p = strstr(p, pfx)) != NULL) {
+		char *q = p + sizeof(pfx) - 1;
+		int depth = 1;
+
+		for (; *q && depth; q++)
+			depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+		if (depth || *q != '#') {
+			p += sizeof(pfx) - 1;
+			continue;
+		}
+		memmove(p + 7, q, strlen(q) + 1); /* keep "{lambda", drop "(...)" */
+		p += 7;
+	}
+}
+
 static void lab_init(const struct snap_report *r, uint32_t id, struct lab *l)
 {
 	const char *s = snap_strtab_get(r->st, id);
@@ -764,6 +786,8 @@ static void lab_init(const struct snap_report *r, uint32_t id, struct lab *l)
 
 		snprintf(l->text, sizeof(l->text), "%s", snap_report_label(s, tmp, sizeof(tmp)));
 	}
+	if (strlen(l->text) > l->width)
+		compact_lambdas(l->text);
 	l->len = strlen(l->text);
 }
 

@@ -16,7 +16,8 @@
 #  samples.txt: cpu-clock samples every 250 us: slow in the samples at 250 and 500 us
 #    (one call of 500 us), quick at 1000 us (250 us); marked estimated, period 250 us.
 #  lambdas.txt, thread 7: main (cut) calls main::{lambda(int)#1}::operator() [100,300],
-#    ...#2 [400,1000], app::run<main::{lambda(int)#1}> [1100,1150], ...#2> [1200,1400].
+#    ...#2 [400,1000], app::run<main::{lambda(int)#1}> [1100,1150], ...#2> [1200,1400],
+#    app::Table<std::string>::lookup(app::Key const&) [1500,1570], <std::u16string> [1600,1690].
 #  inlined.txt: cpu-clock samples every 250 us of main > work > __sin_fma [250,2000] whose
 #    samples also hold perf's inlined frames (do_sincos, do_sin, do_cos, ...).
 # SNAP_UPDATE_GOLDEN=1 rewrites the expectations (review the diff like code).
@@ -133,6 +134,13 @@ expect_err empty_fxt 1 "empty file" "$tmp/empty.fxt"
 printf 'not a trace at all\n' >"$tmp/junk.txt"
 expect_err junk_text 1 "no events" "$tmp/junk.txt"
 
+# -function by a label with spaces, from the table of lambdas.txt
+if "$snap" report -function 'app::Table<std::u... const&)' "$dir/lambdas.txt" 2>"$tmp/err" |
+	grep -qx 'function app::Table<std::u16string>::lookup(app::Key const&): 1 call, total 90 ns, self 90 ns'; then
+	echo "PASS report/function_by_moved_cut_label"
+else
+	echo "FAIL report/function_by_moved_cut_label: $(head -2 "$tmp/err")"
+fi
 expect_err unknown_function 1 "no function 'mian' in the trace; close: 'main'" -function mian "$dir/recursion.txt"
 expect_err unknown_function_none_close 1 "no function 'zzzz' in the trace (-top 0 lists" -function zzzz "$dir/recursion.txt"
 expect_err unknown_thread 1 "no thread 70 with slices in the trace; its threads include 7 " -thread 70 "$dir/recursion.txt"
