@@ -72,9 +72,9 @@ static const char report_desc[] =
 	"trace.fxt.gz; - = stdin), or a perf.data or perf script text file, decoded in memory\n"
 	"(no trace written). Every slice is a call and counts in calls and percentiles, but a\n"
 	"function's total is the time it was on the stack at least once, so recursion counts\n"
-	"once (as perf's children); self time is the time not covered by child slices, and an\n"
-	"inlined frame's (NAME [inlined]) stays with the function it was inlined into, as in\n"
-	"perf report. Calls cut by the snapshot's edges (begun before it, still open at its\n"
+	"once (as perf's children); self time is the time not covered by child slices (that of\n"
+	"an inlined frame, a row NAME [inlined], goes to the function it was inlined into, as\n"
+	"in perf report). Calls cut by the snapshot's edges (begun before it, still open at its\n"
 	"end, at a decode error) are excluded and counted. -function takes the trace's name or\n"
 	"the table's (shortened names are unique). With -folded - the folded stacks alone go to\n"
 	"stdout, the tables to stderr.\n"
@@ -187,7 +187,8 @@ static int say_missing(struct rcli *c)
 			r->o.tid);
 		for (size_t i = 0; i < n; i++)
 			fprintf(stderr, "%s%" PRId32, i ? ", " : "; its threads include ", tid[i]);
-		fputs(n ? " (the thread table lists them)\n" : " (it has no slices)\n", stderr);
+		fputs(n ? " (the thread table lists them)\n" : " (the trace has no other thread)\n",
+		      stderr);
 		return 1;
 	}
 	if (r->function_missing) {
