@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/esc.h"
 #include "util/vec.h"
 
 #define PUTS(b, lit) snap_rbuf_put(b, lit, sizeof(lit) - 1)
@@ -79,7 +80,27 @@ const char *snap_report_human(uint64_t ns, char out[16])
 	return out;
 }
 
+static const char *shorten(const char *s, size_t width, char *out);
+
 const char *snap_report_shorten(const char *s, size_t width, char *out)
+{
+	size_t len = strlen(s), need;
+	char *esc;
+
+	if (snap_esc_run(s, len, 0) == len)
+		return shorten(s, width, out);
+	/* a traced program's names may hold terminal escapes: shown escaped */
+	need = snap_esc_str(NULL, 0, s, len, 0);
+	esc = snap_malloc(need + 1);
+	if (!esc)
+		return shorten("?", width, out);
+	snap_esc_str(esc, need + 1, s, len, 0);
+	shorten(esc, width, out);
+	snap_free(esc);
+	return out;
+}
+
+static const char *shorten(const char *s, size_t width, char *out)
 {
 	size_t len = strlen(s), head, tail;
 
