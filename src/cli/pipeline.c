@@ -631,6 +631,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_strtab_fini(&st);
 		return err;
 	}
+	if (o->output_fd)
+		*o->output_fd = -1;
 	decode_interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -712,7 +714,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	if (err >= 0)
 		err = tl->ops->finish(tl);
 	if (err >= 0 && !(tap && o->tap->no_output))
-		err = snap_sink_close(&sink);
+		err = snap_sink_close_fd(&sink, o->output_fd);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_abort;

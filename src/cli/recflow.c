@@ -101,7 +101,8 @@ static void keep_hits(const char *dir, const struct snap_hit *hits, size_t n)
 	snap_free(r);
 }
 
-static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res)
+static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res,
+		  int *out_fd)
 {
 	struct snap_decode_opts d = {0};
 	struct snap_hit *hits = NULL;
@@ -149,6 +150,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 		d.tap = snap_report_tap(f->output ? f->output : "trace.fxt.gz");
 	d.quiet_empty = 1;
 	d.result = res;
+	d.output_fd = out_fd;
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;
@@ -225,7 +227,7 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
 	struct snap_decode_result res = {0};
-	int err, rc = 1, status = 0, written = 0;
+	int err, rc = 1, status = 0, written = 0, out_fd = -1;
 
 	err = precheck(f, cmd, m);
 	if (err)
@@ -261,7 +263,7 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
 		goto out;
 	}
-	err = decode(f, &s, &res);
+	err = decode(f, &s, &res, f->serve ? &out_fd : NULL);
 	if (err == -ENODATA) {
 		/* Nothing was sampled: not an error of snaptrace's; run passes
 		 * the program's status on. */
@@ -304,9 +306,13 @@ out:
 	}
 	snap_session_close(&s);
 	if (written && f->serve) {
-		int src = snap_serve(cmd, f->output ? f->output : "trace.fxt.gz", f->serve_port);
+		/* the descriptor just written: a link swapped meanwhile cannot redirect it */
+		int src = snap_serve_fd(cmd, out_fd, f->output ? f->output : "trace.fxt.gz",
+					f->serve_port);
 
 		rc = rc ? rc : src;
+	} else if (out_fd >= 0) {
+		close(out_fd);
 	}
 	return rc;
 }
