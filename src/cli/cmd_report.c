@@ -308,6 +308,10 @@ static int stream_fxt(struct rcli *c, const char *path)
 		if (n < 0) {
 			const char *msg = gzerror(gz, &zerr);
 
+			/* zlib names the file "<fd:N>" (gzdopen): the path is said already */
+			if (!strncmp(msg, "<fd:", 4) && strstr(msg, ">: "))
+				msg = strstr(msg, ">: ") + 3;
+
 			fprintf(stderr, "snaptrace report: %s: cannot read: %s\n", path,
 				zerr == Z_ERRNO ? strerror(errno) : msg);
 			goto fail;
