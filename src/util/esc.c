@@ -102,6 +102,7 @@ size_t snap_esc_str(char *out, size_t cap, const char *s, size_t n, unsigned fla
 
 			while (k > 0 && ((unsigned char)piece[k] & 0xc0) == 0x80)
 				k--;
+			memcpy(out + need, piece, k);
 			out[need + k] = '\0';
 			full = 1;
 		} else if (!full) {
