@@ -387,6 +387,24 @@ void snap_report_function(const struct snap_report *r, struct snap_rbuf *b)
 	}
 }
 
+/* A name as text, with what a terminal would obey escaped (util/esc.h). */
+static void put_escaped(struct snap_rbuf *b, const char *s)
+{
+	size_t n = strlen(s), at = 0;
+
+	while (at < n) {
+		size_t run = snap_esc_run(s + at, n - at, 0);
+		char e[SNAP_ESC_MAX];
+
+		snap_rbuf_put(b, s + at, run);
+		at += run;
+		if (at < n) {
+			at += snap_esc_one(s + at, n - at, 0, e);
+			snap_rbuf_put(b, e, strlen(e));
+		}
+	}
+}
+
 void snap_report_folded(const struct snap_report *r, struct snap_rbuf *b)
 {
 	uint32_t *path = NULL;
@@ -405,7 +423,7 @@ void snap_report_folded(const struct snap_report *r, struct snap_rbuf *b)
 			path[n++] = r->node_name[k];
 		}
 		while (n--) {
-			snap_rbuf_printf(b, "%s", snap_strtab_get(r->st, path[n]));
+			put_escaped(b, snap_strtab_get(r->st, path[n]));
 			if (n)
 				PUTS(b, ";");
 		}

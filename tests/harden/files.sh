@@ -137,8 +137,8 @@ t_workdir_lock() {
 }
 
 # Issue 20 item 5: a traced program's names cannot drive the terminal: no ESC, BEL or C1
-# control reaches it through decode -report, report, dump -tree or the quoted-bad-line
-# warning; plain dump escapes C1 as well.
+# control reaches it through decode -report, report (also -folded), dump -tree or the
+# quoted-bad-line warning; plain dump escapes C1 as well.
 t_terminal_escapes() {
 	local d=$tmp/esc f bad=
 	mkdir -p "$d"
@@ -150,7 +150,8 @@ t_terminal_escapes() {
 	snap es2 report "$f"
 	timeout -s KILL 60 "$snap" dump -tree "$f" >"$tmp/es3.out" 2>&1 </dev/null
 	timeout -s KILL 60 "$snap" dump "$f" >"$tmp/es4.out" 2>&1 </dev/null
-	for x in es1.out es1.err es2.out es2.err es3.out es4.out; do
+	snap es5 report -folded - "$f"
+	for x in es1.out es1.err es2.out es2.err es3.out es4.out es5.out; do
 		# ESC, BEL, the C1 byte 0x9b raw or as UTF-8 U+009B
 		if LC_ALL=C grep -q $'[\033\a\233]' "$tmp/$x"; then
 			bad="$bad $x"
