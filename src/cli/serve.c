@@ -113,6 +113,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply_text(c, MHD_HTTP_FORBIDDEN,
 				  "snaptrace serves 127.0.0.1, localhost and [::1] only\n");
 	}
+	if (strcmp(url, sv->path)) { /* without the token: nothing */
+		sv->refused++;
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+	}
 	if (!strcmp(method, "OPTIONS")) { /* a CORS preflight */
 		r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (!r)
@@ -126,10 +130,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
-	if (strcmp(url, sv->path)) { /* without the token: nothing */
-		sv->refused++;
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
-	}
 	/* a response owns (and closes) its fd: each one reads a duplicate */
 	fd = fcntl(sv->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
