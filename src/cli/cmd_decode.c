@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/opts.h"
@@ -309,6 +310,7 @@ int snap_cmd_decode(int argc, char **argv)
 	struct snap_decode_opts o;
 	const char **inputs = snap_calloc((size_t)argc + 1, sizeof(*inputs));
 	const char *workdir = NULL;
+	int out_fd = -1;
 	char **found = NULL;
 	struct decode_cli c = {.serve_port = SNAP_SERVE_PORT};
 	struct snap_hitsfile hf = {0};
@@ -366,11 +368,18 @@ int snap_cmd_decode(int argc, char **argv)
 		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
 	if (workdir && (rc = load_hits(workdir, &hf, &hits, &o)) != 0)
 		goto out;
+	if (c.serve)
+		o.output_fd = &out_fd; /* serve what was written, not what the name is later */
 	rc = snap_decode_run(&o) < 0 ? 1 : 0;
 	if (!rc && o.tap)
 		rc = snap_report_tap_status();
-	if (!rc && c.serve)
-		rc = snap_serve("decode", o.output ? o.output : "trace.fxt.gz", c.serve_port);
+	if (!rc && c.serve) {
+		rc = snap_serve_fd("decode", out_fd, o.output ? o.output : "trace.fxt.gz",
+				   c.serve_port);
+		out_fd = -1;
+	}
+	if (out_fd >= 0)
+		close(out_fd);
 out:
 	snap_workdir_free_list(found, nfound);
 	snap_free(inputs);

@@ -373,6 +373,9 @@ static int src_read(struct fxtsrc *s, unsigned char *buf, unsigned cap, const ch
 		if (n < 0) {
 			const char *msg = gzerror(s->gz, &zerr);
 
+			/* zlib names the file "<fd:N>" (gzdopen): the path is said already */
+			if (!strncmp(msg, "<fd:", 4) && strstr(msg, ">: "))
+				msg = strstr(msg, ">: ") + 3;
 			*why = zerr == Z_ERRNO ? strerror(errno) : msg;
 		}
 		return n;

@@ -16,8 +16,9 @@ static const struct snap_opt serve_opts[] = {
 };
 
 static const char serve_desc[] =
-	"Serves FILE (a trace written by snaptrace) on http://127.0.0.1:PORT/NAME for the\n"
-	"Perfetto UI and prints the link that opens it there. Only this machine can connect;\n"
+	"Serves FILE (a trace written by snaptrace) on http://127.0.0.1:PORT/TOKEN/NAME for\n"
+	"the Perfetto UI and prints the link that opens it there. TOKEN is random, new each\n"
+	"run: only who sees the link can fetch the file. Only this machine can connect;\n"
 	"nothing is uploaded: the UI in your browser fetches the file. On a remote machine,\n"
 	"forward the port first (ssh -L 9001:127.0.0.1:9001 HOST). Serves until Ctrl-C.";
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "record/trigger.h"
 #include "util/alloc.h"
@@ -34,6 +35,7 @@ static long map_pid(const char *path, size_t len)
 
 static int load_one(struct snap_perfmaps *pm, const char *path, long pid)
 {
+	struct stat sb;
 	const void *buf;
 	size_t len, i;
 	int err;
@@ -54,6 +56,13 @@ static int load_one(struct snap_perfmaps *pm, const char *path, long pid)
 		snap_perfmap_init(&pm->maps[i]);
 		pm->pids[i] = (int32_t)pid;
 		pm->n++;
+	}
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		snap_warn("-perf-map-file: %s is not a regular file (%s): ignored", path,
+			  S_ISDIR(sb.st_mode)	 ? "a directory"
+			  : S_ISFIFO(sb.st_mode) ? "a FIFO"
+						 : "a device or socket");
+		return 0;
 	}
 	err = snap_file_map(path, &buf, &len);
 	if (err == -EINVAL) /* an empty file: no symbols */

@@ -213,55 +213,41 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, con
 {
 	char magic[8];
 	int err;
+	struct stat sb;
+	size_t got = 0;
+	int piped = 0;
 
 	memset(src, 0, sizeof(*src));
 	src->fd = -1;
 	src->name = input ? input : "perf.data";
 	if (!strcmp(src->name, "-")) {
-		size_t got = 0;
-
 		src->name = "stdin";
 		src->fd = STDIN_FILENO;
+		piped = 1;
 		if (o->nstdin_head <= sizeof(magic) && o->stdin_head) {
 			memcpy(magic, o->stdin_head, o->nstdin_head);
 			got = o->nstdin_head;
 		}
-		/* perf.data on stdin: perf script needs a file it can seek */
-		while (got < sizeof(magic)) {
-			ssize_t n = read(STDIN_FILENO, magic + got, sizeof(magic) - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		if (snap_perfdata_is_magic(magic, got)) {
-			snap_log(SNAP_LOG_QUIET,
-				 "stdin holds a perf.data file: give its name instead "
-				 "(perf script needs a file, not a pipe)");
-			return -SNAP_EFORMAT;
-		}
-		src->buf = snap_malloc(TEXT_BUF);
-		err = src->buf ? snap_perfscript_init(&src->ps, st) : -ENOMEM;
-		if (err >= 0 && got)
-			err = snap_perfscript_feed(&src->ps, magic, got);
-		if (err < 0) {
-			snap_perfscript_fini(&src->ps);
-			snap_free(src->buf);
-			return err;
-		}
-		return 0;
 	} else {
-		struct stat sb;
 		char data[PATH_MAX];
 
-		src->fd = open(src->name, O_RDONLY | O_CLOEXEC);
+		/* non-blocking: a FIFO planted under the name cannot hang the open */
+		src->fd = open(src->name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		/* perf record --kcore writes a directory: DIR/data (perf script reads DIR) */
-		if (src->fd >= 0 && fstat(src->fd, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-		    snprintf(data, sizeof(data), "%s/data", src->name) < (int)sizeof(data)) {
+		if (src->fd >= 0 && fstat(src->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			close(src->fd);
-			src->fd = open(data, O_RDONLY | O_CLOEXEC);
+			src->fd = -1;
+			if (snprintf(data, sizeof(data), "%s/data", src->name) >=
+				    (int)sizeof(data) ||
+			    lstat(data, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+				snap_log(
+					SNAP_LOG_QUIET,
+					"cannot read %s: is a directory (not a perf.data file, nor "
+					"a perf record --kcore directory with a data file)",
+					src->name);
+				return -EISDIR;
+			}
+			src->fd = open(data, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		}
 		if (src->fd < 0) {
 			err = -errno;
@@ -270,13 +256,46 @@ static int source_open(struct source *src, const struct snap_decode_opts *o, con
 				       : " (record one with 'snaptrace run', or name the input)");
 			return err;
 		}
-		if (pread(src->fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
-		    snap_perfdata_is_magic(magic, sizeof(magic)))
+		if (fstat(src->fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			/* a FIFO or a pipe (<(cat ...)): read as a stream, blocking */
+			piped = 1;
+			fcntl(src->fd, F_SETFL, fcntl(src->fd, F_GETFL) & ~O_NONBLOCK);
+		} else if (pread(src->fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+			   snap_perfdata_is_magic(magic, sizeof(magic))) {
 			return source_open_perf(src, o, st);
+		}
+	}
+	/* perf.data through a pipe: perf script needs a file it can seek */
+	while (piped && got < sizeof(magic)) {
+		ssize_t n = read(src->fd, magic + got, sizeof(magic) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (piped && snap_perfdata_is_magic(magic, got)) {
+		if (src->fd == STDIN_FILENO)
+			snap_log(SNAP_LOG_QUIET,
+				 "stdin holds a perf.data file: give its name instead "
+				 "(perf script needs a file, not a pipe)");
+		else
+			snap_log(SNAP_LOG_QUIET,
+				 "%s is a pipe holding a perf.data file: give the file's name "
+				 "instead (perf script needs a file, not a pipe)",
+				 src->name);
+		if (src->fd > STDIN_FILENO)
+			close(src->fd);
+		src->fd = -1;
+		return -SNAP_EFORMAT;
 	}
 	src->buf = snap_malloc(TEXT_BUF);
 	err = src->buf ? snap_perfscript_init(&src->ps, st) : -ENOMEM;
+	if (err >= 0 && got)
+		err = snap_perfscript_feed(&src->ps, magic, got);
 	if (err < 0) {
+		snap_perfscript_fini(&src->ps);
 		snap_free(src->buf);
 		if (src->fd > STDIN_FILENO)
 			close(src->fd);
@@ -650,6 +669,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_strtab_fini(&st);
 		return err;
 	}
+	if (o->output_fd)
+		*o->output_fd = -1;
 	decode_interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -731,7 +752,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	if (err >= 0)
 		err = tl->ops->finish(tl);
 	if (err >= 0 && !(tap && o->tap->no_output))
-		err = snap_sink_close(&sink);
+		err = snap_sink_close_fd(&sink, o->output_fd);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output, snap_strerror(err));
 		goto out_abort;

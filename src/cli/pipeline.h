@@ -91,6 +91,8 @@ struct snap_decode_opts {
 	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller
 			    says why) */
 	struct snap_decode_result *result; /* filled when not NULL */
+	int *output_fd; /* when not NULL: the written trace's descriptor (-serve serves it; the
+			   caller closes it), -1 when none or not a regular file */
 };
 
 /* Runs the whole decode. Prints one-line errors and warnings itself.

@@ -71,15 +71,14 @@ static void stop_indicator_args(struct snap_hit *out, const struct snap_trigger_
 	out->passed_time = snap_trigger_tsc_time(&s->trig, tsc);
 }
 
-/* Saves the hits in the kept working directory, for decode -working-directory. */
-static void keep_hits(const char *dir, const struct snap_hit *hits, size_t n)
+/* Saves the hits in the kept working directory, for decode -working-directory:
+ * created there afresh, never through a link (record/workdir.h). */
+static void keep_hits(struct snap_workdir *wd, const struct snap_hit *hits, size_t n)
 {
 	struct snap_hitrec *r = snap_calloc(n + 1, sizeof(*r));
-	char path[PATH_MAX];
-	FILE *fp;
+	int fd = r ? snap_workdir_create(wd, SNAP_HITS_FILE) : -ENOMEM;
+	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, SNAP_HITS_FILE);
-	fp = r ? fopen(path, "we") : NULL;
 	if (fp) {
 		for (size_t i = 0; i < n; i++) {
 			r[i].time = hits[i].time;
@@ -92,16 +91,21 @@ static void keep_hits(const char *dir, const struct snap_hit *hits, size_t n)
 			r[i].symbol = (char *)hits[i].symbol;
 		}
 		if (snap_hitsfile_write(fp, r, n) < 0 || fclose(fp) != 0)
-			snap_warn("cannot write %s: the trigger hits will be missing from a later "
-				  "decode -working-directory",
-				  path);
+			snap_warn(
+				"cannot write %s/%s: the trigger hits will be missing from a later "
+				"decode -working-directory",
+				wd->path, SNAP_HITS_FILE);
 	} else {
-		snap_warn("cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		snap_warn("cannot write %s/%s: %s", wd->path, SNAP_HITS_FILE,
+			  strerror(fd < 0 ? -fd : errno));
 	}
 	snap_free(r);
 }
 
-static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res)
+static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res,
+		  int *out_fd)
 {
 	struct snap_decode_opts d = {0};
 	struct snap_hit *hits = NULL;
@@ -123,8 +127,8 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 		hits[i].symbol = s->trigger_name;
 		stop_indicator_args(&hits[i], &s->hits[i], s);
 	}
-	if (f->workdir)
-		keep_hits(f->workdir, hits, s->nhits);
+	if (f->workdir && f->trigger) /* without a trigger there are no hits to keep */
+		keep_hits(&s->wd, hits, s->nhits);
 	for (size_t i = 0; i < s->npids; i++) {
 		if (!s->names[i])
 			continue;
@@ -149,6 +153,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 		d.tap = snap_report_tap(f->output ? f->output : "trace.fxt.gz");
 	d.quiet_empty = 1;
 	d.result = res;
+	d.output_fd = out_fd;
 	if (s->ndata > 1) {
 		err = decode_all(&d, s);
 		goto out;
@@ -225,7 +230,7 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
 	struct snap_decode_result res = {0};
-	int err, rc = 1, status = 0, written = 0;
+	int err, rc = 1, status = 0, written = 0, out_fd = -1;
 
 	err = precheck(f, cmd, m);
 	if (err)
@@ -261,7 +266,7 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
 		goto out;
 	}
-	err = decode(f, &s, &res);
+	err = decode(f, &s, &res, f->serve ? &out_fd : NULL);
 	if (err == -ENODATA) {
 		/* Nothing was sampled: not an error of snaptrace's; run passes
 		 * the program's status on. */
@@ -304,9 +309,13 @@ out:
 	}
 	snap_session_close(&s);
 	if (written && f->serve) {
-		int src = snap_serve(cmd, f->output ? f->output : "trace.fxt.gz", f->serve_port);
+		/* the descriptor just written: a link swapped meanwhile cannot redirect it */
+		int src = snap_serve_fd(cmd, out_fd, f->output ? f->output : "trace.fxt.gz",
+					f->serve_port);
 
 		rc = rc ? rc : src;
+	} else if (out_fd >= 0) {
+		close(out_fd);
 	}
 	return rc;
 }

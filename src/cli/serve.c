@@ -11,14 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/esc.h"
+
+/* Connections held at once by one client address, and the seconds an idle
+ * one is kept: 1100 half-sent requests must not deny the server to the UI. */
+#define SERVE_PER_IP   16
+#define SERVE_IDLE_SEC 15
 
 struct served {
 	int fd;		/* the trace, opened once: a later rename cannot swap it */
 	uint64_t size;	/* its size when serving started */
-	char path[512]; /* "/NAME" as requested (decoded) */
-	unsigned long requests;
+	char path[600]; /* "/TOKEN/NAME" as requested (decoded) */
+	unsigned long requests, refused;
 };
 
 int snap_serve_port_parse(const char *s)
@@ -60,6 +69,32 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status,
 	return ret;
 }
 
+/* 1 if the Host header names this machine's loopback: 127.0.0.1, localhost or
+ * [::1], with any port (ssh -L may forward another one). Anything else is a
+ * browser led here by DNS rebinding (docs/guarantees.md). */
+static int host_ok(const char *host)
+{
+	static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+
+	if (!host)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+		const char *p = host + n;
+
+		if (strncasecmp(host, names[i], n))
+			continue;
+		if (!*p)
+			return 1;
+		if (*p++ != ':' || !*p)
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return !*p;
+	}
+	return 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **state)
@@ -73,6 +108,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)upload;
 	(void)upload_size;
 	(void)state;
+	if (!host_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))) {
+		sv->refused++;
+		return reply_text(c, MHD_HTTP_FORBIDDEN,
+				  "snaptrace serves 127.0.0.1, localhost and [::1] only\n");
+	}
+	if (strcmp(url, sv->path)) { /* without the token: nothing */
+		sv->refused++;
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+	}
 	if (!strcmp(method, "OPTIONS")) { /* a CORS preflight */
 		r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (!r)
@@ -86,8 +130,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
-	if (strcmp(url, sv->path))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "snaptrace serves one trace only\n");
 	/* a response owns (and closes) its fd: each one reads a duplicate */
 	fd = fcntl(sv->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
@@ -129,7 +171,53 @@ static void on_stop_signal(int sig)
 	(void)sig; /* never runs: the signals are blocked and taken by sigwait */
 }
 
+/* A random token of SNAP_SERVE_TOKEN_BYTES bytes as hex into out (2 * bytes
+ * + 1). Returns 0 or -errno (no randomness: nothing is served). */
+static int make_token(char *out)
+{
+	unsigned char r[SNAP_SERVE_TOKEN_BYTES];
+	size_t got = 0;
+
+	while (got < sizeof(r)) {
+		ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(out + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 int snap_serve(const char *cmd, const char *path, int port)
+{
+	struct stat st;
+	char shown[512];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown,
+			S_ISDIR(st.st_mode) ? "is a directory"
+			: S_ISFIFO(st.st_mode)
+				? "is a FIFO (serve a trace file)"
+				: "not a regular file (a device, a socket: serve a trace file)");
+		close(fd);
+		return 1;
+	}
+	return snap_serve_fd(cmd, fd, path, port);
+}
+
+int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 {
 	struct served sv;
 	struct sockaddr_in addr;
@@ -140,23 +228,30 @@ int snap_serve(const char *cmd, const char *path, int port)
 	struct stat st;
 	sigset_t set, old;
 	const char *name = strrchr(path, '/');
-	char enc[768];
-	int sig = 0;
+	char enc[768], token[2 * SNAP_SERVE_TOKEN_BYTES + 1], shown[512];
+	int sig = 0, err;
 
 	name = name ? name + 1 : path;
+	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
 	memset(&sv, 0, sizeof(sv));
-	sv.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (sv.fd < 0 || fstat(sv.fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, path,
-			sv.fd < 0 || !S_ISREG(st.st_mode) ? strerror(sv.fd < 0 ? errno : EISDIR)
-							  : strerror(errno));
-		if (sv.fd >= 0)
-			close(sv.fd);
+	sv.fd = fd;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown,
+			"not a regular file (written in place: a device or a FIFO)");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	err = make_token(token);
+	if (err < 0) {
+		fprintf(stderr, "snaptrace %s: cannot serve %s: no random token: %s\n", cmd, shown,
+			strerror(-err));
+		close(fd);
 		return 1;
 	}
 	sv.size = (uint64_t)st.st_size;
 	url_encode(name, enc, sizeof(enc));
-	snprintf(sv.path, sizeof(sv.path), "/%s", name);
+	snprintf(sv.path, sizeof(sv.path), "/%s/%s", token, name);
 
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
@@ -178,7 +273,9 @@ int snap_serve(const char *cmd, const char *path, int port)
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port, NULL,
 			     NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, &addr,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60, MHD_OPTION_END);
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_IDLE_SEC,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)SERVE_PER_IP,
+			     MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr,
 			"snaptrace %s: cannot serve on 127.0.0.1:%d (is the port in use? pick "
@@ -195,13 +292,13 @@ int snap_serve(const char *cmd, const char *path, int port)
 	if (info)
 		port = info->port;
 	fprintf(stderr,
-		"snaptrace: serving %s on http://127.0.0.1:%d/%s (this machine only; nothing "
-		"is uploaded)\n"
-		"snaptrace: open https://ui.perfetto.dev/#!/?url=http://127.0.0.1:%d/%s\n"
+		"snaptrace: serving %s on http://127.0.0.1:%d/%s/%s (this machine only; nothing "
+		"is uploaded; the link's random part is its password)\n"
+		"snaptrace: open https://ui.perfetto.dev/#!/?url=http://127.0.0.1:%d/%s/%s\n"
 		"snaptrace: if this machine is remote, run on your computer: ssh -L "
 		"%d:127.0.0.1:%d HOST (HOST: this machine), then open the link there\n"
 		"snaptrace: serving until Ctrl-C\n",
-		path, port, enc, port, enc, port, port);
+		shown, port, token, enc, port, token, enc, port, port);
 	fflush(stderr);
 	while (sigwait(&set, &sig) != 0)
 		;
@@ -211,7 +308,10 @@ int snap_serve(const char *cmd, const char *path, int port)
 	for (int i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &old_sig[i], NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	fprintf(stderr, "snaptrace: stopped serving (%s, %lu request%s)\n", strsignal(sig),
+	fprintf(stderr, "snaptrace: stopped serving (%s, %lu request%s", strsignal(sig),
 		sv.requests, sv.requests == 1 ? "" : "s");
+	if (sv.refused)
+		fprintf(stderr, "; %lu refused: no token or a foreign Host", sv.refused);
+	fputs(")\n", stderr);
 	return 0;
 }

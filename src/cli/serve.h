@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Serving a trace to the Perfetto UI (snaptrace serve, -serve): an HTTP
- * server (libmicrohttpd) on 127.0.0.1 only, that answers GET /NAME with the
- * file's bytes and the CORS header the public UI at https://ui.perfetto.dev
- * needs, until Ctrl-C. Nothing is uploaded anywhere: the UI, running in the
+ * server (libmicrohttpd) on 127.0.0.1 only, that answers GET /TOKEN/NAME
+ * (TOKEN: 128 random bits in hex, new each run, printed only in the link)
+ * with the file's bytes and the CORS header the public UI at
+ * https://ui.perfetto.dev needs, until Ctrl-C. Anything else gets 404; a
+ * Host header other than 127.0.0.1, localhost or [::1] (DNS rebinding) gets
+ * 403; one client address holds at most 16 connections, idle ones are
+ * closed after 15 s (docs/guarantees.md, "The trace server"). Nothing is uploaded anywhere: the UI, running in the
  * user's browser, fetches the file from this machine (or through an SSH
  * tunnel to it). Port 9001 by default: the UI's content policy allows
  * http://127.0.0.1:9001, as Perfetto's own open_trace_in_ui script uses.
@@ -11,16 +15,24 @@
 #ifndef SNAP_CLI_SERVE_H
 #define SNAP_CLI_SERVE_H
 
-#define SNAP_SERVE_PORT	  9001
-#define SNAP_SERVE_ORIGIN "https://ui.perfetto.dev"
+#define SNAP_SERVE_PORT	       9001
+#define SNAP_SERVE_ORIGIN      "https://ui.perfetto.dev"
+#define SNAP_SERVE_TOKEN_BYTES 16
 
 /* Parses a -serve-port value: 0 (any free port) to 65535. Returns the port
  * or -1. */
 int snap_serve_port_parse(const char *s);
 
 /* Serves path until SIGINT, SIGTERM or SIGHUP; prints the link and how to
- * stop. cmd names the command in messages. Returns an exit status. */
+ * stop. cmd names the command in messages. A path that is not a regular
+ * file (a directory, a FIFO, a device) is refused; it is opened
+ * non-blocking. Returns an exit status. */
 int snap_serve(const char *cmd, const char *path, int port);
+
+/* The same for the trace fd (owned: closed at the end; -1 or not a regular
+ * file is refused), named path in the link: -serve serves the descriptor the
+ * decode just wrote, never what the name leads to afterwards. */
+int snap_serve_fd(const char *cmd, int fd, const char *path, int port);
 
 /* The -share message: snaptrace has no upload (-share is refused). */
 #define SNAP_SHARE_REFUSED                                                                         \

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/esc.h"
 #include "util/vec.h"
 
 #define CACHE_BITS 11
@@ -187,12 +188,8 @@ static void ps_unknown(struct snap_perfscript *ps, const char *s, size_t n)
 		size_t m = n < sizeof(st->first_unknown) - 1 ? n : sizeof(st->first_unknown) - 1;
 
 		st->first_unknown_line = st->lines ? st->lines : 1;
-		for (size_t i = 0; i < m; i++) {
-			unsigned char c = (unsigned char)s[i];
-
-			st->first_unknown[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
-		}
-		st->first_unknown[m] = '\0';
+		/* quoted in a warning: no control reaches the terminal (C1 included) */
+		snap_esc_str(st->first_unknown, sizeof(st->first_unknown), s, m, SNAP_ESC_QMARK);
 	}
 }
 

@@ -50,7 +50,7 @@ struct snap_perfscript_stats {
 	uint64_t events;	     /* events returned */
 	uint64_t unknown_lines;	     /* lines/records not understood (skipped) */
 	uint64_t first_unknown_line; /* 1-based line number of the first one, 0 if none */
-	char first_unknown[160];     /* its text, truncated, control bytes shown as '?' */
+	char first_unknown[160];     /* its text, truncated, controls and bad UTF-8 as '?' */
 	uint64_t dropped_frames;     /* call-chain frames beyond SNAP_PERFSCRIPT_MAX_FRAMES */
 	uint64_t bad_lines; /* of unknown_lines: a NUL byte or a time that does not parse */
 };

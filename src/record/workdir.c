@@ -8,12 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "parse/hitsfile.h"
 #include "util/alloc.h"
 #include "util/vec.h"
+
+static int list_dir(const char *dir, int all, char ***names);
 
 int snap_rmtree_at(int dirfd, const char *name)
 {
@@ -103,15 +108,18 @@ static int start_guardian(struct snap_workdir *w)
 }
 
 /* Removes the data files of an earlier recording (only the names snaptrace
- * and perf write, see snap_workdir_is_data_name) from the directory dfd. */
+ * and perf write, see snap_workdir_is_data_name, whatever their type) and
+ * its hits file from the directory dfd. */
 static int clear_old_data(struct snap_workdir *w, int dfd)
 {
 	char **names = NULL;
-	int n = snap_workdir_list_data(w, &names);
+	int n = list_dir(w->path, 1, &names);
 	int err = 0;
 
+	if (unlinkat(dfd, SNAP_HITS_FILE, 0) < 0 && errno != ENOENT)
+		err = -errno;
 	if (n <= 0)
-		return n;
+		return n < 0 ? n : err;
 	for (int i = 0; i < n; i++) {
 		int r = snap_rmtree_at(dfd, names[i]);
 
@@ -122,6 +130,8 @@ static int clear_old_data(struct snap_workdir *w, int dfd)
 	return err;
 }
 
+static char busy_why[160];
+
 const char *snap_workdir_strerror(int err)
 {
 	switch (err) {
@@ -131,13 +141,93 @@ const char *snap_workdir_strerror(int err)
 		return "belongs to another user (refused: use a directory of your own)";
 	case -ENOTDIR:
 		return "is not a directory";
+	case -SNAP_WORKDIR_EOTHERS:
+		return "can be written by other users (refused: they could plant links or FIFOs "
+		       "under the names perf and snaptrace write; chmod go-w it, or use a "
+		       "directory only you can write)";
+	case -SNAP_WORKDIR_EPARENT:
+		return "is in a directory other users can write without the sticky bit "
+		       "(refused: they could swap it; use a directory under one only you can "
+		       "write, or under /tmp)";
+	case -SNAP_WORKDIR_EBUSY:
+		return busy_why[0] ? busy_why
+				   : "is used by another snaptrace run (refused: wait for it to "
+				     "end, or use another -working-directory)";
 	default:
 		return strerror(-err);
 	}
 }
 
+/* The pid holding a flock on the file (dev, ino), from /proc/locks; 0 if not found. */
+static long lock_holder(dev_t dev, ino_t ino)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	char line[256];
+	long pid = 0;
+
+	if (!f)
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long i;
+		long p;
+		char kind[16];
+
+		/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" */
+		if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &min, &i) ==
+			    5 &&
+		    !strcmp(kind, "FLOCK") && i == (unsigned long long)ino && maj == major(dev) &&
+		    min == minor(dev))
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+/* Takes the directory for this run: an exclusive flock on dfd (dropped when
+ * it is closed, also when snaptrace dies). */
+static int lock_dir(int dfd, const struct stat *st)
+{
+	long pid;
+
+	if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return -errno;
+	pid = lock_holder(st->st_dev, st->st_ino);
+	if (pid > 0)
+		snprintf(busy_why, sizeof(busy_why),
+			 "is used by another snaptrace run (pid %ld; refused: wait for it to end, "
+			 "or use another -working-directory)",
+			 pid);
+	else
+		busy_why[0] = '\0';
+	return -SNAP_WORKDIR_EBUSY;
+}
+
+/* Refuses a directory (or a parent without the sticky bit) others can write. */
+static int check_writers(const char *path, const struct stat *st)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat pst;
+
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return -SNAP_WORKDIR_EOTHERS;
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path),
+			 path);
+	if (stat(parent, &pst) == 0 && (pst.st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(pst.st_mode & S_ISVTX))
+		return -SNAP_WORKDIR_EPARENT;
+	return 0;
+}
+
 /* The user-given directory: created if missing, never through a symbolic link
- * (with or without a trailing slash), ours, and cleared of old data. */
+ * (with or without a trailing slash), ours, only ours to write, not used by
+ * another run, and cleared of old data. */
 static int open_given(struct snap_workdir *w, const char *given)
 {
 	size_t len = strlen(given);
@@ -161,17 +251,38 @@ static int open_given(struct snap_workdir *w, const char *given)
 		return -ENOTDIR;
 	if (st.st_uid != geteuid())
 		return -EPERM;
+	err = check_writers(w->path, &st);
+	if (err < 0)
+		return err;
 	dfd = open(w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return errno == ENOTDIR ? -ELOOP : -errno;
 	/* The name was not swapped for something else since the lstat. */
-	if (fstat(dfd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+	if (fstat(dfd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino ||
+	    (fst.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(dfd);
 		return -ELOOP;
 	}
-	err = clear_old_data(w, dfd);
-	close(dfd);
-	return err;
+	err = lock_dir(dfd, &fst);
+	if (err < 0) {
+		close(dfd);
+		return err;
+	}
+	w->dirfd = dfd;
+	w->has_dirfd = 1;
+	return clear_old_data(w, dfd);
+}
+
+int snap_workdir_create(struct snap_workdir *w, const char *name)
+{
+	int fd;
+
+	if (!w->has_dirfd)
+		return -EBADF;
+	if (unlinkat(w->dirfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
 }
 
 int snap_workdir_open(struct snap_workdir *w, const char *given)
@@ -180,6 +291,7 @@ int snap_workdir_open(struct snap_workdir *w, const char *given)
 
 	memset(w, 0, sizeof(*w));
 	w->guard_fd = -1;
+	w->dirfd = -1;
 	if (given)
 		return open_given(w, given);
 	tmp = getenv("TMPDIR");
@@ -208,6 +320,11 @@ void snap_workdir_close(struct snap_workdir *w)
 	if (!w->keep && w->path[0])
 		snap_rmtree_at(AT_FDCWD, w->path);
 	w->path[0] = '\0';
+	if (w->has_dirfd) { /* the lock goes with it */
+		close(w->dirfd);
+		w->has_dirfd = 0;
+		w->dirfd = -1;
+	}
 	if (w->guard_fd >= 0) {
 		ssize_t n = write(w->guard_fd, "d", 1);
 
@@ -302,7 +419,21 @@ int snap_workdir_filter_names(char **names, int n)
 	return k;
 }
 
-int snap_workdir_list_dir(const char *dir, char ***names)
+/* 1 if the entry de of d can be decoded: a regular file or a directory. */
+static int decodable(DIR *d, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type == DT_REG || de->d_type == DT_DIR)
+		return 1;
+	if (de->d_type != DT_UNKNOWN)
+		return 0;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+/* The data names of dir (all: whatever their type, for removal). */
+static int list_dir(const char *dir, int all, char ***names)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -313,7 +444,7 @@ int snap_workdir_list_dir(const char *dir, char ***names)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!snap_workdir_is_data_name(de->d_name))
+		if (!snap_workdir_is_data_name(de->d_name) || (!all && !decodable(d, de)))
 			continue;
 		if (n >= INT_MAX || snap_vec_reserve(&v, &cap, n + 1, sizeof(*v)) < 0 ||
 		    !(v[n] = snap_strndup(de->d_name, strlen(de->d_name)))) {
@@ -326,6 +457,11 @@ int snap_workdir_list_dir(const char *dir, char ***names)
 	closedir(d);
 	*names = v;
 	return snap_workdir_filter_names(v, (int)n);
+}
+
+int snap_workdir_list_dir(const char *dir, char ***names)
+{
+	return list_dir(dir, 0, names);
 }
 
 int snap_workdir_list_data(const struct snap_workdir *w, char ***names)

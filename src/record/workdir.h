@@ -18,18 +18,39 @@ struct snap_workdir {
 	pid_t guard;	   /* guardian process, 0 = none */
 	int guard_fd;	   /* our end of the guardian's pipe, -1 = none */
 	unsigned nclaimed; /* snapshots claimed (snap_workdir_claim) */
+	int dirfd;	   /* user-given: the directory, locked (flock) while open */
+	int has_dirfd;	   /* 1: dirfd is open (a zeroed struct has none) */
+};
+
+/* snap_workdir_open's own errors (negated), beside -errno. */
+enum {
+	SNAP_WORKDIR_EOTHERS = 8192, /* the directory can be written by other users */
+	SNAP_WORKDIR_EPARENT,	     /* so can its parent, which is not sticky */
+	SNAP_WORKDIR_EBUSY,	     /* another run holds it */
 };
 
 /* Opens the working directory. given == NULL: a new private directory
  * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian. Otherwise given is
  * created (mode 0700, not recursively) when missing, must be a directory we
- * own and not a symbolic link (-ELOOP, also with a trailing slash), and its
- * old data files (snap_workdir_is_data_name) are removed; nothing else in it
- * is touched. Returns 0 or -errno (snap_workdir_strerror says why). */
+ * own and not a symbolic link (-ELOOP, also with a trailing slash), that no
+ * other user can write (neither it, -SNAP_WORKDIR_EOTHERS, nor its parent
+ * unless sticky, -SNAP_WORKDIR_EPARENT: they could plant links and FIFOs
+ * under the names perf and snaptrace write, docs/guarantees.md) and that no
+ * other run uses (an exclusive flock on the directory, held until
+ * snap_workdir_close: -SNAP_WORKDIR_EBUSY). Then its old data files
+ * (snap_workdir_is_data_name) and old hits file are removed; nothing else in
+ * it is touched. Returns 0 or -errno (snap_workdir_strerror says why). */
 int snap_workdir_open(struct snap_workdir *w, const char *given);
 
-/* A one-line reason for an error of snap_workdir_open (static string). */
+/* A one-line reason for an error of snap_workdir_open (static storage: the
+ * busy one names the other run's pid, valid until the next open). */
 const char *snap_workdir_strerror(int err);
+
+/* Creates name in the user-given directory for writing: O_CREAT|O_EXCL|
+ * O_NOFOLLOW (mode 0600) relative to the directory opened, after removing
+ * what had that name (never following it). Returns the descriptor or
+ * -errno (-EBADF for a private directory). */
+int snap_workdir_create(struct snap_workdir *w, const char *name);
 
 /* Removes the directory (unless kept) and stops the guardian. Safe to call
  * twice and on a zeroed struct with guard_fd = -1. */
@@ -59,8 +80,10 @@ int snap_workdir_is_claimed(const char *name);
  * (= time order) and returns how many are left. Pure: fuzzed. */
 int snap_workdir_filter_names(char **names, int n);
 
-/* Lists the data names of dir (see above), sorted. Returns the count and sets
- * *names (owned: release with snap_workdir_free_list), or -errno. */
+/* Lists the data names of dir (see above) that are regular files or
+ * directories (perf record --kcore), sorted: a FIFO, device or link so named
+ * is never decoded. Returns the count and sets *names (owned: release with
+ * snap_workdir_free_list), or -errno. */
 int snap_workdir_list_dir(const char *dir, char ***names);
 int snap_workdir_list_data(const struct snap_workdir *w, char ***names);
 void snap_workdir_free_list(char **names, int n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/esc.h"
 #include "util/vec.h"
 
 #define PUTS(b, lit) snap_rbuf_put(b, lit, sizeof(lit) - 1)
@@ -79,7 +80,27 @@ const char *snap_report_human(uint64_t ns, char out[16])
 	return out;
 }
 
+static const char *shorten(const char *s, size_t width, char *out);
+
 const char *snap_report_shorten(const char *s, size_t width, char *out)
+{
+	size_t len = strlen(s), need;
+	char *esc;
+
+	if (snap_esc_run(s, len, 0) == len)
+		return shorten(s, width, out);
+	/* a traced program's names may hold terminal escapes: shown escaped */
+	need = snap_esc_str(NULL, 0, s, len, 0);
+	esc = snap_malloc(need + 1);
+	if (!esc)
+		return shorten("?", width, out);
+	snap_esc_str(esc, need + 1, s, len, 0);
+	shorten(esc, width, out);
+	snap_free(esc);
+	return out;
+}
+
+static const char *shorten(const char *s, size_t width, char *out)
 {
 	size_t len = strlen(s), head, tail;
 
@@ -367,6 +388,24 @@ void snap_report_function(const struct snap_report *r, struct snap_rbuf *b)
 	}
 }
 
+/* A name as text, with what a terminal would obey escaped (util/esc.h). */
+static void put_escaped(struct snap_rbuf *b, const char *s, size_t n)
+{
+	size_t at = 0;
+
+	while (at < n) {
+		size_t run = snap_esc_run(s + at, n - at, 0);
+		char e[SNAP_ESC_MAX];
+
+		snap_rbuf_put(b, s + at, run);
+		at += run;
+		if (at < n) {
+			at += snap_esc_one(s + at, n - at, 0, e);
+			snap_rbuf_put(b, e, strlen(e));
+		}
+	}
+}
+
 void snap_report_folded(const struct snap_report *r, struct snap_rbuf *b)
 {
 	uint32_t *path = NULL;
@@ -389,10 +428,12 @@ void snap_report_folded(const struct snap_report *r, struct snap_rbuf *b)
 			size_t len = strlen(s), k = sizeof(SNAP_REPORT_INLINED_SUFFIX) - 1;
 
 			/* inlined frames as stackcollapse-perf.pl --inline marks them */
-			if (path[n] < r->capfn && r->fn[path[n]].inlined && len >= k)
-				snap_rbuf_printf(b, "%.*s_[i]", (int)(len - k), s);
-			else
-				snap_rbuf_put(b, s, len);
+			if (path[n] < r->capfn && r->fn[path[n]].inlined && len >= k) {
+				put_escaped(b, s, len - k);
+				PUTS(b, "_[i]");
+			} else {
+				put_escaped(b, s, len);
+			}
 			if (n)
 				PUTS(b, ";");
 		}

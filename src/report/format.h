@@ -36,7 +36,9 @@ struct snap_report_fmt {
 /* "812 ns", "1.23 us", "45.6 ms", "2.00 s" into out (16 bytes). */
 const char *snap_report_human(uint64_t ns, char out[16]);
 /* Shortens s to at most width bytes by cutting its middle ("ab...yz"), never
- * inside a UTF-8 sequence. out has width + 1 bytes. */
+ * inside a UTF-8 sequence, after escaping what a terminal would obey
+ * (util/esc.h: a program named "\e]0;X\a" cannot set the title). out has
+ * width + 1 bytes. */
 const char *snap_report_shorten(const char *s, size_t width, char *out);
 
 void snap_report_text(const struct snap_report *r, const struct snap_report_fmt *f,

@@ -33,6 +33,9 @@ const char *snap_strerror(int err)
 		       "to wait longer, 0 for ever)";
 	case SNAP_ENOTREG:
 		return "not a regular file (a block device or socket: refused)";
+	case SNAP_EFOREIGN:
+		return "another user's symbolic link or file in a sticky world-writable directory "
+		       "(refused, as the kernel's fs.protected_symlinks does)";
 	default:
 		return strerror(err);
 	}

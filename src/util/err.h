@@ -18,6 +18,7 @@ enum snap_err {
 	SNAP_EUSAGE,	    /* bad command line */
 	SNAP_ESTALL,	    /* perf made no progress for too long and was stopped */
 	SNAP_ENOTREG,	    /* an output that is neither a regular file nor writable in place */
+	SNAP_EFOREIGN,	    /* another user's link or file in a sticky world-writable directory */
 };
 
 /* Returns a static string describing err (negative or positive). Never NULL. */

@@ -7,16 +7,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/err.h"
+
 long snap_read_small(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: a FIFO planted under the name cannot hang the open */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	size_t got = 0;
+	struct stat st;
 
-	if (len == 0)
+	if (len == 0) {
+		if (fd >= 0)
+			close(fd);
 		return -EINVAL;
+	}
 	buf[0] = '\0';
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -SNAP_ENOTREG;
+	}
 	while (got + 1 < len) {
 		ssize_t n = read(fd, buf + got, len - 1 - got);
 

@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Reads up to len-1 bytes of a small file into buf (NUL-terminated).
- * Returns the byte count or -errno. */
+/* Reads up to len-1 bytes of a small regular file into buf (NUL-terminated),
+ * opened non-blocking. Returns the byte count, -SNAP_ENOTREG for anything
+ * but a regular file (a FIFO, a device), or -errno. */
 long snap_read_small(const char *path, char *buf, size_t len);
 
 /*

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/esc.h"
+
 /* 1 if a is the "process" koid argument of a thread kernel object. */
 static int arg_is_process(const struct snap_fxtread_arg *a)
 {
@@ -47,44 +49,40 @@ static void out_fmt(struct fxt_out *o, const char *fmt, ...)
 		out_bytes(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* A string as "...", escaping quote, backslash and control bytes; undefined as <undefined N>. */
+/* A string as "...", escaping quote, backslash, control characters and
+ * bytes that are not UTF-8 (util/esc.h); undefined as <undefined N>. */
 static void out_str(struct fxt_out *o, const struct snap_fxt_str *s)
 {
-	size_t run = 0;
+	size_t at = 0;
 
 	if (!s->s) {
 		out_fmt(o, "<undefined %u>", s->ref);
 		return;
 	}
 	out_bytes(o, "\"", 1);
-	for (size_t i = 0; i < s->len; i++) {
-		unsigned char ch = (unsigned char)s->s[i];
+	while (at < s->len) {
+		size_t run = snap_esc_run(s->s + at, s->len - at, SNAP_ESC_QUOTE);
+		char e[SNAP_ESC_MAX];
 
-		if (ch >= 0x20 && ch != 0x7f && ch != '"' && ch != '\\') {
-			run++;
-			continue;
+		out_bytes(o, s->s + at, run);
+		at += run;
+		if (at < s->len) {
+			at += snap_esc_one(s->s + at, s->len - at, SNAP_ESC_QUOTE, e);
+			out_bytes(o, e, strlen(e));
 		}
-		out_bytes(o, s->s + i - run, run);
-		run = 0;
-		if (ch == '"' || ch == '\\')
-			out_fmt(o, "\\%c", ch);
-		else
-			out_fmt(o, "\\x%02x", ch);
 	}
-	out_bytes(o, s->s + s->len - run, run);
 	out_bytes(o, "\"", 1);
 }
 
 /* An argument name bare (it is a key), escaping only what would be ambiguous. */
 static void out_key(struct fxt_out *o, const struct snap_fxt_str *s)
 {
-	int plain = s->s != NULL;
+	int plain = s->s != NULL && snap_esc_run(s->s, s->len, SNAP_ESC_QUOTE) == s->len;
 
 	for (size_t i = 0; plain && i < s->len; i++) {
 		unsigned char ch = (unsigned char)s->s[i];
 
-		if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\' || ch == '=' || ch == ',' ||
-		    ch == '{' || ch == '}')
+		if (ch == '=' || ch == ',' || ch == '{' || ch == '}')
 			plain = 0;
 	}
 	if (plain)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/esc.h"
 #include "util/vec.h"
 
 void snap_fxttree_init(struct snap_fxttree *t)
@@ -145,15 +146,18 @@ static int tree_print_track(struct snap_fxttree *t, const struct snap_fxttree_ev
 			orphans++;
 		}
 	}
-	fprintf(out, "thread pid=%" PRIu64 " tid=%" PRIu64 " \"%s\"\n", tr->pid, tr->tid,
-		snap_strtab_get(&t->names, tr->name));
+	fprintf(out, "thread pid=%" PRIu64 " tid=%" PRIu64 " \"", tr->pid, tr->tid);
+	snap_esc_fputs(out, snap_strtab_get(&t->names, tr->name), SNAP_ESC_QUOTE);
+	fputs("\"\n", out);
 	for (size_t i = 0; i < nsl; i++) {
 		fprintf(out, "%*s%" PRIu64 " ", 2 * (int)(sl[i].depth + 1), "", sl[i].ts);
 		if (sl[i].ended)
 			fprintf(out, "+%" PRIu64, sl[i].end - sl[i].ts);
 		else
 			fputs("+?", out);
-		fprintf(out, " %s\n", snap_strtab_get(&t->names, sl[i].name));
+		fputc(' ', out);
+		snap_esc_fputs(out, snap_strtab_get(&t->names, sl[i].name), 0);
+		fputc('\n', out);
 	}
 	if (orphans)
 		fprintf(out, "  (%zu end(s) without an open slice)\n", orphans);

@@ -39,6 +39,7 @@ int snap_sink_init_mem(struct snap_sink *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->dirfd = -1;
 	s->kind = SNAP_SINK_MEM;
 	s->buf = snap_malloc(SNAP_SINK_BUF);
 	if (!s->buf) {
@@ -168,27 +169,36 @@ static int sink_has_suffix(const char *path, const char *suffix)
 	return n >= m && !strcmp(path + n - m, suffix);
 }
 
-/* Builds "DIR/.BASE.XXXXXX" for path into an owned string; BASE is cut so the
- * name fits NAME_MAX (an output name of up to 255 bytes works). */
-static char *sink_tmp_name(const char *path)
+/* A fresh temporary name ".BASE.XXXXXX" for base into an owned string; BASE
+ * is cut so the name fits NAME_MAX (an output name of up to 255 bytes works). */
+static char *sink_tmp_name(const char *base)
 {
-	const char *slash = strrchr(path, '/');
-	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
-	const char *base = path + dlen;
 	size_t blen = strlen(base);
 	char *t;
 
 	if (blen > NAME_MAX - 8)
 		blen = NAME_MAX - 8;
-	t = snap_malloc(dlen + 1 + blen + 8);
-
+	t = snap_malloc(1 + blen + 8);
 	if (!t)
 		return NULL;
-	memcpy(t, path, dlen);
-	t[dlen] = '.';
-	memcpy(t + dlen + 1, base, blen);
-	memcpy(t + dlen + 1 + blen, ".XXXXXX", 8);
+	t[0] = '.';
+	memcpy(t + 1, base, blen);
+	memcpy(t + 1 + blen, ".XXXXXX", 8);
 	return t;
+}
+
+/* Fills the XXXXXX at the end of tmp with a new guess (try: the attempt). */
+static void sink_tmp_guess(char *tmp, unsigned try)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	size_t tlen = strlen(tmp);
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x = (uint64_t)ts.tv_nsec * 2654435761u + (uint64_t)getpid() * 40503u + try * 7919u;
+	for (size_t i = tlen - 6; i < tlen; i++, x /= 36)
+		tmp[i] = digits[x % 36];
 }
 
 /* The mode a plain open(O_CREAT, 0666) would have given: mkostemp uses 0600.
@@ -211,14 +221,75 @@ static int sink_fix_mode(int fd, const struct stat *old)
 	return 0;
 }
 
-/* The file a path that does not exist (yet) names after following symbolic
- * links (a dangling link: its target is created, the link stays), as an
- * owned string. NULL with *err set on failure (-ELOOP after 40
- * links, -ENOMEM). */
+/* The directory part of path ("." when none) as an owned string. */
+static char *sink_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return snap_strndup(".", 1);
+	return snap_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/*
+ * The kernel's fs.protected_symlinks rule, applied whatever the sysctl says
+ * (docs/guarantees.md, "Directories other users can write"): in a sticky
+ * world-writable directory (/tmp) an entry st (found at path) that belongs
+ * neither to us nor to the directory's owner is another user's plant. A
+ * link there is not followed, and an existing file or FIFO there is not
+ * written (as protected_regular and protected_fifos). Returns 0, or
+ * -SNAP_EFOREIGN.
+ */
+static int sink_check_owner(const char *path, const struct stat *st)
+{
+	char *dir = sink_dir_of(path);
+	struct stat d;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = stat(dir, &d);
+	snap_free(dir);
+	if (r < 0)
+		return 0; /* the open that follows reports it */
+	if ((d.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && st->st_uid != geteuid() &&
+	    st->st_uid != d.st_uid)
+		return -SNAP_EFOREIGN;
+	return 0;
+}
+
+/* Applies sink_check_owner to every symbolic link among the directories of
+ * path ("a/b/c": "a" and "a/b"). Returns 0 or -SNAP_EFOREIGN / -ENOMEM. */
+static int sink_check_dirs(const char *path)
+{
+	size_t n = strlen(path);
+	char *p = snap_strndup(path, n);
+	int err = p ? 0 : -ENOMEM;
+
+	for (size_t i = 1; p && !err && i < n; i++) {
+		struct stat st;
+
+		if (p[i] != '/' || p[i - 1] == '/')
+			continue;
+		p[i] = '\0';
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+			err = sink_check_owner(p, &st);
+		p[i] = '/';
+	}
+	snap_free(p);
+	return err;
+}
+
+/* Follows the symbolic links path's last name leads through, each checked
+ * with sink_check_owner (and the links among its directories), as an owned
+ * string: the file the output is (an existing file, or the target a
+ * dangling link creates; the link stays). NULL with *err set on failure
+ * (-ELOOP after 40 links, -SNAP_EFOREIGN, -ENOMEM). */
 static char *sink_follow(const char *path, int *err)
 {
 	char *p = snap_strndup(path, strlen(path));
 
+	*err = -ENOMEM;
 	for (int hops = 0; p; hops++) {
 		struct stat st;
 		char link[4096], *next;
@@ -226,18 +297,18 @@ static char *sink_follow(const char *path, int *err)
 		ssize_t n;
 		size_t dlen;
 
+		*err = sink_check_dirs(p);
+		if (*err < 0)
+			break;
 		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
 			return p;
-		if (hops == 40) {
-			snap_free(p);
-			*err = -ELOOP;
-			return NULL;
-		}
+		*err = hops == 40 ? -ELOOP : sink_check_owner(p, &st);
+		if (*err < 0)
+			break;
 		n = readlink(p, link, sizeof(link) - 1);
 		if (n <= 0) {
 			*err = n < 0 ? -errno : -ENOENT;
-			snap_free(p);
-			return NULL;
+			break;
 		}
 		link[n] = '\0';
 		slash = strrchr(p, '/');
@@ -249,42 +320,22 @@ static char *sink_follow(const char *path, int *err)
 		}
 		snap_free(p);
 		p = next;
+		*err = -ENOMEM;
 	}
-	*err = -ENOMEM;
+	snap_free(p);
 	return NULL;
 }
 
-/* The existing regular file path names, links resolved, as an owned string. */
-static char *sink_realpath(const char *path, int *err)
-{
-	char *r = realpath(path, NULL), *p;
-
-	if (!r) {
-		*err = -errno;
-		return NULL;
-	}
-	p = snap_strndup(r, strlen(r));
-	free(r);
-	*err = -ENOMEM;
-	return p;
-}
-
-/* The output as an unnamed file (O_TMPFILE) in path's directory, so that
- * nothing is left behind when snaptrace is killed (SIGKILL, OOM) before the
- * end; it gets the mode (and owner) it will keep. Returns the descriptor,
+/* The output as an unnamed file (O_TMPFILE) in the output's directory, so
+ * that nothing is left behind when snaptrace is killed (SIGKILL, OOM) before
+ * the end; it gets the mode (and owner) it will keep. Read-write, so that
+ * -serve can serve it (snap_sink_close_fd). Returns the descriptor,
  * -EOPNOTSUPP when the filesystem cannot (then the caller uses a named
  * temporary file), or -errno. */
-static int sink_open_unnamed(const char *path, const struct stat *old)
+static int sink_open_unnamed(int dirfd, const struct stat *old)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? snap_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
-	int fd, err;
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), err = errno;
 
-	if (slash && !dir)
-		return -ENOMEM;
-	fd = open(dir ? dir : ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	err = errno;
-	snap_free(dir);
 	if (fd < 0)
 		return err == EOPNOTSUPP || err == EISDIR || err == EINVAL ? -EOPNOTSUPP : -err;
 	err = sink_fix_mode(fd, old);
@@ -295,39 +346,49 @@ static int sink_open_unnamed(const char *path, const struct stat *old)
 	return fd;
 }
 
-/* Gives the unnamed file fd the name path: linked in directly when path does
- * not exist, else linked as tmp (a fresh name from its XXXXXX template) and
- * renamed over path, so an existing output is replaced in one step. Returns
- * 0 or -errno. */
-static int sink_link_unnamed(int fd, const char *path, char *tmp)
+/* A named temporary file (tmp: its template, filled in) in dirfd, created
+ * O_EXCL|O_NOFOLLOW. Returns the descriptor or -errno. */
+static int sink_open_named(int dirfd, char *tmp)
 {
-	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	for (unsigned tries = 0; tries < 100; tries++) {
+		int fd;
+
+		sink_tmp_guess(tmp, tries);
+		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Gives the unnamed file fd the name name in dirfd: linked in directly when
+ * the name is free, else linked as tmp (a fresh name from its XXXXXX
+ * template) and renamed over it, so an existing output is replaced in one
+ * step. Nothing is followed: a link planted at the name meanwhile is
+ * replaced, not written through. Returns 0 or -errno. */
+static int sink_link_unnamed(int fd, int dirfd, const char *name, char *tmp)
+{
 	char proc[64];
-	size_t tlen = strlen(tmp);
 	int err;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == 0)
 		return 0;
 	if (errno != EEXIST)
 		return -errno;
 	for (unsigned tries = 0; tries < 100; tries++) {
-		struct timespec ts;
-		uint64_t x;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		x = (uint64_t)ts.tv_nsec * 2654435761u + (uint64_t)getpid() * 40503u + tries;
-		for (size_t i = tlen - 6; i < tlen; i++, x /= 36)
-			tmp[i] = digits[x % 36];
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0) {
+		sink_tmp_guess(tmp, tries);
+		if (linkat(AT_FDCWD, proc, dirfd, tmp, AT_SYMLINK_FOLLOW) < 0) {
 			if (errno == EEXIST)
 				continue;
 			return -errno;
 		}
-		if (rename(tmp, path) == 0)
+		if (renameat(dirfd, tmp, dirfd, name) == 0)
 			return 0;
 		err = -errno;
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return err;
 	}
 	return -EEXIST;
@@ -377,61 +438,79 @@ int snap_sink_set_gz_level(struct snap_sink *s, int level)
 	return 0;
 }
 
+/* Opens the regular (or missing) output s->path names: its directory once
+ * (every later step is relative to that descriptor, so a directory renamed
+ * meanwhile cannot redirect the output), then the unnamed or temporary file
+ * in it. old: the existing output's status, or NULL. */
+static int sink_open_replace(struct snap_sink *s, const struct stat *old)
+{
+	char *dir = sink_dir_of(s->path);
+	const char *slash = strrchr(s->path, '/');
+	int err;
+
+	if (!dir)
+		return -ENOMEM;
+	s->name = slash ? slash + 1 : s->path;
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0 && errno == EACCES) /* a directory we may write but not list */
+		s->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = -errno;
+	snap_free(dir);
+	if (s->dirfd < 0)
+		return err;
+	s->tmp = sink_tmp_name(s->name);
+	if (!s->tmp)
+		return -ENOMEM;
+	s->fd = sink_open_unnamed(s->dirfd, old);
+	if (s->fd >= 0) {
+		s->unnamed = 1;
+		return 0;
+	}
+	if (s->fd != -EOPNOTSUPP)
+		return s->fd;
+	s->fd = sink_open_named(s->dirfd, s->tmp);
+	if (s->fd < 0)
+		return s->fd;
+	s->named_tmp = 1;
+	return sink_fix_mode(s->fd, old);
+}
+
 int snap_sink_open(struct snap_sink *s, const char *path)
 {
 	int err = -ENOMEM;
 	size_t n = strlen(path);
-	struct stat st;
+	struct stat st, fst;
 	int exists;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->dirfd = -1;
 	s->kind = SNAP_SINK_FILE;
 	if (n == 0 || path[n - 1] == '/') {
 		err = -EISDIR;
 		goto fail;
 	}
 	exists = stat(path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode))
-		s->path = snap_strndup(path, n); /* opened as named: /dev/stdout works */
-	else if (exists)
-		s->path = sink_realpath(path, &err);
-	else
-		s->path = sink_follow(path, &err);
+	s->path = sink_follow(path, &err);
 	if (!s->path)
 		goto fail;
+	/* the file itself: another user's file in /tmp is neither replaced nor written */
+	if (lstat(s->path, &fst) == 0 && (err = sink_check_owner(s->path, &fst)) < 0)
+		goto fail;
 	s->buf = snap_malloc(SNAP_SINK_BUF);
+	err = -ENOMEM;
 	if (!s->buf)
 		goto fail;
 	if (exists && !S_ISREG(st.st_mode)) {
-		s->fd = sink_open_in_place(s->path, &st);
+		/* opened as named: /dev/stdout (a link to "pipe:[N]") works */
+		s->fd = sink_open_in_place(path, &st);
 		if (s->fd < 0) {
 			err = s->fd;
 			goto fail;
 		}
 		s->in_place = 1;
 	} else {
-		s->tmp = sink_tmp_name(s->path);
-		if (!s->tmp)
-			goto fail;
-		s->fd = sink_open_unnamed(s->path, exists ? &st : NULL);
-		if (s->fd >= 0) {
-			s->unnamed = 1;
-		} else if (s->fd != -EOPNOTSUPP) {
-			err = s->fd;
-			snap_free(s->tmp);
-			s->tmp = NULL;
-			goto fail;
-		} else {
-			s->fd = mkostemp(s->tmp, O_CLOEXEC | O_NOFOLLOW);
-		}
-		if (s->fd < 0) {
-			err = -errno;
-			snap_free(s->tmp); /* nothing was created */
-			s->tmp = NULL;
-			goto fail;
-		}
-		err = s->unnamed ? 0 : sink_fix_mode(s->fd, exists ? &st : NULL);
+		err = sink_open_replace(s, exists ? &st : NULL);
 		if (err < 0)
 			goto fail;
 	}
@@ -447,13 +526,15 @@ fail:
 	return err;
 }
 
-/* Releases memory and the descriptor; unlinks the temporary file if unlink. */
+/* Releases memory and the descriptors; unlinks the temporary file if unlink. */
 static void sink_release(struct snap_sink *s, int unlink_tmp)
 {
 	if (s->kind == SNAP_SINK_FILE && s->fd >= 0)
 		close(s->fd);
-	if (unlink_tmp && s->tmp && !s->unnamed)
-		unlink(s->tmp);
+	if (unlink_tmp && s->named_tmp && s->dirfd >= 0)
+		unlinkat(s->dirfd, s->tmp, 0);
+	if (s->kind == SNAP_SINK_FILE && s->dirfd >= 0)
+		close(s->dirfd);
 	if (s->zs) {
 		deflateEnd(s->zs);
 		snap_free(s->zs);
@@ -465,26 +546,15 @@ static void sink_release(struct snap_sink *s, int unlink_tmp)
 	snap_free(s->tmp);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->dirfd = -1;
 }
 
-/* fsyncs the directory holding path so the rename is durable; best effort. */
-static void sink_sync_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? snap_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
-	int fd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	snap_free(dir);
-}
-
-int snap_sink_close(struct snap_sink *s)
+int snap_sink_close_fd(struct snap_sink *s, int *keep)
 {
 	int err;
 
+	if (keep)
+		*keep = -1;
 	if (s->kind == SNAP_SINK_MEM)
 		return snap_sink_flush(s);
 	if (s->kind != SNAP_SINK_FILE)
@@ -495,25 +565,36 @@ int snap_sink_close(struct snap_sink *s)
 	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
 	if (!err && s->unnamed)
-		err = sink_link_unnamed(s->fd, s->path, s->tmp);
+		err = sink_link_unnamed(s->fd, s->dirfd, s->name, s->tmp);
+	if (!err && s->named_tmp) {
+		if (renameat(s->dirfd, s->tmp, s->dirfd, s->name) < 0)
+			err = -errno;
+		else
+			s->named_tmp = 0;
+	}
 	if (!err) {
 		int fd = s->fd;
 
 		s->fd = -1;
-		if (close(fd) < 0)
+		if (keep && !s->in_place)
+			*keep = fd; /* the file just named, whatever its name leads to now */
+		else if (close(fd) < 0)
 			err = -errno;
 	}
-	if (!err && !s->unnamed && !s->in_place && rename(s->tmp, s->path) < 0)
-		err = -errno;
 	if (!err) {
 		if (!s->in_place)
-			sink_sync_dir(s->path);
+			fsync(s->dirfd); /* the new name is durable; best effort */
 		sink_release(s, 0);
 		return 0;
 	}
 	sink_release(s, 1);
 	s->err = err;
 	return err;
+}
+
+int snap_sink_close(struct snap_sink *s)
+{
+	return snap_sink_close_fd(s, NULL);
 }
 
 void snap_sink_abort(struct snap_sink *s)

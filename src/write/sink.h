@@ -13,11 +13,16 @@
  *    deflate, level 6, one gzip stream) if the target name ends in ".gz".
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
- *    never truncated or half-written. Symbolic links are followed (the link
- *    stays, its target is replaced); an existing target keeps its mode (and,
- *    as root, its owner). An existing target that is not a regular file (a
- *    character device, a FIFO) is written in place, never replaced; a
- *    directory or block device is refused (docs/guarantees.md).
+ *    never truncated or half-written. The target's directory is opened once
+ *    and every later step is relative to it. Symbolic links are followed
+ *    (the link stays, its target is replaced) unless one belongs to another
+ *    user in a sticky world-writable directory (/tmp), as the kernel's
+ *    fs.protected_symlinks does whatever its setting: that is refused
+ *    (-SNAP_EFOREIGN), and so is an existing target of another user there.
+ *    An existing target keeps its mode (and, as root, its owner). An existing
+ *    target that is not a regular file (a character device, a FIFO) is
+ *    written in place, never replaced; a directory or block device is
+ *    refused (docs/guarantees.md).
  * Writes are buffered (SNAP_SINK_BUF bytes). This file is the only place
  * below cli/ that does file I/O: it is the edge of the pipeline.
  */
@@ -47,10 +52,13 @@ struct snap_sink {
 	size_t mem_len, mem_cap;
 	/* file sink */
 	int fd;		     /* temporary file, -1 if none */
-	char *path;	     /* target path (owned) */
-	char *tmp;	     /* temporary path (owned) */
+	int dirfd;	     /* the target's directory, -1 if none */
+	char *path;	     /* target path, links followed (owned) */
+	const char *name;    /* its last name (in path), relative to dirfd */
+	char *tmp;	     /* temporary name in dirfd (owned) */
 	int in_place;	     /* 1: fd is the target itself (not a regular file) */
 	int unnamed;	     /* 1: fd is an O_TMPFILE file, linked in by close */
+	int named_tmp;	     /* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
 	int gz;		     /* 1: deflate into a gzip stream */
 	void *zs;	     /* z_stream (owned) when gz */
 	unsigned char *zout; /* deflate output buffer (owned) when gz */
@@ -117,6 +125,12 @@ const unsigned char *snap_sink_mem_data(struct snap_sink *s, size_t *len);
  * On a memory sink it only flushes and returns the sticky error (the bytes
  * stay readable until fini). */
 int snap_sink_close(struct snap_sink *s);
+
+/* The same, and when keep is not NULL, *keep gets the descriptor of the
+ * file just named (read-write; the caller closes it), or -1 when the output
+ * was written in place (a device, a FIFO) or on failure: -serve serves what
+ * was written, never what the name leads to later. */
+int snap_sink_close_fd(struct snap_sink *s, int *keep);
 
 /* Discards the output: the temporary file is closed and unlinked, the
  * target untouched. Releases everything. Safe on a closed or zeroed sink. */

@@ -412,5 +412,6 @@ t_perfdata_header
 t_perf_fails_once
 t_workdir_symlink
 t_output_kinds
+. tests/harden/files.sh # issue 20: files in directories others can write, locks, escapes
 
 exit $fail

@@ -7,7 +7,7 @@
 # parallel runs never collide. Every wait is bounded. Loopback only.
 set -u
 cd "$(dirname "$0")/../.."
-snap=$PWD/snaptrace
+snap=${SNAP_BIN:-$PWD/snaptrace} # SNAP_BIN: try another build (e.g. main)
 tmp=$(mktemp -d /tmp/snaptrace-serve.XXXXXX)
 pids=()
 cleanup() {
@@ -56,8 +56,9 @@ check_served() {
 		{ echo "FAIL serve_$name: no link printed in 10 s: $(head -3 "$err" | tr '\n' ' ')"; return; }
 	url=${link#*url=}
 	port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p')
-	if [ -z "$port" ] || [ "$url" != "http://127.0.0.1:$port/$base" ]; then
-		echo "FAIL serve_$name: link is not https://ui.perfetto.dev/#!/?url=http://127.0.0.1:PORT/$base: $link"
+	token=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:[0-9]*/\([0-9a-f]\{32\}\)/.*|\1|p')
+	if [ -z "$port" ] || [ -z "$token" ] || [ "$url" != "http://127.0.0.1:$port/$token/$base" ]; then
+		echo "FAIL serve_$name: link is not https://ui.perfetto.dev/#!/?url=http://127.0.0.1:PORT/TOKEN/$base (TOKEN: 32 hex digits): $link"
 		return
 	fi
 	if ! grep -q "ssh -L $port:127.0.0.1:$port HOST" "$err" || ! grep -q "until Ctrl-C" "$err"; then
@@ -81,6 +82,19 @@ check_served() {
 	code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/etc-passwd")
 	[ "$code" = 404 ] && echo "PASS serve_$name/other_path_404" ||
 		echo "FAIL serve_$name/other_path_404: got $code"
+	# issue 20 item 4: without the token (the link's random part) nothing is served, nor to
+	# a page whose name resolves here (DNS rebinding: its Host is not loopback)
+	code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/$base")
+	code2=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/$token/$base.x")
+	[ "$code" = 404 ] && [ "$code2" = 404 ] && echo "PASS serve_$name/no_token_404" ||
+		echo "FAIL serve_$name/no_token_404: /NAME got $code, /TOKEN/NAME.x got $code2"
+	code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' -H "Host: attacker.example:$port" "$url")
+	code2=$(curl -s --max-time 10 -o "$tmp/$name.body2" -w '%{http_code}' -H "Host: localhost:$port" "$url")
+	if [ "$code" = 403 ] && [ "$code2" = 200 ] && cmp -s "$file" "$tmp/$name.body2"; then
+		echo "PASS serve_$name/host_pinned"
+	else
+		echo "FAIL serve_$name/host_pinned: Host attacker.example got $code, Host localhost got $code2"
+	fi
 	if command -v ss >/dev/null; then
 		if ss -ltnH "sport = :$port" | awk '{print $4}' | grep -qv '^127\.0\.0\.1:'; then
 			echo "FAIL serve_$name/loopback_only: $(ss -ltnH "sport = :$port")"
@@ -114,6 +128,81 @@ check_served serve_cmd "$tmp/a trace.fxt.gz" "$tmp/serve.err" "$pid"
 pid=$!
 pids+=("$pid")
 check_served decode_serve "$tmp/b.fxt" "$tmp/dserve.err" "$pid"
+
+# 2b. Issue 20 item 3: decode -serve serves what it wrote, not what the output's name leads
+# to afterwards: the -o link is re-pointed at a secret while the decode runs (its input, a
+# FIFO we hold open, has not ended); the server must hand out the trace, not the secret.
+echo SECRET >"$tmp/secret"
+mkfifo "$tmp/in.fifo"
+ln -s a.fxt "$tmp/swap.fxt"
+exec 3<>"$tmp/in.fifo"
+"$snap" decode -serve -serve-port 0 -o "$tmp/swap.fxt" "$tmp/in.fifo" \
+	>"$tmp/swap.out" 2>"$tmp/swap.err" 3>&- &
+pid=$!
+pids+=("$pid")
+cat tests/golden/pt/call_return.txt >&3
+# the output is open once an unnamed (O_TMPFILE) file in $tmp is among decode's descriptors
+for _ in $(seq 100); do
+	ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$tmp/#" && break
+	sleep 0.1
+done
+ln -sfn secret "$tmp/swap.fxt"
+exec 3>&-
+if link=$(wait_line "$tmp/swap.err" "url=http://127.0.0.1:"); then
+	url=${link#*url=}
+	curl -sS --max-time 10 -o "$tmp/swap.body" "$url"
+	if grep -q SECRET "$tmp/swap.body" || ! "$snap" dump -check "$tmp/a.fxt" >/dev/null 2>&1 ||
+		! cmp -s "$tmp/a.fxt" "$tmp/swap.body"; then
+		echo "FAIL serve_fd_served: served $(head -c 16 "$tmp/swap.body" | od -An -c | head -1)"
+	else
+		echo "PASS serve_fd_served"
+	fi
+else
+	echo "FAIL serve_fd_served: no link: $(head -3 "$tmp/swap.err" | tr '\n' ' ')"
+fi
+kill -INT "$pid"
+wait_exit "$pid" || echo "FAIL serve_fd_served: did not stop"
+
+# 2c. Issue 20 item 4: 1100 connections held with half-sent requests (from 127.0.0.2, under
+# the usual 1024 descriptors) do not deny the server to the UI's fetch from 127.0.0.1.
+(ulimit -n 1024 && exec "$snap" serve -serve-port 0 "$tmp/b.fxt") >/dev/null 2>"$tmp/dos.err" &
+pid=$!
+pids+=("$pid")
+if link=$(wait_line "$tmp/dos.err" "url=http://127.0.0.1:"); then
+	url=${link#*url=}
+	port=$(echo "$url" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p')
+	python3 - "$port" >"$tmp/dos.py.out" 2>&1 <<'PY' &
+import resource, socket, sys, time
+resource.setrlimit(resource.RLIMIT_NOFILE, (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held = []
+for _ in range(1100):
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.bind(("127.0.0.2", 0))
+        s.connect(("127.0.0.1", int(sys.argv[1])))
+        s.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    except OSError:
+        pass
+    held.append(s)
+print("held", len(held), flush=True)
+time.sleep(60)
+PY
+	hold=$!
+	pids+=("$hold")
+	wait_line "$tmp/dos.py.out" "held" >/dev/null
+	code=$(curl -s --max-time 10 -o "$tmp/dos.body" -w '%{http_code}' "$url")
+	if [ "$code" = 200 ] && cmp -s "$tmp/b.fxt" "$tmp/dos.body"; then
+		echo "PASS serve_held_connections"
+	else
+		echo "FAIL serve_held_connections: the fetch got '$code' while 1100 requests were held"
+	fi
+	kill "$hold" 2>/dev/null
+	kill -INT "$pid"
+	wait_exit "$pid" || echo "FAIL serve_held_connections: did not stop"
+else
+	echo "FAIL serve_held_connections: no link: $(head -3 "$tmp/dos.err" | tr '\n' ' ')"
+fi
 
 # 3. A busy port: a clear one-line error, exit 1.
 "$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/busy1.err" &
@@ -151,4 +240,8 @@ one_line decode_share_refused 2 "never uploads" decode -share -o "$tmp/c.fxt" te
 one_line run_share_refused 2 "never uploads" run -share -- true
 one_line bad_port 2 "bad -serve-port" serve -serve-port 70000 "$tmp/b.fxt"
 one_line missing_file 1 "cannot serve" serve -serve-port 0 "$tmp/nope.fxt"
+# issue 20 item 17: what is not a regular file is refused at once, and said so
+one_line device_refused 1 "not a regular file" serve -serve-port 0 /dev/zero
+one_line fifo_refused 1 "is a FIFO" serve -serve-port 0 "$tmp/in.fifo"
+one_line dir_refused 1 "is a directory" serve -serve-port 0 "$tmp"
 exit 0

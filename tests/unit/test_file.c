@@ -2,10 +2,15 @@
 /* util/file.h (whole-file read-only mapping) and util/bytes.h (unaligned reads). */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "snap_test.h"
 #include "util/bytes.h"
+#include "util/err.h"
 #include "util/file.h"
 
 static void bytes_read_at_any_alignment(void)
@@ -47,10 +52,27 @@ static void fmap_refuses_what_it_is_told_to(void)
 						  &buf, &len));
 }
 
+/* snap_read_small opens non-blocking and reads regular files only: a FIFO
+ * nobody writes (planted under a name snaptrace reads) cannot hang it. */
+static void read_small_refuses_a_fifo(void)
+{
+	char dir[] = "/tmp/snap_file_XXXXXX", path[64], buf[16];
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CHECK_INT_EQ(0, mkfifo(path, 0600));
+	CHECK_INT_EQ(-SNAP_ENOTREG, snap_read_small(path, buf, sizeof(buf)));
+	CHECK_INT_EQ(-SNAP_ENOTREG, snap_read_small("/dev/zero", buf, sizeof(buf)));
+	CHECK_INT_EQ(3, snap_read_small("/proc/self/comm", buf, 4));
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(bytes_read_at_any_alignment);
 	RUN(fmap_maps_a_whole_regular_file);
 	RUN(fmap_refuses_what_it_is_told_to);
+	RUN(read_small_refuses_a_fifo);
 	return snap_test_done();
 }

@@ -12,6 +12,7 @@
 
 #include "snap_test.h"
 #include "util/alloc.h"
+#include "util/err.h"
 #include "write/sink.h"
 
 static char dir[64];
@@ -517,6 +518,76 @@ static void test_open_alloc_failures(void)
 	}
 }
 
+/* As root: in a sticky world-writable directory another user's link is not
+ * followed, nor another user's file replaced (fs.protected_symlinks and
+ * protected_regular, whatever the sysctls say); our own link still is. */
+static void test_foreign_link_refused(void)
+{
+	struct snap_sink s;
+	char st[128], link[160], own[160], file[160], secret[128];
+	unsigned char back[16];
+
+	if (geteuid() != 0) {
+		printf("SKIP test_sink.c:test_foreign_link_refused: needs root (lchown)\n");
+		return;
+	}
+	path_of(st, sizeof(st), "sticky");
+	path_of(secret, sizeof(secret), "secret");
+	write_file(secret, "SECRET");
+	CHECK_INT_EQ(0, mkdir(st, 0777));
+	CHECK_INT_EQ(0, chmod(st, 01777));
+	snprintf(link, sizeof(link), "%s/t.fxt", st);
+	snprintf(own, sizeof(own), "%s/own.fxt", st);
+	snprintf(file, sizeof(file), "%s/f.fxt", st);
+	CHECK_INT_EQ(0, symlink(secret, link));
+	CHECK_INT_EQ(0, lchown(link, 65534, 65534));
+	CHECK_INT_EQ(-SNAP_EFOREIGN, snap_sink_open(&s, link));
+	snap_sink_fini(&s);
+	CHECK_INT_EQ(6, slurp(secret, back, sizeof(back)));
+	write_file(file, "THEIRS");
+	CHECK_INT_EQ(0, chown(file, 65534, 65534));
+	CHECK_INT_EQ(-SNAP_EFOREIGN, snap_sink_open(&s, file));
+	snap_sink_fini(&s);
+	CHECK_INT_EQ(0, symlink(secret, own)); /* ours: followed */
+	CHECK_INT_EQ(0, snap_sink_open(&s, own));
+	snap_sink_write(&s, "new", 3);
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	CHECK_INT_EQ(3, slurp(secret, back, sizeof(back)));
+	unlink(link);
+	unlink(own);
+	unlink(file);
+	rmdir(st);
+	unlink(secret);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+/* close_fd hands back the file just named, which still reads back after its
+ * name was replaced by something else (-serve serves it). */
+static void test_close_keeps_fd(void)
+{
+	struct snap_sink s;
+	char path[128];
+	char back[8] = {0};
+	int fd;
+
+	path_of(path, sizeof(path), "kept.fxt");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, "trace", 5);
+	CHECK_INT_EQ(0, snap_sink_close_fd(&s, &fd));
+	CHECK(fd >= 0);
+	unlink(path);
+	write_file(path, "OTHER");
+	CHECK_INT_EQ(5, pread(fd, back, sizeof(back), 0));
+	CHECK_STR_EQ("trace", back);
+	close(fd);
+	unlink(path);
+	CHECK_INT_EQ(0, snap_sink_open(&s, "/dev/null")); /* in place: nothing to keep */
+	snap_sink_write(&s, "x", 1);
+	CHECK_INT_EQ(0, snap_sink_close_fd(&s, &fd));
+	CHECK_INT_EQ(-1, fd);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/snap_sink_XXXXXX");
@@ -540,6 +611,8 @@ int main(void)
 	RUN(test_device_in_place);
 	RUN(test_bad_directory);
 	RUN(test_open_alloc_failures);
+	RUN(test_foreign_link_refused);
+	RUN(test_close_keeps_fd);
 	rmdir(dir);
 	return snap_test_done();
 }

@@ -6,6 +6,7 @@
 #include "snap_test.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/esc.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 #include "util/vec.h"
@@ -154,6 +155,50 @@ static void branch_flags_map_like_perf_script(void)
 	}
 }
 
+/* The terminal-safe escaper: controls, C1 (raw or as UTF-8) and bad UTF-8 are
+ * escaped, valid UTF-8 passes, and a cut never splits an escape or a character. */
+static void esc_escapes_what_a_terminal_obeys(void)
+{
+	static const struct {
+		const char *in, *out, *qmark;
+		unsigned flags;
+	} cases[] = {
+		{"plain", "plain", "plain", 0},
+		{"\033]0;PWNED\a", "\\x1b]0;PWNED\\x07", "?]0;PWNED?", 0},
+		{"tab\there\n", "tab\\x09here\\x0a", "tab?here?", 0},
+		{"del\177", "del\\x7f", "del?", 0},
+		{"c1 \302\233[2J", "c1 \\u009b[2J", "c1 ?[2J", 0}, /* U+009B (CSI) */
+		{"raw \233[2J", "raw \\x9b[2J", "raw ?[2J", 0},	   /* 8-bit CSI */
+		{"caf\303\251 \342\202\254", "caf\303\251 \342\202\254", "caf\303\251 \342\202\254",
+		 0},
+		{"nbsp\302\240", "nbsp\302\240", "nbsp\302\240", 0},	/* U+00A0 is printable */
+		{"bad\300\257", "bad\\xc0\\xaf", "bad??", 0},		/* overlong '/' */
+		{"sur\355\240\200", "sur\\xed\\xa0\\x80", "sur???", 0}, /* a surrogate */
+		{"cut\342\202", "cut\\xe2\\x82", "cut??", 0},
+		{"q\"b\\", "q\\\"b\\\\", "q?b?", SNAP_ESC_QUOTE},
+		{"q\"b\\", "q\"b\\", "q\"b\\", 0},
+	};
+	char out[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = strlen(cases[i].in);
+
+		CHECK_INT_EQ(strlen(cases[i].out),
+			     snap_esc_str(out, sizeof(out), cases[i].in, n, cases[i].flags));
+		CHECK_STR_EQ(cases[i].out, out);
+		snap_esc_str(out, sizeof(out), cases[i].in, n, cases[i].flags | SNAP_ESC_QMARK);
+		CHECK_STR_EQ(cases[i].qmark, out);
+	}
+	/* cut: never inside an escape nor a UTF-8 character */
+	CHECK_INT_EQ(10, snap_esc_str(out, 5, "ab\033cdef", 7, 0));
+	CHECK_STR_EQ("ab", out);
+	CHECK_INT_EQ(6, snap_esc_str(out, 5, "ab\303\251cd", 6, 0));
+	CHECK_STR_EQ("ab\303\251", out);
+	CHECK_INT_EQ(6, snap_esc_str(out, 4, "ab\303\251cd", 6, 0));
+	CHECK_STR_EQ("ab", out);
+	CHECK_INT_EQ(3, snap_esc_str(NULL, 0, "abc", 3, 0));
+}
+
 int main(void)
 {
 	RUN(strtab_interns_and_dedups);
@@ -162,6 +207,7 @@ int main(void)
 	RUN(u64map_put_get);
 	RUN(vec_reserve_grows_and_checks_overflow);
 	RUN(strerror_covers_both_ranges);
+	RUN(esc_escapes_what_a_terminal_obeys);
 	RUN(branch_flags_map_like_perf_script);
 	return snap_test_done();
 }
