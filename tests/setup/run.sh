@@ -87,4 +87,52 @@ if [ -n "$n_demo" ] && { [ -z "$n_cc" ] || [ "$n_demo" -lt "$n_cc" ]; } &&
 else
 	failed demo_plan_order "make -n -B demo: demo.sh at line ${n_demo:-none}, first compile at ${n_cc:-none}"
 fi
+
+# A user's first minute with ./snaptrace (the tree's build).
+snap=${SETUP_SNAP:-$PWD/snaptrace} # SETUP_SNAP: another build (to check old code)
+if [ ! -x "$snap" ]; then
+	failed first_minute "$snap missing (run make)"
+	exit 1
+fi
+out=$("$snap" help -help 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q '^usage: snaptrace help \[COMMAND\]' &&
+	[ "$("$snap" help --help 2>&1)" = "$out" ] && [ "$("$snap" help help 2>&1)" = "$out" ]; then
+	pass help_help
+else
+	failed help_help "rc $rc: $out"
+fi
+# -window: one reading of the message: no parenthesis inside the hint's.
+out=$("$snap" report -window 5 tests/golden/pt/call_return.txt 2>&1)
+rc=$?
+hint=${out#*\'5\' (}
+hint=${hint%)}
+case $hint in
+*"("* | *")"*) ok=0 ;;
+*) ok=1 ;;
+esac
+if [ $rc -eq 2 ] && [ $ok -eq 1 ] && echo "$hint" | grep -q 'START,END' &&
+	echo "$hint" | grep -q 'empty END'; then
+	pass window_message
+else
+	failed window_message "rc $rc: $out"
+fi
+# -serve on a port other than 9001 says the public UI will not fetch from it.
+if [ -s tests/golden/pt/call_return.txt ]; then
+	"$snap" decode -o "$tmp/t.fxt" tests/golden/pt/call_return.txt >/dev/null 2>&1
+	"$snap" serve -serve-port 0 "$tmp/t.fxt" >/dev/null 2>"$tmp/serve.err" &
+	spid=$!
+	for _ in $(seq 100); do
+		grep -q "until Ctrl-C" "$tmp/serve.err" && break
+		sleep 0.1
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	if grep -q "public UI (ui.perfetto.dev) fetches traces only from port 9001" "$tmp/serve.err" &&
+		grep -q -- "-serve-port 9001" "$tmp/serve.err"; then
+		pass serve_port_note
+	else
+		failed serve_port_note "$(head -4 "$tmp/serve.err" | tr '\n' '|')"
+	fi
+fi
 exit $fail
