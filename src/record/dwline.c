@@ -246,7 +246,7 @@ static int cmp_range(const void *a, const void *b)
 
 /* The address ranges of every CU, from its DIE (dwarf_ranges reads
  * DW_AT_low_pc/high_pc and DW_AT_ranges of DWARF 2 to 5): clang by default and
- * Go write no .debug_aranges, which dwarf_addrdie needs (docs/recording.md,
+ * Go write no .debug_aranges, which dwarf_addrdie needs (docs/compat.md,
  * "Source positions"). */
 static int build_ranges(struct snap_dwline *d)
 {
