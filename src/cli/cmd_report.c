@@ -471,10 +471,11 @@ int snap_cmd_report(int argc, char **argv)
 			break;
 		case OPT_WINDOW:
 			if (parse_window(val, &c.ro) < 0)
-				return usage(val, "-window",
-					     "want START,END: two times from the trace start, each "
-					     "with a unit ns, us, ms or s, END not before START, e.g. "
-					     "0,1.5ms; an empty END, as in 2ms, runs to the end");
+				return usage(
+					val, "-window",
+					"want START,END: two times from the trace start, each "
+					"with a unit ns, us, ms or s, END not before START, e.g. "
+					"0,1.5ms; an empty END, as in 2ms, runs to the end");
 			break;
 		case OPT_FUNCTION:
 			c.function = val;

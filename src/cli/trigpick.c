@@ -22,10 +22,18 @@ static int cmp_cstr(const void *a, const void *b)
  * start-up and tear-down, static constructors, gcc's cold parts. */
 static int internal_func(const char *n)
 {
-	static const char *const exact[] = {
-		"_init", "_fini", "_start", "_dl_relocate_static_pie", "deregister_tm_clones",
-		"register_tm_clones", "__do_global_dtors_aux", "frame_dummy", "__libc_csu_init",
-		"__libc_csu_fini", "_dl_start", "_dl_start_user"};
+	static const char *const exact[] = {"_init",
+					    "_fini",
+					    "_start",
+					    "_dl_relocate_static_pie",
+					    "deregister_tm_clones",
+					    "register_tm_clones",
+					    "__do_global_dtors_aux",
+					    "frame_dummy",
+					    "__libc_csu_init",
+					    "__libc_csu_fini",
+					    "_dl_start",
+					    "_dl_start_user"};
 	static const char *const prefix[] = {"_GLOBAL__sub_I_", "_GLOBAL__I_", "__x86.get_pc_thunk",
 					     "_ZL41__static_initialization_and_destruction",
 					     "__static_initialization_and_destruction"};

@@ -58,7 +58,8 @@ struct snap_dlsrc {
 	int stall_ms;	      /* snap_dlsrc_stall_ms() */
 	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
-	struct snap_progress *progress; /* redrawn while perf prints nothing, or NULL */
+	/* a progress line redrawn while perf prints nothing, or NULL */
+	struct snap_progress *progress;
 };
 
 /* Tells c the build ids perf recorded in the perf.data file (or directory) data,

@@ -43,7 +43,8 @@ struct snap_perfsrc {
 	struct snap_perfsrc_opts opts; /* for falling back to the text path */
 	struct snap_strtab *names;
 	int stall_ms; /* text path: snap_dlsrc_stall_ms() */
-	struct snap_progress *progress; /* snap_perfsrc_set_progress, or NULL */
+	/* snap_perfsrc_set_progress, or NULL */
+	struct snap_progress *progress;
 };
 
 /* A progress line to redraw while perf script prints nothing (borrowed; NULL:
