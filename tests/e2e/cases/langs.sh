@@ -199,3 +199,35 @@ t_lang_attach_several() {
 		failed attach_picker_several "$(grep -v '^ *[0-9]* ' "$tmp/lsev.out" | tail -4 | tr '\n' '|')"
 	fi
 }
+
+# decode: perf script runs with --no-inline, and while it prints nothing the
+# progress line says what it does from the first second on (a perf that waits
+# 2.5 s before it starts stands in for one resolving a large C++ program).
+t_lang_decode_progress() {
+	local w=$tmp/w_lprog
+	if ! command -v script >/dev/null; then
+		skip decode_progress "needs script(1) for a terminal"
+		return
+	fi
+	snap lprog run -sampling -working-directory "$w" -o "$tmp/lprog.fxt.gz" -- "$nest" 1000
+	if [ ! -s "$w/perf.data" ]; then
+		failed decode_progress "no recording (rc $rc): $(tail -2 "$tmp/lprog.err" | tr '\n' ' ')"
+		return
+	fi
+	cat >"$tmp/slowperf" <<SH
+#!/bin/sh
+if [ "\$1" = script ]; then echo "\$*" >>$tmp/slowperf.log; sleep 2.5; fi
+exec perf "\$@"
+SH
+	chmod +x "$tmp/slowperf"
+	timeout -s KILL 60 script -qec \
+		"SNAPTRACE_PERF=$tmp/slowperf $snap decode -o $tmp/lprog2.fxt $w/perf.data" /dev/null \
+		</dev/null 2>&1 | tr '\r' '\n' >"$tmp/lprog2.out"
+	if grep -q -- '--no-inline' "$tmp/slowperf.log" &&
+		grep -q 'snaptrace: perf script: resolving symbols.*no event yet, [12] s' "$tmp/lprog2.out" &&
+		[ -s "$tmp/lprog2.fxt" ]; then
+		pass decode_progress
+	else
+		failed decode_progress "perf: $(head -1 "$tmp/slowperf.log" 2>/dev/null); out: $(grep -v '^$' "$tmp/lprog2.out" | head -3 | tr '\n' '|')"
+	fi
+}
