@@ -18,7 +18,12 @@ failed() {
 }
 
 mkdir -p "$tmp/tree" "$tmp/bin"
-git ls-files -co --exclude-standard -z | tar -c --null -T - 2>/dev/null | tar -x -C "$tmp/tree"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	git ls-files -co --exclude-standard -z
+else # a tarball: everything but the build outputs
+	find . -path ./build -prune -o -path ./.git -prune -o -type f ! -name snaptrace \
+		! -name '*.so' ! -name 'trace.fxt*' -print0
+fi | tar -c --null -T - 2>/dev/null | tar -x -C "$tmp/tree"
 log=$tmp/log
 cat >"$tmp/bin/dpkg-query" <<'SH'
 #!/bin/sh
