@@ -7,7 +7,7 @@
 # missing), apt-get and id (root or not) that log what they are asked, and a cc
 # that logs and fails (so nothing is really built). Prints PASS/FAIL lines.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 fail=0
 tmp=$(mktemp -d /tmp/snaptrace-setup.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

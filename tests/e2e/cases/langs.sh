@@ -16,7 +16,7 @@ lang_src=$PWD/tests/e2e/progs/lang
 # lang_build NAME: builds $tmp/lang/NAME (cxx, rs, go, clang5, clang4) once.
 # Returns 1 (and sets $lang_why) when its compiler is missing or fails.
 lang_build() {
-	local n=$1 out=$tmp/lang/$1 rustc
+	local n=$1 out=$tmp/lang/$1 rustc dw=""
 	mkdir -p "$tmp/lang"
 	[ -x "$out" ] && return 0
 	lang_why=""
@@ -30,12 +30,13 @@ lang_build() {
 		"$rustc" -g -C force-frame-pointers=yes -o "$out" "$lang_src/rs.rs" 2>"$out.log" ;;
 	go)
 		command -v go >/dev/null || { lang_why="go is not installed (apt-get install golang-go)"; return 1; }
-		(cd "$tmp/lang" && GOCACHE=$tmp/lang/gocache GOPATH=$tmp/lang/gopath GOFLAGS= \
+		(cd "$tmp/lang" && GOCACHE=$tmp/lang/gocache GOPATH=$tmp/lang/gopath GOFLAGS='' \
 			go build -gcflags=all=-l -o "$out" "$lang_src/go.go") 2>"$out.log" ;;
 	clang5 | clang4)
 		command -v clang >/dev/null || { lang_why="clang is not installed"; return 1; }
 		# clang 14 writes DWARF 5 by default
-		clang -O0 -g $([ "$n" = clang4 ] && echo -gdwarf-4) -fno-omit-frame-pointer -pthread \
+		[ "$n" = clang4 ] && dw=-gdwarf-4
+		clang -O0 -g ${dw:+"$dw"} -fno-omit-frame-pointer -pthread \
 			-o "$out" tests/e2e/progs/nest.c 2>"$out.log" ;;
 	esac
 	[ -x "$out" ] && return 0
