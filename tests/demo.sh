@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: install what is missing, build tests/progs/demo.c, record it with
-# ./snaptrace run in the best mode this machine allows (Intel PT, else stack
-# sampling) and write trace.fxt.gz in the repository root.
+# make demo: install what is missing (before anything is compiled: a fresh
+# machine has no libmicrohttpd, libdw... headers), build snaptrace, build
+# tests/progs/demo.c, record it with ./snaptrace run in the best mode this
+# machine allows (Intel PT, else stack sampling) and write trace.fxt.gz in the
+# repository root. tests/setup/run.sh checks the order.
 set -u
 cd "$(dirname "$0")/.."
 if ! tests/deps.sh install; then
 	echo "demo: install the packages above, then run 'make demo' again" >&2
 	exit 1
 fi
-[ -x ./snaptrace ] || make -s snaptrace || exit 1
+make -s all || exit 1
 mkdir -p build/demo
 if command -v clang >/dev/null; then
 	cc="clang -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"

@@ -16,6 +16,7 @@ install)
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "snaptrace: missing Debian packages:$missing" >&2
 		echo "snaptrace: run: sudo apt-get install -y$missing" >&2
+		echo "snaptrace: (installing needs root; nothing was built)" >&2
 		exit 1
 	fi
 	echo "snaptrace: installing$missing" >&2

@@ -682,8 +682,9 @@ int snap_cmd_report(int argc, char **argv)
 			if (parse_window(val, &c.ro) < 0)
 				return usage(
 					val, "-window",
-					"START,END from the trace start with units, e.g. 0,1.5ms "
-					"or 2ms, (to the end)");
+					"want START,END: two times from the trace start, each "
+					"with a unit ns, us, ms or s, END not before START, e.g. "
+					"0,1.5ms; an empty END, as in 2ms, runs to the end");
 			break;
 		case OPT_FUNCTION:
 			c.function = val;

@@ -47,6 +47,22 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* 1 for -help, --help, -h (and help itself, as in 'help help'). */
+static int is_help_flag(const char *a)
+{
+	while (*a == '-')
+		a++;
+	return !strcmp(a, "help") || !strcmp(a, "h");
+}
+
+static void help_help(FILE *out)
+{
+	fputs("usage: snaptrace help [COMMAND]\n\n"
+	      "Prints the list of commands, or COMMAND's flags and what it does (the same as\n"
+	      "'snaptrace COMMAND -help').\n",
+	      out);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -59,6 +75,14 @@ int main(int argc, char **argv)
 	while (*cmd == '-' && strcmp(cmd, "-") != 0)
 		cmd++;
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
+		if (argc > 2 && is_help_flag(argv[2])) {
+			help_help(stdout);
+			return 0;
+		}
+		if (argc > 2 && !strcmp(argv[2], "version")) {
+			puts("usage: snaptrace version\n\nPrints snaptrace's version.");
+			return 0;
+		}
 		if (argc > 2) {
 			char help[] = "-help";
 			char *sub[] = {argv[2], help, NULL};
@@ -73,6 +97,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "version")) {
+		if (argc > 2 && is_help_flag(argv[2])) {
+			puts("usage: snaptrace version\n\nPrints snaptrace's version.");
+			return 0;
+		}
 		printf("snaptrace %s\n", SNAP_VERSION);
 		return 0;
 	}

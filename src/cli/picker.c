@@ -71,11 +71,14 @@ char *snap_pick_fzf(const char *prompt, const char *const *lines, size_t n)
 	return got && buf[0] ? snap_strndup(buf, strlen(buf)) : NULL;
 }
 
-static char *pick_numbered(const char *prompt, const char *const *lines, size_t n, const char **why)
+/* At most this many of the lines that match an answer are shown again. */
+#define PICK_SHOW_MAX 30
+
+char *snap_pick_numbered(const char *question, const char *const *lines, size_t n, int free_text,
+			 const char **why)
 {
 	FILE *tty = fopen("/dev/tty", "re");
 	char line[512], *end;
-	size_t match = 0, nmatch = 0;
 	unsigned long k;
 
 	if (!tty) {
@@ -84,35 +87,65 @@ static char *pick_numbered(const char *prompt, const char *const *lines, size_t 
 	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%6zu  %s\n", i + 1, lines[i]);
-	fprintf(stderr, "%s(a number, or text of one line; empty to cancel) ", prompt);
-	if (!fgets(line, sizeof(line), tty)) {
-		fclose(tty);
-		*why = "no answer";
-		return NULL;
-	}
-	fclose(tty);
-	line[strcspn(line, "\n")] = '\0';
-	if (!line[0]) {
-		*why = "cancelled";
-		return NULL;
-	}
-	k = strtoul(line, &end, 10);
-	if (!*end && k >= 1 && k <= n)
-		return snap_strndup(lines[k - 1], strlen(lines[k - 1]));
-	for (size_t i = 0; i < n; i++)
-		if (strstr(lines[i], line)) {
-			match = i;
-			nmatch++;
+	for (;;) {
+		size_t match = 0, nmatch = 0, shown = 0;
+		int picked = 0;
+
+		fputs(question, stderr);
+		if (!fgets(line, sizeof(line), tty)) {
+			fclose(tty);
+			*why = "no answer";
+			return NULL;
 		}
-	if (nmatch != 1) {
-		*why = nmatch ? "several lines match" : "no line matches";
-		return NULL;
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0]) {
+			fclose(tty);
+			*why = "cancelled";
+			return NULL;
+		}
+		/* a number, a line itself, or text that one line contains */
+		k = strtoul(line, &end, 10);
+		if (!*end && k >= 1 && k <= n) {
+			match = k - 1;
+			picked = 1;
+		}
+		for (size_t i = 0; !picked && i < n; i++)
+			if (!strcmp(lines[i], line)) {
+				match = i;
+				picked = 1;
+			}
+		for (size_t i = 0; !picked && i < n; i++)
+			if (strstr(lines[i], line) && !nmatch++)
+				match = i;
+		if (picked || nmatch == 1) {
+			fclose(tty);
+			return snap_strndup(lines[match], strlen(lines[match]));
+		}
+		if (!nmatch) {
+			if (free_text) {
+				fclose(tty);
+				return snap_strndup(line, strlen(line)); /* a name not listed */
+			}
+			fclose(tty);
+			*why = "no line matches";
+			return NULL;
+		}
+		/* several: show them, and ask again */
+		fprintf(stderr, "%zu lines match \"%s\":\n", nmatch, line);
+		for (size_t i = 0; i < n && shown < PICK_SHOW_MAX; i++)
+			if (strstr(lines[i], line)) {
+				fprintf(stderr, "%6zu  %s\n", i + 1, lines[i]);
+				shown++;
+			}
+		if (nmatch > shown)
+			fprintf(stderr, "        ... and %zu more\n", nmatch - shown);
 	}
-	return snap_strndup(lines[match], strlen(lines[match]));
 }
 
 char *snap_pick(const char *prompt, const char *const *lines, size_t n, const char **why)
 {
+	char q[256];
+
 	*why = "";
 	if (!n) {
 		*why = "nothing to choose from";
@@ -124,5 +157,6 @@ char *snap_pick(const char *prompt, const char *const *lines, size_t n, const ch
 	}
 	if (have_fzf())
 		return snap_pick_fzf(prompt, lines, n);
-	return pick_numbered(prompt, lines, n, why);
+	snprintf(q, sizeof(q), "%s(a number, or text of one line; empty to cancel) ", prompt);
+	return snap_pick_numbered(q, lines, n, 0, why);
 }

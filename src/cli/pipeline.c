@@ -179,6 +179,14 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	po.vmlinux = o->vmlinux;
 	po.kallsyms = o->kallsyms;
 	po.stitch_lbr = o->stitch_lbr;
+	{
+		/* perf's inlined frames are not used, and resolving them took minutes
+		 * on a large C++ program (docs/compat.md, "perf script --no-inline") */
+		struct snap_perfcaps pc = {0};
+
+		snap_caps_perf_version(po.perf, &pc.perf_major, &pc.perf_minor);
+		po.no_inline = snap_caps_has_no_inline(&pc);
+	}
 	if (info.timeless) {
 		snap_warn(
 			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "
@@ -532,6 +540,8 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 	snap_progress_init(&prog, STDERR_FILENO,
 			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
 			   snap_progress_now());
+	if (src->is_perf) /* redrawn while perf script prints nothing */
+		snap_perfsrc_set_progress(&src->perf, &prog);
 	while ((r = source_next(src, &ev)) > 0) {
 		if (decode_interrupted)
 			break;
@@ -717,6 +727,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	 * thread is ended and restarted at the next one's first event (docs/behaviour.md §4.11). */
 	for (size_t i = 0;; i++) {
 		err = decode_loop(&src, &dec, o->scope, &maps, &res, &sink, output);
+		if (src.is_perf)
+			snap_perfsrc_set_progress(&src.perf, NULL); /* decode_loop's, gone */
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {

@@ -299,6 +299,13 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 		"%d:127.0.0.1:%d HOST (HOST: this machine), then open the link there\n"
 		"snaptrace: serving until Ctrl-C\n",
 		shown, port, token, enc, port, token, enc, port, port);
+	if (port != SNAP_SERVE_PORT) /* docs/compat.md, "Opening the trace" */
+		fprintf(stderr,
+			"snaptrace: note: the public UI (ui.perfetto.dev) fetches traces only from "
+			"port %d (its content security policy), so this link works with a Perfetto "
+			"UI of your own; for the public one use -serve-port %d, or forward: ssh -L "
+			"%d:127.0.0.1:%d HOST and open the link with port %d\n",
+			SNAP_SERVE_PORT, SNAP_SERVE_PORT, SNAP_SERVE_PORT, port, SNAP_SERVE_PORT);
 	fflush(stderr);
 	while (sigwait(&set, &sig) != 0)
 		;

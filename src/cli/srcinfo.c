@@ -14,8 +14,9 @@
 #include "util/vec.h"
 
 struct fsym {
-	const char *name; /* in the mapped file */
-	uint64_t value;
+	const char *name; /* in the mapped file, or dem */
+	char *dem;	  /* owned: the demangled name perf shows, or NULL */
+	uint64_t value;	  /* 0: several functions show this name (overloads) */
 };
 
 struct snap_srcfile {
@@ -37,6 +38,8 @@ static void file_free(struct snap_srcfile *f)
 		return;
 	snap_dwline_close(f->dw);
 	snap_file_unmap(f->buf, f->len);
+	for (size_t i = 0; i < f->nsyms; i++)
+		free(f->syms[i].dem);
 	snap_free(f->syms);
 	snap_free(f);
 }
@@ -52,20 +55,35 @@ static struct snap_srcfile *file_open(const char *path)
 
 	if (!f)
 		return NULL;
+	f->nsyms = 0;
 	if (snap_dwline_open(path, &f->dw) < 0 || snap_file_map(path, &f->buf, &f->len) < 0 ||
 	    snap_elf_open(&e, f->buf, f->len) < 0)
 		goto fail;
 	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
+		char *dem;
+
 		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0])
 			continue;
-		if (snap_vec_reserve(&f->syms, &cap, f->nsyms + 1, sizeof(*f->syms)) < 0)
+		if (snap_vec_reserve(&f->syms, &cap, f->nsyms + 2, sizeof(*f->syms)) < 0)
 			goto fail;
-		f->syms[f->nsyms].name = sym.name;
-		f->syms[f->nsyms++].value = sym.value;
+		f->syms[f->nsyms++] = (struct fsym){sym.name, NULL, sym.value};
+		/* the trace names C++ and Rust functions as perf shows them */
+		dem = snap_elf_demangle(sym.name, 0);
+		if (dem)
+			f->syms[f->nsyms++] = (struct fsym){dem, dem, sym.value};
 	}
 	if (!f->nsyms)
 		goto fail;
 	qsort(f->syms, f->nsyms, sizeof(*f->syms), fsym_cmp);
+	/* a name shown for functions at several addresses gives no position */
+	for (size_t i = 0, j; i < f->nsyms; i = j) {
+		int same = 1;
+
+		for (j = i + 1; j < f->nsyms && !strcmp(f->syms[i].name, f->syms[j].name); j++)
+			same &= f->syms[j].value == f->syms[i].value;
+		for (size_t k = i; !same && k < j; k++)
+			f->syms[k].value = 0;
+	}
 	return f;
 fail:
 	file_free(f);
@@ -106,7 +124,8 @@ static int lookup(void *ctx, const struct snap_loc *loc, uint32_t *file, int32_t
 	f = si->files[v - 1];
 	key.name = snap_strtab_get(si->st, loc->sym);
 	hit = bsearch(&key, f->syms, f->nsyms, sizeof(*f->syms), fsym_cmp);
-	if (!hit || snap_dwline_addr(f->dw, hit->value, &src, &l, &c) < 0) {
+	/* bsearch may land on any of equal names: all are 0 when they differ */
+	if (!hit || !hit->value || snap_dwline_addr(f->dw, hit->value, &src, &l, &c) < 0) {
 		si->missing++;
 		return 0;
 	}

@@ -3,7 +3,10 @@
  * Source positions for slices (file, line, col args): the DWARF line table
  * (elfutils libdw) of each DSO the trace names, at the start address of the
  * slice's function (its symbol's value in that DSO, so position-independent
- * executables and shared libraries work as well). Each DSO is opened once and
+ * executables and shared libraries work as well). The symbol is found by the
+ * name perf shows (demangled C++ and Rust names, record/elfsym.h); the line
+ * by address through each compilation unit's ranges (record/dwline.h: no
+ * .debug_aranges needed, which clang and Go do not write). Each DSO is opened once and
  * each function looked up once (the decoder caches per symbol). DSOs without
  * debug info (most system libraries) give no position.
  */

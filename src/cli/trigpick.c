@@ -18,65 +18,129 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Collects the unique FUNC symbol names of exe (borrowed from the mapping). */
-static int list_funcs(const void *buf, size_t len, const char ***out, size_t *n)
+/* Code every executable has that nobody means as a trigger: the C runtime's
+ * start-up and tear-down, static constructors, gcc's cold parts. */
+static int internal_func(const char *n)
+{
+	static const char *const exact[] = {"_init",
+					    "_fini",
+					    "_start",
+					    "_dl_relocate_static_pie",
+					    "deregister_tm_clones",
+					    "register_tm_clones",
+					    "__do_global_dtors_aux",
+					    "frame_dummy",
+					    "__libc_csu_init",
+					    "__libc_csu_fini",
+					    "_dl_start",
+					    "_dl_start_user"};
+	static const char *const prefix[] = {"_GLOBAL__sub_I_", "_GLOBAL__I_", "__x86.get_pc_thunk",
+					     "_ZL41__static_initialization_and_destruction",
+					     "__static_initialization_and_destruction"};
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(n, exact[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(n, prefix[i], strlen(prefix[i])))
+			return 1;
+	return strstr(n, ".cold") != NULL;
+}
+
+struct func {
+	char *name; /* owned: as listed */
+	const char *raw;
+	uint64_t value;
+};
+
+static int cmp_func(const void *a, const void *b)
+{
+	return strcmp(((const struct func *)a)->name, ((const struct func *)b)->name);
+}
+
+static char *display(const char *raw, int params)
+{
+	char *dem = snap_elf_demangle(raw, params);
+
+	return dem ? dem : strdup(raw);
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	snap_free(v);
+}
+
+/*
+ * The functions of exe as perf shows them (demangled, record/elfsym.h),
+ * without internal_func ones, sorted and unique; overloads, which share that
+ * name, are listed with their parameters. Owned strings (free_names).
+ */
+static int list_funcs(const void *buf, size_t len, char ***out, size_t *n)
 {
 	struct snap_elf e;
 	struct snap_elfsym sym;
 	uint64_t cur = 0;
-	const char **v = NULL;
-	size_t cap = 0, k = 0;
+	struct func *f = NULL;
+	char **v = NULL;
+	size_t cap = 0, nf = 0, k = 0;
+	int err = -ENOMEM;
 
 	*out = NULL;
 	*n = 0;
 	if (snap_elf_open(&e, buf, len) < 0)
 		return -SNAP_EFORMAT;
 	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
-		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0])
+		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0] ||
+		    internal_func(sym.name))
 			continue;
-		if (snap_vec_reserve(&v, &cap, k + 1, sizeof(*v)) < 0) {
-			snap_free(v);
-			return -ENOMEM;
+		if (snap_vec_reserve(&f, &cap, nf + 1, sizeof(*f)) < 0 ||
+		    !(f[nf].name = display(sym.name, 0)))
+			goto out;
+		f[nf].raw = sym.name;
+		f[nf++].value = sym.value;
+	}
+	if (nf)
+		qsort(f, nf, sizeof(*f), cmp_func);
+	/* names shown for functions at several addresses: with their parameters */
+	for (size_t i = 0, j; i < nf; i = j) {
+		int same = 1;
+
+		for (j = i + 1; j < nf && !strcmp(f[i].name, f[j].name); j++)
+			same &= f[j].value == f[i].value;
+		for (size_t m = i; !same && m < j; m++) {
+			char *p = display(f[m].raw, 1);
+
+			if (!p)
+				goto out;
+			free(f[m].name);
+			f[m].name = p;
 		}
-		v[k++] = sym.name;
 	}
-	if (k)
-		qsort(v, k, sizeof(*v), cmp_cstr);
-	*n = 0;
-	for (size_t i = 0; i < k; i++)
-		if (!*n || strcmp(v[*n - 1], v[i]))
-			v[(*n)++] = v[i];
+	v = snap_calloc(nf ? nf : 1, sizeof(*v));
+	if (!v)
+		goto out;
+	for (size_t i = 0; i < nf; i++) {
+		v[i] = f[i].name;
+		f[i].name = NULL;
+	}
+	if (nf)
+		qsort(v, nf, sizeof(*v), cmp_cstr);
+	for (size_t i = 0; i < nf; i++) {
+		if (k && !strcmp(v[k - 1], v[i]))
+			free(v[i]);
+		else
+			v[k++] = v[i];
+	}
+	*n = k;
 	*out = v;
-	return 0;
-}
-
-/* A numbered list on stderr, the answer read from the terminal. */
-static char *pick_numbered(const char **names, size_t n)
-{
-	FILE *tty = fopen("/dev/tty", "re");
-	char line[512];
-	char *end;
-	unsigned long k;
-
-	if (!tty) {
-		fputs("snaptrace: -trigger ? needs a terminal (or install fzf)\n", stderr);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%6zu  %s\n", i + 1, names[i]);
-	fprintf(stderr, "trigger: number or name (empty to cancel): ");
-	if (!fgets(line, sizeof(line), tty)) {
-		fclose(tty);
-		return NULL;
-	}
-	fclose(tty);
-	line[strcspn(line, "\n")] = '\0';
-	if (!line[0])
-		return NULL;
-	k = strtoul(line, &end, 10);
-	if (!*end && k >= 1 && k <= n)
-		return snap_strndup(names[k - 1], strlen(names[k - 1]));
-	return snap_strndup(line, strlen(line));
+	err = 0;
+out:
+	for (size_t i = 0; i < nf; i++)
+		free(f[i].name);
+	snap_free(f);
+	return err;
 }
 
 int snap_trigpick_symbol(const char *cmd, int has_fzf, const char *exe, char **owned,
@@ -84,8 +148,9 @@ int snap_trigpick_symbol(const char *cmd, int has_fzf, const char *exe, char **o
 {
 	const void *buf;
 	size_t len, n;
-	const char **names;
+	char **names;
 	char *choice;
+	const char *why = "";
 	int err = snap_file_map(exe, &buf, &len);
 
 	if (err < 0) {
@@ -97,15 +162,20 @@ int snap_trigpick_symbol(const char *cmd, int has_fzf, const char *exe, char **o
 	if (err < 0 || !n) {
 		fprintf(stderr, "snaptrace %s: -trigger ?: %s has no function symbols\n", cmd, exe);
 		snap_file_unmap(buf, len);
-		snap_free(names);
+		free_names(names, n);
 		return 1;
 	}
-	choice = has_fzf ? snap_pick_fzf("trigger> ", (const char *const *)names, n)
-			 : pick_numbered(names, n);
-	snap_free(names);
 	snap_file_unmap(buf, len);
+	if (has_fzf)
+		choice = snap_pick_fzf("trigger> ", (const char *const *)names, n);
+	else
+		choice = snap_pick_numbered("trigger: number or name (or a part of one; empty to "
+					    "cancel): ",
+					    (const char *const *)names, n, 1, &why);
+	free_names(names, n);
 	if (!choice) {
-		fprintf(stderr, "snaptrace %s: no trigger chosen\n", cmd);
+		fprintf(stderr, "snaptrace %s: no trigger chosen%s%s%s\n", cmd, why[0] ? " (" : "",
+			why, why[0] ? ")" : "");
 		return 1;
 	}
 	*owned = choice;

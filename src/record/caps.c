@@ -215,6 +215,11 @@ int snap_caps_has_dlfilter(const struct snap_perfcaps *c)
 	return perf_at_least(c, 5, 14);
 }
 
+int snap_caps_has_no_inline(const struct snap_perfcaps *c)
+{
+	return perf_at_least(c, 4, 14);
+}
+
 static int file_readable(const char *path)
 {
 	return access(path, R_OK) == 0;

@@ -61,6 +61,7 @@ int snap_caps_can_snapshot_at_exit(const struct snap_perfcaps *c); /* 5.4: --sna
 int snap_caps_has_kcore(const struct snap_perfcaps *c);		   /* 5.5: --kcore */
 int snap_caps_has_ctl_fd(const struct snap_perfcaps *c);	   /* 5.10: --control=fd */
 int snap_caps_has_dlfilter(const struct snap_perfcaps *c);	   /* 5.14: --dlfilter */
+int snap_caps_has_no_inline(const struct snap_perfcaps *c);	   /* 4.14: script --no-inline */
 
 #define SNAP_PLUGIN_FILE "snaptrace-dlfilter.so"
 

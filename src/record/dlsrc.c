@@ -52,6 +52,8 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 		argv[n++] = o->itrace;
 	if (o->stitch_lbr)
 		argv[n++] = "--stitch-lbr";
+	if (o->no_inline)
+		argv[n++] = "--no-inline"; /* inlined frames: unused, and slow (docs/compat.md) */
 	if (o->vmlinux) {
 		argv[n++] = "--vmlinux";
 		argv[n++] = o->vmlinux;
@@ -94,6 +96,26 @@ int snap_dlsrc_stall_ms(void)
 	if (v == 0)
 		return -1;
 	return v > INT_MAX / 1000 ? INT_MAX : (int)v * 1000;
+}
+
+#define POLL_SLICE_MS 250
+
+int snap_dlsrc_poll(struct pollfd *p, unsigned n, int stall_ms, struct snap_progress *prog)
+{
+	int left = stall_ms;
+
+	for (;;) {
+		int slice = prog && prog->enabled ? POLL_SLICE_MS : left, r;
+
+		if (left >= 0 && (slice < 0 || slice > left))
+			slice = left;
+		r = poll(p, n, slice);
+		if (r != 0)
+			return r;
+		if (left >= 0 && (left -= slice) <= 0)
+			return 0;
+		snap_progress_wait(prog, snap_progress_now());
+	}
 }
 
 int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
@@ -268,7 +290,7 @@ static int dlsrc_wait(struct snap_dlsrc *src)
 			      {.fd = src->out_fd, .events = POLLIN},
 			      {.fd = src->err_fd, .events = POLLIN}};
 	ssize_t n;
-	int r = poll(p, 3, src->stall_ms ? src->stall_ms : -1);
+	int r = snap_dlsrc_poll(p, 3, src->stall_ms ? src->stall_ms : -1, src->progress);
 
 	if (r < 0)
 		return -errno;

@@ -13,12 +13,14 @@
 #ifndef SNAP_RECORD_DLSRC_H
 #define SNAP_RECORD_DLSRC_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "model/event.h"
 #include "parse/dlrec.h"
 #include "parse/perfscript.h"
+#include "util/progress.h"
 
 #define SNAP_DLSRC_MAX_OUT (4u << 20) /* perf's real stdout kept at most */
 
@@ -33,6 +35,7 @@ struct snap_dlsrc_opts {
 	int stitch_lbr;	      /* --stitch-lbr (samples recorded with stitched LBR) */
 	const char *fields;   /* samples: "--ns -F FIELDS --show-switch-events" with the
 			       * plugin (switch lines and dwarf chains come as TEXT) */
+	int no_inline;	      /* --no-inline (perf >= 4.11, snap_caps_has_no_inline) */
 };
 
 struct snap_dlsrc {
@@ -55,6 +58,8 @@ struct snap_dlsrc {
 	int stall_ms;	      /* snap_dlsrc_stall_ms() */
 	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
+	/* a progress line redrawn while perf prints nothing, or NULL */
+	struct snap_progress *progress;
 };
 
 /* Tells c the build ids perf recorded in the perf.data file (or directory) data,
@@ -88,6 +93,12 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv);
  * ms for poll, -1 for ever. */
 #define SNAP_DLSRC_STALL_S 120
 int snap_dlsrc_stall_ms(void);
+
+/* poll() for at most stall_ms (-1: for ever); with a progress line (prog not
+ * NULL), in slices of 250 ms, redrawing it between them (snap_progress_wait):
+ * perf script may resolve symbols for many seconds before its first event.
+ * Returns what poll returns (0 once stall_ms has passed). */
+int snap_dlsrc_poll(struct pollfd *p, unsigned n, int stall_ms, struct snap_progress *prog);
 
 /* Starts perf script with the plugin. names is borrowed (interned symbols).
  * Returns 0, or -errno if perf could not be started. */

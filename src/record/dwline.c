@@ -14,9 +14,19 @@
 #include "util/err.h"
 #include "util/vec.h"
 
+/* One address range of a compilation unit (DW_AT_low_pc/high_pc or
+ * DW_AT_ranges), for address lookups that need no .debug_aranges. */
+struct cu_range {
+	uint64_t start, end; /* [start, end) */
+	Dwarf_Off cu;	     /* offset of the CU's DIE */
+};
+
 struct snap_dwline {
 	int fd;
 	Dwarf *dw;
+	struct cu_range *ranges; /* sorted by start; built at the first address lookup */
+	size_t nranges, rcap;
+	int ranges_built;
 };
 
 int snap_dwline_open(const char *path, struct snap_dwline **out)
@@ -64,6 +74,7 @@ void snap_dwline_close(struct snap_dwline *d)
 	if (d->dw)
 		dwarf_end(d->dw);
 	close(d->fd);
+	snap_free(d->ranges);
 	snap_free(d);
 }
 
@@ -226,12 +237,76 @@ long snap_dwline_list(struct snap_dwline *d, char ***out)
 	return (long)k;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The address ranges of every CU, from its DIE (dwarf_ranges reads
+ * DW_AT_low_pc/high_pc and DW_AT_ranges of DWARF 2 to 5): clang by default and
+ * Go write no .debug_aranges, which dwarf_addrdie needs (docs/compat.md,
+ * "Source positions"). */
+static int build_ranges(struct snap_dwline *d)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	d->ranges_built = 1;
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, start, end;
+		ptrdiff_t it = 0;
+
+		if (dwarf_offdie(d->dw, off + hsize, &cu)) {
+			while ((it = dwarf_ranges(&cu, it, &base, &start, &end)) > 0) {
+				if (end <= start)
+					continue;
+				if (snap_vec_reserve(&d->ranges, &d->rcap, d->nranges + 1,
+						     sizeof(*d->ranges)) < 0)
+					return -ENOMEM;
+				d->ranges[d->nranges].start = start;
+				d->ranges[d->nranges].end = end;
+				d->ranges[d->nranges++].cu = off + hsize;
+			}
+		}
+		off = next;
+	}
+	if (d->nranges)
+		qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
+	return 0;
+}
+
+/* The CU whose ranges contain addr (ranges may nest or overlap when CUs
+ * interleave: the closest start at or below addr that contains it wins). */
+static int addr_cu(struct snap_dwline *d, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi = d->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges[0..lo) start at or below addr: look back for one containing it */
+	for (size_t i = lo; i-- > 0;)
+		if (addr < d->ranges[i].end)
+			return dwarf_offdie(d->dw, d->ranges[i].cu, cu) ? 0 : -ENOENT;
+	return -ENOENT;
+}
+
 int snap_dwline_addr(struct snap_dwline *d, uint64_t addr, const char **file, int *line, int *col)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
 
-	if (!dwarf_addrdie(d->dw, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+	if (!d->ranges_built && build_ranges(d) < 0)
+		return -ENOMEM;
+	if (addr_cu(d, addr, &cu) < 0 || !(l = dwarf_getsrc_die(&cu, addr)))
 		return -ENOENT;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	*line = 0;

@@ -2,6 +2,7 @@
 #include "record/elfsym.h"
 
 #include <errno.h>
+#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,112 @@ int snap_elf_find_func(const struct snap_elf *e, const char *name, struct snap_e
 			return 1;
 	}
 	return 0;
+}
+
+char *snap_elf_demangle(const char *name, int params)
+{
+	const char *at = strchr(name, '@');
+	size_t plen = at ? (size_t)(at - name) : strlen(name), dlen, slen;
+	char *pre, *dem, *out;
+
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') || plen < 3)
+		return NULL;
+	pre = snap_strndup(name, plen);
+	if (!pre)
+		return NULL;
+	dem = cplus_demangle(pre, params ? DMGL_PARAMS | DMGL_ANSI : DMGL_NO_OPTS);
+	snap_free(pre);
+	if (!dem)
+		return NULL;
+	dlen = strlen(dem);
+	slen = strlen(name + plen);
+	out = snap_malloc(dlen + slen + 1);
+	if (out) {
+		memcpy(out, dem, dlen);
+		memcpy(out + dlen, name + plen, slen + 1);
+	}
+	free(dem);
+	return out;
+}
+
+/* 1 if dem is name, or (suffix) ends with "::" + name. */
+static int dem_matches(const char *dem, const char *name, size_t nlen, int suffix)
+{
+	size_t dl = strlen(dem);
+
+	if (!suffix)
+		return !strcmp(dem, name);
+	return dl > nlen + 2 && !strcmp(dem + dl - nlen, name) && dem[dl - nlen - 1] == ':' &&
+	       dem[dl - nlen - 2] == ':';
+}
+
+/*
+ * The last identifier of a demangled name ("count_words" of
+ * "app::detail::count_words(char const*)", "spin" of "ns::spin<long>"): a
+ * mangled name that matches contains it. Empty when there is none to look
+ * for (operators, lambdas).
+ */
+static void last_ident(const char *name, char *buf, size_t len)
+{
+	const char *p = name, *start = name, *end;
+	int depth = 0;
+
+	/* the last "::" outside <...> and (...) */
+	for (; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':')
+			start = p + 2;
+	}
+	end = start + strcspn(start, "<( ");
+	buf[0] = '\0';
+	if (end == start || (size_t)(end - start) >= len || !strncmp(start, "operator", 8))
+		return;
+	for (p = start; p < end; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return;
+	memcpy(buf, start, (size_t)(end - start));
+	buf[end - start] = '\0';
+}
+
+int snap_elf_find_func_demangled(const struct snap_elf *e, const char *name, int suffix,
+				 struct snap_elfsym *sym)
+{
+	struct snap_elfsym s;
+	uint64_t cur = 0;
+	size_t nlen = strlen(name);
+	char ident[256];
+	int found = 0;
+
+	if (!nlen)
+		return 0;
+	last_ident(name, ident, sizeof(ident));
+	if (!ident[0] && !strstr(name, "::"))
+		return 0; /* no demangled name looks like that ("main.c:12", "0x1234") */
+	while (snap_elf_sym_next(e, &cur, &s) == 1) {
+		int hit = 0;
+
+		if (!snap_elfsym_is_func(&s) || !s.value || (ident[0] && !strstr(s.name, ident)))
+			continue;
+		for (int params = 0; params < 2 && !hit; params++) {
+			char *dem = snap_elf_demangle(s.name, params);
+
+			if (!dem)
+				break; /* not mangled */
+			hit = dem_matches(dem, name, nlen, suffix);
+			free(dem);
+		}
+		if (!hit)
+			continue;
+		if (found && s.value != sym->value)
+			return -EEXIST;
+		*sym = s;
+		found = 1;
+	}
+	return found;
 }
 
 int snap_elf_vaddr_to_offset(const struct snap_elf *e, uint64_t vaddr, uint64_t *off)

@@ -79,6 +79,27 @@ int snap_elf_sym_next(const struct snap_elf *e, uint64_t *cursor, struct snap_el
  * value. Returns 1 and fills *sym, 0 if absent. */
 int snap_elf_find_func(const struct snap_elf *e, const char *name, struct snap_elfsym *sym);
 
+/*
+ * The name perf shows for a mangled symbol (C++ "_Z...", Rust "_ZN...17h<hash>E"
+ * or "_R..."): libiberty's demangler as perf's demangle_sym calls it, without
+ * parameters ("app::detail::count_words", a Rust path without its hash), or
+ * with them (params = 1: "app::detail::count_words(char const*)", as gdb
+ * shows it). A "@VERSION" suffix is kept. Returns a malloc'ed string (free()),
+ * or NULL when name is not mangled.
+ */
+char *snap_elf_demangle(const char *name, int params);
+
+/*
+ * Finds a defined FUNC (or IFUNC) symbol with a non-zero value by its
+ * demangled name, as perf probe and gdb take one: perf's name or the one with
+ * parameters (see snap_elf_demangle); with suffix = 1, a trailing part of
+ * either after "::" ("count_words", "detail::count_words"). Returns 1 and
+ * fills *sym, 0 if none matches, -EEXIST when functions at different
+ * addresses do (overloads: the name with parameters tells them apart).
+ */
+int snap_elf_find_func_demangled(const struct snap_elf *e, const char *name, int suffix,
+				 struct snap_elfsym *sym);
+
 /* Converts a link-time vaddr to a file offset through the PT_LOAD segment
  * that contains it. Returns 0, or -ENOENT when no segment does. */
 int snap_elf_vaddr_to_offset(const struct snap_elf *e, uint64_t vaddr, uint64_t *off);

@@ -37,6 +37,7 @@ static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_
 	dl->vmlinux = o->vmlinux;
 	dl->kallsyms = o->kallsyms;
 	dl->stitch_lbr = o->stitch_lbr && o->kind != SNAP_PERFDATA_AUX;
+	dl->no_inline = o->no_inline;
 }
 
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
@@ -131,7 +132,7 @@ err_fini:
 /* snap_perfsrc_pull; with stall_ms >= 0, a read that waits longer than that
  * fails with -SNAP_ESTALL (perf script printing nothing: spinning). */
 static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
-			struct snap_event *ev, int stall_ms)
+			struct snap_event *ev, int stall_ms, struct snap_progress *prog)
 {
 	for (;;) {
 		int r = snap_perfscript_next(ps, ev);
@@ -139,10 +140,10 @@ static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t si
 
 		if (r != 0 || *eof)
 			return r;
-		if (stall_ms >= 0) {
+		if (stall_ms >= 0 || prog) {
 			struct pollfd p = {.fd = fd, .events = POLLIN};
 
-			r = poll(&p, 1, stall_ms);
+			r = snap_dlsrc_poll(&p, 1, stall_ms, prog);
 			if (r < 0)
 				return -errno;
 			if (r == 0)
@@ -165,7 +166,7 @@ static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t si
 int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
 		      struct snap_event *ev)
 {
-	return perfsrc_pull(ps, fd, buf, size, eof, ev, -1);
+	return perfsrc_pull(ps, fd, buf, size, eof, ev, -1, NULL);
 }
 
 /* The plugin path ended before the plugin sent anything. Returns 1 to retry
@@ -207,10 +208,17 @@ static int perfsrc_plugin_gave_nothing(struct snap_perfsrc *src, int r)
 	return 1;
 }
 
+void snap_perfsrc_set_progress(struct snap_perfsrc *src, struct snap_progress *prog)
+{
+	src->progress = prog;
+	src->dl.progress = prog;
+}
+
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
 	if (src->use_plugin) {
 		struct snap_perfsrc_opts o;
+		struct snap_progress *prog = src->progress;
 		int r = snap_dlsrc_next(&src->dl, ev);
 
 		if (r >= 0 || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
@@ -224,8 +232,10 @@ int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 		r = snap_perfsrc_open(src, &o, src->names);
 		if (r < 0)
 			return r;
+		src->progress = prog;
 	}
-	return perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms);
+	return perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms,
+			    src->progress);
 }
 
 int snap_perfsrc_close(struct snap_perfsrc *src)

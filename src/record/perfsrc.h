@@ -27,6 +27,7 @@ struct snap_perfsrc_opts {
 	const char *vmlinux;	      /* kernel image for symbols (perf --vmlinux), or NULL */
 	const char *kallsyms;	      /* kernel symbol list (perf --kallsyms), or NULL */
 	int stitch_lbr;		      /* stitched LBR call graphs: perf script --stitch-lbr */
+	int no_inline;		      /* perf script --no-inline (snap_caps_has_no_inline) */
 };
 
 struct snap_perfsrc {
@@ -42,7 +43,13 @@ struct snap_perfsrc {
 	struct snap_perfsrc_opts opts; /* for falling back to the text path */
 	struct snap_strtab *names;
 	int stall_ms; /* text path: snap_dlsrc_stall_ms() */
+	/* snap_perfsrc_set_progress, or NULL */
+	struct snap_progress *progress;
 };
+
+/* A progress line to redraw while perf script prints nothing (borrowed; NULL:
+ * none), on either path. */
+void snap_perfsrc_set_progress(struct snap_perfsrc *src, struct snap_progress *prog);
 
 #define SNAP_PERFSRC_MAX_ARGS SNAP_DLSRC_MAX_ARGS
 

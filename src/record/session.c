@@ -146,14 +146,16 @@ static int resolve_trigger(struct snap_session *s, const char **name)
 	*name = s->cfg.trigger;
 	if (!strcmp(*name, ".")) {
 		*name = SNAP_STOP_INDICATOR;
-		err = snap_trigger_resolve(pid, *name, &s->trigger_addr, s->trigger_where,
-					   sizeof(s->trigger_where));
+		err = snap_trigger_resolve_disp(pid, *name, &s->trigger_addr, s->trigger_where,
+						sizeof(s->trigger_where), s->trigger_disp,
+						sizeof(s->trigger_disp));
 		if (err != -ENOENT && err != -SNAP_EFORMAT)
 			return err;
 		*name = SNAP_MT_STOP_INDICATOR;
 	}
-	return snap_trigger_resolve(pid, *name, &s->trigger_addr, s->trigger_where,
-				    sizeof(s->trigger_where));
+	return snap_trigger_resolve_disp(pid, *name, &s->trigger_addr, s->trigger_where,
+					 sizeof(s->trigger_where), s->trigger_disp,
+					 sizeof(s->trigger_disp));
 }
 
 static int arm_trigger(struct snap_session *s)
@@ -164,7 +166,12 @@ static int arm_trigger(struct snap_session *s)
 
 	if ((err == -ENOENT || err == -SNAP_EFORMAT) && s->child && run_to_entry(s) == 0)
 		err = resolve_trigger(s, &name);
-	s->trigger_name = name;
+	s->trigger_name = err == 0 && s->trigger_disp[0] ? s->trigger_disp : name;
+	if (err == -EEXIST)
+		return why(s, err,
+			   "-trigger %s: several functions of that name (overloads?); give the "
+			   "name with its parameters, as -trigger '?' lists them",
+			   name);
 	if (err == -SNAP_EFORMAT)
 		return why(s, err,
 			   "-trigger %s: the executable of pid %d has no symbol table (stripped?); "
@@ -185,8 +192,8 @@ static int arm_trigger(struct snap_session *s)
 	if (err < 0)
 		return why(s, err, "-trigger %s: cannot read pid %d: %s", name, (int)pid,
 			   strerror(-err));
-	snap_info("trigger %s @ 0x%016llx (%s)", name, (unsigned long long)s->trigger_addr,
-		  s->trigger_where);
+	snap_info("trigger %s @ 0x%016llx (%s)", s->trigger_name,
+		  (unsigned long long)s->trigger_addr, s->trigger_where);
 	s->trigger_addrs = snap_calloc(s->npids, sizeof(*s->trigger_addrs));
 	if (!s->trigger_addrs)
 		return why(s, -ENOMEM, "out of memory");

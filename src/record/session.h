@@ -63,6 +63,8 @@ struct snap_session {
 	uint64_t trigger_addr;	  /* in the first pid */
 	uint64_t *trigger_addrs;  /* per pid, 0 = not armed (owned) */
 	char trigger_where[PATH_MAX];
+	/* the trigger's function as perf shows it (demangled) */
+	char trigger_disp[512];
 	struct snap_trigger_hit *hits; /* hits that took a snapshot (owned) */
 	size_t nhits, hcap;
 	int snapshots;		      /* snapshots taken */

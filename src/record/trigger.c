@@ -73,17 +73,22 @@ static int offset_to_addr(FILE *maps, const char *path, uint64_t off, uint64_t *
 	return -ENOENT;
 }
 
+/* How resolve_in_file matches a name: the symbol's own name, its demangled
+ * name, or a trailing "::" part of that (docs/recording.md, "Triggers"). */
+enum name_match { MATCH_EXACT, MATCH_DEMANGLED, MATCH_SUFFIX };
+
 /* Looks name up in the ELF file at path and maps it to a runtime address
- * using the executable mappings of that path in maps. */
-static int resolve_in_file(const char *path, const char *name, FILE *maps, uint64_t *addr,
-			   int *had_symbols)
+ * using the executable mappings of that path in maps; the name perf shows
+ * for the symbol found goes to disp. -EEXIST: several functions match. */
+static int resolve_in_file(const char *path, const char *name, enum name_match how, FILE *maps,
+			   uint64_t *addr, int *had_symbols, char *disp, size_t dlen)
 {
 	const void *buf;
 	size_t len;
 	struct snap_elf e;
 	struct snap_elfsym sym;
 	uint64_t off;
-	int err;
+	int err, r;
 
 	err = snap_file_map(path, &buf, &len);
 	if (err < 0)
@@ -93,11 +98,18 @@ static int resolve_in_file(const char *path, const char *name, FILE *maps, uint6
 		goto out;
 	if (snap_elf_has_symbols(&e))
 		*had_symbols = 1;
-	err = -ENOENT;
-	if (!snap_elf_find_func(&e, name, &sym) ||
-	    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
+	r = how == MATCH_EXACT ? snap_elf_find_func(&e, name, &sym)
+			       : snap_elf_find_func_demangled(&e, name, how == MATCH_SUFFIX, &sym);
+	err = r < 0 ? r : -ENOENT;
+	if (r <= 0 || snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
 		goto out;
 	err = offset_to_addr(maps, path, off, addr);
+	if (err == 0 && disp && dlen) {
+		char *dem = snap_elf_demangle(sym.name, 0);
+
+		snprintf(disp, dlen, "%s", dem ? dem : sym.name);
+		free(dem);
+	}
 out:
 	snap_file_unmap(buf, len);
 	return err;
@@ -157,6 +169,12 @@ static int line_vaddr(const char *exe, const char *sel, uint64_t *vaddr)
 
 int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen)
 {
+	return snap_trigger_resolve_disp(pid, sel, addr, where, wlen, NULL, 0);
+}
+
+int snap_trigger_resolve_disp(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen,
+			      char *disp, size_t dlen)
+{
 	/* -trigger forms: symbol:NAME, addr:HEX, line:FILE:LINE[:COL], or without a
 	 * prefix a function name, then FILE:LINE[:COL], then a hex address */
 	enum { ANY, SYM, ADDR, LINE } kind = ANY;
@@ -179,10 +197,12 @@ int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where
 	}
 	if (kind != ANY && !*name)
 		return -EINVAL;
+	if (disp && dlen)
+		snprintf(disp, dlen, "%s", sel); /* a line or an address is shown as given */
 	if (kind == SYM)
-		return snap_trigger_resolve_symbol(pid, name, addr, where, wlen);
+		return snap_trigger_resolve_named(pid, name, addr, where, wlen, disp, dlen);
 	if (kind == ANY) {
-		err = snap_trigger_resolve_symbol(pid, name, addr, where, wlen);
+		err = snap_trigger_resolve_named(pid, name, addr, where, wlen, disp, dlen);
 		if (err != -ENOENT && err != -SNAP_EFORMAT)
 			return err;
 		int l, c;
@@ -218,10 +238,51 @@ int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where
 int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
 				size_t wlen)
 {
-	char path[64], exe[PATH_MAX], line[PATH_MAX + 128];
+	return snap_trigger_resolve_named(pid, name, addr, where, wlen, NULL, 0);
+}
+
+/* Looks name up (matched as how says) in the executable, then in the shared
+ * libraries, each once (consecutive lines of maps share a path). */
+static int resolve_pass(const char *exe, FILE *maps, const char *name, enum name_match how,
+			uint64_t *addr, int *had_symbols, char *found, size_t flen, char *disp,
+			size_t dlen)
+{
+	char line[PATH_MAX + 128], last[PATH_MAX] = "";
+	int err = resolve_in_file(exe, name, how, maps, addr, had_symbols, disp, dlen);
+
+	if (err == 0 || (err != -ENOENT && err != -SNAP_EFORMAT)) {
+		snprintf(found, flen, "%s", exe);
+		return err;
+	}
+	rewind(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		struct mapping m;
+		long pos;
+		int r;
+
+		if (!parse_maps_line(line, &m) || !m.exec || !strcmp(m.path, exe) ||
+		    !strcmp(m.path, last))
+			continue;
+		strcpy(last, m.path);
+		pos = ftell(maps);
+		r = resolve_in_file(m.path, name, how, maps, addr, had_symbols, disp, dlen);
+		fseek(maps, pos, SEEK_SET);
+		if (r == 0 || r == -EEXIST) {
+			snprintf(found, flen, "%s", m.path);
+			return r;
+		}
+	}
+	return -ENOENT;
+}
+
+int snap_trigger_resolve_named(pid_t pid, const char *name, uint64_t *addr, char *where,
+			       size_t wlen, char *disp, size_t dlen)
+{
+	static const enum name_match order[] = {MATCH_EXACT, MATCH_DEMANGLED, MATCH_SUFFIX};
+	char path[64], exe[PATH_MAX], found[PATH_MAX];
 	FILE *maps;
 	ssize_t n;
-	int err, had_symbols = 0;
+	int err = -ENOENT, had_symbols = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
@@ -232,41 +293,16 @@ int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, cha
 	maps = fopen(path, "re");
 	if (!maps)
 		return -errno;
-	err = resolve_in_file(exe, name, maps, addr, &had_symbols);
-	if (err == 0 || (err != -ENOENT && err != -SNAP_EFORMAT))
-		goto found;
-	if (!had_symbols)
-		err = -SNAP_EFORMAT;
-	/* Then the shared libraries, each once (consecutive lines share a path). */
-	rewind(maps);
-	{
-		char last[PATH_MAX] = "";
-		long pos;
-
-		while (fgets(line, sizeof(line), maps)) {
-			struct mapping m;
-			int r;
-
-			if (!parse_maps_line(line, &m) || !m.exec || !strcmp(m.path, exe) ||
-			    !strcmp(m.path, last))
-				continue;
-			strcpy(last, m.path);
-			pos = ftell(maps);
-			r = resolve_in_file(m.path, name, maps, addr, &had_symbols);
-			fseek(maps, pos, SEEK_SET);
-			if (r == 0) {
-				strcpy(exe, m.path);
-				err = 0;
-				goto found;
-			}
-		}
-	}
-	if (err == -SNAP_EFORMAT && had_symbols)
-		err = -ENOENT;
-found:
+	/* Exact names everywhere first (what worked before stays the same), then
+	 * demangled ones, then trailing parts of those. */
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && err == -ENOENT; i++)
+		err = resolve_pass(exe, maps, name, order[i], addr, &had_symbols, found,
+				   sizeof(found), disp, dlen);
 	fclose(maps);
+	if (err == -ENOENT && !had_symbols)
+		err = -SNAP_EFORMAT;
 	if (err == 0 && where && wlen)
-		snprintf(where, wlen, "%s", exe);
+		snprintf(where, wlen, "%s", found);
 	return err;
 }
 

@@ -69,6 +69,16 @@ int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where
  * -EINVAL for an empty or malformed selection. The name-only resolver: */
 int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
 				size_t wlen);
+/* A function name is matched exactly first (in every file), then as a
+ * demangled name (C++, Rust: "app::detail::count_words", a Rust path without
+ * its hash, or the name with its parameters), then as a trailing part of one
+ * after "::" ("count_words"); -EEXIST when functions at several addresses
+ * match at that step. The _disp forms also write the name perf shows for the
+ * function found (demangled; sel itself for a line or an address) to disp. */
+int snap_trigger_resolve_disp(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen,
+			      char *disp, size_t dlen);
+int snap_trigger_resolve_named(pid_t pid, const char *name, uint64_t *addr, char *where,
+			       size_t wlen, char *disp, size_t dlen);
 /* Parses hex with or without 0x (at most 16 digits). Returns 0 or -1. */
 int snap_trigger_parse_hex(const char *s, uint64_t *v);
 

@@ -637,7 +637,8 @@ static int note_locs(struct snap_decoder *dec, const struct snap_event *ev)
 
 	if (ev->kind == SNAP_EV_BRANCH)
 		return snap_cstack_note_loc(&dec->ctx, &ev->dst);
-	if (ev->kind == SNAP_EV_SAMPLE && ev->frames)
+	/* samples and switch tracepoints with their call chains (off-CPU stacks) */
+	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames)
 		for (uint32_t i = 0; i < ev->nframes; i++)
 			if ((err = snap_cstack_note_loc(&dec->ctx, &ev->frames[i])) < 0)
 				return err;

@@ -35,25 +35,60 @@ static void progress_write(const struct snap_progress *p, const char *s, size_t 
 	}
 }
 
-int snap_progress_update(struct snap_progress *p, uint64_t events, uint64_t now_ns)
+/* "812", "12.3 k", "1.20 M": a count that reads at a glance (a million
+ * events printed as "0.00 M" looked like none). */
+static void fmt_count(char *buf, size_t len, double v)
 {
-	char line[128];
+	if (v < 1e3)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%.1f k", v / 1e3);
+	else
+		snprintf(buf, len, "%.2f M", v / 1e6);
+}
+
+static int draw(struct snap_progress *p, uint64_t now_ns, int waiting)
+{
+	char line[192], cnt[32], rt[32];
 	double secs, rate;
 	int n;
 
-	if (!p->enabled || now_ns < p->next_ns)
-		return 0;
 	p->next_ns = now_ns + SNAP_PROGRESS_PERIOD_NS;
 	secs = (double)(now_ns - p->start_ns) / 1e9;
-	rate = secs > 0 ? (double)events / secs : 0;
-	n = snprintf(line, sizeof(line),
-		     "\rsnaptrace: decoding: %.2f M events, %.2f M events/s, %.0f s\033[K",
-		     (double)events / 1e6, rate / 1e6, secs);
+	rate = secs > 0 ? (double)p->events / secs : 0;
+	fmt_count(cnt, sizeof(cnt), (double)p->events);
+	fmt_count(rt, sizeof(rt), rate);
+	if (waiting && !p->events)
+		n = snprintf(line, sizeof(line),
+			     "\rsnaptrace: perf script: resolving symbols and reading the "
+			     "recording, no event yet, %.0f s\033[K",
+			     secs);
+	else
+		n = snprintf(line, sizeof(line),
+			     "\rsnaptrace: decoding: %s events, %s events/s, %.0f s%s\033[K", cnt,
+			     rt, secs, waiting ? " (waiting for perf script)" : "");
 	if (n <= 0 || (size_t)n >= sizeof(line))
 		return 0;
 	progress_write(p, line, (size_t)n);
 	p->shown = 1;
 	return 1;
+}
+
+int snap_progress_update(struct snap_progress *p, uint64_t events, uint64_t now_ns)
+{
+	if (!p->enabled)
+		return 0;
+	p->events = events;
+	if (now_ns < p->next_ns)
+		return 0;
+	return draw(p, now_ns, 0);
+}
+
+int snap_progress_wait(struct snap_progress *p, uint64_t now_ns)
+{
+	if (!p || !p->enabled || now_ns < p->next_ns)
+		return 0;
+	return draw(p, now_ns, 1);
 }
 
 void snap_progress_done(struct snap_progress *p)

@@ -39,6 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (snap_elf_find_func(&e, "main", &sym) == 1)
 		sum += sym.value;
+	/* demangled lookups: every mangled name that contains the identifier is
+	 * demangled (libiberty on the file's bytes) */
+	if (snap_elf_find_func_demangled(&e, "ns::main", 1, &sym) == 1)
+		sum += sym.value;
+	if (snap_elf_find_func_demangled(&e, "a::b(int)", 0, &sym) == 1)
+		sum += sym.value;
 	(void)snap_elf_has_symbols(&e);
 	{
 		struct snap_elf_traps t;

@@ -140,6 +140,33 @@ static void script_argv(void)
 	CHECK_STR_EQ("perf script -i d --itrace=bep --vmlinux v --kallsyms k --dlfilter p.so "
 		     "--dlarg fd=3 --dlarg keepjumps",
 		     s);
+	/* inlined frames are never used: --no-inline on both paths, where perf has it */
+	o.no_inline = 1;
+	o.vmlinux = o.kallsyms = NULL;
+	o.keepjumps = 0;
+	snap_perfsrc_argv(&o, argv);
+	join(argv, s, sizeof(s));
+	CHECK_STR_EQ("perf script -i d --itrace=bep --no-inline --dlfilter p.so --dlarg fd=3", s);
+	o.plugin = NULL;
+	o.kind = SNAP_PERFDATA_SAMPLES;
+	o.stitch_lbr = 0;
+	snap_perfsrc_argv(&o, argv);
+	join(argv, s, sizeof(s));
+	CHECK_STR_EQ("perf script -i d --no-inline --ns -F "
+		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events",
+		     s);
+	{
+		struct snap_perfcaps c = {.perf_major = 4, .perf_minor = 14};
+
+		CHECK_INT_EQ(1, snap_caps_has_no_inline(&c));
+		c.perf_minor = 13;
+		CHECK_INT_EQ(0, snap_caps_has_no_inline(&c));
+		c.perf_major = 0; /* unknown: treated as old */
+		CHECK_INT_EQ(0, snap_caps_has_no_inline(&c));
+		c.perf_major = 6;
+		c.perf_minor = 1;
+		CHECK_INT_EQ(1, snap_caps_has_no_inline(&c));
+	}
 }
 
 static void perf_exit_status(void)

@@ -104,9 +104,33 @@ static void own_executable(void)
 	free(buf);
 }
 
+/* perf's names: libiberty without parameters (with them on request), a
+ * "@VERSION" kept, Rust legacy names without their hash, C names untouched. */
+static void demangle(void)
+{
+	char *d;
+
+	d = snap_elf_demangle("_ZN3app6detail4spinIlEET_S2_", 0);
+	CHECK_STR_EQ("app::detail::spin<long>", d);
+	free(d);
+	d = snap_elf_demangle("_ZN3app6detail11count_wordsEPKc", 1);
+	CHECK_STR_EQ("app::detail::count_words(char const*)", d);
+	free(d);
+	d = snap_elf_demangle("_ZN2rs5words11count_words17h0123456789abcdefE", 0);
+	CHECK_STR_EQ("rs::words::count_words", d);
+	free(d);
+	d = snap_elf_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi@GLIBCXX_3.4", 0);
+	CHECK_STR_EQ("std::vector<int, std::allocator<int> >::push_back@GLIBCXX_3.4", d);
+	free(d);
+	CHECK(snap_elf_demangle("main", 0) == NULL);
+	CHECK(snap_elf_demangle("_Z", 0) == NULL);
+	CHECK(snap_elf_demangle("_Znot_mangled!", 0) == NULL);
+}
+
 int main(void)
 {
 	RUN(small_lookups);
+	RUN(demangle);
 	RUN(rejects);
 	RUN(corrupt_tables);
 	RUN(own_executable);

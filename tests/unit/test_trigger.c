@@ -38,6 +38,77 @@ static void resolve_self(void)
 	CHECK_INT_EQ(-ENOENT, snap_trigger_resolve(999999999, "getpid", &addr, NULL, 0));
 }
 
+/* C functions under C++ and Rust (legacy) mangled names, as g++ and rustc
+ * would name them (the names are the test: docs/recording.md, "Triggers"). */
+void cxx_count_words(void) __asm__("_ZN3app6detail11count_wordsEPKc");
+void cxx_over_int(void) __asm__("_ZN3app4overEi");
+void cxx_over_double(void) __asm__("_ZN3app4overEd");
+void rust_split_text(void) __asm__("_ZN2rs5words10split_text17h0123456789abcdefE");
+
+__attribute__((noinline, used)) void cxx_count_words(void)
+{
+	trigger_sink += 1;
+}
+
+__attribute__((noinline, used)) void cxx_over_int(void)
+{
+	trigger_sink += 2;
+}
+
+__attribute__((noinline, used)) void cxx_over_double(void)
+{
+	trigger_sink += 3;
+}
+
+__attribute__((noinline, used)) void rust_split_text(void)
+{
+	trigger_sink += 4;
+}
+
+static void resolve_demangled(void)
+{
+	uint64_t addr = 0, want = (uint64_t)(uintptr_t)&cxx_count_words;
+	char disp[256];
+
+	/* the mangled name, perf's demangled one, gdb's with parameters, a trailing part */
+	CHECK_INT_EQ(0, snap_trigger_resolve_disp(getpid(), "_ZN3app6detail11count_wordsEPKc",
+						  &addr, NULL, 0, disp, sizeof(disp)));
+	CHECK_U64_EQ(want, addr);
+	CHECK_STR_EQ("app::detail::count_words", disp); /* the hit is named demangled */
+	addr = 0;
+	CHECK_INT_EQ(0, snap_trigger_resolve_disp(getpid(), "app::detail::count_words", &addr, NULL,
+						  0, disp, sizeof(disp)));
+	CHECK_U64_EQ(want, addr);
+	addr = 0;
+	CHECK_INT_EQ(0, snap_trigger_resolve(getpid(), "app::detail::count_words(char const*)",
+					     &addr, NULL, 0));
+	CHECK_U64_EQ(want, addr);
+	addr = 0;
+	CHECK_INT_EQ(0, snap_trigger_resolve_disp(getpid(), "symbol:count_words", &addr, NULL, 0,
+						  disp, sizeof(disp)));
+	CHECK_U64_EQ(want, addr);
+	CHECK_STR_EQ("app::detail::count_words", disp);
+	addr = 0;
+	CHECK_INT_EQ(0, snap_trigger_resolve(getpid(), "detail::count_words", &addr, NULL, 0));
+	CHECK_U64_EQ(want, addr);
+	/* not a part after "::": no match */
+	CHECK_INT_EQ(-ENOENT, snap_trigger_resolve(getpid(), "unt_words", &addr, NULL, 0));
+	/* Rust: the path without the per-build hash */
+	addr = 0;
+	CHECK_INT_EQ(0, snap_trigger_resolve_disp(getpid(), "rs::words::split_text", &addr, NULL, 0,
+						  disp, sizeof(disp)));
+	CHECK_U64_EQ((uint64_t)(uintptr_t)&rust_split_text, addr);
+	CHECK_STR_EQ("rs::words::split_text", disp);
+	/* overloads: the name alone is ambiguous, the parameters tell them apart */
+	CHECK_INT_EQ(-EEXIST, snap_trigger_resolve(getpid(), "app::over", &addr, NULL, 0));
+	CHECK_INT_EQ(0, snap_trigger_resolve(getpid(), "app::over(double)", &addr, NULL, 0));
+	CHECK_U64_EQ((uint64_t)(uintptr_t)&cxx_over_double, addr);
+	/* a C name is still matched exactly, and shown as it is */
+	CHECK_INT_EQ(0, snap_trigger_resolve_disp(getpid(), "snaptrace_test_target", &addr, NULL, 0,
+						  disp, sizeof(disp)));
+	CHECK_STR_EQ("snaptrace_test_target", disp);
+}
+
 static void breakpoint_hits(void)
 {
 	struct snap_trigger t;
@@ -102,6 +173,7 @@ int main(void)
 {
 	RUN(file_map_never_blocks);
 	RUN(resolve_self);
+	RUN(resolve_demangled);
 	RUN(breakpoint_hits);
 	return snap_test_done();
 }
