@@ -38,3 +38,10 @@ $(B)/tests/e2e/stripfn_pad: tests/e2e/progs/stripfn.c
 	$(call msg,CCLD,$@)
 	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-pie -no-pie -DSTRIPFN_PAD -o $@ $<
 TEST_BINS += $(B)/tests/e2e/stripfn_pad
+# fpo2: omitfp's code built like an ordinary -O2 -fno-omit-frame-pointer program (gcc
+# leaves its leaves and shrink-wrapped paths without push %rbp: callgraph_auto.sh)
+$(B)/tests/e2e/fpo2: tests/e2e/progs/omitfp.c
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
+TEST_BINS += $(B)/tests/e2e/fpo2
