@@ -27,11 +27,11 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libelf.h>
 #include <unistd.h>
 
 #include "record/elfsym.h"

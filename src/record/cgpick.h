@@ -24,10 +24,10 @@
 
 /* What one ELF file says about its unwinding. */
 struct snap_fpscan {
-	uint32_t funcs; /* functions judged: with by_cfi, those of >= 16 bytes whose
+	uint32_t funcs;	    /* functions judged: with by_cfi, those of >= 16 bytes whose
 			   unwind rows show a stack frame (leaves and tail-callers
 			   without one say nothing); else every function >= 16 bytes */
-	uint32_t fp;	/* ... that keep a frame pointer: with by_cfi, the CFA is
+	uint32_t fp;	    /* ... that keep a frame pointer: with by_cfi, the CFA is
 			   %rbp-based in some row; else the function starts with
 			   push %rbp; mov %rsp,%rbp (after endbr64) */
 	uint32_t frameless; /* by_cfi: functions without a stack frame (not judged) */

@@ -70,13 +70,14 @@ static size_t fde_ops(enum prologue p, unsigned char *o)
 
 /* A real .eh_frame at address BASE + at: one CIE (zR, pcrel sdata4 FDE
  * addresses), one FDE per function of FN_SIZE bytes at text_addr. */
-static size_t eh_frame(unsigned char *e, uint64_t at, uint64_t text_addr,
-		       const enum prologue *pro, int nf)
+static size_t eh_frame(unsigned char *e, uint64_t at, uint64_t text_addr, const enum prologue *pro,
+		       int nf)
 {
 	static const unsigned char cie[24] = {
-		20, 0, 0, 0, 0, 0, 0, 0, /* length, CIE id */
-		1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, /* v1, "zR", code 1, data -8, ra 16, R */
-		0x0c, 7, 8, 0x90, 1, 0, 0, /* def_cfa rsp+8; ra at cfa-8; nops */
+		20,   0,   0,	0,    0, 0,    0,  0, /* length, CIE id */
+		1,    'z', 'R', 0,    1, 0x78, 16, 1,
+		0x1b,				  /* v1, "zR", code 1, data -8, ra 16, R */
+		0x0c, 7,   8,	0x90, 1, 0,    0, /* def_cfa rsp+8; ra at cfa-8; nops */
 	};
 	size_t n = sizeof(cie);
 
@@ -113,8 +114,8 @@ static void build_go(struct img *m, const enum prologue *pro, int nf, int eh, in
 	static const unsigned char endbr[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5};
 	static const unsigned char nofp[] = {0x48, 0x83, 0xec, 0x08};
 	/* test %rdi,%rdi; je; push %rbp; mov %rsp,%rbp */
-	static const unsigned char shrink[] = {0x48, 0x85, 0xff, 0x74, 0x10, 0x90,
-					       0x55, 0x48, 0x89, 0xe5};
+	static const unsigned char shrink[] = {0x48, 0x85, 0xff, 0x74, 0x10,
+					       0x90, 0x55, 0x48, 0x89, 0xe5};
 	unsigned char ehb[24 + 16 * 32 + 4];
 	unsigned char text[16 * FN_SIZE], syms[17 * 24], dyn[16 * 16];
 	char strtab[512], dynstr[512], shstr[128];

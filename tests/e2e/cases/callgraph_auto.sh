@@ -45,6 +45,25 @@ t_callgraph_auto() {
 		failed callgraph_auto_fp_o2 "rc $rc1, leaf<outer<main in ${r% *}% of ${r#* } samples: $(grep callgraph "$tmp/cgo2.err")"
 	fi
 	callgraph_auto_go
+	callgraph_dwarf_cxx
+}
+
+# dwarf copies perf's 8 KiB of stack: a std::mt19937 (5 KiB) on the stack
+# still unwinds to main (a 4 KiB copy lost main in every sample).
+callgraph_dwarf_cxx() {
+	if [ ! -x "$progs/mtstack" ]; then
+		skip callgraph_dwarf_cxx "no C++ compiler: mtstack not built"
+		return
+	fi
+	snap cgcxx run -working-directory "$tmp/w_cgcxx" -o "$tmp/cgcxx.fxt.gz" -- "$progs/mtstack" 400
+	r=$(chain_ratio "$tmp/w_cgcxx/perf.data" work run main)
+	if [ $rc -eq 0 ] && grep -q "^snaptrace: -callgraph-mode dwarf: mtstack" "$tmp/cgcxx.err" &&
+		grep -q "dwarf call graphs copy 8 KiB of stack per sample" "$tmp/cgcxx.err" &&
+		[ "${r% *}" -ge 90 ] && [ "${r#* }" -ge 50 ]; then
+		pass callgraph_dwarf_cxx
+	else
+		failed callgraph_dwarf_cxx "rc $rc, work<run<main in ${r% *}% of ${r#* } samples"
+	fi
 }
 
 # Go keeps frame pointers: fp, and no advice to rebuild with a C compiler's flag.
