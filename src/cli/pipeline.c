@@ -56,6 +56,7 @@ struct source {
 	const char *name;
 	int is_perf;  /* perf script on a perf.data, else text read from fd */
 	int timeless; /* no times in the data: number the events instead */
+	int dwarf;    /* perf.data with dwarf call graphs */
 	uint64_t seq; /* events returned */
 	int fd, eof;
 	char *buf;
@@ -163,6 +164,7 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	}
 	close(src->fd);
 	src->fd = -1;
+	src->dwarf = err >= 0 && info.dwarf;
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "%s: damaged perf.data header (%s)", src->name,
 			 snap_strerror(err));
@@ -677,6 +679,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	 * thread is ended and restarted at the next one's first event (docs/behaviour.md §4.11). */
 	for (size_t i = 0;; i++) {
 		err = decode_loop(&src, &dec, o->scope, &maps, &res, &sink, output);
+		res.dwarf |= src.dwarf;
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -691,6 +694,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
+	stats.dwarf = res.dwarf;
 	res.events = stats.events; /* every event fed, as the decoder counts them */
 	if (!res.samples && !res.branches && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "

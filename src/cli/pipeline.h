@@ -59,6 +59,7 @@ int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k);
 struct snap_decode_result {
 	uint64_t events, samples, branches;
 	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
+	int dwarf; /* a perf.data input samples user stack copies (dwarf call graphs) */
 };
 
 struct snap_decode_opts {

@@ -47,6 +47,11 @@ static void probe_classifies_files(void)
 	CHECK_INT_EQ(SNAP_PERFDATA_SAMPLES, info.kind);
 	CHECK_INT_EQ(1, info.callchain);
 	CHECK_INT_EQ(0, info.timeless);
+	CHECK_INT_EQ(0, info.dwarf);
+	/* dwarf call graphs: REGS_USER | STACK_USER (perf record --call-graph dwarf) */
+	m.len = make_file(buf, 1, 0, 0x127 | 0x1000 | 0x2000);
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(1, info.dwarf);
 }
 
 static void probe_finds_timeless_pt(void)
