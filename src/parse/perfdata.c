@@ -10,17 +10,17 @@
 #include "util/bytes.h"
 #include "util/err.h"
 
-#define PERF_MAGIC2	  "PERFILE2"
-#define HDR_SIZE	  104
-#define PIPE_HDR_SIZE	  16
-#define FEAT_BUILD_ID	  2
-#define FEAT_AUXTRACE	  18
-#define SAMPLE_CALLCHAIN  (1u << 5)
-#define SAMPLE_STACK_USER (1u << 13)
-#define ATTR_MIN_SIZE	  64 /* PERF_ATTR_SIZE_VER0 */
-#define PERF_TYPE_MAX	  6  /* types above are dynamic PMUs (intel_pt, ...) */
-#define INTEL_PT_CFG_TSC  (1u << 10)
-#define MAX_ATTRS	  4096
+#define PERF_MAGIC2	 "PERFILE2"
+#define HDR_SIZE	 104
+#define PIPE_HDR_SIZE	 16
+#define FEAT_BUILD_ID	 2
+#define FEAT_AUXTRACE	 18
+#define SAMPLE_CALLCHAIN (1u << 5)
+#define SAMPLE_USERSTACK (1u << 13) /* PERF_SAMPLE_STACK_USER: dwarf call graphs */
+#define ATTR_MIN_SIZE	 64	    /* PERF_ATTR_SIZE_VER0 */
+#define PERF_TYPE_MAX	 6	    /* types above are dynamic PMUs (intel_pt, ...) */
+#define INTEL_PT_CFG_TSC (1u << 10)
+#define MAX_ATTRS	 4096
 
 int snap_perfdata_is_magic(const void *buf, size_t len)
 {
@@ -72,7 +72,7 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 			return -SNAP_ETRUNC;
 		if (snap_get64(attr + 24) & SAMPLE_CALLCHAIN)
 			info->callchain = 1;
-		if (snap_get64(attr + 24) & SAMPLE_STACK_USER)
+		if (snap_get64(attr + 24) & SAMPLE_USERSTACK)
 			info->dwarf = 1;
 		/* The AUX event is the dynamic-PMU one; without its tsc bit there are
 		 * no timestamps and perf script refuses -F time. */
