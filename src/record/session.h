@@ -63,11 +63,15 @@ struct snap_session {
 	uint64_t trigger_addr;	  /* in the first pid */
 	uint64_t *trigger_addrs;  /* per pid, 0 = not armed (owned) */
 	char trigger_where[PATH_MAX];
-	struct snap_trigger_hit *hits; /* hits that took a snapshot (owned) */
+	struct snap_trigger_hit *hits; /* hits marked in the trace (owned): the one of
+					  each snapshot, and with -multi-snapshot every hit */
 	size_t nhits, hcap;
-	int snapshots;		      /* snapshots taken */
-	int kernel_signals;	      /* the breakpoints signal perf directly */
-	int keep_final;		      /* keep the dump perf writes at stop (a late hit) */
+	size_t hits_unsnapped;	/* -multi-snapshot: hits kept without a snapshot of their own */
+	size_t hits_after_snap; /* hits kept after the last snapshot was taken */
+	uint64_t hits_lost;	/* hits the breakpoint rings had no room for */
+	int snapshots;		/* snapshots taken */
+	int kernel_signals;	/* the breakpoints signal perf directly */
+	int keep_final;		/* keep the dump perf writes at stop (a late hit) */
 	char last_snap[NAME_MAX + 1]; /* data file written by the last snapshot */
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;
