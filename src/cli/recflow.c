@@ -166,34 +166,101 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* The threads whose start the ring overwrote (or perf lost): ", but the
+ * ring overwrote the start of thread xz (tid 12): 6.300 s on a CPU, its track
+ * starts at 6.304 s". A thread is named when it ran 10 sample periods on a
+ * CPU (switch records cover the whole run) before its first sample. */
+static void lost_threads(const struct snap_recflags *f, const struct snap_session *s,
+			 const struct snap_thcover *c, char *buf, size_t len)
+{
+	size_t idx[3], n, used;
+	uint64_t min_ns = s->pa.freq ? 10u * (1000000000u / s->pa.freq) : 0;
+
+	buf[0] = '\0';
+	if (!c || !f->rec.sampling || !min_ns)
+		return;
+	n = snap_thcover_lost(c, min_ns, idx, 3);
+	if (!n)
+		return;
+	used = (size_t)snprintf(buf, len, ", but %s the start of %zu thread%s: ",
+				f->rec.full_execution ? "perf lost" : "the ring overwrote", n,
+				n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 3 && used < len; i++) {
+		const struct snap_thcover_thread *t = &c->th[idx[i]];
+		double on = (double)snap_thcover_lost_ns(c, t) / 1e9;
+
+		if (t->samples)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s (tid %d, %.3f s on a CPU before its track "
+						 "starts at %.3f s)",
+						 i ? ", " : "", t->name[0] ? t->name : "?",
+						 (int)t->tid, on,
+						 (double)(t->first_sample - c->t0) / 1e9);
+		else
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s (tid %d, %.3f s on a CPU, no sample left)",
+						 i ? ", " : "", t->name[0] ? t->name : "?",
+						 (int)t->tid, on);
+	}
+	if (n > 3 && used < len)
+		snprintf(buf + used, len - used, " and %zu more", n - 3);
+}
+
+/* "-snapshot-size 2M keeps more": four times the ring, at most 1 GiB. */
+static void bigger_ring(const struct snap_session *s, char *buf, size_t len)
+{
+	uint64_t ring = s->pa.ring_bytes ? s->pa.ring_bytes : (4u << 20);
+	uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
+
+	snprintf(buf, len, "-snapshot-size %llu%s",
+		 (unsigned long long)(more >> (more >= (1u << 20) ? 20 : 10)),
+		 more >= (1u << 20) ? "M" : "K");
+}
+
 /* One line on what the trace covers: the span kept against the run, the
- * samples, and the flag that keeps more; then a hint on untraced threads. */
+ * samples, the threads whose start was lost, what perf lost, and the flag
+ * that keeps more; then a hint on untraced threads. */
 static void say_coverage(const struct snap_recflags *f, const struct snap_session *s,
 			 const struct snap_decode_result *r)
 {
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
 	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
-	char what[64];
+	char what[64], threads[512], ring[32], lost[256] = "";
+	int wrapped;
 
 	if (f->rec.sampling)
 		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->samples,
 			 r->samples == 1 ? "" : "s");
 	else
 		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
-	if (f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
-	    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples)) {
-		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)", secs(span),
-			  secs(run_ns), what);
-	} else {
-		uint64_t ring = s->pa.ring_bytes ? s->pa.ring_bytes : (4u << 20);
-		uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
-
-		snap_warn("the trace covers the last %.3f s of the %.3f s recording (%s); "
-			  "-snapshot-size %llu%s keeps more, -full-execution keeps all",
-			  secs(span), secs(run_ns), what,
-			  (unsigned long long)(more >> (more >= (1u << 20) ? 20 : 10)),
-			  more >= (1u << 20) ? "M" : "K");
-	}
+	wrapped = !(f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
+		    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples));
+	lost_threads(f, s, r->cover, threads, sizeof(threads));
+	if (wrapped && r->cover && r->cover->n == 1)
+		threads[0] = '\0'; /* one thread: "the last X s" says it all */
+	bigger_ring(s, ring, sizeof(ring));
+	if (r->lost_samples || r->lost_records)
+		snprintf(lost, sizeof(lost),
+			 "; perf lost %llu %s while recording (its ring filled faster than perf "
+			 "wrote it out): %s%s loses less",
+			 (unsigned long long)(r->lost_samples ? r->lost_samples : r->lost_records),
+			 r->lost_samples ? "samples" : "records", ring,
+			 s->pa.cg == SNAP_CG_DWARF ? " or -callgraph-mode fp (smaller samples)"
+						   : "");
+	if (!wrapped)
+		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)%s%s%s%s%s",
+			  secs(span), secs(run_ns), what, threads,
+			  threads[0] && !f->rec.full_execution ? "; " : "",
+			  threads[0] && !f->rec.full_execution ? ring : "",
+			  threads[0] && !f->rec.full_execution
+				  ? " keeps more, -full-execution keeps all"
+				  : "",
+			  lost);
+	else
+		snap_warn(
+			"the trace covers the last %.3f s of the %.3f s recording (%s)%s; %s keeps "
+			"more, -full-execution keeps all%s",
+			secs(span), secs(run_ns), what, threads, ring, lost);
 }
 
 /* Without -multi-thread: other threads or child processes ran untraced. */
@@ -225,11 +292,13 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
 	struct snap_decode_result res = {0};
+	struct snap_thcover cover;
 	int err, rc = 1, status = 0, written = 0;
 
 	err = precheck(f, cmd, m);
 	if (err)
 		return err;
+	snap_thcover_init(&cover); /* (allocates nothing yet) */
 	cfg.rec = f->rec;
 	cfg.caps = &m->caps;
 	cfg.cmd = argv;
@@ -261,6 +330,7 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
 		goto out;
 	}
+	res.cover = &cover;
 	err = decode(f, &s, &res);
 	if (err == -ENODATA) {
 		/* Nothing was sampled: not an error of snaptrace's; run passes
@@ -303,6 +373,7 @@ out:
 			rc = status;
 	}
 	snap_session_close(&s);
+	snap_thcover_fini(&cover);
 	if (written && f->serve) {
 		int src = snap_serve(cmd, f->output ? f->output : "trace.fxt.gz", f->serve_port);
 

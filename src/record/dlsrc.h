@@ -55,6 +55,7 @@ struct snap_dlsrc {
 	int stall_ms;	      /* snap_dlsrc_stall_ms() */
 	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
+	int err_held;	      /* a "Warning:" line not relayed yet (dlsrc.c, relay_err) */
 };
 
 /* Tells c the build ids perf recorded in the perf.data file (or directory) data,

@@ -222,10 +222,13 @@ static void show_perf_log(struct snap_session *s, int all)
 	if (snap_read_small(path, buf, sizeof(buf)) <= 0)
 		return;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* (what perf lost is said from perf.data by the decode, in our words) */
 		int noise = !strncmp(line, "[ perf record:", 14) ||
 			    !strncmp(line, "libperf: Miscounted", 19) ||
 			    !strcmp(line, "Events enabled") || !strcmp(line, "Events disabled") ||
-			    !*line;
+			    !*line || !strcmp(line, "Check IO/CPU overload!") ||
+			    (!strncmp(line, "Processed ", 10) && strstr(line, " and lost ")) ||
+			    (!strcmp(line, "Warning:") && save && !strncmp(save, "Processed ", 10));
 
 		if (all || !noise)
 			snap_log(noise ? SNAP_LOG_INFO : SNAP_LOG_WARN, "perf: %s", line);
