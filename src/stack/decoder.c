@@ -886,9 +886,12 @@ static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *
  * A chain in which no frame has a DSO (perf printed none) is only cut at
  * kernel addresses. perf's end-of-chain marker (ip ffffffffffffffff, or 0,
  * at the outer end) is dropped without counting: the chain was not cut.
+ * Only the cuts of sample chains are counted (count): the quality line
+ * weighs them against the samples (sched_switch chains made it say 109 %).
  * Returns the index of the first frame kept (frames are outermost first).
  */
-static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
+static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n,
+			  int count)
 {
 	uint32_t i = n, user = 0, dsos = 0, end = 0;
 
@@ -906,8 +909,10 @@ static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, u
 			continue;
 		}
 		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(dec, f))) {
-			dec->stats.chains_cut++;
-			dec->stats.frames_cut += i + 1 - end;
+			if (count) {
+				dec->stats.chains_cut++;
+				dec->stats.frames_cut += i + 1 - end;
+			}
 			return i + 1;
 		}
 	}
@@ -935,7 +940,7 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 	dec->stats.events++;
 	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames &&
 	    ev->nframes) {
-		uint32_t k = chain_cut(dec, ev->frames, ev->nframes);
+		uint32_t k = chain_cut(dec, ev->frames, ev->nframes, ev->kind == SNAP_EV_SAMPLE);
 
 		if (ev->kind == SNAP_EV_SAMPLE)
 			count_frames(dec, ev->frames + k, ev->nframes - k);

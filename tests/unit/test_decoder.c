@@ -862,6 +862,11 @@ static void chain_end_marker(void)
 		"100 1/1 sample cpu-clock ffffffffffffffff - 400000 main 401000 f 402000 leaf",
 		"200 1/1 sample cpu-clock ffffffffffffffff - 400000 main 402010 leaf",
 		"300 1/1 sample cpu-clock 400000 main 401000 f",
+		/* a switch chain's junk is cut, but only sample chains count (the
+		 * quality line weighs the cuts against the samples) */
+		"400 1/1 switch chain ffffffffffffff00 - 400010 main 7000 nanosleep",
+		"500 1/1 switch in",
+		"600 1/1 sample cpu-clock 400000 main 401000 f",
 		NULL,
 	};
 	struct drv d;
