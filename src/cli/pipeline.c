@@ -730,7 +730,10 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
 			  "alone");
 	} else if (o->quiet_empty && !res.samples && !res.branches) {
-		/* (switch records alone: the program ended before its first sample) */
+		/* (switch records alone: the program ended before its first sample,
+		 * or perf lost every sample: the caller says which) */
+		if (o->result)
+			*o->result = res;
 		err = -ENODATA;
 		goto out_abort;
 	} else if (stats.events == 0) {

@@ -335,7 +335,23 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 	if (err == -ENODATA) {
 		/* Nothing was sampled: not an error of snaptrace's; run passes
 		 * the program's status on. */
-		if (s.cfg.rec.sampling && s.pa.freq && argv)
+		if (res.lost_samples || res.lost_records) {
+			char ring[32];
+
+			bigger_ring(&s, ring, sizeof(ring));
+			fprintf(stderr,
+				"snaptrace %s: no trace written: perf lost every sample (%llu %s) "
+				"while recording: its ring filled faster than perf wrote it out; "
+				"%s%s "
+				"loses less\n",
+				cmd,
+				(unsigned long long)(res.lost_samples ? res.lost_samples
+								      : res.lost_records),
+				res.lost_samples ? "samples" : "records", ring,
+				s.pa.cg == SNAP_CG_DWARF
+					? " or -callgraph-mode fp (smaller samples)"
+					: "");
+		} else if (s.cfg.rec.sampling && s.pa.freq && argv)
 			fprintf(stderr,
 				"snaptrace %s: no trace written: %s ended before its first sample "
 				"(at %llu Hz, one per %llu us on a CPU); trace a longer run or "

@@ -45,6 +45,15 @@ t_coverage_lost() {
 		failed coverage_lost "rc $rc, raw perf lines or a root hint: $(grep -v '^snaptrace: [a-z]' "$tmp/cov4.err" | head -3)"
 		return
 	fi
+	# a ring smaller than one sample: perf loses them all, and says so (not "ended
+	# before its first sample")
+	snap cov5 run -full-execution -callgraph-mode dwarf -snapshot-size 8K -o "$tmp/cov5.fxt.gz" \
+		-- "$progs/mtstack" 100
+	if [ $rc -eq 0 ] && grep -q "^snaptrace run: no trace written: perf lost every sample ([0-9]* samples) while recording: its ring filled faster than perf wrote it out; -snapshot-size 32K or -callgraph-mode fp (smaller samples) loses less$" "$tmp/cov5.err"; then
+		pass coverage_lost_all
+	else
+		failed coverage_lost_all "rc $rc: $(tail -1 "$tmp/cov5.err")"
+	fi
 	want=$(perf script -i "$tmp/w_cov4/perf.data" -F ip 2>&1 >/dev/null |
 		sed -n 's/^Processed \([0-9]*\) samples and lost \([0-9]*\)\..*/\2 of \1/p')
 	if [ -z "$want" ]; then
