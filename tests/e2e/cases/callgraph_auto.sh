@@ -59,6 +59,8 @@ callgraph_dwarf_cxx() {
 	r=$(chain_ratio "$tmp/w_cgcxx/perf.data" work run main)
 	if [ $rc -eq 0 ] && grep -q "^snaptrace: -callgraph-mode dwarf: mtstack" "$tmp/cgcxx.err" &&
 		grep -q "dwarf call graphs copy 8 KiB of stack per sample" "$tmp/cgcxx.err" &&
+		{ [ $root -eq 0 ] || grep -q "dwarf call graphs copy 8 KiB of stack per sample into a 64 MiB ring: .*; -snapshot-size 256M keeps more$" "$tmp/cgcxx.err"; } &&
+		{ [ $root -eq 0 ] || ! grep -q "as root" "$tmp/cgcxx.err"; } &&
 		[ "${r% *}" -ge 90 ] && [ "${r#* }" -ge 50 ]; then
 		pass callgraph_dwarf_cxx
 	else
