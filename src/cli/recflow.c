@@ -217,6 +217,22 @@ static void bigger_ring(const struct snap_session *s, char *buf, size_t len)
 		 more >= (1u << 20) ? "M" : "K");
 }
 
+/* What loses less when perf lost data: a bigger ring where one may be
+ * locked, smaller (fp) samples, fewer samples. */
+static void lose_less(const struct snap_session *s, const char *ring, char *buf, size_t len)
+{
+	int dwarf = s->pa.cg == SNAP_CG_DWARF;
+
+	if (s->cfg.caps && !s->cfg.caps->big_ring)
+		snprintf(buf, len,
+			 "%sa lower -timer-resolution loses less; as root (or with CAP_IPC_LOCK) "
+			 "the ring can be bigger",
+			 dwarf ? "-callgraph-mode fp (smaller samples) or " : "");
+	else
+		snprintf(buf, len, "%s%s loses less", ring,
+			 dwarf ? " or -callgraph-mode fp (smaller samples)" : "");
+}
+
 /* One line on what the trace covers: the span kept against the run, the
  * samples, the threads whose start was lost, what perf lost, and the flag
  * that keeps more; then a hint on untraced threads. */
@@ -225,7 +241,7 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 {
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
 	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
-	char what[64], threads[512], ring[32], lost[256] = "";
+	char what[64], threads[512], ring[32], lost[320] = "", less[192];
 	int wrapped;
 
 	if (f->rec.sampling)
@@ -239,14 +255,13 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 	if (wrapped && r->cover && r->cover->n == 1)
 		threads[0] = '\0'; /* one thread: "the last X s" says it all */
 	bigger_ring(s, ring, sizeof(ring));
+	lose_less(s, ring, less, sizeof(less));
 	if (r->lost_samples || r->lost_records)
 		snprintf(lost, sizeof(lost),
 			 "; perf lost %llu %s while recording (its ring filled faster than perf "
-			 "wrote it out): %s%s loses less",
+			 "wrote it out): %s",
 			 (unsigned long long)(r->lost_samples ? r->lost_samples : r->lost_records),
-			 r->lost_samples ? "samples" : "records", ring,
-			 s->pa.cg == SNAP_CG_DWARF ? " or -callgraph-mode fp (smaller samples)"
-						   : "");
+			 r->lost_samples ? "samples" : "records", less);
 	if (!wrapped)
 		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)%s%s%s%s%s",
 			  secs(span), secs(run_ns), what, threads,
@@ -336,21 +351,18 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 		/* Nothing was sampled: not an error of snaptrace's; run passes
 		 * the program's status on. */
 		if (res.lost_samples || res.lost_records) {
-			char ring[32];
+			char ring[32], less[192];
 
 			bigger_ring(&s, ring, sizeof(ring));
+			lose_less(&s, ring, less, sizeof(less));
 			fprintf(stderr,
 				"snaptrace %s: no trace written: perf lost every sample (%llu %s) "
 				"while recording: its ring filled faster than perf wrote it out; "
-				"%s%s "
-				"loses less\n",
+				"%s\n",
 				cmd,
 				(unsigned long long)(res.lost_samples ? res.lost_samples
 								      : res.lost_records),
-				res.lost_samples ? "samples" : "records", ring,
-				s.pa.cg == SNAP_CG_DWARF
-					? " or -callgraph-mode fp (smaller samples)"
-					: "");
+				res.lost_samples ? "samples" : "records", less);
 		} else if (s.cfg.rec.sampling && s.pa.freq && argv)
 			fprintf(stderr,
 				"snaptrace %s: no trace written: %s ended before its first sample "
