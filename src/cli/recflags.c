@@ -56,7 +56,9 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"trigger", NULL, "SYMBOL",
 	 "snapshot when a thread calls SYMBOL (also symbol:NAME, addr:HEX, FILE:LINE[:COL]; "
 	 "'.' = the stop indicator; '?', symbol:?, line:? = pick)"},
-	{"multi-snapshot", NULL, NULL, "snapshot at every trigger hit, not just the first"},
+	{"multi-snapshot", NULL, NULL,
+	 "snapshot at every trigger hit, not just the first (every hit is marked; one during a "
+	 "snapshot gets none of its own)"},
 	{"trace-include-kernel", NULL, NULL, "trace the kernel too (root or paranoid <= 1)"},
 	{"trace-kernel-only", NULL, NULL, "trace only the kernel (root or paranoid <= 1)"},
 	{"timer-resolution", NULL, "RES",
