@@ -54,9 +54,11 @@ static void on_signal(int sig)
 /* Where events come from. */
 struct source {
 	const char *name;
-	int is_perf;  /* perf script on a perf.data, else text read from fd */
-	int timeless; /* no times in the data: number the events instead */
-	uint64_t seq; /* events returned */
+	int is_perf;			/* perf script on a perf.data, else text read from fd */
+	int timeless;			/* no times in the data: number the events instead */
+	int dwarf;			/* perf.data with dwarf call graphs */
+	struct snap_perfdata_lost lost; /* what perf lost while recording it */
+	uint64_t seq;			/* events returned */
 	int fd, eof;
 	char *buf;
 	struct snap_perfscript ps;
@@ -161,8 +163,12 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 		src->fd = -1;
 		return err;
 	}
+	/* (a damaged data section leaves what was counted before the damage) */
+	if (err >= 0)
+		(void)snap_perfdata_lost(pread_reader, &src->fd, &info, &src->lost);
 	close(src->fd);
 	src->fd = -1;
+	src->dwarf = err >= 0 && info.dwarf;
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "%s: damaged perf.data header (%s)", src->name,
 			 snap_strerror(err));
@@ -410,6 +416,25 @@ static const char *made_from(const struct snap_decoder_stats *s, char *buf, size
 	return buf;
 }
 
+/* What perf lost while recording (its PERF_RECORD_LOST and LOST_SAMPLES
+ * records), in our words; run/attach add the flag that loses less. */
+static void report_lost(const struct snap_decode_result *r)
+{
+	uint64_t all = r->perf_samples + r->lost_samples;
+
+	if (r->lost_samples)
+		snap_warn("perf lost %llu of %llu samples (%llu%%) while recording: its ring "
+			  "filled faster than it was written out; the trace has gaps there",
+			  (unsigned long long)r->lost_samples, (unsigned long long)all,
+			  (unsigned long long)(r->lost_samples * 100 / all));
+	else if (r->lost_records)
+		snap_warn("perf lost %llu records (samples, switches) in %llu chunk%s while "
+			  "recording: its ring filled faster than it was written out; the trace "
+			  "has gaps there",
+			  (unsigned long long)r->lost_records, (unsigned long long)r->lost_chunks,
+			  r->lost_chunks == 1 ? "" : "s");
+}
+
 static void report_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
 			 const char *output)
 {
@@ -560,6 +585,8 @@ static int decode_loop(struct source *src, struct snap_decoder *dec, enum snap_s
 			if (ev.time > res->last_time)
 				res->last_time = ev.time;
 		}
+		if (res->cover && snap_thcover_feed(res->cover, &ev, dec->st) < 0)
+			res->cover = NULL; /* out of memory: no per-thread coverage */
 		r = snap_decoder_feed(dec, &ev);
 		if (r < 0)
 			snap_progress_done(&prog);
@@ -663,6 +690,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	memset(&fx, 0, sizeof(fx));
 	memset(&dec, 0, sizeof(dec));
 	memset(&res, 0, sizeof(res));
+	res.cover = o->result ? o->result->cover : NULL;
 	memset(&sink, 0, sizeof(sink));
 	memset(&filter, 0, sizeof(filter));
 	memset(&maps, 0, sizeof(maps));
@@ -729,6 +757,11 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		err = decode_loop(&src, &dec, o->scope, &maps, &res, &sink, output);
 		if (src.is_perf)
 			snap_perfsrc_set_progress(&src.perf, NULL); /* decode_loop's, gone */
+		res.dwarf |= src.dwarf;
+		res.lost_records += src.lost.lost;
+		res.lost_samples += src.lost.lost_samples;
+		res.lost_chunks += src.lost.chunks;
+		res.perf_samples += src.lost.samples;
 		report_unknown(&src);
 		serr = source_close(&src);
 		if (err < 0 || serr < 0) {
@@ -743,12 +776,16 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_decoder_new_snapshot(&dec);
 	}
 	snap_decoder_stats(&dec, &stats);
+	stats.dwarf = res.dwarf;
 	res.events = stats.events; /* every event fed, as the decoder counts them */
 	if (!res.samples && !res.branches && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
 			  "alone");
 	} else if (o->quiet_empty && !res.samples && !res.branches) {
-		/* (switch records alone: the program ended before its first sample) */
+		/* (switch records alone: the program ended before its first sample,
+		 * or perf lost every sample: the caller says which) */
+		if (o->result)
+			*o->result = res;
 		err = -ENODATA;
 		goto out_abort;
 	} else if (stats.events == 0) {
@@ -778,6 +815,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_warn("%llu name%s not UTF-8: each bad byte is shown as U+FFFD",
 			  (unsigned long long)fx.stats.bad_utf8,
 			  fx.stats.bad_utf8 == 1 ? " was" : "s were");
+	report_lost(&res);
 	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
 	if (o->result)
 		*o->result = res;

@@ -12,6 +12,7 @@
 
 #include "model/event.h"
 #include "model/timeline.h"
+#include "stack/thcover.h"
 #include "util/strtab.h"
 
 /* A second consumer of the timeline (snaptrace report, -report): open() is
@@ -59,6 +60,12 @@ int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k);
 struct snap_decode_result {
 	uint64_t events, samples, branches;
 	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
+	int dwarf; /* a perf.data input samples user stack copies (dwarf call graphs) */
+	/* what perf lost while recording (parse/perfdata.h, snap_perfdata_lost) */
+	uint64_t lost_records, lost_chunks, lost_samples, perf_samples;
+	/* in: when not NULL, fed every sample and switch (stack/thcover.h: the
+	 * per-thread coverage of run/attach); owned by the caller */
+	struct snap_thcover *cover;
 };
 
 struct snap_decode_opts {

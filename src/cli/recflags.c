@@ -56,7 +56,9 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"trigger", NULL, "SYMBOL",
 	 "snapshot when a thread calls SYMBOL (also symbol:NAME, addr:HEX, FILE:LINE[:COL]; "
 	 "'.' = the stop indicator; '?', symbol:?, line:? = pick)"},
-	{"multi-snapshot", NULL, NULL, "snapshot at every trigger hit, not just the first"},
+	{"multi-snapshot", NULL, NULL,
+	 "snapshot at every trigger hit, not just the first (every hit is marked; one during a "
+	 "snapshot gets none of its own)"},
 	{"trace-include-kernel", NULL, NULL, "trace the kernel too (root or paranoid <= 1)"},
 	{"trace-kernel-only", NULL, NULL, "trace only the kernel (root or paranoid <= 1)"},
 	{"timer-resolution", NULL, "RES",
@@ -336,7 +338,21 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 	return 0;
 }
 
-static void print_warnings(const struct snap_perfargs *pa, const struct snap_recflags *f)
+/* What keeps more dwarf samples: without the right to lock a big ring, that
+ * right; as root, -snapshot-size (-full-execution drains the ring). */
+static const char *dwarf_hint(const struct snap_perfargs *pa, const struct snap_recflags *f,
+			      const struct snap_perfcaps *c)
+{
+	if (!c->big_ring)
+		return "; as root (or with CAP_IPC_LOCK) the ring is bigger";
+	if (f->snapshot_size || f->rec.full_execution)
+		return "";
+	return pa->ring_bytes >= (64u << 20) ? "; -snapshot-size 256M keeps more"
+					     : "; -snapshot-size keeps more";
+}
+
+static void print_warnings(const struct snap_perfargs *pa, const struct snap_recflags *f,
+			   const struct snap_perfcaps *c)
 {
 	if (pa->warn & SNAP_PA_W_PSB_DOWNGRADE)
 		snap_warn("this CPU cannot set the PSB period: using -timer-resolution Low "
@@ -362,9 +378,7 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB",
 			  (unsigned long long)pa->ring_samples,
 			  (double)pa->ring_samples / (double)pa->freq, (unsigned long long)pa->freq,
-			  pa->pages || f->snapshot_size
-				  ? ""
-				  : "; as root the ring and the copy are bigger");
+			  dwarf_hint(pa, f, c));
 	if (pa->warn & SNAP_PA_W_CG_DEFAULT_FP)
 		snap_info("no LBR here: call graphs use frame pointers (-callgraph-mode dwarf for "
 			  "code built without them)");
@@ -382,7 +396,7 @@ int snap_recflags_build(struct snap_recflags *f, const char *cmd, const struct s
 			pa->err[0] ? pa->err : snap_strerror(err));
 		return err == -SNAP_EUSAGE ? 2 : 1;
 	}
-	print_warnings(pa, f);
+	print_warnings(pa, f, &m->caps);
 	return 0;
 }
 

@@ -171,34 +171,116 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* The threads whose start the ring overwrote (or perf lost): ", but the
+ * ring overwrote the start of thread xz (tid 12): 6.300 s on a CPU, its track
+ * starts at 6.304 s". A thread is named when it ran 10 sample periods on a
+ * CPU (switch records cover the whole run) before its first sample. */
+static void lost_threads(const struct snap_recflags *f, const struct snap_session *s,
+			 const struct snap_thcover *c, char *buf, size_t len)
+{
+	size_t idx[3], n, used;
+	uint64_t min_ns = s->pa.freq ? 10u * (1000000000u / s->pa.freq) : 0;
+
+	buf[0] = '\0';
+	if (!c || !f->rec.sampling || !min_ns)
+		return;
+	n = snap_thcover_lost(c, min_ns, idx, 3);
+	if (!n)
+		return;
+	used = (size_t)snprintf(buf, len, ", but %s the start of %zu thread%s: ",
+				f->rec.full_execution ? "perf lost" : "the ring overwrote", n,
+				n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 3 && used < len; i++) {
+		const struct snap_thcover_thread *t = &c->th[idx[i]];
+		double on = (double)snap_thcover_lost_ns(c, t) / 1e9;
+
+		if (t->samples)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s (tid %d, %.3f s on a CPU before its track "
+						 "starts at %.3f s)",
+						 i ? ", " : "", t->name[0] ? t->name : "?",
+						 (int)t->tid, on,
+						 (double)(t->first_sample - c->t0) / 1e9);
+		else
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s (tid %d, %.3f s on a CPU, no sample left)",
+						 i ? ", " : "", t->name[0] ? t->name : "?",
+						 (int)t->tid, on);
+	}
+	if (n > 3 && used < len)
+		snprintf(buf + used, len - used, " and %zu more", n - 3);
+}
+
+/* "-snapshot-size 2M keeps more": four times the ring, at most 1 GiB. */
+static void bigger_ring(const struct snap_session *s, char *buf, size_t len)
+{
+	uint64_t ring = s->pa.ring_bytes ? s->pa.ring_bytes : (4u << 20);
+	uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
+
+	snprintf(buf, len, "-snapshot-size %llu%s",
+		 (unsigned long long)(more >> (more >= (1u << 20) ? 20 : 10)),
+		 more >= (1u << 20) ? "M" : "K");
+}
+
+/* What loses less when perf lost data: a bigger ring where one may be
+ * locked, smaller (fp) samples, fewer samples. */
+static void lose_less(const struct snap_session *s, const char *ring, char *buf, size_t len)
+{
+	int dwarf = s->pa.cg == SNAP_CG_DWARF;
+
+	if (s->cfg.caps && !s->cfg.caps->big_ring)
+		snprintf(buf, len,
+			 "%sa lower -timer-resolution loses less; as root (or with CAP_IPC_LOCK) "
+			 "the ring can be bigger",
+			 dwarf ? "-callgraph-mode fp (smaller samples) or " : "");
+	else
+		snprintf(buf, len, "%s%s loses less", ring,
+			 dwarf ? " or -callgraph-mode fp (smaller samples)" : "");
+}
+
 /* One line on what the trace covers: the span kept against the run, the
- * samples, and the flag that keeps more; then a hint on untraced threads. */
+ * samples, the threads whose start was lost, what perf lost, and the flag
+ * that keeps more; then a hint on untraced threads. */
 static void say_coverage(const struct snap_recflags *f, const struct snap_session *s,
 			 const struct snap_decode_result *r)
 {
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
 	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
-	char what[64];
+	char what[64], threads[512], ring[32], lost[320] = "", less[192];
+	int wrapped;
 
 	if (f->rec.sampling)
 		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->samples,
 			 r->samples == 1 ? "" : "s");
 	else
 		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
-	if (f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
-	    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples)) {
-		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)", secs(span),
-			  secs(run_ns), what);
-	} else {
-		uint64_t ring = s->pa.ring_bytes ? s->pa.ring_bytes : (4u << 20);
-		uint64_t more = ring * 4 > (1ull << 30) ? (1ull << 30) : ring * 4;
-
-		snap_warn("the trace covers the last %.3f s of the %.3f s recording (%s); "
-			  "-snapshot-size %llu%s keeps more, -full-execution keeps all",
-			  secs(span), secs(run_ns), what,
-			  (unsigned long long)(more >> (more >= (1u << 20) ? 20 : 10)),
-			  more >= (1u << 20) ? "M" : "K");
-	}
+	wrapped = !(f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
+		    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples));
+	lost_threads(f, s, r->cover, threads, sizeof(threads));
+	if (wrapped && r->cover && r->cover->n == 1)
+		threads[0] = '\0'; /* one thread: "the last X s" says it all */
+	bigger_ring(s, ring, sizeof(ring));
+	lose_less(s, ring, less, sizeof(less));
+	if (r->lost_samples || r->lost_records)
+		snprintf(lost, sizeof(lost),
+			 "; perf lost %llu %s while recording (its ring filled faster than perf "
+			 "wrote it out): %s",
+			 (unsigned long long)(r->lost_samples ? r->lost_samples : r->lost_records),
+			 r->lost_samples ? "samples" : "records", less);
+	if (!wrapped)
+		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)%s%s%s%s%s",
+			  secs(span), secs(run_ns), what, threads,
+			  threads[0] && !f->rec.full_execution ? "; " : "",
+			  threads[0] && !f->rec.full_execution ? ring : "",
+			  threads[0] && !f->rec.full_execution
+				  ? " keeps more, -full-execution keeps all"
+				  : "",
+			  lost);
+	else
+		snap_warn(
+			"the trace covers the last %.3f s of the %.3f s recording (%s)%s; %s keeps "
+			"more, -full-execution keeps all%s",
+			secs(span), secs(run_ns), what, threads, ring, lost);
 }
 
 /* Without -multi-thread: other threads or child processes ran untraced. */
@@ -230,11 +312,13 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 	struct snap_session_cfg cfg = {0};
 	struct snap_session s;
 	struct snap_decode_result res = {0};
+	struct snap_thcover cover;
 	int err, rc = 1, status = 0, written = 0, out_fd = -1;
 
 	err = precheck(f, cmd, m);
 	if (err)
 		return err;
+	snap_thcover_init(&cover); /* (allocates nothing yet) */
 	cfg.rec = f->rec;
 	cfg.caps = &m->caps;
 	cfg.cmd = argv;
@@ -266,11 +350,25 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 		fprintf(stderr, "snaptrace %s: %s\n", cmd, s.why);
 		goto out;
 	}
+	res.cover = &cover;
 	err = decode(f, &s, &res, f->serve ? &out_fd : NULL);
 	if (err == -ENODATA) {
 		/* Nothing was sampled: not an error of snaptrace's; run passes
 		 * the program's status on. */
-		if (s.cfg.rec.sampling && s.pa.freq && argv)
+		if (res.lost_samples || res.lost_records) {
+			char ring[32], less[192];
+
+			bigger_ring(&s, ring, sizeof(ring));
+			lose_less(&s, ring, less, sizeof(less));
+			fprintf(stderr,
+				"snaptrace %s: no trace written: perf lost every sample (%llu %s) "
+				"while recording: its ring filled faster than perf wrote it out; "
+				"%s\n",
+				cmd,
+				(unsigned long long)(res.lost_samples ? res.lost_samples
+								      : res.lost_records),
+				res.lost_samples ? "samples" : "records", less);
+		} else if (s.cfg.rec.sampling && s.pa.freq && argv)
 			fprintf(stderr,
 				"snaptrace %s: no trace written: %s ended before its first sample "
 				"(at %llu Hz, one per %llu us on a CPU); trace a longer run or "
@@ -308,6 +406,7 @@ out:
 			rc = status;
 	}
 	snap_session_close(&s);
+	snap_thcover_fini(&cover);
 	if (written && f->serve) {
 		/* the descriptor just written: a link swapped meanwhile cannot redirect it */
 		int src = snap_serve_fd(cmd, out_fd, f->output ? f->output : "trace.fxt.gz",

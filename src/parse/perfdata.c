@@ -16,8 +16,9 @@
 #define FEAT_BUILD_ID	 2
 #define FEAT_AUXTRACE	 18
 #define SAMPLE_CALLCHAIN (1u << 5)
-#define ATTR_MIN_SIZE	 64 /* PERF_ATTR_SIZE_VER0 */
-#define PERF_TYPE_MAX	 6  /* types above are dynamic PMUs (intel_pt, ...) */
+#define SAMPLE_USERSTACK (1u << 13) /* PERF_SAMPLE_STACK_USER: dwarf call graphs */
+#define ATTR_MIN_SIZE	 64	    /* PERF_ATTR_SIZE_VER0 */
+#define PERF_TYPE_MAX	 6	    /* types above are dynamic PMUs (intel_pt, ...) */
 #define INTEL_PT_CFG_TSC (1u << 10)
 #define MAX_ATTRS	 4096
 
@@ -71,6 +72,8 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 			return -SNAP_ETRUNC;
 		if (snap_get64(attr + 24) & SAMPLE_CALLCHAIN)
 			info->callchain = 1;
+		if (snap_get64(attr + 24) & SAMPLE_USERSTACK)
+			info->dwarf = 1;
 		/* The AUX event is the dynamic-PMU one; without its tsc bit there are
 		 * no timestamps and perf script refuses -F time. */
 		if (info->kind == SNAP_PERFDATA_AUX && snap_get32(attr) >= PERF_TYPE_MAX &&
@@ -192,4 +195,66 @@ int snap_perfdata_build_ids(snap_perfdata_read_fn read, void *ctx,
 	}
 	snap_free(buf);
 	return r;
+}
+
+/* Record types (perf_event.h): PERF_RECORD_LOST = 2, _SAMPLE = 9, _LOST_SAMPLES = 13. */
+#define REC_LOST	 2
+#define REC_SAMPLE	 9
+#define REC_LOST_SAMPLES 13
+#define LOST_CHUNK	 (1u << 20)
+
+int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_perfdata_info *info,
+		       struct snap_perfdata_lost *out)
+{
+	uint64_t off = 0, end = info->data_size;
+	uint8_t *buf;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (info->pipe_mode || !end)
+		return 0;
+	if (info->data_off > UINT64_MAX - end)
+		return -SNAP_EPARSE;
+	buf = snap_malloc(LOST_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	while (off < end && !err) {
+		size_t want = end - off < LOST_CHUNK ? (size_t)(end - off) : LOST_CHUNK, pos = 0;
+		long n = read(ctx, info->data_off + off, buf, want);
+
+		if (n < 0) {
+			err = (int)n;
+			break;
+		}
+		if ((size_t)n < 8) {
+			err = -SNAP_ETRUNC;
+			break;
+		}
+		/* whole records of this chunk; one cut by its end is read again */
+		while (pos + 8 <= (size_t)n) {
+			uint32_t type = snap_get32(buf + pos);
+			uint16_t size = (uint16_t)(buf[pos + 6] | buf[pos + 7] << 8);
+
+			if (size < 8 || off + pos + size > end) {
+				err = -SNAP_EPARSE;
+				break;
+			}
+			if (pos + size > (size_t)n)
+				break;
+			if (type == REC_LOST && size >= 24) {
+				out->chunks++;
+				out->lost += snap_get64(buf + pos + 16);
+			} else if (type == REC_LOST_SAMPLES && size >= 16) {
+				out->lost_samples += snap_get64(buf + pos + 8);
+			} else if (type == REC_SAMPLE) {
+				out->samples++;
+			}
+			pos += size;
+		}
+		if (!pos && !err) /* a record cut by the end of the file */
+			err = (size_t)n < want ? -SNAP_ETRUNC : -SNAP_EPARSE;
+		off += pos;
+	}
+	snap_free(buf);
+	return err;
 }

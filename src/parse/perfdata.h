@@ -20,6 +20,7 @@ struct snap_perfdata_info {
 	enum snap_perfdata_kind kind;
 	uint32_t nattrs;
 	int callchain; /* some event samples call chains */
+	int dwarf;     /* some event samples user stack copies (dwarf call graphs) */
 	int pipe_mode; /* written to a pipe: no attribute section */
 	int timeless;  /* AUX trace of a PMU event recorded without TSC packets */
 	/* The header's sections (0 in pipe mode), for snap_perfdata_check_size. */
@@ -61,5 +62,25 @@ int snap_perfdata_check_size(const struct snap_perfdata_info *info, uint64_t fil
 int snap_perfdata_build_ids(snap_perfdata_read_fn read, void *ctx,
 			    int (*fn)(void *arg, const char *path, const uint8_t *id, size_t idlen),
 			    void *arg);
+
+/* What perf could not write into the recording: its PERF_RECORD_LOST records
+ * (chunks: records dropped because a ring was full, with how many) and
+ * PERF_RECORD_LOST_SAMPLES (samples the kernel dropped), against the samples
+ * it kept (PERF_RECORD_SAMPLE). */
+struct snap_perfdata_lost {
+	uint64_t chunks;       /* PERF_RECORD_LOST records */
+	uint64_t lost;	       /* ... the records they say were lost */
+	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES: samples lost */
+	uint64_t samples;      /* PERF_RECORD_SAMPLE records kept */
+};
+
+/*
+ * Walks the record headers of the data section of a probed (non-pipe) file
+ * and fills *out. Reads the section in chunks (any size works). Returns 0,
+ * -SNAP_EPARSE at a record that cannot be (size < 8, or past the section:
+ * what came before it is counted), or the reader's error.
+ */
+int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_perfdata_info *info,
+		       struct snap_perfdata_lost *out);
 
 #endif

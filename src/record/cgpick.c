@@ -1,16 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * -callgraph-mode auto (see cgpick.h). A function keeps a frame pointer when
- * its first instructions are `push %rbp; mov %rsp,%rbp` (55 48 89 e5, or the
- * other encoding 55 48 8b ec), possibly after endbr64 (f3 0f 1e fa): that is
- * what gcc and clang emit with -fno-omit-frame-pointer (and at -O0), and
- * what they almost never emit without it. A file keeps frame pointers when
- * at least half of its functions do.
+ * -callgraph-mode auto (see cgpick.h, docs/recording.md "Call graphs").
+ *
+ * With .eh_frame (what gcc, clang and rustc emit by default), a function's
+ * unwind rows say what it does to the stack: one that keeps a frame pointer
+ * has a row whose CFA is %rbp-based (after `mov %rsp,%rbp`, wherever the
+ * shrink-wrapped prologue puts it); one with a stack frame but no frame
+ * pointer has only %rsp-based rows with offsets above 8 (pushes, sub); a
+ * leaf or a tail-caller without a frame has CFA = %rsp+8 throughout. Only
+ * functions with a frame are judged: every function that makes a call has
+ * one (the call needs a 16-byte aligned %rsp), and gcc -O2
+ * -fno-omit-frame-pointer leaves the others frameless, so counting them (as
+ * a prologue count does) calls such builds "no frame pointers".
+ *
+ * Without .eh_frame, a function keeps a frame pointer when its first
+ * instructions are `push %rbp; mov %rsp,%rbp` (55 48 89 e5, or 55 48 8b ec),
+ * possibly after endbr64 (f3 0f 1e fa).
+ *
+ * A file keeps frame pointers when at least half of its judged functions
+ * do. Go programs always do (the Go compiler keeps them on amd64; go build
+ * has no flag to drop them).
  */
 #include "record/cgpick.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +44,11 @@
 #define MAX_FUNCS     20000 /* enough to judge a file; bounds the scan */
 #define MIN_FUNC_SIZE 16
 #define MAX_FILES     64
+#define MAX_ROWS      64 /* unwind rows read per function */
+
+/* DWARF register numbers of x86-64 */
+#define DWREG_RBP 6
+#define DWREG_RSP 7
 
 #define rd16 snap_elf_rd16
 #define rd32 snap_elf_rd32
@@ -47,6 +69,87 @@ static int has_fp_prologue(const uint8_t *p, uint64_t avail)
 	       ((p[2] == 0x89 && p[3] == 0xe5) || (p[2] == 0x8b && p[3] == 0xec));
 }
 
+/* What the unwind rows of [lo, hi) say: 2 the CFA is %rbp-based in one (a
+ * frame pointer), 1 a stack frame without one, 0 no frame, -1 no rows. */
+static int cfi_frame(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi)
+{
+	uint64_t a = lo;
+	int framed = 0;
+
+	for (int rows = 0; a < hi && rows < MAX_ROWS; rows++) {
+		Dwarf_Frame *fr = NULL;
+		Dwarf_Addr start, end;
+		Dwarf_Op *ops;
+		size_t nops;
+		uint64_t reg = UINT64_MAX;
+		int64_t off = 0;
+
+		if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+			return rows ? framed : -1;
+		if (dwarf_frame_info(fr, &start, &end, NULL) < 0)
+			end = a;
+		if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
+			if (ops[0].atom == DW_OP_bregx) {
+				reg = ops[0].number;
+				off = (int64_t)ops[0].number2;
+			} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+				reg = ops[0].atom - DW_OP_breg0;
+				off = (int64_t)ops[0].number;
+			}
+		}
+		free(fr);
+		if (reg == DWREG_RBP)
+			return 2;
+		if (reg == DWREG_RSP && off > 8)
+			framed = 1;
+		if (end <= a)
+			break;
+		a = end;
+	}
+	return framed;
+}
+
+/* Judges the functions by their unwind rows. Returns 0 when none has rows. */
+static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap_fpscan *out)
+{
+	struct snap_elfsym sym;
+	uint64_t cur = 0;
+	Dwarf_CFI *cfi;
+	Elf *elf;
+	int any = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	/* (libelf only reads a native-order image in place) */
+	elf = elf_memory((char *)(uintptr_t)buf, len);
+	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+	while (cfi && out->funcs + out->frameless < MAX_FUNCS &&
+	       snap_elf_sym_next(e, &cur, &sym) == 1) {
+		int r;
+
+		if (e->symtab >= 0 && (cur >> 63))
+			break;
+		if (sym.type != STT_FUNC || sym.size < MIN_FUNC_SIZE || !sym.value ||
+		    sym.value > UINT64_MAX - sym.size)
+			continue;
+		r = cfi_frame(cfi, sym.value, sym.value + sym.size);
+		if (r < 0)
+			continue;
+		any = 1;
+		if (r == 0) {
+			out->frameless++;
+			continue;
+		}
+		out->funcs++;
+		out->fp += r == 2;
+	}
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	if (elf)
+		elf_end(elf);
+	return any;
+}
+
 int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 {
 	struct snap_elf e;
@@ -58,11 +161,19 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		return -SNAP_EFORMAT;
 	for (unsigned i = 0; i < e.shnum; i++) {
 		const uint8_t *s = snap_elf_shdr(&e, i);
+		const char *name = snap_elf_sec_name(&e, i);
 
-		if (!strcmp(snap_elf_sec_name(&e, i), ".eh_frame") &&
-		    rd32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS && rd64(s + SNAP_SHDR(sh_size)) > 4)
+		if (!strcmp(name, ".eh_frame") && rd32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS &&
+		    rd64(s + SNAP_SHDR(sh_size)) > 4)
 			out->eh_frame = 1;
+		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
+			out->go = 1;
 	}
+	if (out->eh_frame && scan_cfi(&e, buf, len, out)) {
+		out->by_cfi = 1;
+		return 0;
+	}
+	out->funcs = out->fp = out->frameless = 0;
 	while (out->funcs < MAX_FUNCS && snap_elf_sym_next(&e, &cur, &sym) == 1) {
 		uint64_t off;
 
@@ -140,12 +251,27 @@ static unsigned pct(uint32_t a, uint32_t b)
 	return b ? (unsigned)((uint64_t)a * 100 / b) : 0;
 }
 
+/* "(83% of 40 functions with a stack frame)" */
+static const char *share(const struct snap_fpscan *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "(%u%% of %u function%s%s)", pct(s->fp, s->funcs), s->funcs,
+		 s->funcs == 1 ? "" : "s", s->by_cfi ? " with a stack frame" : "");
+	return buf;
+}
+
 enum snap_cg snap_cgpick_decide(const struct snap_cgfile *files, size_t n, int lbr, char *why,
 				size_t len)
 {
 	const struct snap_cgfile *bad = NULL, *first = NULL;
 	size_t judged = 0, libs = 0;
+	char sh[96];
 
+	/* Go keeps frame pointers (and has no flag to drop them): its own
+	 * unwind data is not .eh_frame, so nothing else is asked of it. */
+	if (n && files[0].ok && files[0].scan.go) {
+		snprintf(why, len, "%s is a Go program (Go keeps frame pointers)", files[0].name);
+		return SNAP_CG_FP;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct snap_cgfile *f = &files[i];
 
@@ -162,6 +288,13 @@ enum snap_cg snap_cgpick_decide(const struct snap_cgfile *files, size_t n, int l
 	if (!judged) {
 		const struct snap_cgfile *x = n && files[0].ok ? &files[0] : NULL;
 
+		if (x && x->scan.by_cfi && x->scan.frameless) {
+			snprintf(why, len,
+				 "%s keeps frame pointers (none of its %u functions has a stack "
+				 "frame)",
+				 x->name, x->scan.frameless);
+			return SNAP_CG_FP;
+		}
 		if (lbr) {
 			snprintf(why, len,
 				 "no function symbols to check for frame pointers, and this "
@@ -180,29 +313,26 @@ enum snap_cg snap_cgpick_decide(const struct snap_cgfile *files, size_t n, int l
 		return SNAP_CG_FP;
 	}
 	if (!bad) {
-		snprintf(why, len, "%s keeps frame pointers (%u%% of %u functions)%s", first->name,
-			 pct(first->scan.fp, first->scan.funcs), first->scan.funcs,
+		snprintf(why, len, "%s keeps frame pointers %s%s", first->name,
+			 share(&first->scan, sh, sizeof(sh)),
 			 libs > (first != &files[0] ? 1u : 0u) ? ", and so do its libraries" : "");
 		return SNAP_CG_FP;
 	}
 	if (lbr) {
 		snprintf(why, len,
-			 "%s has no frame pointers (%u%% of %u functions), and this CPU has "
-			 "last branch records",
-			 bad->name, pct(bad->scan.fp, bad->scan.funcs), bad->scan.funcs);
+			 "%s has no frame pointers %s, and this CPU has last branch records",
+			 bad->name, share(&bad->scan, sh, sizeof(sh)));
 		return SNAP_CG_LBR;
 	}
 	if (bad->scan.eh_frame) {
-		snprintf(why, len,
-			 "%s has no frame pointers (%u%% of %u functions) but has .eh_frame "
-			 "unwind tables",
-			 bad->name, pct(bad->scan.fp, bad->scan.funcs), bad->scan.funcs);
+		snprintf(why, len, "%s has no frame pointers %s but has .eh_frame unwind tables",
+			 bad->name, share(&bad->scan, sh, sizeof(sh)));
 		return SNAP_CG_DWARF;
 	}
 	snprintf(why, len,
-		 "%s has neither frame pointers (%u%% of %u functions) nor .eh_frame; stacks "
-		 "through it will be cut (rebuild it with -fno-omit-frame-pointer)",
-		 bad->name, pct(bad->scan.fp, bad->scan.funcs), bad->scan.funcs);
+		 "%s has neither frame pointers %s nor .eh_frame; stacks through it will be cut "
+		 "(rebuild it with -fno-omit-frame-pointer)",
+		 bad->name, share(&bad->scan, sh, sizeof(sh)));
 	return SNAP_CG_FP;
 }
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * -callgraph-mode auto: looks at the program's code and picks how perf
- * should unwind its stacks. fp when the executable and its own libraries keep
- * frame pointers (function prologues `push %rbp; mov %rsp,%rbp`); else lbr
- * where the CPU has it; else dwarf when they carry .eh_frame unwind tables.
+ * should unwind its stacks (docs/recording.md, "Call graphs"). fp when the
+ * executable and its own libraries keep frame pointers: judged by the
+ * .eh_frame unwind rows of the functions that have a stack frame (the CFA is
+ * %rbp-based somewhere in the function), else by function prologues
+ * `push %rbp; mov %rsp,%rbp`; a Go program always keeps them. Else lbr where
+ * the CPU has it; else dwarf when they carry .eh_frame unwind tables.
  * The C runtime (libc, libm, ld.so, libstdc++, libgcc_s...) is not judged:
  * Debian builds it without frame pointers, and its frames are mostly leaves.
  *
@@ -21,12 +24,20 @@
 
 /* What one ELF file says about its unwinding. */
 struct snap_fpscan {
-	uint32_t funcs; /* functions of >= 16 bytes examined */
-	uint32_t fp;	/* ... that start with push %rbp; mov %rsp,%rbp (after endbr64) */
-	int eh_frame;	/* a non-empty .eh_frame section */
+	uint32_t funcs;	    /* functions judged: with by_cfi, those of >= 16 bytes whose
+			   unwind rows show a stack frame (leaves and tail-callers
+			   without one say nothing); else every function >= 16 bytes */
+	uint32_t fp;	    /* ... that keep a frame pointer: with by_cfi, the CFA is
+			   %rbp-based in some row; else the function starts with
+			   push %rbp; mov %rsp,%rbp (after endbr64) */
+	uint32_t frameless; /* by_cfi: functions without a stack frame (not judged) */
+	int eh_frame;	    /* a non-empty .eh_frame section */
+	int by_cfi;	    /* judged by .eh_frame rows (libdw), not by prologues */
+	int go;		    /* a Go program (.go.buildinfo or .note.go.buildid) */
 };
 
-/* Scans an ELF64 x86-64 image. Returns 0, or -SNAP_EFORMAT. */
+/* Scans an ELF64 x86-64 image (bytes from outside: every offset checked;
+ * the unwind rows are read by libdw). Returns 0, or -SNAP_EFORMAT. */
 int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out);
 
 /* Iterates the DT_NEEDED (tag 1), DT_RPATH (15) and DT_RUNPATH (29) entries

@@ -190,6 +190,59 @@ err_fini:
 	return err;
 }
 
+/* perf script's warnings about data perf lost while recording ("Processed N
+ * events and lost M chunks!", "Check IO/CPU overload!", "Processed N samples
+ * and lost P%!"): the pipeline says it in its own words (snap_perfdata_lost). */
+static int lost_warning(const char *l, size_t n)
+{
+	return (n > 10 && !strncmp(l, "Processed ", 10) && memmem(l, n, " and lost ", 10)) ||
+	       (n == 22 && !strncmp(l, "Check IO/CPU overload!", 22));
+}
+
+/* Relays perf's stderr but those warnings (with their "Warning:" line and
+ * the blank lines after them). A "Warning:" line that ends a read waits in
+ * src->err_held for the line after it (buf NULL: relay it, perf is done). */
+static void relay_err(struct snap_dlsrc *src, const char *buf, size_t n)
+{
+	static const char warning[] = "Warning:\n";
+	char out[4096 + sizeof(warning)];
+	size_t o = 0, i = 0;
+	int dropped = 0;
+
+	if (src->err_held) {
+		const char *nl = buf ? memchr(buf, '\n', n) : NULL;
+
+		src->err_held = 0;
+		if (!buf || !lost_warning(buf, nl ? (size_t)(nl - buf) : n)) {
+			memcpy(out, warning, sizeof(warning) - 1);
+			o = sizeof(warning) - 1;
+		}
+	}
+	while (buf && i < n) {
+		const char *l = buf + i, *nl = memchr(l, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - l) : n - i, next = i + len + (nl ? 1 : 0);
+		int drop = lost_warning(l, len) || (dropped && !len);
+
+		if (!drop && len == 8 && !strncmp(l, "Warning:", 8) && nl) {
+			const char *l2 = buf + next, *nl2 = memchr(l2, '\n', n - next);
+
+			if (next == n)
+				src->err_held = drop = 1;
+			else
+				drop = lost_warning(l2, nl2 ? (size_t)(nl2 - l2) : n - next);
+		}
+		if (!drop) {
+			memcpy(out + o, l, next - i);
+			o += next - i;
+		}
+		dropped = drop;
+		i = next;
+	}
+	if (o && write(STDERR_FILENO, out, o) < 0) {
+		/* nowhere to show it: still kept in errtail */
+	}
+}
+
 void snap_dlsrc_drain_err(struct snap_dlsrc *src)
 {
 	char buf[4096];
@@ -210,13 +263,12 @@ void snap_dlsrc_drain_err(struct snap_dlsrc *src)
 			continue;
 		}
 		if (n <= 0) {
+			relay_err(src, NULL, 0);
 			close(src->err_fd);
 			src->err_fd = -1;
 			return;
 		}
-		if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
-			/* nowhere to show it: still kept below */
-		}
+		relay_err(src, buf, (size_t)n);
 		have = strlen(src->errtail);
 		keep = (size_t)n < sizeof(src->errtail) - 1 ? (size_t)n : sizeof(src->errtail) - 1;
 		if (have + keep > sizeof(src->errtail) - 1) {

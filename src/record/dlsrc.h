@@ -60,6 +60,7 @@ struct snap_dlsrc {
 	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
 	/* a progress line redrawn while perf prints nothing, or NULL */
 	struct snap_progress *progress;
+	int err_held; /* a "Warning:" line not relayed yet (dlsrc.c, relay_err) */
 };
 
 /* Tells c the build ids perf recorded in the perf.data file (or directory) data,

@@ -7,8 +7,9 @@
  *  - sampling uses cpu-clock when the machine has no hardware PMU (cycles
  *    silently falls back to it anyway) and keeps Normal at 4 kHz there;
  *  - the default sampling call graph is picked by looking at the program
- *    (record/cgpick.c); dwarf copies 4 KiB of stack (2 KiB unprivileged) into
- *    a 32 MiB ring instead of perf's 8 KiB into 512 KiB (~60 samples);
+ *    (record/cgpick.c); dwarf copies perf's 8 KiB of stack into a 32-64 MiB
+ *    ring where it may be locked, instead of perf's 512 KiB (~60 samples),
+ *    also with -full-execution (perf lost chunks of the 512 KiB one);
  *  - sampling records context switches and, where permitted, sched_switch
  *    samples with call chains: the timeline shows time off the CPU;
  *  - -snapshot-size also sizes the sampling ring (--mmap-pages) instead of
@@ -292,9 +293,9 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		else
 			out->warn |= SNAP_PA_W_KCORE_OLD;
 	}
-	if (!o->snapshot_bytes && o->sampling && !o->full_execution && c->big_ring &&
-	    o->cg == SNAP_CG_DWARF) {
-		out->pages = SNAP_DWARF_PAGES;
+	if (!o->snapshot_bytes && o->sampling && c->big_ring && o->cg == SNAP_CG_DWARF) {
+		out->pages = o->full_execution || o->multi_thread ? SNAP_DWARF_CPU_PAGES
+								  : SNAP_DWARF_PAGES;
 		add(&b, "--mmap-pages=%llu", (unsigned long long)out->pages);
 	} else if (o->snapshot_bytes) {
 		out->pages = snap_size_pages(o->snapshot_bytes, &inexact);
@@ -323,9 +324,9 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		add(&b, "--call-graph");
 		if (out->cg == SNAP_CG_DWARF) {
 			/* perf's dwarf default copies 8 KiB per sample into a 512 KiB
-			 * ring: ~60 samples. Half the copy still reaches main in
-			 * Debian's python3; the ring grows where it may be locked. */
-			out->dwarf_stack = c->big_ring ? SNAP_DWARF_STACK : SNAP_DWARF_STACK_SMALL;
+			 * ring: ~60 samples. The copy stays (4 KiB cut C++ stacks);
+			 * the ring grows where it may be locked. */
+			out->dwarf_stack = SNAP_DWARF_STACK;
 			add(&b, "dwarf,%u", out->dwarf_stack);
 		} else {
 			add(&b, "%s", snap_cg_name(out->cg));

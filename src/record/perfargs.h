@@ -67,13 +67,17 @@ struct snap_recopts {
 #define SNAP_PA_W_FREQ_HIGH	0x10u /* sampling frequency risky without a PMU */
 #define SNAP_PA_W_SIZE_CAPPED	0x20u /* sampling ring capped at SNAP_SAMPLING_MAX_PAGES */
 
-/* dwarf call graphs: bytes of stack copied per sample, and the ring they get
- * when the user gave no -snapshot-size (only where a big ring may be locked:
- * 8192 pages = 32 MiB, room for ~7500 samples of ~4.3 KiB). Without that
- * permission the stack copy shrinks instead and perf's default ring stays. */
-#define SNAP_DWARF_STACK	4096u
-#define SNAP_DWARF_STACK_SMALL	2048u
-#define SNAP_DWARF_PAGES	8192u
+/* dwarf call graphs: bytes of stack copied per sample (perf's default: less
+ * cuts ordinary C++ stacks, e.g. a std::mt19937 on the stack), and the ring
+ * they get when the user gave no -snapshot-size, only where a big ring may be
+ * locked (root or CAP_IPC_LOCK): 16384 pages = 64 MiB for the snapshot ring
+ * of --per-thread (room for ~7500 samples of ~8.4 KiB), 8192 pages = 32 MiB
+ * per CPU with -multi-thread, and for -full-execution, where perf drains the
+ * ring as it fills (perf's 512 KiB lasts ~15 ms at 4 kHz: it lost chunks).
+ * Without that permission perf's default ring stays. */
+#define SNAP_DWARF_STACK	8192u
+#define SNAP_DWARF_PAGES	16384u
+#define SNAP_DWARF_CPU_PAGES	8192u
 /* Bytes a sample takes in the ring besides the stack copy (header, ip, tid,
  * time, period, registers, a short callchain): used to say what a ring holds. */
 #define SNAP_SAMPLE_OVERHEAD	256u

@@ -229,10 +229,13 @@ static void show_perf_log(struct snap_session *s, int all)
 	if (snap_read_small(path, buf, sizeof(buf)) <= 0)
 		return;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* (what perf lost is said from perf.data by the decode, in our words) */
 		int noise = !strncmp(line, "[ perf record:", 14) ||
 			    !strncmp(line, "libperf: Miscounted", 19) ||
 			    !strcmp(line, "Events enabled") || !strcmp(line, "Events disabled") ||
-			    !*line;
+			    !*line || !strcmp(line, "Check IO/CPU overload!") ||
+			    (!strncmp(line, "Processed ", 10) && strstr(line, " and lost ")) ||
+			    (!strcmp(line, "Warning:") && save && !strncmp(save, "Processed ", 10));
 
 		if (all || !noise)
 			snap_log(noise ? SNAP_LOG_INFO : SNAP_LOG_WARN, "perf: %s", line);
@@ -436,6 +439,34 @@ static int take_snapshot(struct snap_session *s, int by_hit)
 	return 0;
 }
 
+/* Appends hits to s->hits. Returns 0 or -ENOMEM. */
+static int add_hits(struct snap_session *s, const struct snap_trigger_hit *h, size_t n)
+{
+	if (snap_vec_reserve(&s->hits, &s->hcap, s->nhits + n, sizeof(*s->hits)) < 0)
+		return -ENOMEM;
+	memcpy(s->hits + s->nhits, h, n * sizeof(*h));
+	s->nhits += n;
+	return 0;
+}
+
+/* -multi-snapshot: keeps every pending hit (marked in the trace, no
+ * snapshot of their own). Returns 0 or -ENOMEM. */
+static int keep_pending(struct snap_session *s)
+{
+	struct snap_trigger_hit h[64];
+	size_t n;
+
+	while ((n = snap_trigger_read(&s->trig, h, 64)) > 0) {
+		if (add_hits(s, h, n) < 0)
+			return -ENOMEM;
+		s->hits_unsnapped += n;
+		s->hits_after_snap += n;
+		if (n < 64)
+			break;
+	}
+	return 0;
+}
+
 static int on_hits(struct snap_session *s)
 {
 	struct snap_trigger_hit h[64];
@@ -443,22 +474,51 @@ static int on_hits(struct snap_session *s)
 
 	if (!n || !s->recording)
 		return 0;
-	/* One snapshot per wake-up: the first hit takes it, the rest of the
-	 * batch (and those during the dump) are only counted. */
-	if (snap_vec_reserve(&s->hits, &s->hcap, s->nhits + 1, sizeof(*s->hits)) < 0)
-		return -ENOMEM;
-	s->hits[s->nhits++] = h[0];
+	/* One snapshot per wake-up: the first hit takes it. With
+	 * -multi-snapshot the rest of the batch and the hits during the dump
+	 * are kept too: every hit is marked (docs/behaviour.md §2.5). */
+	if (add_hits(s, h, s->cfg.rec.multi_snapshot ? n : 1) < 0)
+		return why(s, -ENOMEM, "out of memory");
+	if (s->cfg.rec.multi_snapshot)
+		s->hits_unsnapped += n - 1;
 	snap_warn("trigger %s hit by tid %d at %llu.%09llu", s->trigger_name, (int)h[0].tid,
 		  (unsigned long long)(h[0].time / 1000000000u),
 		  (unsigned long long)(h[0].time % 1000000000u));
 	if (take_snapshot(s, 1) < 0)
 		return why(s, -SNAP_EPERF, "perf did not take the snapshot");
-	snap_trigger_read(&s->trig, NULL, 0);
+	s->hits_after_snap = 0;
 	if (!s->cfg.rec.multi_snapshot) {
 		snap_trigger_fini(&s->trig);
 		s->end = SNAP_END_TRIGGER;
+	} else if (keep_pending(s) < 0) {
+		return why(s, -ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+static int cmp_hit_time(const void *a, const void *b)
+{
+	const struct snap_trigger_hit *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* -multi-snapshot: how many hits were marked, and those that were not. */
+static void say_hits(const struct snap_session *s)
+{
+	if (!s->cfg.rec.multi_snapshot || !s->cfg.trigger)
+		return;
+	if (s->nhits)
+		snap_warn("trigger %s: %zu hit%s marked in the trace, %d snapshot%s (a hit "
+			  "during a snapshot is marked without one of its own)",
+			  s->trigger_name, s->nhits, s->nhits == 1 ? "" : "s", s->snapshots,
+			  s->snapshots == 1 ? "" : "s");
+	if (s->hits_lost)
+		snap_warn("trigger %s: %llu more hit%s not marked: the breakpoint's buffer "
+			  "overflowed (the function was called faster than snaptrace read the "
+			  "hits)",
+			  s->trigger_name, (unsigned long long)s->hits_lost,
+			  s->hits_lost == 1 ? " was" : "s were");
 }
 
 /* Reaps what exited. Returns 1 when the recording should end. */
@@ -657,21 +717,33 @@ int snap_session_finish(struct snap_session *s)
 	s->recorded_ms = s->start_ms ? snap_now_ms() - s->start_ms : 0;
 	if (s->trig.nbps) {
 		/* Hits not handled yet (the program exited right after one): the
-		 * dump perf writes when it stops holds them, so keep that dump. */
+		 * dump perf writes when it stops holds them, so keep that dump.
+		 * -multi-snapshot keeps all of them, else the first. */
 		struct snap_trigger_hit h;
 
-		if (snap_trigger_read(&s->trig, &h, 1) == 1 &&
-		    (s->cfg.rec.multi_snapshot || !s->nhits) &&
-		    snap_vec_reserve(&s->hits, &s->hcap, s->nhits + 1, sizeof(*s->hits)) == 0) {
-			s->hits[s->nhits++] = h;
-			s->keep_final = 1;
+		if (s->cfg.rec.multi_snapshot && s->nhits) {
+			if (keep_pending(s) < 0)
+				return why(s, -ENOMEM, "out of memory");
+		} else if (snap_trigger_read(&s->trig, &h, 1) == 1 &&
+			   (s->cfg.rec.multi_snapshot || !s->nhits)) {
+			if (add_hits(s, &h, 1) < 0)
+				return why(s, -ENOMEM, "out of memory");
+			s->hits_after_snap++;
 			snap_warn("trigger %s hit by tid %d as the recording ended",
 				  s->trigger_name, (int)h.tid);
+			if (s->cfg.rec.multi_snapshot && keep_pending(s) < 0)
+				return why(s, -ENOMEM, "out of memory");
 		}
+		/* hits after the last snapshot: their samples are in the dump perf
+		 * writes when it stops, so keep that dump */
+		if (s->hits_after_snap)
+			s->keep_final = 1;
+		if (s->cfg.rec.multi_snapshot)
+			s->hits_lost = snap_trigger_unread(&s->trig);
 	}
-	/* Before perf stops: a breakpoint set to signal perf must not reach
-	 * its pid once perf is reaped (and the pid free for reuse). */
-	snap_trigger_fini(&s->trig);
+	if (s->nhits > 1)
+		qsort(s->hits, s->nhits, sizeof(*s->hits), cmp_hit_time);
+	say_hits(s);
 	if (s->cfg.trigger && !s->nhits)
 		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
 			  s->trigger_name ? s->trigger_name : s->cfg.trigger,

@@ -65,11 +65,15 @@ struct snap_session {
 	char trigger_where[PATH_MAX];
 	/* the trigger's function as perf shows it (demangled) */
 	char trigger_disp[512];
-	struct snap_trigger_hit *hits; /* hits that took a snapshot (owned) */
+	struct snap_trigger_hit *hits; /* hits marked in the trace (owned): the one of
+					  each snapshot, and with -multi-snapshot every hit */
 	size_t nhits, hcap;
-	int snapshots;		      /* snapshots taken */
-	int kernel_signals;	      /* the breakpoints signal perf directly */
-	int keep_final;		      /* keep the dump perf writes at stop (a late hit) */
+	size_t hits_unsnapped;	/* -multi-snapshot: hits kept without a snapshot of their own */
+	size_t hits_after_snap; /* hits kept after the last snapshot was taken */
+	uint64_t hits_lost;	/* hits the breakpoint rings had no room for */
+	int snapshots;		/* snapshots taken */
+	int kernel_signals;	/* the breakpoints signal perf directly */
+	int keep_final;		/* keep the dump perf writes at stop (a late hit) */
 	char last_snap[NAME_MAX + 1]; /* data file written by the last snapshot */
 	int recording;		      /* perf still recording */
 	enum snap_session_end end;

@@ -311,10 +311,13 @@ void snap_trigger_init(struct snap_trigger *t)
 	memset(t, 0, sizeof(*t));
 }
 
-#define BP_DATA_PAGES 1
+/* 8 pages: room for ~580 hits (56 bytes each) between two reads (a
+ * snapshot dump takes ~50 ms); 1 where the locked-memory limit refuses 8. */
+#define BP_DATA_PAGES	    8
+#define BP_DATA_PAGES_SMALL 1
 /* perf's x86 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */
-#define BP_REG_SI     4
-#define BP_REG_DI     5
+#define BP_REG_SI	    4
+#define BP_REG_DI	    5
 
 static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
 {
@@ -342,6 +345,10 @@ static int bp_open(struct snap_trigger *t, pid_t tid, int cpu, int inherit)
 		return -errno;
 	bp.ring_len = (size_t)page * (1 + BP_DATA_PAGES);
 	bp.ring = mmap(NULL, bp.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, bp.fd, 0);
+	if (bp.ring == MAP_FAILED && (errno == EPERM || errno == ENOMEM)) {
+		bp.ring_len = (size_t)page * (1 + BP_DATA_PAGES_SMALL);
+		bp.ring = mmap(NULL, bp.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, bp.fd, 0);
+	}
 	if (bp.ring == MAP_FAILED) {
 		err = -errno;
 		close(bp.fd);
@@ -478,6 +485,10 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t off, void *ds
 		d[i] = data[(off + i) % size];
 }
 
+/* Reads the hits of one ring into hits (up to max; the rest stay in the ring
+ * for the next read), or with hits NULL discards them all. Counts every hit
+ * read in t->nhits (PERF_RECORD_LOST is skipped: snap_trigger_unread counts
+ * the hits the kernel had no room for, also those it has not reported yet). */
 static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_trigger_hit *hits,
 		       size_t max)
 {
@@ -502,12 +513,16 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 		uint64_t rec[7]; /* ip, pid|tid, time, abi, si, di */
 
 		ring_copy(data, size, tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > size)
+		if (h.size < sizeof(h) || h.size > size) {
+			tail = head;
 			break; /* corrupt: drop what is left */
+		}
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 24) {
+			if (hits && n >= max)
+				break; /* left for the next read */
 			ring_copy(data, size, tail + sizeof(h), rec, 24);
 			t->nhits++;
-			if (n < max) {
+			if (hits) {
 				memset(&hits[n], 0, sizeof(hits[n]));
 				hits[n].ip = rec[0];
 				hits[n].pid = (int32_t)(uint32_t)rec[1];
@@ -527,7 +542,7 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 		}
 		tail += h.size;
 	}
-	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -543,10 +558,25 @@ size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, 
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->nbps; i++)
-		n += bp_drain(t, &t->bps[i], hits ? hits + n : NULL, max - n);
+		n += bp_drain(t, &t->bps[i], hits ? hits + n : NULL, hits ? max - n : 0);
 	if (n > 1)
 		qsort(hits, n, sizeof(*hits), cmp_hit);
 	return n;
+}
+
+uint64_t snap_trigger_unread(struct snap_trigger *t)
+{
+	uint64_t fired = 0;
+
+	for (size_t i = 0; i < t->nbps; i++) {
+		uint64_t v;
+
+		/* the counter: every time the breakpoint fired (with inherit, the
+		 * threads it was inherited into too) */
+		if (read(t->bps[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			fired += v;
+	}
+	return fired > t->nhits ? fired - t->nhits : 0;
 }
 
 uint64_t snap_trigger_tsc_time(const struct snap_trigger *t, uint64_t tsc)

@@ -44,7 +44,7 @@ struct snap_trigger {
 	size_t nbps, cap;
 	int *tids; /* attach: threads armed so far */
 	size_t ntids, tcap;
-	uint64_t nhits; /* hits seen so far (including dropped ones) */
+	uint64_t nhits; /* hits read so far (including discarded ones) */
 	/* TSC -> perf clock conversion of the kernel (from a breakpoint's mmap page) */
 	int have_tsc;
 	uint64_t time_zero;
@@ -101,9 +101,15 @@ int snap_trigger_rescan(struct snap_trigger *t, pid_t pid, uint64_t addr);
 int snap_trigger_signal_to(struct snap_trigger *t, pid_t pid, int sig);
 /* Fills up to max pollfds (POLLIN). Returns the count. */
 size_t snap_trigger_pollfds(const struct snap_trigger *t, struct pollfd *pfd, size_t max);
-/* Drains every ring. Copies up to max hits (oldest first) into hits and
- * returns how many were copied; the rest are counted in t->nhits only. */
+/* Reads the rings: copies up to max hits into hits (sorted by time) and
+ * returns how many; hits beyond max stay for the next call (call until it
+ * returns less than max). With hits NULL every pending hit is discarded
+ * (counted in t->nhits). */
 size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, size_t max);
+/* How many times the breakpoints fired without the hit reaching a ring (it
+ * was full): their counters minus the hits read. Exact once every ring was
+ * read empty (hits still in a ring count as unread). */
+uint64_t snap_trigger_unread(struct snap_trigger *t);
 /* A TSC value (rdtsc in the traced program) on the perf clock, or 0 when the
  * kernel gave no conversion (no hit read yet, or no TSC clock). */
 uint64_t snap_trigger_tsc_time(const struct snap_trigger *t, uint64_t tsc);

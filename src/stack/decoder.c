@@ -885,16 +885,22 @@ static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *
  * kernel address ends the chain: it and every frame outside it are cut
  * (counted). The leaf-most user frame is the sampled pc itself and stays.
  * A chain in which no frame has a DSO (perf printed none) is only cut at
- * kernel addresses.
+ * kernel addresses. perf's end-of-chain marker (ip ffffffffffffffff, or 0,
+ * at the outer end) is dropped without counting: the chain was not cut.
+ * Only the cuts of sample chains are counted (count): the quality line
+ * weighs them against the samples (sched_switch chains made it say 109 %).
  * Returns the index of the first frame kept (frames are outermost first).
  */
-static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
+static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n,
+			  int count)
 {
-	uint32_t i = n, user = 0, dsos = 0;
+	uint32_t i = n, user = 0, dsos = 0, end = 0;
 
+	while (end < n && (fr[end].ip == UINT64_MAX || !fr[end].ip))
+		end++;
 	for (uint32_t j = 0; j < n && !dsos; j++)
 		dsos = fr[j].dso != 0; /* else perf printed no DSOs at all (-F without dso) */
-	while (i > 0) {
+	while (i > end) {
 		const struct snap_loc *f = &fr[--i];
 
 		if (!f->ip)
@@ -904,12 +910,14 @@ static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, u
 			continue;
 		}
 		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(dec, f))) {
-			dec->stats.chains_cut++;
-			dec->stats.frames_cut += i + 1;
+			if (count) {
+				dec->stats.chains_cut++;
+				dec->stats.frames_cut += i + 1 - end;
+			}
 			return i + 1;
 		}
 	}
-	return 0;
+	return end < n ? end : 0;
 }
 
 /* Counts the user frames of a sample and those without a symbol. */
@@ -933,7 +941,7 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 	dec->stats.events++;
 	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames &&
 	    ev->nframes) {
-		uint32_t k = chain_cut(dec, ev->frames, ev->nframes);
+		uint32_t k = chain_cut(dec, ev->frames, ev->nframes, ev->kind == SNAP_EV_SAMPLE);
 
 		if (ev->kind == SNAP_EV_SAMPLE)
 			count_frames(dec, ev->frames + k, ev->nframes - k);
@@ -1121,9 +1129,17 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 	if (s->samples < SNAP_DECODER_QUALITY_MIN ||
 	    (unk < SNAP_DECODER_QUALITY_PCT && cut < SNAP_DECODER_QUALITY_PCT))
 		return 0;
-	/* Cut chains mean frame pointers are missing; frames without a symbol
-	 * mean symbols are missing (stripped code): each has its own fix. */
-	if (cut >= SNAP_DECODER_QUALITY_PCT)
+	/* Cut chains mean frame pointers are missing (with dwarf: unwind tables,
+	 * or a stack deeper than the copy); frames without a symbol mean symbols
+	 * are missing (stripped code): each has its own fix. */
+	if (cut >= SNAP_DECODER_QUALITY_PCT && s->dwarf)
+		snprintf(a, sizeof(a),
+			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
+			 "executable mapping (the dwarf unwinder lost its way: code without "
+			 ".eh_frame, or a stack deeper than the copy; -callgraph-mode fp for code "
+			 "built with frame pointers)",
+			 cut);
+	else if (cut >= SNAP_DECODER_QUALITY_PCT)
 		snprintf(a, sizeof(a),
 			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
 			 "executable mapping (code without frame pointers: record with "

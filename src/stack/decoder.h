@@ -133,7 +133,9 @@ struct snap_decoder_stats {
 	uint64_t frames_cut;		/* frames removed by those cuts */
 	uint64_t user_frames;		/* user-space frames of samples, after cuts */
 	uint64_t unknown_frames;	/* ... of which perf named no symbol */
-	char first_violation[256];	/* "" if none; see snap_decoder_desc */
+	int dwarf; /* set by the caller: the chains were unwound from dwarf stack copies
+		      (snap_decoder_quality then advises no dwarf); the decoder leaves it */
+	char first_violation[256]; /* "" if none; see snap_decoder_desc */
 };
 
 struct snap_dthread;

@@ -38,3 +38,20 @@ $(B)/tests/e2e/stripfn_pad: tests/e2e/progs/stripfn.c
 	$(call msg,CCLD,$@)
 	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-pie -no-pie -DSTRIPFN_PAD -o $@ $<
 TEST_BINS += $(B)/tests/e2e/stripfn_pad
+# fpo2: omitfp's code built like an ordinary -O2 -fno-omit-frame-pointer program (gcc
+# leaves its leaves and shrink-wrapped paths without push %rbp: callgraph_auto.sh)
+$(B)/tests/e2e/fpo2: tests/e2e/progs/omitfp.c
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
+TEST_BINS += $(B)/tests/e2e/fpo2
+# mtstack: C++ built like distribution code (-O2, no frame pointers), a 5 KiB
+# std::mt19937 on the stack (the dwarf stack copy, callgraph_auto.sh); not built
+# without a C++ compiler (its case skips)
+E2E_CXX := $(firstword $(shell command -v $(if $(findstring clang,$(CC)),clang++ g++,g++ clang++) \
+	2>/dev/null))
+$(B)/tests/e2e/mtstack: tests/e2e/progs/mtstack.cc
+	@mkdir -p $(@D)
+	$(call msg,CCLD,$@)
+	$(Q)$(E2E_CXX) -O2 -g -o $@ $<
+TEST_BINS += $(if $(E2E_CXX),$(B)/tests/e2e/mtstack)

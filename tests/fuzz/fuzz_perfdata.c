@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fuzz target: the perf.data header/attribute probe, the header check
- * against the file size, and the build-id table reader, on arbitrary bytes. */
+ * against the file size, the build-id table reader and the lost-record count
+ * of the data section, on arbitrary bytes. */
 #include <stdint.h>
 #include <string.h>
 
@@ -30,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (snap_perfdata_probe(snap_mem_read, &m, &info) == 0 &&
 	    snap_perfdata_check_size(&info, size, why, sizeof(why)) < 0 && !why[0])
 		__builtin_trap(); /* every refusal says why */
+	if (snap_perfdata_probe(snap_mem_read, &m, &info) == 0) {
+		struct snap_perfdata_lost l;
+
+		/* every record counted lies inside the file: at most one per 8 bytes */
+		(void)snap_perfdata_lost(snap_mem_read, &m, &info, &l);
+		if (l.chunks + l.samples > size / 8)
+			__builtin_trap();
+	}
 	/* the build-id table decode gives parse/cfi */
 	size_t sum = 0;
 

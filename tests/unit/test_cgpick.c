@@ -18,7 +18,9 @@
 #define FN_SIZE 32
 #define BASE	0x400000u
 
-enum prologue { PRO_FP, PRO_ENDBR_FP, PRO_FP_ALT, PRO_NOFP, PRO_TINY };
+/* PRO_LEAF: no stack frame at all (a leaf, or a tail-caller); PRO_SHRINK:
+ * gcc's shrink-wrapped function, push %rbp after an early-exit test */
+enum prologue { PRO_FP, PRO_ENDBR_FP, PRO_FP_ALT, PRO_NOFP, PRO_TINY, PRO_LEAF, PRO_SHRINK };
 
 struct img {
 	unsigned char b[8192];
@@ -45,21 +47,80 @@ struct shdr {
 	uint64_t off, size, entsize;
 };
 
+/* The unwind rows gcc writes for each prologue (DW_CFA_* after the CIE's
+ * CFA = %rsp+8): push %rbp (CFA %rsp+16), mov %rsp,%rbp (CFA %rbp+16); sub
+ * $8,%rsp (CFA %rsp+16); nothing for a function without a frame. */
+static size_t fde_ops(enum prologue p, unsigned char *o)
+{
+	static const unsigned char fp[] = {0x41, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6};
+	static const unsigned char endbr[] = {0x45, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6};
+	static const unsigned char shrink[] = {0x46, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6};
+	static const unsigned char nofp[] = {0x44, 0x0e, 16};
+	const unsigned char *src = p == PRO_ENDBR_FP ? endbr
+				   : p == PRO_SHRINK ? shrink
+				   : p == PRO_NOFP   ? nofp
+				   : p == PRO_LEAF   ? NULL
+						     : fp;
+	size_t n = !src ? 0 : src == nofp ? sizeof(nofp) : sizeof(fp);
+
+	if (n)
+		memcpy(o, src, n);
+	return n;
+}
+
+/* A real .eh_frame at address BASE + at: one CIE (zR, pcrel sdata4 FDE
+ * addresses), one FDE per function of FN_SIZE bytes at text_addr. */
+static size_t eh_frame(unsigned char *e, uint64_t at, uint64_t text_addr, const enum prologue *pro,
+		       int nf)
+{
+	static const unsigned char cie[24] = {
+		20,   0,   0,	0,    0, 0,    0,  0, /* length, CIE id */
+		1,    'z', 'R', 0,    1, 0x78, 16, 1,
+		0x1b,				  /* v1, "zR", code 1, data -8, ra 16, R */
+		0x0c, 7,   8,	0x90, 1, 0,    0, /* def_cfa rsp+8; ra at cfa-8; nops */
+	};
+	size_t n = sizeof(cie);
+
+	memcpy(e, cie, sizeof(cie));
+	for (int i = 0; i < nf; i++) {
+		unsigned char *f = e + n;
+		size_t len = 4 + 4 + 4 + 1, ops;
+		uint64_t pc = text_addr + (uint64_t)i * FN_SIZE;
+
+		memset(f, 0, 40);
+		ops = fde_ops(pro[i], f + 4 + len);
+		len = (len + ops + 3) & ~(size_t)3;
+		memcpy(f, &(uint32_t){(uint32_t)len}, 4);
+		memcpy(f + 4, &(uint32_t){(uint32_t)(n + 4)}, 4); /* back to the CIE */
+		memcpy(f + 8, &(int32_t){(int32_t)(pc - (BASE + at + n + 8))}, 4);
+		memcpy(f + 12, &(uint32_t){FN_SIZE}, 4);
+		n += 4 + len;
+	}
+	memset(e + n, 0, 4); /* terminator */
+	return n + 4;
+}
+
 /*
  * Builds an ELF with nf functions of the given prologues, optionally an
- * .eh_frame, and a .dynamic with the needed names and a runpath.
+ * .eh_frame (eh 1: a CIE that says nothing, 2: real unwind rows), a
+ * .go.buildinfo section (go), and a .dynamic with the needed names and a
+ * runpath.
  */
-static void build(struct img *m, const enum prologue *pro, int nf, int eh,
-		  const char *const *needed, int nneeded, const char *runpath)
+static void build_go(struct img *m, const enum prologue *pro, int nf, int eh, int go,
+		     const char *const *needed, int nneeded, const char *runpath)
 {
 	static const unsigned char fp[] = {0x55, 0x48, 0x89, 0xe5};
 	static const unsigned char fp_alt[] = {0x55, 0x48, 0x8b, 0xec};
 	static const unsigned char endbr[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5};
 	static const unsigned char nofp[] = {0x48, 0x83, 0xec, 0x08};
+	/* test %rdi,%rdi; je; push %rbp; mov %rsp,%rbp */
+	static const unsigned char shrink[] = {0x48, 0x85, 0xff, 0x74, 0x10,
+					       0x90, 0x55, 0x48, 0x89, 0xe5};
+	unsigned char ehb[24 + 16 * 32 + 4];
 	unsigned char text[16 * FN_SIZE], syms[17 * 24], dyn[16 * 16];
 	char strtab[512], dynstr[512], shstr[128];
 	size_t nstr = 1, ndynstr = 1, nshstr = 1, ndyn = 0, text_off, sh_off;
-	struct shdr sh[8];
+	struct shdr sh[10];
 	int nsh = 1;
 
 	memset(m, 0, sizeof(*m));
@@ -78,6 +139,8 @@ static void build(struct img *m, const enum prologue *pro, int nf, int eh,
 			memcpy(f, fp_alt, sizeof(fp_alt));
 		else if (pro[i] == PRO_ENDBR_FP)
 			memcpy(f, endbr, sizeof(endbr));
+		else if (pro[i] == PRO_SHRINK || pro[i] == PRO_LEAF)
+			memcpy(f, shrink, sizeof(shrink));
 		else
 			memcpy(f, nofp, sizeof(nofp));
 		memcpy(s, &(uint32_t){(uint32_t)nstr}, 4);
@@ -101,10 +164,20 @@ static void build(struct img *m, const enum prologue *pro, int nf, int eh,
 		nsh++;                                                                             \
 	} while (0)
 	SEC(".text", 1, text_off, (uint64_t)nf * FN_SIZE, 0, 0);
-	if (eh) {
+	if (eh == 1) {
 		static const unsigned char cie[24] = {20};
 
 		SEC(".eh_frame", 1, append(m, cie, sizeof(cie)), sizeof(cie), 0, 0);
+	} else if (eh == 2) {
+		size_t at = (m->len + 7) & ~(size_t)7, n;
+
+		n = eh_frame(ehb, at, BASE + text_off, pro, nf);
+		SEC(".eh_frame", 1, append(m, ehb, n), n, 0, 0);
+	}
+	if (go) {
+		static const char magic[16] = "\xff Go buildinf:";
+
+		SEC(".go.buildinfo", 1, append(m, magic, sizeof(magic)), sizeof(magic), 0, 0);
 	}
 	if (nneeded || runpath) {
 		int strsec;
@@ -172,6 +245,12 @@ static void build(struct img *m, const enum prologue *pro, int nf, int eh,
 	put(m, 64 + 40, m->len, 8);
 }
 
+static void build(struct img *m, const enum prologue *pro, int nf, int eh,
+		  const char *const *needed, int nneeded, const char *runpath)
+{
+	build_go(m, pro, nf, eh, 0, needed, nneeded, runpath);
+}
+
 static const enum prologue all_fp[] = {PRO_FP, PRO_ENDBR_FP, PRO_FP_ALT, PRO_FP, PRO_TINY};
 static const enum prologue no_fp[] = {PRO_NOFP, PRO_NOFP, PRO_NOFP, PRO_FP, PRO_TINY};
 
@@ -194,6 +273,74 @@ static void scan_prologues(void)
 	m.b[18] = 183;
 	CHECK_INT_EQ(-SNAP_EFORMAT, snap_fpscan_elf(m.b, m.len, &s));
 	CHECK_INT_EQ(-SNAP_EFORMAT, snap_fpscan_elf("\177ELF", 4, &s));
+}
+
+/* gcc -O2 -fno-omit-frame-pointer: leaves without a frame and a
+ * shrink-wrapped function do not start with push %rbp, yet every function
+ * with a frame keeps the frame pointer (the prologue count said 20 %). */
+static void scan_unwind_rows(void)
+{
+	static const enum prologue gcc_fp[] = {PRO_SHRINK, PRO_LEAF, PRO_LEAF, PRO_LEAF, PRO_FP};
+	static const enum prologue gcc_nofp[] = {PRO_NOFP, PRO_NOFP, PRO_LEAF, PRO_NOFP,
+						 PRO_ENDBR_FP};
+	struct snap_cgfile f = {.name = "w", .ok = 1};
+	struct img m;
+	char why[256];
+
+	build(&m, gcc_fp, 5, 2, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(1, f.scan.by_cfi);
+	CHECK_INT_EQ(2, f.scan.funcs);
+	CHECK_INT_EQ(2, f.scan.fp);
+	CHECK_INT_EQ(3, f.scan.frameless);
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(&f, 1, 0, why, sizeof(why)));
+	CHECK_STR_EQ("w keeps frame pointers (100% of 2 functions with a stack frame)", why);
+	/* the same prologues judged without unwind rows: 1 of 5 */
+	build(&m, gcc_fp, 5, 0, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(0, f.scan.by_cfi);
+	CHECK_INT_EQ(5, f.scan.funcs);
+	CHECK_INT_EQ(1, f.scan.fp);
+	/* gcc -O2: frames without frame pointers (one alloca-like rbp frame) */
+	build(&m, gcc_nofp, 5, 2, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(1, f.scan.by_cfi);
+	CHECK_INT_EQ(4, f.scan.funcs);
+	CHECK_INT_EQ(1, f.scan.fp);
+	CHECK_INT_EQ(1, f.scan.frameless);
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick_decide(&f, 1, 0, why, sizeof(why)));
+	CHECK_STR_EQ("w has no frame pointers (25% of 4 functions with a stack frame) but has "
+		     ".eh_frame unwind tables",
+		     why);
+	/* only frameless functions: nothing to unwind through */
+	build(&m, gcc_fp + 1, 3, 2, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(0, f.scan.funcs);
+	CHECK_INT_EQ(3, f.scan.frameless);
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(&f, 1, 0, why, sizeof(why)));
+}
+
+/* Go keeps frame pointers; its prologues (sub, then push %rbp at a
+ * distance) and its lack of .eh_frame say nothing, and go build has no
+ * -fno-omit-frame-pointer to advise. */
+static void go_programs(void)
+{
+	struct snap_cgfile f[2] = {{.name = "server", .ok = 1}, {.name = "libwork.so", .ok = 1}};
+	struct img m;
+	char why[256];
+
+	build_go(&m, no_fp, 5, 0, 1, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f[0].scan));
+	CHECK_INT_EQ(1, f[0].scan.go);
+	f[1].scan.funcs = 10; /* a cgo library without them does not change it */
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 2, 0, why, sizeof(why)));
+	CHECK_STR_EQ("server is a Go program (Go keeps frame pointers)", why);
+	CHECK(!strstr(why, "omit-frame-pointer"));
+	build(&m, no_fp, 5, 0, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f[0].scan));
+	CHECK_INT_EQ(0, f[0].scan.go);
+	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(f, 1, 0, why, sizeof(why)));
+	CHECK(strstr(why, "-fno-omit-frame-pointer") != NULL); /* C: rebuild it */
 }
 
 static void dynamic_entries(void)
@@ -233,7 +380,7 @@ static void damaged_files(void)
 	const char *str;
 	int tag;
 
-	build(&m, no_fp, 5, 1, needed, 1, "/opt/lib");
+	build(&m, no_fp, 5, 2, needed, 1, "/opt/lib");
 	for (size_t len = 0; len < m.len; len++) {
 		uint64_t cur = 0;
 
@@ -369,6 +516,8 @@ static void pick_files(void)
 int main(void)
 {
 	RUN(scan_prologues);
+	RUN(scan_unwind_rows);
+	RUN(go_programs);
 	RUN(dynamic_entries);
 	RUN(damaged_files);
 	RUN(decisions);

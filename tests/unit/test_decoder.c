@@ -853,6 +853,44 @@ static void chain_cut(void)
 	drv_fini(&d);
 }
 
+/* perf ends some chains with ffffffffffffffff (its end-of-chain marker):
+ * dropped, not counted as a cut, so the quality line does not blame frame
+ * pointers for it; a dwarf recording is never advised to use dwarf. */
+static void chain_end_marker(void)
+{
+	static const char *const in[] = {
+		"100 1/1 sample cpu-clock ffffffffffffffff - 400000 main 401000 f 402000 leaf",
+		"200 1/1 sample cpu-clock ffffffffffffffff - 400000 main 402010 leaf",
+		"300 1/1 sample cpu-clock 400000 main 401000 f",
+		/* a switch chain's junk is cut, but only sample chains count (the
+		 * quality line weighs the cuts against the samples) */
+		"400 1/1 switch chain ffffffffffffff00 - 400010 main 7000 nanosleep",
+		"500 1/1 switch in",
+		"600 1/1 sample cpu-clock 400000 main 401000 f",
+		NULL,
+	};
+	struct drv d;
+	char line[512];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	CHECK_U64_EQ(0, d.s.chains_cut);
+	CHECK_U64_EQ(0, d.s.frames_cut);
+	CHECK_U64_EQ(0, d.s.violations);
+	CHECK_U64_EQ(0, d.s.sample_frames_dropped);
+	CHECK(strstr(d.m.text, "0xffffffffffffffff") == NULL);
+	CHECK(strstr(d.m.text, "main") != NULL);
+	d.s.samples = 100;
+	CHECK_INT_EQ(0, snap_decoder_quality(&d.s, line, sizeof(line)));
+	d.s.chains_cut = 40;
+	d.s.dwarf = 1;
+	CHECK_INT_EQ(1, snap_decoder_quality(&d.s, line, sizeof(line)));
+	CHECK(strstr(line, "40% of the call chains were cut") != NULL);
+	CHECK(strstr(line, "record with -callgraph-mode dwarf") == NULL);
+	CHECK(strstr(line, "dwarf unwinder") != NULL);
+	drv_fini(&d);
+}
+
 static const char *const alloc_sampling_in[] = {
 	"1000 1/1 comm=prog sample cpu-clock 400000 main 401000 a",
 	"1100 1/1 switch preempt",
@@ -1003,6 +1041,7 @@ int main(void)
 	RUN(comm_changes);
 	RUN(named_thread_before_main);
 	RUN(chain_cut);
+	RUN(chain_end_marker);
 	RUN(alloc_failures_sampling);
 	RUN(throughput);
 	return snap_test_done();

@@ -269,7 +269,7 @@ static void sampling_pmu_resolutions(void)
 	o.cg = SNAP_CG_DWARF;
 	argv_is(&o, &pt_caps,
 		P "--event=dummy:u,cycles/freq=1000,overwrite,name=cycles/u --switch-events "
-		  "--per-thread -t 1234" CTL " --call-graph dwarf,2048",
+		  "--per-thread -t 1234" CTL " --call-graph dwarf,8192",
 		0);
 }
 
@@ -426,8 +426,9 @@ static void sampling_offcpu(void)
 	argv_is(&o, &c, P "--event=intel_pt//u --per-thread -t 1234 --snapshot=e" CTL, 0);
 }
 
-/* dwarf: the stack copy and the ring are sized so that the ring holds
- * thousands of samples; -snapshot-size still wins. */
+/* dwarf: perf's 8 KiB stack copy everywhere (4 KiB cut C++ stacks), and
+ * the ring sized so that it holds thousands of samples, or keeps up with
+ * -full-execution; -snapshot-size still wins. */
 static void sampling_dwarf_sizes(void)
 {
 	struct snap_recopts o = base();
@@ -439,34 +440,58 @@ static void sampling_dwarf_sizes(void)
 	c.sched_ok = 0;
 	argv_is(&o, &c,
 		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
-		  "--per-thread -t 1234" CTL " --mmap-pages=8192 --call-graph dwarf,4096",
+		  "--per-thread -t 1234" CTL " --mmap-pages=16384 --call-graph dwarf,8192",
 		0);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
-	CHECK_INT_EQ(4096, pa.dwarf_stack);
-	CHECK_INT_EQ(8192, pa.pages);
-	CHECK(pa.ring_samples >= 3000);
+	CHECK_INT_EQ(8192, pa.dwarf_stack);
+	CHECK_INT_EQ(16384, pa.pages);
+	CHECK(pa.ring_samples >= 7000);
 	snap_perfargs_fini(&pa);
-	/* without the right to lock a big ring: perf's ring, a smaller copy */
+	/* without the right to lock a big ring: perf's ring, the same copy */
 	argv_is(&o, &vm_caps,
 		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
-		  "--per-thread -t 1234" CTL " --call-graph dwarf,2048",
+		  "--per-thread -t 1234" CTL " --call-graph dwarf,8192",
 		0);
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &vm_caps, &pa));
 	CHECK_INT_EQ(0, pa.pages);
+	CHECK_INT_EQ(8192, pa.dwarf_stack);
 	CHECK_INT_EQ(128 * 4096, pa.ring_bytes);
-	CHECK(pa.ring_samples > 100 && pa.ring_samples < 1000);
+	CHECK(pa.ring_samples > 30 && pa.ring_samples < 100);
 	snap_perfargs_fini(&pa);
+	/* -full-execution: perf drains the ring, which must absorb its stalls
+	 * (perf's 512 KiB lost chunks); -multi-thread: one ring per CPU */
+	o.full_execution = 1;
+	argv_is(&o, &c,
+		P "--event=cpu-clock/freq=4000,name=cpu-clock/u --switch-events "
+		  "--per-thread -t 1234" CTL " --mmap-pages=8192 --call-graph dwarf,8192",
+		0);
+	argv_is(&o, &vm_caps,
+		P "--event=cpu-clock/freq=4000,name=cpu-clock/u --switch-events "
+		  "--per-thread -t 1234" CTL " --call-graph dwarf,8192",
+		0);
+	o.full_execution = 0;
+	o.multi_thread = 1;
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
+	CHECK_INT_EQ(8192, pa.pages);
+	CHECK_INT_EQ(8192, pa.dwarf_stack);
+	snap_perfargs_fini(&pa);
+	o.multi_thread = 0;
 	o.snapshot_bytes = 4 << 20;
 	argv_is(&o, &c,
 		P "--event=dummy:u,cpu-clock/freq=4000,overwrite,name=cpu-clock/u --switch-events "
-		  "--per-thread -t 1234" CTL " --mmap-pages=1024 --call-graph dwarf,4096",
+		  "--per-thread -t 1234" CTL " --mmap-pages=1024 --call-graph dwarf,8192",
 		0);
 	/* fp: a small sample, perf's ring */
 	o.snapshot_bytes = 0;
 	o.cg = SNAP_CG_FP;
 	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
 	CHECK_INT_EQ(0, pa.dwarf_stack);
+	CHECK_INT_EQ(0, pa.pages);
 	CHECK_INT_EQ(128 * 4096 / SNAP_FP_SAMPLE_BYTES, pa.ring_samples);
+	snap_perfargs_fini(&pa);
+	o.full_execution = 1;
+	CHECK_INT_EQ(0, snap_perfargs_build(&o, &c, &pa));
+	CHECK_INT_EQ(0, pa.pages);
 	snap_perfargs_fini(&pa);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mem_reader.h"
 #include "parse/perfdata.h"
@@ -47,6 +48,11 @@ static void probe_classifies_files(void)
 	CHECK_INT_EQ(SNAP_PERFDATA_SAMPLES, info.kind);
 	CHECK_INT_EQ(1, info.callchain);
 	CHECK_INT_EQ(0, info.timeless);
+	CHECK_INT_EQ(0, info.dwarf);
+	/* dwarf call graphs: REGS_USER | STACK_USER (perf record --call-graph dwarf) */
+	m.len = make_file(buf, 1, 0, 0x127 | 0x1000 | 0x2000);
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(1, info.dwarf);
 }
 
 static void probe_finds_timeless_pt(void)
@@ -231,8 +237,73 @@ static void build_ids(void)
 	CHECK_INT_EQ(-SNAP_EFORMAT, snap_perfdata_build_ids(snap_mem_read, &m, got_bid, &b));
 }
 
+/* Appends one record (type, size; the u64 words after the header). */
+static size_t rec(uint8_t *p, uint32_t type, uint16_t size, uint64_t w0, uint64_t w1)
+{
+	memset(p, 0, size);
+	memcpy(p, &type, 4);
+	memcpy(p + 6, &size, 2);
+	if (size >= 16)
+		put64(p + 8, w0);
+	if (size >= 24)
+		put64(p + 16, w1);
+	return size;
+}
+
+/* perf's PERF_RECORD_LOST (id, lost) and LOST_SAMPLES (lost) records are
+ * counted against the samples kept, across the reader's chunks; a damaged
+ * record ends the walk with what came before it. */
+static void lost_records(void)
+{
+	size_t cap = (3u << 20) + 4096, n = 104, data;
+	uint8_t *buf = calloc(1, cap);
+	struct snap_perfdata_info info;
+	struct snap_perfdata_lost l;
+	struct snap_membuf m;
+	uint64_t samples = 0;
+
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	make_file(buf, 1, 0, 0x127);
+	n = 104 + 152;
+	data = n;
+	n += rec(buf + n, 3, 40, 0, 0);	  /* COMM */
+	n += rec(buf + n, 9, 64, 0, 0);	  /* SAMPLE */
+	n += rec(buf + n, 2, 24, 7, 5);	  /* LOST: id 7, 5 lost */
+	n += rec(buf + n, 13, 16, 11, 0); /* LOST_SAMPLES: 11 */
+	samples = 1;
+	/* then enough 200-byte samples to cross two 1 MiB reads (not on a record edge) */
+	while (n + 200 < cap - 64) {
+		n += rec(buf + n, 9, 200, 0, 0);
+		samples++;
+	}
+	n += rec(buf + n, 2, 24, 7, 3);
+	put64(buf + 40, data);
+	put64(buf + 48, n - data);
+	m = (struct snap_membuf){buf, n};
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_lost(snap_mem_read, &m, &info, &l));
+	CHECK_U64_EQ(2, l.chunks);
+	CHECK_U64_EQ(8, l.lost);
+	CHECK_U64_EQ(11, l.lost_samples);
+	CHECK_U64_EQ(samples, l.samples);
+	/* a record of size 0 in the middle: counted up to it */
+	rec(buf + data + 40 + 64 + 24 + 16, 9, 0, 0, 0);
+	buf[data + 40 + 64 + 24 + 16 + 6] = 0;
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_lost(snap_mem_read, &m, &info, &l));
+	CHECK_U64_EQ(1, l.chunks);
+	CHECK_U64_EQ(11, l.lost_samples);
+	/* the file ends before its data section does */
+	m.len = data + 120;
+	CHECK_INT_EQ(-SNAP_ETRUNC, snap_perfdata_lost(snap_mem_read, &m, &info, &l));
+	CHECK_U64_EQ(1, l.samples);
+	free(buf);
+}
+
 int main(void)
 {
+	RUN(lost_records);
 	RUN(build_ids);
 	RUN(check_size_against_file);
 	RUN(probe_classifies_files);

@@ -150,6 +150,53 @@ static void breakpoint_hits(void)
 	snap_trigger_fini(&t); /* twice is harmless */
 }
 
+/* Hits beyond what one read takes stay for the next read; hits the ring had
+ * no room for are counted: read + lost = calls, none dropped silently. */
+static void breakpoint_hits_all_counted(void)
+{
+	struct snap_trigger t;
+	struct snap_trigger_hit h[64];
+	uint64_t addr = (uint64_t)(uintptr_t)&snaptrace_test_target, got = 0;
+	uint64_t prev = 0, lost;
+	int err, sorted = 1;
+	size_t n;
+
+	snap_trigger_init(&t);
+	err = snap_trigger_arm(&t, getpid(), addr, 0);
+	if (err < 0) {
+		printf("SKIP test_trigger.c:breakpoint_hits_all_counted: no breakpoints here "
+		       "(%d)\n",
+		       err);
+		snap_trigger_fini(&t);
+		return;
+	}
+	for (int i = 0; i < 5; i++)
+		snaptrace_test_target(i);
+	CHECK_INT_EQ(2, (int)snap_trigger_read(&t, h, 2));
+	CHECK_INT_EQ(2, (int)snap_trigger_read(&t, h, 2));
+	CHECK_INT_EQ(1, (int)snap_trigger_read(&t, h, 2));
+	CHECK_INT_EQ(0, (int)snap_trigger_read(&t, h, 2));
+	CHECK_U64_EQ(5, t.nhits);
+	CHECK_U64_EQ(0, snap_trigger_unread(&t));
+	/* far more calls than a ring holds, read only afterwards */
+	for (int i = 0; i < 5000; i++)
+		snaptrace_test_target(i);
+	while ((n = snap_trigger_read(&t, h, 64)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			sorted &= h[i].time >= prev || i == 0;
+			prev = h[i].time;
+		}
+		got += n;
+	}
+	CHECK(sorted);
+	CHECK(got >= 64);
+	lost = snap_trigger_unread(&t);
+	CHECK(lost > 0);
+	CHECK_U64_EQ(5000, got + lost);
+	CHECK_U64_EQ(5005, t.nhits + lost);
+	snap_trigger_fini(&t);
+}
+
 /* A FIFO (or device) where an ELF file is expected: refused at once, never
  * blocking in open (a traced program could name one like its executable). */
 static void file_map_never_blocks(void)
@@ -175,5 +222,6 @@ int main(void)
 	RUN(resolve_self);
 	RUN(resolve_demangled);
 	RUN(breakpoint_hits);
+	RUN(breakpoint_hits_all_counted);
 	return snap_test_done();
 }

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 # Sourced by tests/e2e/run.sh; helpers and setup in tests/e2e/lib.sh.
 
-# -callgraph-mode auto: fp for a program built with frame pointers, dwarf
+# -callgraph-mode auto: fp for a program built with frame pointers (also
+# -O2 -fno-omit-frame-pointer, whose leaves have no push %rbp, and Go), dwarf
 # for -O2 -fomit-frame-pointer; dwarf keeps main > outer > inner > leaf.
 t_callgraph_auto() {
 	local r p
@@ -33,4 +34,57 @@ t_callgraph_auto() {
 			failed "callgraph_auto_dwarf_nesting_$p" "main>outer>inner>leaf in ${r% *}% of ${r#* } leaf slices"
 		fi
 	done
+	# gcc -O2 -fno-omit-frame-pointer: fp, and fp unwinding reaches main
+	both_paths cgo2 -- "$progs/fpo2" 3000 5
+	r=$(chain_ratio "$tmp/w_cgo2/perf.data" leaf outer main)
+	if grep -q "^snaptrace: -callgraph-mode fp: fpo2 keeps frame pointers ([0-9]*% of [0-9]* functions with a stack frame)$" "$tmp/cgo2.err" &&
+		! grep -q "dwarf call graphs copy" "$tmp/cgo2.err" && [ $rc1 -eq 5 ] &&
+		[ "${r% *}" -ge 80 ] && [ "${r#* }" -ge 50 ]; then
+		pass callgraph_auto_fp_o2
+	else
+		failed callgraph_auto_fp_o2 "rc $rc1, leaf<outer<main in ${r% *}% of ${r#* } samples: $(grep callgraph "$tmp/cgo2.err")"
+	fi
+	callgraph_auto_go
+	callgraph_dwarf_cxx
+}
+
+# dwarf copies perf's 8 KiB of stack: a std::mt19937 (5 KiB) on the stack
+# still unwinds to main (a 4 KiB copy lost main in every sample).
+callgraph_dwarf_cxx() {
+	if [ ! -x "$progs/mtstack" ]; then
+		skip callgraph_dwarf_cxx "no C++ compiler: mtstack not built"
+		return
+	fi
+	snap cgcxx run -working-directory "$tmp/w_cgcxx" -o "$tmp/cgcxx.fxt.gz" -- "$progs/mtstack" 400
+	r=$(chain_ratio "$tmp/w_cgcxx/perf.data" work run main)
+	if [ $rc -eq 0 ] && grep -q "^snaptrace: -callgraph-mode dwarf: mtstack" "$tmp/cgcxx.err" &&
+		grep -q "dwarf call graphs copy 8 KiB of stack per sample" "$tmp/cgcxx.err" &&
+		{ [ $root -eq 0 ] || grep -q "dwarf call graphs copy 8 KiB of stack per sample into a 64 MiB ring: .*; -snapshot-size 256M keeps more$" "$tmp/cgcxx.err"; } &&
+		{ [ $root -eq 0 ] || ! grep -q "as root" "$tmp/cgcxx.err"; } &&
+		[ "${r% *}" -ge 90 ] && [ "${r#* }" -ge 50 ]; then
+		pass callgraph_dwarf_cxx
+	else
+		failed callgraph_dwarf_cxx "rc $rc, work<run<main in ${r% *}% of ${r#* } samples"
+	fi
+}
+
+# Go keeps frame pointers: fp, and no advice to rebuild with a C compiler's flag.
+callgraph_auto_go() {
+	if ! command -v go >/dev/null; then
+		skip callgraph_auto_go "no go toolchain (apt-get install golang-go)"
+		return
+	fi
+	mkdir -p "$tmp/gosrc"
+	printf 'package main\n\nfunc spin(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i * i\n\t}\n\treturn s\n}\n\nfunc main() { println(spin(1000)) }\n' >"$tmp/gosrc/main.go"
+	if ! (cd "$tmp/gosrc" && GO111MODULE=off timeout 300 nice go build -o "$tmp/gospin" main.go) >"$tmp/gobuild.err" 2>&1; then
+		skip callgraph_auto_go "go build failed: $(head -1 "$tmp/gobuild.err")"
+		return
+	fi
+	snap cggo run -sampling -print-perf-commands -- "$tmp/gospin"
+	if grep -q "^snaptrace: -callgraph-mode fp: gospin is a Go program (Go keeps frame pointers)$" "$tmp/cggo.err" &&
+		grep -q -- "--call-graph fp" "$tmp/cggo.out" && ! grep -q "omit-frame-pointer" "$tmp/cggo.err"; then
+		pass callgraph_auto_go
+	else
+		failed callgraph_auto_go "$(grep callgraph "$tmp/cggo.err")"
+	fi
 }

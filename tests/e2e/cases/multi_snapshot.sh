@@ -27,3 +27,23 @@ t_multi_snapshot() {
 		failed multi_snapshot_one_trace "rc $rc, $hits hits: $(ls "$tmp" | grep msnap | tr '\n' ' ')"
 	fi
 }
+
+# A function called 300 times (every 10 iterations, ~1 ms apart): every call is
+# marked, also those during a snapshot's dump, and the count is said.
+t_multi_snapshot_every_hit() {
+	local hits=0 lost
+	snap msnap3 run -sampling -timer-resolution Low -trigger trigger_here -multi-snapshot \
+		-working-directory "$tmp/w_msnap3" -o "$tmp/msnap3.fxt.gz" -- "$nest" 3000 -10
+	[ -s "$tmp/msnap3.fxt.gz" ] &&
+		hits=$("$snap" dump "$tmp/msnap3.fxt.gz" | grep -c '^complete .*name="hit trigger_here"')
+	lost=$(sed -n 's/^snaptrace: trigger trigger_here: \([0-9]*\) more hits* w[a-z]* not marked: .*/\1/p' "$tmp/msnap3.err")
+	if [ $rc -eq 0 ] && [ "$((hits + ${lost:-0}))" -eq 300 ] &&
+		grep -q "^snaptrace: trigger trigger_here: $hits hits marked in the trace, [0-9]* snapshots" "$tmp/msnap3.err" &&
+		"$snap" dump -check "$tmp/msnap3.fxt.gz" >/dev/null 2>&1 &&
+		"$snap" decode -q -working-directory "$tmp/w_msnap3" -o "$tmp/msnap3d.fxt" &&
+		[ "$("$snap" dump "$tmp/msnap3d.fxt" | grep -c '^complete .*name="hit trigger_here"')" = "$hits" ]; then
+		pass multi_snapshot_every_hit
+	else
+		failed multi_snapshot_every_hit "rc $rc, $hits hits marked (+${lost:-0} said lost) of 300: $(grep 'trigger_here:' "$tmp/msnap3.err")"
+	fi
+}
