@@ -49,6 +49,7 @@ static void on_signal(int sig)
 	if (decode_interrupted)
 		signal(sig, SIG_DFL);
 	decode_interrupted = sig;
+	snap_interrupted = sig;
 }
 
 /* Where events come from. */
@@ -632,6 +633,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		return err;
 	}
 	decode_interrupted = 0;
+	snap_interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, &old_int);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+volatile sig_atomic_t snap_interrupted;
+
 const char *snap_strerror(int err)
 {
 	if (err < 0)
@@ -33,6 +35,8 @@ const char *snap_strerror(int err)
 		       "to wait longer, 0 for ever)";
 	case SNAP_ENOTREG:
 		return "not a regular file (a block device or socket: refused)";
+	case SNAP_ENOTTEXT:
+		return "neither a perf.data file nor perf script text (no event in its first MiB)";
 	default:
 		return strerror(err);
 	}

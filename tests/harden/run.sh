@@ -413,4 +413,6 @@ t_perf_fails_once
 t_workdir_symlink
 t_output_kinds
 
+. tests/harden/hostile.sh
+
 exit $fail
