@@ -33,4 +33,55 @@ t_no_events() {
 	pass no_events
 }
 
-t_no_events
+
+# busy: a program that runs on a CPU for a while (sampled)
+busy=(sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done')
+
+# waitfor FILE TEXT: waits (at most 60 s) until FILE holds TEXT.
+waitfor() {
+	local i
+	for i in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Issue 20 item 7: a signal during run's decoding step keeps the recording and
+# prints the command that decodes it.
+t_decode_signal_keeps() {
+	if [ $perf_ok -eq 0 ]; then
+		skip decode_signal_keeps "perf is not installed"
+		return
+	fi
+	FAKE_SCRIPT=hang FAKE_PERF_LOG=$tmp/dsk.log SNAPTRACE_PERF=$PWD/tests/harden/perfwrap \
+		timeout -s KILL 120 "$snap" run -sampling -o "$tmp/dsk.fxt" -- "${busy[@]}" \
+		>/dev/null 2>"$tmp/dsk.err" </dev/null &
+	local pid=$! dir
+	if ! waitfor "$tmp/dsk.log" script; then
+		kill -KILL $pid
+		failed decode_signal_keeps "perf script never started: $(head -3 "$tmp/dsk.err")"
+		return
+	fi
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	dir=$(sed -n 's/.*the recording is kept in \([^;]*\);.*/\1/p' "$tmp/dsk.err")
+	if [ $rc -ne 1 ] || [ -z "$dir" ] || [ ! -s "$dir" ] || [ -e "$tmp/dsk.fxt" ]; then
+		failed decode_signal_keeps "rc $rc, kept '$dir': $(tr '\n' '|' <"$tmp/dsk.err")"
+		return
+	fi
+	snap dsk2 decode "$dir" -o "$tmp/dsk2.fxt"
+	rm -rf "$(dirname "$dir")"
+	if [ $rc -ne 0 ] || ! "$snap" dump -check "$tmp/dsk2.fxt" >/dev/null 2>&1; then
+		failed decode_signal_keeps "decoding the kept data: rc $rc: $(head -2 "$tmp/dsk2.err")"
+		return
+	fi
+	pass decode_signal_keeps
+}
+
+# HARDEN_ONLY=NAME runs only t_NAME of these.
+for t in no_events decode_signal_keeps; do
+	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
+	t_$t
+done
