@@ -80,8 +80,28 @@ t_decode_signal_keeps() {
 	pass decode_signal_keeps
 }
 
+# Issue 20 item 15: run works under `ulimit -n 64` (as perf alone does); perf's
+# file descriptors were parked at 100.
+t_ulimit_n() {
+	if [ $perf_ok -eq 0 ]; then
+		skip ulimit_n "perf is not installed"
+		return
+	fi
+	(
+		ulimit -n 64
+		snap uln run -sampling -o "$tmp/uln.fxt" -- "${busy[@]}"
+		exit $rc
+	)
+	rc=$?
+	if [ $rc -ne 0 ] || ! "$snap" dump -check "$tmp/uln.fxt" >/dev/null 2>&1; then
+		failed ulimit_n "rc $rc: $(tail -2 "$tmp/uln.err" | tr '\n' '|')"
+		return
+	fi
+	pass ulimit_n
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps; do
+for t in no_events decode_signal_keeps ulimit_n; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
