@@ -16,6 +16,39 @@
 
 #include "util/proc.h"
 
+/* The dispositions snaptrace was started with (snap_child_save_signals). */
+static unsigned char inherited_ign[NSIG];
+static sigset_t inherited_mask;
+static int inherited_saved;
+
+void snap_child_save_signals(void)
+{
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction sa;
+
+		inherited_ign[s] = sigaction(s, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+				   sa.sa_handler == SIG_IGN;
+	}
+	inherited_saved = sigprocmask(SIG_SETMASK, NULL, &inherited_mask) == 0;
+}
+
+int snap_child_inherited_ignored(int sig)
+{
+	return sig > 0 && sig < NSIG && inherited_ign[sig];
+}
+
+/* In the forked program before exec: what it would have had without snaptrace. */
+static void restore_signals(void)
+{
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, inherited_ign[s] ? SIG_IGN : SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, inherited_saved ? &inherited_mask : &none, NULL);
+}
+
 int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *status_out)
 {
 	int p[2], e = 0, status;
@@ -36,7 +69,7 @@ int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *sta
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
-		snap_child_reset_signals();
+		restore_signals();
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
 			e = errno;
 			n = write(p[1], &e, sizeof(e));

@@ -75,14 +75,17 @@ static int session_cmdline(pid_t pid, char *buf, size_t len)
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2};
 
-/* Blocks the signals we handle and routes them to a signalfd. */
+/* Blocks the signals we handle and routes them to a signalfd. One snaptrace
+ * was started ignoring (nohup: SIGHUP) stays ignored: it neither ends the
+ * recording nor is forwarded (the program ignores it too). */
 static int signals_open(struct snap_session *s)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
+		if (!snap_child_inherited_ignored(forwarded[i]))
+			sigaddset(&set, forwarded[i]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) < 0)
 		return -errno;

@@ -100,8 +100,27 @@ t_ulimit_n() {
 	pass ulimit_n
 }
 
+# Issue 20 item 9: a signal snaptrace was started ignoring (nohup) stays ignored
+# by the program, and does not end the recording.
+t_inherited_ignore() {
+	if [ $perf_ok -eq 0 ]; then
+		skip inherited_ignore "perf is not installed"
+		return
+	fi
+	# (timeout resets an ignored SIGHUP: sh sets it again, then runs snaptrace)
+	timeout -s KILL 60 sh -c 'trap "" HUP; exec "$0" "$@"' "$snap" run -sampling -o "$tmp/nohup.fxt" -- \
+		sh -c 'kill -HUP $PPID; kill -HUP $$; i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; echo alive' \
+		>"$tmp/nohup.out" 2>"$tmp/nohup.err" </dev/null
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q alive "$tmp/nohup.out" || [ ! -s "$tmp/nohup.fxt" ]; then
+		failed inherited_ignore "rc $rc: $(tail -2 "$tmp/nohup.err" | tr '\n' '|')"
+		return
+	fi
+	pass inherited_ignore
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps ulimit_n; do
+for t in no_events decode_signal_keeps ulimit_n inherited_ignore; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
