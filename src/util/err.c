@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/err.h"
 
+#include <errno.h>
 #include <string.h>
 
 volatile sig_atomic_t snap_interrupted;
@@ -35,6 +36,8 @@ const char *snap_strerror(int err)
 		       "to wait longer, 0 for ever)";
 	case SNAP_ENOTREG:
 		return "not a regular file (a block device or socket: refused)";
+	case EFBIG: /* SIGXFSZ is ignored (cli/main.c): the write fails instead */
+		return "file too large (ulimit -f)";
 	case SNAP_ENOTTEXT:
 		return "neither a perf.data file nor perf script text (no event in its first MiB)";
 	default:

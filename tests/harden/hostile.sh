@@ -119,8 +119,84 @@ t_inherited_ignore() {
 	pass inherited_ignore
 }
 
+# Issue 20 item 14: perf killed during the recording is reported: SIGKILL leaves
+# an unfinished perf.data (nothing decodable, no decode command offered); after
+# SIGTERM perf writes its data and the trace is written, ending early, and said so.
+t_perf_dies() {
+	if [ $perf_ok -eq 0 ]; then
+		skip perf_dies "perf is not installed"
+		return
+	fi
+	local sig pid w
+	for sig in KILL TERM; do
+		w=$tmp/pd_$sig
+		rm -f "$tmp/pd.pid"
+		FAKE_PERF_PID=$tmp/pd.pid SNAPTRACE_PERF=$PWD/tests/harden/perfwrap \
+			timeout -s KILL 120 "$snap" run -sampling -working-directory "$w" -o "$tmp/pd_$sig.fxt" -- \
+			sh -c 'end=$(($(date +%s) + 5)); while [ $(date +%s) -lt $end ]; do :; done' \
+			>/dev/null 2>"$tmp/pd_$sig.err" </dev/null &
+		pid=$!
+		if ! waitfor "$tmp/pd.pid" . || ! waitfor "$w/perf.data" ""; then
+			kill -KILL $pid
+			failed perf_dies "$sig: perf never started: $(head -3 "$tmp/pd_$sig.err")"
+			return
+		fi
+		sleep 1
+		kill -$sig "$(cat "$tmp/pd.pid")"
+		wait $pid
+		rc=$?
+		if ! grep -q "killed by signal $(kill -l $sig)" "$tmp/pd_$sig.err" ||
+			grep -q "finished recording\|decode it with" "$tmp/pd_$sig.err"; then
+			failed perf_dies "$sig: rc $rc: $(tr '\n' '|' <"$tmp/pd_$sig.err")"
+			return
+		fi
+		if [ $sig = KILL ] && { [ $rc -ne 1 ] || [ -e "$tmp/pd_$sig.fxt" ]; }; then
+			failed perf_dies "$sig: rc $rc: $(tr '\n' '|' <"$tmp/pd_$sig.err")"
+			return
+		fi
+		if [ $sig = TERM ] && { [ $rc -ne 0 ] || ! grep -q "the trace ends where perf did" "$tmp/pd_$sig.err" ||
+			! "$snap" dump -check "$tmp/pd_$sig.fxt" >/dev/null 2>&1; }; then
+			failed perf_dies "$sig: rc $rc: $(tr '\n' '|' <"$tmp/pd_$sig.err")"
+			return
+		fi
+	done
+	pass perf_dies
+}
+
+# Issue 20 item 11: under `ulimit -f` snaptrace is not killed by SIGXFSZ but says
+# the output is too large; perf killed by it is reported and its unfinished
+# perf.data is not offered for decoding.
+t_ulimit_f() {
+	(
+		ulimit -f 1
+		snap ulf decode tests/golden/perfscript/pt_threads.txt -o "$tmp/ulf.fxt"
+		exit $rc
+	)
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "cannot write $tmp/ulf.fxt: file too large (ulimit -f)" "$tmp/ulf.err"; then
+		failed ulimit_f "decode: rc $rc: $(head -2 "$tmp/ulf.err")"
+		return
+	fi
+	if [ $perf_ok -eq 0 ]; then
+		skip ulimit_f "perf is not installed (decode passed)"
+		return
+	fi
+	(
+		ulimit -f 100
+		snap ulf2 run -sampling -o "$tmp/ulf2.fxt" -- "${busy[@]}"
+		exit $rc
+	)
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "killed by signal $(kill -l XFSZ).*ulimit -f" "$tmp/ulf2.err" ||
+		grep -q "decode it with" "$tmp/ulf2.err"; then
+		failed ulimit_f "run: rc $rc: $(tr '\n' '|' <"$tmp/ulf2.err")"
+		return
+	fi
+	pass ulimit_f
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps ulimit_n inherited_ignore; do
+for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
