@@ -195,8 +195,64 @@ t_ulimit_f() {
 	pass ulimit_f
 }
 
+# Issue 20 item 8: the entry breakpoint of `run -trigger LIBFUNC` does not harm a
+# program whose library constructor raises SIGTRAP (passed on to its handler,
+# not taken for the breakpoint) or forks (the copy gets no 0xcc).
+t_entry_trap() {
+	if [ $perf_ok -eq 0 ] || ! command -v cc >/dev/null; then
+		skip entry_trap "needs perf and cc"
+		return
+	fi
+	local d=$tmp/ctor m want
+	mkdir -p "$d"
+	if ! cc -O0 -shared -fPIC -o "$d/libct.so" tests/harden/ctor/lib.c ||
+		! cc -O0 -o "$d/ct" tests/harden/ctor/main.c -L"$d" -lct -Wl,-rpath,"$d"; then
+		failed entry_trap "cannot build tests/harden/ctor"
+		return
+	fi
+	for m in t f tf; do
+		want=$(LIBMODE=$m "$d/ct")
+		LIBMODE=$m snap ct_$m run -sampling -trigger puts -o "$d/$m.fxt" -- "$d/ct"
+		if [ $rc -ne 0 ] || [ "$(cat "$tmp/ct_$m.out")" != "$want" ] || ! grep -q "trigger puts hit" "$tmp/ct_$m.err"; then
+			failed entry_trap "LIBMODE=$m: rc $rc, printed '$(tr '\n' ' ' <"$tmp/ct_$m.out")', alone '$(echo $want)': $(tail -2 "$tmp/ct_$m.err" | tr '\n' '|')"
+			return
+		fi
+	done
+	pass entry_trap
+}
+
+# Issue 20 item 10: snaptrace killed after it let the program go does not take
+# the program with it (the parent-death signal is gone by then).
+t_parent_death() {
+	if [ $perf_ok -eq 0 ]; then
+		skip parent_death "perf is not installed"
+		return
+	fi
+	local d=$tmp/pdeath pid i
+	mkdir -p "$d"
+	"$snap" run -sampling -o "$d/x.fxt" -- sh -c "echo >'$d/started'; sleep 2; echo alive >'$d/alive'" \
+		>/dev/null 2>"$tmp/pdeath.err" </dev/null &
+	pid=$!
+	if ! waitfor "$d/started" ""; then
+		kill -KILL $pid
+		failed parent_death "the program never started: $(head -3 "$tmp/pdeath.err")"
+		return
+	fi
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	for i in $(seq 600); do
+		[ -e "$d/alive" ] && break
+		sleep 0.1
+	done
+	if [ ! -s "$d/alive" ]; then
+		failed parent_death "the program died with snaptrace"
+		return
+	fi
+	pass parent_death
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f; do
+for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
