@@ -251,8 +251,38 @@ t_parent_death() {
 	pass parent_death
 }
 
+# Issue 20 item 13: `dump -check` of a trace large enough to spill its events,
+# with a full $TMPDIR (a tiny tmpfs in a private mount namespace), fails once
+# with a clear message (it retried the write at every event, for ever).
+t_spill_full() {
+	if [ $root -eq 0 ] || ! command -v unshare >/dev/null || ! unshare -m true 2>/dev/null; then
+		skip spill_full "needs root and unshare -m"
+		return
+	fi
+	awk 'BEGIN { printf " 7/7 0.000001000:   tr strt 0 [unknown] ([unknown]) => 401000 main+0x0 (/t)\n"; t = 2000
+		for (i = 0; i < 300000; i++) {
+			printf " 7/7 0.%09d:   call 401000 main+0x0 (/t) => 402000 f%d+0x0 (/t)\n", t++, i % 50
+			printf " 7/7 0.%09d:   return 402000 f%d+0x0 (/t) => 401000 main+0x0 (/t)\n", t++, i % 50 } }' >"$tmp/spill.txt"
+	snap spill decode "$tmp/spill.txt" -o "$tmp/spill.fxt.gz"
+	rm -f "$tmp/spill.txt"
+	if [ $rc -ne 0 ]; then
+		failed spill_full "decode: rc $rc: $(head -2 "$tmp/spill.err")"
+		return
+	fi
+	mkdir -p "$tmp/full"
+	timeout -s KILL 60 unshare -m sh -c 'mount -t tmpfs -o size=64k snaptrace-full "$1" &&
+		TMPDIR=$1 exec "$2" dump -check "$3"' sh "$tmp/full" "$snap" "$tmp/spill.fxt.gz" \
+		>"$tmp/spill2.out" 2>"$tmp/spill2.err" </dev/null
+	rc=$?
+	if [ $rc -ne 1 ] || [ "$(grep -c "cannot write the temporary file in $tmp/full.*No space left" "$tmp/spill2.err")" -ne 1 ]; then
+		failed spill_full "rc $rc: $(head -3 "$tmp/spill2.err")"
+		return
+	fi
+	pass spill_full
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death; do
+for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death spill_full; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
