@@ -281,8 +281,28 @@ t_spill_full() {
 	pass spill_full
 }
 
+# Issue 20 item 16: `dump -check` rejects damaged traces (tests/harden/fxt: a
+# kernel-object argument of size 0, one running past its record, an event of
+# undefined type 15), as fxt_read.py --strict and Perfetto's importer would.
+t_check_damaged() {
+	local f want
+	for f in tests/harden/fxt/*.fxt; do
+		case $f in
+		*size0*) want="size 0 words" ;;
+		*past_record*) want="past the record end" ;;
+		*type15*) want="undefined event type 15" ;;
+		esac
+		snap chk dump -check "$f"
+		if [ $rc -ne 1 ] || ! grep -q "$want" "$tmp/chk.err"; then
+			failed check_damaged "$f: rc $rc: $(head -2 "$tmp/chk.err")"
+			return
+		fi
+	done
+	pass check_damaged
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death spill_full; do
+for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death spill_full check_damaged; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
