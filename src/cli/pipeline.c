@@ -368,7 +368,7 @@ static void report_unknown(const struct source *src)
 }
 
 static void report_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
-			 const char *output)
+			 const char *output, const char *who)
 {
 	if (s->violations)
 		snap_warn(
@@ -394,9 +394,10 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			  "the thread's latest time",
 			  (unsigned long long)s->time_backwards, s->time_backwards == 1 ? "" : "s");
 	if (s->decode_errors)
-		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
+		snap_warn("%s reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",
-			  (unsigned long long)s->decode_errors, s->decode_errors == 1 ? "" : "s");
+			  who, (unsigned long long)s->decode_errors,
+			  s->decode_errors == 1 ? "" : "s");
 	snap_info("stats: %llu events, %llu threads, %llu samples, %llu unmatched returns, "
 		  "%llu times clamped, %llu odd branch kinds, %llu transaction events dropped",
 		  (unsigned long long)s->events, (unsigned long long)s->threads,
@@ -429,7 +430,7 @@ static int env_on(const char *name)
 
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
-			 struct snap_filter *filter, struct snap_srcinfo *src)
+			 struct snap_filter *filter, struct snap_srcinfo *src, const char *who)
 {
 	struct snap_decoder_opts dopts;
 	struct snap_decoder_hit *hits = NULL;
@@ -447,6 +448,7 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.filter = o->filter_start ? filter : NULL;
 	/* file/line/col args unless SNAPTRACE_NO_SOURCE_LINES is set */
 	dopts.srcloc = env_on("SNAPTRACE_NO_SOURCE_LINES") ? NULL : &src->iface;
+	dopts.error_source = who;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
@@ -611,6 +613,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decode_result res;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
+	const char *who = "perf"; /* of the decode errors: perf script, or ptdec in process */
 	int err, serr;
 
 	memset(&fx, 0, sizeof(fx));
@@ -648,6 +651,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
+	if (src.ipt)
+		who = "the in-process PT decoder (libipt)";
 	if (o->tap && !(tap = o->tap->open(o->tap->ctx, &st))) {
 		err = -ENOMEM;
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
@@ -670,7 +675,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		tl = &tee.base;
 	}
 	if (err >= 0)
-		err = decoder_setup(&dec, tl, &st, o, &exe, &filter, &srcinfo);
+		err = decoder_setup(&dec, tl, &st, o, &exe, &filter, &srcinfo, who);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -728,7 +733,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		snap_warn("%llu name%s not UTF-8: each bad byte is shown as U+FFFD",
 			  (unsigned long long)fx.stats.bad_utf8,
 			  fx.stats.bad_utf8 == 1 ? " was" : "s were");
-	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
+	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output, who);
 	if (o->result)
 		*o->result = res;
 	goto out_dec;
