@@ -301,8 +301,29 @@ t_check_damaged() {
 	pass check_damaged
 }
 
+# Issue 20 item 17: attach's switch records come from perf's normal ring, ahead
+# of the older samples of the overwrite ring: no "times went backwards", and
+# the samples keep their times (they were all clamped to the switch's).
+t_switch_first() {
+	local in=tests/golden/samples/offcpu_switch_records.txt
+	sed 1d "$in" >"$tmp/sw0.txt"
+	{
+		printf '            prog 700/700    10.500000000: PERF_RECORD_SWITCH OUT        \n'
+		printf '            prog 700/700    10.600000000: PERF_RECORD_SWITCH IN         \n'
+		cat "$tmp/sw0.txt"
+	} >"$tmp/sw1.txt"
+	snap sw0 decode "$tmp/sw0.txt" -o "$tmp/sw0.fxt"
+	snap sw1 decode "$tmp/sw1.txt" -o "$tmp/sw1.fxt"
+	if [ $rc -ne 0 ] || grep -q "went backwards" "$tmp/sw1.err" ||
+		! cmp -s <("$snap" dump "$tmp/sw0.fxt") <("$snap" dump "$tmp/sw1.fxt"); then
+		failed switch_first "rc $rc: $(head -2 "$tmp/sw1.err")"
+		return
+	fi
+	pass switch_first
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death spill_full check_damaged; do
+for t in no_events decode_signal_keeps ulimit_n inherited_ignore perf_dies ulimit_f entry_trap parent_death spill_full check_damaged switch_first; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
