@@ -641,7 +641,10 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	/* nohup: an ignored SIGHUP stays ignored (docs/guarantees.md, Signals) */
+	if (sigaction(SIGHUP, NULL, &old_hup) == 0 &&
+	    ((old_hup.sa_flags & SA_SIGINFO) || old_hup.sa_handler != SIG_IGN))
+		sigaction(SIGHUP, &sa, NULL);
 
 	ninputs = o->ninputs ? o->ninputs : 1;
 	if (o->perf_map_files && (err = snap_perfmaps_load(&maps, o->perf_map_files, &st)) < 0)
