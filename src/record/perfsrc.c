@@ -144,7 +144,8 @@ static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t si
 			return r;
 		if (snap_interrupted)
 			return -EINTR;
-		if (!st->events && st->bytes >= SNAP_SNIFF_BYTES)
+		/* (a record still taking frames is text: a call chain may be long) */
+		if (!st->events && !ps->rec_open && st->bytes >= SNAP_SNIFF_BYTES)
 			return -SNAP_ENOTTEXT;
 		if (stall_ms >= 0) {
 			struct pollfd p = {.fd = fd, .events = POLLIN};
