@@ -116,6 +116,32 @@ t_inherited_ignore() {
 		failed inherited_ignore "rc $rc: $(tail -2 "$tmp/nohup.err" | tr '\n' '|')"
 		return
 	fi
+	# decode under nohup: SIGHUP does not interrupt it (SIGTERM still does)
+	local pid
+	: >"$tmp/nohup.log"
+	FAKE_PERF_LOG=$tmp/nohup.log SNAPTRACE_PERF=$PWD/tests/harden/fakeperf timeout -s KILL 60 \
+		sh -c 'trap "" HUP; exec "$0" "$@"' "$snap" decode tests/harden/min.data -o "$tmp/nohup2.fxt" \
+		>/dev/null 2>"$tmp/nohup2.err" </dev/null &
+	pid=$!
+	if ! waitfor "$tmp/nohup.log" script; then
+		kill -KILL $pid
+		failed inherited_ignore "decode: perf script never started: $(head -2 "$tmp/nohup2.err")"
+		return
+	fi
+	kill -HUP $pid
+	sleep 1
+	if ! kill -0 $pid 2>/dev/null; then
+		wait $pid
+		failed inherited_ignore "decode under nohup ended on SIGHUP: $(head -2 "$tmp/nohup2.err")"
+		return
+	fi
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q interrupted "$tmp/nohup2.err"; then
+		failed inherited_ignore "decode: SIGTERM: rc $rc: $(head -2 "$tmp/nohup2.err")"
+		return
+	fi
 	pass inherited_ignore
 }
 
