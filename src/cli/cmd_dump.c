@@ -117,9 +117,12 @@ static int dump_drain(struct dump_walk *w)
 			w->status = 1;
 		} else if (w->check) {
 			err = snap_fxtcheck_feed(&w->c, &rec);
-			if (err < 0) {
+			if (err == -SNAP_EPARSE || err == -ENOMEM) {
 				dump_problem(w->path, &rec,
 					     err == -ENOMEM ? "out of memory" : w->c.why);
+				w->status = 1;
+			} else if (err < 0) { /* the checker's temporary file */
+				fprintf(stderr, "snaptrace dump: %s\n", w->c.why);
 				w->status = 1;
 			}
 		} else if (w->tree) {
@@ -276,7 +279,7 @@ static int dump_file(struct dump_walk *w)
 static int dump_run(const char *path, int check, int all, int tree)
 {
 	struct dump_walk w;
-	int status;
+	int status, err;
 
 	memset(&w, 0, sizeof(w));
 	w.path = path;
@@ -295,9 +298,13 @@ static int dump_run(const char *path, int check, int all, int tree)
 		snap_fxtread_feed_end(&w.r);
 		status = dump_drain(&w);
 	}
-	if (check && !status && snap_fxtcheck_finish(&w.c) < 0) {
-		fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path,
-			w.c.bad_index, w.c.why);
+	if (check && !status && (err = snap_fxtcheck_finish(&w.c)) < 0) {
+		if (err == -SNAP_EPARSE)
+			fprintf(stderr, "snaptrace dump: %s: record #%" PRIu64 ": %s\n", path,
+				w.c.bad_index, w.c.why);
+		else
+			fprintf(stderr, "snaptrace dump: %s\n",
+				err == -ENOMEM ? "out of memory" : w.c.why);
 		status = 1;
 	}
 	if (tree && !status && snap_fxttree_print(&w.t, stdout) < 0) {

@@ -3,10 +3,12 @@
  * snaptrace: see what a process did, every function call, on a timeline.
  * Parses the subcommand and dispatches; the only place that exits.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "record/child.h"
 
 #define SNAP_VERSION "0.1.0"
 
@@ -67,6 +69,10 @@ int main(int argc, char **argv)
 {
 	const char *cmd;
 
+	/* before anything changes them: the program of run gets them back */
+	snap_child_save_signals();
+	/* a file size limit (ulimit -f) is a write error (EFBIG), reported */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -49,6 +49,7 @@ static void on_signal(int sig)
 	if (decode_interrupted)
 		signal(sig, SIG_DFL);
 	decode_interrupted = sig;
+	snap_interrupted = sig;
 }
 
 /* Where events come from. */
@@ -436,7 +437,7 @@ static void report_lost(const struct snap_decode_result *r)
 }
 
 static void report_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
-			 const char *output)
+			 const char *output, const char *who)
 {
 	if (s->violations)
 		snap_warn(
@@ -462,9 +463,10 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			  "the thread's latest time",
 			  (unsigned long long)s->time_backwards, s->time_backwards == 1 ? "" : "s");
 	if (s->decode_errors)
-		snap_warn("perf reported %llu decode error%s (gaps in the trace, marked "
+		snap_warn("%s reported %llu decode error%s (gaps in the trace, marked "
 			  "[decode error: ...] in the timeline)",
-			  (unsigned long long)s->decode_errors, s->decode_errors == 1 ? "" : "s");
+			  who, (unsigned long long)s->decode_errors,
+			  s->decode_errors == 1 ? "" : "s");
 	snap_info("stats: %llu events, %llu threads, %llu samples, %llu unmatched returns, "
 		  "%llu times clamped, %llu odd branch kinds, %llu transaction events dropped",
 		  (unsigned long long)s->events, (unsigned long long)s->threads,
@@ -499,7 +501,7 @@ static int env_on(const char *name)
 
 static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
-			 struct snap_filter *filter, struct snap_srcinfo *src)
+			 struct snap_filter *filter, struct snap_srcinfo *src, const char *who)
 {
 	struct snap_decoder_opts dopts;
 	struct snap_decoder_hit *hits = NULL;
@@ -517,6 +519,7 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.filter = o->filter_start ? filter : NULL;
 	/* file/line/col args unless SNAPTRACE_NO_SOURCE_LINES is set */
 	dopts.srcloc = env_on("SNAPTRACE_NO_SOURCE_LINES") ? NULL : &src->iface;
+	dopts.error_source = who;
 	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
 		goto out;
 	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
@@ -685,6 +688,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decode_result res;
 	struct sigaction sa, old_int, old_term, old_hup;
 	size_t ninputs;
+	const char *who = "perf"; /* of the decode errors: perf script, or ptdec in process */
 	int err, serr;
 
 	memset(&fx, 0, sizeof(fx));
@@ -710,11 +714,15 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	if (o->output_fd)
 		*o->output_fd = -1;
 	decode_interrupted = 0;
+	snap_interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	/* nohup: an ignored SIGHUP stays ignored (docs/guarantees.md, Signals) */
+	if (sigaction(SIGHUP, NULL, &old_hup) == 0 &&
+	    ((old_hup.sa_flags & SA_SIGINFO) || old_hup.sa_handler != SIG_IGN))
+		sigaction(SIGHUP, &sa, NULL);
 
 	ninputs = o->ninputs ? o->ninputs : 1;
 	if (o->perf_map_files && (err = snap_perfmaps_load(&maps, o->perf_map_files, &st)) < 0)
@@ -724,6 +732,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	err = source_open(&src, o, o->ninputs ? o->inputs[0] : o->input, &st);
 	if (err < 0)
 		goto out_st;
+	if (src.ipt)
+		who = "the in-process PT decoder (libipt)";
 	if (o->tap && !(tap = o->tap->open(o->tap->ctx, &st))) {
 		err = -ENOMEM;
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
@@ -746,7 +756,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		tl = &tee.base;
 	}
 	if (err >= 0)
-		err = decoder_setup(&dec, tl, &st, o, &exe, &filter, &srcinfo);
+		err = decoder_setup(&dec, tl, &st, o, &exe, &filter, &srcinfo, who);
 	if (err < 0) {
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 		goto out_abort;
@@ -816,7 +826,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 			  (unsigned long long)fx.stats.bad_utf8,
 			  fx.stats.bad_utf8 == 1 ? " was" : "s were");
 	report_lost(&res);
-	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output);
+	report_stats(&stats, o->scope, tap && o->tap->no_output ? NULL : output, who);
 	if (o->result)
 		*o->result = res;
 	goto out_dec;

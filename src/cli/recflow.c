@@ -392,7 +392,9 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 		say_untraced(f, &s);
 		if (f->workdir)
 			snap_info("perf data kept in %s", s.data_path);
-	} else if (err != -EINTR) {
+	} else {
+		/* also when interrupted: a signal stops the decode, not the recording
+		 * (docs/guarantees.md, Signals) */
 		keep_data(cmd, &s);
 	}
 out:

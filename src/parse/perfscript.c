@@ -231,6 +231,7 @@ static void ps_check_long(struct snap_perfscript *ps)
 
 int snap_perfscript_feed(struct snap_perfscript *ps, const char *buf, size_t len)
 {
+	ps->stats.bytes += len;
 	if (ps->skipping) {
 		const char *nl = len ? memchr(buf, '\n', len) : NULL;
 

@@ -47,6 +47,7 @@
 
 struct snap_perfscript_stats {
 	uint64_t lines;		     /* lines consumed */
+	uint64_t bytes;		     /* bytes fed */
 	uint64_t events;	     /* events returned */
 	uint64_t unknown_lines;	     /* lines/records not understood (skipped) */
 	uint64_t first_unknown_line; /* 1-based line number of the first one, 0 if none */

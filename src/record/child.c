@@ -16,9 +16,50 @@
 
 #include "util/proc.h"
 
+/* The dispositions snaptrace was started with (snap_child_save_signals). */
+static unsigned char inherited_ign[NSIG];
+static sigset_t inherited_mask;
+static int inherited_saved;
+
+void snap_child_save_signals(void)
+{
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction sa;
+
+		inherited_ign[s] = sigaction(s, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+				   sa.sa_handler == SIG_IGN;
+	}
+	inherited_saved = sigprocmask(SIG_SETMASK, NULL, &inherited_mask) == 0;
+}
+
+int snap_child_inherited_ignored(int sig)
+{
+	return sig > 0 && sig < NSIG && inherited_ign[sig];
+}
+
+/* In the forked program before exec: what it would have had without snaptrace. */
+static void restore_signals(void)
+{
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, inherited_ign[s] ? SIG_IGN : SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, inherited_saved ? &inherited_mask : &none, NULL);
+}
+
+static int wait_stop(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, __WALL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
 int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *status_out)
 {
-	int p[2], e = 0, status;
+	int p[2], e = 0, status, err;
 	pid_t parent = getpid(), pid;
 	ssize_t n;
 
@@ -33,15 +74,22 @@ int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *sta
 	}
 	if (pid == 0) {
 		close(p[0]);
+		/* Until the parent has set PTRACE_O_EXITKILL (the SIGSTOP below):
+		 * snaptrace dying now must not leave the program to run untraced. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
-		snap_child_reset_signals();
+		restore_signals();
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
 			e = errno;
 			n = write(p[1], &e, sizeof(e));
 			_exit(126);
 		}
+		raise(SIGSTOP);
+		/* EXITKILL covers us from here to the detach, and ends with it: the
+		 * death signal would kill the program whenever snaptrace died,
+		 * also long after it was let go (the death signal survives exec). */
+		prctl(PR_SET_PDEATHSIG, 0);
 		execvp(argv[0], argv);
 		e = errno;
 		n = write(p[1], &e, sizeof(e));
@@ -49,13 +97,32 @@ int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *sta
 		_exit(127);
 	}
 	close(p[1]);
+	err = wait_stop(pid, &status);
+	if (err == 0 && WIFSTOPPED(status)) {
+		if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL) < 0 ||
+		    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0) {
+			err = -errno;
+			kill(pid, SIGKILL);
+		}
+	}
 	do
 		n = read(p[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (err == 0 && WIFSTOPPED(status))
+		err = wait_stop(pid, &status);
+	if (err < 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+			;
+		return err;
+	}
 	if (n == (ssize_t)sizeof(e)) {
+		if (WIFSTOPPED(status)) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+				;
+		}
 		*exec_err = e;
 		return -e;
 	}
@@ -89,19 +156,46 @@ static int auxv_entry(pid_t pid, uint64_t *entry)
 	return err;
 }
 
-/*
- * Waits for the breakpoint at the entry point. A signal the program takes before it (a
- * library constructor may raise one) is passed on; a group-stop (PTRACE_GETSIGINFO
- * fails with EINVAL) is resumed. Returns 0 at the breakpoint, -ECHILD when the program
- * ended (*status_out, *ended), or -errno.
- */
-static int wait_entry_trap(pid_t pid, int *status_out, int *ended)
+#if defined(__x86_64__)
+/* A process the program forked before its entry point (a library constructor):
+ * it stops at its first instruction, auto-attached (PTRACE_O_TRACEFORK), with a
+ * copy of the breakpoint: take it out of its memory and let it go. */
+static void release_fork(pid_t parent, uint64_t entry, long orig)
 {
+	unsigned long msg = 0;
+	pid_t kid;
+	int status;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent, NULL, &msg) < 0 || !msg)
+		return;
+	kid = (pid_t)msg;
+	/* its first stop (SIGSTOP) may come before or after the parent's event */
+	while (waitpid(kid, &status, __WALL) < 0)
+		if (errno != EINTR)
+			return;
+	if (!WIFSTOPPED(status))
+		return;
+	ptrace(PTRACE_POKETEXT, kid, (void *)entry, (void *)orig);
+	ptrace(PTRACE_DETACH, kid, NULL, NULL);
+}
+
+/*
+ * Waits for the breakpoint at the entry point: a SIGTRAP from the kernel
+ * (SI_KERNEL: an int3) with rip just past entry. Any other signal, also a
+ * SIGTRAP the program raised itself (a library constructor checking for a
+ * debugger: SI_USER/SI_TKILL) or an int3 of its own, is passed on; a
+ * group-stop (PTRACE_GETSIGINFO fails with EINVAL) is resumed; a fork is
+ * released without the breakpoint. Returns 0 at the breakpoint, -ECHILD when
+ * the program ended (*status_out, *ended), or -errno.
+ */
+static int wait_entry_trap(pid_t pid, uint64_t entry, long orig, int *status_out, int *ended)
+{
+	struct user_regs_struct regs;
 	siginfo_t si;
 	int status, sig;
 
 	for (;;) {
-		while (waitpid(pid, &status, 0) < 0)
+		while (waitpid(pid, &status, __WALL) < 0)
 			if (errno != EINTR)
 				return -errno;
 		if (!WIFSTOPPED(status)) {
@@ -110,14 +204,21 @@ static int wait_entry_trap(pid_t pid, int *status_out, int *ended)
 			return -ECHILD;
 		}
 		sig = WSTOPSIG(status);
-		if (sig == SIGTRAP)
-			return 0;
-		if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) < 0)
+		if (sig == SIGTRAP && (status >> 16) != 0) { /* a ptrace event stop */
+			if ((status >> 16) == PTRACE_EVENT_FORK)
+				release_fork(pid, entry, orig);
+			sig = 0;
+		} else if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) < 0) {
 			sig = 0; /* group-stop: nothing to deliver */
+		} else if (sig == SIGTRAP && si.si_code == SI_KERNEL &&
+			   ptrace(PTRACE_GETREGS, pid, NULL, &regs) == 0 && regs.rip == entry + 1) {
+			return 0;
+		}
 		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0)
 			return -errno;
 	}
 }
+#endif
 
 int snap_child_run_to_entry(pid_t pid, int *status_out, int *ended)
 {
@@ -133,15 +234,22 @@ int snap_child_run_to_entry(pid_t pid, int *status_out, int *ended)
 	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
 	if (errno)
 		return -errno;
+	/* A fork before the entry point copies the breakpoint: trace forks to
+	 * take it out of the copy (vfork and threads share the memory). */
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
+		   (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK)) < 0)
+		return -errno;
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)) < 0)
 		return -errno;
 	err = ptrace(PTRACE_CONT, pid, NULL, NULL) < 0 ? -errno : 0;
 	if (err == 0)
-		err = wait_entry_trap(pid, status_out, ended);
+		err = wait_entry_trap(pid, entry, orig, status_out, ended);
 	if (*ended)
 		return err;
 	/* Never leave the breakpoint in a live program, whatever went wrong. */
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) < 0 && err == 0)
+		err = -errno;
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL) < 0 && err == 0)
 		err = -errno;
 	if (err == 0 && ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
 		err = -errno;

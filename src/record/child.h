@@ -11,8 +11,17 @@
 #include <sys/types.h>
 
 /*
+ * Notes the signal dispositions snaptrace was started with (call first in
+ * main): the program gets them back, so `nohup snaptrace run` or a background
+ * job's ignored SIGINT are what the program sees (docs/guarantees.md, Signals).
+ */
+void snap_child_save_signals(void);
+/* 1 if sig was ignored when snaptrace started (snap_child_save_signals). */
+int snap_child_inherited_ignored(int sig);
+
+/*
  * Forks, PTRACE_TRACEME, execs argv (PATH searched): the program stops at its
- * first instruction (SIGTRAP). Returns 0 with *pid. Else a negative errno:
+ * first instruction (SIGTRAP), with the inherited signal dispositions and mask. Returns 0 with *pid. Else a negative errno:
  * with *exec_err set (the errno, > 0) when PTRACE_TRACEME or exec failed (it
  * comes back over a close-on-exec pipe), -ECHILD with *status when the
  * program did not stop, or the error of pipe/fork (*exec_err 0).

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -16,25 +17,37 @@
 #include "util/err.h"
 #include "util/proc.h"
 
+/* After fork, before exec: says why perf could not start in its log (shown
+ * as "its messages are above"), then exits 127. */
+static void perf_child_fail(int log_fd, const char *what, int err)
+{
+	if (log_fd >= 0)
+		dprintf(log_fd, "snaptrace: cannot start perf: %s: %s\n", what, strerror(err));
+	_exit(127);
+}
+
 static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid_t parent)
 {
-	int devnull;
+	int devnull, low = SNAP_PERF_ACK_FD + 1;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(127);
 	setpgid(0, 0); /* a terminal Ctrl-C reaches snaptrace only */
 	snap_child_reset_signals();
-	/* Park the control fds high so the dup2s below cannot clobber them. */
+	/* Park the fds above perf's 0-4 so the dup2s below cannot clobber them:
+	 * the lowest free ones, which fit any `ulimit -n` perf itself can run under. */
+	if (log_fd >= 0 && log_fd < low && (log_fd = fcntl(log_fd, F_DUPFD, low)) < 0)
+		_exit(127);
 	if (ctl_r >= 0) {
-		ctl_r = fcntl(ctl_r, F_DUPFD, 100);
-		ack_w = fcntl(ack_w, F_DUPFD, 100);
+		ctl_r = fcntl(ctl_r, F_DUPFD, low);
+		ack_w = ctl_r < 0 ? -1 : fcntl(ack_w, F_DUPFD, low);
 		if (ctl_r < 0 || ack_w < 0)
-			_exit(127);
+			perf_child_fail(log_fd, "its control file descriptors", errno);
 	}
 	devnull = open("/dev/null", O_RDWR);
 	if (devnull < 0)
-		_exit(127);
+		perf_child_fail(log_fd, "/dev/null", errno);
 	dup2(devnull, 0);
 	if (log_fd < 0)
 		log_fd = devnull;
@@ -42,10 +55,10 @@ static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid
 	dup2(log_fd, 2);
 	if (ctl_r >= 0 && (snap_move_fd(ctl_r, SNAP_PERF_CTL_FD) < 0 ||
 			   snap_move_fd(ack_w, SNAP_PERF_ACK_FD) < 0))
-		_exit(127);
+		perf_child_fail(2, "its control file descriptors", errno);
 	setenv("PAGER", "cat", 1);
 	execvp(argv[0], argv);
-	_exit(127);
+	perf_child_fail(2, argv[0], errno);
 }
 
 int snap_perf_start(struct snap_perf *p, char *const argv[], int log_fd, int use_ctl)

@@ -130,16 +130,24 @@ err_fini:
 }
 
 /* snap_perfsrc_pull; with stall_ms >= 0, a read that waits longer than that
- * fails with -SNAP_ESTALL (perf script printing nothing: spinning). */
+ * fails with -SNAP_ESTALL (perf script printing nothing: spinning). A signal
+ * (snap_interrupted) gives -EINTR, a first MiB without any event -SNAP_ENOTTEXT
+ * (/dev/zero: reads that never block and lines that never end). */
 static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
 			struct snap_event *ev, int stall_ms, struct snap_progress *prog)
 {
 	for (;;) {
 		int r = snap_perfscript_next(ps, ev);
+		const struct snap_perfscript_stats *st = snap_perfscript_stats(ps);
 		ssize_t n;
 
 		if (r != 0 || *eof)
 			return r;
+		if (snap_interrupted)
+			return -EINTR;
+		/* (a record still taking frames is text: a call chain may be long) */
+		if (!st->events && !ps->rec_open && st->bytes >= SNAP_SNIFF_BYTES)
+			return -SNAP_ENOTTEXT;
 		if (stall_ms >= 0 || prog) {
 			struct pollfd p = {.fd = fd, .events = POLLIN};
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "parse/perfdata.h"
 #include "record/child.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -75,14 +76,17 @@ static int session_cmdline(pid_t pid, char *buf, size_t len)
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2};
 
-/* Blocks the signals we handle and routes them to a signalfd. */
+/* Blocks the signals we handle and routes them to a signalfd. One snaptrace
+ * was started ignoring (nohup: SIGHUP) stays ignored: it neither ends the
+ * recording nor is forwarded (the program ignores it too). */
 static int signals_open(struct snap_session *s)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
+		if (!snap_child_inherited_ignored(forwarded[i]))
+			sigaddset(&set, forwarded[i]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) < 0)
 		return -errno;
@@ -251,6 +255,10 @@ static int perf_failed(struct snap_session *s, const char *what)
 		return why(s, -SNAP_EPERF,
 			   "perf record %s (exit status %d; its messages are above)", what,
 			   WEXITSTATUS(st));
+	if (s->perf.reaped && WIFSIGNALED(st))
+		return why(s, -SNAP_EPERF, "perf record %s: it was killed by signal %d (%s)%s",
+			   what, WTERMSIG(st), strsignal(WTERMSIG(st)),
+			   WTERMSIG(st) == SIGXFSZ ? " (the file size limit, ulimit -f)" : "");
 	return why(s, -SNAP_EPERF, "perf record %s (its messages are above)", what);
 }
 
@@ -664,12 +672,49 @@ int snap_session_loop(struct snap_session *s)
 	return 0;
 }
 
+/* A perf killed by a signal other than the one snaptrace stops it with
+ * (SIGKILL, the OOM killer, SIGXFSZ under ulimit -f, a SIGTERM from elsewhere
+ * while recording). Returns the signal, or 0. */
+static int perf_foreign_signal(const struct snap_session *s)
+{
+	int sig;
+
+	if (!s->perf.reaped || !WIFSIGNALED(s->perf.status))
+		return 0;
+	sig = WTERMSIG(s->perf.status);
+	/* perf re-raises SIGINT/SIGTERM once it has written its data */
+	if (s->end != SNAP_END_PERF && (sig == SIGINT || sig == SIGTERM))
+		return 0;
+	return sig;
+}
+
+static long perfdata_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
+}
+
+/* 1 when perf never finished NAME: a header that names no data (perf writes the
+ * header last, so a perf that was killed leaves "data size 0"). */
+static int perfdata_unfinished(int dfd, const char *name)
+{
+	struct snap_perfdata_info info;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return 0;
+	r = snap_perfdata_probe(perfdata_pread, &fd, &info);
+	close(fd);
+	return r < 0 || (!info.pipe_mode && info.data_size == 0);
+}
+
 /* Keeps the data files up to the last trigger snapshot (drops the dump perf
  * writes when it stops: the trace ends at a hit), then names the input. */
-static int collect_data(struct snap_session *s)
+static int collect_data(struct snap_session *s, int perf_sig)
 {
 	char **names = NULL;
-	int n = snap_workdir_list_data(&s->wd, &names), kept = 0, dfd;
+	int n = snap_workdir_list_data(&s->wd, &names), kept = 0, dfd, unfinished = 0;
 
 	if (n < 0)
 		return why(s, n, "cannot list %s: %s", s->wd.path, strerror(-n));
@@ -689,6 +734,12 @@ static int collect_data(struct snap_session *s)
 			snap_rmtree_at(dfd, names[i]);
 			continue;
 		}
+		/* what a killed perf left: perf script cannot read it ("data size
+		 * field is 0"); not decoded, not offered for a later decode */
+		if (perf_sig && dfd >= 0 && perfdata_unfinished(dfd, names[i])) {
+			unfinished++;
+			continue;
+		}
 		if (kept++ == 0)
 			snprintf(s->data_path, sizeof(s->data_path), "%s/%s", s->wd.path, names[i]);
 	}
@@ -704,14 +755,25 @@ static int collect_data(struct snap_session *s)
 	if (dfd >= 0)
 		close(dfd);
 	snap_workdir_free_list(names, n);
+	if (!kept && unfinished)
+		return why(s, -SNAP_EPERF,
+			   "perf record was killed before it finished its perf.data (it writes "
+			   "the header last): nothing it recorded can be decoded");
 	if (!kept)
 		return why(s, -SNAP_EPERF, "perf wrote no data");
+	if (unfinished)
+		snap_warn("%d unfinished perf.data file%s left by the killed perf %s not decoded",
+			  unfinished, unfinished > 1 ? "s" : "", unfinished > 1 ? "are" : "is");
+	if (perf_sig && s->end == SNAP_END_PERF)
+		snap_warn("perf wrote its data before it died: the trace ends where perf did, "
+			  "%.1f s into the recording",
+			  (double)s->recorded_ms / 1000);
 	return 0;
 }
 
 int snap_session_finish(struct snap_session *s)
 {
-	int err;
+	int err, perf_sig;
 
 	/* the run as the program saw it: not the time perf takes to stop */
 	s->recorded_ms = s->start_ms ? snap_now_ms() - s->start_ms : 0;
@@ -769,8 +831,18 @@ int snap_session_finish(struct snap_session *s)
 	    !(s->child && WEXITSTATUS(s->perf.status) == 143))
 		return perf_failed(s, "failed");
 	show_perf_log(s, 0);
-	snap_warn("finished recording");
-	return collect_data(s);
+	perf_sig = perf_foreign_signal(s);
+	if (perf_sig)
+		snap_log(SNAP_LOG_QUIET, "perf record was killed by signal %d (%s) %s%s", perf_sig,
+			 strsignal(perf_sig),
+			 s->end == SNAP_END_PERF ? "during the recording"
+						 : "while it wrote its data",
+			 perf_sig == SIGXFSZ
+				 ? " (the file size limit, ulimit -f, stopped its writes)"
+				 : "");
+	else
+		snap_warn("finished recording");
+	return collect_data(s, perf_sig);
 }
 
 int snap_session_wait_child(struct snap_session *s)

@@ -188,6 +188,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	dec->ctx.eh = o->ocaml_eh;
 	dec->ctx.debug_names = o->debug_names;
 	dec->ctx.srcloc = o->srcloc;
+	dec->error_source = o->error_source ? o->error_source : "perf";
 	for (i = 0; i < o->nnames; i++) {
 		uint32_t id;
 
@@ -235,7 +236,11 @@ static uint64_t mapped(struct snap_decoder *dec, uint64_t perf_time)
 
 static void set_base(struct snap_decoder *dec, const struct snap_event *ev)
 {
-	if (dec->have_base || !ev->has_time)
+	/* A switch record (--switch-events) comes from perf's normal ring, written
+	 * as the run goes, ahead of the older samples of the overwrite ring that
+	 * perf writes at the end (attach): it does not date the trace's start, or
+	 * those samples would all "go backwards" to it. */
+	if (dec->have_base || !ev->has_time || (ev->kind == SNAP_EV_SWITCH && !ev->nframes))
 		return;
 	dec->base = ev->time;
 	if (dec->have_hit_min && dec->hit_min < dec->base)
@@ -599,11 +604,10 @@ static int apply_error(struct snap_decoder *dec, struct snap_dthread *th,
 	int lvl = dec->ctx.stats.decode_errors < WARN_DECODE_ERRORS ? SNAP_LOG_WARN : SNAP_LOG_INFO;
 
 	if (ev->src.ip)
-		snap_log(lvl,
-			 "perf reported a decode error: %s (ip 0x%" PRIx64 ", tid %" PRId32 ")",
-			 snap_strtab_get(dec->st, ev->msg), ev->src.ip, ev->tid);
+		snap_log(lvl, "%s reported a decode error: %s (ip 0x%" PRIx64 ", tid %" PRId32 ")",
+			 dec->error_source, snap_strtab_get(dec->st, ev->msg), ev->src.ip, ev->tid);
 	else
-		snap_log(lvl, "perf reported a decode error: %s (tid %" PRId32 ")",
+		snap_log(lvl, "%s reported a decode error: %s (tid %" PRId32 ")", dec->error_source,
 			 snap_strtab_get(dec->st, ev->msg), ev->tid);
 	return snap_cstack_error(&th->cs, ev->msg, t);
 }

@@ -104,6 +104,8 @@ struct snap_decoder_opts {
 	int debug_names;
 	/* file/line/col args for slices (borrowed; NULL = none) */
 	const struct snap_srcloc *srcloc;
+	/* who found the decode errors (SNAP_EV_ERROR), for messages: NULL = "perf" */
+	const char *error_source;
 };
 
 struct snap_decoder_stats {
@@ -175,6 +177,7 @@ struct snap_decoder {
 	int saw_branch;		       /* a PT trace: switches are not ours to draw */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
+	const char *error_source; /* opts.error_source, never NULL */
 };
 
 /* Initialises dec. Borrows tl and st (they must outlive dec); interns the

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/err.h"
 
+#include <errno.h>
 #include <string.h>
+
+volatile sig_atomic_t snap_interrupted;
 
 const char *snap_strerror(int err)
 {
@@ -36,6 +39,10 @@ const char *snap_strerror(int err)
 	case SNAP_EFOREIGN:
 		return "another user's symbolic link or file in a sticky world-writable directory "
 		       "(refused, as the kernel's fs.protected_symlinks does)";
+	case EFBIG: /* SIGXFSZ is ignored (cli/main.c): the write fails instead */
+		return "file too large (ulimit -f)";
+	case SNAP_ENOTTEXT:
+		return "neither a perf.data file nor perf script text (no event in its first MiB)";
 	default:
 		return strerror(err);
 	}

@@ -6,6 +6,8 @@
 #ifndef SNAP_UTIL_ERR_H
 #define SNAP_UTIL_ERR_H
 
+#include <signal.h>
+
 enum snap_err {
 	SNAP_EPARSE = 4096, /* malformed input */
 	SNAP_EFORMAT,	    /* input is not in any format we know */
@@ -19,7 +21,19 @@ enum snap_err {
 	SNAP_ESTALL,	    /* perf made no progress for too long and was stopped */
 	SNAP_ENOTREG,	    /* an output that is neither a regular file nor writable in place */
 	SNAP_EFOREIGN,	    /* another user's link or file in a sticky world-writable directory */
+	SNAP_ENOTTEXT,	    /* no perf script event in the first SNAP_SNIFF_BYTES of a text input */
 };
+
+/* Text input with no event in this many bytes is neither perf.data nor perf
+ * script text (/dev/zero, random bytes): refused (docs/guarantees.md, Hangs). */
+#define SNAP_SNIFF_BYTES (1u << 20)
+
+/*
+ * Set (to the signal number) by a command's SIGINT/SIGTERM/SIGHUP handler:
+ * every loop that reads input checks it and returns -EINTR, also when its
+ * reads never block (a device that always has data).
+ */
+extern volatile sig_atomic_t snap_interrupted;
 
 /* Returns a static string describing err (negative or positive). Never NULL. */
 const char *snap_strerror(int err);

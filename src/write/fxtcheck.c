@@ -133,8 +133,14 @@ static int check_keep(struct snap_fxtcheck *c, const struct snap_fxtread_rec *re
 
 	if (t < 0)
 		return (int)t;
-	if (c->nev >= c->run_max && c->spill_fd != -2)
-		check_spill(c); /* on failure the events simply stay in memory */
+	if (c->nev >= c->run_max && c->spill_fd != -2) {
+		/* no temporary file: the events stay in memory; one that cannot be
+		 * written (a full $TMPDIR) fails the check once (c->why) */
+		int err = check_spill(c);
+
+		if (err < 0 && err != -ENOMEM && c->spill_fd != -2)
+			return err;
+	}
 	if (snap_vec_reserve(&c->ev, &c->evcap, c->nev + 1, sizeof(*c->ev)) < 0)
 		return -ENOMEM;
 	e = &c->ev[c->nev];
@@ -187,8 +193,16 @@ static int check_event(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 				return check_fail(c, rec->index,
 						  "counter argument #%u is not numeric", i);
 		return 0;
-	default:
+	case SNAP_FXT_EV_INSTANT:
+	case SNAP_FXT_EV_ASYNC_BEGIN:
+	case SNAP_FXT_EV_ASYNC_INSTANT:
+	case SNAP_FXT_EV_ASYNC_END:
+	case SNAP_FXT_EV_FLOW_BEGIN:
+	case SNAP_FXT_EV_FLOW_STEP:
+	case SNAP_FXT_EV_FLOW_END:
 		return 0;
+	default: /* 11..15: FXT defines no such event; damage, not a trace we write */
+		return check_fail(c, rec->index, "undefined event type %u", rec->sub);
 	}
 }
 
@@ -368,7 +382,8 @@ static int check_step(struct snap_fxtcheck *c, struct check_trk *k,
 }
 
 /* Writes the kept events, sorted, as one run to the spill file (created on
- * first use, unnamed, in $TMPDIR). Returns 0, or <0 to keep them in memory. */
+ * first use, unnamed, in $TMPDIR). Returns 0, or <0: with spill_fd -2 (no
+ * temporary file) to keep them in memory, else a write error, said in c->why. */
 static int check_spill(struct snap_fxtcheck *c)
 {
 	size_t bytes = c->nev * sizeof(*c->ev);
@@ -396,8 +411,15 @@ static int check_spill(struct snap_fxtcheck *c)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO; /* the events stay in memory */
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			snprintf(c->why, sizeof(c->why),
+				 "cannot write the temporary file in %s that sorts the trace's "
+				 "events: %s",
+				 tmp && *tmp ? tmp : "/tmp", snap_strerror(err));
+			return err;
+		}
 		done += (size_t)n;
 	}
 	c->runs[c->nruns].first = c->spilled;
@@ -428,8 +450,15 @@ static int check_run_fill(struct snap_fxtcheck *c, struct check_run_rd *r)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			snprintf(c->why, sizeof(c->why),
+				 "cannot read back the temporary file that sorts the trace's "
+				 "events: %s",
+				 snap_strerror(err));
+			return err;
+		}
 		got += (size_t)n;
 	}
 	r->pos = 0;

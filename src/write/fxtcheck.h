@@ -67,7 +67,9 @@ void snap_fxtcheck_fini(struct snap_fxtcheck *c);
  * c->why and its record in c->bad_index (a reader flag: undefined ref,
  * index 0, unknown provider, zero ticks/s, bad magic; a complete event
  * ending before it starts; a time overflowing int64 ns; a counter with
- * non-numeric args; a thread name without a "process" koid arg), or -ENOMEM. */
+ * non-numeric args; a thread name without a "process" koid arg), -ENOMEM, or
+ * -errno when the temporary file cannot be written (a full $TMPDIR: said in
+ * c->why, once; without a temporary file at all the events stay in memory). */
 int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec);
 /* Checks the slices: per thread, in timestamp order, every end closes an
  * open begin (never below depth 0), an end's name (when not empty) is the
@@ -75,7 +77,8 @@ int snap_fxtcheck_feed(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
  * complete events do not partially overlap, and every begin is ended.
  * Slices at depth SNAP_FXTCHECK_MAX_DEPTH or more are only counted (c->deep,
  * c->warning): Perfetto drops them, but the trace is valid. Returns 0,
- * -SNAP_EPARSE (c->why, c->bad_index) or -ENOMEM. */
+ * -SNAP_EPARSE (c->why, c->bad_index), -ENOMEM or -errno (the temporary
+ * file, c->why). */
 int snap_fxtcheck_finish(struct snap_fxtcheck *c);
 
 #endif

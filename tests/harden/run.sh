@@ -414,4 +414,6 @@ t_workdir_symlink
 t_output_kinds
 . tests/harden/files.sh # issue 20: files in directories others can write, locks, escapes
 
+. tests/harden/hostile.sh
+
 exit $fail
