@@ -8,14 +8,15 @@
 # time (-j N, else $SNAP_CHECK_JOBS, else nproc); then the serial suites run one at a time
 # with nothing beside them: those that record with perf and compare sample counts or
 # shares (e2e, dlfilter, triggers, report, perfcmp), whose figures a busy CPU would skew.
-# A suite is serial when its name is in $SNAP_CHECK_SERIAL (default below).
+# A suite is serial when its name is in $SNAP_CHECK_SERIAL (default below). Last comes
+# perfetto, which imports the traces golden, ptsynth and e2e kept in $SNAP_TRACES_DIR.
 # Progress: one "  TEST    SUITE (i/n)" line as each suite starts and "  DONE    SUITE
 # (Ns)" as it ends; then, per suite in the order given (a stable order, whatever finished
 # first), its FAIL and SKIP lines, the output of a failing suite, and its summary
 # "SUITE: N passed, ...".
 set -u
 shopt -s nullglob
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 : "${SNAP_BUILD:=build/default}"
 : "${SNAP_CHECK_SERIAL:=e2e dlfilter triggers report perfcmp}"
 export SNAP_BUILD SNAP_ROOT=$PWD
@@ -51,7 +52,7 @@ for s in "${suites[@]}"; do
 	case $s in
 	unit | layering) ;;
 	*) [ -f "tests/$s/run.sh" ] || {
-		echo "check.sh: no suite '$s' (suites: unit layering $(ls tests/*/run.sh | cut -d/ -f2 | tr '\n' ' '))" >&2
+		echo "check.sh: no suite '$s' (suites: unit layering $(printf '%s ' tests/*/run.sh | sed 's|tests/\([^/]*\)/run.sh|\1|g'))" >&2
 		exit 2
 	} ;;
 	esac
@@ -93,12 +94,17 @@ report_suite() {
 
 parallel=()
 serial=()
+last=()
 for s in "${suites[@]}"; do
 	case " $SNAP_CHECK_SERIAL " in
 	*" $s "*) serial+=("$s") ;;
-	*) parallel+=("$s") ;;
+	*) if [ "$s" = perfetto ]; then last+=("$s"); else parallel+=("$s"); fi ;;
 	esac
 done
+# The traces the suites keep for tests/perfetto (tests/perfetto/keep.sh).
+if [ ${#last[@]} -gt 0 ] && [ -z "${SNAP_TRACES_DIR:-}" ]; then
+	export SNAP_TRACES_DIR=$log/traces
+fi
 
 i=0
 started() {
@@ -130,7 +136,7 @@ while [ ${#pids[@]} -gt 0 ]; do reap; done
 pids=()
 
 # The serial pool: one suite at a time, alone on the machine (as far as check.sh goes).
-for s in ${serial[@]+"${serial[@]}"}; do
+for s in ${serial[@]+"${serial[@]}"} ${last[@]+"${last[@]}"}; do
 	started "$s"
 	t0=$(date +%s)
 	run_suite "$s"
