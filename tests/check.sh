@@ -101,6 +101,16 @@ for s in "${suites[@]}"; do
 	*) if [ "$s" = perfetto ]; then last+=("$s"); else parallel+=("$s"); fi ;;
 	esac
 done
+# The longest suites start first, so that the pool's workers end together (the order of
+# the summaries below stays the order given).
+long=()
+for s in ptsynth golden harden fxt; do
+	case " ${parallel[*]} " in *" $s "*) long+=("$s") ;; esac
+done
+for s in ${parallel[@]+"${parallel[@]}"}; do
+	case " ${long[*]} " in *" $s "*) ;; *) long+=("$s") ;; esac
+done
+parallel=(${long[@]+"${long[@]}"})
 # The traces the suites keep for tests/perfetto (tests/perfetto/keep.sh).
 if [ ${#last[@]} -gt 0 ] && [ -z "${SNAP_TRACES_DIR:-}" ]; then
 	export SNAP_TRACES_DIR=$log/traces
