@@ -130,7 +130,7 @@ static void b1_8_broken_machine(void)
 	CHECK_INT_EQ(3, snap_doctor_check(&m, it, 3));
 }
 
-static void b1_8_perf_versions(void)
+static void b2_1_perf_versions(void)
 {
 	int a = -1, b = -1;
 	char v[16];
@@ -173,7 +173,7 @@ int main(void)
 	RUN(b1_8_vm_non_root);
 	RUN(b1_8_bare_metal_root);
 	RUN(b1_8_broken_machine);
-	RUN(b1_8_perf_versions);
+	RUN(b2_1_perf_versions);
 	RUN(b1_8_cpuinfo_and_status);
 	return snap_test_done();
 }

@@ -251,7 +251,7 @@ static void b2_3_sampling_vm_default(void)
 	snap_perfargs_fini(&pa);
 }
 
-static void b2_3_sampling_pmu_resolutions(void)
+static void b8_13_sampling_pmu_resolutions(void)
 {
 	struct snap_recopts o = base();
 
@@ -641,7 +641,7 @@ int main(void)
 	RUN(b2_3_pt_old_perf);
 	RUN(b2_3_pt_extra_events);
 	RUN(b2_3_sampling_vm_default);
-	RUN(b2_3_sampling_pmu_resolutions);
+	RUN(b8_13_sampling_pmu_resolutions);
 	RUN(b2_3_sampling_vm_high_and_sample);
 	RUN(b2_3_sampling_trigger_kernel_size);
 	RUN(b8_12_sampling_ring_capped);

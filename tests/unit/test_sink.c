@@ -289,7 +289,8 @@ static void test_b6_1_unnamed_while_writing(void)
 	int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
 
 	if (fd < 0) {
-		printf("SKIP test_sink.c:test_b6_1_unnamed_while_writing: no O_TMPFILE in %s\n", dir);
+		printf("SKIP test_sink.c:test_b6_1_unnamed_while_writing: no O_TMPFILE in %s\n",
+		       dir);
 		return;
 	}
 	close(fd);
