@@ -149,7 +149,12 @@ pids=()
 for s in ${serial[@]+"${serial[@]}"} ${last[@]+"${last[@]}"}; do
 	started "$s"
 	t0=$(date +%s)
-	run_suite "$s"
+	set -m
+	run_suite "$s" & # in its own process group too, stopped with the rest on a signal
+	set +m
+	pids=("$!")
+	wait "$!"
+	pids=()
 	finished "$s" "$t0"
 done
 
