@@ -162,9 +162,16 @@ format:
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_FILES) && echo "format-check: ok"
 
+# cppcheck fails the build on any finding (--error-exitcode). Suppressed, each with its
+# reason: ctuuninitvar in record/perfargs.c (snap_perfargs_build stores the pointer `out`
+# in its builder before the memset that initialises *out; nothing is read). LINT_SKIP=DIR...
+# leaves directories out (.ci/run: see the note there).
+LINT_SKIP ?=
+LINT_SUPPRESS := --suppress=ctuuninitvar:src/record/perfargs.c
 lint:
-	$(call msg,CPPCHECK,src)
-	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc src
+	$(call msg,CPPCHECK,src $(if $(LINT_SKIP),(without $(LINT_SKIP))))
+	$(Q)cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 \
+		$(LINT_SUPPRESS) $(addprefix -i,$(LINT_SKIP)) -Isrc src
 	@tests/layering.sh
 
 # Not "demo: all": on a fresh machine the packages come first (tests/demo.sh runs

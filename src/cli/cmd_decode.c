@@ -103,8 +103,6 @@ static const char decode_desc[] =
 	"on some damaged recordings). The -o output is replaced only once complete; a link is\n"
 	"followed, a device or FIFO written in place (docs/guarantees.md).";
 
-/* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
- * else the exit status. */
 /* What decode_parse fills besides the pipeline options. */
 struct decode_cli {
 	const char *workdir;
@@ -112,6 +110,8 @@ struct decode_cli {
 	int serve, serve_port;
 };
 
+/* Parses the flags into o and inputs[] (room for argc entries). Returns -1 to go on,
+ * else the exit status. */
 static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const char **inputs,
 			size_t *ninputs, struct decode_cli *c)
 {

@@ -326,11 +326,6 @@ static void tap_close(void *ctx, int err)
 
 #define REPORT_CHUNK (1u << 20) /* trace bytes inflated and fed at a time */
 
-/* Streams FILE (plain or gzip) piece by piece through snap_report_fxt_feed
- * into c->r: memory is one piece plus the reader's tables, never the whole
- * decompressed trace. The file is read to its end even after an FXT error so
- * that a bad gzip stream is reported first, as when it was read whole.
- * Returns the exit status (the problem printed). */
 /* Where the trace's bytes come from: a file through zlib's gzread (plain or
  * gzip), or stdin, whose first bytes were read to tell what it holds (a pipe
  * cannot give them back): those, then the rest, inflated here if gzip. */
@@ -480,6 +475,11 @@ static int src_open(struct fxtsrc *s, const char *path, const unsigned char *hea
 	return 0;
 }
 
+/* Streams FILE (plain or gzip) piece by piece through snap_report_fxt_feed
+ * into c->r: memory is one piece plus the reader's tables, never the whole
+ * decompressed trace. The file is read to its end even after an FXT error so
+ * that a bad gzip stream is reported first, as when it was read whole.
+ * Returns the exit status (the problem printed). */
 static int stream_fxt(struct rcli *c, const char *path, const unsigned char *head, size_t nhead)
 {
 	struct snap_report_fxtstream fs;

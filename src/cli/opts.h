@@ -30,6 +30,7 @@ struct snap_optparse {
 	const char *cmd; /* for messages: "decode" */
 };
 
+/* Starts parsing argv[0..argc) (argv borrowed) for command cmd (named in messages). */
 void snap_optparse_init(struct snap_optparse *p, const char *cmd, int argc, char **argv);
 /* Returns the index into opts (terminated by a NULL name) of the next flag,
  * with *val set to its value (NULL for switches), or one of SNAP_OPT_*. */

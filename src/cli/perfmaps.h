@@ -27,7 +27,8 @@ struct snap_perfmaps {
 };
 
 /* Loads the comma-separated files (each named perf-PID.map). Prints a one-line
- * error and returns <0 for a bad name or an unreadable file; 0 otherwise. */
+ * error and returns <0 for a bad name or an unreadable file; 0 otherwise.
+ * snap_perfmaps_fini frees the maps (also after a failed load). */
 int snap_perfmaps_load(struct snap_perfmaps *pm, const char *files, struct snap_strtab *st);
 void snap_perfmaps_fini(struct snap_perfmaps *pm);
 /* Renames the unknown locations of ev (its frames are copied first).

@@ -340,7 +340,6 @@ static const struct snap_perfscript_stats *source_stats(const struct source *src
 	return src->is_perf ? snap_perfsrc_stats(&src->perf) : snap_perfscript_stats(&src->ps);
 }
 
-/* Returns 0, or -SNAP_EPERF if perf failed (already reported). */
 /* The CPU time of the calling thread. The thread that reads the events also
  * builds the stacks and writes the trace: with idle cores, its CPU time is the
  * wall time of an in-process decode (make bench prints it). */
@@ -354,6 +353,7 @@ static double thread_cpu_seconds(void)
 	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* Returns 0, or -SNAP_EPERF if perf failed (already reported). */
 static int source_close(struct source *src)
 {
 	int err = 0;

@@ -39,6 +39,7 @@ struct snap_recflags {
 extern const struct snap_opt snap_recflags_opts[];
 #define SNAP_RECFLAGS_NOPTS 25
 
+/* init: every flag at its default; fini frees the strings the flags own. */
 void snap_recflags_init(struct snap_recflags *f);
 void snap_recflags_fini(struct snap_recflags *f);
 /* Applies shared flag k (an index into snap_recflags_opts) with value val.

@@ -30,6 +30,8 @@ struct snap_srcinfo {
 	unsigned long found, missing;
 };
 
+/* init: no file read yet, names interned into st (borrowed, must outlive si);
+ * fini closes every file read and leaves si zeroed. */
 void snap_srcinfo_init(struct snap_srcinfo *si, struct snap_strtab *st);
 void snap_srcinfo_fini(struct snap_srcinfo *si);
 

@@ -78,6 +78,7 @@ struct snap_loc {
 	uint8_t inlined;
 };
 
+/* 1 if l's address is a kernel one (top bit set, docs/behaviour.md §3.3). */
 static inline int snap_loc_is_kernel(const struct snap_loc *l)
 {
 	return (l->ip >> 63) != 0;

@@ -63,6 +63,7 @@ struct snap_cfi {
 	struct snap_cfi_stats st;
 };
 
+/* An empty cache (no file opened yet). */
 void snap_cfi_init(struct snap_cfi *c);
 /* Closes every file; c is left zeroed. */
 void snap_cfi_fini(struct snap_cfi *c);
@@ -89,7 +90,8 @@ int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint
 
 /* One file, for tests and the fuzz target. open: 0, -errno, -SNAP_ENOTREG (not
  * a regular file), -SNAP_EFORMAT (not an ELF executable or library, or no CFI),
- * -ENOMEM. open_mem reads an ELF image in memory (not kept). */
+ * -ENOMEM. open_mem reads an ELF image in memory (not kept). close frees f
+ * (NULL is a no-op). */
 int snap_cfi_file_open(const char *path, struct snap_cfi_file **out);
 int snap_cfi_file_open_mem(const void *buf, size_t len, struct snap_cfi_file **out);
 void snap_cfi_file_close(struct snap_cfi_file *f);

@@ -32,7 +32,8 @@ struct snap_hitsfile {
 	uint64_t bad_lines;
 };
 
-/* Parses a whole file. Returns 0, -SNAP_EFORMAT (no header line), -ENOMEM. */
+/* Parses a whole file. Returns 0, -SNAP_EFORMAT (no header line), -ENOMEM.
+ * snap_hitsfile_fini frees the hits (also after a failed parse). */
 int snap_hitsfile_parse(struct snap_hitsfile *hf, const char *buf, size_t len);
 void snap_hitsfile_fini(struct snap_hitsfile *hf);
 /* Writes the header and the hits. Returns 0 or -EIO. */

@@ -25,6 +25,7 @@ struct snap_perfmap {
 	uint64_t bad_lines;
 };
 
+/* init: an empty map; fini frees the entries and leaves m zeroed. */
 void snap_perfmap_init(struct snap_perfmap *m);
 void snap_perfmap_fini(struct snap_perfmap *m);
 /* Adds the lines of buf (the whole file). Returns 0 or -ENOMEM. */

@@ -13,7 +13,7 @@
 struct snap_dwline; /* an open file with its debug info */
 
 /* Opens path. Returns 0, -errno, or -SNAP_EFORMAT when it has no DWARF line
- * information (not built with -g). */
+ * information (not built with -g). snap_dwline_close releases d (NULL: no-op). */
 int snap_dwline_open(const char *path, struct snap_dwline **out);
 void snap_dwline_close(struct snap_dwline *d);
 

@@ -118,7 +118,8 @@ struct snap_elf_traps {
 };
 
 /* Returns 1 with *out filled when the file has such notes, 0 when it has
- * none (then *out is empty), -ENOMEM. Malformed notes are skipped. */
+ * none (then *out is empty), -ENOMEM. Malformed notes are skipped.
+ * snap_elf_traps_free frees the arrays of *t. */
 int snap_elf_ocaml_traps(const struct snap_elf *e, struct snap_elf_traps *out);
 void snap_elf_traps_free(struct snap_elf_traps *t);
 

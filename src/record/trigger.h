@@ -73,8 +73,9 @@ int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, cha
  * demangled name (C++, Rust: "app::detail::count_words", a Rust path without
  * its hash, or the name with its parameters), then as a trailing part of one
  * after "::" ("count_words"); -EEXIST when functions at several addresses
- * match at that step. The _disp forms also write the name perf shows for the
- * function found (demangled; sel itself for a line or an address) to disp. */
+ * match at that step. The _disp forms (resolve_disp, and resolve_named for
+ * resolve_symbol) also write the name perf shows for the function found
+ * (demangled; sel itself for a line or an address) to disp. */
 int snap_trigger_resolve_disp(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen,
 			      char *disp, size_t dlen);
 int snap_trigger_resolve_named(pid_t pid, const char *name, uint64_t *addr, char *where,
@@ -82,6 +83,7 @@ int snap_trigger_resolve_named(pid_t pid, const char *name, uint64_t *addr, char
 /* Parses hex with or without 0x (at most 16 digits). Returns 0 or -1. */
 int snap_trigger_parse_hex(const char *s, uint64_t *v);
 
+/* No breakpoint armed yet. */
 void snap_trigger_init(struct snap_trigger *t);
 /* Arms breakpoints on addr. follow_children: pid is a process we start:
  * one breakpoint per online CPU with inherit (covers later threads; perf

@@ -83,7 +83,8 @@ int snap_workdir_filter_names(char **names, int n);
 /* Lists the data names of dir (see above) that are regular files or
  * directories (perf record --kcore), sorted: a FIFO, device or link so named
  * is never decoded. Returns the count and sets *names (owned: release with
- * snap_workdir_free_list), or -errno. */
+ * snap_workdir_free_list(names, count)), or -errno. list_data lists w's
+ * directory. */
 int snap_workdir_list_dir(const char *dir, char ***names);
 int snap_workdir_list_data(const struct snap_workdir *w, char ***names);
 void snap_workdir_free_list(char **names, int n);

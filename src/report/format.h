@@ -20,7 +20,10 @@ struct snap_rbuf {
 	int err;
 };
 
+/* Frees the text; b is left zeroed (an empty buffer, as {0} starts). */
 void snap_rbuf_fini(struct snap_rbuf *b);
+/* put appends s[0..n), printf formatted text; after a failure (b->err =
+ * -ENOMEM) both do nothing. */
 void snap_rbuf_put(struct snap_rbuf *b, const char *s, size_t n);
 void snap_rbuf_printf(struct snap_rbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -41,6 +44,9 @@ const char *snap_report_human(uint64_t ns, char out[16]);
  * width + 1 bytes. */
 const char *snap_report_shorten(const char *s, size_t width, char *out);
 
+/* After snap_report_finish: append the report to b, as text tables
+ * (snap_report_text) or as JSON (snap_report_json, docs/report.md); an
+ * allocation failure sets b->err. */
 void snap_report_text(const struct snap_report *r, const struct snap_report_fmt *f,
 		      struct snap_rbuf *b);
 void snap_report_json(const struct snap_report *r, const struct snap_report_fmt *f,

@@ -36,6 +36,8 @@ struct snap_report_fxtstream {
 	int err, live;
 };
 
+/* The walk above: snap_report_fxt_begin, snap_report_fxt_feed (one piece),
+ * snap_report_fxt_end. */
 int snap_report_fxt_begin(struct snap_report_fxtstream *s, struct snap_report *r,
 			  struct snap_report_fxtin *in);
 int snap_report_fxt_feed(struct snap_report_fxtstream *s, const void *data, size_t len);

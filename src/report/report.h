@@ -161,7 +161,8 @@ struct snap_report {
  * that tells unknown code apart fits the column; other names are s itself. */
 const char *snap_report_label(const char *s, char *out, size_t cap);
 
-/* Initializes r over st (borrowed, must outlive r). Returns 0 or -ENOMEM. */
+/* Initializes r over st (borrowed, must outlive r). Returns 0 or -ENOMEM.
+ * snap_report_fini frees everything r holds (also after a failed init). */
 int snap_report_init(struct snap_report *r, struct snap_strtab *st,
 		     const struct snap_report_opts *o);
 void snap_report_fini(struct snap_report *r);
@@ -205,7 +206,8 @@ int snap_report_sort_parse(const char *s, enum snap_report_sort *key);
 /* Nearest-rank percentile (1..100) of a sorted or unsorted array (it is
  * partially reordered). n > 0. */
 uint64_t snap_report_rank(uint64_t *v, size_t n, unsigned pct);
-/* The sketch bucket of a duration, and the value a bucket stands for. */
+/* The sketch bucket of a duration, and (bucket_value) the value a bucket
+ * stands for. */
 size_t snap_report_bucket(uint64_t v);
 uint64_t snap_report_bucket_value(size_t b);
 

@@ -240,15 +240,13 @@ int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
  * (snapshot boundary, docs/behaviour.md §4.11). Returns 0 or a negative error. */
 int snap_cstack_restart(struct snap_cstack *cs, uint64_t t);
 
-/* If more than SNAP_CSTACK_MAX_DEFER ops are deferred, ends the thread
- * segment at t (counted in stats.trimmed) so memory stays bounded.
+/* If ctx->max_defer (SNAP_CSTACK_MAX_DEFER) ops or more are deferred, ends
+ * the thread segment at t (counted in stats.trimmed) so memory stays bounded.
  * snap_cstack_branch does it itself. Returns 0 or a negative error. */
 int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
 
-/* Primitives used by sampdiff: write all pending ops up to t; open a frame at
- * exactly t (no spreading); close the top frame at t (no-op if empty).
- * Return 0 or a negative error. push returns 1 if the frame was dropped by the
- * depth cap. */
+/* Primitive used by sampdiff: writes all pending ops up to t. Returns 0 or a
+ * negative error. */
 int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
 /* -filter (filter.h): drops the deferred begins (written nothing yet); then,
  * when the region opens at t, begins every open frame again at t (all stacks,
@@ -257,10 +255,15 @@ int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
  * negative error. */
 void snap_cstack_discard_deferred(struct snap_cstack *cs);
 int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
+/* Primitive used by sampdiff: opens a frame for sym at ip at exactly t (no
+ * spreading). Returns 0, 1 if the depth cap dropped the frame (counted in
+ * stats.depth_capped), or a negative error. */
 int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
 /* push_now of a frame perf found inlined: its begin carries the arg inlined = 1
  * (docs/report.md). */
 int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
+/* Primitive used by sampdiff: closes the top frame at t (no-op if the stack is
+ * empty). Returns 0 or a negative error. */
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);
 
 /* The current stack, outermost first (borrowed until the next call). */

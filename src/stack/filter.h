@@ -47,6 +47,8 @@ struct snap_filter {
  * anything else, -ENOMEM. */
 int snap_filter_parse_arg(const char *arg, char **start, char **stop);
 
+/* init: a gate for the region from calls to start to calls to stop (strtab
+ * ids); fini frees what pass 1 recorded and leaves f zeroed. */
 void snap_filter_init(struct snap_filter *f, uint32_t start, uint32_t stop);
 void snap_filter_fini(struct snap_filter *f);
 /* Pass 1: looks at one event. Returns 0 or -ENOMEM. */

@@ -53,6 +53,7 @@ struct snap_sampdiff_thread {
 	size_t n, cap;
 };
 
+/* Frees the thread's frames; sdt is left empty (ready for reuse). */
 void snap_sampdiff_thread_fini(struct snap_sampdiff_thread *sdt);
 
 struct snap_sampdiff_stats {

@@ -9,14 +9,18 @@
 
 #include <stddef.h>
 
+/* malloc and calloc (calloc: NULL if n * size overflows); NULL on failure,
+ * also when snap_alloc_fail_after says this one fails. */
 void *snap_malloc(size_t size);
 void *snap_calloc(size_t n, size_t size);
 /* Returns NULL (and leaves p untouched) on failure or if n * size overflows. */
 void *snap_reallocarray(void *p, size_t n, size_t size);
+/* free (NULL is a no-op). */
 void snap_free(void *p);
 /* Returns an owned copy of (s, len) with a NUL appended; release with snap_free. */
 char *snap_strndup(const char *s, size_t len);
 
+/* Tests: after n more successful allocations every one fails; n < 0 stops it. */
 void snap_alloc_fail_after(long n);
 
 #endif

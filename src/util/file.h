@@ -23,7 +23,8 @@ long snap_read_small(const char *path, char *buf, size_t len);
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
 			const void **buf, size_t *len);
 
-/* The same for any non-empty regular file; -EINVAL for anything else. */
+/* The same for any non-empty regular file; -EINVAL for anything else.
+ * snap_file_unmap(buf, len) releases a mapping (buf NULL: no-op). */
 int snap_file_map(const char *path, const void **buf, size_t *len);
 void snap_file_unmap(const void *buf, size_t len);
 

@@ -15,6 +15,8 @@ enum snap_log_level {
 
 extern int snap_log_level;
 
+/* Prints "snaptrace: " and the message to stderr; call it through snap_log,
+ * which checks the level first. */
 void snap_log_fmt(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define snap_log(level, ...)                                                                       \

@@ -24,6 +24,7 @@ struct snap_strtab {
 	size_t nchunks;
 };
 
+/* init: an empty table; fini frees every string and leaves st zeroed. */
 void snap_strtab_init(struct snap_strtab *st);
 void snap_strtab_fini(struct snap_strtab *st);
 /* Returns the id (>= 1) of (s, len), adding it if new, or -ENOMEM.

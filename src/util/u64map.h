@@ -17,6 +17,7 @@ struct snap_u64map {
 	size_t count;
 };
 
+/* init: an empty map; fini frees it and leaves m zeroed. */
 void snap_u64map_init(struct snap_u64map *m);
 void snap_u64map_fini(struct snap_u64map *m);
 /* Sets key to val (insert or replace). Returns 0 or -ENOMEM. */

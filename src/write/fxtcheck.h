@@ -59,6 +59,8 @@ struct snap_fxtcheck {
 
 #define SNAP_FXTCHECK_MAX_DEPTH SNAP_MAX_NESTING /* model/timeline.h */
 
+/* init: nothing checked yet (1e9 ticks/s until an initialization record);
+ * fini frees everything, spill file included. */
 void snap_fxtcheck_init(struct snap_fxtcheck *c);
 void snap_fxtcheck_fini(struct snap_fxtcheck *c);
 /* Checks one record (as returned by snap_fxtread_next, borrowed only during

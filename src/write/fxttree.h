@@ -44,6 +44,7 @@ struct snap_fxttree {
 	size_t nev, evcap;
 };
 
+/* init: an empty view; fini frees it and leaves t zeroed. */
 void snap_fxttree_init(struct snap_fxttree *t);
 void snap_fxttree_fini(struct snap_fxttree *t);
 /* Takes one record (borrowed during the call): begin, end and complete

@@ -17,6 +17,7 @@ nbin=""
 
 cleanup() {
 	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	"${snap%/*}/tests/perfetto/keep.sh" e2e "$tmp" # traces for tests/perfetto
 	rm -rf "$tmp" ${nbin:+"$nbin"}
 }
 trap cleanup EXIT

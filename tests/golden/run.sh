@@ -110,7 +110,8 @@ for input in tests/golden/*/*.txt; do
 done
 
 # Generated case: 100,000 distinct symbols (more than FXT's 32767 string indexes), each
-# called once from main. Every one must come out as its own slice with its own name.
+# called once from main. Every one must come out as its own slice with its own name
+# (docs/behaviour.md §6.5).
 awk 'BEGIN {
 	fmt = " 4242/4242 %16s:          1           branches:u:   %-18s %16x %s (/usr/bin/many) => %16x %s (/usr/bin/many)\n"
 	printf fmt, "1.000000000", "tr strt", 0, "[unknown]", 4198400, "main+0x0"
@@ -139,7 +140,8 @@ if "$snap" decode -q -o "$tmp/many.fxt" "$tmp/many.txt" 2>"$tmp/err" &&
 else
 	echo "FAIL golden/generated/100k_distinct_symbols: $(tail -1 "$tmp/err")"
 fi
-# Bad invocations: one line on stderr, exit 1, nothing written, an old output untouched.
+# Bad invocations: one line on stderr, exit 1, nothing written, an old output untouched
+# (docs/behaviour.md §1.1, §6.1).
 one_line_error() { # name expected-stderr-pattern decode-args...
 	local name=$1 pat=$2
 	shift 2

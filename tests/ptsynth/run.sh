@@ -43,7 +43,7 @@ work=$(mktemp -d /tmp/ptsynth.XXXXXX)
 if [ "${PTSYNTH_KEEP:-0}" = 1 ]; then
 	echo "ptsynth: keeping $work" >&2
 else
-	trap 'rm -rf "$work"' EXIT
+	trap 'tests/perfetto/keep.sh ptsynth "$work"; rm -rf "$work"' EXIT # traces for tests/perfetto
 fi
 mkdir "$work/bin" && cp "$P"/* "$work/bin/" 2>/dev/null
 P=$work/bin

@@ -3,6 +3,9 @@
  * The unit-test framework: one header. A test file defines static void
  * functions and a main() that RUNs them and returns snap_test_done().
  * Each test prints "PASS file:name" or "FAIL file:name"; check.sh counts them.
+ * A test of a rule of docs/behaviour.md starts its name with the section,
+ * "b4_5_4_" for §4.5.4 (golden cases cite "§4.5.4" in their purpose line), so
+ * `grep -r 'b4_5_4_\|§4.5.4' tests` finds the tests of a rule.
  */
 #ifndef SNAP_TEST_H
 #define SNAP_TEST_H

@@ -417,7 +417,7 @@ static struct snap_cgfile file(const char *name, uint32_t funcs, uint32_t fp, in
 	return f;
 }
 
-static void decisions(void)
+static void b8_14_decisions(void)
 {
 	struct snap_cgfile f[3];
 	char why[256];
@@ -474,7 +474,7 @@ static int write_file(const char *path, const struct img *m)
 
 /* The whole pick: an executable with frame pointers that needs a library
  * (found through $ORIGIN in its RUNPATH) without them. */
-static void pick_files(void)
+static void b8_14_pick_files(void)
 {
 	static const char *const needed[] = {"libwork.so", "libc.so.6"};
 	const char *tmp = getenv("TMPDIR");
@@ -520,7 +520,7 @@ int main(void)
 	RUN(go_programs);
 	RUN(dynamic_entries);
 	RUN(damaged_files);
-	RUN(decisions);
-	RUN(pick_files);
+	RUN(b8_14_decisions);
+	RUN(b8_14_pick_files);
 	return snap_test_done();
 }

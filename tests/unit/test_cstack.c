@@ -80,7 +80,7 @@ struct ccase {
 };
 
 static const struct ccase cases[] = {
-	{"calls_and_returns",
+	{"b4_5_1_calls_and_returns",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo",
@@ -93,7 +93,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 40 tid=1 main\n"},
 	/* docs/behaviour.md §4.3 example 1: two calls and returns at 1, next op at 100. */
-	{"spread_example_1",
+	{"b4_3_spread_example_1",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "1 1/1 call 400010 main 401000 sub",
@@ -108,7 +108,7 @@ static const struct ccase cases[] = {
 	 "E 100 tid=1 baz\n"
 	 "E 100 tid=1 main\n"},
 	/* docs/behaviour.md §4.3 example 2: four calls at 100, next op at 103. */
-	{"spread_example_2",
+	{"b4_3_spread_example_2",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "100 1/1 call 400010 main 401000 a",
@@ -124,7 +124,7 @@ static const struct ccase cases[] = {
 	 "E 103 tid=1 b\n"
 	 "E 103 tid=1 a\n"
 	 "E 103 tid=1 main\n"},
-	{"one_ns_apart",
+	{"b4_3_one_ns_apart",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "1 1/1 call 400010 main 401000 a",
@@ -137,7 +137,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 4 tid=1 main\n"},
 	/* A thread first seen at 50: its events stamped 50 land at 51 (docs/behaviour.md §4.2). */
-	{"late_thread_plus_1ns",
+	{"b4_2_late_thread_plus_1ns",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"50 1/1 strt 0 - 400000 main", "50 1/1 call 400010 main 401000 a",
@@ -146,7 +146,7 @@ static const struct ccase cases[] = {
 	 "B 55 tid=1 a address=0x401000 symbol=a\n"
 	 "E 60 tid=1 a\n"
 	 "E 60 tid=1 main\n"},
-	{"plt_call_then_jump",
+	{"b4_5_4_plt_call_then_jump",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo@plt",
@@ -158,7 +158,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 20 tid=1 main\n"},
 	/* a tail-calls foo through the PLT: a is replaced by foo@plt, then foo. */
-	{"tail_call_through_plt",
+	{"b4_5_4_tail_call_through_plt",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 403000 a",
@@ -172,14 +172,14 @@ static const struct ccase cases[] = {
 	 "E 30 tid=1 foo\n"
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 30 tid=1 main\n"},
-	{"jump_within_symbol_ignored",
+	{"b4_5_4_jump_within_symbol_ignored",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 jmp 400010 main 400020 main",
 	  "20 1/1 jmp 400030 main 400000 main"},
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 20 tid=1 main\n"},
-	{"direct_recursion",
+	{"b8_8_direct_recursion",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 401000 f", "10 1/1 call 401010 f 401000 f",
@@ -191,7 +191,7 @@ static const struct ccase cases[] = {
 	 "E 40 tid=1 f\n"
 	 "B 0 tid=1 f address=0x401000 symbol=f\n"
 	 "E 40 tid=1 f\n"},
-	{"mutual_recursion",
+	{"b8_8_mutual_recursion",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 a",
@@ -207,7 +207,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 60 tid=1 main\n"},
 	/* Returns past the bottom: [unknown] spans from create_time, inferred callers. */
-	{"return_with_empty_stack",
+	{"b4_5_3_return_with_empty_stack",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"100 1/1 return 401000 foo 400100 main", "110 1/1 return 400100 main 500000 start"},
@@ -218,7 +218,7 @@ static const struct ccase cases[] = {
 	 "E 110 tid=1 start\n",
 	 1},
 	/* A jump into another symbol with an empty stack infers the frame. */
-	{"jump_with_empty_stack_infers",
+	{"b4_5_4_jump_with_empty_stack_infers",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"100 1/1 jmp 401000 foo 401010 foo", "110 1/1 call 401020 foo 402000 bar"},
@@ -226,7 +226,7 @@ static const struct ccase cases[] = {
 	 "B 100 tid=1 foo address=0x401010 symbol=foo inferred_start_time=true\n"
 	 "E 110 tid=1 bar\n"
 	 "E 110 tid=1 foo\n"},
-	{"tr_end_syscall_user",
+	{"b4_6_tr_end_syscall_user",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 read",
@@ -238,7 +238,7 @@ static const struct ccase cases[] = {
 	 "E 40 tid=1 read\n"
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 40 tid=1 main\n"},
-	{"tr_end_async_and_plain",
+	{"b4_6_tr_end_async_and_plain",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 end async 400010 main 0 -",
@@ -254,7 +254,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 60 tid=1 main\n"},
 	/* "tr end  call" pushes the callee; "tr strt" then pops the top. */
-	{"tr_end_call",
+	{"b4_6_tr_end_call",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 end call 400010 main 401000 foo",
@@ -263,7 +263,7 @@ static const struct ccase cases[] = {
 	 "E 20 tid=1 foo\n"
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 20 tid=1 main\n"},
-	{"syscall_sysret_uk",
+	{"b4_5_7_syscall_sysret_uk",
 	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 read",
@@ -282,7 +282,7 @@ static const struct ccase cases[] = {
 	 "B 20 tid=1 entry_SYSCALL_64 address=0xffffffff81000000 symbol=entry_SYSCALL_64\n"
 	 "E 60 tid=1 main\n"},
 	/* An interrupt inside a syscall nests a third stack; iret pops it. */
-	{"hwint_iret_nesting_uk",
+	{"b4_5_7_hwint_iret_nesting_uk",
 	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main",
@@ -301,7 +301,7 @@ static const struct ccase cases[] = {
 	 "B 50 tid=1 irq address=0xffffffff82000000 symbol=irq\n"
 	 "E 60 tid=1 main\n"},
 	/* sysret with no suspended stack: fresh stack, the target is inferred. */
-	{"sysret_without_entry_uk",
+	{"b4_5_7_sysret_without_entry_uk",
 	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"100 1/1 sysret ffffffff81000100 entry_SYSCALL_64 400007 main",
@@ -311,7 +311,7 @@ static const struct ccase cases[] = {
 	 "E 110 tid=1 foo\n"
 	 "E 110 tid=1 main\n"},
 	/* Kernel-only: user time shows as [untraced]; "tr strt" starts a fresh stack. */
-	{"kernel_only_untraced",
+	{"b4_6_kernel_only_untraced",
 	 SNAP_SCOPE_KERNEL,
 	 0,
 	 {"0 1/1 strt 0 - ffffffff81000000 entry",
@@ -330,7 +330,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 entry address=0xffffffff81000014 symbol=entry inferred_start_time=true\n"
 	 "B 40 tid=1 entry address=0xffffffff81000014 symbol=entry inferred_start_time=true\n"
 	 "E 60 tid=1 entry\n"},
-	{"decode_error_mid_stack",
+	{"b4_8_decode_error_mid_stack",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo",
@@ -345,7 +345,7 @@ static const struct ccase cases[] = {
 	 "E 30 tid=1 main\n",
 	 1},
 	/* Events at exactly the error's time land 1 ns later (docs/behaviour.md §4.2). */
-	{"decode_error_then_same_time",
+	{"b4_2_decode_error_then_same_time",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "20 1/1 error 0 Lost trace data",
@@ -360,7 +360,7 @@ static const struct ccase cases[] = {
 	 "B 20 tid=1 main address=0x400014 symbol=main inferred_start_time=true\n"
 	 "E 25 tid=1 foo\n"
 	 "E 25 tid=1 main\n"},
-	{"decode_error_without_time",
+	{"b4_8_decode_error_without_time",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 foo",
@@ -370,7 +370,7 @@ static const struct ccase cases[] = {
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 10 tid=1 foo\n"
 	 "E 10 tid=1 main\n"},
-	{"depth_cap",
+	{"b4_10_depth_cap",
 	 SNAP_SCOPE_USER,
 	 3,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 call 400010 main 401000 a",
@@ -387,7 +387,7 @@ static const struct ccase cases[] = {
 	 0,
 	 2},
 	/* Combinations magic-trace calls "BUG": counted, handled sensibly. */
-	{"unexpected_combinations",
+	{"b4_6_unexpected_combinations",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "10 1/1 async 400010 main 400020 main",
@@ -399,7 +399,7 @@ static const struct ccase cases[] = {
 	 0,
 	 0,
 	 3},
-	{"time_backwards_clamped",
+	{"b4_2_time_backwards_clamped",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "50 1/1 call 400010 main 401000 a",
@@ -408,7 +408,7 @@ static const struct ccase cases[] = {
 	 "E 50 tid=1 a\n"
 	 "B 0 tid=1 main address=0x400000 symbol=main\n"
 	 "E 50 tid=1 main\n"},
-	{"two_threads",
+	{"b4_1_two_threads",
 	 SNAP_SCOPE_USER,
 	 0,
 	 {"0 1/1 strt 0 - 400000 main", "0 1/2 strt 0 - 500000 worker",
@@ -451,14 +451,14 @@ static void run_case(const struct ccase *c)
 	drv_fini(&d);
 }
 
-static void table(void)
+static void b4_6_table(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
 }
 
 /* Syscall nesting is capped; garbage cannot grow the inactive stacks. */
-static void nesting_cap(void)
+static void b4_5_7_nesting_cap(void)
 {
 	struct drv d;
 	char why[256];
@@ -547,7 +547,7 @@ static size_t max_nesting(const struct mock_tl *m)
 /* Returns without calls ([unknown] spans and inferred callers, all starting at
  * the segment's start) nest: 100,000 of them stay within the depth cap, the
  * rest are counted. */
-static void returns_without_calls_capped(void)
+static void b4_5_3_returns_without_calls_capped(void)
 {
 	struct drv d;
 	char why[256], line[96];
@@ -598,7 +598,7 @@ static void mock_detects_imbalance(void)
 }
 
 /* Many calls at one timestamp: the pending batch stays bounded. */
-static void pending_bounded(void)
+static void b4_3_pending_bounded(void)
 {
 	struct drv d;
 	char why[256];
@@ -618,7 +618,7 @@ static void pending_bounded(void)
 
 /* Returns into ever new unknown callers pile up deferred inferred frames;
  * past ctx->max_defer the segment is ended (memory stays bounded). */
-static void deferred_bounded(void)
+static void b4_4_deferred_bounded(void)
 {
 	struct drv d;
 	char why[256];
@@ -699,13 +699,13 @@ static void alloc_failures(void)
 
 int main(void)
 {
-	RUN(table);
-	RUN(nesting_cap);
+	RUN(b4_6_table);
+	RUN(b4_5_7_nesting_cap);
 	RUN(deep_garbage_bounded);
-	RUN(returns_without_calls_capped);
+	RUN(b4_5_3_returns_without_calls_capped);
 	RUN(mock_detects_imbalance);
-	RUN(pending_bounded);
-	RUN(deferred_bounded);
+	RUN(b4_3_pending_bounded);
+	RUN(b4_4_deferred_bounded);
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	return snap_test_done();

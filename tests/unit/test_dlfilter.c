@@ -403,7 +403,7 @@ static void branch_unknown_locations(void)
  * known symbol AND that symbol is the top of the thread's stack, as the previous record
  * sent for the thread left it. Everything else is sent.
  */
-static void jump_dropped_only_at_top_of_stack(void)
+static void b8_11_jump_dropped_only_at_top_of_stack(void)
 {
 	struct perf_dlfilter_sample s[] = {
 		branch(CALL, 101, 100, 0x401010, 0x401100), /* main -> foo: top foo */
@@ -459,7 +459,7 @@ static void jump_after_unknown_top_is_sent(void)
 }
 
 /* keepjumps turns dropping off. */
-static void keepjumps_sends_every_jump(void)
+static void b8_11_keepjumps_sends_every_jump(void)
 {
 	struct perf_dlfilter_sample a = branch(CALL, 101, 100, 0x401010, 0x401100),
 				    b = branch(JCC, 101, 200, 0x401110, 0x401105);
@@ -477,7 +477,7 @@ static void keepjumps_sends_every_jump(void)
 /* A thread's last dropped jump is sent at the end when no record of the thread followed
  * it (its time closes the thread's frames), in time order across threads; a later
  * record of the thread supersedes it. */
-static void last_dropped_jump_sent_at_end(void)
+static void b8_11_last_dropped_jump_sent_at_end(void)
 {
 	struct perf_dlfilter_sample s[] = {
 		branch(CALL, 101, 100, 0x401010, 0x401100),
@@ -813,10 +813,10 @@ int main(void)
 	RUN(header_and_end);
 	RUN(branch_encoding);
 	RUN(branch_unknown_locations);
-	RUN(jump_dropped_only_at_top_of_stack);
+	RUN(b8_11_jump_dropped_only_at_top_of_stack);
 	RUN(jump_after_unknown_top_is_sent);
-	RUN(keepjumps_sends_every_jump);
-	RUN(last_dropped_jump_sent_at_end);
+	RUN(b8_11_keepjumps_sends_every_jump);
+	RUN(b8_11_last_dropped_jump_sent_at_end);
 	RUN(sample_encoding);
 	RUN(event_kinds);
 	RUN(dwarf_samples_left_to_perf);

@@ -241,7 +241,7 @@ static void branch_flags_and_unknown_names(void)
 	rd_fini(&d);
 }
 
-static void unknown_symbol_with_dso(void)
+static void b3_3_unknown_symbol_with_dso(void)
 {
 	struct enc e = {.n = 0};
 	struct rd d;
@@ -283,7 +283,7 @@ static void esample(struct enc *e, uint32_t kind, uint32_t nframes)
 		eloc(e, 0x2724a, 0, 0, 0);
 }
 
-static void sample_frames_outermost_first(void)
+static void b3_6_sample_frames_outermost_first(void)
 {
 	struct enc e = {.n = 0};
 	struct rd d;
@@ -359,7 +359,7 @@ static void extra_and_power(void)
 }
 
 /* In a trace with branches every sampled event is an extra event. */
-static void samples_after_branches_are_extra(void)
+static void b3_6_samples_after_branches_are_extra(void)
 {
 	struct enc e = {.n = 0};
 	struct rd d;
@@ -389,7 +389,7 @@ static void esample_event(struct enc *e, uint32_t nframes, uint8_t id)
  * stream. Without a declared mode: branch-misses never is primary (even with
  * a chain), a probe event without a call chain is not either; once a branch
  * is seen no event is primary, not even cpu-clock with a chain. */
-static void extras_before_branches_never_primary(void)
+static void b3_6_extras_before_branches_never_primary(void)
 {
 	struct enc e = {.n = 0};
 	struct rd d;
@@ -705,11 +705,11 @@ int main(void)
 {
 	RUN(branch_event);
 	RUN(branch_flags_and_unknown_names);
-	RUN(unknown_symbol_with_dso);
-	RUN(sample_frames_outermost_first);
+	RUN(b3_3_unknown_symbol_with_dso);
+	RUN(b3_6_sample_frames_outermost_first);
 	RUN(extra_and_power);
-	RUN(samples_after_branches_are_extra);
-	RUN(extras_before_branches_never_primary);
+	RUN(b3_6_samples_after_branches_are_extra);
+	RUN(b3_6_extras_before_branches_never_primary);
 	RUN(declared_mode);
 	RUN(bad_streams);
 	RUN(text_point);

@@ -44,7 +44,7 @@ static struct snap_machine vm_user(void)
 	return m;
 }
 
-static void vm_non_root(void)
+static void b1_8_vm_non_root(void)
 {
 	struct snap_machine m = vm_user();
 	struct snap_doc_item it[SNAP_DOC_MAX];
@@ -70,7 +70,7 @@ static void vm_non_root(void)
 	CHECK(contains(snap_doctor_mode(&m), "cpu-clock"));
 }
 
-static void bare_metal_root(void)
+static void b1_8_bare_metal_root(void)
 {
 	struct snap_machine m = vm_user();
 	struct snap_doc_item it[SNAP_DOC_MAX];
@@ -95,7 +95,7 @@ static void bare_metal_root(void)
 	CHECK_INT_EQ(SNAP_DOC_OK, find(it, n, "off-CPU stacks")->status);
 }
 
-static void broken_machine(void)
+static void b1_8_broken_machine(void)
 {
 	struct snap_machine m = vm_user();
 	struct snap_doc_item it[SNAP_DOC_MAX];
@@ -130,7 +130,7 @@ static void broken_machine(void)
 	CHECK_INT_EQ(3, snap_doctor_check(&m, it, 3));
 }
 
-static void perf_versions(void)
+static void b2_1_perf_versions(void)
 {
 	int a = -1, b = -1;
 	char v[16];
@@ -152,7 +152,7 @@ static void perf_versions(void)
 	CHECK_INT_EQ(-SNAP_EPARSE, snap_caps_parse_perf_version("perf version 6", &a, &b, NULL, 0));
 }
 
-static void cpuinfo_and_status(void)
+static void b1_8_cpuinfo_and_status(void)
 {
 	const char two[] = "processor : 0\nflags : fpu pdcm sse\n\nprocessor : 1\nflags : fpu "
 			   "pdcm\n";
@@ -170,10 +170,10 @@ static void cpuinfo_and_status(void)
 
 int main(void)
 {
-	RUN(vm_non_root);
-	RUN(bare_metal_root);
-	RUN(broken_machine);
-	RUN(perf_versions);
-	RUN(cpuinfo_and_status);
+	RUN(b1_8_vm_non_root);
+	RUN(b1_8_bare_metal_root);
+	RUN(b1_8_broken_machine);
+	RUN(b2_1_perf_versions);
+	RUN(b1_8_cpuinfo_and_status);
 	return snap_test_done();
 }

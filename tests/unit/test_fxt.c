@@ -362,7 +362,7 @@ static void test_arg_limits(void)
 
 /* 100,000 distinct names through a 32767-entry table: indexes are re-used and
  * every event still reads back with its own name. */
-static void test_string_reuse(void)
+static void test_b6_5_string_reuse(void)
 {
 	struct tw t;
 	struct snap_fxtread r;
@@ -418,7 +418,7 @@ static void test_string_reuse(void)
 }
 
 /* 1,000 threads through the 255-entry thread table. */
-static void test_thread_reuse(void)
+static void test_b6_5_thread_reuse(void)
 {
 	struct tw t;
 	struct snap_fxtread r;
@@ -694,7 +694,7 @@ static void test_reader_errors(void)
 }
 
 /* Nesting deeper than Perfetto keeps is a warning, not a problem. */
-static void test_check_deep(void)
+static void test_b1_6_check_deep(void)
 {
 	struct tw t;
 	struct snap_fxtread r;
@@ -784,7 +784,7 @@ static void tree_rec(struct snap_fxttree *t, uint64_t index, uint32_t sub, uint6
 	CHECK_INT_EQ(0, snap_fxttree_feed(t, &rec));
 }
 
-static void test_tree(void)
+static void test_b1_6_tree(void)
 {
 	struct snap_fxttree t;
 	struct snap_fxtread_rec th;
@@ -833,16 +833,16 @@ int main(void)
 	RUN(test_header_records);
 	RUN(test_events_and_args);
 	RUN(test_arg_limits);
-	RUN(test_string_reuse);
-	RUN(test_thread_reuse);
+	RUN(test_b6_5_string_reuse);
+	RUN(test_b6_5_thread_reuse);
 	RUN(test_long_string);
 	RUN(test_limits_hook);
 	RUN(test_alloc_failures);
 	RUN(test_reader_errors);
-	RUN(test_check_deep);
+	RUN(test_b1_6_check_deep);
 	RUN(test_desc);
 	RUN(test_stream_reader);
 	RUN(test_check_spills);
-	RUN(test_tree);
+	RUN(test_b1_6_tree);
 	return snap_test_done();
 }

@@ -80,7 +80,7 @@ static void refused(const struct snap_recopts *o, const struct snap_perfcaps *c,
 #define P   "perf record -o /w/perf.data --timestamp --no-bpf-event "
 #define CTL " --control=fd:3,4 -D -1"
 
-static void pt_default(void)
+static void b2_3_pt_default(void)
 {
 	struct snap_recopts o = base();
 
@@ -90,7 +90,7 @@ static void pt_default(void)
 		0);
 }
 
-static void pt_low_high(void)
+static void b2_3_pt_low_high(void)
 {
 	struct snap_recopts o = base();
 
@@ -103,7 +103,7 @@ static void pt_low_high(void)
 		0);
 }
 
-static void pt_psb_downgrade(void)
+static void b2_3_pt_psb_downgrade(void)
 {
 	struct snap_recopts o = base();
 	struct snap_perfcaps c = pt_caps;
@@ -117,7 +117,7 @@ static void pt_psb_downgrade(void)
 		0);
 }
 
-static void pt_custom_sexp_order(void)
+static void b2_3_pt_custom_sexp_order(void)
 {
 	struct snap_recopts o = base();
 
@@ -130,7 +130,7 @@ static void pt_custom_sexp_order(void)
 		0);
 }
 
-static void pt_kernel_scopes(void)
+static void b2_3_pt_kernel_scopes(void)
 {
 	struct snap_recopts o = base();
 
@@ -149,7 +149,7 @@ static void pt_kernel_scopes(void)
 	}
 }
 
-static void pt_trigger_multi_thread_size(void)
+static void b2_3_pt_trigger_multi_thread_size(void)
 {
 	struct snap_recopts o = base();
 
@@ -169,7 +169,7 @@ static void pt_trigger_multi_thread_size(void)
 		0);
 }
 
-static void pt_full_execution(void)
+static void b2_3_pt_full_execution(void)
 {
 	struct snap_recopts o = base();
 
@@ -178,7 +178,7 @@ static void pt_full_execution(void)
 	argv_is(&o, &pt_caps, P "--event=intel_pt//u --per-thread -t 1234" CTL, 0);
 }
 
-static void pt_old_perf(void)
+static void b2_3_pt_old_perf(void)
 {
 	struct snap_recopts o = base();
 	struct snap_perfcaps c = pt_caps;
@@ -212,7 +212,7 @@ static void pt_old_perf(void)
 	snap_perfargs_fini(&pa);
 }
 
-static void pt_extra_events(void)
+static void b2_3_pt_extra_events(void)
 {
 	struct snap_recopts o = base();
 	struct snap_xev xev[SNAP_XEV_MAX];
@@ -230,7 +230,7 @@ static void pt_extra_events(void)
 		0);
 }
 
-static void sampling_vm_default(void)
+static void b2_3_sampling_vm_default(void)
 {
 	struct snap_recopts o = base();
 	struct snap_perfargs pa;
@@ -251,7 +251,7 @@ static void sampling_vm_default(void)
 	snap_perfargs_fini(&pa);
 }
 
-static void sampling_pmu_resolutions(void)
+static void b8_13_sampling_pmu_resolutions(void)
 {
 	struct snap_recopts o = base();
 
@@ -273,7 +273,7 @@ static void sampling_pmu_resolutions(void)
 		0);
 }
 
-static void sampling_vm_high_and_sample(void)
+static void b2_3_sampling_vm_high_and_sample(void)
 {
 	struct snap_recopts o = base();
 
@@ -299,7 +299,7 @@ static void sampling_vm_high_and_sample(void)
 		SNAP_PA_W_FREQ_HIGH);
 }
 
-static void sampling_trigger_kernel_size(void)
+static void b2_3_sampling_trigger_kernel_size(void)
 {
 	struct snap_recopts o = base();
 	struct snap_perfcaps c = vm_caps;
@@ -325,7 +325,7 @@ static void sampling_trigger_kernel_size(void)
 	snap_perfargs_fini(&pa);
 }
 
-static void sampling_ring_capped(void)
+static void b8_12_sampling_ring_capped(void)
 {
 	struct snap_recopts o = base();
 
@@ -345,7 +345,7 @@ static void sampling_ring_capped(void)
 		P "--event=intel_pt//u --per-thread -t 1234 --snapshot=e" CTL " -m,16777216", 0);
 }
 
-static void sampling_full_execution_no_pids(void)
+static void b2_3_sampling_full_execution_no_pids(void)
 {
 	struct snap_recopts o = base();
 
@@ -375,7 +375,7 @@ static struct snap_perfcaps vm_root_caps(void)
 
 /* Off-CPU time: switch records always, sched_switch samples (in the ring,
  * with user-only call chains in the user scope) where permitted. */
-static void sampling_offcpu(void)
+static void b2_3_sampling_offcpu(void)
 {
 	struct snap_recopts o = base();
 	struct snap_perfcaps c = vm_root_caps();
@@ -429,7 +429,7 @@ static void sampling_offcpu(void)
 /* dwarf: perf's 8 KiB stack copy everywhere (4 KiB cut C++ stacks), and
  * the ring sized so that it holds thousands of samples, or keeps up with
  * -full-execution; -snapshot-size still wins. */
-static void sampling_dwarf_sizes(void)
+static void b2_3_sampling_dwarf_sizes(void)
 {
 	struct snap_recopts o = base();
 	struct snap_perfcaps c = vm_root_caps();
@@ -495,7 +495,7 @@ static void sampling_dwarf_sizes(void)
 	snap_perfargs_fini(&pa);
 }
 
-static void refusals(void)
+static void b1_4_refusals(void)
 {
 	struct snap_recopts o = base();
 
@@ -524,7 +524,7 @@ static void refusals(void)
 	refused(&o, &vm_caps, -SNAP_EUSAGE, "-multi-snapshot needs -trigger");
 }
 
-static void res_parsing(void)
+static void b1_4_res_parsing(void)
 {
 	struct snap_res r;
 
@@ -552,7 +552,7 @@ static void res_parsing(void)
 		     snap_res_parse("((((((((((((((((((((((((((((((((((((((((((((((((((", &r));
 }
 
-static void cg_parsing(void)
+static void b1_4_cg_parsing(void)
 {
 	enum snap_cg cg;
 
@@ -582,7 +582,7 @@ static void cg_parsing(void)
 	CHECK_STR_EQ("lbr", snap_cg_name(SNAP_CG_LBR_NOSTITCH));
 }
 
-static void size_parsing(void)
+static void b1_4_size_parsing(void)
 {
 	uint64_t b;
 	int inexact;
@@ -618,7 +618,7 @@ static void size_parsing(void)
 	CHECK_INT_EQ(-SNAP_EUSAGE, snap_size_parse("16777216T", &b));
 }
 
-static void xev_parsing(void)
+static void b1_4_xev_parsing(void)
 {
 	struct snap_xev x[SNAP_XEV_MAX];
 	size_t n;
@@ -656,28 +656,28 @@ static void alloc_failures(void)
 
 int main(void)
 {
-	RUN(pt_default);
-	RUN(pt_low_high);
-	RUN(pt_psb_downgrade);
-	RUN(pt_custom_sexp_order);
-	RUN(pt_kernel_scopes);
-	RUN(pt_trigger_multi_thread_size);
-	RUN(pt_full_execution);
-	RUN(pt_old_perf);
-	RUN(pt_extra_events);
-	RUN(sampling_vm_default);
-	RUN(sampling_pmu_resolutions);
-	RUN(sampling_vm_high_and_sample);
-	RUN(sampling_trigger_kernel_size);
-	RUN(sampling_ring_capped);
-	RUN(sampling_full_execution_no_pids);
-	RUN(sampling_offcpu);
-	RUN(sampling_dwarf_sizes);
-	RUN(refusals);
-	RUN(res_parsing);
-	RUN(cg_parsing);
-	RUN(size_parsing);
-	RUN(xev_parsing);
+	RUN(b2_3_pt_default);
+	RUN(b2_3_pt_low_high);
+	RUN(b2_3_pt_psb_downgrade);
+	RUN(b2_3_pt_custom_sexp_order);
+	RUN(b2_3_pt_kernel_scopes);
+	RUN(b2_3_pt_trigger_multi_thread_size);
+	RUN(b2_3_pt_full_execution);
+	RUN(b2_3_pt_old_perf);
+	RUN(b2_3_pt_extra_events);
+	RUN(b2_3_sampling_vm_default);
+	RUN(b8_13_sampling_pmu_resolutions);
+	RUN(b2_3_sampling_vm_high_and_sample);
+	RUN(b2_3_sampling_trigger_kernel_size);
+	RUN(b8_12_sampling_ring_capped);
+	RUN(b2_3_sampling_full_execution_no_pids);
+	RUN(b2_3_sampling_offcpu);
+	RUN(b2_3_sampling_dwarf_sizes);
+	RUN(b1_4_refusals);
+	RUN(b1_4_res_parsing);
+	RUN(b1_4_cg_parsing);
+	RUN(b1_4_size_parsing);
+	RUN(b1_4_xev_parsing);
 	RUN(alloc_failures);
 	return snap_test_done();
 }

@@ -18,7 +18,7 @@ static int start_sh(struct snap_perf *p, const char *script)
 	return snap_perf_start(p, argv, -1, 1);
 }
 
-static void acked(void)
+static void b8_15_acked(void)
 {
 	struct snap_perf p;
 
@@ -33,7 +33,7 @@ static void acked(void)
 	CHECK_INT_EQ(-1, p.ctl_fd);
 }
 
-static void timeout_and_kill(void)
+static void b2_4_timeout_and_kill(void)
 {
 	struct snap_perf p;
 
@@ -46,7 +46,7 @@ static void timeout_and_kill(void)
 	snap_perf_close(&p); /* twice is harmless */
 }
 
-static void malformed_ack(void)
+static void b8_15_malformed_ack(void)
 {
 	struct snap_perf p;
 
@@ -55,7 +55,7 @@ static void malformed_ack(void)
 	snap_perf_close(&p);
 }
 
-static void no_control(void)
+static void b2_4_no_control(void)
 {
 	struct snap_perf p;
 	char *argv[] = {(char *)"true", NULL};
@@ -97,10 +97,10 @@ static void small_files(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	RUN(acked);
-	RUN(timeout_and_kill);
-	RUN(malformed_ack);
-	RUN(no_control);
+	RUN(b8_15_acked);
+	RUN(b2_4_timeout_and_kill);
+	RUN(b8_15_malformed_ack);
+	RUN(b2_4_no_control);
 	RUN(exec_failure_and_capture);
 	RUN(small_files);
 	return snap_test_done();

@@ -178,7 +178,7 @@ static void test_file_gz(void)
 	free(back);
 }
 
-static void test_gz_level(void)
+static void test_b8_16_gz_level(void)
 {
 	struct snap_sink s;
 	char path[128];
@@ -212,7 +212,7 @@ static void test_gz_level(void)
 }
 
 /* Abort, or an error before close, leave an existing output untouched. */
-static void test_existing_output_kept(void)
+static void test_b6_1_existing_output_kept(void)
 {
 	struct snap_sink s;
 	char path[128];
@@ -281,7 +281,7 @@ static void test_write_error(void)
 /* While the output is written nothing is named in its directory (an unnamed
  * O_TMPFILE file on filesystems that have it, as /tmp here): a SIGKILL or OOM
  * kill leaves nothing behind. Also with an existing output, which is replaced. */
-static void test_unnamed_while_writing(void)
+static void test_b6_1_unnamed_while_writing(void)
 {
 	struct snap_sink s;
 	char path[128];
@@ -289,7 +289,8 @@ static void test_unnamed_while_writing(void)
 	int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
 
 	if (fd < 0) {
-		printf("SKIP test_sink.c:test_unnamed_while_writing: no O_TMPFILE in %s\n", dir);
+		printf("SKIP test_sink.c:test_b6_1_unnamed_while_writing: no O_TMPFILE in %s\n",
+		       dir);
 		return;
 	}
 	close(fd);
@@ -599,10 +600,10 @@ int main(void)
 	RUN(test_sticky_error);
 	RUN(test_file_plain);
 	RUN(test_file_gz);
-	RUN(test_gz_level);
-	RUN(test_existing_output_kept);
+	RUN(test_b8_16_gz_level);
+	RUN(test_b6_1_existing_output_kept);
 	RUN(test_write_error);
-	RUN(test_unnamed_while_writing);
+	RUN(test_b6_1_unnamed_while_writing);
 	RUN(test_long_name);
 	RUN(test_directory_refused);
 	RUN(test_mode_kept);

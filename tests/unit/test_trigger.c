@@ -65,7 +65,7 @@ __attribute__((noinline, used)) void rust_split_text(void)
 	trigger_sink += 4;
 }
 
-static void resolve_demangled(void)
+static void b2_5_resolve_demangled(void)
 {
 	uint64_t addr = 0, want = (uint64_t)(uintptr_t)&cxx_count_words;
 	char disp[256];
@@ -109,7 +109,7 @@ static void resolve_demangled(void)
 	CHECK_STR_EQ("snaptrace_test_target", disp);
 }
 
-static void breakpoint_hits(void)
+static void b2_5_breakpoint_hits(void)
 {
 	struct snap_trigger t;
 	struct snap_trigger_hit h[8];
@@ -121,7 +121,7 @@ static void breakpoint_hits(void)
 	snap_trigger_init(&t);
 	err = snap_trigger_arm(&t, getpid(), addr, 0);
 	if (err == -EACCES || err == -ENOENT || err == -EOPNOTSUPP) {
-		printf("SKIP test_trigger.c:breakpoint_hits: no breakpoints here (%d)\n", err);
+		printf("SKIP test_trigger.c:b2_5_breakpoint_hits: no breakpoints here (%d)\n", err);
 		snap_trigger_fini(&t);
 		return;
 	}
@@ -152,7 +152,7 @@ static void breakpoint_hits(void)
 
 /* Hits beyond what one read takes stay for the next read; hits the ring had
  * no room for are counted: read + lost = calls, none dropped silently. */
-static void breakpoint_hits_all_counted(void)
+static void b2_5_breakpoint_hits_all_counted(void)
 {
 	struct snap_trigger t;
 	struct snap_trigger_hit h[64];
@@ -164,7 +164,7 @@ static void breakpoint_hits_all_counted(void)
 	snap_trigger_init(&t);
 	err = snap_trigger_arm(&t, getpid(), addr, 0);
 	if (err < 0) {
-		printf("SKIP test_trigger.c:breakpoint_hits_all_counted: no breakpoints here "
+		printf("SKIP test_trigger.c:b2_5_breakpoint_hits_all_counted: no breakpoints here "
 		       "(%d)\n",
 		       err);
 		snap_trigger_fini(&t);
@@ -220,8 +220,8 @@ int main(void)
 {
 	RUN(file_map_never_blocks);
 	RUN(resolve_self);
-	RUN(resolve_demangled);
-	RUN(breakpoint_hits);
-	RUN(breakpoint_hits_all_counted);
+	RUN(b2_5_resolve_demangled);
+	RUN(b2_5_breakpoint_hits);
+	RUN(b2_5_breakpoint_hits_all_counted);
 	return snap_test_done();
 }

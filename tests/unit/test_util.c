@@ -119,7 +119,7 @@ static void strerror_covers_both_ranges(void)
 	CHECK_STR_EQ("No such file or directory", snap_strerror(-ENOENT));
 }
 
-static void branch_flags_map_like_perf_script(void)
+static void b3_2_branch_flags_map_like_perf_script(void)
 {
 	static const struct {
 		uint32_t flags;
@@ -208,6 +208,6 @@ int main(void)
 	RUN(vec_reserve_grows_and_checks_overflow);
 	RUN(strerror_covers_both_ranges);
 	RUN(esc_escapes_what_a_terminal_obeys);
-	RUN(branch_flags_map_like_perf_script);
+	RUN(b3_2_branch_flags_map_like_perf_script);
 	return snap_test_done();
 }

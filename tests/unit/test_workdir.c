@@ -24,7 +24,7 @@ static void touch(const char *dir, const char *name)
 		close(fd);
 }
 
-static void temp_dir_lifecycle(void)
+static void b2_2_temp_dir_lifecycle(void)
 {
 	struct snap_workdir w;
 	struct stat st;
@@ -77,7 +77,7 @@ static void temp_dir_failure_leaves_no_path(void)
 }
 
 /* A snaptrace that dies without cleaning up: the guardian removes the directory. */
-static void guardian_cleans_up(void)
+static void b2_2_guardian_cleans_up(void)
 {
 	int p[2];
 	char path[PATH_MAX] = "";
@@ -102,7 +102,7 @@ static void guardian_cleans_up(void)
 	CHECK(path[0] && stat(path, &st) < 0);
 }
 
-static void given_dir_kept(void)
+static void b2_2_given_dir_kept(void)
 {
 	char base[] = "/tmp/snaptrace-test.XXXXXX", sub[PATH_MAX], link[PATH_MAX + 64];
 	struct snap_workdir w;
@@ -146,7 +146,7 @@ static void given_dir_kept(void)
 
 /* A symbolic link to a directory is refused, also as "link/" (where lstat
  * would follow it), and nothing behind it is touched. */
-static void given_symlink_refused(void)
+static void b2_2_given_symlink_refused(void)
 {
 	char base[] = "/tmp/snaptrace-test.XXXXXX", p[PATH_MAX], link[PATH_MAX + 64];
 	struct snap_workdir w;
@@ -263,11 +263,11 @@ static void rmtree_does_not_follow(void)
 
 int main(void)
 {
-	RUN(temp_dir_lifecycle);
+	RUN(b2_2_temp_dir_lifecycle);
 	RUN(temp_dir_failure_leaves_no_path);
-	RUN(guardian_cleans_up);
-	RUN(given_dir_kept);
-	RUN(given_symlink_refused);
+	RUN(b2_2_guardian_cleans_up);
+	RUN(b2_2_given_dir_kept);
+	RUN(b2_2_given_symlink_refused);
 	RUN(data_names);
 	RUN(claim_snapshots);
 	RUN(rmtree_does_not_follow);
