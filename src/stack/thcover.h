@@ -37,6 +37,8 @@ struct snap_thcover {
 	uint64_t t0, t_last;	/* the first and last event time seen */
 };
 
+/* snap_thcover_init makes c empty; snap_thcover_fini frees what it holds
+ * (c may be zeroed or initialised; it is empty again after). */
 void snap_thcover_init(struct snap_thcover *c);
 void snap_thcover_fini(struct snap_thcover *c);
 /* Notes one event (SAMPLE and SWITCH count; st names ev->comm, may be NULL).
