@@ -95,6 +95,15 @@ struct comm {
 	uint32_t name;
 };
 
+/* Where a piece is in the pool (pool.c), under the decoder's lock. A piece is
+ * zeroed when it is cut (split.c), so it starts waiting. */
+enum piece_state {
+	PIECE_WAITING = 0, /* not handed out yet */
+	PIECE_RUNNING,	   /* a worker (or the reader) decodes it */
+	PIECE_DONE,	   /* its events are ready */
+	PIECE_RELEASED,	   /* read, its event array given back */
+};
+
 struct piece {
 	size_t q;
 	const uint8_t *b, *e;
@@ -104,7 +113,7 @@ struct piece {
 	uint64_t stop_ip;
 	uint64_t start_time; /* perf time of the PSB+ TSC, for ordering */
 	int32_t pid, tid, cpu;
-	int state; /* 0 waiting, 1 running, 2 done, 3 released */
+	enum piece_state state;
 	int end_clean;
 	int walked;   /* decoded by the fast walk (decode.c) */
 	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
