@@ -4,7 +4,8 @@
  * the functions its files share. ptdec.c has the overview (pieces, workers,
  * the merge) and the public API; sideband.c the images, maps, switches and
  * symbols; split.c cuts the AUXTRACE buffers into pieces; decode.c decodes
- * one piece into raw events (the fast walk, else libipt's decoder); insn.c
+ * one piece into raw events (the fast walk, else libipt's decoder; the files
+ * of that job share piece.h); insn.c
  * holds the code a worker walks (images, instructions, block and run caches);
  * pool.c runs the worker threads.
  */
