@@ -389,6 +389,19 @@ void ptd_synced(struct pstate *s)
 	}
 }
 
+/* libipt's decoder: the return stack follows the calls and returns walked,
+ * for a compressed return perf reports before an overflow. */
+static void track_return(struct pstate *s, const struct cinsn *in)
+{
+	uint64_t to;
+
+	if ((in->flags & (SNAP_PF_CALL | SNAP_PF_SYSCALLRET | SNAP_PF_INTERRUPT)) == SNAP_PF_CALL)
+		ptd_ret_push(&s->rets, in->ip + in->size);
+	else if ((in->flags & (SNAP_PF_RETURN | SNAP_PF_SYSCALLRET | SNAP_PF_INTERRUPT)) ==
+		 SNAP_PF_RETURN)
+		s->ret_to = ptd_ret_pop(&s->rets, &to) == 0 ? to : 0;
+}
+
 /* One instruction reached by the walk (in execution order). */
 void ptd_process_insn(struct pstate *s, const struct cinsn *in)
 {
@@ -415,11 +428,8 @@ void ptd_process_insn(struct pstate *s, const struct cinsn *in)
 	pass_psb(s, in->ip);
 	if (pc->has_stop && in->ip == pc->stop_ip && s->stop_idx == NO_IDX)
 		s->stop_idx = pc->nev;
-	if ((in->flags & (SNAP_PF_CALL | SNAP_PF_SYSCALLRET | SNAP_PF_INTERRUPT)) == SNAP_PF_CALL)
-		s->rets[s->nrets++ % 64] = in->ip + in->size;
-	else if ((in->flags & (SNAP_PF_RETURN | SNAP_PF_SYSCALLRET | SNAP_PF_INTERRUPT)) ==
-		 SNAP_PF_RETURN)
-		s->ret_to = s->nrets ? s->rets[--s->nrets % 64] : 0;
+	if (!s->walk_rets)
+		track_return(s, in);
 	s->prev = *in;
 	s->have_prev = 1;
 }

@@ -61,6 +61,36 @@ struct tokr {
 	uint8_t time_stale;  /* time lags the clock */
 };
 
+/*
+ * The return stack, as libipt's pt_retstack and the hardware's return
+ * compression keep it: the return addresses of the last RET_MAX calls. A call
+ * past RET_MAX drops the oldest entry; a return finds nothing once the stack is
+ * empty (never an entry a later call overwrote).
+ */
+#define RET_MAX 64
+
+struct retstack {
+	uint64_t v[RET_MAX];
+	unsigned top, n; /* the next slot is v[top % RET_MAX]; n entries (<= RET_MAX) */
+};
+
+static inline void ptd_ret_push(struct retstack *r, uint64_t ip)
+{
+	r->v[r->top++ % RET_MAX] = ip;
+	if (r->n < RET_MAX)
+		r->n++;
+}
+
+/* The return address of the latest call in *ip: 0, or -1 when the stack is empty. */
+static inline int ptd_ret_pop(struct retstack *r, uint64_t *ip)
+{
+	if (!r->n)
+		return -1;
+	r->n--;
+	*ip = r->v[--r->top % RET_MAX];
+	return 0;
+}
+
 struct pstate {
 	struct snap_ptdec *d;
 	struct wctx *w;
@@ -86,9 +116,9 @@ struct pstate {
 	uint32_t cbr;
 	uint32_t tcbr; /* the core:bus ratio perf knew at the last token taken */
 	int32_t pid, tid;
-	uint64_t rets[64]; /* return addresses of the calls seen (compressed returns) */
-	unsigned nrets;
-	uint64_t ret_to; /* what the last return popped */
+	struct retstack rets; /* the calls' return addresses (compressed returns) */
+	int walk_rets;	      /* the fast walk keeps rets itself (walk.c), else ptd_process_insn */
+	uint64_t ret_to;      /* what the last return popped (0: nothing) */
 };
 
 /* ---- tokens.c ---- */

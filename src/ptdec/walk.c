@@ -10,44 +10,21 @@
 #include "util/vec.h"
 
 /*
- * The fast walk: the same state machine (process_insn, handle_event, the
- * tokens) driven by ptdec's own flow instead of libipt's block decoder, for
- * the pieces made only of what it knows: a piece that starts with a PSB+ (with
- * or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD without an IP after a far
- * branch (a syscall), a FUP and TIP.PGD or TIP (an interrupt), TSC,
- * MODE.exec of 64-bit code, PAD. After each instruction that needs trace the next IP comes
- * from the next token (a TNT bit: a conditional's direction or a compressed
- * return; a TIP: the target); the instructions in between come from the run
- * cache (insn.c). libipt's return stack is mirrored (64 entries, the oldest
- * dropped). Anything else -- an error, an overflow, a CBR, MTC/CYC, code that
- * cannot be read, a call to the next instruction -- returns 0 and the piece is
- * decoded again by libipt's decoder, which knows every case: the walk only has
- * to be right for what it takes ($SNAPTRACE_PTDEC_WALK=check compares the two
- * on every piece).
+ * The fast walk: the same state machine (machine.c: ptd_process_insn,
+ * ptd_handle_event, the tokens) driven by ptdec's own flow instead of libipt's
+ * block decoder, for the pieces made only of what it knows: a piece that
+ * starts with a PSB+ (with or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD
+ * without an IP after a far branch (a syscall), a FUP and TIP.PGD or TIP (an
+ * interrupt), TSC, MODE.exec of 64-bit code, PAD. After each instruction that
+ * needs trace the next IP comes from the next token (a TNT bit: a
+ * conditional's direction or a compressed return; a TIP: the target); the
+ * instructions in between come from the run cache (insn.c). libipt's return
+ * stack is mirrored (s->rets, piece.h). Anything else -- an error, an
+ * overflow, a CBR, MTC/CYC, code that cannot be read, a call to the next
+ * instruction -- returns 0 and the piece is decoded again by libipt's
+ * decoder, which knows every case: the walk only has to be right for what it
+ * takes ($SNAPTRACE_PTDEC_WALK=check compares the two on every piece).
  */
-
-#define RET_MAX 64
-
-struct retstack {
-	uint64_t v[RET_MAX];
-	unsigned top, n;
-};
-
-static void ret_push(struct retstack *r, uint64_t ip)
-{
-	r->v[r->top++ % RET_MAX] = ip;
-	if (r->n < RET_MAX)
-		r->n++;
-}
-
-static int ret_pop(struct retstack *r, uint64_t *ip)
-{
-	if (!r->n)
-		return -1;
-	r->n--;
-	*ip = r->v[--r->top % RET_MAX];
-	return 0;
-}
 
 /*
  * A run: what walk_insns does, in one step when nothing is watched for. Its
@@ -57,7 +34,7 @@ static int ret_pop(struct retstack *r, uint64_t *ip)
  * direct branches are reported at the same time and its other instructions
  * only counted. The calls push their return addresses.
  */
-static void walk_run(struct pstate *s, struct retstack *rs, struct run *r)
+static void walk_run(struct pstate *s, struct run *r)
 {
 	struct piece *pc = s->pc;
 	const struct tokr *t = &s->tk;
@@ -66,7 +43,7 @@ static void walk_run(struct pstate *s, struct retstack *rs, struct run *r)
 
 	for (uint32_t k = 0; k < r->nbr; k++)
 		if (v[br[k]].cls == ptic_call)
-			ret_push(rs, v[br[k]].ip + v[br[k]].size);
+			ptd_ret_push(&s->rets, v[br[k]].ip + v[br[k]].size);
 	if (s->need_strt) {
 		ptd_walk_insns(s, v, r->n);
 		return;
@@ -108,7 +85,7 @@ static int next_token(struct pstate *s)
 
 /* The next IP after the run's last instruction (which needs trace), from the
  * next token. 1: *ip, 0: tracing stopped (a syscall), -1: left to libipt. */
-static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn *in, uint64_t *ip)
+static int walk_branch(struct pstate *s, const struct cinsn *in, uint64_t *ip)
 {
 	const struct tokr *t = &s->tk;
 	struct pt_event ev;
@@ -121,7 +98,7 @@ static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn
 		return 1;
 	case ptic_return:
 		if (t->kind == TOK_TNT) /* a compressed return */
-			return t->ktaken && ret_pop(rs, ip) == 0 ? 1 : -1;
+			return t->ktaken && ptd_ret_pop(&s->rets, ip) == 0 ? 1 : -1;
 		if (t->kind != TOK_TIP || !t->has_ip)
 			return -1;
 		*ip = t->kip;
@@ -131,7 +108,7 @@ static int walk_branch(struct pstate *s, struct retstack *rs, const struct cinsn
 		if (t->kind != TOK_TIP || !t->has_ip)
 			return -1;
 		if (in->cls == ptic_call)
-			ret_push(rs, in->ip + in->size);
+			ptd_ret_push(&s->rets, in->ip + in->size);
 		*ip = t->kip;
 		return 1;
 	case ptic_far_call:
@@ -171,7 +148,7 @@ static int second_token(const struct tokr *t, uint64_t *ip)
  * on at the TIP's IP (traced kernel code: "hw int", returns 1 and *ip).
  * Returns -1 to leave the piece to libipt.
  */
-static int walk_async(struct pstate *s, struct retstack *rs, struct run *r, uint64_t *ip)
+static int walk_async(struct pstate *s, struct run *r, uint64_t *ip)
 {
 	const struct cinsn *v = &s->w->rinsns[r->first];
 	uint64_t at = s->tk.kip, to;
@@ -187,7 +164,7 @@ static int walk_async(struct pstate *s, struct retstack *rs, struct run *r, uint
 		return -1; /* past an instruction that needs trace */
 	for (uint32_t i = 0; i < k; i++)
 		if (v[i].cls == ptic_call)
-			ret_push(rs, v[i].ip + v[i].size);
+			ptd_ret_push(&s->rets, v[i].ip + v[i].size);
 	ptd_walk_insns(s, v, k);
 	memset(&ev, 0, sizeof(ev));
 	if (kind == TOK_PGD) {
@@ -207,12 +184,11 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 {
 	struct pstate s;
 	struct pt_event ev;
-	struct retstack rs;
 	uint64_t ip;
 	int enabled, got = 0, done = 0;
 
 	ptd_pstate_init(&s, w, pc);
-	rs.top = rs.n = 0;
+	s.walk_rets = 1;
 	if (ptd_tok_open(&s.tk, pc->b, pc->e) < 0) {
 		ptt_clock_fini(&s.tk.clk);
 		return -ENOMEM;
@@ -249,15 +225,15 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 			goto out;
 		ptd_tok_fill(&s.tk);
 		if (s.tk.have && s.tk.kind == TOK_FUP) { /* an interrupt in this run */
-			if ((got = walk_async(&s, &rs, r, &ip)) < 0)
+			if ((got = walk_async(&s, r, &ip)) < 0)
 				goto out;
 			enabled = got;
 			continue;
 		}
-		walk_run(&s, &rs, r);
+		walk_run(&s, r);
 		last = &w->rinsns[r->first + r->n - 1];
 		/* At the end of the piece the last instruction waits for a packet. */
-		if ((got = next_token(&s)) <= 0 || (got = walk_branch(&s, &rs, last, &ip)) < 0)
+		if ((got = next_token(&s)) <= 0 || (got = walk_branch(&s, last, &ip)) < 0)
 			break;
 		enabled = got;
 		/* The run's last instruction went to ip (its token is taken): the next
