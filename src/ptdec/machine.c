@@ -184,7 +184,7 @@ static void emit_cbr(struct pstate *s, uint32_t cbr, uint64_t time)
 	struct rawev *r = emit(s, RAW_POWER, time);
 
 	if (r)
-		r->addr = cbr;
+		r->cbr = cbr;
 }
 
 /*
@@ -202,7 +202,7 @@ void ptd_cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how)
 
 	if (!r)
 		return;
-	r->addr = cbr;
+	r->cbr = cbr;
 	if (at + 1 < pc->nev) {
 		ev = *r;
 		memmove(&pc->ev[at + 1], &pc->ev[at], (pc->nev - 1 - at) * sizeof(*pc->ev));
@@ -278,7 +278,7 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 		/* after an error at the end of the last piece, perf resyncs at
 		 * this FUP, with its clock inside the PSB+ (not the TSC's time) */
 		if (implicit && !s->d->timeless)
-			r->ip = tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
+			r->strt_time = tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
 	}
 	s->need_strt = 0;
 	ptd_confirm_all(s);

@@ -70,7 +70,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
 				/* perf resynced at this FUP after the last piece's error */
-				pc->ev[q->pos].time = r->ip;
+				pc->ev[q->pos].time = r->strt_time;
 				pc->ev[q->pos].ip = 0;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
@@ -78,7 +78,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 				continue;
 			}
 			if (r->kind == RAW_POWER) {
-				if ((int64_t)r->addr == q->last_cbr) {
+				if ((int64_t)r->cbr == q->last_cbr) {
 					q->pos++;
 					continue;
 				}
@@ -200,7 +200,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	bq->pos++;
 	bq->head_ok = 0;
 	if (best->kind == RAW_POWER)
-		bq->last_cbr = (int64_t)best->addr;
+		bq->last_cbr = (int64_t)best->cbr;
 	if (d->debug)
 		fprintf(stderr, "ptdec: q%zu k%d t%llu %d/%d f%x %llx -> %llx\n",
 			(size_t)(bq - d->queues), best->kind, (unsigned long long)best->time,
@@ -227,7 +227,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	}
 	if (best->kind == RAW_POWER) {
 		ev->kind = SNAP_EV_POWER;
-		ev->freq_mhz = (uint32_t)((best->addr * d->cbr2khz + 500) / 1000);
+		ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
 		return 1;
 	}
 	ev->kind = SNAP_EV_BRANCH;

@@ -42,12 +42,25 @@ enum {
 	ERR_NELOOP,
 };
 
+/* An event of a piece as perf reports it (machine.c), before the reader joins
+ * the pieces and resolves the addresses (ptdec.c). */
 struct rawev {
-	uint64_t time, ip, addr;
+	uint64_t time;
+	union {
+		uint64_t ip;	    /* RAW_BRANCH, RAW_ERROR: where from (0: nowhere) */
+		uint64_t strt_time; /* an implicit "tr strt": perf's time for it when the
+				     * previous piece ended in an error (0 when timeless) */
+	};
+	union {
+		uint64_t addr; /* RAW_BRANCH: where to (0: tracing stops) */
+		uint64_t cbr;  /* RAW_POWER: the core:bus ratio */
+	};
 	uint32_t flags;
 	int32_t pid, tid;
-	uint8_t kind, err, implicit; /* implicit "tr strt": ip holds perf's time for it after
-				       * an error at the end of the previous piece */
+	uint8_t kind, err; /* RAW_*; RAW_ERROR: perf's error (ERR_*) */
+	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt"): dropped when
+			    * the piece continues a stream, unless perf resynced there
+			    * after an error (ptdec.c, queue_peek) */
 	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
 };
