@@ -19,6 +19,19 @@ static int libipt_failed(const struct piece *pc)
 	return 0;
 }
 
+/* The first event where the fast walk's (walk[0..nwalk)) and libipt's differ. */
+static void first_difference(const struct rawev *walk, size_t nwalk, const struct piece *pc)
+{
+	char a[160], b[160];
+	size_t i = 0;
+
+	while (i < nwalk && i < pc->nev && !memcmp(&walk[i], &pc->ev[i], sizeof(*walk)))
+		i++;
+	fprintf(stderr, "ptdec: event %zu: fast walk: %s; libipt: %s\n", i,
+		i < nwalk ? ptd_rawev_desc(&walk[i], a, sizeof(a)) : "none",
+		i < pc->nev ? ptd_rawev_desc(&pc->ev[i], b, sizeof(b)) : "none");
+}
+
 /* Runs the fast walk and libipt's decoder on the same piece and aborts if
  * their events differ ($SNAPTRACE_PTDEC_WALK=check, for the tests). */
 static int check_piece(struct wctx *w, struct piece *pc)
@@ -45,6 +58,7 @@ static int check_piece(struct wctx *w, struct piece *pc)
 			"%zu of queue %zu (%zu/%zu events, %llu/%llu instructions)\n",
 			(size_t)(pc->b - w->d->pieces[w->d->queues[pc->q].pieces[0]].b), pc->q, nev,
 			pc->nev, (unsigned long long)insns, (unsigned long long)pc->insns);
+		first_difference(ev, nev, pc);
 		abort();
 	}
 	snap_free(ev);

@@ -248,7 +248,7 @@ int ptd_libipt_piece(struct wctx *w, struct piece *pc)
 				/* a branch that took a packet to get here too (the
 				 * instruction decoder stops at the next one) */
 				if (s.have_prev)
-					ptd_resolve_prev(&s, eos_ip, 0);
+					ptd_resolve_prev(&s, eos_ip);
 				s.stop_idx = pc->nev;
 			}
 			if (status == -pte_eos)

@@ -9,6 +9,14 @@
 #include "util/alloc.h"
 #include "util/vec.h"
 
+static void debug_token(const struct pstate *s, int want)
+{
+	char buf[160];
+
+	fprintf(stderr, "ptdec: piece %zu take(%d): %s\n", (size_t)(s->pc - s->d->pieces), want,
+		ptd_tok_desc(&s->tk, buf, sizeof(buf)));
+}
+
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 uint64_t ptd_take(struct pstate *s, int want)
@@ -36,6 +44,8 @@ uint64_t ptd_take(struct pstate *s, int want)
 			s->stsc = t->kts;
 			continue;
 		}
+		if (s->d->debug > 1)
+			debug_token(s, want);
 		t->have = 0;
 		s->stime = t->ktime;
 		s->stsc = t->kts;
@@ -241,9 +251,9 @@ static void set_task(struct pstate *s, uint64_t time)
 		ptd_dec_set_image(s, img);
 }
 
-/* The previous instruction went on to next_ip: report its branch if it took one.
- * tok: the previous instruction's token was already taken (by an event). */
-void ptd_resolve_prev(struct pstate *s, uint64_t next_ip, int tok)
+/* The previous instruction went on to next_ip: report its branch if it took one
+ * (taking its token when it needed trace). */
+void ptd_resolve_prev(struct pstate *s, uint64_t next_ip)
 {
 	const struct cinsn *p = &s->prev;
 	uint64_t time = s->stime;
@@ -254,12 +264,12 @@ void ptd_resolve_prev(struct pstate *s, uint64_t next_ip, int tok)
 		return;
 	s->have_prev = 0;
 	q = p->trace;
-	if (q && !tok)
+	if (q)
 		time = ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
 	fl = p->flags;
 	if (fl && !(p->cond && next_ip == p->ip + p->size))
 		ptd_emit_branch(s, fl, p->ip, next_ip, time);
-	if (q || tok)
+	if (q)
 		ptd_confirm_all(s);
 }
 
@@ -290,7 +300,7 @@ void ptd_handle_event(struct pstate *s, const struct pt_event *ev)
 
 	switch (ev->type) {
 	case ptev_enabled:
-		ptd_resolve_prev(s, ev->variant.enabled.ip, 0);
+		ptd_resolve_prev(s, ev->variant.enabled.ip);
 		t = ptd_take(s, TOK_PGE);
 		if (s->need_strt) { /* the first sync: perf's cbr event comes first */
 			uint32_t cbr = 0;
@@ -316,7 +326,7 @@ void ptd_handle_event(struct pstate *s, const struct pt_event *ev)
 		ptd_confirm_all(s);
 		break;
 	case ptev_async_disabled:
-		ptd_resolve_prev(s, ev->variant.async_disabled.at, 0);
+		ptd_resolve_prev(s, ev->variant.async_disabled.at);
 		ptd_take(s, TOK_FUP);
 		t = ptd_take(s, TOK_PGD);
 		ptd_emit_branch(s, SNAP_PF_BRANCH | SNAP_PF_ASYNC | SNAP_PF_TRACE_END,
@@ -324,7 +334,7 @@ void ptd_handle_event(struct pstate *s, const struct pt_event *ev)
 		ptd_confirm_all(s);
 		break;
 	case ptev_async_branch:
-		ptd_resolve_prev(s, ev->variant.async_branch.from, 0);
+		ptd_resolve_prev(s, ev->variant.async_branch.from);
 		ptd_take(s, TOK_FUP);
 		t = ptd_take(s, TOK_TIP);
 		ptd_emit_branch(s,
@@ -423,7 +433,7 @@ void ptd_process_insn(struct pstate *s, const struct cinsn *in)
 	}
 	s->implicit_ok = 0;
 	if (s->have_prev)
-		ptd_resolve_prev(s, in->ip, 0);
+		ptd_resolve_prev(s, in->ip);
 	s->since_take++;
 	pass_psb(s, in->ip);
 	if (pc->has_stop && in->ip == pc->stop_ip && s->stop_idx == NO_IDX)

@@ -129,6 +129,11 @@ int ptd_tok_open(struct tokr *t, const uint8_t *b, const uint8_t *e);
 void ptd_tok_sync(struct tokr *t, uint64_t off);
 /* Peeks the next token into t (t->have), unless one is peeked already. */
 void ptd_tok_fill(struct tokr *t);
+/* Describes the token t has peeked in buf (len bytes, NUL-terminated), as
+ * perf's intel_pt_pkt_desc describes a packet: its kind ("TNT taken", "TIP
+ * 0x401000", "PSB+ FUP 0x401000", "CBR 23"), perf's time and TSC at it and the
+ * offset after its packet in the piece. For $SNAPTRACE_PTDEC_DEBUG=2. Returns buf. */
+const char *ptd_tok_desc(const struct tokr *t, char *buf, size_t len);
 
 /* ---- machine.c ---- */
 
@@ -148,9 +153,9 @@ void ptd_cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how);
 /* perf fails walking on from an unreadable branch target at the next packet
  * that needs a walk: the error gets the time perf has there. */
 void ptd_err_at_next_token(struct pstate *s);
-/* The previous instruction went on to next_ip: its branch, if it took one.
- * tok: its token was already taken (by an event). */
-void ptd_resolve_prev(struct pstate *s, uint64_t next_ip, int tok);
+/* The previous instruction went on to next_ip: its branch, if it took one
+ * (taking its token when it needed trace). */
+void ptd_resolve_prev(struct pstate *s, uint64_t next_ip);
 /* An event of libipt's decoder (or one the fast walk makes up). */
 void ptd_handle_event(struct pstate *s, const struct pt_event *ev);
 /* Synchronised at a PSB+ (the next token): the task, and a cbr event when tracing is off. */

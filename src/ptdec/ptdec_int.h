@@ -225,7 +225,7 @@ struct snap_ptdec {
 	int tscan;	     /* CYC or MTC timing: piece clocks come from a scan (timing.c) */
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
-	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
+	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
 	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
 	uint32_t comm_val;
 	uint64_t comm_from, comm_until;
@@ -301,6 +301,12 @@ static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, ui
 			  (64 - ACACHE_BITS)];
 }
 
+/* ptdec.c */
+/* Describes raw event r (borrowed) in buf (len bytes, NUL-terminated): its kind,
+ * addresses or error or ratio, time, pid/tid and marks ("branch 0x401000 ->
+ * 0x401020 flags 0x2 t=1000 7/7 estimated"). For $SNAPTRACE_PTDEC_DEBUG and
+ * the fast walk's self-check. Returns buf. */
+const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len);
 /* sideband.c */
 int ptd_read_sideband(struct snap_ptdec *d);
 int ptd_kernel_switch_sym(struct snap_ptdec *d);

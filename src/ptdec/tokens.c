@@ -262,3 +262,33 @@ int ptd_tok_open(struct tokr *t, const uint8_t *b, const uint8_t *e)
 	t->pos = 0;
 	return t->pk ? 0 : -ENOMEM;
 }
+
+static const char *const tok_names[] = {
+	[TOK_NONE] = "none",   [TOK_TNT] = "TNT",     [TOK_TIP] = "TIP",
+	[TOK_PGE] = "TIP.PGE", [TOK_PGD] = "TIP.PGD", [TOK_FUP] = "FUP",
+	[TOK_OVF] = "OVF",     [TOK_PSB] = "PSB+",    [TOK_CBR] = "CBR",
+};
+
+const char *ptd_tok_desc(const struct tokr *t, char *buf, size_t len)
+{
+	const char *name = t->kind >= 0 && t->kind <= TOK_CBR ? tok_names[t->kind] : "?";
+	int n;
+
+	if (!t->have)
+		n = snprintf(buf, len, "no token");
+	else if (t->kind == TOK_TNT)
+		n = snprintf(buf, len, "TNT %s", t->ktaken ? "taken" : "not taken");
+	else if (t->kind == TOK_CBR)
+		n = snprintf(buf, len, "CBR %u", t->kcbr);
+	else if (t->has_ip)
+		n = snprintf(buf, len, "%s%s 0x%llx", name, t->kind == TOK_PSB ? " FUP" : "",
+			     (unsigned long long)t->kip);
+	else
+		n = snprintf(buf, len, "%s", name);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " t=%llu tsc=%llu end=%llu%s%s",
+			 (unsigned long long)t->ktime, (unsigned long long)t->kts,
+			 (unsigned long long)(t->kend + t->oadj), t->ktsc ? " after-tsc" : "",
+			 t->kcbrchg ? " new-cbr" : "");
+	return buf;
+}

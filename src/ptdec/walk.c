@@ -239,7 +239,7 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 		/* The run's last instruction went to ip (its token is taken): the next
 		 * token may be an interrupt's FUP in the next run. */
 		if (got)
-			ptd_resolve_prev(&s, ip, 0);
+			ptd_resolve_prev(&s, ip);
 	}
 	if (got < 0 || s.err)
 		goto out;
