@@ -104,6 +104,8 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
+			} else if (r->implicit && r->kind == RAW_BRANCH) {
+				pc->ev[q->pos].ip = 0; /* a stream's first start: from nowhere */
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
