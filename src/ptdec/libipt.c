@@ -167,6 +167,33 @@ static int next_insns(struct pstate *s, struct cinsn *one, const struct cinsn **
 	}
 }
 
+/* libipt's decoder failed with status: the error as perf reports it (after the
+ * branch to an unreadable address, when that is what failed). */
+static void decode_error(struct pstate *s, int status)
+{
+	uint64_t ip = 0;
+
+	if (pt_errcode(status) == pte_nomap && s->have_prev && s->prev.trace) {
+		/* perf reports the branch to the unreadable address first */
+		const struct cinsn *p = &s->prev;
+		uint64_t t = ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
+
+		s->have_prev = 0;
+		if (s->tok_has_ip) {
+			ptd_emit_branch(s, p->flags, p->ip, s->tok_ip, t);
+			ip = s->tok_ip;
+		}
+		ptd_confirm_all(s);
+		ptd_err_at_next_token(s);
+	} else {
+		ip = s->have_prev ? s->prev.ip : 0;
+		s->have_prev = 0;
+	}
+	s->pc->nev = s->confirm;
+	ptd_emit_error(s, map_err(status), ip);
+	s->pc->end_clean = 0;
+}
+
 /* The libipt path: libipt's block (or instruction) decoder drives the walk. */
 int ptd_libipt_piece(struct wctx *w, struct piece *pc)
 {
@@ -190,27 +217,7 @@ int ptd_libipt_piece(struct wctx *w, struct piece *pc)
 		uint64_t eos_ip;
 
 		if (status < 0) {
-			uint64_t ip = 0;
-
-			if (pt_errcode(status) == pte_nomap && s.have_prev && s.prev.trace) {
-				/* perf reports the branch to the unreadable address first */
-				const struct cinsn *p = &s.prev;
-				uint64_t t = ptd_take(&s, p->cond ? TOK_TNT : TOK_TIP);
-
-				s.have_prev = 0;
-				if (s.tok_has_ip) {
-					ptd_emit_branch(&s, p->flags, p->ip, s.tok_ip, t);
-					ip = s.tok_ip;
-				}
-				ptd_confirm_all(&s);
-				ptd_err_at_next_token(&s);
-			} else {
-				ip = s.have_prev ? s.prev.ip : 0;
-				s.have_prev = 0;
-			}
-			pc->nev = s.confirm;
-			ptd_emit_error(&s, map_err(status), ip);
-			pc->end_clean = 0;
+			decode_error(&s, status);
 			if (++s.errors_in_row > 100)
 				break; /* no progress: give up the rest of this piece */
 			if (s.rebuf) {

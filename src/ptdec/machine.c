@@ -1,5 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The in-process PT decoder (ptdec_int.h): the per-piece state machine that reproduces perf's decoder (piece.h). */
+/*
+ * The in-process PT decoder (ptdec_int.h): the per-piece state machine that
+ * reproduces perf's decoder output (piece.h), driven by libipt's decoder
+ * (libipt.c) or by the fast walk (walk.c), one instruction or event at a time.
+ *
+ * The invariant of a piece's events, the confirm/stop watermark. Events are
+ * appended to pc->ev[0..nev) as the walk reaches them, but perf reports a
+ * direct branch only once a later packet made it walk that far, so they are
+ * provisional until confirmed:
+ *   - every event in pc->ev[0..confirm) was decided by a packet read; those in
+ *     [confirm, nev) may still be dropped (confirm <= nev at every step);
+ *   - ptd_confirm_all moves confirm to nev (a token taken, an error, a PSB+
+ *     whose FUP the walk passed, a start of tracing); ptd_cbr_change inserts its
+ *     event at confirm, moving the provisional events up, and confirms it;
+ *   - before an error or an overflow, and at the end of the piece
+ *     (ptd_end_piece), nev drops back to confirm: the provisional events are
+ *     the ones perf never reports;
+ *   - except for a piece with a stop IP (pc->has_stop: the next piece's PSB+
+ *     FUP, which perf walks on to in one stream): stop_idx is nev when the walk
+ *     first reached that IP (NO_IDX before; confirming resets it), and
+ *     ptd_end_piece keeps pc->ev[0..stop_idx) instead.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +315,51 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 	ptd_confirm_all(s);
 }
 
+/* Before an overflow: the branch of the previous instruction (which needs trace)
+ * when the next token decides it. */
+static void branch_before_ovf(struct pstate *s)
+{
+	const struct cinsn *p = &s->prev;
+	uint64_t to = 0, tt;
+
+	ptd_tok_fill(&s->tk);
+	if (!s->tk.have || (s->tk.kind != TOK_TNT && s->tk.kind != TOK_TIP))
+		return;
+	tt = ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
+	if (s->tok_has_ip)
+		to = s->tok_ip;
+	else if (p->cond && s->tok_taken == 1)
+		to = p->target;
+	else if (p->cond && s->tok_taken == 0)
+		to = p->ip + p->size;
+	else if ((p->flags & SNAP_PF_RETURN) && s->tok_taken == 1)
+		to = s->ret_to; /* a compressed return: its call's address */
+	if (to && !(p->cond && to == p->ip + p->size))
+		ptd_emit_branch(s, p->flags, p->ip, to, tt);
+	if (to)
+		ptd_confirm_all(s);
+}
+
+/* An overflow: perf reports the branch whose packet came before the OVF first,
+ * drops what is provisional, and reports the error (and a start at its FUP). */
+static void overflow(struct pstate *s, const struct pt_event *ev)
+{
+	uint64_t t;
+
+	if (s->have_prev && s->prev.trace)
+		branch_before_ovf(s);
+	s->have_prev = 0;
+	s->pc->nev = s->confirm;
+	t = ptd_take(s, TOK_OVF);
+	s->sample_insns = 0; /* perf's overflow error has the packet's time */
+	s->ts_insns = 0;     /* and perf counts instructions afresh from it */
+	ptd_emit_error(s, ERR_OVR, 0);
+	if (!ev->ip_suppressed) {
+		t = ptd_take(s, TOK_FUP);
+		start_trace(s, ev->variant.overflow.ip, 0, t);
+	}
+}
+
 void ptd_handle_event(struct pstate *s, const struct pt_event *ev)
 {
 	uint64_t t;
@@ -343,38 +409,7 @@ void ptd_handle_event(struct pstate *s, const struct pt_event *ev)
 		ptd_confirm_all(s);
 		break;
 	case ptev_overflow:
-		/* perf reports the branch whose packet came before the OVF first. */
-		if (s->have_prev && s->prev.trace) {
-			const struct cinsn *p = &s->prev;
-			uint64_t to = 0, tt;
-
-			ptd_tok_fill(&s->tk);
-			if (s->tk.have && (s->tk.kind == TOK_TNT || s->tk.kind == TOK_TIP)) {
-				tt = ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
-				if (s->tok_has_ip)
-					to = s->tok_ip;
-				else if (p->cond && s->tok_taken == 1)
-					to = p->target;
-				else if (p->cond && s->tok_taken == 0)
-					to = p->ip + p->size;
-				else if ((p->flags & SNAP_PF_RETURN) && s->tok_taken == 1)
-					to = s->ret_to; /* a compressed return: its call's address */
-				if (to && !(p->cond && to == p->ip + p->size))
-					ptd_emit_branch(s, p->flags, p->ip, to, tt);
-				if (to)
-					ptd_confirm_all(s);
-			}
-		}
-		s->have_prev = 0;
-		s->pc->nev = s->confirm;
-		t = ptd_take(s, TOK_OVF);
-		s->sample_insns = 0; /* perf's overflow error has the packet's time */
-		s->ts_insns = 0;     /* and perf counts instructions afresh from it */
-		ptd_emit_error(s, ERR_OVR, 0);
-		if (!ev->ip_suppressed) {
-			t = ptd_take(s, TOK_FUP);
-			start_trace(s, ev->variant.overflow.ip, 0, t);
-		}
+		overflow(s, ev);
 		break;
 	default:
 		break;

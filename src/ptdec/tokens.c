@@ -108,6 +108,78 @@ static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
 	t->time_stale = 1; /* converted to perf time at the next token */
 }
 
+/* The next bit of the TNT packet being read: a token of its own. */
+static void tok_next_bit(struct tokr *t)
+{
+	t->tnt_left--;
+	t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+	t->have = 1;
+	t->kind = TOK_TNT;
+	t->ktime = t->time;
+	t->kts = t->clk.st.timestamp;
+	t->has_ip = 0;
+	t->ktsc = 0;
+}
+
+/* A TIP, TIP.PGE, TIP.PGD or FUP: its token kind and IP (*ok: it has one), or
+ * TOK_NONE for the FUP of a PSB+ (its IP goes with the PSBEND's token). */
+static int tok_ip_packet(struct tokr *t, const struct pt_packet *pkt, uint64_t *ip, int *ok)
+{
+	*ip = ip_update(t->last_ip, &pkt->payload.ip, ok);
+	if (*ok)
+		t->last_ip = *ip;
+	if (pkt->type == ppt_fup && t->in_psb) {
+		t->psb_has_fup = *ok;
+		t->psb_fup = *ip;
+		return TOK_NONE;
+	}
+	return pkt->type == ppt_tip	  ? TOK_TIP
+	       : pkt->type == ppt_tip_pge ? TOK_PGE
+	       : pkt->type == ppt_tip_pgd ? TOK_PGD
+					  : TOK_FUP;
+}
+
+/* A timing packet ending at off: perf's clock moves. TOK_CBR when it is a new
+ * core:bus ratio outside PSB+ (a sample of its own for perf), else TOK_NONE. */
+static int tok_timing_packet(struct tokr *t, const struct pt_packet *pkt, uint64_t off)
+{
+	if (pkt->type == ppt_tsc)
+		t->tsc = pkt->payload.tsc.tsc;
+	else
+		t->odd = 1; /* the fast walk leaves perf's finer clock (and CBR) to libipt */
+	tok_time(t, pkt, off);
+	if (pkt->type != ppt_cbr || t->in_psb || t->clk.st.cbr == t->cbr_seen ||
+	    off <= t->skip_until)
+		return TOK_NONE;
+	return TOK_CBR;
+}
+
+/* The token of kind k just read (ip when ok), with perf's clock at it. */
+static void tok_found(struct tokr *t, int k, uint64_t ip, int ok)
+{
+	t->have = 1;
+	t->kind = k;
+	if (t->time_stale && !t->d->timeless)
+		t->time = tsc2perf(t->d, t->clk.st.timestamp);
+	t->time_stale = 0;
+	t->ktime = t->time;
+	t->kts = t->clk.st.timestamp;
+	t->has_ip = ok;
+	t->kip = ip;
+	t->ktsc = t->tsc_seen;
+	t->tsc_seen = 0;
+	t->kend = t->pos;
+	t->kcbr = t->clk.st.cbr;
+	t->kcbrchg = t->clk.st.cbr != t->cbr_seen && t->kend > t->skip_until;
+	if (t->kcbrchg)
+		t->cbr_seen = t->clk.st.cbr;
+	/* perf gives a PSB the time of its TSC */
+	if (k == TOK_PSB && t->clk.st.tsc_timestamp && !t->d->timeless && t->kend > t->skip_until) {
+		t->ktime = tsc2perf(t->d, t->clk.st.tsc_timestamp);
+		t->kts = t->clk.st.tsc_timestamp;
+	}
+}
+
 void ptd_tok_fill(struct tokr *t)
 {
 	struct pt_packet pkt;
@@ -115,14 +187,7 @@ void ptd_tok_fill(struct tokr *t)
 	if (t->have || !t->pk)
 		return;
 	if (t->tnt_left) {
-		t->tnt_left--;
-		t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
-		t->have = 1;
-		t->kind = TOK_TNT;
-		t->ktime = t->time;
-		t->kts = t->clk.st.timestamp;
-		t->has_ip = 0;
-		t->ktsc = 0;
+		tok_next_bit(t);
 		return;
 	}
 	for (;;) {
@@ -139,23 +204,13 @@ void ptd_tok_fill(struct tokr *t)
 			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
 		switch (pkt.type) {
 		case ppt_tsc:
-			t->tsc = pkt.payload.tsc.tsc;
-			tok_time(t, &pkt, off);
-			continue;
 		case ppt_mtc:
 		case ppt_cyc:
 		case ppt_tma:
 		case ppt_stop:
-			t->odd = 1; /* the fast walk leaves perf's finer clock to libipt */
-			tok_time(t, &pkt, off);
-			continue;
 		case ppt_cbr:
-			t->odd = 1;
-			tok_time(t, &pkt, off);
-			/* outside PSB+, a new ratio is a sample of its own for perf */
-			if (t->in_psb || t->clk.st.cbr == t->cbr_seen || off <= t->skip_until)
+			if ((k = tok_timing_packet(t, &pkt, off)) == TOK_NONE)
 				continue;
-			k = TOK_CBR;
 			break;
 		case ppt_psb:
 			t->psb_off = at;
@@ -182,18 +237,8 @@ void ptd_tok_fill(struct tokr *t)
 		case ppt_tip_pge:
 		case ppt_tip_pgd:
 		case ppt_fup:
-			ip = ip_update(t->last_ip, &pkt.payload.ip, &ok);
-			if (ok)
-				t->last_ip = ip;
-			if (pkt.type == ppt_fup && t->in_psb) {
-				t->psb_has_fup = ok;
-				t->psb_fup = ip;
+			if ((k = tok_ip_packet(t, &pkt, &ip, &ok)) == TOK_NONE)
 				continue;
-			}
-			k = pkt.type == ppt_tip	      ? TOK_TIP
-			    : pkt.type == ppt_tip_pge ? TOK_PGE
-			    : pkt.type == ppt_tip_pgd ? TOK_PGD
-						      : TOK_FUP;
 			break;
 		case ppt_ovf:
 			k = TOK_OVF;
@@ -209,28 +254,7 @@ void ptd_tok_fill(struct tokr *t)
 			t->odd = 1;
 			continue;
 		}
-		t->have = 1;
-		t->kind = k;
-		if (t->time_stale && !t->d->timeless)
-			t->time = tsc2perf(t->d, t->clk.st.timestamp);
-		t->time_stale = 0;
-		t->ktime = t->time;
-		t->kts = t->clk.st.timestamp;
-		t->has_ip = ok;
-		t->kip = ip;
-		t->ktsc = t->tsc_seen;
-		t->tsc_seen = 0;
-		t->kend = t->pos;
-		t->kcbr = t->clk.st.cbr;
-		t->kcbrchg = t->clk.st.cbr != t->cbr_seen && t->kend > t->skip_until;
-		if (t->kcbrchg)
-			t->cbr_seen = t->clk.st.cbr;
-		/* perf gives a PSB the time of its TSC */
-		if (k == TOK_PSB && t->clk.st.tsc_timestamp && !t->d->timeless &&
-		    t->kend > t->skip_until) {
-			t->ktime = tsc2perf(t->d, t->clk.st.tsc_timestamp);
-			t->kts = t->clk.st.tsc_timestamp;
-		}
+		tok_found(t, k, ip, ok);
 		return;
 	}
 }
