@@ -173,11 +173,14 @@ void ptd_end_piece(struct pstate *s);
 void ptd_dec_cbr(struct pstate *s, uint32_t *cbr);
 /* The process image (borrowed) the decoder reads code from, when one is open. */
 void ptd_dec_set_image(struct pstate *s, struct pt_image *img);
+/* libipt's decoder synchronises at the next PSB+: libipt's status. */
 int ptd_dec_sync_forward(struct pstate *s);
+/* libipt's decoder synchronises at the PSB+ at offset off: libipt's status. */
 int ptd_dec_sync_set(struct pstate *s, uint64_t off);
 /* Opens libipt's decoder and the token reader on b..e (borrowed). 0, or -ENOMEM
  * (then ptd_free_decoders frees what was opened). */
 int ptd_new_decoders(struct pstate *s, const uint8_t *b, const uint8_t *e);
+/* Frees libipt's decoder and the token reader's packet decoder (NULL after). */
 void ptd_free_decoders(struct pstate *s);
 /* Decodes piece pc with libipt's decoder. 0, or -ENOMEM. */
 int ptd_libipt_piece(struct wctx *w, struct piece *pc);

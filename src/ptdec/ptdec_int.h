@@ -327,7 +327,8 @@ const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_
 struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip);
 /* Whether the run holds ip after its first instruction (remembered for the last ip). */
 int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
-/* decode.c */
+/* decode.c: decodes piece pc (borrowed; its events into pc->ev, owned by the piece)
+ * with worker context w. 0, or -ENOMEM. */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
 /* timing.c: perf's clock at the start of piece pc (scans the pieces before it) */
 void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);
