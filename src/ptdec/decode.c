@@ -7,7 +7,6 @@
 
 #include "ptdec/piece.h"
 #include "util/alloc.h"
-#include "util/vec.h"
 
 /* Whether libipt's decoder failed in itself on the piece (ERR_INTERN: an
  * internal error or an instruction it could not decode): no reference there. */

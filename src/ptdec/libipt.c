@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): libipt's decoder driving the piece's state machine (piece.h). */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/piece.h"
 #include "util/alloc.h"
-#include "util/vec.h"
 
 /* The two libipt decoders behind one face. */
 int ptd_dec_sync_forward(struct pstate *s)

@@ -23,11 +23,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/piece.h"
-#include "util/alloc.h"
 #include "util/vec.h"
 
 static void debug_token(const struct pstate *s, int want)

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): perf's recovery from a decode error (piece.h). */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/piece.h"
 #include "util/alloc.h"
-#include "util/vec.h"
 
 /* Resynchronises silently at the PSB+ just read (never the same one twice). */
 static int resync_at_psb(struct pstate *s, const uint8_t *b, const uint8_t *e)

@@ -2,12 +2,9 @@
 /* The in-process PT decoder (ptdec_int.h): the token reader, perf's view of the packets (piece.h). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/piece.h"
-#include "util/alloc.h"
-#include "util/vec.h"
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 {

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): the fast walk, ptdec's own flow through a piece (piece.h). */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/piece.h"
-#include "util/alloc.h"
-#include "util/vec.h"
 
 /*
  * The fast walk: the same state machine (machine.c: ptd_process_insn,
