@@ -56,7 +56,7 @@ struct tokr {
 	uint32_t kcbr;	     /* the core:bus ratio perf knows at the token */
 	uint32_t cbr_seen;   /* the ratio perf last reported */
 	uint8_t kcbrchg;     /* perf reports a new ratio with this token */
-	uint64_t skip_until; /* packets ending at or before: made up (perf_resync) */
+	uint64_t skip_until; /* packets ending at or before: made up (resync.c) */
 	uint64_t oadj;	     /* packet offset + oadj = offset from the piece's start */
 	uint8_t time_stale;  /* time lags the clock */
 };
@@ -105,7 +105,7 @@ struct pstate {
 	int tok_has_ip, tok_taken;		     /* tok_taken: its TNT bit, -1 if no TNT */
 	uint8_t *rebuf;		   /* a resynchronised copy of the piece (owned) */
 	size_t reblen, prefix;	   /* its length, and that of its made-up PSB+ and TIP.PGE */
-	const uint8_t *resync_buf; /* the last PSB perf_resync synchronised at */
+	const uint8_t *resync_buf; /* the last PSB ptd_perf_resync synchronised at */
 	uint64_t resync_psb;
 	int resync_psb_set;
 	unsigned errors_in_row;

@@ -4,8 +4,9 @@
  *
  * Pieces. Every AUXTRACE buffer is cut at PSBs into pieces of about
  * piece_bytes; a PSB+ is a full synchronisation point, so each piece decodes
- * on its own (decode.c: ptdec's fast walk, or libipt's decoder for what the
- * walk leaves to it). Workers take pieces in the
+ * on its own (decode.c: ptdec's fast walk, walk.c, or libipt's decoder,
+ * libipt.c, for what the walk leaves to it; both drive machine.c's state
+ * machine, piece.h). Workers take pieces in the
  * order of their first timestamp and write raw events (struct rawev) into the
  * piece; the thread calling next() walks each queue's pieces in order, joins
  * them and merges the queues by time, resolving symbols on the way.

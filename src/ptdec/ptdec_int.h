@@ -129,7 +129,7 @@ struct piece {
 	int32_t pid, tid, cpu;
 	enum piece_state state;
 	int end_clean;
-	int walked;   /* decoded by the fast walk (decode.c) */
+	int walked;   /* decoded by the fast walk (walk.c) */
 	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
@@ -218,7 +218,7 @@ struct snap_ptdec {
 	const struct rawev *rival;
 	struct flmemo flmemo[FLMEMO]; /* the reader's branch flags */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
-	int walk;	/* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c) */
+	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
 	unsigned max_non_turbo; /* perf's maximum non-turbo ratio (AUXTRACE_INFO or the TSC's) */
 	struct ptt_params tparams;

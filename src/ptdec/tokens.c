@@ -94,7 +94,7 @@ static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
 	/* the offset only for a made-up prefix, or an MTC perf looks ahead from */
 	if (t->skip_until || (pkt->type == ppt_mtc && t->clk.st.last_cyc)) {
 		if (end <= t->skip_until)
-			return; /* made up by perf_resync: perf never saw it */
+			return; /* made up by ptd_perf_resync: perf never saw it */
 		off = end;
 	}
 	ptt_packet(&t->clk, pkt, off + t->oadj);
