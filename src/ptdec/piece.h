@@ -29,7 +29,17 @@
  * PGE/PGD, a FUP, an OVF) and perf's clock just before it (timing.c: TSC, MTC,
  * CYC, TMA and CBR packets move it as they move perf's).
  */
-enum { TOK_NONE = 0, TOK_TNT, TOK_TIP, TOK_PGE, TOK_PGD, TOK_FUP, TOK_OVF, TOK_PSB, TOK_CBR };
+enum tok_kind {
+	TOK_NONE = 0,
+	TOK_TNT,
+	TOK_TIP,
+	TOK_PGE,
+	TOK_PGD,
+	TOK_FUP,
+	TOK_OVF,
+	TOK_PSB,
+	TOK_CBR
+};
 
 struct tokr {
 	struct snap_ptdec *d;
@@ -74,6 +84,7 @@ struct retstack {
 	unsigned top, n; /* the next slot is v[top % RET_MAX]; n entries (<= RET_MAX) */
 };
 
+/* A call: its return address ip on top (the oldest dropped past RET_MAX). */
 static inline void ptd_ret_push(struct retstack *r, uint64_t ip)
 {
 	r->v[r->top++ % RET_MAX] = ip;
@@ -111,7 +122,7 @@ struct pstate {
 	unsigned errors_in_row;
 	int have_prev;
 	struct cinsn prev;
-	size_t confirm, stop_idx;
+	size_t confirm, stop_idx; /* the watermark: machine.c's top comment */
 	int need_strt, implicit_ok, err;
 	uint32_t cbr;
 	uint32_t tcbr; /* the core:bus ratio perf knew at the last token taken */
