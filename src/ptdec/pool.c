@@ -17,7 +17,7 @@ static void run_piece(struct wctx *w, struct piece *pc)
 	pthread_mutex_lock(&w->d->mu);
 	if (err < 0)
 		pc->nev = 0; /* out of memory: the piece's events are lost, counted */
-	pc->state = 2;
+	pc->state = PIECE_DONE;
 	pthread_cond_broadcast(&w->d->cv_done);
 	pthread_mutex_unlock(&w->d->mu);
 }
@@ -26,7 +26,7 @@ static void run_piece(struct wctx *w, struct piece *pc)
  * a released piece if there is one (no allocation, no page faults). */
 static void start_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	pc->state = 1;
+	pc->state = PIECE_RUNNING;
 	d->live++;
 	if (d->nspare && !pc->ev) {
 		d->nspare--;
@@ -51,7 +51,7 @@ static void *worker(void *arg)
 		if (d->stop)
 			break;
 		pc = &d->pieces[d->order[d->dispatched++]];
-		if (pc->state != 0)
+		if (pc->state != PIECE_WAITING)
 			continue; /* the reader decoded it itself */
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
@@ -73,14 +73,14 @@ void ptd_need_piece(struct snap_ptdec *d, size_t i)
 	struct piece *pc = &d->pieces[i];
 
 	pthread_mutex_lock(&d->mu);
-	if (pc->state == 0) {
+	if (pc->state == PIECE_WAITING) {
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
 		reader_ctx.d = d;
 		run_piece(&reader_ctx, pc);
 		pthread_mutex_lock(&d->mu);
 	}
-	while (pc->state == 1)
+	while (pc->state == PIECE_RUNNING)
 		pthread_cond_wait(&d->cv_done, &d->mu);
 	pthread_mutex_unlock(&d->mu);
 }
@@ -96,7 +96,7 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	}
 	pc->ev = NULL;
 	pc->cap = 0;
-	pc->state = 3;
+	pc->state = PIECE_RELEASED;
 	d->live--;
 	pthread_cond_broadcast(&d->cv_work);
 	pthread_mutex_unlock(&d->mu);

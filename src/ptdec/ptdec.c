@@ -4,8 +4,9 @@
  *
  * Pieces. Every AUXTRACE buffer is cut at PSBs into pieces of about
  * piece_bytes; a PSB+ is a full synchronisation point, so each piece decodes
- * on its own (decode.c: ptdec's fast walk, or libipt's decoder for what the
- * walk leaves to it). Workers take pieces in the
+ * on its own (decode.c: ptdec's fast walk, walk.c, or libipt's decoder,
+ * libipt.c, for what the walk leaves to it; both drive machine.c's state
+ * machine, piece.h). Workers take pieces in the
  * order of their first timestamp and write raw events (struct rawev) into the
  * piece; the thread calling next() walks each queue's pieces in order, joins
  * them and merges the queues by time, resolving symbols on the way.
@@ -47,6 +48,34 @@ static const char *const err_msgs[] = {
 	"Never-ending loop (refer perf config intel-pt.max-loops)",
 };
 
+const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len)
+{
+	int n = 0;
+
+	switch (r->kind) {
+	case RAW_BRANCH:
+		n = snprintf(buf, len, "branch 0x%llx -> 0x%llx flags %#x",
+			     (unsigned long long)r->ip, (unsigned long long)r->addr, r->flags);
+		break;
+	case RAW_ERROR:
+		n = snprintf(buf, len, "error at 0x%llx: %s", (unsigned long long)r->ip,
+			     r->err < sizeof(err_msgs) / sizeof(err_msgs[0]) ? err_msgs[r->err]
+									     : "?");
+		break;
+	case RAW_POWER:
+		n = snprintf(buf, len, "cbr %llu", (unsigned long long)r->cbr);
+		break;
+	default:
+		n = snprintf(buf, len, "kind %d", r->kind);
+		break;
+	}
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " t=%llu %d/%d%s%s", (unsigned long long)r->time,
+			 r->pid, r->tid, r->est ? " estimated" : "",
+			 r->implicit ? " implicit" : "");
+	return buf;
+}
+
 /* ---- the reader ---- */
 
 /* The next raw event of queue q, or NULL at its end. Joins pieces. */
@@ -70,15 +99,17 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
 				/* perf resynced at this FUP after the last piece's error */
-				pc->ev[q->pos].time = r->ip;
+				pc->ev[q->pos].time = r->strt_time;
 				pc->ev[q->pos].ip = 0;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
+			} else if (r->implicit && r->kind == RAW_BRANCH) {
+				pc->ev[q->pos].ip = 0; /* a stream's first start: from nowhere */
 			}
 			if (r->kind == RAW_POWER) {
-				if ((int64_t)r->addr == q->last_cbr) {
+				if ((int64_t)r->cbr == q->last_cbr) {
 					q->pos++;
 					continue;
 				}
@@ -200,12 +231,13 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	bq->pos++;
 	bq->head_ok = 0;
 	if (best->kind == RAW_POWER)
-		bq->last_cbr = (int64_t)best->addr;
-	if (d->debug)
-		fprintf(stderr, "ptdec: q%zu k%d t%llu %d/%d f%x %llx -> %llx\n",
-			(size_t)(bq - d->queues), best->kind, (unsigned long long)best->time,
-			best->pid, best->tid, best->flags, (unsigned long long)best->ip,
-			(unsigned long long)best->addr);
+		bq->last_cbr = (int64_t)best->cbr;
+	if (d->debug) {
+		char buf[160];
+
+		fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
+			ptd_rawev_desc(best, buf, sizeof(buf)));
+	}
 	memset(ev, 0, sizeof(*ev));
 	ev->pid = best->pid;
 	ev->tid = best->tid;
@@ -227,7 +259,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	}
 	if (best->kind == RAW_POWER) {
 		ev->kind = SNAP_EV_POWER;
-		ev->freq_mhz = (uint32_t)((best->addr * d->cbr2khz + 500) / 1000);
+		ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
 		return 1;
 	}
 	ev->kind = SNAP_EV_BRANCH;
@@ -276,7 +308,8 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	d->names = names;
 	if (o)
 		d->o = *o;
-	d->debug = getenv("SNAPTRACE_PTDEC_DEBUG") != NULL;
+	env = getenv("SNAPTRACE_PTDEC_DEBUG");
+	d->debug = !env ? 0 : !strcmp(env, "2") ? 2 : 1;
 	d->use_blocks = !getenv("SNAPTRACE_PTDEC_INSN");
 	if ((env = getenv("SNAPTRACE_PTDEC_WALK")) != NULL)
 		d->walk = !strcmp(env, "check") ? 2 : strcmp(env, "0") != 0;

@@ -4,7 +4,8 @@
  * the functions its files share. ptdec.c has the overview (pieces, workers,
  * the merge) and the public API; sideband.c the images, maps, switches and
  * symbols; split.c cuts the AUXTRACE buffers into pieces; decode.c decodes
- * one piece into raw events (the fast walk, else libipt's decoder); insn.c
+ * one piece into raw events (the fast walk, else libipt's decoder; the files
+ * of that job share piece.h); insn.c
  * holds the code a worker walks (images, instructions, block and run caches);
  * pool.c runs the worker threads.
  */
@@ -41,12 +42,25 @@ enum {
 	ERR_NELOOP,
 };
 
+/* An event of a piece as perf reports it (machine.c), before the reader joins
+ * the pieces and resolves the addresses (ptdec.c). */
 struct rawev {
-	uint64_t time, ip, addr;
+	uint64_t time;
+	union {
+		uint64_t ip;	    /* RAW_BRANCH, RAW_ERROR: where from (0: nowhere) */
+		uint64_t strt_time; /* an implicit "tr strt": perf's time for it when the
+				     * previous piece ended in an error (0 when timeless) */
+	};
+	union {
+		uint64_t addr; /* RAW_BRANCH: where to (0: tracing stops) */
+		uint64_t cbr;  /* RAW_POWER: the core:bus ratio */
+	};
 	uint32_t flags;
 	int32_t pid, tid;
-	uint8_t kind, err, implicit; /* implicit "tr strt": ip holds perf's time for it after
-				       * an error at the end of the previous piece */
+	uint8_t kind, err; /* RAW_*; RAW_ERROR: perf's error (ERR_*) */
+	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt"): dropped when
+			    * the piece continues a stream, unless perf resynced there
+			    * after an error (ptdec.c, queue_peek) */
 	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
 };
@@ -95,6 +109,15 @@ struct comm {
 	uint32_t name;
 };
 
+/* Where a piece is in the pool (pool.c), under the decoder's lock. A piece is
+ * zeroed when it is cut (split.c), so it starts waiting. */
+enum piece_state {
+	PIECE_WAITING = 0, /* not handed out yet */
+	PIECE_RUNNING,	   /* a worker (or the reader) decodes it */
+	PIECE_DONE,	   /* its events are ready */
+	PIECE_RELEASED,	   /* read, its event array given back */
+};
+
 struct piece {
 	size_t q;
 	const uint8_t *b, *e;
@@ -104,9 +127,9 @@ struct piece {
 	uint64_t stop_ip;
 	uint64_t start_time; /* perf time of the PSB+ TSC, for ordering */
 	int32_t pid, tid, cpu;
-	int state; /* 0 waiting, 1 running, 2 done, 3 released */
+	enum piece_state state;
 	int end_clean;
-	int walked;   /* decoded by the fast walk (decode.c) */
+	int walked;   /* decoded by the fast walk (walk.c) */
 	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
@@ -195,14 +218,14 @@ struct snap_ptdec {
 	const struct rawev *rival;
 	struct flmemo flmemo[FLMEMO]; /* the reader's branch flags */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
-	int walk;	/* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c) */
+	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
 	unsigned max_non_turbo; /* perf's maximum non-turbo ratio (AUXTRACE_INFO or the TSC's) */
 	struct ptt_params tparams;
 	int tscan;	     /* CYC or MTC timing: piece clocks come from a scan (timing.c) */
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
-	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr */
+	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
 	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
 	uint32_t comm_val;
 	uint64_t comm_from, comm_until;
@@ -278,6 +301,12 @@ static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, ui
 			  (64 - ACACHE_BITS)];
 }
 
+/* ptdec.c */
+/* Describes raw event r (borrowed) in buf (len bytes, NUL-terminated): its kind,
+ * addresses or error or ratio, time, pid/tid and marks ("branch 0x401000 ->
+ * 0x401020 flags 0x2 t=1000 7/7 estimated"). For $SNAPTRACE_PTDEC_DEBUG and
+ * the fast walk's self-check. Returns buf. */
+const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len);
 /* sideband.c */
 int ptd_read_sideband(struct snap_ptdec *d);
 int ptd_kernel_switch_sym(struct snap_ptdec *d);
@@ -298,7 +327,8 @@ const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_
 struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip);
 /* Whether the run holds ip after its first instruction (remembered for the last ip). */
 int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
-/* decode.c */
+/* decode.c: decodes piece pc (borrowed; its events into pc->ev, owned by the piece)
+ * with worker context w. 0, or -ENOMEM. */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
 /* timing.c: perf's clock at the start of piece pc (scans the pieces before it) */
 void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);

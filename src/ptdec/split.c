@@ -129,7 +129,8 @@ int ptd_split_buffers(struct snap_ptdec *d)
 		if (!a->size)
 			continue;
 		for (;;) {
-			const uint8_t *from = cur + want < cur ? e : cur + want;
+			/* no pointer past e is formed (cur + want could overflow) */
+			const uint8_t *from = want < (size_t)(e - cur) ? cur + want : e;
 
 			next = from < e ? find_psb(from, e) : NULL;
 			if ((err = add_piece(d, q, qi, cur, next ? next : e, run_start, a)) < 0)

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The piece decoder's parts of the in-process PT decoder (src/ptdec/piece.h,
+ * docs/ptdec.md): the return stack, the token reader on packets libipt writes,
+ * and the describe-printers of tokens and raw events. */
+#include <intel-pt.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ptdec/piece.h"
+#include "snap_test.h"
+
+/* libipt's return stack: the last 64 calls; once they are popped a compressed
+ * return finds nothing (the old stack, indexed % 64 without a bound, gave back
+ * the addresses later calls had overwritten). */
+static void return_stack_keeps_the_last_64_calls(void)
+{
+	struct retstack r;
+	uint64_t ip = 0;
+
+	memset(&r, 0, sizeof(r));
+	CHECK_INT_EQ(-1, ptd_ret_pop(&r, &ip));
+	for (uint64_t i = 1; i <= 70; i++)
+		ptd_ret_push(&r, 0x1000 + i);
+	for (uint64_t i = 70; i > 6; i--) {
+		CHECK_INT_EQ(0, ptd_ret_pop(&r, &ip));
+		CHECK_U64_EQ(0x1000 + i, ip);
+	}
+	ip = 7;
+	CHECK_INT_EQ(-1, ptd_ret_pop(&r, &ip)); /* calls 1..6 were dropped */
+	CHECK_U64_EQ(7, ip);
+	/* it fills again after running empty */
+	ptd_ret_push(&r, 0x2000);
+	ptd_ret_push(&r, 0x2001);
+	CHECK_INT_EQ(0, ptd_ret_pop(&r, &ip));
+	CHECK_U64_EQ(0x2001, ip);
+	CHECK_INT_EQ(0, ptd_ret_pop(&r, &ip));
+	CHECK_U64_EQ(0x2000, ip);
+	CHECK_INT_EQ(-1, ptd_ret_pop(&r, &ip));
+}
+
+static size_t encode(uint8_t *buf, size_t len, const struct pt_packet *pk, size_t n)
+{
+	struct pt_config cfg;
+	struct pt_encoder *enc;
+	uint64_t off = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	enc = pt_alloc_encoder(&cfg);
+	CHECK(enc != NULL);
+	if (!enc)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		CHECK(pt_enc_next(enc, &pk[i]) >= 0);
+	pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	return (size_t)off;
+}
+
+static struct snap_ptdec dec; /* timeless: the reader's times stay 0 */
+
+/* The next token's description, taken. */
+static const char *next_desc(struct tokr *t, char *buf, size_t len)
+{
+	ptd_tok_fill(t);
+	ptd_tok_desc(t, buf, len);
+	t->have = 0;
+	return buf;
+}
+
+/* The tokens perf's decoder walks to, described as SNAPTRACE_PTDEC_DEBUG=2 prints them. */
+static void tokens_of_libipts_packets(void)
+{
+	struct pt_packet pk[12];
+	uint8_t buf[256];
+	char d[160];
+	struct tokr t;
+	size_t n = 0, len;
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	pk[n].type = ppt_fup;
+	pk[n].payload.ip.ipc = pt_ipc_sext_48;
+	pk[n++].payload.ip.ip = 0x401000;
+	pk[n++].type = ppt_psbend;
+	pk[n].type = ppt_tnt_8;
+	pk[n].payload.tnt.bit_size = 2;
+	pk[n++].payload.tnt.payload = 0x2; /* taken, then not taken */
+	pk[n].type = ppt_tip;
+	pk[n].payload.ip.ipc = pt_ipc_update_16;
+	pk[n++].payload.ip.ip = 0x1234;
+	pk[n].type = ppt_tip_pgd;
+	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
+	pk[n].type = ppt_ovf;
+	n++;
+	len = encode(buf, sizeof(buf), pk, n);
+	CHECK(len > 16);
+	memset(&t, 0, sizeof(t));
+	dec.timeless = 1;
+	t.d = &dec;
+	t.clk.p = &dec.tparams;
+	t.clk.base = buf;
+	t.clk.bend = buf + len;
+	CHECK_INT_EQ(0, ptd_tok_open(&t, buf, buf + len));
+	ptd_tok_sync(&t, 0);
+	/* PSB 16 bytes, MODE.exec 2, FUP 7, PSBEND 2; TNT 1, TIP 3, TIP.PGD 1, OVF 2 */
+	CHECK_STR_EQ("PSB+ FUP 0x401000 t=0 tsc=0 end=27", next_desc(&t, d, sizeof(d)));
+	CHECK(t.mode64 && !t.odd);
+	CHECK_STR_EQ("TNT taken t=0 tsc=0 end=28", next_desc(&t, d, sizeof(d)));
+	CHECK_STR_EQ("TNT not taken t=0 tsc=0 end=28", next_desc(&t, d, sizeof(d)));
+	CHECK_STR_EQ("TIP 0x401234 t=0 tsc=0 end=31", next_desc(&t, d, sizeof(d)));
+	CHECK_STR_EQ("TIP.PGD t=0 tsc=0 end=32", next_desc(&t, d, sizeof(d)));
+	CHECK_STR_EQ("OVF t=0 tsc=0 end=34", next_desc(&t, d, sizeof(d)));
+	CHECK_STR_EQ("no token t=0 tsc=0 end=34", next_desc(&t, d, sizeof(d)));
+	CHECK(!t.odd);
+	pt_pkt_free_decoder(t.pk);
+	ptt_clock_fini(&t.clk);
+}
+
+static void describes_raw_events(void)
+{
+	struct rawev r;
+	char d[160];
+
+	memset(&r, 0, sizeof(r));
+	r.kind = RAW_BRANCH;
+	r.ip = 0x401000;
+	r.addr = 0x401020;
+	r.flags = SNAP_PF_BRANCH | SNAP_PF_CALL;
+	r.time = 1000;
+	r.pid = r.tid = 7;
+	r.est = 1;
+	CHECK_STR_EQ("branch 0x401000 -> 0x401020 flags 0x3 t=1000 7/7 estimated",
+		     ptd_rawev_desc(&r, d, sizeof(d)));
+	r.kind = RAW_ERROR;
+	r.err = ERR_OVR;
+	r.ip = 0;
+	r.est = 0;
+	r.implicit = 1;
+	CHECK_STR_EQ("error at 0x0: Overflow packet t=1000 7/7 implicit",
+		     ptd_rawev_desc(&r, d, sizeof(d)));
+	memset(&r, 0, sizeof(r));
+	r.kind = RAW_POWER;
+	r.cbr = 23;
+	CHECK_STR_EQ("cbr 23 t=0 0/0", ptd_rawev_desc(&r, d, sizeof(d)));
+	CHECK_STR_EQ("cbr 2", ptd_rawev_desc(&r, d, 6)); /* cut, NUL-terminated */
+}
+
+int main(void)
+{
+	RUN(return_stack_keeps_the_last_64_calls);
+	RUN(tokens_of_libipts_packets);
+	RUN(describes_raw_events);
+	return snap_test_done();
+}
