@@ -47,8 +47,11 @@ int snap_elfsyms_load(struct snap_elfsyms *s, const char *path, const char *debu
 int snap_elfsyms_load_mem(struct snap_elfsyms *s, const uint8_t *buf, size_t len,
 			  const char *debug_dir);
 
+/* Frees what load, load_mem or load_kallsyms gave s (owned by s) and zeroes
+ * it; s may be loaded again. Safe on a zeroed or already finished s. */
 void snap_elfsyms_fini(struct snap_elfsyms *s);
 
+/* The NUL-terminated name of symbol e of s (borrowed from s until fini). */
 static inline const char *snap_elfsyms_name(const struct snap_elfsyms *s,
 					    const struct snap_elfsym_ent *e)
 {

@@ -145,6 +145,8 @@ void snap_pd_bid_hex(const uint8_t *id, size_t len, char *out);
  * reader does not handle, or -ENOMEM.
  */
 int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, size_t whylen);
+/* Frees the record, AUXTRACE and build-id tables parse gave pd and zeroes pd
+ * (the records point into buf, which stays the caller's). Safe on a zeroed pd. */
 void snap_pd_fini(struct snap_pd *pd);
 
 /* Copies msg into why (whylen bytes; why may be NULL) and returns -SNAP_ENOTSUP:

@@ -61,8 +61,12 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev);
 /* 1 when the trace has no timing packets (recorded without tsc). */
 int snap_ptdec_timeless(const struct snap_ptdec *d);
 
+/* Copies the decoder's counters so far into *s (the figures grow as next() is
+ * called; jobs is set from open on). */
 void snap_ptdec_stats(const struct snap_ptdec *d, struct snap_ptdec_stats *s);
 
+/* Stops and joins the worker threads and frees d with all it owns (the file's
+ * mapping, images, symbol tables, events); names stays the caller's. NULL is a no-op. */
 void snap_ptdec_close(struct snap_ptdec *d);
 
 #endif

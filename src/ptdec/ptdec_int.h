@@ -278,11 +278,14 @@ struct wctx {
 
 /* ---- small helpers ---- */
 
+/* perf time of a TSC value, with the recording's TIME_CONV. */
 static inline uint64_t tsc2perf(const struct snap_ptdec *d, uint64_t tsc)
 {
 	return snap_pd_tsc_to_perf(&d->pd.tc, tsc);
 }
 
+/* The process of thread tid as the sideband last told (tid itself when it did
+ * not; -1 for a negative tid). */
 static inline int32_t pid_of(const struct snap_ptdec *d, int32_t tid)
 {
 	uint64_t v;
@@ -308,22 +311,48 @@ static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, ui
  * the fast walk's self-check. Returns buf. */
 const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len);
 /* sideband.c */
+/* Reads the sideband records of d->pd in time order: mmaps into the process
+ * images and DSOs, comms, forks, switches (sorted by CPU and time), the kernel's
+ * image. 0, -SNAP_ENOTSUP with d->notsup saying why, or -ENOMEM (-errno). */
 int ptd_read_sideband(struct snap_ptdec *d);
+/* 1 when the kernel's symbols (loaded here if not yet) have __switch_to, where
+ * perf's sync_switch ties per-CPU context switches to the trace; else 0. */
 int ptd_kernel_switch_sym(struct snap_ptdec *d);
+/* The task on cpu at perf time t: its last switch-in at or before t, else the
+ * CPU's first; NULL when the CPU has none. Borrowed from d. */
 const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);
+/* Fills *l with the DSO, symbol and offset of ip in process pid (names interned
+ * in d->names: "[unknown @ ...]" when there is no symbol; cached). Reader thread
+ * only. 0, or -ENOMEM. */
 int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
+/* The id in d->names of thread tid's command at perf time t: its last COMM at or
+ * before t, else its first; 0 if it has none. Memoised in d: reader thread only. */
 uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
 /* split.c */
 extern const uint8_t ptd_psb[16]; /* a PSB packet */
+/* Splits every AUXTRACE buffer of d->pd into pieces (at the first PSB after
+ * piece_bytes) on the queue of its AUXTRACE queue, with each piece's start time
+ * and the FUP where it stops. 0, or -ENOMEM. Pieces borrow the buffers' bytes. */
 int ptd_split_buffers(struct snap_ptdec *d);
 /* insn.c */
 /* Writes a made-up synchronisation to buf: PSB+ (64-bit code, the TSC when tsc is set)
  * and TIP.PGE to ip. Its length, or -1 when it does not fit in len. */
 int ptd_encode_sync(uint8_t *buf, size_t len, uint64_t ip, const uint64_t *tsc);
+/* Worker w's own copy of process pid's image (the kernel's for a pid without
+ * mappings), made on first use; owned by w until wctx_fini. NULL: out of memory. */
 struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
+/* Frees w's images and caches (owned by w) and zeroes them; w->d is kept. */
 void ptd_wctx_fini(struct wctx *w);
+/* Fills *c from libipt's instruction in: ip, size, perf's branch flags for its
+ * class, a direct target, whether it is conditional and whether it needs trace. */
 void ptd_cinsn_of(struct cinsn *c, const struct pt_insn *in);
+/* The blk->ninsn instructions of libipt block blk of process pid, expanded once
+ * and cached in w; borrowed until the next bcache_get on w. NULL when the block
+ * cannot be expanded (32-bit code, unreadable code) or out of memory. */
 const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_block *blk);
+/* The run of process pid from ip (struct run), filled once and cached in w;
+ * borrowed until the next run_get on w. NULL when the code there cannot be
+ * walked to an instruction that needs trace, or out of memory. */
 struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip);
 /* Whether the run holds ip after its first instruction (remembered for the last ip). */
 int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
@@ -333,9 +362,17 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc);
 /* timing.c: perf's clock at the start of piece pc (scans the pieces before it) */
 void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);
 /* pool.c */
+/* Waits until piece i of d is decoded, decoding it on the calling (reader)
+ * thread if no worker has taken it yet. */
 void ptd_need_piece(struct snap_ptdec *d, size_t i);
+/* The reader is done with piece pc: its events (owned by the piece) are freed or
+ * kept for a later piece, and a worker may start the next one. */
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);
+/* Orders the pieces by start time and starts the decode threads (none for one
+ * job: the reader decodes every piece). 0, or -ENOMEM. */
 int ptd_start_pool(struct snap_ptdec *d);
+/* Stops and joins the workers and frees the pool's state (spare event arrays, the
+ * reader's own context). */
 void ptd_stop_pool(struct snap_ptdec *d);
 
 #endif

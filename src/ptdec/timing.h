@@ -63,6 +63,8 @@ static inline int ptt_is_timing(enum pt_packet_type ty)
 	       ty == ppt_stop || ty == ppt_pad;
 }
 
+/* Fills *p from the AUXTRACE_INFO: the PT config with its MTC period field
+ * (mtc_freq_bits), the TSC:CTC ratio n/d and the maximum non-turbo ratio. */
 void ptt_params_init(struct ptt_params *p, uint64_t config, uint64_t mtc_freq_bits, uint64_t n,
 		     uint64_t d, unsigned max_non_turbo);
 
@@ -72,7 +74,8 @@ void ptt_init_fresh(struct ptt *t);
 /* A new, not consecutive buffer with this reference TSC (perf's reposition). */
 void ptt_reposition(struct ptt *t, uint64_t ref);
 
-/* Single packets (the arithmetic, exposed for the unit tests). */
+/* Single packets (the arithmetic, exposed for the unit tests): ptt_tsc, ptt_tma,
+ * ptt_cyc and ptt_cbr move clock t as a TSC, TMA, CYC or CBR packet moves perf's. */
 void ptt_tsc(struct ptt *t, const struct ptt_params *p, uint64_t tsc);
 void ptt_tma(struct ptt *t, const struct ptt_params *p, uint32_t ctc, uint32_t fc);
 void ptt_cyc(struct ptt *t, uint64_t cyc);
@@ -102,6 +105,7 @@ int ptt_walk_packet(const uint8_t *p, size_t n, struct pt_packet *pkt);
 /* A damaged packet: perf forgets its TMA. */
 void ptt_bad_packet(struct ptt *t);
 
+/* Frees the lookahead decoder of c (owned by c); c->st and c->p are kept. */
 void ptt_clock_fini(struct ptt_clock *c);
 
 #endif
