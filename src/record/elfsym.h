@@ -21,17 +21,20 @@
 #define SNAP_DYN(field)	 offsetof(Elf64_Dyn, field)
 #define SNAP_NHDR(field) offsetof(Elf64_Nhdr, field)
 
-/* Little-endian reads of 2, 4 and 8 bytes at p. */
+/* Little-endian reads at p (any alignment; the caller checks the bounds):
+ * 2 bytes. */
 static inline uint16_t snap_elf_rd16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
+/* 4 little-endian bytes at p. */
 static inline uint32_t snap_elf_rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* 8 little-endian bytes at p. */
 static inline uint64_t snap_elf_rd64(const uint8_t *p)
 {
 	return (uint64_t)snap_elf_rd32(p) | (uint64_t)snap_elf_rd32(p + 4) << 32;

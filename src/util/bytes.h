@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The 2 bytes at p as a host-order integer. */
 static inline uint16_t snap_get16(const uint8_t *p)
 {
 	uint16_t v;
@@ -18,6 +19,7 @@ static inline uint16_t snap_get16(const uint8_t *p)
 	return v;
 }
 
+/* The 4 bytes at p as a host-order integer. */
 static inline uint32_t snap_get32(const uint8_t *p)
 {
 	uint32_t v;
@@ -26,6 +28,7 @@ static inline uint32_t snap_get32(const uint8_t *p)
 	return v;
 }
 
+/* The 8 bytes at p as a host-order integer. */
 static inline uint64_t snap_get64(const uint8_t *p)
 {
 	uint64_t v;

@@ -44,6 +44,7 @@ int snap_progress_wait(struct snap_progress *p, uint64_t now_ns);
 /* Erases the line if one is shown. */
 void snap_progress_done(struct snap_progress *p);
 
+/* snap_progress_tick's body (its contract is above its declaration). */
 static inline void snap_progress_tick(struct snap_progress *p, uint64_t events)
 {
 	if (p->enabled && events >= p->next_check) {

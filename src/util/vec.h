@@ -12,6 +12,8 @@
 
 #include "util/alloc.h"
 
+/* Makes room for need elements of elem bytes in *(void **)pptr (capacity
+ * *cap, doubling); returns 0, or -ENOMEM with *pptr and *cap unchanged. */
 static inline int snap_vec_reserve(void *pptr, size_t *cap, size_t need, size_t elem)
 {
 	void **pp = (void **)pptr;

@@ -46,11 +46,13 @@
 #define FXT_ARG_VALUE32	    32, 63 /* int32, uint32 */
 #define FXT_ARG_STR	    32, 47 /* string ref of a string argument */
 
+/* The field LO, HI of header word w (a field macro gives both). */
 static inline uint64_t fxt_get(uint64_t w, unsigned lo, unsigned hi)
 {
 	return (w >> lo) & ((hi - lo == 63) ? ~0ull : ((1ull << (hi - lo + 1)) - 1));
 }
 
+/* v placed in the field LO, HI of a header word (v must fit the field). */
 static inline uint64_t fxt_pack(uint64_t v, unsigned lo, unsigned hi)
 {
 	(void)hi;

@@ -54,7 +54,7 @@ def statements(lines):
                 depth -= 1
             if depth == 0 and start is not None:
                 buf += c
-                if c == ";" or (c == "}" and buf.strip().endswith(")")):
+                if c == ";" or (c == "}" and buf.strip()[:-1].rstrip().endswith(")")):
                     out.append((start, i, buf))
                     start, buf = None, ""
             elif start is not None:
