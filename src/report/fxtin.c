@@ -112,9 +112,15 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 			for (uint32_t i = 0; i < rec->nargs; i++)
 				if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_ARG))
 					kind |= SNAP_REPORT_F_INFERRED;
+		if (kind == SNAP_REPORT_END)
+			for (uint32_t i = 0; i < rec->nargs; i++)
+				if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_END_ARG))
+					kind |= SNAP_REPORT_F_CUT_END;
 		/* an end's name is informative: not interned */
-		name = kind == SNAP_REPORT_END ? 0 : fxt_name(st, cache, &rec->name);
-		if ((kind != SNAP_REPORT_END && !name) ||
+		name = (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END
+			       ? 0
+			       : fxt_name(st, cache, &rec->name);
+		if (((kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END && !name) ||
 		    snap_report_event(r, (int32_t)rec->pid, (int32_t)rec->tid, kind, rec->ts,
 				      rec->end, name) < 0)
 			err = -ENOMEM;
