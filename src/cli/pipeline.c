@@ -409,6 +409,8 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			snap_info("%s", line);
 		if (snap_decoder_switch_line(s, line, sizeof(line)))
 			snap_info("%s", line);
+		if (snap_decoder_gap_line(s, line, sizeof(line)))
+			snap_warn("%s", line);
 		if (snap_decoder_quality(s, line, sizeof(line)))
 			snap_warn("%s", line);
 	}
