@@ -414,7 +414,12 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 		if (snap_decoder_quality(s, line, sizeof(line)))
 			snap_warn("%s", line);
 	}
-	if (output)
+	if (output && s->filtered_out)
+		snap_warn("wrote %s (%llu of %llu events inside -filter's regions, %llu threads); "
+			  "open it at https://ui.perfetto.dev",
+			  output, (unsigned long long)(s->events - s->filtered_out),
+			  (unsigned long long)s->events, (unsigned long long)s->threads);
+	else if (output)
 		snap_warn(
 			"wrote %s (%llu events, %llu threads); open it at https://ui.perfetto.dev",
 			output, (unsigned long long)s->events, (unsigned long long)s->threads);

@@ -97,6 +97,8 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 				if (str_is(&rec->args[i].name, SNAP_REPORT_PERIOD_ARG) &&
 				    rec->args[i].v.i > 0)
 					snap_report_sampled(r, (uint64_t)rec->args[i].v.i);
+				else if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_END_ARG))
+					r->end_marks = 1; /* the trace flags its cut ends */
 			snap_report_sampled(r, 0);
 			break;
 		}

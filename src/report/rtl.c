@@ -67,6 +67,8 @@ static int r_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_
 		if (args[i].name == t->period_arg && args[i].type == SNAP_ARG_INT &&
 		    args[i].v.i > 0)
 			snap_report_sampled(t->r, (uint64_t)args[i].v.i);
+		else if (args[i].name == t->inferred_end)
+			t->r->end_marks = 1; /* the trace flags its cut ends */
 	snap_report_sampled(t->r, 0);
 	return 0;
 }

@@ -720,11 +720,16 @@ static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 	size_t i;
 
 	if (!w && dec->gate.open) {
-		/* leaving: everything open is closed where each thread was last seen */
+		/* leaving: everything open is closed where each thread was last seen;
+		 * a STOP sample's thread ran what it had open until that sample */
 		for (i = 0; i < dec->nth; i++) {
 			struct snap_cstack *cs = &dec->th[i]->cs;
+			uint64_t t = cs->last_event_time;
 
-			e = snap_cstack_end_thread(cs, cs->last_event_time);
+			if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && cs->pid == ev->pid &&
+			    cs->tid == ev->tid && mapped(dec, ev->time) > t)
+				t = mapped(dec, ev->time);
+			e = snap_cstack_end_thread(cs, t);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -1039,6 +1044,7 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	}
 	if (dec->filter && (err = filter_region(dec, ev)) < 0)
 		return err;
+	dec->stats.filtered_out += dec->filter && !dec->gate.open;
 	if ((err = thread_of(dec, ev, &th)) < 0)
 		return err;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
@@ -1356,7 +1362,7 @@ static int write_hits(struct snap_decoder *dec)
 }
 
 /* Marks each thread built from stack samples with one counter
- * "snaptrace.sampling" {period_ns} at its first sample (docs/report.md): the
+ * "snaptrace.sampling" {period_ns, inferred_end_time: 1} at its first sample (docs/report.md): the
  * sample period in ns (perf's period for the clock events, else the mean
  * time between the thread's samples; 0 if unknown). */
 static int write_sampling(struct snap_decoder *dec)
@@ -1366,21 +1372,26 @@ static int write_sampling(struct snap_decoder *dec)
 	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
 		struct snap_dthread *th = dec->th[i];
 		const char *ev = snap_strtab_get(dec->st, th->sample_event);
-		struct snap_arg a;
+		struct snap_arg a[2];
 
 		if (!th->nsamples)
 			continue;
-		a.name = dec->n_period;
-		a.type = SNAP_ARG_INT;
+		a[0].name = dec->n_period;
+		a[0].type = SNAP_ARG_INT;
 		if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
-			a.v.i = (int64_t)(th->period_sum / th->nsamples);
+			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
 		else if (th->nsamples > 1)
-			a.v.i = (int64_t)((th->last_sample - th->first_sample) /
-					  (th->nsamples - 1));
+			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
+					     (th->nsamples - 1));
 		else
-			a.v.i = 0;
+			a[0].v.i = 0;
+		/* this trace flags the ends it cut (docs/report.md), even when no
+		 * thread had one to flag (every thread exited) */
+		a[1].name = dec->ctx.n.inferred_end;
+		a[1].type = SNAP_ARG_INT;
+		a[1].v.i = 1;
 		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
-					    dec->n_sampling, &a, 1);
+					    dec->n_sampling, a, 2);
 	}
 	return err;
 }

@@ -142,6 +142,7 @@ struct snap_decoder_stats {
 	uint64_t gap_ns;		/* ... their time */
 	uint64_t births;		/* threads born in the recording (fork/exec records) */
 	uint64_t exits;			/* threads that exited in it (exit records) */
+	uint64_t filtered_out;		/* events outside -filter's regions (not written) */
 	uint64_t renames;		/* thread tracks named again after a comm change */
 	uint64_t chains_cut;		/* call chains cut at junk (see chain_cut in decoder.c) */
 	uint64_t frames_cut;		/* frames removed by those cuts */
