@@ -16,6 +16,8 @@ snap=$1 trace=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$snap" dump "$trace" | awk -v OFS='\t' '
+	# the sampling marker counter says the trace flags its cut ends
+	$1 == "counter" && index($0, "inferred_end_time=") { print 0, 0, NR, "marks", 0, 0, "", 1 }
 	$1 != "begin" && $1 != "end" && $1 != "complete" { next }
 	{
 		ts = substr($2, 4); tid = ""; end = 0; name = ""
@@ -35,6 +37,7 @@ awk -F '\t' -v durs="$tmp/durs" '
 		if ($4 == "complete" && $5 + 0 > last[$1] + 0) last[$1] = $5
 		if ($4 == "complete" && $5 + 0 <= $2 + 0 && $7 ~ /^\[decode error/) derr[$1, $2] = 1
 		if ($8 == 1) marks = 1
+		if ($4 == "marks") delete first[$1]
 		next
 	}
 	function close_top(e, cut,   s, dur) {
@@ -55,6 +58,7 @@ awk -F '\t' -v durs="$tmp/durs" '
 			else close_top(last[tid], 1)
 		}
 	}
+	$4 == "marks" { next }
 	$1 != tid { flush_thread(); tid = $1 }
 	{
 		ts = $2 + 0
