@@ -40,6 +40,7 @@ struct snap_dthread {
 	 * the switch record right after it (preempted or not) */
 	uint8_t out_pend;
 	uint8_t last_was_sample; /* the thread's last event was a sample */
+	uint8_t exited;		 /* an exit record ended it (until a sample shows it again) */
 	uint64_t t_in, out_t;
 	uint64_t last_period; /* the last sample's period in ns (clock events), else 0 */
 	struct snap_dthread_extra *extra;
@@ -897,6 +898,10 @@ static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 {
 	int err, was_off = th->off != OFF_NO;
 
+	if (th->exited) {
+		dec->stats.switches_ignored++; /* its last switch-out, after the exit */
+		return 0;
+	}
 	th->last_was_sample = 0;
 	if (!ev->sw_out) {
 		dec->stats.switches_in += was_off;
@@ -997,6 +1002,7 @@ static int apply_sample(struct snap_decoder *dec, struct snap_dthread *th,
 	}
 	th->pend_in = 0;
 	th->blk_leaf = 0;
+	th->exited = 0;
 	if (!th->nsamples++)
 		th->first_sample = t;
 	th->last_sample = t;
@@ -1242,6 +1248,7 @@ static int apply_task(struct snap_decoder *dec, const struct snap_event *ev)
 	err = snap_cstack_end_thread(&th->cs, last_end(th, t));
 	th->cs.ends_known = 0;
 	th->pend_in = th->blk_leaf = th->last_was_sample = 0;
+	th->exited = 1;
 	th->cs.start_cut = 0; /* the same tid again: a new thread (born) */
 	snap_sampdiff_thread_fini(&th->sd);
 	return err;
