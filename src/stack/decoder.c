@@ -42,6 +42,10 @@ struct snap_dthread {
 	uint8_t last_was_sample; /* the thread's last event was a sample */
 	uint8_t exited;		 /* an exit record ended it (until a sample shows it again) */
 	uint64_t t_in, out_t;
+	/* the thread's latest time before the event being applied: times of the
+	 * model that lie in the past (a switch-in, half a period after a sample)
+	 * never go before it, so the track's ops stay in time order */
+	uint64_t floor;
 	uint64_t last_period; /* the last sample's period in ns (clock events), else 0 */
 	struct snap_dthread_extra *extra;
 	size_t nextra, capextra;
@@ -838,6 +842,8 @@ static int open_off(struct snap_decoder *dec, struct snap_dthread *th, int preem
 	uint32_t sym = preempt ? dec->n_preempted : dec->n_offcpu;
 	int err;
 
+	if (t < th->floor)
+		t = th->floor;
 	th->out_pend = 0;
 	th->blk_leaf = (uint8_t)(chain && !preempt);
 	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
@@ -864,6 +870,8 @@ static int unsampled_burst(struct snap_decoder *dec, struct snap_dthread *th,
 	int err;
 
 	th->pend_in = 0;
+	if (th->t_in < th->floor)
+		th->t_in = th->floor;
 	snap_cstack_frames(&th->cs, &depth);
 	if (keep_all)
 		d = depth;
@@ -968,8 +976,8 @@ static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const str
 	if (dec->saw_switch || !th->nsamples || !th->last_was_sample || !p ||
 	    !clock_event(dec, ev->event) || t < prev || t - prev <= SNAP_DECODER_GAP_PERIODS * p)
 		return 0;
-	t0 = prev + p / 2;
-	t1 = t - p / 2;
+	t0 = prev + p / 2 > th->floor ? prev + p / 2 : th->floor;
+	t1 = t - p / 2 > t0 ? t - p / 2 : t0;
 	snap_cstack_frames(&th->cs, &depth);
 	d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
 				 sample_keep(dec));
@@ -998,7 +1006,7 @@ static int apply_sample(struct snap_decoder *dec, struct snap_dthread *th,
 		if ((err = on_cpu(dec, th, t)) < 0)
 			return err; /* no switch-in recorded: off until this sample */
 	} else if (th->pend_in && th->t_in <= t) {
-		at = th->t_in;
+		at = th->t_in > th->floor ? th->t_in : th->floor;
 	}
 	th->pend_in = 0;
 	th->blk_leaf = 0;
@@ -1053,6 +1061,7 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	dec->stats.filtered_out += dec->filter && !dec->gate.open;
 	if ((err = thread_of(dec, ev, &th)) < 0)
 		return err;
+	th->floor = th->cs.last_time;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
 	if (dec->ctx.srcloc && (err = note_locs(dec, ev)) < 0)
 		return err;
