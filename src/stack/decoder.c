@@ -718,11 +718,21 @@ static int note_locs(struct snap_decoder *dec, const struct snap_event *ev)
 	return 0;
 }
 
+static int open_off(struct snap_decoder *dec, struct snap_dthread *th, int preempt, int chain,
+		    uint64_t t);
+
 /* -filter: leaves or enters the START..STOP region before ev is applied. */
 static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	int w = snap_filter_step(dec->filter, ev), err = 0, e;
 	size_t i;
+
+	/* an off-CPU slice still waiting for its switch record opens first, so
+	 * that it is closed or re-opened with the other frames */
+	for (i = 0; i < dec->nth && w != dec->gate.open; i++)
+		if (dec->th[i]->out_pend &&
+		    (e = open_off(dec, dec->th[i], 0, 1, dec->th[i]->out_t)) < 0)
+			return e;
 
 	if (!w && dec->gate.open) {
 		/* leaving: everything open is closed where each thread was last seen;
