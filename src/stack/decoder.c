@@ -429,8 +429,8 @@ static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_
  * they were running before the data began (marked inferred_start_time) unless
  * the thread was born in the recording: its fork or exec record came after
  * the data of this snapshot began, or at most two sample periods before (a
- * program's exec comes just before its first sample). A switch-in recorded
- * before its first event is where the first sample's stack begins. */
+ * program's exec comes just before its first sample). (A switch-in recorded
+ * before its first sample is where its stack begins: thread_new.) */
 static int thread_birth(struct snap_decoder *dec, struct snap_dthread *th,
 			const struct snap_event *ev, uint64_t key)
 {
@@ -445,14 +445,9 @@ static int thread_birth(struct snap_decoder *dec, struct snap_dthread *th,
 		if (snap_u64map_put(&dec->births, key, 0) < 0)
 			return -ENOMEM;
 	}
-	if (snap_u64map_get(&dec->pre_in, key, &v) && v) {
-		if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && v - 1 <= mapped(dec, ev->time)) {
-			th->pend_in = 1;
-			th->t_in = v - 1;
-		}
-		if (snap_u64map_put(&dec->pre_in, key, 0) < 0)
-			return -ENOMEM;
-	}
+	if (snap_u64map_get(&dec->pre_in, key, &v) && v &&
+	    snap_u64map_put(&dec->pre_in, key, 0) < 0)
+		return -ENOMEM; /* used by thread_new */
 	return 0;
 }
 
@@ -460,7 +455,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		      struct snap_dthread **out)
 {
 	struct snap_dthread *th;
-	uint64_t cmd;
+	uint64_t cmd, t0, v;
 	uint32_t tname;
 	int err;
 
@@ -471,8 +466,15 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		return -ENOMEM;
 	th->pid = ev->pid;
 	th->tid = ev->tid;
-	err = snap_cstack_init(&th->cs, &dec->ctx, ev->pid, ev->tid,
-			       ev->has_time ? mapped(dec, ev->time) : 0);
+	/* a switch-in before its first sample: the thread's stack starts there */
+	t0 = ev->has_time ? mapped(dec, ev->time) : 0;
+	if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && snap_u64map_get(&dec->pre_in, key, &v) &&
+	    v && v - 1 <= t0) {
+		t0 = v - 1;
+		th->pend_in = 1;
+		th->t_in = t0;
+	}
+	err = snap_cstack_init(&th->cs, &dec->ctx, ev->pid, ev->tid, t0);
 	if (err < 0)
 		goto fail;
 	if ((err = proc_name(dec, ev->pid, ev->tid, ev->comm, &th->proc_name, &cmd)) < 0)
@@ -1071,7 +1073,8 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	dec->stats.filtered_out += dec->filter && !dec->gate.open;
 	if ((err = thread_of(dec, ev, &th)) < 0)
 		return err;
-	th->floor = th->cs.last_time;
+	th->floor = th->cs.last_time > th->cs.last_event_time ? th->cs.last_time
+							      : th->cs.last_event_time;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
 	if (dec->ctx.srcloc && (err = note_locs(dec, ev)) < 0)
 		return err;
@@ -1082,10 +1085,12 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
+		th->last_was_sample = 0;
 		if (th->off != OFF_NO && (err = on_cpu(dec, th, t)) < 0)
 			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
+		th->last_was_sample = 0;
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
 		return apply_sample(dec, th, ev, t);

@@ -846,7 +846,7 @@ static void threads_born_and_exiting(void)
 		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
 		  "E 1625 tid=1 main inferred_end_time=true\n"
 		  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
-		  "C 401 tid=2 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		  "C 400 tid=2 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
 		  "C 1101 tid=3 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
 	CHECK_U64_EQ(2, d.s.births);
 	CHECK_U64_EQ(2, d.s.exits);
