@@ -1263,9 +1263,14 @@ static int apply_task(struct snap_decoder *dec, const struct snap_event *ev)
 	t = mapped(dec, ev->time);
 	if (t < th->cs.last_time)
 		t = th->cs.last_time;
+	th->floor = th->cs.last_time;
 	if (th->out_pend && (err = open_off(dec, th, 0, 1, th->out_t)) < 0)
 		return err;
 	if ((err = on_cpu(dec, th, t)) < 0)
+		return err;
+	/* switched in and no sample before the exit: what ran is unknown, and
+	 * the open frames returned on the way out */
+	if (th->pend_in && (err = unsampled_burst(dec, th, ev, 0, t)) < 0)
 		return err;
 	dec->stats.exits++;
 	th->cs.ends_known = 1;

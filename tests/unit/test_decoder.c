@@ -828,6 +828,14 @@ static void threads_born_and_exiting(void)
 		"2100 1/3 sample cpu-clock@250 500000 worker",
 		"2200 1/3 task exit", /* at the last sample + half a period */
 		"2500 1/1 sample cpu-clock@250 400000 main",
+		/* preempted in a futex wake, back in, exits before any sample: the
+		 * time to the exit is [on-CPU: unsampled], not the wake's */
+		"3000 1/4 task fork",
+		"3100 1/4 sample cpu-clock@250 500000 worker 500100 lock_wake",
+		"3200 1/4 switch chain 500000 worker 500100 lock_wake",
+		"3201 1/4 switch preempt",
+		"3300 1/4 switch in",
+		"3500 1/4 task exit",
 		NULL,
 	};
 	struct drv d;
@@ -843,13 +851,23 @@ static void threads_born_and_exiting(void)
 		  "T pid=1 tid=3 proc=[pid=1] thread=[pid=1] [tid=3]\n"
 		  "B 1101 tid=3 worker address=0x500000 symbol=worker\n"
 		  "E 1200 tid=3 worker\n"
+		  "T pid=1 tid=4 proc=[pid=1] thread=[pid=1] [tid=4]\n"
+		  "B 2101 tid=4 worker address=0x500000 symbol=worker\n"
+		  "B 2101 tid=4 lock_wake address=0x500100 symbol=lock_wake\n"
+		  "B 2200 tid=4 [off-CPU: preempted] address=0x0 symbol=[off-CPU: preempted]\n"
+		  "E 2300 tid=4 [off-CPU: preempted]\n"
+		  "E 2300 tid=4 lock_wake\n"
+		  "E 2300 tid=4 worker\n"
+		  "B 2300 tid=4 [on-CPU: unsampled] address=0x0 symbol=[on-CPU: unsampled]\n"
+		  "E 2500 tid=4 [on-CPU: unsampled]\n"
 		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
 		  "E 1625 tid=1 main inferred_end_time=true\n"
 		  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
 		  "C 400 tid=2 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
-		  "C 1101 tid=3 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
-	CHECK_U64_EQ(2, d.s.births);
-	CHECK_U64_EQ(2, d.s.exits);
+		  "C 1101 tid=3 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		  "C 2101 tid=4 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
+	CHECK_U64_EQ(3, d.s.births);
+	CHECK_U64_EQ(3, d.s.exits);
 	drv_fini(&d);
 }
 
