@@ -31,8 +31,9 @@ struct snap_dlsrc_opts {
 	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
 	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
 	int stitch_lbr;	      /* --stitch-lbr (samples recorded with stitched LBR) */
-	const char *fields;   /* samples: "--ns -F FIELDS --show-switch-events" with the
-			       * plugin (switch lines and dwarf chains come as TEXT) */
+	const char *fields;   /* samples: "--ns -F FIELDS --show-switch-events
+			       * --show-task-events" with the plugin (switch and task
+			       * lines and dwarf chains come as TEXT) */
 };
 
 struct snap_dlsrc {
