@@ -21,6 +21,10 @@
 #   pipewake   a child writes a byte into a pipe 2000 times (~1 ms apart); the traced
 #              thread blocks in read() and computes ~150 us in crunch(), less than
 #              the 250 us period at 4 kHz (the wake-up's CPU time must not go to read)
+#   burstmix   the same loop (2500 wake-ups), but every 10th wake-up runs grind()
+#              for ~600 us and the others crunch() for ~60 us: the same CPU time in
+#              both, in bursts longer and shorter than a period (a sampled burst
+#              must not weigh its length while perf weighs it a period)
 #   requests   150 requests, each a new thread running ~3-5 ms in handle_request(),
 #              3 at a time (-multi-thread); also: snaptrace's counted calls of
 #              handle_request >= 2/3 of the requests the perf.data holds (a thread
@@ -70,7 +74,7 @@ skip() { echo "SKIP perfcmp_$1: $2"; }
 
 here=tests/perfcmp
 bin=$tmp/bin
-cases="pipewake requests workpark cpubound recurse http"
+cases="pipewake burstmix requests workpark cpubound recurse http"
 
 # report_of NAME DATA FXT: perf report of DATA and snaptrace report -json of FXT.
 report_of() {
@@ -121,6 +125,16 @@ t_pipewake() {
 		return
 	fi
 	judge pipewake "$tmp/w_pipewake/perf.data" "$tmp/pipewake.fxt.gz" --samples crunch:300
+}
+
+t_burstmix() {
+	record burstmix -- "$bin/burstmix" 2500 || return
+	if ! grep -q '^crunch 2250 grind 250$' "$tmp/burstmix.out"; then
+		failed burstmix "the program did not run 2500 bursts: $(head -c 200 "$tmp/burstmix.out")"
+		return
+	fi
+	judge burstmix "$tmp/w_burstmix/perf.data" "$tmp/burstmix.fxt.gz" \
+		--samples crunch:300 --samples grind:300
 }
 
 t_requests() {
