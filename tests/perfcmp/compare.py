@@ -28,7 +28,8 @@ too little: an error, exit 2), and every --calls FUNC:N function has >= N counte
 snaptrace's report, every --total-le-span FUNC has a total no longer than the trace's
 span (a recursive function's nested calls counted once), and with --blocked-max PCT the
 blocking `[off-CPU]` slices cover at most PCT % of the span (a program that never blocks
-is only preempted: `[off-CPU: preempted]`). On failure prints one reason line, then both tables side by side.
+is only preempted: `[off-CPU: preempted]`). On failure prints one reason line, then
+both tables side by side.
 Exit 0 pass, 1 fail, 2 bad input or too few samples.
 """
 import argparse
@@ -147,7 +148,12 @@ def read_snap(path):
         rep = json.load(f)
     funcs = {}
     for fn in rep.get("functions", []):
-        funcs[fn["name"]] = fn
+        old = funcs.get(fn["name"])
+        if old is None:
+            funcs[fn["name"]] = dict(fn)
+        else:  # two functions of one name (two DSOs): one row, as perf's --sort sym
+            for k in ("calls", "total_ns", "self_ns", "open"):
+                old[k] = old.get(k, 0) + fn.get(k, 0)
     return rep, funcs
 
 
