@@ -170,6 +170,8 @@ def main():
                     help="perf must have >= N samples of the event in all (else exit 2)")
     ap.add_argument("--inline-map", metavar="PERF_DATA",
                     help="fold snaptrace's rows of inlined leaves into perf report's symbols (runs perf script)")
+    ap.add_argument("--alias", action="append", default=[], metavar="NAME=PERF_NAME",
+                    help="snaptrace's NAME is perf report's PERF_NAME (as --inline-map learns them)")
     ap.add_argument("--total-le-span", action="append", default=[], metavar="FUNC",
                     help="FUNC's total must not exceed the trace's span (recursion counted once)")
     ap.add_argument("--blocked-max", type=float, default=None, metavar="PCT",
@@ -180,7 +182,10 @@ def main():
         perf, ptotal = read_perf(a.perf, a.event)
         rep, funcs = read_snap(a.snap)
         inl = inline_map(a.inline_map) if a.inline_map else {}
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
+        for spec in a.alias:
+            name, perf_name = spec.split("=", 1)
+            inl[name] = perf_name
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
         print(f"bad input: {e}")
         return 2
     real = {n: f for n, f in funcs.items() if not synthetic(n)}

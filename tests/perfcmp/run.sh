@@ -51,6 +51,9 @@
 #              folded where the two tools name the same code differently (code
 #              without a symbol per DSO, inlined leaves: compare.py), nothing else
 #
+#   compare    (no perf needed) compare.py itself on tests/perfcmp/fixtures: perf
+#              report's sections and names, snaptrace's synthetic rows, each check
+#
 # On failure the FAIL line gives the differences and both tables follow, side by
 # side (perf %, samples | snaptrace %, self ms, counted calls, cut calls). The same
 # tables follow PASS lines (the figures, for docs and reviews).
@@ -264,6 +267,39 @@ t_http() {
 		--inline-map "$tmp/w_http/perf.data"
 }
 
+# t_compare: compare.py on hand-made reports (fixtures/perf.txt: two event sections,
+# a kernel row, unknown code by address, a versioned name; fixtures/snap.json: synthetic
+# rows, an inlined leaf's name, unknown code by function, a recursive total).
+t_compare() {
+	local f=$here/fixtures out want args
+	while IFS='|' read -r want args; do
+		# shellcheck disable=SC2086 # args are words
+		out=$(python3 "$here/compare.py" "$f/perf.txt" "$f/snap.json" $args 2>&1 | head -1)
+		if [ "$out" != "$want" ]; then
+			failed compare "compare.py $args: '$out', expected '$want'"
+			return
+		fi
+	done <<-'EOF'
+		__poll 0.0% vs perf 20.0% (-20.0 points); __GI___poll 16.0% vs perf 0.0% (+16.0 points)|
+		ok|--alias __GI___poll=__poll
+		clock_nanosleep 12.0% vs perf 5.0% (+7.0 points)|--alias __GI___poll=__poll --tol 5
+		ok|--alias __GI___poll=__poll --min 13 --tol 5
+		rec total 3000.0 ms > span 2000.0 ms|--alias __GI___poll=__poll --total-le-span rec --total-le-span crunch
+		[off-CPU] (blocked) 900.0 ms = 45% of the 2000.0 ms span, max 10%|--alias __GI___poll=__poll --blocked-max 10
+		ok|--alias __GI___poll=__poll --blocked-max 50 --calls crunch:100
+		crunch has 100 counted calls (+1 cut), needs >= 101|--alias __GI___poll=__poll --calls crunch:101
+		too few samples: perf has 600 samples of crunch, the case needs >= 601|--samples crunch:601
+		too few samples: perf has 1000 samples of cpu-clock, the case needs >= 1001|--total-samples 1001
+		bad input: tests/perfcmp/fixtures/perf.txt: no section for event 'cycles' (perf report output?)|--event cycles
+	EOF
+	pass compare
+}
+
+if ! command -v python3 >/dev/null; then
+	skip compare "python3 is not on PATH (tests/perfcmp/compare.py)"
+else
+	t_compare
+fi
 if [ -n "$noperf" ]; then
 	for c in $cases; do skip "$c" "$noperf"; done
 	exit 0
@@ -283,6 +319,10 @@ for src in "$here"/progs/*.c; do
 	fi
 done
 for c in ${PERFCMP_ONLY:-$cases}; do
-	"t_$c"
+	if declare -F "t_$c" >/dev/null; then
+		"t_$c"
+	else
+		failed "$c" "no such case (PERFCMP_ONLY: one of $cases)"
+	fi
 done
 exit $fail
