@@ -480,14 +480,22 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 			snap_info("%s", line);
 		if (snap_decoder_switch_line(s, line, sizeof(line)))
 			snap_info("%s", line);
+		if (snap_decoder_gap_line(s, line, sizeof(line)))
+			snap_warn("%s", line);
 		if (snap_decoder_quality(s, line, sizeof(line)))
 			snap_warn("%s", line);
 	}
 	if (output) {
 		char what[96];
 
-		snap_warn("wrote %s (%s); open it at https://ui.perfetto.dev", output,
-			  made_from(s, what, sizeof(what)));
+		if (s->filtered_out)
+			snap_warn("wrote %s (%llu of %llu events inside -filter's regions, %s); "
+				  "open it at https://ui.perfetto.dev",
+				  output, (unsigned long long)(s->events - s->filtered_out),
+				  (unsigned long long)s->events, made_from(s, what, sizeof(what)));
+		else
+			snap_warn("wrote %s (%s); open it at https://ui.perfetto.dev", output,
+				  made_from(s, what, sizeof(what)));
 	}
 }
 

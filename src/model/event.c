@@ -158,6 +158,10 @@ char *snap_event_desc(const struct snap_strtab *st, const struct snap_event *ev,
 			 ev->sw_out ? "out" : "in", ev->sw_preempt ? " (preempted)" : "",
 			 ev->nframes ? " with its call chain" : "", when, ev->tid);
 		return buf;
+	case SNAP_EV_TASK:
+		snprintf(buf, size, "thread %s at %s tid %" PRId32,
+			 ev->task_exit ? "exit" : "birth", when, ev->tid);
+		return buf;
 	case SNAP_EV_ERROR:
 		snprintf(buf, size, "decode error \"%s\" ip 0x%" PRIx64 " at %s tid %" PRId32,
 			 snap_strtab_get(st, ev->msg), l->ip, when, ev->tid);

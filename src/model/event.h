@@ -19,6 +19,7 @@ enum snap_ev_kind {
 	SNAP_EV_SAMPLE,	    /* a stack sample of the primary sampling event */
 	SNAP_EV_EXTRA,	    /* a sample of an extra event (branch-misses, cache-misses, ...) */
 	SNAP_EV_SWITCH,	    /* a context switch of the thread (docs/sampling.md) */
+	SNAP_EV_TASK,	    /* a thread born (fork, exec) or exiting (docs/sampling.md) */
 };
 
 /* The tracepoint whose samples are switch-outs with the blocking call chain. */
@@ -95,6 +96,9 @@ static inline int snap_loc_is_kernel(const struct snap_loc *l)
  *          while still runnable), event (SNAP_SWITCH_EVENT for a tracepoint sample, else 0)
  *          and frames[0..nframes) outermost first: where it blocked (tracepoint
  *          samples only; PERF_RECORD_SWITCH records have no frames)
+ *  TASK:   task_exit (1: the thread pid/tid exits, PERF_RECORD_EXIT; 0: it is
+ *          born, PERF_RECORD_FORK of it or PERF_RECORD_COMM exec); pid/tid
+ *          are the thread's (not the header's, which is the parent for a fork)
  * pid/tid are as perf printed them (0 or -1 = unknown).
  */
 struct snap_event {
@@ -108,6 +112,7 @@ struct snap_event {
 	uint8_t in_tx;	  /* "(x)": inside a TSX transaction */
 	uint8_t sw_out;	  /* SWITCH */
 	uint8_t sw_preempt;
+	uint8_t task_exit; /* TASK */
 	struct snap_loc src, dst;
 	uint32_t msg;	   /* ERROR: message (strtab id) */
 	uint32_t freq_mhz; /* POWER */

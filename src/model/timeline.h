@@ -45,6 +45,10 @@ struct snap_timeline_ops {
 		     const struct snap_arg *args, size_t nargs);
 	/* Closes the innermost open slice of the track (duration end); name is informative. */
 	int (*end)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name);
+	/* The same with args (e.g. inferred_end_time, docs/sampling.md). Optional:
+	 * NULL drops the args (snap_timeline_end_args calls end). */
+	int (*end_args)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			uint32_t name, const struct snap_arg *args, size_t nargs);
 	/* A whole slice [ts, end_ts] (duration complete); end_ts == ts for instants. */
 	int (*complete)(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 			uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs);
@@ -58,5 +62,15 @@ struct snap_timeline_ops {
 struct snap_timeline {
 	const struct snap_timeline_ops *ops;
 };
+
+/* tl->ops->end_args, or tl->ops->end (args dropped) for a timeline without it. */
+static inline int snap_timeline_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid,
+					 uint64_t ts, uint32_t name, const struct snap_arg *args,
+					 size_t nargs)
+{
+	if (nargs && tl->ops->end_args)
+		return tl->ops->end_args(tl, pid, tid, ts, name, args, nargs);
+	return tl->ops->end(tl, pid, tid, ts, name);
+}
 
 #endif

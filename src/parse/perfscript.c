@@ -809,6 +809,51 @@ static int ps_switch(const char *p, const char *e, struct snap_event *ev)
 	return 1;
 }
 
+/* `PERF_RECORD_FORK(PID:TID):(PPID:PTID)` (a thread is born; the header is
+ * the parent's), `PERF_RECORD_EXIT(PID:TID):(PPID:PTID)` (it exits) and
+ * `PERF_RECORD_COMM exec: COMM:PID/TID` (the thread starts a program), as
+ * perf script --show-task-events prints them (docs/sampling.md "Threads
+ * born and exiting"). Fills the TASK fields of ev; returns 1, or 0 for any
+ * other record (a plain COMM: a rename, seen on the samples' comm). */
+static int ps_task(const char *p, const char *e, struct snap_event *ev)
+{
+	const char *t = tok_end(p, e), *a, *c, *z;
+	int exit;
+
+	if (tok_eq(p, t, "PERF_RECORD_COMM")) {
+		const char *w = skip_sp(t, e), *we = tok_end(w, e), *sl;
+
+		if (!tok_eq(w, we, "exec:"))
+			return 0;
+		/* COMM:PID/TID, the comm may hold ':' */
+		we = rtrim(w, e);
+		c = we;
+		while (c > w && c[-1] != ':')
+			c--;
+		sl = memchr(c, '/', (size_t)(we - c));
+		if (c == w || !sl || !parse_int(c, sl, &ev->pid) ||
+		    !parse_int(sl + 1, we, &ev->tid))
+			return 0;
+		ev->task_exit = 0;
+		ev->kind = SNAP_EV_TASK;
+		return 1;
+	}
+	if (starts_with(p, e, "PERF_RECORD_FORK("))
+		exit = 0;
+	else if (starts_with(p, e, "PERF_RECORD_EXIT("))
+		exit = 1;
+	else
+		return 0;
+	a = p + strlen("PERF_RECORD_FORK(");
+	c = memchr(a, ':', (size_t)(e - a));
+	z = c ? memchr(c, ')', (size_t)(e - c)) : NULL;
+	if (!z || !parse_int(a, c, &ev->pid) || !parse_int(c + 1, z, &ev->tid))
+		return 0;
+	ev->task_exit = (uint8_t)exit;
+	ev->kind = SNAP_EV_TASK;
+	return 1;
+}
+
 /* Finds "SEC.FRAC:" followed by whitespace or the end of the line, with SEC
  * at the line start or after whitespace. Returns SEC's start and the colon. */
 static const char *find_time(const char *s, const char *e, const char **colon, uint64_t *ns)
@@ -1031,7 +1076,7 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 	}
 	if (starts_with(p, e, "PERF_RECORD_")) {
 		*ev = hdr;
-		if (!ps_switch(p, e, ev))
+		if (!ps_switch(p, e, ev) && !ps_task(p, e, ev))
 			return 0; /* other side-band records: skipped */
 		ps->stats.events++;
 		return 1;

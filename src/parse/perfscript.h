@@ -16,6 +16,9 @@
  *    `sched:sched_switch` samples are SNAP_EV_SWITCH (out, with the chain)
  *    and never the primary event.
  *  - `PERF_RECORD_SWITCH[_CPU_WIDE] OUT|IN` (--show-switch-events)    -> SNAP_EV_SWITCH
+ *  - `PERF_RECORD_FORK(P:T):(PP:PT)`, `PERF_RECORD_EXIT(P:T):(PP:PT)`,
+ *    `PERF_RECORD_COMM exec: COMM:P/T` (--show-task-events)          -> SNAP_EV_TASK
+ *    (the thread P/T is born or exits; docs/sampling.md)
  *  - psb, other PT synth events (pwre, exstop, ptwrite, mwait, ...), perf's
  *    `#` header comments and other PERF_RECORD_* side-band lines are skipped
  *    silently.

@@ -77,8 +77,9 @@
  * (filter_event_early and filter_event return 0), and the text lands in the
  * stream as TEXT records at its place, parsed like the text path (snaptrace
  * runs perf script with the text path's -F fields and --ns for sampled data,
- * so the lines are identical). Same for context-switch records, which perf
- * never hands to a dlfilter: with --show-switch-events it prints them.
+ * so the lines are identical). Same for context-switch and task (fork, exit,
+ * exec) records, which perf never hands to a dlfilter: with
+ * --show-switch-events --show-task-events it prints them (docs/sampling.md).
  *
  * cbr (power) events: perf 6.1 passes the synthesized cbr payload through
  * raw_data (perf_synth_intel_cbr without its padding word: flags, freq in kHz);

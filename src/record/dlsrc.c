@@ -76,6 +76,7 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 			argv[n++] = "-F";
 			argv[n++] = o->fields;
 			argv[n++] = "--show-switch-events";
+			argv[n++] = "--show-task-events"; /* docs/sampling.md */
 		}
 	}
 	argv[n] = NULL;

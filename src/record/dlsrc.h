@@ -33,8 +33,9 @@ struct snap_dlsrc_opts {
 	const char *vmlinux;  /* kernel image for symbols (perf --vmlinux), or NULL */
 	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
 	int stitch_lbr;	      /* --stitch-lbr (samples recorded with stitched LBR) */
-	const char *fields;   /* samples: "--ns -F FIELDS --show-switch-events" with the
-			       * plugin (switch lines and dwarf chains come as TEXT) */
+	const char *fields;   /* samples: "--ns -F FIELDS --show-switch-events
+			       * --show-task-events" with the plugin (switch and task
+			       * lines and dwarf chains come as TEXT) */
 	int no_inline;	      /* --no-inline (perf >= 4.11, snap_caps_has_no_inline) */
 };
 

@@ -54,6 +54,7 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 	if (o->kind != SNAP_PERFDATA_AUX) {
 		argv[n++] = sample_fields;
 		argv[n++] = "--show-switch-events";
+		argv[n++] = "--show-task-events"; /* docs/sampling.md */
 	} else {
 		argv[n++] = o->timeless ? pt_fields_timeless : pt_fields;
 	}

@@ -97,6 +97,8 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 				if (str_is(&rec->args[i].name, SNAP_REPORT_PERIOD_ARG) &&
 				    rec->args[i].v.i > 0)
 					snap_report_sampled(r, (uint64_t)rec->args[i].v.i);
+				else if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_END_ARG))
+					r->end_marks = 1; /* the trace flags its cut ends */
 			snap_report_sampled(r, 0);
 			break;
 		}
@@ -112,13 +114,19 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 			for (uint32_t i = 0; i < rec->nargs; i++)
 				if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_ARG))
 					kind |= SNAP_REPORT_F_INFERRED;
-		if (kind != SNAP_REPORT_END)
+		if ((kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END)
 			for (uint32_t i = 0; i < rec->nargs; i++)
 				if (str_is(&rec->args[i].name, SNAP_REPORT_INLINED_ARG))
 					kind |= SNAP_REPORT_F_INLINED;
+		if (kind == SNAP_REPORT_END)
+			for (uint32_t i = 0; i < rec->nargs; i++)
+				if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_END_ARG))
+					kind |= SNAP_REPORT_F_CUT_END;
 		/* an end's name is informative: not interned */
-		name = kind == SNAP_REPORT_END ? 0 : fxt_name(st, cache, &rec->name);
-		if ((kind != SNAP_REPORT_END && !name) ||
+		name = (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END
+			       ? 0
+			       : fxt_name(st, cache, &rec->name);
+		if (((kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END && !name) ||
 		    snap_report_event(r, (int32_t)rec->pid, (int32_t)rec->tid, kind, rec->ts,
 				      rec->end, name) < 0)
 			err = -ENOMEM;

@@ -186,6 +186,10 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 		if (last > r->t1)
 			r->t1 = last;
 	}
+	if (kind & SNAP_REPORT_F_CUT_END)
+		r->end_marks = 1; /* for every thread, -thread or not */
+	if (kind & SNAP_REPORT_F_CUT_END)
+		r->end_marks = 1; /* for every thread, -thread or not */
 	if (r->o.has_thread && (int64_t)tid != r->o.tid)
 		return other_tid(r, tid);
 	if ((kind & SNAP_REPORT_F_INLINED) && (kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END &&
@@ -658,9 +662,10 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 		uint32_t kind = e->kind & SNAP_REPORT_KIND_MASK;
 
 		if (i == 0 || e->ts != group) {
-			/* a new timestamp: is it a snapshot edge (the thread's end, a decode error)? */
+			/* a new timestamp: is it a snapshot edge (a decode error; in a trace
+			 * without inferred_end_time flags, the thread's end)? */
 			group = e->ts;
-			cut = e->ts == last;
+			cut = !r->end_marks && e->ts == last;
 			for (size_t j = i; !cut && j < t->nev && t->ev[j].ts == group; j++)
 				if ((t->ev[j].kind & SNAP_REPORT_KIND_MASK) ==
 					    SNAP_REPORT_COMPLETE &&
@@ -671,7 +676,8 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 		if (pop_completes(w, e->ts) < 0)
 			return r->err;
 		if (kind == SNAP_REPORT_BEGIN) {
-			int edge = (e->kind & SNAP_REPORT_F_INFERRED) || e->ts == first;
+			int edge = (e->kind & SNAP_REPORT_F_INFERRED) ||
+				   (!r->end_marks && e->ts == first);
 
 			if (push(w, e->ts, NO_END, e->name, edge) < 0)
 				return r->err;
@@ -694,7 +700,7 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 			}
 			if (!w->n)
 				r->unmatched_ends++;
-			else if (pop(w, e->ts, cut) < 0)
+			else if (pop(w, e->ts, cut || (e->kind & SNAP_REPORT_F_CUT_END)) < 0)
 				return r->err;
 		}
 	}

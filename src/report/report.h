@@ -14,11 +14,15 @@
  * is its own row, named "NAME [inlined]", whose self time stays with the
  * nearest real function below it, as perf report keeps it.
  *
- * Slices cut by the snapshot are excluded from the figures and counted:
- * begins with the inferred_start_time flag (their start is unknown) or at
- * the first timestamp of their thread (running when the snapshot began),
- * begins never ended, slices ending at the last timestamp of their thread
- * or at a [decode error: ...] on it, and slices crossing the -window edges. Zero-length complete
+ * Slices cut by the recording are excluded from the figures and counted
+ * (docs/report.md): begins with the inferred_start_time flag (their start is
+ * unknown), ends with the inferred_end_time flag (snaptrace closed the slice
+ * itself at the end of the data), begins never ended, slices ending at a
+ * [decode error: ...] on their thread, and slices crossing the -window edges.
+ * A trace with no inferred_end_time flag at all (written before snaptrace
+ * flagged its ends, or by magic-trace) keeps the older rule instead of the
+ * two flags' end half: begins at the first timestamp of their thread and
+ * slices ending at its last timestamp are cut too. Zero-length complete
  * events (instants, decode errors, extra-event samples) are not calls.
  *
  * Per function the durations are kept exactly up to opts.exact_limit
@@ -49,6 +53,7 @@
 #define SNAP_REPORT_INLINED_ARG	     "inlined" /* a frame perf found inlined (docs/report.md) */
 #define SNAP_REPORT_INLINED_SUFFIX   " [inlined]"
 #define SNAP_REPORT_NAME_W	     28 /* the table's function column */
+#define SNAP_REPORT_INFERRED_END_ARG "inferred_end_time"
 
 enum snap_report_kind {
 	SNAP_REPORT_BEGIN = 1,
@@ -58,6 +63,7 @@ enum snap_report_kind {
 #define SNAP_REPORT_KIND_MASK  0x0fu
 #define SNAP_REPORT_F_INFERRED 0x10u /* begin: start time inferred (unknown) */
 #define SNAP_REPORT_F_INLINED  0x40u /* begin or complete: an inlined frame */
+#define SNAP_REPORT_F_CUT_END  0x20u /* end: closed by snaptrace at the end of the data */
 
 enum snap_report_sort {
 	SNAP_REPORT_SORT_SELF = 0,
@@ -141,6 +147,7 @@ struct snap_report {
 	int have_time;
 	uint64_t sample_period; /* ns, 0 = not a sampled trace */
 	int sampled;
+	int end_marks; /* an end flagged SNAP_REPORT_F_CUT_END was seen: the flags decide cuts */
 	/* figures, after finish */
 	uint64_t win0, win1; /* absolute window */
 	uint64_t span_ns, slices, open, unmatched_ends, overlaps;

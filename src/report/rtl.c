@@ -35,6 +35,18 @@ static int r_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts
 	return snap_report_event(rtl(tl)->r, pid, tid, SNAP_REPORT_END, ts, 0, name);
 }
 
+static int r_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_report_tl *t = rtl(tl);
+	uint32_t kind = SNAP_REPORT_END;
+
+	for (size_t i = 0; i < nargs; i++)
+		if (args[i].name == t->inferred_end)
+			kind |= SNAP_REPORT_F_CUT_END;
+	return snap_report_event(t->r, pid, tid, kind, ts, 0, name);
+}
+
 static int r_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 		      uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
 {
@@ -60,6 +72,8 @@ static int r_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_
 		if (args[i].name == t->period_arg && args[i].type == SNAP_ARG_INT &&
 		    args[i].v.i > 0)
 			snap_report_sampled(t->r, (uint64_t)args[i].v.i);
+		else if (args[i].name == t->inferred_end)
+			t->r->end_marks = 1; /* the trace flags its cut ends */
 	snap_report_sampled(t->r, 0);
 	return 0;
 }
@@ -73,6 +87,7 @@ static const struct snap_timeline_ops report_tl_ops = {
 	.thread = r_thread,
 	.begin = r_begin,
 	.end = r_end,
+	.end_args = r_end_args,
 	.complete = r_complete,
 	.counter = r_counter,
 	.finish = r_finish,
@@ -86,6 +101,8 @@ int snap_report_tl_init(struct snap_report_tl *t, struct snap_report *r)
 	t->base.ops = &report_tl_ops;
 	t->r = r;
 	if ((err = snap_strtab_intern_id(r->st, SNAP_REPORT_INFERRED_ARG, &t->inferred)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INFERRED_END_ARG, &t->inferred_end)) <
+		    0 ||
 	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLING_COUNTER, &t->sampling)) < 0 ||
 	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_PERIOD_ARG, &t->period_arg)) < 0 ||
 	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INLINED_ARG, &t->inlined)) < 0)
@@ -131,6 +148,15 @@ static int t_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts
 	return first_err(a, t->b->ops->end(t->b, pid, tid, ts, name));
 }
 
+static int t_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+		      uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_tee_tl *t = tee(tl);
+	int a = snap_timeline_end_args(t->a, pid, tid, ts, name, args, nargs);
+
+	return first_err(a, snap_timeline_end_args(t->b, pid, tid, ts, name, args, nargs));
+}
+
 static int t_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 		      uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
 {
@@ -161,6 +187,7 @@ static const struct snap_timeline_ops tee_tl_ops = {
 	.thread = t_thread,
 	.begin = t_begin,
 	.end = t_end,
+	.end_args = t_end_args,
 	.complete = t_complete,
 	.counter = t_counter,
 	.finish = t_finish,

@@ -44,6 +44,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "inlined", &n->inlined)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "inferred_end_time", &n->inferred_end)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "line", &n->line)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "col", &n->col)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "file", &n->file)) < 0 ||
@@ -240,7 +241,7 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 			a[na].type = SNAP_ARG_STR;
 			a[na++].v.str = ctx->srcpos[v - 1].file;
 		}
-		if (op->inferred) {
+		if (op->inferred || op->cut_start) {
 			a[na].name = ctx->n.inferred;
 			a[na].type = SNAP_ARG_STR;
 			a[na++].v.str = ctx->n.true_;
@@ -597,6 +598,7 @@ static int op_cmp(const void *a, const void *b)
 static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_timeline *tl = cs->ctx->tl;
+	struct snap_arg cut_arg = {.name = cs->ctx->n.inferred_end, .type = SNAP_ARG_STR};
 	uint32_t name;
 	int err = 0, e;
 	size_t i;
@@ -623,7 +625,9 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 				err = err ? err : e;
 				continue;
 			}
-			e = tl->ops->end(tl, cs->pid, cs->tid, t, name);
+			cut_arg.v.str = cs->ctx->n.true_;
+			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, &cut_arg,
+						   cs->ends_known ? 0 : 1);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -1059,6 +1063,8 @@ int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint
 {
 	struct snap_cstack_op op = {.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};
 	int err = frame_reserve(cs);
+
+	op.cut_start = (uint8_t)(cs->start_cut != 0);
 
 	if (err)
 		return err;

@@ -87,6 +87,7 @@ struct snap_srcpos {
 struct snap_cstack_names {
 	uint32_t untraced, syscall, returned, unknown; /* "[untraced]" ... "[unknown]" */
 	uint32_t address, symbol, inferred, true_;     /* arg keys, "true" */
+	uint32_t inferred_end;			       /* "inferred_end_time" */
 	uint32_t line, col, file;		       /* source position arg keys */
 	/* Go's goroutine switch (see go_switch in cstack.c) */
 	uint32_t gogo[3];    /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
@@ -170,8 +171,9 @@ struct snap_cstack_op {
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
-	uint64_t k1; /* deferred order at equal time: sequence number ... */
-	uint32_t k2; /* ... then this (inferred frames: newest first) */
+	uint8_t cut_start; /* CALL: written now, but marked inferred_start_time (start_cut) */
+	uint64_t k1;	   /* deferred order at equal time: sequence number ... */
+	uint32_t k2;	   /* ... then this (inferred frames: newest first) */
 };
 
 struct snap_cstack {
@@ -194,6 +196,10 @@ struct snap_cstack {
 	uint64_t last_decode_error_time, last_event_time;
 	uint64_t last_time;  /* the latest time snap_cstack_time returned */
 	int draining;	     /* end_of_thread: write everything directly */
+	int start_cut;	     /* push_now marks its begins inferred_start_time (a sampled
+			      * thread's first frames: running before the data began) */
+	int ends_known;	     /* end_of_thread closes at a known end (thread exit): no
+			      * inferred_end_time on those ends */
 	uint64_t eh_last_ip; /* OCaml: the last branch target (0 = none yet) */
 	uint32_t eh_unwind;  /* OCaml without handler notes: frames being unwound */
 };
@@ -233,7 +239,9 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t);
 
 /* end_of_thread(t) (docs/behaviour.md §4.11): writes deferred begins, closes every open frame at
  * t (or at the thread's latest op time if later), starts a fresh stack at t.
- * Returns 0 or a negative error. */
+ * Those ends carry inferred_end_time: "true" (snaptrace cut the slice, not a
+ * return; docs/report.md), unless cs->ends_known is set (the thread exited
+ * there). Returns 0 or a negative error. */
 int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
 
 /* end_of_thread(last event time), then moves the thread's times to t

@@ -27,9 +27,26 @@ struct snap_dthread {
 	struct snap_sampdiff_thread sd;
 	int32_t pid, tid;
 	uint32_t proc_name;
-	uint32_t comm;	/* the comm its track name was made from (0 = none yet) */
-	uint32_t tname; /* its track name */
-	uint8_t off;	/* OFF_*: on the CPU, or off it with or without the slice */
+	uint32_t comm;	  /* the comm its track name was made from (0 = none yet) */
+	uint32_t tname;	  /* its track name */
+	uint8_t off;	  /* OFF_*: on the CPU, or off it with or without the slice */
+	uint32_t off_sym; /* the off-CPU slice's name while off == OFF_SLICE */
+	/* docs/sampling.md "Off-CPU time": switched in at t_in, no sample since */
+	uint8_t pend_in;
+	/* the open frames are a blocking chain: its innermost frame is where it
+	 * blocked, which no later sample showed running */
+	uint8_t blk_leaf;
+	/* a sched_switch chain was applied at out_t: the off-CPU slice waits for
+	 * the switch record right after it (preempted or not) */
+	uint8_t out_pend;
+	uint8_t last_was_sample; /* the thread's last event was a sample */
+	uint8_t exited;		 /* an exit record ended it (until a sample shows it again) */
+	uint64_t t_in, out_t;
+	/* the thread's latest time before the event being applied: times of the
+	 * model that lie in the past (a switch-in, half a period after a sample)
+	 * never go before it, so the track's ops stay in time order */
+	uint64_t floor;
+	uint64_t last_period; /* the last sample's period in ns (clock events), else 0 */
 	struct snap_dthread_extra *extra;
 	size_t nextra, capextra;
 	/* stack samples seen, for the sampling marker (write_sampling) */
@@ -38,6 +55,8 @@ struct snap_dthread {
 };
 
 enum { OFF_NO = 0, OFF_SLICE, OFF_CAPPED };
+
+static int clock_event(const struct snap_decoder *dec, uint32_t event);
 
 static uint64_t tkey(int32_t pid, int32_t tid)
 {
@@ -61,7 +80,13 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "snaptrace.sampling", &dec->n_sampling)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "period_ns", &dec->n_period)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "[off-CPU]", &dec->n_offcpu)) < 0)
+	    (err = snap_strtab_intern_id(st, "[off-CPU]", &dec->n_offcpu)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_DECODER_PREEMPTED, &dec->n_preempted)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_DECODER_OFF_INFERRED, &dec->n_off_inferred)) <
+		    0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_DECODER_UNSAMPLED, &dec->n_unsampled)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "cpu-clock", &dec->n_cpu_clock)) < 0 ||
+	    (err = snap_strtab_intern_id(st, "task-clock", &dec->n_task_clock)) < 0)
 		return err;
 	return 0;
 }
@@ -121,6 +146,14 @@ static int gate_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t
 	return gate_of(tl)->open ? o->ops->end(o, pid, tid, ts, name) : 0;
 }
 
+static int gate_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			 uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct snap_timeline *o = gate_of(tl)->out;
+
+	return gate_of(tl)->open ? snap_timeline_end_args(o, pid, tid, ts, name, args, nargs) : 0;
+}
+
 static int gate_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 			 uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
 {
@@ -148,6 +181,7 @@ static const struct snap_timeline_ops gate_ops = {
 	.thread = gate_thread,
 	.begin = gate_begin,
 	.end = gate_end,
+	.end_args = gate_end_args,
 	.complete = gate_complete,
 	.counter = gate_counter,
 	.finish = gate_finish,
@@ -178,6 +212,8 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 	snap_u64map_init(&dec->tmap);
 	snap_u64map_init(&dec->pidnames);
 	snap_u64map_init(&dec->pidcomm);
+	snap_u64map_init(&dec->births);
+	snap_u64map_init(&dec->pre_in);
 	if (o->has_base_time) {
 		dec->have_base = 1;
 		dec->base = o->base_time;
@@ -216,6 +252,8 @@ void snap_decoder_fini(struct snap_decoder *dec)
 	snap_u64map_fini(&dec->tmap);
 	snap_u64map_fini(&dec->pidnames);
 	snap_u64map_fini(&dec->pidcomm);
+	snap_u64map_fini(&dec->births);
+	snap_u64map_fini(&dec->pre_in);
 	snap_cstack_ctx_fini(&dec->ctx);
 	snap_free(dec->hits);
 	snap_free(dec->hit_names);
@@ -392,11 +430,37 @@ static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_
 	return snap_strtab_intern_id(dec->st, buf, id);
 }
 
+/* A new thread's first frames (docs/sampling.md "Threads born and exiting"):
+ * they were running before the data began (marked inferred_start_time) unless
+ * the thread was born in the recording: its fork or exec record came after
+ * the data of this snapshot began, or at most two sample periods before (a
+ * program's exec comes just before its first sample). (A switch-in recorded
+ * before its first sample is where its stack begins: thread_new.) */
+static int thread_birth(struct snap_decoder *dec, struct snap_dthread *th,
+			const struct snap_event *ev, uint64_t key)
+{
+	uint64_t v, p = ev->kind == SNAP_EV_SAMPLE && clock_event(dec, ev->event) ? ev->period : 0;
+
+	th->cs.start_cut = 1;
+	if (snap_u64map_get(&dec->births, key, &v) && v) {
+		if (v - 1 + 2 * p >= dec->stack_t0) {
+			th->cs.start_cut = 0;
+			dec->stats.births++;
+		}
+		if (snap_u64map_put(&dec->births, key, 0) < 0)
+			return -ENOMEM;
+	}
+	if (snap_u64map_get(&dec->pre_in, key, &v) && v &&
+	    snap_u64map_put(&dec->pre_in, key, 0) < 0)
+		return -ENOMEM; /* used by thread_new */
+	return 0;
+}
+
 static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uint64_t key,
 		      struct snap_dthread **out)
 {
 	struct snap_dthread *th;
-	uint64_t cmd;
+	uint64_t cmd, t0, v;
 	uint32_t tname;
 	int err;
 
@@ -407,8 +471,15 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		return -ENOMEM;
 	th->pid = ev->pid;
 	th->tid = ev->tid;
-	err = snap_cstack_init(&th->cs, &dec->ctx, ev->pid, ev->tid,
-			       ev->has_time ? mapped(dec, ev->time) : 0);
+	/* a switch-in before its first sample: the thread's stack starts there */
+	t0 = ev->has_time ? mapped(dec, ev->time) : 0;
+	if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && snap_u64map_get(&dec->pre_in, key, &v) &&
+	    v && v - 1 <= t0) {
+		t0 = v - 1;
+		th->pend_in = 1;
+		th->t_in = t0;
+	}
+	err = snap_cstack_init(&th->cs, &dec->ctx, ev->pid, ev->tid, t0);
 	if (err < 0)
 		goto fail;
 	if ((err = proc_name(dec, ev->pid, ev->tid, ev->comm, &th->proc_name, &cmd)) < 0)
@@ -417,6 +488,8 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 		goto fail;
 	th->comm = ev->comm;
 	th->tname = tname;
+	if ((err = thread_birth(dec, th, ev, key)) < 0)
+		goto fail;
 	if (snap_u64map_put(&dec->tmap, key, dec->nth) < 0) {
 		err = -ENOMEM;
 		goto fail;
@@ -591,6 +664,9 @@ static int restart_all(struct snap_decoder *dec, uint64_t t)
 
 	for (i = 0; i < dec->nth; i++) {
 		dec->th[i]->off = OFF_NO; /* the restart closes every frame */
+		dec->th[i]->pend_in = dec->th[i]->out_pend = dec->th[i]->blk_leaf = 0;
+		dec->th[i]->last_was_sample = 0;
+		dec->th[i]->cs.start_cut = 1; /* the next frames were running before */
 		e = snap_cstack_restart(&dec->th[i]->cs, t);
 		if (e < 0 && !err)
 			err = e;
@@ -649,18 +725,33 @@ static int note_locs(struct snap_decoder *dec, const struct snap_event *ev)
 	return 0;
 }
 
+static int open_off(struct snap_decoder *dec, struct snap_dthread *th, int preempt, int chain,
+		    uint64_t t);
+
 /* -filter: leaves or enters the START..STOP region before ev is applied. */
 static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	int w = snap_filter_step(dec->filter, ev), err = 0, e;
 	size_t i;
 
+	/* an off-CPU slice still waiting for its switch record opens first, so
+	 * that it is closed or re-opened with the other frames */
+	for (i = 0; i < dec->nth && w != dec->gate.open; i++)
+		if (dec->th[i]->out_pend &&
+		    (e = open_off(dec, dec->th[i], 0, 1, dec->th[i]->out_t)) < 0)
+			return e;
+
 	if (!w && dec->gate.open) {
-		/* leaving: everything open is closed where each thread was last seen */
+		/* leaving: everything open is closed where each thread was last seen;
+		 * a STOP sample's thread ran what it had open until that sample */
 		for (i = 0; i < dec->nth; i++) {
 			struct snap_cstack *cs = &dec->th[i]->cs;
+			uint64_t t = cs->last_event_time;
 
-			e = snap_cstack_end_thread(cs, cs->last_event_time);
+			if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && cs->pid == ev->pid &&
+			    cs->tid == ev->tid && mapped(dec, ev->time) > t)
+				t = mapped(dec, ev->time);
+			e = snap_cstack_end_thread(cs, t);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -698,7 +789,7 @@ static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
 }
 
 /* The thread is back on the CPU (or a sample shows it running): its
- * [off-CPU] slice ends at t (if it is still open: a snapshot boundary or the
+ * off-CPU slice ends at t (if it is still open: a snapshot boundary or the
  * end of a segment may have closed it). */
 static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
 {
@@ -706,49 +797,245 @@ static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
 	size_t n;
 	int err = 0;
 
+	(void)dec;
 	if (th->off == OFF_SLICE) {
 		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
 			return err;
 		f = snap_cstack_frames(&th->cs, &n);
-		if (n && f[n - 1].sym == dec->n_offcpu && !f[n - 1].ip)
+		if (n && f[n - 1].sym == th->off_sym && !f[n - 1].ip)
 			err = snap_cstack_pop_now(&th->cs, t);
 	}
 	th->off = OFF_NO;
 	return err;
 }
 
-/* A context switch (docs/sampling.md). Out: an [off-CPU] slice opens on top
- * of the chain the thread left the CPU in, when the switch carries one (a
- * sched:sched_switch sample: the frames not in it end); else on top of the
- * last sampled stack when it was preempted (stopped wherever it was); else
- * (it blocked, somewhere the last sample does not show) every frame ends.
- * In: the [off-CPU] slice ends; the rest stays until the next sample. */
+/* Ends the open frames beyond depth d at t. */
+static int pop_to(struct snap_dthread *th, size_t d, uint64_t t)
+{
+	size_t n;
+	int err;
+
+	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
+		return err;
+	snap_cstack_frames(&th->cs, &n);
+	for (; n > d; n--)
+		if ((err = snap_cstack_pop_now(&th->cs, t)) < 0)
+			return err;
+	if (th->sd.n > d)
+		th->sd.n = d;
+	return 0;
+}
+
+/* A slice named sym over [t0, t1] on top of the open frames (none when the
+ * depth cap is reached). Returns 1 if written, 0 if capped, or an error. */
+static int marker(struct snap_dthread *th, uint32_t sym, uint64_t t0, uint64_t t1)
+{
+	int err = snap_cstack_push_now(&th->cs, 0, sym, t0);
+
+	if (err)
+		return err < 0 ? err : 0;
+	err = snap_cstack_pop_now(&th->cs, t1);
+	return err < 0 ? err : 1;
+}
+
+/* Applies a chain (a sample's, or a sched_switch chain) at t, marking the
+ * begins inferred_start_time while the thread's first frames are cut. */
+static int apply_chain(struct snap_decoder *dec, struct snap_dthread *th,
+		       const struct snap_event *ev, uint64_t t, struct snap_sampdiff_stats *st)
+{
+	int err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
+				      sample_keep(dec), t, st);
+
+	th->cs.start_cut = 0;
+	return err;
+}
+
+/* The off-CPU slice opens at t on top of the open frames: "[off-CPU: preempted]"
+ * (still runnable) or "[off-CPU]" (blocked; chain: the open frames are the
+ * chain it blocked in). */
+static int open_off(struct snap_decoder *dec, struct snap_dthread *th, int preempt, int chain,
+		    uint64_t t)
+{
+	uint32_t sym = preempt ? dec->n_preempted : dec->n_offcpu;
+	int err;
+
+	if (t < th->floor)
+		t = th->floor;
+	th->out_pend = 0;
+	th->blk_leaf = (uint8_t)(chain && !preempt);
+	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
+	    (err = snap_cstack_push_now(&th->cs, 0, sym, t)) < 0)
+		return err;
+	th->off = err ? OFF_CAPPED : OFF_SLICE;
+	th->off_sym = sym;
+	dec->stats.offcpu_slices += !err && !preempt;
+	dec->stats.preempted_slices += !err && preempt;
+	return 0;
+}
+
+/* The thread ran from its switch-in (th->t_in) to t, a switch-out, and no
+ * sample showed what ran (docs/sampling.md): the open frames that the
+ * switch-out chain (frames[0..n), none: nothing is known; keep_all: a
+ * preemption without chain, where the open frames may go on) continues stay,
+ * except the frame it blocked in before, which returned to run the burst as
+ * far as anyone knows; the others end at t_in, and "[on-CPU: unsampled]"
+ * covers [t_in, t] under the frames that stay. */
+static int unsampled_burst(struct snap_decoder *dec, struct snap_dthread *th,
+			   const struct snap_event *ev, int keep_all, uint64_t t)
+{
+	size_t depth, d = 0;
+	int err;
+
+	th->pend_in = 0;
+	if (th->t_in < th->floor)
+		th->t_in = th->floor;
+	snap_cstack_frames(&th->cs, &depth);
+	if (keep_all)
+		d = depth;
+	else if (ev->frames && ev->nframes)
+		d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->nframes,
+					 sample_keep(dec));
+	if (th->blk_leaf && d == depth && d)
+		d--;
+	th->blk_leaf = 0;
+	if ((err = pop_to(th, d, th->t_in)) < 0)
+		return err;
+	if (t <= th->t_in)
+		return 0;
+	if ((err = marker(th, dec->n_unsampled, th->t_in, t)) < 0)
+		return err;
+	dec->stats.unsampled += (uint64_t)err;
+	dec->stats.unsampled_ns += (t - th->t_in) * (uint64_t)err;
+	return 0;
+}
+
+/* A context switch (docs/sampling.md "Off-CPU time"). Out: a sched:sched_switch
+ * sample's chain is applied (the frames not in it end) and the off-CPU slice
+ * waits for the switch record after it, which says whether the thread was
+ * preempted; a switch record alone opens "[off-CPU: preempted]" on top of the
+ * last sampled stack (stopped wherever it was), or, when it blocked somewhere
+ * the last sample does not show, ends every frame and opens "[off-CPU]". A
+ * burst since the last switch-in that no sample saw becomes
+ * "[on-CPU: unsampled]" first. In: the off-CPU slice ends; the next sample
+ * says what ran since (sample path in apply). */
 static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 			const struct snap_event *ev, uint64_t t)
 {
+	int err, was_off = th->off != OFF_NO;
+
+	if (th->exited) {
+		dec->stats.switches_ignored++; /* its last switch-out, after the exit */
+		return 0;
+	}
+	th->last_was_sample = 0;
+	if (!ev->sw_out) {
+		dec->stats.switches_in += was_off;
+		if (!was_off)
+			return 0;
+		if ((err = on_cpu(dec, th, t)) < 0)
+			return err;
+		th->pend_in = 1;
+		th->t_in = t;
+		return 0;
+	}
+	if (!ev->nframes && th->out_pend) { /* the record after a sched_switch chain */
+		dec->stats.preempted += ev->sw_preempt;
+		return open_off(dec, th, ev->sw_preempt, 1, th->out_t);
+	}
+	if (!ev->nframes && was_off)
+		return 0; /* already off the CPU */
+	dec->stats.switches_out += !was_off;
+	dec->stats.switch_chains += ev->nframes != 0;
+	if (was_off) {
+		/* a chain while off (a sched_switch chain without a switch-in record
+		 * before it): the off-CPU slice ends here */
+		if ((err = on_cpu(dec, th, t)) < 0)
+			return err;
+	} else if (th->pend_in &&
+		   (err = unsampled_burst(dec, th, ev, !ev->nframes && ev->sw_preempt, t)) < 0) {
+		return err;
+	}
+	th->pend_in = 0;
+	if (ev->nframes) {
+		if ((err = apply_chain(dec, th, ev, t, NULL)) < 0)
+			return err;
+		th->out_pend = 1;
+		th->out_t = t;
+		return 0;
+	}
+	dec->stats.preempted += ev->sw_preempt;
+	if (!ev->sw_preempt && (err = pop_to(th, 0, t)) < 0)
+		return err;
+	return open_off(dec, th, ev->sw_preempt, 0, t);
+}
+
+/* Is ev's event one whose period is ns of CPU time (cpu-clock, task-clock)? */
+static int clock_event(const struct snap_decoder *dec, uint32_t event)
+{
+	return event && (event == dec->n_cpu_clock || event == dec->n_task_clock);
+}
+
+/* A plain `perf record -g` (no switch records in the trace): a gap of more
+ * than SNAP_DECODER_GAP_PERIODS periods between two clock samples of a
+ * thread is time off the CPU (docs/sampling.md "Idle gaps"). The previous
+ * sample's frames that the new sample does not continue (and its leaf) end
+ * half a period after it, "[off-CPU: inferred]" covers the rest but the half
+ * period before the new sample, where the new sample applies. Returns the
+ * time to apply the sample at. */
+static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const struct snap_event *ev,
+		    uint64_t t, uint64_t *at)
+{
+	uint64_t p = ev->period, prev = th->last_sample, t0, t1;
+	size_t depth, d;
 	int err;
 
-	if (!ev->sw_out) {
-		dec->stats.switches_in += th->off != OFF_NO;
-		return on_cpu(dec, th, t);
-	}
-	if (!ev->nframes && th->off != OFF_NO)
-		return 0; /* the tracepoint sample just before said it all */
-	dec->stats.switches_out += th->off == OFF_NO;
-	dec->stats.switch_chains += ev->nframes != 0;
-	dec->stats.preempted += !ev->nframes && ev->sw_preempt;
-	if ((err = on_cpu(dec, th, t)) < 0)
+	*at = t;
+	if (dec->saw_switch || !th->nsamples || !th->last_was_sample || !p ||
+	    !clock_event(dec, ev->event) || t < prev || t - prev <= SNAP_DECODER_GAP_PERIODS * p)
+		return 0;
+	t0 = prev + p / 2 > th->floor ? prev + p / 2 : th->floor;
+	t1 = t - p / 2 > t0 ? t - p / 2 : t0;
+	snap_cstack_frames(&th->cs, &depth);
+	d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
+				 sample_keep(dec));
+	if (d == depth && d)
+		d--; /* the previous leaf was running, not waiting */
+	if ((err = pop_to(th, d, t0)) < 0 || (err = marker(th, dec->n_off_inferred, t0, t1)) < 0)
 		return err;
-	if ((ev->nframes || !ev->sw_preempt) &&
-	    (err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
-				       sample_keep(dec), t, NULL)) < 0)
-		return err;
-	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
-	    (err = snap_cstack_push_now(&th->cs, 0, dec->n_offcpu, t)) < 0)
-		return err;
-	th->off = err ? OFF_CAPPED : OFF_SLICE;
-	dec->stats.offcpu_slices += !err;
+	dec->stats.gaps_inferred++;
+	dec->stats.gap_ns += t1 - t0;
+	*at = t1;
 	return 0;
+}
+
+/* A stack sample at t (docs/sampling.md): after a switch-in, the time since
+ * it goes to this sample's stack (perf credits a sample's period to its
+ * stack), so the sample applies at the switch-in time. */
+static int apply_sample(struct snap_decoder *dec, struct snap_dthread *th,
+			const struct snap_event *ev, uint64_t t)
+{
+	uint64_t at = t;
+	int err;
+
+	if ((err = idle_gap(dec, th, ev, t, &at)) < 0)
+		return err;
+	if (th->off != OFF_NO) {
+		if ((err = on_cpu(dec, th, t)) < 0)
+			return err; /* no switch-in recorded: off until this sample */
+	} else if (th->pend_in && th->t_in <= t) {
+		at = th->t_in > th->floor ? th->t_in : th->floor;
+	}
+	th->pend_in = 0;
+	th->blk_leaf = 0;
+	th->exited = 0;
+	if (!th->nsamples++)
+		th->first_sample = t;
+	th->last_sample = t;
+	th->last_was_sample = 1;
+	th->period_sum += ev->period;
+	th->sample_event = ev->event;
+	th->last_period = clock_event(dec, ev->event) ? ev->period : 0;
+	return apply_chain(dec, th, ev, at, &dec->sd);
 }
 
 static int apply(struct snap_decoder *dec, const struct snap_event *ev)
@@ -761,12 +1048,20 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	if (ev->kind == SNAP_EV_SWITCH) {
 		uint64_t idx;
 
+		dec->saw_switch = 1; /* the trace records switches: no idle-gap inference */
+
 		/* Only sampled threads have an off-CPU state; a switch of a thread
 		 * not seen yet has nothing to end (a tracepoint sample, with its
 		 * chain, still starts one). */
 		if (dec->saw_branch ||
 		    (!ev->nframes && !snap_u64map_get(&dec->tmap, tkey(ev->pid, ev->tid), &idx))) {
 			dec->stats.switches_ignored++;
+			/* a thread not seen yet: its first sample's stack begins at
+			 * its latest switch-in (thread_birth) */
+			if (!dec->saw_branch && ev->has_time &&
+			    snap_u64map_put(&dec->pre_in, tkey(ev->pid, ev->tid),
+					    ev->sw_out ? 0 : mapped(dec, ev->time) + 1) < 0)
+				return -ENOMEM;
 			return 0;
 		}
 	}
@@ -774,35 +1069,36 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	    (ev->kind == SNAP_EV_BRANCH || ev->kind == SNAP_EV_SAMPLE ||
 	     (ev->kind == SNAP_EV_SWITCH && ev->nframes))) {
 		dec->stack_started = 1;
+		dec->stack_t0 = ev->time;
 		if (dec->nth && (err = restart_all(dec, mapped(dec, ev->time))) < 0)
 			return err;
 	}
 	if (dec->filter && (err = filter_region(dec, ev)) < 0)
 		return err;
+	dec->stats.filtered_out += dec->filter && !dec->gate.open;
 	if ((err = thread_of(dec, ev, &th)) < 0)
 		return err;
+	th->floor = th->cs.last_time > th->cs.last_event_time ? th->cs.last_time
+							      : th->cs.last_event_time;
 	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
 	if (dec->ctx.srcloc && (err = note_locs(dec, ev)) < 0)
+		return err;
+	/* a sched_switch chain not followed by its switch record: it blocked */
+	if (th->out_pend && !(ev->kind == SNAP_EV_SWITCH && ev->sw_out && !ev->nframes) &&
+	    (err = open_off(dec, th, 0, 1, th->out_t)) < 0)
 		return err;
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
+		th->last_was_sample = 0;
 		if (th->off != OFF_NO && (err = on_cpu(dec, th, t)) < 0)
 			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
+		th->last_was_sample = 0;
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		if (!th->nsamples++)
-			th->first_sample = t;
-		th->last_sample = t;
-		th->period_sum += ev->period;
-		th->sample_event = ev->event;
-		if ((err = on_cpu(dec, th, t)) < 0)
-			return err;
-		return snap_sampdiff_apply(&th->cs, &th->sd, ev->frames,
-					   ev->frames ? ev->nframes : 0, sample_keep(dec), t,
-					   &dec->sd);
+		return apply_sample(dec, th, ev, t);
 	case SNAP_EV_SWITCH:
 		return apply_switch(dec, th, ev, t);
 	case SNAP_EV_POWER:
@@ -935,6 +1231,71 @@ static void count_frames(struct snap_decoder *dec, const struct snap_loc *fr, ui
 	}
 }
 
+/* Where a sampled thread's last frames end: half a period after its last
+ * sample (docs/sampling.md), no later than limit (0: none) and no earlier
+ * than its last event. */
+static uint64_t last_end(const struct snap_dthread *th, uint64_t limit)
+{
+	uint64_t t = th->cs.last_event_time;
+
+	if (th->last_was_sample && th->off == OFF_NO && th->last_period) {
+		uint64_t e = th->last_sample + th->last_period / 2;
+
+		if (limit && e > limit)
+			e = limit;
+		if (e > t)
+			t = e;
+	}
+	if (limit && limit > t && !th->last_was_sample)
+		t = limit;
+	return t;
+}
+
+/* A thread born (fork, exec) or exiting (docs/sampling.md "Threads born and
+ * exiting"). A birth of a thread not seen yet is remembered for its first
+ * sample (thread_birth); an exit ends the thread's frames at its last sample
+ * plus at most half a period, or at the exit record if earlier, as real
+ * ends (not cut). */
+static int apply_task(struct snap_decoder *dec, const struct snap_event *ev)
+{
+	uint64_t key = tkey(ev->pid, ev->tid), idx, t;
+	struct snap_dthread *th;
+	int err;
+
+	if (!ev->has_time || !ev->time || dec->saw_branch)
+		return 0; /* synthesized for threads that existed before (time 0) */
+	if (!snap_u64map_get(&dec->tmap, key, &idx)) {
+		if (ev->task_exit)
+			return snap_u64map_put(&dec->births, key, 0) < 0 ? -ENOMEM : 0;
+		return snap_u64map_put(&dec->births, key, ev->time + 1) < 0 ? -ENOMEM : 0;
+	}
+	if (!ev->task_exit || !dec->have_base)
+		return 0; /* an exec of a thread seen before: it goes on */
+	th = dec->th[idx];
+	/* not snap_cstack_time: the frames may end before this record */
+	t = mapped(dec, ev->time);
+	if (t < th->cs.last_time)
+		t = th->cs.last_time;
+	th->floor = th->cs.last_time;
+	if (th->out_pend && (err = open_off(dec, th, 0, 1, th->out_t)) < 0)
+		return err;
+	if ((err = on_cpu(dec, th, t)) < 0)
+		return err;
+	/* switched in and no sample before the exit: what ran is unknown, and
+	 * the open frames returned on the way out */
+	if (th->pend_in && (err = unsampled_burst(dec, th, ev, 0, t)) < 0)
+		return err;
+	dec->stats.exits++;
+	th->cs.ends_known = 1;
+	err = snap_cstack_end_thread(&th->cs, last_end(th, t));
+	th->cs.ends_known = 0;
+	th->pend_in = th->blk_leaf = th->last_was_sample = 0;
+	th->exited = 1;
+	th->cs.start_cut = 0; /* the same tid again: a new thread (born) */
+	snap_sampdiff_thread_fini(&th->sd);
+	return err;
+}
+
 int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	struct snap_event cut;
@@ -943,6 +1304,8 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 	if (dec->finished)
 		return -EINVAL;
 	dec->stats.events++;
+	if (ev->kind == SNAP_EV_TASK)
+		return apply_task(dec, ev); /* never the trace's base time */
 	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames &&
 	    ev->nframes) {
 		uint32_t k = chain_cut(dec, ev->frames, ev->nframes, ev->kind == SNAP_EV_SAMPLE);
@@ -1048,7 +1411,7 @@ static int write_hits(struct snap_decoder *dec)
 }
 
 /* Marks each thread built from stack samples with one counter
- * "snaptrace.sampling" {period_ns} at its first sample (docs/report.md): the
+ * "snaptrace.sampling" {period_ns, inferred_end_time: 1} at its first sample (docs/report.md): the
  * sample period in ns (perf's period for the clock events, else the mean
  * time between the thread's samples; 0 if unknown). */
 static int write_sampling(struct snap_decoder *dec)
@@ -1058,21 +1421,26 @@ static int write_sampling(struct snap_decoder *dec)
 	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
 		struct snap_dthread *th = dec->th[i];
 		const char *ev = snap_strtab_get(dec->st, th->sample_event);
-		struct snap_arg a;
+		struct snap_arg a[2];
 
 		if (!th->nsamples)
 			continue;
-		a.name = dec->n_period;
-		a.type = SNAP_ARG_INT;
+		a[0].name = dec->n_period;
+		a[0].type = SNAP_ARG_INT;
 		if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
-			a.v.i = (int64_t)(th->period_sum / th->nsamples);
+			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
 		else if (th->nsamples > 1)
-			a.v.i = (int64_t)((th->last_sample - th->first_sample) /
-					  (th->nsamples - 1));
+			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
+					     (th->nsamples - 1));
 		else
-			a.v.i = 0;
+			a[0].v.i = 0;
+		/* this trace flags the ends it cut (docs/report.md), even when no
+		 * thread had one to flag (every thread exited) */
+		a[1].name = dec->ctx.n.inferred_end;
+		a[1].type = SNAP_ARG_INT;
+		a[1].v.i = 1;
 		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
-					    dec->n_sampling, &a, 1);
+					    dec->n_sampling, a, 2);
 	}
 	return err;
 }
@@ -1088,9 +1456,11 @@ int snap_decoder_finish(struct snap_decoder *dec)
 	if (dec->ntx)
 		err = tx_replay(dec);
 	for (i = 0; i < dec->nth; i++) {
-		struct snap_cstack *cs = &dec->th[i]->cs;
+		struct snap_dthread *th = dec->th[i];
 
-		e = snap_cstack_end_thread(cs, cs->last_event_time);
+		if (th->out_pend && (e = open_off(dec, th, 0, 1, th->out_t)) < 0 && !err)
+			err = e;
+		e = snap_cstack_end_thread(&th->cs, last_end(th, 0));
 		if (e < 0 && !err)
 			err = e;
 	}
@@ -1168,9 +1538,27 @@ int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size
 	snprintf(buf, size,
 		 "context switches: %" PRIu64 " out (%" PRIu64 " preempted), %" PRIu64
 		 " back in, %" PRIu64 " sched_switch samples with the blocking call chain, %" PRIu64
-		 " [off-CPU] slices; %" PRIu64 " switch records of untraced threads ignored",
+		 " [off-CPU] slices, %" PRIu64 " [off-CPU: preempted] slices, %" PRIu64
+		 " [on-CPU: unsampled] slices (%" PRIu64 " us); %" PRIu64
+		 " switch records of untraced threads ignored",
 		 s->switches_out, s->preempted, s->switches_in, s->switch_chains, s->offcpu_slices,
-		 s->switches_ignored);
+		 s->preempted_slices, s->unsampled, s->unsampled_ns / 1000u, s->switches_ignored);
+	return 1;
+}
+
+int snap_decoder_gap_line(const struct snap_decoder_stats *s, char *buf, size_t size)
+{
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!s->gaps_inferred)
+		return 0;
+	snprintf(buf, size,
+		 "%" PRIu64 " gap%s of more than %d sample periods between samples (%" PRIu64
+		 ".%03" PRIu64 " s in all) inferred as off-CPU ([off-CPU: inferred]): the "
+		 "recording has no context-switch records; `snaptrace run` records switch events",
+		 s->gaps_inferred, s->gaps_inferred == 1 ? "" : "s", SNAP_DECODER_GAP_PERIODS,
+		 s->gap_ns / 1000000000u, s->gap_ns / 1000000u % 1000u);
 	return 1;
 }
 

@@ -60,8 +60,15 @@
 #include "util/strtab.h"
 #include "util/u64map.h"
 
-#define SNAP_DECODER_SYNTH_TID 0x40000000
-#define SNAP_DECODER_MAX_TX    65536 /* buffered (x) events before we stop waiting */
+#define SNAP_DECODER_SYNTH_TID	  0x40000000
+/* The slices of the sampling model (docs/sampling.md "Off-CPU time"). */
+#define SNAP_DECODER_PREEMPTED	  "[off-CPU: preempted]"
+#define SNAP_DECODER_OFF_INFERRED "[off-CPU: inferred]"
+#define SNAP_DECODER_UNSAMPLED	  "[on-CPU: unsampled]"
+/* Without switch records, a gap of more than this many sample periods
+ * between two clock samples of a thread is inferred as off-CPU time. */
+#define SNAP_DECODER_GAP_PERIODS  4
+#define SNAP_DECODER_MAX_TX	  65536 /* buffered (x) events before we stop waiting */
 
 /* A trigger hit, in perf time. */
 struct snap_decoder_hit {
@@ -126,10 +133,18 @@ struct snap_decoder_stats {
 	uint64_t zero_frames;		/* chain entries with address 0 */
 	uint64_t switches_out;		/* context switches: left the CPU */
 	uint64_t switches_in;		/* ... came back */
-	uint64_t preempted;		/* switch-outs (without a chain) while runnable */
+	uint64_t preempted;		/* switch-outs while runnable (the record's preempt flag) */
 	uint64_t switch_chains;		/* sched_switch samples: where the thread blocked */
 	uint64_t switches_ignored;	/* of threads not sampled (yet), or in a PT trace */
 	uint64_t offcpu_slices;		/* [off-CPU] slices opened */
+	uint64_t preempted_slices;	/* [off-CPU: preempted] slices opened */
+	uint64_t unsampled;		/* [on-CPU: unsampled] slices: bursts no sample saw */
+	uint64_t unsampled_ns;		/* ... their time */
+	uint64_t gaps_inferred;		/* [off-CPU: inferred] slices (no switch records) */
+	uint64_t gap_ns;		/* ... their time */
+	uint64_t births;		/* threads born in the recording (fork/exec records) */
+	uint64_t exits;			/* threads that exited in it (exit records) */
+	uint64_t filtered_out;		/* events outside -filter's regions (not written) */
 	uint64_t renames;		/* thread tracks named again after a comm change */
 	uint64_t chains_cut;		/* call chains cut at junk (see chain_cut in decoder.c) */
 	uint64_t frames_cut;		/* frames removed by those cuts */
@@ -174,7 +189,12 @@ struct snap_decoder {
 	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits, n_offcpu;
 	uint32_t n_ts, n_ts_passed, n_arg;
 	uint32_t n_sampling, n_period; /* the sampling marker (docs/report.md) */
-	int saw_branch;		       /* a PT trace: switches are not ours to draw */
+	uint32_t n_preempted, n_off_inferred, n_unsampled, n_cpu_clock, n_task_clock;
+	int saw_branch;		   /* a PT trace: switches are not ours to draw */
+	int saw_switch;		   /* switch records or sched_switch samples seen */
+	uint64_t stack_t0;	   /* mapped time of the snapshot's first stack event */
+	struct snap_u64map births; /* (pid, tid) -> mapped birth time + 1, not seen yet */
+	struct snap_u64map pre_in; /* (pid, tid) -> mapped switch-in time + 1, not seen yet */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
 	const char *error_source; /* opts.error_source, never NULL */
@@ -218,6 +238,9 @@ int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t s
 /* "context switches: N out (M with the blocking call chain), ..." when any
  * switch was seen (returns 1), else returns 0 (buf ""). */
 int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size_t size);
+/* Without switch records: "N gaps of more than ... inferred as off-CPU ..."
+ * when any gap was inferred (returns 1), else returns 0 (buf ""). */
+int snap_decoder_gap_line(const struct snap_decoder_stats *s, char *buf, size_t size);
 /* "call chains: N of M user frames without a symbol; K chains cut ..." for
  * traces with samples (returns 1), else returns 0 (buf ""). */
 int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size);

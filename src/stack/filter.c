@@ -82,12 +82,40 @@ void snap_filter_init(struct snap_filter *f, uint32_t start, uint32_t stop)
 	memset(f, 0, sizeof(*f));
 	f->start = start;
 	f->stop = stop;
+	snap_u64map_init(&f->onstack);
 }
 
 void snap_filter_fini(struct snap_filter *f)
 {
 	snap_free(f->hits);
+	snap_u64map_fini(&f->onstack);
 	memset(f, 0, sizeof(*f));
+}
+
+/* Pass 1, a stack sample: 1 (a new call of START), 2 (of STOP) or 0
+ * (filter.h); remembers what its stack held for the thread's next sample. */
+static int sample_hit(struct snap_filter *f, const struct snap_event *ev, int *err)
+{
+	uint64_t key = ((uint64_t)(uint32_t)ev->pid << 32) | (uint32_t)ev->tid, was = 0;
+	int now = 0, inner = 0;
+
+	*err = 0;
+	for (uint32_t i = ev->nframes; i-- > 0;) {
+		uint32_t s = ev->frames[i].sym;
+		int m = !s ? 0 : s == f->start ? 1 : s == f->stop ? 2 : 0;
+
+		if (m && !(now & m) && !inner)
+			inner = m; /* the innermost of each */
+		now |= m;
+	}
+	if (snap_u64map_get(&f->onstack, key, &was))
+		was--;
+	if ((uint64_t)now != was && snap_u64map_put(&f->onstack, key, (uint64_t)now + 1) < 0)
+		*err = -ENOMEM;
+	now &= ~(int)was; /* only what is new */
+	if (!now)
+		return 0;
+	return now == 3 ? inner : now;
 }
 
 /* Returns 1 (START), 2 (STOP) or 0 with the symbol that matched in *sym. */
@@ -100,30 +128,27 @@ static int match(const struct snap_filter *f, const struct snap_event *ev, uint3
 		*sym = ev->dst.sym;
 		return ev->dst.sym == f->start ? 1 : ev->dst.sym == f->stop ? 2 : 0;
 	}
-	if (ev->kind == SNAP_EV_SAMPLE && ev->frames) {
-		for (uint32_t i = ev->nframes; i-- > 0;) {
-			uint32_t s = ev->frames[i].sym;
-
-			if (s && s == f->start)
-				return 1;
-			if (s && s == f->stop)
-				return 2;
-		}
-	}
 	return 0;
 }
 
 int snap_filter_scan(struct snap_filter *f, const struct snap_event *ev)
 {
-	uint32_t sym;
-	int m = match(f, ev, &sym);
+	uint32_t sym = 0;
+	int m, err = 0;
 
+	if (ev->kind == SNAP_EV_SAMPLE)
+		m = ev->has_time && ev->frames ? sample_hit(f, ev, &err) : 0;
+	else
+		m = match(f, ev, &sym);
+	if (err < 0)
+		return err;
 	if (!m)
 		return 0;
 	if (snap_vec_reserve(&f->hits, &f->cap, f->nhits + 1, sizeof(*f->hits)) < 0)
 		return -ENOMEM;
 	f->hits[f->nhits].time = ev->time;
 	f->hits[f->nhits].sym = sym;
+	f->hits[f->nhits].tid = ev->kind == SNAP_EV_SAMPLE ? ev->tid : 0;
 	f->hits[f->nhits].stop = m == 2;
 	f->nhits++;
 	return 0;
@@ -162,7 +187,9 @@ int snap_filter_step(struct snap_filter *f, const struct snap_event *ev)
 	if (f->next < f->nhits && ev->has_time && ev->time == f->hits[f->next].time) {
 		uint32_t sym;
 
-		if (match(f, ev, &sym) && sym == f->hits[f->next].sym) {
+		if (ev->kind == SNAP_EV_SAMPLE
+			    ? !f->hits[f->next].sym && ev->tid == f->hits[f->next].tid
+			    : match(f, ev, &sym) && sym == f->hits[f->next].sym) {
 			f->open = !f->open;
 			f->next++;
 		}

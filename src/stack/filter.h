@@ -5,15 +5,18 @@
  * tracked but nothing is output. Two passes over the same events:
  *
  *  1. snap_filter_scan() on every event collects hits: a call branch whose
- *     target symbol is START or STOP, or a stack sample whose innermost frame
- *     named START or STOP (scanning from the leaf outwards) is one of them.
+ *     target symbol is START or STOP, or a stack sample that shows a new call
+ *     of START or STOP: the function is anywhere in its stack and was not in
+ *     the stack of the thread's previous sample (a sampler's best guess of a
+ *     call: a function on the stack in many samples in a row is one call).
+ *     When both START and STOP are new in one sample, the innermost decides.
  *     snap_filter_pair() then keeps only START -> STOP pairs, read left to
  *     right: a hit followed by a START is dropped (of several STARTs in a row
  *     the last one counts; a STOP before any START vanishes), two STOPs in a
  *     row are both dropped, and a trailing unpaired hit is dropped.
  *  2. The decoder (decoder.h, opts.filter) asks snap_filter_step() for every
  *     event it applies: the region toggles at each kept hit (same time and,
- *     for calls, the same target symbol); an event is written when the region
+ *     for calls, the same target symbol; for samples, the same thread); an event is written when the region
  *     is open after it, so the START call is written and the STOP call is not.
  *
  * Pure: no I/O. Names and symbols are strtab ids of one strtab.
@@ -25,10 +28,12 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "util/u64map.h"
 
 struct snap_filter_hit {
 	uint64_t time; /* perf time */
 	uint32_t sym;  /* the call's target symbol; 0 for a sample */
+	int32_t tid;   /* a sample's thread */
 	uint8_t stop;  /* 0 = START, 1 = STOP */
 };
 
@@ -39,6 +44,8 @@ struct snap_filter {
 	size_t next; /* pass 2: the next kept hit */
 	int open;    /* pass 2: inside a START..STOP region */
 	int paired;  /* snap_filter_pair was called */
+	/* pass 1: (pid, tid) -> 1 + (START on its last sample's stack) + 2 (STOP) */
+	struct snap_u64map onstack;
 };
 
 /* Parses the -filter argument "(START STOP)": two atoms (bare, or "quoted"

@@ -69,6 +69,39 @@ static int remember(struct snap_sampdiff_thread *sdt, size_t m, const struct sna
 	return 0;
 }
 
+size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_sampdiff_thread *sdt,
+			    const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep)
+{
+	struct snap_sampdiff_frame old = {0};
+	struct snap_sampdiff_thread mem = {0}; /* sdt as apply would see it */
+	const struct snap_frame *cur;
+	size_t depth, m = 0;
+	uint64_t pip = 0;
+
+	cur = snap_cstack_frames(cs, &depth);
+	if (sdt) {
+		mem = *sdt;
+		if (mem.n > depth)
+			mem.n = depth;
+	}
+	for (uint32_t i = 0; i < n && m < depth; i++) {
+		const struct snap_loc *f = &frames[i];
+		uint32_t sym = f->sym ? f->sym : cs->ctx->n.unknown;
+
+		if (!snap_sampdiff_keeps(keep, f))
+			continue;
+		if (!same_call(cur, sdt ? &mem : NULL, m, f, sym, m ? &old : NULL, pip))
+			break;
+		if (sdt && m < mem.n)
+			old = mem.f[m];
+		else
+			old.leaf = 1;
+		pip = f->ip;
+		m++;
+	}
+	return m;
+}
+
 int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt,
 			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
 			uint64_t t, struct snap_sampdiff_stats *st)

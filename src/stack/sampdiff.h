@@ -85,4 +85,10 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
 			uint64_t t, struct snap_sampdiff_stats *st);
 
+/* How many of cs's open frames (outermost first) the chain frames[0..n)
+ * continues by the rule above, without changing anything. */
+size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_sampdiff_thread *sdt,
+			    const struct snap_loc *frames, uint32_t n,
+			    enum snap_sampdiff_keep keep);
+
 #endif

@@ -422,6 +422,12 @@ static int fxt_op_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64
 	return fxt_event(snap_fxt_of(tl), FXT_EV_END, pid, tid, ts, name, NULL, 0, 0, 0);
 }
 
+static int fxt_op_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			   uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	return fxt_event(snap_fxt_of(tl), FXT_EV_END, pid, tid, ts, name, args, nargs, 0, 0);
+}
+
 static int fxt_op_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 			   uint64_t end_ts, uint32_t name, const struct snap_arg *args,
 			   size_t nargs)
@@ -497,6 +503,7 @@ const struct snap_timeline_ops snap_fxt_ops = {
 	.thread = fxt_op_thread,
 	.begin = fxt_op_begin,
 	.end = fxt_op_end,
+	.end_args = fxt_op_end_args,
 	.complete = fxt_op_complete,
 	.counter = fxt_op_counter,
 	.finish = fxt_op_finish,

@@ -72,7 +72,7 @@ same_as_text() {
 # events from perf script -F FIELDS (snaptrace's own field sets), field by field.
 evcmp() {
 	local name=$1 data=$2 itrace=$3 fields=$4 k=${5:-}
-	local it=(--show-switch-events)
+	local it=(--show-switch-events --show-task-events)
 	[ "$itrace" != - ] && it=("$itrace")
 	perf script -i "$data" --ns "${it[@]}" -F "$fields" >"$tmp/$name.txt" 2>/dev/null
 	if "$EVCMP" $k perf "$data" "$PLUGIN" "$itrace" "$tmp/$name.txt" >"$tmp/$name.cmp" \

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz target for stack/: bytes -> a stream of events (branches of every
- * kind and state, decode errors, samples, context switches, comm changes,
+ * kind and state, decode errors, samples (cpu-clock ones with idle gaps),
+ * context switches, thread births and exits, comm changes,
  * power, extra events, over four
  * threads, with equal and backwards timestamps) -> decoder -> recording
  * timeline. Checks the invariants: no crash, feed/finish succeed (or
@@ -62,6 +63,9 @@ static const struct fz_kind fz_kinds[] = {
 	{SNAP_EV_SWITCH, 1, 0},
 	{SNAP_EV_SWITCH, 2, 0},
 	{SNAP_EV_SWITCH, 1, 0},
+	/* thread births (0) and exits (1) */
+	{SNAP_EV_TASK, 0, 0},
+	{SNAP_EV_TASK, 1, 0},
 };
 
 #define NK (sizeof(fz_kinds) / sizeof(fz_kinds[0]))
@@ -113,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct snap_strtab st;
 	struct snap_decoder dec;
 	struct mock_tl m;
-	uint32_t syms[16], msg[2];
+	uint32_t syms[16], msg[2], clock;
 	uint64_t now = 1000;
 	char why[256], name[8];
 	size_t i;
@@ -138,6 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		syms[i] = (uint32_t)snap_strtab_intern_cstr(
 			&st, i < 8 && (data[1] & 32) ? fz_runtime[i] : name);
 	}
+	clock = (uint32_t)snap_strtab_intern_cstr(&st, "cpu-clock");
 	snap_filter_init(&filter, syms[1], syms[2]);
 	evs = calloc(size / 8 + 1, sizeof(*evs));
 	fr = calloc(size / 8 + 1, 8 * sizeof(*fr));
@@ -154,6 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ev.kind == SNAP_EV_SWITCH) {
 			ev.sw_out = k->kind != 0;
 			ev.sw_preempt = k->kind == 2;
+		} else if (ev.kind == SNAP_EV_TASK) {
+			ev.task_exit = k->kind;
 		} else {
 			ev.br_kind = k->kind;
 			ev.br_state = k->state;
@@ -173,7 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ev.msg = msg[b[5] & 1];
 		ev.freq_mhz = b[6];
 		ev.period = b[7];
-		ev.event = syms[b[5] & 1];
+		/* a clock event's period is CPU ns: idle gaps are inferred from it */
+		ev.event = b[6] & 0x80 ? clock : syms[b[5] & 1];
 		if (ev.kind == SNAP_EV_SAMPLE ||
 		    (ev.kind == SNAP_EV_SWITCH && ev.sw_out && (b[5] & 1))) {
 			ev.nframes = b[5] & 7;

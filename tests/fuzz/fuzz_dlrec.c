@@ -19,7 +19,7 @@ static void check_event(const struct snap_strtab *st, const struct snap_event *e
 {
 	char desc[256];
 
-	if (ev->kind < SNAP_EV_BRANCH || ev->kind > SNAP_EV_SWITCH)
+	if (ev->kind < SNAP_EV_BRANCH || ev->kind > SNAP_EV_TASK)
 		abort();
 	if (ev->nframes && !ev->frames)
 		abort();

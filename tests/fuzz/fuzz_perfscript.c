@@ -42,7 +42,8 @@ static uint64_t hash_event(const struct snap_event *ev, const struct snap_strtab
 
 	CHECK_OR_TRAP(snap_event_desc(st, ev, NULL, desc, sizeof(desc))[0] != '\0');
 	CHECK_OR_TRAP(strcmp(snap_br_kind_name(ev->br_kind), "?") != 0);
-	CHECK_OR_TRAP(ev->kind >= SNAP_EV_BRANCH && ev->kind <= SNAP_EV_SWITCH);
+	CHECK_OR_TRAP(ev->kind >= SNAP_EV_BRANCH && ev->kind <= SNAP_EV_TASK);
+	CHECK_OR_TRAP(ev->task_exit <= 1 && (ev->kind == SNAP_EV_TASK || !ev->task_exit));
 	CHECK_OR_TRAP(ev->sw_out <= 1 && ev->sw_preempt <= ev->sw_out);
 	CHECK_OR_TRAP(ev->kind == SNAP_EV_SWITCH || (!ev->sw_out && !ev->sw_preempt));
 	CHECK_OR_TRAP(ev->br_kind <= SNAP_BR_VMEXIT && ev->br_state <= SNAP_BR_END);

@@ -140,6 +140,31 @@ if "$snap" decode -q -o "$tmp/many.fxt" "$tmp/many.txt" 2>"$tmp/err" &&
 else
 	echo "FAIL golden/generated/100k_distinct_symbols: $(tail -1 "$tmp/err")"
 fi
+# Generated case: a PT trace of 1000 complete calls of f, the first call at the trace's
+# first event and the last return its last event. Only main (inferred, closed by
+# snaptrace: inferred_end_time) is cut; every call of f counts (docs/report.md).
+awk 'BEGIN {
+	fmt = " 4242/4242 %16s:          1           branches:u:   %-18s %16x %s (/usr/bin/f) => %16x %s (/usr/bin/f)\n"
+	for (i = 0; i < 1000; i++) {
+		printf fmt, sprintf("1.%09d", 100 * i), "call", 4198416, "main+0x10", 8388608, "f+0x0"
+		printf fmt, sprintf("1.%09d", 100 * i + 50), "return", 8388617, "f+0x9", 4198421, "main+0x15"
+	}
+}' >"$tmp/f1000.txt"
+if "$snap" decode -q -o "$tmp/f1000.fxt" "$tmp/f1000.txt" 2>"$tmp/err" &&
+	"$snap" report -json "$tmp/f1000.fxt" >"$tmp/f1000.json" 2>&1 &&
+	grep -q '"name": "f", "calls": 1000, "total_ns": 50000,' "$tmp/f1000.json" &&
+	grep -q '"slices": 1000,.*"open_slices": 1,' "$tmp/f1000.json"; then
+	echo "PASS golden/generated/pt_1000_calls_none_cut"
+else
+	echo "FAIL golden/generated/pt_1000_calls_none_cut: $(tr '\n' ' ' <"$tmp/f1000.json" | head -c 300) $(tail -1 "$tmp/err")"
+fi
+# Threads born and exiting inside the recording are not cut: both calls of handle count.
+if "$snap" report -json tests/golden/samples/thread_born_and_exits.txt >"$tmp/born.json" 2>&1 &&
+	grep -q '"name": "handle", "calls": 2, "total_ns": 1174999,' "$tmp/born.json"; then
+	echo "PASS golden/generated/report_threads_born_and_exiting"
+else
+	echo "FAIL golden/generated/report_threads_born_and_exiting: $(tr '\n' ' ' <"$tmp/born.json" | head -c 300)"
+fi
 # Bad invocations: one line on stderr, exit 1, nothing written, an old output untouched
 # (docs/behaviour.md §1.1, §6.1).
 one_line_error() { # name expected-stderr-pattern decode-args...

@@ -319,6 +319,8 @@ by, total = {}, 0
 for line in open(sys.argv[3]):
     path, n = line.rsplit(" ", 1)
     frames = [f for f in path.split(";") if not f.endswith("_[i]")]
+    if frames[-1].startswith(("[off-CPU", "[on-CPU")):
+        continue  # not a function's CPU time (docs/sampling.md: idle gaps, unsampled bursts)
     by[frames[-1]] = by.get(frames[-1], 0) + int(n)
     total += int(n)
 ours = 100.0 * by.get("__sin_fma", 0) / total

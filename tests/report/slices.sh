@@ -7,9 +7,10 @@
 # counted call: "NAME calls total self max p50 p90 p99" (ns). The rules are the ones
 # docs/report.md gives: per thread, a stable sort by time, stack matching, complete
 # events that end by an event's time closed first; zero-length complete events are no
-# calls; a begin with inferred_start_time or at the thread's first timestamp, a begin
-# never ended, and an end at the thread's last timestamp or at a [decode error: ...]
-# of the thread are cut by the snapshot and only counted; nearest-rank percentiles. A
+# calls; a begin with inferred_start_time, a begin never ended, an end with
+# inferred_end_time or at a [decode error: ...] of the thread are cut by the recording
+# and only counted (in a dump without any inferred_end_time: also a begin at the
+# thread's first timestamp and an end at its last); nearest-rank percentiles. A
 # function's total is the time it was on the stack at least once (a counted call adds
 # its duration less the nested calls of the same name already counted); an inlined
 # frame (arg inlined) is the row "NAME [inlined]" and its own time is the self time of
@@ -19,6 +20,8 @@ snap=$1 trace=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$snap" dump "$trace" | awk -v OFS='\t' '
+	# the sampling marker counter says the trace flags its cut ends
+	$1 == "counter" && index($0, "inferred_end_time=") { print 0, 0, NR, "marks", 0, 0, "", 1 }
 	$1 != "begin" && $1 != "end" && $1 != "complete" { next }
 	{
 		ts = substr($2, 4); tid = ""; end = 0; name = ""
@@ -29,7 +32,8 @@ trap 'rm -rf "$tmp"' EXIT
 		if (match($0, /name="([^"\\]|\\.)*"/)) name = substr($0, RSTART + 6, RLENGTH - 7)
 		inf = index($0, "inferred_start_time=") > 0
 		if (index($0, " inlined=") > 0) name = name " [inlined]"
-		print tid, ts, NR, $1, end, inf, name
+		ie = index($0, "inferred_end_time=") > 0
+		print tid, ts, NR, $1, end, inf, name, ie
 	}' | sort -s -t "$(printf '\t')" -k1,1n -k2,2n >"$tmp/ev"
 awk -F '\t' -v durs="$tmp/durs" '
 	NR == FNR {
@@ -37,6 +41,8 @@ awk -F '\t' -v durs="$tmp/durs" '
 		if ($2 + 0 > last[$1] + 0) last[$1] = $2
 		if ($4 == "complete" && $5 + 0 > last[$1] + 0) last[$1] = $5
 		if ($4 == "complete" && $5 + 0 <= $2 + 0 && $7 ~ /^\[decode error/) derr[$1, $2] = 1
+		if ($8 == 1) marks = 1
+		if ($4 == "marks") delete first[$1]
 		next
 	}
 	function close_top(e, cut,   s, dur, inl, own) {
@@ -64,15 +70,16 @@ awk -F '\t' -v durs="$tmp/durs" '
 			else close_top(last[tid], 1)
 		}
 	}
+	$4 == "marks" { next }
 	$1 != tid { flush_thread(); tid = $1 }
 	{
 		ts = $2 + 0
 		while (d > 0 && en[d] >= 0 && en[d] <= ts) close_top(en[d], 0)
-		if ($4 == "begin") push(ts, -1, $7, $6 == 1 || $2 == first[tid])
+		if ($4 == "begin") push(ts, -1, $7, $6 == 1 || (!marks && $2 == first[tid]))
 		else if ($4 == "complete") { if ($5 + 0 > ts) push(ts, $5 + 0, $7, 0) }
 		else {
 			while (d > 0 && en[d] >= 0) close_top(ts, 0)
-			if (d > 0) close_top(ts, ($2 == last[tid]) || ((tid, $2) in derr))
+			if (d > 0) close_top(ts, $8 == 1 || (!marks && $2 == last[tid]) || ((tid, $2) in derr))
 		}
 	}
 	END {

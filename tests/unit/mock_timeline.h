@@ -20,6 +20,8 @@
  *           | extra EVENT IP SYM PERIOD
  *           | switch out|preempt|in           (PERF_RECORD_SWITCH)
  *           | switch chain IP SYM ...          (a sched:sched_switch sample)
+ *           | task fork|exit                   (PERF_RECORD_FORK/EXIT of PID/TID)
+ *    A sample's EVENT may carry its period: cpu-clock@250000 (else 1).
  *    Addresses are hex without 0x; a symbol "-" means none.
  */
 #ifndef SNAP_MOCK_TIMELINE_H
@@ -190,6 +192,24 @@ static inline int mock_end(struct snap_timeline *tl, int32_t pid, int32_t tid, u
 	return 0;
 }
 
+/* end_args (mock_show_end_args): "E TS tid=T NAME ARGS" */
+static inline int mock_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+				uint32_t name, const struct snap_arg *args, size_t nargs)
+{
+	struct mock_tl *m = (struct mock_tl *)tl;
+	char buf[1024];
+	int err = mock_op_start(m, pid, tid, 1);
+
+	if (err)
+		return err;
+	snprintf(buf, sizeof(buf), "E %" PRIu64 " tid=%d %s", ts, tid,
+		 snap_strtab_get(m->st, name));
+	mock_fmt_args(m, buf, sizeof(buf), args, nargs);
+	mock_append(m, buf);
+	mock_rec_add(m, 'E', pid, tid, ts, name);
+	return 0;
+}
+
 static inline int mock_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 				uint64_t end_ts, uint32_t name, const struct snap_arg *args,
 				size_t nargs)
@@ -237,6 +257,22 @@ static const struct snap_timeline_ops mock_ops = {
 	.counter = mock_counter,
 	.finish = mock_finish,
 };
+
+/* The same with end_args: ends print their args (inferred_end_time). */
+static const struct snap_timeline_ops mock_ops_end_args = {
+	.thread = mock_thread,
+	.begin = mock_begin,
+	.end = mock_end,
+	.end_args = mock_end_args,
+	.complete = mock_complete,
+	.counter = mock_counter,
+	.finish = mock_finish,
+};
+
+static inline void mock_show_end_args(struct mock_tl *m)
+{
+	m->base.ops = &mock_ops_end_args;
+}
 
 static inline void mock_init(struct mock_tl *m, struct snap_strtab *st)
 {
@@ -417,8 +453,12 @@ static inline int test_ev_parse(struct snap_strtab *st, const char *line, struct
 		w = strtok_r(NULL, " ", &save);
 		if (!w)
 			return -1;
-		ev->event = test_intern(st, w);
 		ev->period = 1;
+		if (strchr(w, '@')) {
+			ev->period = strtoull(strchr(w, '@') + 1, NULL, 10);
+			*strchr(w, '@') = '\0';
+		}
+		ev->event = test_intern(st, w);
 		while (ev->nframes < TEST_EV_MAX_FRAMES &&
 		       test_loc(st, &save, &te->frames[ev->nframes]) == 0)
 			ev->nframes++;
@@ -448,6 +488,14 @@ static inline int test_ev_parse(struct snap_strtab *st, const char *line, struct
 				ev->nframes++;
 			ev->frames = te->frames;
 		}
+		return 0;
+	}
+	if (!strcmp(w, "task")) {
+		ev->kind = SNAP_EV_TASK;
+		w = strtok_r(NULL, " ", &save);
+		if (!w)
+			return -1;
+		ev->task_exit = !strcmp(w, "exit");
 		return 0;
 	}
 	if (!strcmp(w, "extra")) {

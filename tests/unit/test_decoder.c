@@ -662,17 +662,18 @@ static void offcpu_switches(void)
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	check_out(&d, __func__,
 		  "T pid=1 tid=1 proc=p [pid=1] thread=p [pid=1] [tid=1]\n"
-		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
-		  "E 150 tid=1 [off-CPU]\n"
-		  "E 200 tid=1 spin\n"
-		  "B 200 tid=1 spin address=0x402010 symbol=spin\n"
+		  "B 100 tid=1 [off-CPU: preempted] address=0x0 symbol=[off-CPU: preempted]\n"
+		  "E 150 tid=1 [off-CPU: preempted]\n"
+		  /* the sample after a switch-in applies at the switch-in */
+		  "E 150 tid=1 spin\n"
+		  "B 150 tid=1 spin address=0x402010 symbol=spin\n"
 		  "E 300 tid=1 spin\n"
 		  "E 300 tid=1 spin_a\n"
 		  "E 300 tid=1 main\n"
 		  "B 300 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
 		  "E 4000 tid=1 [off-CPU]\n"
-		  "B 4100 tid=1 main address=0x400000 symbol=main\n"
-		  "B 4100 tid=1 spin_b address=0x401100 symbol=spin_b\n"
+		  "B 4000 tid=1 main address=0x400000 symbol=main\n"
+		  "B 4000 tid=1 spin_b address=0x401100 symbol=spin_b\n"
 		  "E 4200 tid=1 spin_b\n"
 		  "B 4200 tid=1 nap address=0x401200 symbol=nap\n"
 		  "B 4200 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
@@ -681,20 +682,192 @@ static void offcpu_switches(void)
 		  "E 8000 tid=1 nanosleep\n"
 		  "E 8000 tid=1 nap\n"
 		  "B 8000 tid=1 spin_c address=0x401300 symbol=spin_c\n"
-		  /* frames opened at the first event's time are written last */
-		  "B 0 tid=1 main address=0x400000 symbol=main\n"
-		  "B 0 tid=1 spin_a address=0x401000 symbol=spin_a\n"
-		  "B 0 tid=1 spin address=0x402000 symbol=spin\n"
+		  /* frames opened at the first event's time are written last; they
+		   * were running before the data began */
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 spin_a address=0x401000 symbol=spin_a inferred_start_time=true\n"
+		  "B 0 tid=1 spin address=0x402000 symbol=spin inferred_start_time=true\n"
 		  "E 8000 tid=1 spin_c\n"
 		  "E 8000 tid=1 main\n"
-		  "C 0 tid=1 snaptrace.sampling period_ns=1\n");
+		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
 	CHECK_U64_EQ(0, d.s.violations);
 	CHECK_U64_EQ(3, d.s.switches_out);
 	CHECK_U64_EQ(1, d.s.preempted);
 	CHECK_U64_EQ(2, d.s.switches_in);
 	CHECK_U64_EQ(1, d.s.switch_chains);
-	CHECK_U64_EQ(3, d.s.offcpu_slices);
+	CHECK_U64_EQ(2, d.s.offcpu_slices);
+	CHECK_U64_EQ(1, d.s.preempted_slices);
 	CHECK_U64_EQ(1, d.s.switches_ignored);
+	drv_fini(&d);
+}
+
+/* docs/sampling.md "Off-CPU time": a burst between a switch-in and the next
+ * switch-out that no sample saw is [on-CPU: unsampled] under the frames
+ * common to both chains but the one it blocked in; a sample after a
+ * switch-in applies at the switch-in; a sched_switch chain followed by a
+ * preempted switch record is [off-CPU: preempted]. */
+static void wakeup_model(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		"1100 1/1 switch chain 400000 main 401010 loop+0x10 7000 read",
+		"1101 1/1 switch out",
+		"2000 1/1 switch in",
+		"2150 1/1 switch chain 400000 main 401010 loop+0x10 7000 read",
+		"2151 1/1 switch out",
+		"3000 1/1 switch in",
+		"3100 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		"3200 1/1 switch chain 400000 main 401000 loop+0x0 402000 crunch",
+		"3201 1/1 switch preempt",
+		"3500 1/1 switch in",
+		"3600 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	mock_show_end_args(&d.m);
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "E 100 tid=1 crunch\n"
+		  "B 100 tid=1 read address=0x7000 symbol=read\n"
+		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 1000 tid=1 [off-CPU]\n"
+		  "E 1000 tid=1 read\n"
+		  "B 1000 tid=1 [on-CPU: unsampled] address=0x0 symbol=[on-CPU: unsampled]\n"
+		  "E 1150 tid=1 [on-CPU: unsampled]\n"
+		  "B 1150 tid=1 read address=0x7000 symbol=read\n"
+		  "B 1150 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 2000 tid=1 [off-CPU]\n"
+		  "E 2000 tid=1 read\n"
+		  "B 2000 tid=1 crunch address=0x402000 symbol=crunch\n"
+		  "B 2200 tid=1 [off-CPU: preempted] address=0x0 symbol=[off-CPU: preempted]\n"
+		  "E 2500 tid=1 [off-CPU: preempted]\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 loop address=0x401000 symbol=loop inferred_start_time=true\n"
+		  "B 0 tid=1 crunch address=0x402000 symbol=crunch inferred_start_time=true\n"
+		  "E 2725 tid=1 crunch inferred_end_time=true\n"
+		  "E 2725 tid=1 loop inferred_end_time=true\n"
+		  "E 2725 tid=1 main inferred_end_time=true\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
+	CHECK_U64_EQ(3, d.s.switches_out);
+	CHECK_U64_EQ(1, d.s.preempted);
+	CHECK_U64_EQ(2, d.s.offcpu_slices);
+	CHECK_U64_EQ(1, d.s.preempted_slices);
+	CHECK_U64_EQ(1, d.s.unsampled);
+	CHECK_U64_EQ(150, d.s.unsampled_ns);
+	drv_fini(&d);
+}
+
+/* docs/sampling.md "Idle gaps": without switch records, a gap of more than
+ * SNAP_DECODER_GAP_PERIODS clock periods is [off-CPU: inferred]; not for
+ * other events, not within the bound, not when the trace records switches. */
+static void idle_gaps(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		"1250 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		"101250 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		"102250 1/1 sample cpu-clock@250 400000 main 401000 loop+0x0 402000 crunch",
+		"1000 1/2 sample cycles@250 400000 main 401000 loop+0x0",
+		"9000 1/2 sample cycles@250 400000 main 401000 loop+0x0",
+		NULL,
+	};
+	static const char *const sw[] = {
+		"1000 1/1 sample cpu-clock@250 400000 main",
+		"1100 1/3 switch in", /* any switch record: the trace records them */
+		"9000 1/1 sample cpu-clock@250 400000 main",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "E 375 tid=1 crunch\n"
+		  "B 375 tid=1 [off-CPU: inferred] address=0x0 symbol=[off-CPU: inferred]\n"
+		  "E 100125 tid=1 [off-CPU: inferred]\n"
+		  "B 100125 tid=1 crunch address=0x402000 symbol=crunch\n"
+		  "T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 loop address=0x401000 symbol=loop inferred_start_time=true\n"
+		  "B 0 tid=1 crunch address=0x402000 symbol=crunch inferred_start_time=true\n"
+		  "E 101375 tid=1 crunch\n"
+		  "E 101375 tid=1 loop\n"
+		  "E 101375 tid=1 main\n"
+		  "B 0 tid=2 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=2 loop address=0x401000 symbol=loop inferred_start_time=true\n"
+		  "E 8000 tid=2 loop\n"
+		  "E 8000 tid=2 main\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		  "C 0 tid=2 snaptrace.sampling period_ns=8000 inferred_end_time=1\n");
+	CHECK_U64_EQ(1, d.s.gaps_inferred);
+	CHECK_U64_EQ(100125 - 375, d.s.gap_ns);
+	drv_fini(&d);
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, sw));
+	CHECK_U64_EQ(0, d.s.gaps_inferred);
+	drv_fini(&d);
+}
+
+/* docs/sampling.md "Threads born and exiting". */
+static void threads_born_and_exiting(void)
+{
+	static const char *const in[] = {
+		"0 1/1 task fork", /* synthesized (time 0): not a birth */
+		"1000 1/1 sample cpu-clock@250 400000 main",
+		"1100 1/2 task fork",
+		"1150 1/2 switch in",
+		"1400 1/2 sample cpu-clock@250 500000 worker",
+		"1650 1/2 sample cpu-clock@250 500000 worker",
+		"1700 1/2 task exit",
+		"1710 1/2 switch out", /* after its exit: nothing */
+		"2000 1/3 task fork",
+		"2100 1/3 sample cpu-clock@250 500000 worker",
+		"2200 1/3 task exit", /* at the last sample + half a period */
+		"2500 1/1 sample cpu-clock@250 400000 main",
+		/* preempted in a futex wake, back in, exits before any sample: the
+		 * time to the exit is [on-CPU: unsampled], not the wake's */
+		"3000 1/4 task fork",
+		"3100 1/4 sample cpu-clock@250 500000 worker 500100 lock_wake",
+		"3200 1/4 switch chain 500000 worker 500100 lock_wake",
+		"3201 1/4 switch preempt",
+		"3300 1/4 switch in",
+		"3500 1/4 task exit",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	mock_show_end_args(&d.m);
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__,
+		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		  "T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
+		  "B 150 tid=2 worker address=0x500000 symbol=worker\n"
+		  "E 700 tid=2 worker\n"
+		  "T pid=1 tid=3 proc=[pid=1] thread=[pid=1] [tid=3]\n"
+		  "B 1101 tid=3 worker address=0x500000 symbol=worker\n"
+		  "E 1200 tid=3 worker\n"
+		  "T pid=1 tid=4 proc=[pid=1] thread=[pid=1] [tid=4]\n"
+		  "B 2101 tid=4 worker address=0x500000 symbol=worker\n"
+		  "B 2101 tid=4 lock_wake address=0x500100 symbol=lock_wake\n"
+		  "B 2200 tid=4 [off-CPU: preempted] address=0x0 symbol=[off-CPU: preempted]\n"
+		  "E 2300 tid=4 [off-CPU: preempted]\n"
+		  "E 2300 tid=4 lock_wake\n"
+		  "E 2300 tid=4 worker\n"
+		  "B 2300 tid=4 [on-CPU: unsampled] address=0x0 symbol=[on-CPU: unsampled]\n"
+		  "E 2500 tid=4 [on-CPU: unsampled]\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "E 1625 tid=1 main inferred_end_time=true\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		  "C 400 tid=2 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		  "C 1101 tid=3 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		  "C 2101 tid=4 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
+	CHECK_U64_EQ(3, d.s.births);
+	CHECK_U64_EQ(3, d.s.exits);
 	drv_fini(&d);
 }
 
@@ -719,17 +892,18 @@ static void offcpu_across_snapshot(void)
 	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
 	check_out(&d, __func__,
 		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
-		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
-		  "B 0 tid=1 main address=0x400000 symbol=main\n"
-		  "B 0 tid=1 a address=0x401000 symbol=a\n"
-		  "E 100 tid=1 [off-CPU]\n"
+		  "B 100 tid=1 [off-CPU: preempted] address=0x0 symbol=[off-CPU: preempted]\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 a address=0x401000 symbol=a inferred_start_time=true\n"
+		  "E 100 tid=1 [off-CPU: preempted]\n"
 		  "E 100 tid=1 a\n"
 		  "E 100 tid=1 main\n"
-		  "B 4000 tid=1 main address=0x400000 symbol=main\n"
-		  "B 4000 tid=1 a address=0x401000 symbol=a\n"
+		  /* running before the new snapshot's data began */
+		  "B 4000 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 4000 tid=1 a address=0x401000 symbol=a inferred_start_time=true\n"
 		  "E 6000 tid=1 a\n"
 		  "E 6000 tid=1 main\n"
-		  "C 0 tid=1 snaptrace.sampling period_ns=1\n");
+		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
 	drv_fini(&d);
 }
 
@@ -1037,6 +1211,9 @@ int main(void)
 	RUN(alloc_failures);
 	RUN(offcpu_switches);
 	RUN(offcpu_across_snapshot);
+	RUN(wakeup_model);
+	RUN(idle_gaps);
+	RUN(threads_born_and_exiting);
 	RUN(switches_ignored_with_branches);
 	RUN(comm_changes);
 	RUN(named_thread_before_main);

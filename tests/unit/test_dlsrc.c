@@ -123,13 +123,15 @@ static void script_argv(void)
 	snap_perfsrc_argv(&o, argv);
 	join(argv, s, sizeof(s));
 	CHECK_STR_EQ("perf script -i d --kallsyms k --ns -F "
-		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events",
+		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events "
+		     "--show-task-events",
 		     s);
 	o.stitch_lbr = 1; /* stitched LBR samples: both paths pass --stitch-lbr */
 	snap_perfsrc_argv(&o, argv);
 	join(argv, s, sizeof(s));
 	CHECK_STR_EQ("perf script -i d --stitch-lbr --kallsyms k --ns -F "
-		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events",
+		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events "
+		     "--show-task-events",
 		     s);
 	o.kind = SNAP_PERFDATA_AUX; /* never with PT data */
 	o.plugin = "p.so";
@@ -153,7 +155,8 @@ static void script_argv(void)
 	snap_perfsrc_argv(&o, argv);
 	join(argv, s, sizeof(s));
 	CHECK_STR_EQ("perf script -i d --no-inline --ns -F "
-		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events",
+		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events "
+		     "--show-task-events",
 		     s);
 	{
 		struct snap_perfcaps c = {.perf_major = 4, .perf_minor = 14};

@@ -139,11 +139,71 @@ static void samples(void)
 	snap_filter_fini(&f);
 }
 
+/* Samples: START/STOP anywhere in the stack; a call is the first sample of
+ * the thread whose stack holds it (filter.h). Pass 2 toggles at those. */
+static void sample_calls(void)
+{
+	/* per sample: syms outermost first (0 ends), thread, want hit (0 none, 1 START, 2 STOP) */
+	static const struct {
+		uint32_t sym[3];
+		int32_t tid;
+		int hit, open;
+	} s[] = {
+		{{9, 1, 8}, 1, 1, 0}, /* START (1) in the middle: a new call (then dropped:
+				       * another START follows) */
+		{{9, 1, 8}, 1, 0, 0}, /* the same call */
+		{{9, 1, 0}, 2, 1, 1}, /* another thread: its own call */
+		{{9, 2, 7}, 1, 2, 0}, /* STOP (2) */
+		{{9, 2, 1}, 1, 1, 1}, /* START called inside STOP: only START is new */
+		{{9, 2, 0}, 1, 0, 1}, /* START returned: no hit */
+		{{9, 0, 0}, 1, 0, 1}, {{9, 2, 0}, 1, 2, 0}, /* STOP again */
+	};
+	struct snap_filter f;
+	struct snap_event ev;
+	struct snap_loc fr[3];
+
+	snap_filter_init(&f, 1, 2);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+			uint32_t n = 0;
+
+			memset(fr, 0, sizeof(fr));
+			while (n < 3 && s[i].sym[n]) {
+				fr[n].sym = s[i].sym[n];
+				fr[n].ip = 0x1000 + n;
+				n++;
+			}
+			memset(&ev, 0, sizeof(ev));
+			ev.kind = SNAP_EV_SAMPLE;
+			ev.has_time = 1;
+			ev.time = 10 + i;
+			ev.pid = 1;
+			ev.tid = s[i].tid;
+			ev.frames = fr;
+			ev.nframes = n;
+			if (!pass) {
+				size_t before = f.nhits;
+
+				CHECK_INT_EQ(0, snap_filter_scan(&f, &ev));
+				CHECK_INT_EQ(s[i].hit != 0, f.nhits - before);
+				if (s[i].hit && f.nhits > before)
+					CHECK_INT_EQ(s[i].hit == 2, f.hits[before].stop);
+			} else {
+				CHECK_INT_EQ(s[i].open, snap_filter_step(&f, &ev));
+			}
+		}
+		if (!pass)
+			CHECK_INT_EQ(2, snap_filter_pair(&f));
+	}
+	snap_filter_fini(&f);
+}
+
 int main(void)
 {
 	RUN(parse_arg);
 	RUN(pairing);
 	RUN(step);
 	RUN(samples);
+	RUN(sample_calls);
 	return snap_test_done();
 }

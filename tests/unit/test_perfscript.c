@@ -74,6 +74,9 @@ static void desc_event(char *out, size_t cap, const struct snap_event *ev)
 	case SNAP_EV_SWITCH:
 		app(out, cap, "W");
 		break;
+	case SNAP_EV_TASK:
+		app(out, cap, ev->task_exit ? "X" : "F");
+		break;
 	default:
 		app(out, cap, "?%d", (int)ev->kind);
 		return;
@@ -506,7 +509,22 @@ static const struct text_case text_cases[] = {
 	 "busy 27991/27991  2688.804279715: PERF_RECORD_MMAP2 27991/27991: [0x56(0x1000) @ 0x1000 "
 	 "fe:00 1 2]: r-xp /path/to/work\n"
 	 "busy 27991/27991  2688.808674499: PERF_RECORD_FORK(27992:27992):(27991:27991)\n",
-	 "", 0},
+	 "F 27992/27992 t=2688808674499 comm=busy\n", 0},
+	/* perf script --show-task-events (docs/sampling.md "Threads born and exiting"): a
+	 * fork names the child, an exit the thread; only an exec's COMM is a birth */
+	{"task events",
+	 "perf-exec     0/0         0.000000000: PERF_RECORD_COMM: perf-exec:30401/30401\n"
+	 "wake 30401/30401   620.383718822: PERF_RECORD_COMM exec: wake:30401/30401\n"
+	 "wake 30401/30401   620.384447169: PERF_RECORD_FORK(30401:30402):(30401:30401)\n"
+	 "tpr  9178/9185    929.464128878: PERF_RECORD_EXIT(9178:9185):(9161:9161)\n"
+	 "a:b 5/6    9.000000001: PERF_RECORD_COMM exec: a:b:5/6\n"
+	 "x 1/1  1.000000000: PERF_RECORD_EXIT(1:\n"
+	 "x 1/1  1.000000000: PERF_RECORD_COMM exec: x\n",
+	 "F 30401/30401 t=620383718822 comm=wake\n"
+	 "F 30401/30402 t=620384447169 comm=wake\n"
+	 "X 9178/9185 t=929464128878 comm=tpr\n"
+	 "F 5/6 t=9000000001 comm=a:b\n",
+	 0},
 	/* golden inputs start with such a line (tests/golden/run.sh); the dlfilter path
 	 * hands perf's text to this same parser */
 	{"a '# purpose:' line before branches is skipped silently",

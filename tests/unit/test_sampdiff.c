@@ -312,6 +312,41 @@ static void random_chains_balanced(void)
 	drv_fini(&d);
 }
 
+/* snap_sampdiff_common: how many open frames a chain continues (the rule of
+ * sampdiff.h), without changing anything: same function and same call site. */
+static void common_prefix(void)
+{
+	static const char *const probes[][2] = {
+		{"2000 1/1 sample e 400000 main+0x0 401000 loop+0x0 402000 crunch+0x0", "3"},
+		{"2000 1/1 sample e 400000 main+0x0 401000 loop+0x0 402080 crunch+0x80", "3"},
+		{"2000 1/1 sample e 400000 main+0x0 401010 loop+0x10 7000 read+0x0", "2"},
+		{"2000 1/1 sample e 400000 main+0x0 401040 loop+0x40 402000 crunch+0x0", "2"},
+		{"2000 1/1 sample e 400800 other+0x0", "0"},
+		{"2000 1/1 sample e 400000 main+0x0", "1"},
+	};
+	struct drv d;
+	struct test_ev te;
+	char before[4096], after[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, 0));
+	CHECK_INT_EQ(0,
+		     drv_feed(&d,
+			      "1000 1/1 sample e 400000 main+0x0 401000 loop+0x0 402000 crunch+0x0",
+			      SNAP_SAMPDIFF_ALL));
+	mock_lines(&d.m, NULL, before, sizeof(before));
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		CHECK_INT_EQ(0, test_ev_parse(&d.st, probes[i][0], &te));
+		CHECK_U64_EQ((uint64_t)atoi(probes[i][1]),
+			     snap_sampdiff_common(&d.cs[0], &d.sdt[0], te.ev.frames, te.ev.nframes,
+						  SNAP_SAMPDIFF_ALL));
+	}
+	mock_lines(&d.m, NULL, after, sizeof(after));
+	CHECK_STR_EQ(before, after);
+	CHECK_U64_EQ(3, d.sdt[0].n);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	drv_fini(&d);
+}
+
 static void alloc_failures(void)
 {
 	static const char *const scen[] = {
@@ -348,6 +383,7 @@ int main(void)
 {
 	RUN(table);
 	RUN(random_chains_balanced);
+	RUN(common_prefix);
 	RUN(alloc_failures);
 	return snap_test_done();
 }
