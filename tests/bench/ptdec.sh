@@ -115,7 +115,7 @@ for f in tsc cyc; do
 	# -j N decode's wall time is its CPU time, or the CPU time of all threads over N.
 	main=$(reader "$OUT/r.fxt")
 	maingz=$(reader "$OUT/r.fxt.gz")
-	awk -v m="$main" -v g="$maingz" -v n="$NCPU" 'BEGIN { printf "bench ptdec:   %-36s %6.2f s CPU (.fxt), %.2f s CPU (.fxt.gz): the wall time on idle cores\n", "-j " n ", its reading thread", m, g }'
+	awk -v m="$main" -v g="$maingz" -v n="$NCPU" 'BEGIN { printf "bench ptdec:   %-36s %6.2f s CPU (.fxt), %.2f s CPU (.fxt.gz)\n", "-j " n ", its reading thread", m, g }'
 	best "ptdec alone, 1 thread" only1 "$SNAP_BUILD/tests/bench/bench_ptdec $data 1"
 	best "ptdec alone, $NCPU threads" onlyn "$SNAP_BUILD/tests/bench/bench_ptdec $data $NCPU"
 	same="dumps of -j 1, -j $NCPU, -decoder perf:"
