@@ -166,7 +166,7 @@ static int pgz_start(struct snap_pgz *z)
 	int nzs = want > 1 ? want : 1, err;
 
 	z->started = 1;
-	z->nblk = want > 1 ? 2 * (size_t)want : 1;
+	z->nblk = want > 1 ? (size_t)want + 2 : 1; /* filling, deflating, waiting */
 	z->blk = snap_calloc(z->nblk, sizeof(*z->blk));
 	z->zs = snap_calloc((size_t)nzs, sizeof(*z->zs));
 	z->thr = snap_calloc((size_t)nzs, sizeof(*z->thr));

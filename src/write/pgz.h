@@ -6,9 +6,10 @@
  * ended by Z_SYNC_FLUSH, the last one by Z_FINISH), and the blocks are written
  * in order after one gzip header, the trailer's CRC-32 joined with
  * crc32_combine: one standard gzip member, byte-identical for every jobs
- * count (docs/design.md, "Output"). With jobs 1 the caller's thread deflates;
- * with more, min(jobs, SNAP_PGZ_MAX_WORKERS) worker threads do, at most 2 blocks
- * a worker in flight (memory: about 2 x SNAP_PGZ_BLOCK a block).
+ * count (docs/design.md, "gzip in parallel"). With jobs 1 the caller's thread deflates;
+ * with more, min(jobs, SNAP_PGZ_MAX_WORKERS) worker threads do, with that many
+ * blocks plus 2 in flight (the one filling, one done and waiting for its turn;
+ * a block's buffers hold 2 x SNAP_PGZ_BLOCK, the output half mostly untouched).
  *
  * Compressed bytes leave only through the out callback, called on the
  * caller's thread, in order; its error (-ENOSPC, -EFBIG) becomes the sticky
@@ -20,7 +21,7 @@
 #include <stddef.h>
 
 #define SNAP_PGZ_BLOCK	     (256 * 1024)
-#define SNAP_PGZ_MAX_WORKERS 8
+#define SNAP_PGZ_MAX_WORKERS 4
 
 /* Receives len compressed bytes of p (borrowed); returns 0 or -errno. */
 typedef int (*snap_pgz_out_fn)(void *ctx, const unsigned char *p, size_t len);

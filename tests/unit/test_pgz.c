@@ -98,7 +98,7 @@ static void test_roundtrip_same_for_every_jobs(void)
 				       SNAP_PGZ_BLOCK,
 				       SNAP_PGZ_BLOCK + 1,
 				       7 * SNAP_PGZ_BLOCK / 2,
-				       20 * SNAP_PGZ_BLOCK + 12345};
+				       5 * SNAP_PGZ_BLOCK + 12345};
 	static const int jobs[] = {1, 2, 8, 64};
 
 	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
@@ -128,7 +128,7 @@ static void test_roundtrip_same_for_every_jobs(void)
  * a repeated megabyte compresses as well as in one zlib stream, near enough. */
 static void test_dictionary_keeps_ratio(void)
 {
-	size_t n = 16 * SNAP_PGZ_BLOCK;
+	size_t n = 4 * SNAP_PGZ_BLOCK;
 	unsigned char *p = pattern(n);
 	struct out o = {0};
 	uLongf zlen = compressBound(n);
@@ -195,7 +195,7 @@ static void test_settings(void)
 /* Every allocation failing in turn: -ENOMEM or a good member, never a crash. */
 static void test_alloc_failures(void)
 {
-	size_t n = 5 * SNAP_PGZ_BLOCK / 2;
+	size_t n = 3 * SNAP_PGZ_BLOCK / 2;
 	unsigned char *p = pattern(n);
 	int ok = 0;
 
