@@ -755,6 +755,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* Level 1: 3-9x faster than 6 on FXT, files 2-57 % bigger (make bench,
 	 * docs/design.md); decode speed is what users wait for. */
 	snap_sink_set_gz_level(&sink, 1);
+	snap_sink_set_gz_jobs(&sink, o->jobs); /* -j (0: cores); the same file for every -j */
 	err = tap && o->tap->no_output ? 0 : snap_fxt_init(&fx, &sink, &st);
 	tl = &fx.base;
 	if (tap && o->tap->no_output)

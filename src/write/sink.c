@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
+#include "write/pgz.h"
 
 #define SINK_GZ_LEVEL 6
 
@@ -68,28 +68,10 @@ static int sink_write_fd(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
-/* Runs deflate over (p, len) with flush mode, writing its output to the file. */
-static int sink_deflate(struct snap_sink *s, const unsigned char *p, size_t len, int flush)
+/* The compressor's output (write/pgz.h, on this thread, in order) to the file. */
+static int sink_gz_out(void *ctx, const unsigned char *p, size_t len)
 {
-	z_stream *zs = s->zs;
-	int zr;
-
-	zs->next_in = (unsigned char *)p;
-	zs->avail_in = (uInt)len;
-	do {
-		zs->next_out = s->zout;
-		zs->avail_out = SNAP_SINK_BUF;
-		zr = deflate(zs, flush);
-		if (zr == Z_STREAM_ERROR)
-			return -EIO;
-		if (zs->avail_out < SNAP_SINK_BUF) {
-			int err = sink_write_fd(s->fd, s->zout, SNAP_SINK_BUF - zs->avail_out);
-
-			if (err < 0)
-				return err;
-		}
-	} while (zs->avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
-	return 0;
+	return sink_write_fd(((struct snap_sink *)ctx)->fd, p, len);
 }
 
 /* Sends (p, len) to the final destination (memory array, file or deflate). */
@@ -109,7 +91,7 @@ static int sink_emit(struct snap_sink *s, const unsigned char *p, size_t len)
 		return 0;
 	case SNAP_SINK_FILE:
 		if (s->gz)
-			return sink_deflate(s, p, len, Z_NO_FLUSH);
+			return snap_pgz_write(s->pgz, p, len);
 		return sink_write_fd(s->fd, p, len);
 	default:
 		return -EBADF;
@@ -411,31 +393,26 @@ static int sink_open_in_place(const char *path, const struct stat *st)
 
 static int sink_gz_init(struct snap_sink *s)
 {
-	z_stream *zs = snap_calloc(1, sizeof(*zs));
-
-	if (!zs)
+	/* one gzip member, deflated in blocks (one thread until set_gz_jobs) */
+	s->pgz = snap_pgz_new(SINK_GZ_LEVEL, 1, sink_gz_out, s);
+	if (!s->pgz)
 		return -ENOMEM;
-	s->zs = zs;
-	s->zout = snap_malloc(SNAP_SINK_BUF);
-	if (!s->zout)
-		return -ENOMEM;
-	/* windowBits 15 + 16: a gzip header and trailer around the deflate stream */
-	if (deflateInit2(zs, SINK_GZ_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		snap_free(zs);
-		s->zs = NULL;
-		return -ENOMEM;
-	}
 	s->gz = 1;
 	return 0;
 }
 
 int snap_sink_set_gz_level(struct snap_sink *s, int level)
 {
-	if (!s->gz || level < 0 || level > 9 || s->total)
+	if (!s->gz || s->total)
 		return -EINVAL;
-	if (deflateParams(s->zs, level, Z_DEFAULT_STRATEGY) != Z_OK)
+	return snap_pgz_set_level(s->pgz, level);
+}
+
+int snap_sink_set_gz_jobs(struct snap_sink *s, int jobs)
+{
+	if (!s->gz || s->total)
 		return -EINVAL;
-	return 0;
+	return snap_pgz_set_jobs(s->pgz, jobs);
 }
 
 /* Opens the regular (or missing) output s->path names: its directory once
@@ -535,11 +512,7 @@ static void sink_release(struct snap_sink *s, int unlink_tmp)
 		unlinkat(s->dirfd, s->tmp, 0);
 	if (s->kind == SNAP_SINK_FILE && s->dirfd >= 0)
 		close(s->dirfd);
-	if (s->zs) {
-		deflateEnd(s->zs);
-		snap_free(s->zs);
-	}
-	snap_free(s->zout);
+	snap_pgz_free(s->pgz);
 	snap_free(s->buf);
 	snap_free(s->mem);
 	snap_free(s->path);
@@ -561,7 +534,7 @@ int snap_sink_close_fd(struct snap_sink *s, int *keep)
 		return s->err ? s->err : -EBADF;
 	err = snap_sink_flush(s);
 	if (!err && s->gz)
-		err = sink_deflate(s, NULL, 0, Z_FINISH);
+		err = snap_pgz_finish(s->pgz);
 	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
 	if (!err && s->unnamed)

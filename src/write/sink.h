@@ -10,7 +10,8 @@
  *    target), so a killed snaptrace leaves nothing behind; where the
  *    filesystem has no O_TMPFILE, to a temporary file ".NAME.XXXXXX" next to
  *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (zlib
- *    deflate, level 6, one gzip stream) if the target name ends in ".gz".
+ *    deflate, level 6, one gzip member, deflated in blocks by write/pgz on
+ *    snap_sink_set_gz_jobs threads) if the target name ends in ".gz".
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
  *    never truncated or half-written. The target's directory is opened once
@@ -41,6 +42,8 @@ enum snap_sink_kind {
 	SNAP_SINK_FILE,
 };
 
+struct snap_pgz;
+
 struct snap_sink {
 	int err; /* sticky: the first error (negative), 0 if none */
 	enum snap_sink_kind kind;
@@ -51,17 +54,16 @@ struct snap_sink {
 	unsigned char *mem;
 	size_t mem_len, mem_cap;
 	/* file sink */
-	int fd;		     /* temporary file, -1 if none */
-	int dirfd;	     /* the target's directory, -1 if none */
-	char *path;	     /* target path, links followed (owned) */
-	const char *name;    /* its last name (in path), relative to dirfd */
-	char *tmp;	     /* temporary name in dirfd (owned) */
-	int in_place;	     /* 1: fd is the target itself (not a regular file) */
-	int unnamed;	     /* 1: fd is an O_TMPFILE file, linked in by close */
-	int named_tmp;	     /* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
-	int gz;		     /* 1: deflate into a gzip stream */
-	void *zs;	     /* z_stream (owned) when gz */
-	unsigned char *zout; /* deflate output buffer (owned) when gz */
+	int fd;		      /* temporary file, -1 if none */
+	int dirfd;	      /* the target's directory, -1 if none */
+	char *path;	      /* target path, links followed (owned) */
+	const char *name;     /* its last name (in path), relative to dirfd */
+	char *tmp;	      /* temporary name in dirfd (owned) */
+	int in_place;	      /* 1: fd is the target itself (not a regular file) */
+	int unnamed;	      /* 1: fd is an O_TMPFILE file, linked in by close */
+	int named_tmp;	      /* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
+	int gz;		      /* 1: deflate into a gzip stream */
+	struct snap_pgz *pgz; /* the compressor (owned) when gz (write/pgz.h) */
 };
 
 /* Makes s an empty memory sink. Returns 0 or -ENOMEM (then s is a closed
@@ -80,6 +82,12 @@ int snap_sink_open(struct snap_sink *s, const char *path);
  * files 2-57 % bigger (make bench, docs/design.md). Returns 0, or -EINVAL for a bad level, a sink
  * that does not compress, or after the first write. */
 int snap_sink_set_gz_level(struct snap_sink *s, int level);
+
+/* Gzip file sink: deflates on jobs threads (write/pgz.h; 1, the default, is
+ * the caller's), set before anything is written. The file is the same for
+ * every count. Returns 0, or -EINVAL for a sink that does not compress, or
+ * after the first write. */
+int snap_sink_set_gz_jobs(struct snap_sink *s, int jobs);
 
 /* Slow path of snap_sink_write (buffer full); internal. */
 void snap_sink_write_slow(struct snap_sink *s, const void *p, size_t len);

@@ -178,6 +178,90 @@ static void test_file_gz(void)
 	free(back);
 }
 
+/* A file's bytes after writing path through a gzip sink on jobs threads,
+ * with the level 1 decode uses; its length in *len (owned). */
+static unsigned char *gz_file_with_jobs(const char *path, int jobs, const unsigned char *p,
+					size_t n, long *len)
+{
+	struct snap_sink s;
+	unsigned char *f = malloc(2 * n + 1024);
+	int fd;
+
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, snap_sink_set_gz_level(&s, 1));
+	CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, jobs));
+	for (size_t i = 0; i < n; i += 30011)
+		snap_sink_write(&s, p + i, n - i < 30011 ? n - i : 30011);
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_jobs(&s, 2)); /* too late */
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	fd = open(path, O_RDONLY);
+	*len = fd >= 0 ? read(fd, f, 2 * n + 1024) : -1;
+	close(fd);
+	return f;
+}
+
+/* Deflated on 1, 2 or 8 threads, the file is the same, and gunzips to the input. */
+static void test_gz_same_for_every_jobs(void)
+{
+	char path[128];
+	size_t n = 3000000;
+	unsigned char *p = pattern(n), *back = malloc(n + 10), *ref, *f;
+	long rlen, len;
+	struct snap_sink s;
+
+	path_of(path, sizeof(path), "jobs.fxt.gz");
+	ref = gz_file_with_jobs(path, 1, p, n, &rlen);
+	CHECK_INT_EQ(n, slurp(path, back, n + 10));
+	CHECK(!memcmp(p, back, n));
+	for (int jobs = 2; jobs <= 8; jobs *= 4) {
+		f = gz_file_with_jobs(path, jobs, p, n, &len);
+		CHECK_INT_EQ(rlen, len);
+		CHECK(len == rlen && !memcmp(f, ref, (size_t)len));
+		free(f);
+	}
+	/* not a gzip sink */
+	CHECK_INT_EQ(0, snap_sink_init_mem(&s));
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_jobs(&s, 2));
+	snap_sink_fini(&s);
+	unlink(path);
+	free(ref);
+	free(back);
+	free(p);
+}
+
+/* A full file system or the file size limit while worker threads deflate:
+ * the error is the sink's, and the old output stays. */
+static void test_gz_write_error_with_jobs(void)
+{
+	struct snap_sink s;
+	struct rlimit old, lim;
+	char path[128];
+	unsigned char back[64];
+	size_t n = 4 << 20;
+	unsigned char *p = pattern(n);
+	void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+
+	path_of(path, sizeof(path), "big.fxt.gz");
+	write_file(path, "OLD CONTENT");
+	CHECK_INT_EQ(0, getrlimit(RLIMIT_FSIZE, &old));
+	lim = old;
+	lim.rlim_cur = 100000;
+	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &lim));
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, 2));
+	snap_sink_write(&s, p, n);
+	snap_sink_write(&s, p, 10);
+	CHECK_INT_EQ(-EFBIG, snap_sink_close(&s));
+	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &old));
+	signal(SIGXFSZ, oldsig);
+	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
+	CHECK(!memcmp(back, "OLD CONTENT", 11));
+	CHECK_INT_EQ(1, dir_entries());
+	snap_sink_fini(&s);
+	unlink(path);
+	free(p);
+}
+
 static void test_b8_16_gz_level(void)
 {
 	struct snap_sink s;
@@ -601,6 +685,8 @@ int main(void)
 	RUN(test_file_plain);
 	RUN(test_file_gz);
 	RUN(test_b8_16_gz_level);
+	RUN(test_gz_same_for_every_jobs);
+	RUN(test_gz_write_error_with_jobs);
 	RUN(test_b6_1_existing_output_kept);
 	RUN(test_write_error);
 	RUN(test_b6_1_unnamed_while_writing);
