@@ -249,6 +249,9 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 	char what[64], threads[512], ring[32], lost[320] = "", less[192];
 	int wrapped;
 
+	/* the run is timed by our clock, the span by perf's: a run lasted at least its data */
+	if (run_ns && span > run_ns)
+		run_ns = span;
 	if (f->rec.sampling)
 		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->samples,
 			 r->samples == 1 ? "" : "s");
