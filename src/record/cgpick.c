@@ -38,6 +38,7 @@
 #include "record/perfrun.h"
 #include "record/trigger.h"
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -50,9 +51,9 @@
 #define DWREG_RBP 6
 #define DWREG_RSP 7
 
-#define rd16 snap_elf_rd16
-#define rd32 snap_elf_rd32
-#define rd64 snap_elf_rd64
+#define rd16 snap_get16
+#define rd32 snap_get32
+#define rd64 snap_get64
 
 static int fits(size_t len, uint64_t off, uint64_t size)
 {
@@ -124,7 +125,7 @@ static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap
 	elf = elf_memory((char *)(uintptr_t)buf, len);
 	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
 	while (cfi && out->funcs + out->frameless < MAX_FUNCS &&
-	       snap_elf_sym_next(e, &cur, &sym) == 1) {
+	       snap_elfsym_next(e, &cur, &sym) == 1) {
 		int r;
 
 		if (e->symtab >= 0 && (cur >> 63))
@@ -157,7 +158,7 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	uint64_t cur = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (snap_elf_open(&e, buf, len) < 0 || rd16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
+	if (snap_elf_open(&e, buf, len, 0) < 0 || rd16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
 		return -SNAP_EFORMAT;
 	for (unsigned i = 0; i < e.shnum; i++) {
 		const uint8_t *s = snap_elf_shdr(&e, i);
@@ -174,14 +175,14 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		return 0;
 	}
 	out->funcs = out->fp = out->frameless = 0;
-	while (out->funcs < MAX_FUNCS && snap_elf_sym_next(&e, &cur, &sym) == 1) {
+	while (out->funcs < MAX_FUNCS && snap_elfsym_next(&e, &cur, &sym) == 1) {
 		uint64_t off;
 
 		/* .symtab when there is one (.dynsym repeats part of it) */
 		if (e.symtab >= 0 && (cur >> 63))
 			break;
 		if ((sym.type != STT_FUNC) || sym.size < MIN_FUNC_SIZE || !sym.value ||
-		    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0 || off >= len)
+		    snap_loadseg_vaddr2off(e.load, e.nload, sym.value, &off) < 0 || off >= len)
 			continue;
 		out->funcs++;
 		if (has_fp_prologue(e.buf + off, len - off))
@@ -190,13 +191,13 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	return 0;
 }
 
-int snap_elf_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str)
+int snap_cgpick_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str)
 {
 	struct snap_elf e;
 	const uint8_t *dyn = NULL, *strs;
 	uint64_t off, size, soff, ssize;
 
-	if (snap_elf_open(&e, buf, len) < 0)
+	if (snap_elf_open(&e, buf, len, 0) < 0)
 		return 0;
 	for (unsigned i = 0; i < e.shnum && !dyn; i++)
 		if (rd32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
@@ -425,7 +426,7 @@ static void add_needed(struct pick *pk, const char *exe)
 		*strrchr(origin, '/') = '\0';
 	else
 		snprintf(origin, sizeof(origin), ".");
-	while (nn < MAX_FILES && snap_elf_dyn_next(buf, len, &cur, &tag, &str) == 1) {
+	while (nn < MAX_FILES && snap_cgpick_dyn_next(buf, len, &cur, &tag, &str) == 1) {
 		if (tag == 1)
 			names[nn++] = str;
 		else
