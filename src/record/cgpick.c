@@ -51,15 +51,6 @@
 #define DWREG_RBP 6
 #define DWREG_RSP 7
 
-#define rd16 snap_get16
-#define rd32 snap_get32
-#define rd64 snap_get64
-
-static int fits(size_t len, uint64_t off, uint64_t size)
-{
-	return off <= len && size <= len - off;
-}
-
 static int has_fp_prologue(const uint8_t *p, uint64_t avail)
 {
 	if (avail >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
@@ -158,14 +149,16 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	uint64_t cur = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (snap_elf_open(&e, buf, len, 0) < 0 || rd16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
+	if (snap_elf_open(&e, buf, len, 0) < 0 ||
+	    snap_get16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
 		return -SNAP_EFORMAT;
 	for (unsigned i = 0; i < e.shnum; i++) {
 		const uint8_t *s = snap_elf_shdr(&e, i);
 		const char *name = snap_elf_sec_name(&e, i);
 
-		if (!strcmp(name, ".eh_frame") && rd32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS &&
-		    rd64(s + SNAP_SHDR(sh_size)) > 4)
+		if (!strcmp(name, ".eh_frame") &&
+		    snap_get32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS &&
+		    snap_get64(s + SNAP_SHDR(sh_size)) > 4)
 			out->eh_frame = 1;
 		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
 			out->go = 1;
@@ -194,34 +187,33 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 int snap_cgpick_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str)
 {
 	struct snap_elf e;
-	const uint8_t *dyn = NULL, *strs;
-	uint64_t off, size, soff, ssize;
+	const uint8_t *dyn = NULL;
+	const char *strs = NULL;
+	uint64_t size, ssize;
+	int di = -1;
 
 	if (snap_elf_open(&e, buf, len, 0) < 0)
 		return 0;
-	for (unsigned i = 0; i < e.shnum && !dyn; i++)
-		if (rd32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
-			dyn = snap_elf_shdr(&e, i);
-	if (!dyn || !(strs = snap_elf_shdr(&e, rd32(dyn + SNAP_SHDR(sh_link)))))
-		return 0;
-	off = rd64(dyn + SNAP_SHDR(sh_offset));
-	size = rd64(dyn + SNAP_SHDR(sh_size));
-	soff = rd64(strs + SNAP_SHDR(sh_offset));
-	ssize = rd64(strs + SNAP_SHDR(sh_size));
-	if (!fits(len, off, size) || !fits(len, soff, ssize))
+	for (unsigned i = 0; i < e.shnum && di < 0; i++)
+		if (snap_get32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
+			di = (int)i;
+	if (di >= 0 && (dyn = snap_elf_sec_bytes(&e, (unsigned)di, &size)) != NULL)
+		strs = (const char *)snap_elf_sec_bytes(
+			&e, snap_get32(snap_elf_shdr(&e, (unsigned)di) + SNAP_SHDR(sh_link)),
+			&ssize);
+	if (!strs)
 		return 0;
 	for (; *cursor < size / sizeof(Elf64_Dyn); (*cursor)++) {
-		const uint8_t *d = e.buf + off + *cursor * sizeof(Elf64_Dyn);
-		uint64_t t = rd64(d + SNAP_DYN(d_tag)), v = rd64(d + SNAP_DYN(d_un));
+		const uint8_t *d = dyn + *cursor * sizeof(Elf64_Dyn);
+		uint64_t t = snap_get64(d + SNAP_DYN(d_tag)), v = snap_get64(d + SNAP_DYN(d_un));
 
 		if (t == 0)
 			break;
-		if ((t != DT_NEEDED && t != DT_RPATH && t != DT_RUNPATH) || v >= ssize ||
-		    !memchr(e.buf + soff + v, '\0', ssize - v))
+		if ((t != DT_NEEDED && t != DT_RPATH && t != DT_RUNPATH) ||
+		    !(*str = snap_elf_str(strs, ssize, v)))
 			continue;
 		(*cursor)++;
 		*tag = (int)t;
-		*str = (const char *)e.buf + soff + v;
 		return 1;
 	}
 	return 0;
