@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one bounded reader of ELF64 little-endian files (docs/design.md, "ELF
- * files"): the ELF header, the program headers (PT_LOAD segments for
+ * The one bounded reader of ELF64 little-endian files (docs/design.md, file
+ * map): the ELF header, the program headers (PT_LOAD segments for
  * util/loadseg.h, the one file offset <-> address converter), the section
  * headers, a section by name or type, symbol tables, string tables and notes.
  * It works on bytes in memory (buf, len) that come from outside, and checks:
