@@ -26,12 +26,12 @@ int snap_exeinfo_load(struct snap_exeinfo *x, const char *path)
 		x->buf = NULL;
 		return err;
 	}
-	if (snap_elf_open(&x->elf, x->buf, x->len) < 0)
+	if (snap_elf_open(&x->elf, x->buf, x->len, 0) < 0)
 		return 0;
 	if (env_set("MAGIC_TRACE_NO_OCAML_EXCEPTION_DEBUG_INFO") ||
 	    env_set("SNAPTRACE_NO_OCAML_EXCEPTION_DEBUG_INFO"))
 		return 0;
-	err = snap_elf_ocaml_traps(&x->elf, &x->traps);
+	err = snap_ocaml_traps_read(&x->elf, &x->traps);
 	if (err < 0)
 		return err;
 	if (err > 0) {
@@ -50,7 +50,7 @@ int snap_exeinfo_load(struct snap_exeinfo *x, const char *path)
 
 void snap_exeinfo_fini(struct snap_exeinfo *x)
 {
-	snap_elf_traps_free(&x->traps);
+	snap_ocaml_traps_free(&x->traps);
 	snap_file_unmap(x->buf, x->len);
 	memset(x, 0, sizeof(*x));
 }

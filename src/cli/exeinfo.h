@@ -17,7 +17,7 @@ struct snap_exeinfo {
 	const void *buf; /* the mapped file */
 	size_t len;
 	struct snap_elf elf;
-	struct snap_elf_traps traps;
+	struct snap_ocaml_traps traps;
 	struct snap_ocaml_eh eh;
 	int have_eh; /* eh is filled (the file has OCaml exception notes) */
 };

@@ -57,9 +57,9 @@ static struct snap_srcfile *file_open(const char *path)
 		return NULL;
 	f->nsyms = 0;
 	if (snap_dwline_open(path, &f->dw) < 0 || snap_file_map(path, &f->buf, &f->len) < 0 ||
-	    snap_elf_open(&e, f->buf, f->len) < 0)
+	    snap_elf_open(&e, f->buf, f->len, 0) < 0)
 		goto fail;
-	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
+	while (snap_elfsym_next(&e, &cur, &sym) == 1) {
 		char *dem;
 
 		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0])
@@ -68,7 +68,7 @@ static struct snap_srcfile *file_open(const char *path)
 			goto fail;
 		f->syms[f->nsyms++] = (struct fsym){sym.name, NULL, sym.value};
 		/* the trace names C++ and Rust functions as perf shows them */
-		dem = snap_elf_demangle(sym.name, 0);
+		dem = snap_elfsym_demangle(sym.name, 0);
 		if (dem)
 			f->syms[f->nsyms++] = (struct fsym){dem, dem, sym.value};
 	}

@@ -60,7 +60,7 @@ static int cmp_func(const void *a, const void *b)
 
 static char *display(const char *raw, int params)
 {
-	char *dem = snap_elf_demangle(raw, params);
+	char *dem = snap_elfsym_demangle(raw, params);
 
 	return dem ? dem : strdup(raw);
 }
@@ -89,9 +89,9 @@ static int list_funcs(const void *buf, size_t len, char ***out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (snap_elf_open(&e, buf, len) < 0)
+	if (snap_elf_open(&e, buf, len, 0) < 0)
 		return -SNAP_EFORMAT;
-	while (snap_elf_sym_next(&e, &cur, &sym) == 1) {
+	while (snap_elfsym_next(&e, &cur, &sym) == 1) {
 		if (!snap_elfsym_is_func(&sym) || !sym.value || !sym.name[0] ||
 		    internal_func(sym.name))
 			continue;

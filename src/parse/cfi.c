@@ -340,6 +340,7 @@ static int file_setup(struct snap_cfi_file *f, Elf *elf)
 		f->seg[f->nseg].vaddr = ph.p_vaddr;
 		f->seg[f->nseg].filesz = ph.p_filesz;
 		f->seg[f->nseg].flags = ph.p_flags;
+		f->seg[f->nseg].memsz = ph.p_memsz;
 		f->nseg++;
 	}
 	if (!f->nseg)

@@ -11,110 +11,21 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/bytes.h"
+#include "util/elf.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/vec.h"
 
-#define EHDR	      64
-#define PHDR	      56
-#define SHDR	      64
-#define SYMSZ	      24
-#define RELASZ	      24
-#define SHT_SYMTAB    2
-#define SHT_RELA      4
-#define SHT_NOBITS    8
-#define SHT_DYNSYM    11
-#define PT_LOAD	      1
-#define PT_NOTE	      4
-#define STT_OBJECT    1
-#define STT_FUNC      2
-#define STT_NOTYPE    0
-#define STT_GNU_IFUNC 10
-#define STB_GLOBAL    1
-#define STB_WEAK      2
-#define SHN_UNDEF     0
-#define SHN_ABS	      0xfff1
-#define MAX_FILE      (1ull << 32)
-
-struct elf {
-	const uint8_t *b;
-	size_t len;
-	uint64_t shoff, phoff;
-	unsigned shnum, phnum, shstrndx;
-};
-
-static int inb(const struct elf *e, uint64_t off, uint64_t n)
-{
-	return off <= e->len && n <= e->len - off;
-}
-
-static int elf_open(struct elf *e, const uint8_t *b, size_t len)
-{
-	memset(e, 0, sizeof(*e));
-	if (len < EHDR || memcmp(b, "\177ELF", 4) || b[4] != 2 || b[5] != 1)
-		return -SNAP_EFORMAT;
-	e->b = b;
-	e->len = len;
-	e->phoff = snap_get64(b + 32);
-	e->shoff = snap_get64(b + 40);
-	e->phnum = snap_get16(b + 56);
-	e->shnum = snap_get16(b + 60);
-	e->shstrndx = snap_get16(b + 62);
-	if (e->phnum &&
-	    (snap_get16(b + 54) != PHDR || !inb(e, e->phoff, (uint64_t)e->phnum * PHDR)))
-		e->phnum = 0;
-	if (e->shnum &&
-	    (snap_get16(b + 58) != SHDR || !inb(e, e->shoff, (uint64_t)e->shnum * SHDR)))
-		e->shnum = 0;
-	return 0;
-}
-
-static const uint8_t *sh(const struct elf *e, unsigned i)
-{
-	return e->b + e->shoff + (uint64_t)i * SHDR;
-}
-
-/* Section name of section i, or "". */
-static const char *sh_name(const struct elf *e, unsigned i)
-{
-	const uint8_t *ss;
-	uint64_t off, size, n;
-
-	if (e->shstrndx >= e->shnum || i >= e->shnum)
-		return "";
-	ss = sh(e, e->shstrndx);
-	off = snap_get64(ss + 24);
-	size = snap_get64(ss + 32);
-	n = snap_get32(sh(e, i));
-	if (!inb(e, off, size) || n >= size || !memchr(e->b + off + n, 0, size - n))
-		return "";
-	return (const char *)e->b + off + n;
-}
-
-static int find_section(const struct elf *e, const char *name)
-{
-	for (unsigned i = 1; i < e->shnum; i++)
-		if (!strcmp(sh_name(e, i), name))
-			return (int)i;
-	return -1;
-}
-
-static int find_type(const struct elf *e, uint32_t type)
-{
-	for (unsigned i = 1; i < e->shnum; i++)
-		if (snap_get32(sh(e, i) + 4) == type)
-			return (int)i;
-	return -1;
-}
+#define SYMSZ	 sizeof(Elf64_Sym)
+#define RELASZ	 sizeof(Elf64_Rela)
+#define MAX_FILE (1ull << 32)
 
 static int add_name(struct snap_elfsyms *s, const char *n, size_t len, uint32_t *off)
 {
@@ -166,7 +77,7 @@ static char *demangle(const char *n, size_t len)
 static int add_sym(struct snap_elfsyms *s, size_t *cap, uint64_t start, uint64_t size, uint8_t bind,
 		   const char *n, size_t len)
 {
-	struct snap_elfsym_ent *x;
+	struct snap_elfsyms_ent *x;
 	char *dem = demangle(n, len);
 	int err = snap_vec_reserve(&s->syms, cap, s->nsyms + 1, sizeof(*s->syms));
 
@@ -191,139 +102,100 @@ static int add_sym(struct snap_elfsyms *s, size_t *cap, uint64_t start, uint64_t
 }
 
 /* Adds the symbols of symbol table section si whose strings are in its sh_link. */
-static int read_symtab(struct snap_elfsyms *s, size_t *cap, const struct elf *e, int si)
+static int read_symtab(struct snap_elfsyms *s, size_t *cap, const struct snap_elf *e, int si)
 {
-	const uint8_t *t = sh(e, (unsigned)si), *st;
-	uint64_t off = snap_get64(t + 24), size = snap_get64(t + 32), soff, ssize;
-	uint32_t link = snap_get32(t + 40);
+	struct snap_elf_symtab t;
 	int err;
 
-	if (!inb(e, off, size) || link >= e->shnum)
+	if (snap_elf_symtab(e, si, &t) < 0)
 		return 0;
-	st = sh(e, link);
-	soff = snap_get64(st + 24);
-	ssize = snap_get64(st + 32);
-	if (!inb(e, soff, ssize))
-		return 0;
-	for (uint64_t i = SYMSZ; i + SYMSZ <= size; i += SYMSZ) { /* entry 0 is null */
-		const uint8_t *p = e->b + off + i;
-		uint32_t name = snap_get32(p);
-		uint8_t info = p[4], type = info & 0xf, bind = info >> 4, vis = p[5] & 3;
-		uint16_t shndx = snap_get16(p + 6);
-		uint64_t value = snap_get64(p + 8), sz = snap_get64(p + 16);
+	for (uint64_t i = 1; i < t.count; i++) { /* entry 0 is null */
+		struct snap_elf_rawsym r;
 		const char *n;
-		size_t nlen;
 		int keep;
 
-		if (!name || name >= ssize || shndx == SHN_UNDEF)
+		snap_elf_sym_at(&t, i, &r);
+		if (!r.name || r.shndx == SHN_UNDEF ||
+		    !(n = snap_elf_str(t.str, t.strsize, r.name)) || !n[0])
 			continue;
-		n = (const char *)e->b + soff + name;
-		nlen = strnlen(n, ssize - name);
-		if (nlen == ssize - name || !nlen)
-			continue;
-		keep = (type == STT_FUNC || type == STT_GNU_IFUNC) && shndx != SHN_ABS;
-		if (!keep && type == STT_NOTYPE && shndx != SHN_ABS && vis != 2 && vis != 1 &&
-		    shndx < e->shnum && strstr(sh_name(e, shndx), "text"))
+		keep = (r.type == STT_FUNC || r.type == STT_GNU_IFUNC) && r.shndx != SHN_ABS;
+		if (!keep && r.type == STT_NOTYPE && r.shndx != SHN_ABS && r.vis != STV_HIDDEN &&
+		    r.vis != STV_INTERNAL && r.shndx < e->shnum &&
+		    strstr(snap_elf_sec_name(e, r.shndx), "text"))
 			keep = 1; /* a label in a text section */
 		if (!keep)
 			continue;
-		if ((err = add_sym(s, cap, value, sz, bind, n, nlen)) < 0)
+		if ((err = add_sym(s, cap, r.value, r.size, r.bind, n, strlen(n))) < 0)
 			return err;
 	}
 	return 0;
 }
 
 /* "NAME@plt" for each .rela.plt entry, on the .plt.sec or .plt entries in order. */
-static int read_plt(struct snap_elfsyms *s, size_t *cap, const struct elf *e)
+static int read_plt(struct snap_elfsyms *s, size_t *cap, const struct snap_elf *e)
 {
-	int rel = find_section(e, ".rela.plt"), plt = find_section(e, ".plt.sec");
-	uint64_t addr, hdr = 0, ent = 16, roff, rsize, soff, ssize, doff, dsize;
-	const uint8_t *ds, *ss;
+	int rel = snap_elf_sec_by_name(e, ".rela.plt"), plt = snap_elf_sec_by_name(e, ".plt.sec");
+	uint64_t addr, hdr = 0, ent = 16, rsize;
+	struct snap_elf_symtab t;
+	const uint8_t *r;
 	char buf[256];
 	int err;
 
 	if (plt < 0) {
-		plt = find_section(e, ".plt");
+		plt = snap_elf_sec_by_name(e, ".plt");
 		hdr = 16;
 	}
 	if (rel < 0 || plt < 0)
 		return 0;
-	addr = snap_get64(sh(e, (unsigned)plt) + 16) + hdr;
-	roff = snap_get64(sh(e, (unsigned)rel) + 24);
-	rsize = snap_get64(sh(e, (unsigned)rel) + 32);
-	if (snap_get32(sh(e, (unsigned)rel) + 40) >= e->shnum || !inb(e, roff, rsize))
-		return 0;
-	ds = sh(e, snap_get32(sh(e, (unsigned)rel) + 40));
-	doff = snap_get64(ds + 24);
-	dsize = snap_get64(ds + 32);
-	if (snap_get32(ds + 40) >= e->shnum || !inb(e, doff, dsize))
-		return 0;
-	ss = sh(e, snap_get32(ds + 40));
-	soff = snap_get64(ss + 24);
-	ssize = snap_get64(ss + 32);
-	if (!inb(e, soff, ssize))
+	addr = snap_get64(snap_elf_shdr(e, (unsigned)plt) + SNAP_SHDR(sh_addr)) + hdr;
+	r = snap_elf_sec_bytes(e, (unsigned)rel, &rsize);
+	if (!r || snap_elf_symtab(
+			  e, (int)snap_get32(snap_elf_shdr(e, (unsigned)rel) + SNAP_SHDR(sh_link)),
+			  &t) < 0)
 		return 0;
 	/* Measured against perf 6.1: in an executable with an .init section (whose
 	 * _init symbol precedes .plt) the first slot gets no symbol, so _init's
 	 * extended range covers it; shared libraries keep every slot. */
-	uint64_t first = find_section(e, ".init") >= 0 ? RELASZ : 0;
+	uint64_t first = snap_elf_sec_by_name(e, ".init") >= 0 ? RELASZ : 0;
 
 	if (first)
 		addr += ent;
 	for (uint64_t i = first; i + RELASZ <= rsize; i += RELASZ, addr += ent) {
-		const uint8_t *p = e->b + roff + i;
-		uint64_t info = snap_get64(p + 8), symi = info >> 32;
-		const char *n = "";
+		uint64_t symi = snap_get64(r + i + SNAP_RELA(r_info)) >> 32;
+		struct snap_elf_rawsym sym;
+		const char *n = NULL;
 		int len;
 
-		if (symi && (symi + 1) * SYMSZ <= dsize) {
-			uint32_t nm = snap_get32(e->b + doff + symi * SYMSZ);
-
-			if (nm < ssize && memchr(e->b + soff + nm, 0, ssize - nm))
-				n = (const char *)e->b + soff + nm;
+		if (symi && symi < t.count) {
+			snap_elf_sym_at(&t, symi, &sym);
+			n = snap_elf_str(t.str, t.strsize, sym.name);
 		}
 		/* perf 6.1 names an IRELATIVE slot (no symbol) just "@plt" */
-		len = snprintf(buf, sizeof(buf), "%.200s@plt", n);
+		len = snprintf(buf, sizeof(buf), "%.200s@plt", n ? n : "");
 		if ((err = add_sym(s, cap, addr, ent, STB_GLOBAL, buf, (size_t)len)) < 0)
 			return err;
 	}
 	return 0;
 }
 
-static void read_loads(struct snap_elfsyms *s, const struct elf *e)
+/* The executable and other PT_LOAD segments, and the GNU build id (the last
+ * one of the PT_NOTE segments). */
+static void read_loads(struct snap_elfsyms *s, const struct snap_elf *e)
 {
+	for (size_t i = 0; i < e->nload && s->nload < (int)(sizeof(s->load) / sizeof(s->load[0]));
+	     i++)
+		s->load[s->nload++] = e->load[i];
 	for (unsigned i = 0; i < e->phnum; i++) {
-		const uint8_t *p = e->b + e->phoff + (uint64_t)i * PHDR;
+		const uint8_t *p = snap_elf_phdr(e, i);
+		uint64_t off = snap_get64(p + SNAP_PHDR(p_offset)), q = 0,
+			 size = snap_get64(p + SNAP_PHDR(p_filesz));
+		struct snap_elf_note n;
 
-		if (snap_get32(p) == PT_LOAD &&
-		    s->nload < (int)(sizeof(s->load) / sizeof(s->load[0]))) {
-			s->load[s->nload].off = snap_get64(p + 8);
-			s->load[s->nload].vaddr = snap_get64(p + 16);
-			s->load[s->nload].filesz = snap_get64(p + 32);
-			s->nload++;
-		}
-		if (snap_get32(p) == PT_NOTE) {
-			uint64_t off = snap_get64(p + 8), size = snap_get64(p + 32), q = 0;
-
-			if (!inb(e, off, size))
-				continue;
-			while (q + 12 <= size) {
-				const uint8_t *n = e->b + off + q;
-				uint32_t nsz = snap_get32(n), dsz = snap_get32(n + 4),
-					 type = snap_get32(n + 8);
-				uint64_t an = ((uint64_t)nsz + 3) & ~3ull,
-					 ad = ((uint64_t)dsz + 3) & ~3ull;
-
-				if (12 + an + ad > size - q)
-					break;
-				if (type == 3 && nsz == 4 && !memcmp(n + 12, "GNU", 4) &&
-				    dsz <= 20 && dsz) {
-					memcpy(s->build_id, n + 12 + an, dsz);
-					s->build_id_len = dsz;
-				}
-				q += 12 + an + ad;
-			}
-		}
+		if (snap_get32(p + SNAP_PHDR(p_type)) != PT_NOTE ||
+		    !snap_elf_in_bounds(e, off, size, 1))
+			continue;
+		while (snap_elf_note_next(e->buf + off, size, 4, &q, &n))
+			snap_elf_note_build_id(&n, s->build_id, &s->build_id_len);
 	}
 }
 
@@ -337,8 +209,8 @@ static int prefix_us(const char *n)
 }
 
 /* 1 if a is the better of two symbols at the same start (perf's choose_best_symbol). */
-static int better(const struct snap_elfsyms *s, const struct snap_elfsym_ent *a,
-		  const struct snap_elfsym_ent *b)
+static int better(const struct snap_elfsyms *s, const struct snap_elfsyms_ent *a,
+		  const struct snap_elfsyms_ent *b)
 {
 	uint64_t la = a->end - a->start, lb = b->end - b->start;
 	const char *na = s->names + a->name, *nb = s->names + b->name;
@@ -369,7 +241,7 @@ static int better(const struct snap_elfsyms *s, const struct snap_elfsym_ent *a,
 
 static int cmp_start(const void *x, const void *y)
 {
-	const struct snap_elfsym_ent *a = x, *b = y;
+	const struct snap_elfsyms_ent *a = x, *b = y;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
@@ -413,7 +285,7 @@ static void finish_syms(struct snap_elfsyms *s)
 static int map_file(const char *path, const uint8_t **buf, size_t *len)
 {
 	const void *m = NULL;
-	int err = snap_file_map_range(path, EHDR, MAX_FILE, 1, &m, len);
+	int err = snap_file_map_range(path, sizeof(Elf64_Ehdr), MAX_FILE, 1, &m, len);
 
 	*buf = m;
 	return err == 1 ? -SNAP_EFORMAT : err;
@@ -426,7 +298,7 @@ static int load_debug(struct snap_elfsyms *s, size_t *cap, const char *dir)
 	int n, err = 0, si;
 	const uint8_t *b;
 	size_t len;
-	struct elf e;
+	struct snap_elf e;
 
 	if (!dir || s->build_id_len < 2)
 		return 0;
@@ -438,8 +310,8 @@ static int load_debug(struct snap_elfsyms *s, size_t *cap, const char *dir)
 	strcpy(path + n, ".debug");
 	if (map_file(path, &b, &len) < 0)
 		return 0;
-	if (elf_open(&e, b, len) == 0 && (si = find_type(&e, SHT_SYMTAB)) >= 0 &&
-	    snap_get32(sh(&e, (unsigned)si) + 4) != SHT_NOBITS) {
+	if (snap_elf_open(&e, b, len, SNAP_ELF_LAX) == 0 &&
+	    (si = snap_elf_sec_by_type(&e, SHT_SYMTAB)) >= 0) {
 		err = read_symtab(s, cap, &e, si);
 		if (err >= 0)
 			err = 1;
@@ -451,20 +323,20 @@ static int load_debug(struct snap_elfsyms *s, size_t *cap, const char *dir)
 int snap_elfsyms_load_mem(struct snap_elfsyms *s, const uint8_t *buf, size_t len,
 			  const char *debug_dir)
 {
-	struct elf e;
+	struct snap_elf e;
 	size_t cap = 0;
 	int err, si;
 
 	memset(s, 0, sizeof(*s));
-	if ((err = elf_open(&e, buf, len)) < 0)
+	if ((err = snap_elf_open(&e, buf, len, SNAP_ELF_LAX)) < 0)
 		return err;
 	s->ok = 1;
 	read_loads(s, &e);
 	err = load_debug(s, &cap, debug_dir);
 	if (err == 0) {
-		si = find_type(&e, SHT_SYMTAB);
+		si = snap_elf_sec_by_type(&e, SHT_SYMTAB);
 		if (si < 0)
-			si = find_type(&e, SHT_DYNSYM);
+			si = snap_elf_sec_by_type(&e, SHT_DYNSYM);
 		if (si >= 0)
 			err = read_symtab(s, &cap, &e, si);
 	}
@@ -607,142 +479,32 @@ int snap_elfsyms_lookup(const struct snap_elfsyms *s, const char *name, uint64_t
 	return -ENOENT;
 }
 
-int snap_elf_symbol_value(const char *path, const char *name, uint64_t *val)
+int snap_elfsyms_symbol_value(const char *path, const char *name, uint64_t *val)
 {
-	const uint8_t *b;
+	struct snap_elf_symtab t;
 	size_t len, nl = strlen(name);
-	struct elf e;
-	int si, err = -ENOENT;
+	const uint8_t *b;
+	struct snap_elf e;
+	int err = -ENOENT;
 
 	if (map_file(path, &b, &len) < 0)
 		return -ENOENT;
-	if (elf_open(&e, b, len) == 0 && (si = find_type(&e, SHT_SYMTAB)) >= 0) {
-		const uint8_t *t = sh(&e, (unsigned)si);
-		uint64_t off = snap_get64(t + 24), size = snap_get64(t + 32);
-		uint32_t link = snap_get32(t + 40);
+	if (snap_elf_open(&e, b, len, SNAP_ELF_LAX) == 0 &&
+	    snap_elf_symtab(&e, snap_elf_sec_by_type(&e, SHT_SYMTAB), &t) == 0) {
+		for (uint64_t i = 1; i < t.count; i++) {
+			struct snap_elf_rawsym r;
 
-		if (inb(&e, off, size) && link < e.shnum) {
-			uint64_t soff = snap_get64(sh(&e, link) + 24),
-				 ssize = snap_get64(sh(&e, link) + 32);
-
-			for (uint64_t i = SYMSZ; inb(&e, soff, ssize) && i + SYMSZ <= size;
-			     i += SYMSZ) {
-				uint32_t n = snap_get32(b + off + i);
-
-				if (n < ssize && ssize - n > nl &&
-				    !memcmp(b + soff + n, name, nl + 1)) {
-					*val = snap_get64(b + off + i + 8);
-					err = 0;
-					break;
-				}
+			snap_elf_sym_at(&t, i, &r);
+			if (r.name < t.strsize && t.strsize - r.name > nl &&
+			    !memcmp(t.str + r.name, name, nl + 1)) {
+				*val = r.value;
+				err = 0;
+				break;
 			}
 		}
 	}
 	snap_file_unmap(b, len);
 	return err;
-}
-
-/* ---- program headers ---- */
-
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -SNAP_EFORMAT;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-int snap_elf_segments(const char *path, struct snap_elfseg **segs, size_t *nsegs, int *etype,
-		      uint8_t build_id[20], size_t *build_id_len)
-{
-	uint8_t eh[EHDR], *ph = NULL;
-	uint64_t phoff;
-	unsigned phnum;
-	size_t cap = 0;
-	int fd, err;
-
-	*segs = NULL;
-	*nsegs = 0;
-	*build_id_len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	err = pread_all(fd, eh, sizeof(eh), 0);
-	if (err < 0 || memcmp(eh, "\177ELF", 4) || eh[4] != 2 || eh[5] != 1 ||
-	    snap_get16(eh + 54) != PHDR) {
-		close(fd);
-		return err < 0 ? err : -SNAP_EFORMAT;
-	}
-	*etype = snap_get16(eh + 16);
-	phoff = snap_get64(eh + 32);
-	phnum = snap_get16(eh + 56);
-	if (phnum > SNAP_ELF_MAX_SEGS)
-		phnum = SNAP_ELF_MAX_SEGS;
-	ph = snap_malloc((size_t)phnum * PHDR + 1);
-	if (!ph) {
-		close(fd);
-		return -ENOMEM;
-	}
-	err = pread_all(fd, ph, (size_t)phnum * PHDR, phoff);
-	for (unsigned i = 0; i < phnum && err >= 0; i++) {
-		const uint8_t *p = ph + (size_t)i * PHDR;
-		uint32_t type = snap_get32(p);
-
-		if (type == PT_LOAD) {
-			struct snap_elfseg *g;
-
-			if ((err = snap_vec_reserve(segs, &cap, *nsegs + 1, sizeof(**segs))) < 0)
-				break;
-			g = &(*segs)[(*nsegs)++];
-			g->flags = snap_get32(p + 4);
-			g->off = snap_get64(p + 8);
-			g->vaddr = snap_get64(p + 16);
-			g->filesz = snap_get64(p + 32);
-			g->memsz = snap_get64(p + 40);
-		} else if (type == PT_NOTE && !*build_id_len) {
-			uint64_t off = snap_get64(p + 8), size = snap_get64(p + 32), q = 0;
-			uint8_t nb[512];
-
-			if (size > sizeof(nb))
-				size = sizeof(nb);
-			if (pread_all(fd, nb, (size_t)size, off) < 0)
-				continue;
-			while (q + 12 <= size) {
-				const uint8_t *n = nb + q;
-				uint32_t nsz = snap_get32(n), dsz = snap_get32(n + 4);
-				uint64_t an = ((uint64_t)nsz + 3) & ~3ull,
-					 ad = ((uint64_t)dsz + 3) & ~3ull;
-
-				if (12 + an + ad > size - q)
-					break;
-				if (snap_get32(n + 8) == 3 && nsz == 4 &&
-				    !memcmp(n + 12, "GNU", 4) && dsz && dsz <= 20) {
-					memcpy(build_id, n + 12 + an, dsz);
-					*build_id_len = dsz;
-					break;
-				}
-				q += 12 + an + ad;
-			}
-		}
-	}
-	snap_free(ph);
-	close(fd);
-	if (err < 0) {
-		snap_free(*segs);
-		*segs = NULL;
-		*nsegs = 0;
-		if (err == -SNAP_EFORMAT)
-			return err;
-	}
-	return err < 0 ? err : 0;
 }
 
 int snap_elfsyms_load(struct snap_elfsyms *s, const char *path, const char *debug_dir)
@@ -766,7 +528,7 @@ void snap_elfsyms_fini(struct snap_elfsyms *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const struct snap_elfsym_ent *snap_elfsyms_find(const struct snap_elfsyms *s, uint64_t vaddr)
+const struct snap_elfsyms_ent *snap_elfsyms_find(const struct snap_elfsyms *s, uint64_t vaddr)
 {
 	size_t lo = 0, hi = s->nsyms;
 
@@ -785,10 +547,5 @@ const struct snap_elfsym_ent *snap_elfsyms_find(const struct snap_elfsyms *s, ui
 
 int snap_elfsyms_off2vaddr(const struct snap_elfsyms *s, uint64_t off, uint64_t *vaddr)
 {
-	for (int i = 0; i < s->nload; i++)
-		if (off >= s->load[i].off && off - s->load[i].off < s->load[i].filesz) {
-			*vaddr = s->load[i].vaddr + (off - s->load[i].off);
-			return 0;
-		}
-	return -ENOENT;
+	return snap_loadseg_off2vaddr(s->load, (size_t)s->nload, off, vaddr);
 }

@@ -5,8 +5,9 @@
  * or of the file itself, else its .dynsym; functions, objects and text labels;
  * duplicates resolved and zero sizes extended as perf does; PLT entries named
  * "NAME@plt" from .rela.plt. Addresses are the ELF's virtual addresses;
- * snap_elfsyms_off2vaddr converts a file offset (from an mmap) to one.
- * Pure apart from reading the files named.
+ * snap_elfsyms_off2vaddr converts a file offset (from an mmap) to one. The
+ * files are read by util/elf.h (the bounded reader). Pure apart from reading
+ * the files named.
  */
 #ifndef SNAP_PTDEC_ELFSYMS_H
 #define SNAP_PTDEC_ELFSYMS_H
@@ -14,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct snap_elfsym_ent {
+#include "util/loadseg.h"
+
+struct snap_elfsyms_ent {
 	uint64_t start, end;
 	uint32_t name; /* offset in the table's names */
 	uint8_t bind;
@@ -22,12 +25,10 @@ struct snap_elfsym_ent {
 };
 
 struct snap_elfsyms {
-	int ok; /* an ELF file was read */
-	struct {
-		uint64_t off, vaddr, filesz;
-	} load[16]; /* executable and other PT_LOAD segments */
+	int ok;			      /* an ELF file was read */
+	struct snap_loadseg load[16]; /* the first PT_LOAD segments */
 	int nload;
-	struct snap_elfsym_ent *syms; /* sorted by start, no overlaps at equal starts */
+	struct snap_elfsyms_ent *syms; /* sorted by start, no overlaps at equal starts */
 	size_t nsyms;
 	char *names;
 	size_t nameslen, namescap;
@@ -53,7 +54,7 @@ void snap_elfsyms_fini(struct snap_elfsyms *s);
 
 /* The NUL-terminated name of symbol e of s (borrowed from s until fini). */
 static inline const char *snap_elfsyms_name(const struct snap_elfsyms *s,
-					    const struct snap_elfsym_ent *e)
+					    const struct snap_elfsyms_ent *e)
 {
 	return s->names + e->name;
 }
@@ -79,29 +80,13 @@ int snap_elfsyms_lookup(const struct snap_elfsyms *s, const char *name, uint64_t
 
 /* The value of the first .symtab symbol called name in the ELF file path
  * (any type: "_text" of a vmlinux). Returns 0 or -ENOENT. */
-int snap_elf_symbol_value(const char *path, const char *name, uint64_t *val);
-
-/* One PT_LOAD program header. */
-struct snap_elfseg {
-	uint64_t off, vaddr, filesz, memsz;
-	uint32_t flags; /* PF_X 1, PF_W 2, PF_R 4 */
-};
-
-#define SNAP_ELF_MAX_SEGS 1024
-
-/*
- * The PT_LOAD segments (at most SNAP_ELF_MAX_SEGS), type (ET_*) and GNU build
- * id of an ELF64 little-endian file, read with pread (it works on /proc/kcore,
- * which cannot be mapped). *segs is allocated (snap_free). Returns 0,
- * -SNAP_EFORMAT, -errno or -ENOMEM.
- */
-int snap_elf_segments(const char *path, struct snap_elfseg **segs, size_t *nsegs, int *etype,
-		      uint8_t build_id[20], size_t *build_id_len);
+int snap_elfsyms_symbol_value(const char *path, const char *name, uint64_t *val);
 
 /* The symbol containing vaddr, or NULL. */
-const struct snap_elfsym_ent *snap_elfsyms_find(const struct snap_elfsyms *s, uint64_t vaddr);
+const struct snap_elfsyms_ent *snap_elfsyms_find(const struct snap_elfsyms *s, uint64_t vaddr);
 
-/* File offset to virtual address through the PT_LOAD segments. Returns 0 or -ENOENT. */
+/* File offset to virtual address through the PT_LOAD segments (util/loadseg.h).
+ * Returns 0 or -ENOENT. */
 int snap_elfsyms_off2vaddr(const struct snap_elfsyms *s, uint64_t off, uint64_t *vaddr);
 
 #endif

@@ -12,6 +12,7 @@
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
+#include "util/elf.h"
 #include "util/err.h"
 #include "util/vec.h"
 
@@ -302,13 +303,13 @@ static int add_kmap(struct snap_ptdec *d, uint64_t start, uint64_t len, size_t d
 static int add_segments(struct snap_ptdec *d, const char *path, uint64_t delta, int kmaps,
 			size_t di)
 {
-	struct snap_elfseg *g;
+	struct snap_loadseg *g;
 	size_t n;
 	int etype = 0, added = 0, err;
 	uint8_t bid[20];
 	size_t bidlen;
 
-	if ((err = snap_elf_segments(path, &g, &n, &etype, bid, &bidlen)) < 0)
+	if ((err = snap_elf_read_loads(path, &g, &n, &etype, bid, &bidlen)) < 0)
 		return err;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t sz = g[i].filesz < g[i].memsz ? g[i].filesz : g[i].memsz;
@@ -332,12 +333,12 @@ static int add_segments(struct snap_ptdec *d, const char *path, uint64_t delta, 
 /* The build id of an ELF file equals b (or b is NULL). */
 static int bid_matches(const char *path, const struct snap_pd_bid *b)
 {
-	struct snap_elfseg *g;
+	struct snap_loadseg *g;
 	size_t n, len;
 	int etype;
 	uint8_t id[20];
 
-	if (snap_elf_segments(path, &g, &n, &etype, id, &len) < 0)
+	if (snap_elf_read_loads(path, &g, &n, &etype, id, &len) < 0)
 		return 0;
 	snap_free(g);
 	return !b || (len == b->len && !memcmp(id, b->id, len));
@@ -578,7 +579,7 @@ static int kernel_setup(struct snap_ptdec *d)
 			/* KASLR: the map's pgoff is its reference symbol's run-time address */
 			snprintf(rn, sizeof(rn), "%.*s", (int)(kern->namelen - 17),
 				 kern->name + 17);
-			if (kern->pgoff && rn[0] && snap_elf_symbol_value(vml, rn, &ref) == 0)
+			if (kern->pgoff && rn[0] && snap_elfsyms_symbol_value(vml, rn, &ref) == 0)
 				d->dsos[di].reloc = kern->pgoff - ref;
 			if (!(d->dsos[di].symfile = snap_strndup(vml, strlen(vml))))
 				return -ENOMEM;
@@ -616,12 +617,12 @@ static int kernel_setup(struct snap_ptdec *d)
 			return err;
 		d->dsos[di].vaddr = 1;
 		{
-			struct snap_elfseg *g;
+			struct snap_loadseg *g;
 			size_t n, bl;
 			int et = 0, isid = -1;
 			uint8_t id[20];
 
-			err = path[0] == '/' ? snap_elf_segments(path, &g, &n, &et, id, &bl)
+			err = path[0] == '/' ? snap_elf_read_loads(path, &g, &n, &et, id, &bl)
 					     : -ENOENT;
 			if (err == 0)
 				snap_free(g);
@@ -870,7 +871,7 @@ int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc 
 	const struct mapping *m;
 	struct dso *x;
 	uint64_t va;
-	const struct snap_elfsym_ent *sym;
+	const struct snap_elfsyms_ent *sym;
 	int err;
 
 	memset(l, 0, sizeof(*l));

@@ -38,6 +38,7 @@
 #include "record/perfrun.h"
 #include "record/trigger.h"
 #include "util/alloc.h"
+#include "util/bytes.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -49,15 +50,6 @@
 /* DWARF register numbers of x86-64 */
 #define DWREG_RBP 6
 #define DWREG_RSP 7
-
-#define rd16 snap_elf_rd16
-#define rd32 snap_elf_rd32
-#define rd64 snap_elf_rd64
-
-static int fits(size_t len, uint64_t off, uint64_t size)
-{
-	return off <= len && size <= len - off;
-}
 
 static int has_fp_prologue(const uint8_t *p, uint64_t avail)
 {
@@ -124,7 +116,7 @@ static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap
 	elf = elf_memory((char *)(uintptr_t)buf, len);
 	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
 	while (cfi && out->funcs + out->frameless < MAX_FUNCS &&
-	       snap_elf_sym_next(e, &cur, &sym) == 1) {
+	       snap_elfsym_next(e, &cur, &sym) == 1) {
 		int r;
 
 		if (e->symtab >= 0 && (cur >> 63))
@@ -157,14 +149,16 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	uint64_t cur = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (snap_elf_open(&e, buf, len) < 0 || rd16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
+	if (snap_elf_open(&e, buf, len, 0) < 0 ||
+	    snap_get16(e.buf + SNAP_EHDR(e_machine)) != EM_X86_64)
 		return -SNAP_EFORMAT;
 	for (unsigned i = 0; i < e.shnum; i++) {
 		const uint8_t *s = snap_elf_shdr(&e, i);
 		const char *name = snap_elf_sec_name(&e, i);
 
-		if (!strcmp(name, ".eh_frame") && rd32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS &&
-		    rd64(s + SNAP_SHDR(sh_size)) > 4)
+		if (!strcmp(name, ".eh_frame") &&
+		    snap_get32(s + SNAP_SHDR(sh_type)) != SHT_NOBITS &&
+		    snap_get64(s + SNAP_SHDR(sh_size)) > 4)
 			out->eh_frame = 1;
 		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
 			out->go = 1;
@@ -174,14 +168,14 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		return 0;
 	}
 	out->funcs = out->fp = out->frameless = 0;
-	while (out->funcs < MAX_FUNCS && snap_elf_sym_next(&e, &cur, &sym) == 1) {
+	while (out->funcs < MAX_FUNCS && snap_elfsym_next(&e, &cur, &sym) == 1) {
 		uint64_t off;
 
 		/* .symtab when there is one (.dynsym repeats part of it) */
 		if (e.symtab >= 0 && (cur >> 63))
 			break;
 		if ((sym.type != STT_FUNC) || sym.size < MIN_FUNC_SIZE || !sym.value ||
-		    snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0 || off >= len)
+		    snap_loadseg_vaddr2off(e.load, e.nload, sym.value, &off) < 0 || off >= len)
 			continue;
 		out->funcs++;
 		if (has_fp_prologue(e.buf + off, len - off))
@@ -190,37 +184,36 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	return 0;
 }
 
-int snap_elf_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str)
+int snap_cgpick_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str)
 {
 	struct snap_elf e;
-	const uint8_t *dyn = NULL, *strs;
-	uint64_t off, size, soff, ssize;
+	const uint8_t *dyn = NULL;
+	const char *strs = NULL;
+	uint64_t size, ssize;
+	int di = -1;
 
-	if (snap_elf_open(&e, buf, len) < 0)
+	if (snap_elf_open(&e, buf, len, 0) < 0)
 		return 0;
-	for (unsigned i = 0; i < e.shnum && !dyn; i++)
-		if (rd32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
-			dyn = snap_elf_shdr(&e, i);
-	if (!dyn || !(strs = snap_elf_shdr(&e, rd32(dyn + SNAP_SHDR(sh_link)))))
-		return 0;
-	off = rd64(dyn + SNAP_SHDR(sh_offset));
-	size = rd64(dyn + SNAP_SHDR(sh_size));
-	soff = rd64(strs + SNAP_SHDR(sh_offset));
-	ssize = rd64(strs + SNAP_SHDR(sh_size));
-	if (!fits(len, off, size) || !fits(len, soff, ssize))
+	for (unsigned i = 0; i < e.shnum && di < 0; i++)
+		if (snap_get32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
+			di = (int)i;
+	if (di >= 0 && (dyn = snap_elf_sec_bytes(&e, (unsigned)di, &size)) != NULL)
+		strs = (const char *)snap_elf_sec_bytes(
+			&e, snap_get32(snap_elf_shdr(&e, (unsigned)di) + SNAP_SHDR(sh_link)),
+			&ssize);
+	if (!strs)
 		return 0;
 	for (; *cursor < size / sizeof(Elf64_Dyn); (*cursor)++) {
-		const uint8_t *d = e.buf + off + *cursor * sizeof(Elf64_Dyn);
-		uint64_t t = rd64(d + SNAP_DYN(d_tag)), v = rd64(d + SNAP_DYN(d_un));
+		const uint8_t *d = dyn + *cursor * sizeof(Elf64_Dyn);
+		uint64_t t = snap_get64(d + SNAP_DYN(d_tag)), v = snap_get64(d + SNAP_DYN(d_un));
 
 		if (t == 0)
 			break;
-		if ((t != DT_NEEDED && t != DT_RPATH && t != DT_RUNPATH) || v >= ssize ||
-		    !memchr(e.buf + soff + v, '\0', ssize - v))
+		if ((t != DT_NEEDED && t != DT_RPATH && t != DT_RUNPATH) ||
+		    !(*str = snap_elf_str(strs, ssize, v)))
 			continue;
 		(*cursor)++;
 		*tag = (int)t;
-		*str = (const char *)e.buf + soff + v;
 		return 1;
 	}
 	return 0;
@@ -425,7 +418,7 @@ static void add_needed(struct pick *pk, const char *exe)
 		*strrchr(origin, '/') = '\0';
 	else
 		snprintf(origin, sizeof(origin), ".");
-	while (nn < MAX_FILES && snap_elf_dyn_next(buf, len, &cur, &tag, &str) == 1) {
+	while (nn < MAX_FILES && snap_cgpick_dyn_next(buf, len, &cur, &tag, &str) == 1) {
 		if (tag == 1)
 			names[nn++] = str;
 		else

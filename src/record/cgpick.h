@@ -10,7 +10,7 @@
  * The C runtime (libc, libm, ld.so, libstdc++, libgcc_s...) is not judged:
  * Debian builds it without frame pointers, and its frames are mostly leaves.
  *
- * snap_fpscan_elf, snap_elf_dyn_next and snap_cgpick_decide are pure (bytes
+ * snap_fpscan_elf, snap_cgpick_dyn_next and snap_cgpick_decide are pure (bytes
  * in, facts out; every offset checked: the bytes come from outside);
  * snap_cgpick reads the files.
  */
@@ -43,7 +43,7 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out);
 /* Iterates the DT_NEEDED (tag 1), DT_RPATH (15) and DT_RUNPATH (29) entries
  * of the .dynamic section. *cursor starts at 0. Returns 1 with *tag and *str
  * (borrowed, NUL-terminated) set, 0 at the end or on malformed input. */
-int snap_elf_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str);
+int snap_cgpick_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag, const char **str);
 
 /* One examined file. */
 struct snap_cgfile {

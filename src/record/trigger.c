@@ -93,19 +93,19 @@ static int resolve_in_file(const char *path, const char *name, enum name_match h
 	err = snap_file_map(path, &buf, &len);
 	if (err < 0)
 		return err;
-	err = snap_elf_open(&e, buf, len);
+	err = snap_elf_open(&e, buf, len, 0);
 	if (err < 0)
 		goto out;
 	if (snap_elf_has_symbols(&e))
 		*had_symbols = 1;
-	r = how == MATCH_EXACT ? snap_elf_find_func(&e, name, &sym)
-			       : snap_elf_find_func_demangled(&e, name, how == MATCH_SUFFIX, &sym);
+	r = how == MATCH_EXACT ? snap_elfsym_find_func(&e, name, &sym)
+			       : snap_elfsym_find_demangled(&e, name, how == MATCH_SUFFIX, &sym);
 	err = r < 0 ? r : -ENOENT;
-	if (r <= 0 || snap_elf_vaddr_to_offset(&e, sym.value, &off) < 0)
+	if (r <= 0 || snap_loadseg_vaddr2off(e.load, e.nload, sym.value, &off) < 0)
 		goto out;
 	err = offset_to_addr(maps, path, off, addr);
 	if (err == 0 && disp && dlen) {
-		char *dem = snap_elf_demangle(sym.name, 0);
+		char *dem = snap_elfsym_demangle(sym.name, 0);
 
 		snprintf(disp, dlen, "%s", dem ? dem : sym.name);
 		free(dem);
@@ -126,11 +126,11 @@ static int resolve_vaddr(const char *path, uint64_t vaddr, FILE *maps, uint64_t 
 
 	if (err < 0)
 		return err;
-	err = snap_elf_open(&e, buf, len);
+	err = snap_elf_open(&e, buf, len, 0);
 	if (err < 0)
 		goto out;
 	err = -ENOENT;
-	if (snap_elf_vaddr_to_offset(&e, vaddr, &off) < 0)
+	if (snap_loadseg_vaddr2off(e.load, e.nload, vaddr, &off) < 0)
 		goto out;
 	err = offset_to_addr(maps, path, off, addr);
 out:

@@ -4,7 +4,8 @@
  * through its PT_LOAD program headers. perf calls a user-space address of a
  * call chain "mapped" (map__map_ip: ip - map start + map pgoff), which is the
  * file offset of the code for shared objects, PIE and non-PIE executables
- * alike; symbol tables and CFI use virtual addresses. Pure.
+ * alike; symbol tables and CFI use virtual addresses. The one converter
+ * between the two (util/elf.h reads the segments). Pure.
  */
 #ifndef SNAP_UTIL_LOADSEG_H
 #define SNAP_UTIL_LOADSEG_H
@@ -12,10 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One PT_LOAD segment: the file bytes [off, off + filesz) are mapped at vaddr. */
+/* One PT_LOAD segment: the file bytes [off, off + filesz) are mapped at
+ * vaddr, in memsz bytes of memory. */
 struct snap_loadseg {
 	uint64_t off, vaddr, filesz;
 	uint32_t flags; /* PF_X 1, PF_W 2, PF_R 4 */
+	uint64_t memsz;
 };
 
 /*

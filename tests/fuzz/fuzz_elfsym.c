@@ -24,37 +24,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (snap_fpscan_elf(data, size, &fs) == 0)
 		sum += fs.funcs + fs.fp + (uint64_t)fs.eh_frame;
-	while (snap_elf_dyn_next(data, size, &cur, &tag, &str) == 1 && guard++ < 100000)
+	while (snap_cgpick_dyn_next(data, size, &cur, &tag, &str) == 1 && guard++ < 100000)
 		sum += strlen(str) + (uint64_t)tag;
 	cur = 0;
 	guard = 0;
-	if (snap_elf_open(&e, data, size) < 0) {
+	if (snap_elf_open(&e, data, size, 0) < 0) {
 		elf_sum = sum;
 		return 0;
 	}
-	while (snap_elf_sym_next(&e, &cur, &sym) == 1 && guard++ < 100000) {
+	while (snap_elfsym_next(&e, &cur, &sym) == 1 && guard++ < 100000) {
 		sum += strlen(sym.name); /* the name is NUL-terminated inside data */
-		if (snap_elf_vaddr_to_offset(&e, sym.value, &off) == 0)
+		if (snap_loadseg_vaddr2off(e.load, e.nload, sym.value, &off) == 0)
 			sum += off;
 	}
-	if (snap_elf_find_func(&e, "main", &sym) == 1)
+	if (snap_elfsym_find_func(&e, "main", &sym) == 1)
 		sum += sym.value;
 	/* demangled lookups: every mangled name that contains the identifier is
 	 * demangled (libiberty on the file's bytes) */
-	if (snap_elf_find_func_demangled(&e, "ns::main", 1, &sym) == 1)
+	if (snap_elfsym_find_demangled(&e, "ns::main", 1, &sym) == 1)
 		sum += sym.value;
-	if (snap_elf_find_func_demangled(&e, "a::b(int)", 0, &sym) == 1)
+	if (snap_elfsym_find_demangled(&e, "a::b(int)", 0, &sym) == 1)
 		sum += sym.value;
 	(void)snap_elf_has_symbols(&e);
 	{
-		struct snap_elf_traps t;
+		struct snap_ocaml_traps t;
 
-		if (snap_elf_ocaml_traps(&e, &t) > 0) {
+		if (snap_ocaml_traps_read(&e, &t) > 0) {
 			for (size_t i = 1; i < t.npush; i++)
 				sum += t.push[i] > t.push[i - 1]; /* sorted, unique */
 			sum += t.nenter + t.npop;
 		}
-		snap_elf_traps_free(&t);
+		snap_ocaml_traps_free(&t);
 	}
 	elf_sum = sum;
 	return 0;

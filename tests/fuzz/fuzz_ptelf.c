@@ -14,7 +14,7 @@ static void lookups(struct snap_elfsyms *s)
 	uint64_t a;
 
 	for (size_t i = 0; i < s->nsyms; i++) {
-		const struct snap_elfsym_ent *e = snap_elfsyms_find(s, s->syms[i].start);
+		const struct snap_elfsyms_ent *e = snap_elfsyms_find(s, s->syms[i].start);
 
 		if (e)
 			(void)snap_elfsyms_name(s, e)[0];

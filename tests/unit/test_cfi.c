@@ -25,11 +25,11 @@ static void loadseg_conversions(void)
 {
 	/* lld's layout: the code's file offset differs from its address by a page */
 	const struct snap_loadseg s[] = {
-		{0x000, 0x0000, 0x6f4, 4}, /* R */
-		{0x700, 0x1700, 0x290, 5}, /* R E */
-		{0x990, 0x2990, 0x208, 6}, /* RW */
-		{0x700, 0x9700, 0x100, 4}, /* R, the same file bytes again */
-		{0xb98, 0x3b98, 0x040, 6}, /* RW */
+		{0x000, 0x0000, 0x6f4, 4, 0x6f4}, /* R */
+		{0x700, 0x1700, 0x290, 5, 0x290}, /* R E */
+		{0x990, 0x2990, 0x208, 6, 0x208}, /* RW */
+		{0x700, 0x9700, 0x100, 4, 0x100}, /* R, the same file bytes again */
+		{0xb98, 0x3b98, 0x040, 6, 0x040}, /* RW */
 	};
 	uint64_t v, o;
 
@@ -47,11 +47,11 @@ static void loadseg_conversions(void)
 	CHECK_U64_EQ(0x710, o);
 	CHECK_INT_EQ(-ENOENT, snap_loadseg_vaddr2off(s, 5, 0x1990, &o)); /* a gap */
 	/* non-PIE: offsets are far below the addresses */
-	const struct snap_loadseg e[] = {{0x640, 0x201640, 0x280, 5}};
+	const struct snap_loadseg e[] = {{0x640, 0x201640, 0x280, 5, 0x280}};
 	CHECK_INT_EQ(0, snap_loadseg_off2vaddr(e, 1, 0x84f, &v));
 	CHECK_U64_EQ(0x20184f, v);
 	/* no overflow past the top of the address space */
-	const struct snap_loadseg top[] = {{0x0, UINT64_MAX - 4, 0x100, 5}};
+	const struct snap_loadseg top[] = {{0x0, UINT64_MAX - 4, 0x100, 5, 0x100}};
 	CHECK_INT_EQ(-ENOENT, snap_loadseg_off2vaddr(top, 1, 0x10, &v));
 }
 

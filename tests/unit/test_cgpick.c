@@ -352,7 +352,7 @@ static void dynamic_entries(void)
 	int tag, n = 0;
 
 	build(&m, all_fp, 2, 0, needed, 2, "$ORIGIN/lib");
-	while (snap_elf_dyn_next(m.b, m.len, &cur, &tag, &str) == 1) {
+	while (snap_cgpick_dyn_next(m.b, m.len, &cur, &tag, &str) == 1) {
 		if (n == 0) {
 			CHECK_INT_EQ(1, tag);
 			CHECK_STR_EQ("libfoo.so.1", str);
@@ -367,7 +367,7 @@ static void dynamic_entries(void)
 	CHECK_INT_EQ(3, n);
 	cur = 0;
 	build(&m, all_fp, 2, 0, NULL, 0, NULL);
-	CHECK_INT_EQ(0, snap_elf_dyn_next(m.b, m.len, &cur, &tag, &str));
+	CHECK_INT_EQ(0, snap_cgpick_dyn_next(m.b, m.len, &cur, &tag, &str));
 }
 
 /* Every truncation and many corruptions of a valid file: no crash, and
@@ -385,7 +385,7 @@ static void damaged_files(void)
 		uint64_t cur = 0;
 
 		(void)snap_fpscan_elf(m.b, len, &s);
-		while (snap_elf_dyn_next(m.b, len, &cur, &tag, &str) == 1)
+		while (snap_cgpick_dyn_next(m.b, len, &cur, &tag, &str) == 1)
 			CHECK((const unsigned char *)str >= m.b &&
 			      (const unsigned char *)str + strlen(str) < m.b + len);
 	}
@@ -399,7 +399,7 @@ static void damaged_files(void)
 			d.b[(size_t)rand() % d.len] = (unsigned char)rand();
 		(void)snap_fpscan_elf(d.b, d.len, &s);
 		CHECK(s.fp <= s.funcs);
-		while (snap_elf_dyn_next(d.b, d.len, &cur, &tag, &str) == 1 && guard++ < 64)
+		while (snap_cgpick_dyn_next(d.b, d.len, &cur, &tag, &str) == 1 && guard++ < 64)
 			CHECK(strlen(str) < d.len);
 	}
 }

@@ -15,21 +15,21 @@ static void small_lookups(void)
 	uint64_t off, cur = 0;
 	int n = 0;
 
-	CHECK_INT_EQ(0, snap_elf_open(&e, elf_small, sizeof(elf_small)));
+	CHECK_INT_EQ(0, snap_elf_open(&e, elf_small, sizeof(elf_small), 0));
 	CHECK_INT_EQ(3, e.type);
 	CHECK_INT_EQ(1, snap_elf_has_symbols(&e));
-	CHECK_INT_EQ(1, snap_elf_find_func(&e, "leaf", &s));
+	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "leaf", &s));
 	CHECK_U64_EQ(0x1080, s.value);
 	CHECK_INT_EQ(2, s.type);
-	CHECK_INT_EQ(0, snap_elf_find_func(&e, "data", &s)); /* an OBJECT, not a function */
-	CHECK_INT_EQ(0, snap_elf_find_func(&e, "nope", &s));
-	CHECK_INT_EQ(0, snap_elf_find_func(&e, "", &s));
-	while (snap_elf_sym_next(&e, &cur, &s) == 1)
+	CHECK_INT_EQ(0, snap_elfsym_find_func(&e, "data", &s)); /* an OBJECT, not a function */
+	CHECK_INT_EQ(0, snap_elfsym_find_func(&e, "nope", &s));
+	CHECK_INT_EQ(0, snap_elfsym_find_func(&e, "", &s));
+	while (snap_elfsym_next(&e, &cur, &s) == 1)
 		n++;
 	CHECK_INT_EQ(3, n);
-	CHECK_INT_EQ(0, snap_elf_vaddr_to_offset(&e, 0x1040, &off));
+	CHECK_INT_EQ(0, snap_loadseg_vaddr2off(e.load, e.nload, 0x1040, &off));
 	CHECK_U64_EQ(0x1040, off);
-	CHECK_INT_EQ(-ENOENT, snap_elf_vaddr_to_offset(&e, 0x100000, &off));
+	CHECK_INT_EQ(-ENOENT, snap_loadseg_vaddr2off(e.load, e.nload, 0x100000, &off));
 }
 
 static void rejects(void)
@@ -37,22 +37,22 @@ static void rejects(void)
 	struct snap_elf e;
 	unsigned char b[sizeof(elf_small)];
 
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, NULL, 0));
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, elf_small, 63));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, NULL, 0, 0));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, elf_small, 63, 0));
 	memcpy(b, elf_small, sizeof(b));
 	b[4] = 1; /* 32-bit */
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b)));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b), 0));
 	memcpy(b, elf_small, sizeof(b));
 	b[5] = 2; /* big endian */
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b)));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b), 0));
 	memcpy(b, elf_small, sizeof(b));
 	memset(b + 40, 0xff, 8); /* e_shoff far outside */
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b)));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b), 0));
 	memcpy(b, elf_small, sizeof(b));
 	memset(b + 32, 0xff, 7); /* e_phoff far outside */
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b)));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, b, sizeof(b), 0));
 	/* truncated just before the section headers */
-	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, elf_small, sizeof(elf_small) - 1));
+	CHECK_INT_EQ(-SNAP_EFORMAT, snap_elf_open(&e, elf_small, sizeof(elf_small) - 1, 0));
 }
 
 /* Corrupt symbol tables never crash: bad sizes, links and name offsets are skipped. */
@@ -67,18 +67,18 @@ static void corrupt_tables(void)
 	memcpy(b, elf_small, sizeof(b));
 	memcpy(&shoff, b + 40, 8);
 	memset(b + shoff + 64 + 32, 0x7f, 8); /* .symtab sh_size huge */
-	CHECK_INT_EQ(0, snap_elf_open(&e, b, sizeof(b)));
-	CHECK_INT_EQ(0, snap_elf_sym_next(&e, &cur, &s));
+	CHECK_INT_EQ(0, snap_elf_open(&e, b, sizeof(b), 0));
+	CHECK_INT_EQ(0, snap_elfsym_next(&e, &cur, &s));
 	memcpy(b, elf_small, sizeof(b));
 	b[shoff + 64 + 40] = 9; /* sh_link to a missing section */
-	CHECK_INT_EQ(0, snap_elf_open(&e, b, sizeof(b)));
+	CHECK_INT_EQ(0, snap_elf_open(&e, b, sizeof(b), 0));
 	cur = 0;
-	CHECK_INT_EQ(0, snap_elf_sym_next(&e, &cur, &s));
+	CHECK_INT_EQ(0, snap_elfsym_next(&e, &cur, &s));
 	memcpy(b, elf_small, sizeof(b));
 	memset(b + shoff + 128 + 32, 0, 8); /* .strtab empty: every name is out of range */
-	CHECK_INT_EQ(0, snap_elf_open(&e, b, sizeof(b)));
+	CHECK_INT_EQ(0, snap_elf_open(&e, b, sizeof(b), 0));
 	cur = 0;
-	while (snap_elf_sym_next(&e, &cur, &s) == 1)
+	while (snap_elfsym_next(&e, &cur, &s) == 1)
 		n++;
 	CHECK_INT_EQ(0, n);
 }
@@ -98,9 +98,9 @@ static void own_executable(void)
 	}
 	len = fread(buf, 1, 16 << 20, f);
 	fclose(f);
-	CHECK_INT_EQ(0, snap_elf_open(&e, buf, len));
-	CHECK_INT_EQ(1, snap_elf_find_func(&e, "main", &s));
-	CHECK_INT_EQ(1, snap_elf_find_func(&e, "own_executable", &s));
+	CHECK_INT_EQ(0, snap_elf_open(&e, buf, len, 0));
+	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "main", &s));
+	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "own_executable", &s));
 	free(buf);
 }
 
@@ -110,21 +110,21 @@ static void demangle(void)
 {
 	char *d;
 
-	d = snap_elf_demangle("_ZN3app6detail4spinIlEET_S2_", 0);
+	d = snap_elfsym_demangle("_ZN3app6detail4spinIlEET_S2_", 0);
 	CHECK_STR_EQ("app::detail::spin<long>", d);
 	free(d);
-	d = snap_elf_demangle("_ZN3app6detail11count_wordsEPKc", 1);
+	d = snap_elfsym_demangle("_ZN3app6detail11count_wordsEPKc", 1);
 	CHECK_STR_EQ("app::detail::count_words(char const*)", d);
 	free(d);
-	d = snap_elf_demangle("_ZN2rs5words11count_words17h0123456789abcdefE", 0);
+	d = snap_elfsym_demangle("_ZN2rs5words11count_words17h0123456789abcdefE", 0);
 	CHECK_STR_EQ("rs::words::count_words", d);
 	free(d);
-	d = snap_elf_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi@GLIBCXX_3.4", 0);
+	d = snap_elfsym_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi@GLIBCXX_3.4", 0);
 	CHECK_STR_EQ("std::vector<int, std::allocator<int> >::push_back@GLIBCXX_3.4", d);
 	free(d);
-	CHECK(snap_elf_demangle("main", 0) == NULL);
-	CHECK(snap_elf_demangle("_Z", 0) == NULL);
-	CHECK(snap_elf_demangle("_Znot_mangled!", 0) == NULL);
+	CHECK(snap_elfsym_demangle("main", 0) == NULL);
+	CHECK(snap_elfsym_demangle("_Z", 0) == NULL);
+	CHECK(snap_elfsym_demangle("_Znot_mangled!", 0) == NULL);
 }
 
 int main(void)

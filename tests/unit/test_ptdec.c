@@ -278,7 +278,7 @@ static void reads_kallsyms(void)
 				   "garbage line\n"
 				   "ffffffffc0000200 T $x\n";
 	struct snap_elfsyms s;
-	const struct snap_elfsym_ent *e;
+	const struct snap_elfsyms_ent *e;
 	uint64_t a = 0;
 
 	CHECK_INT_EQ(0, snap_elfsyms_load_kallsyms_mem(&s, text, sizeof(text) - 1));
@@ -304,7 +304,7 @@ static void reads_kallsyms(void)
 static void symbols_of_this_binary(void)
 {
 	struct snap_elfsyms s;
-	const struct snap_elfsym_ent *e = NULL, *f;
+	const struct snap_elfsyms_ent *e = NULL, *f;
 	uint64_t va;
 
 	CHECK_INT_EQ(0, snap_elfsyms_load(&s, "/proc/self/exe", NULL));
