@@ -199,7 +199,12 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 		return -ENOMEM;
 	if (t->nev == t->cap && snap_vec_reserve(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev)) < 0)
 		return r->err = -ENOMEM;
-	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE) {
+	if ((kind & SNAP_REPORT_F_SAMPLED) && !end)
+		kind &= ~SNAP_REPORT_F_SAMPLED;
+	if (kind & SNAP_REPORT_F_SAMPLED)
+		r->has_sampled_ns = 1;
+	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE ||
+	    (kind & SNAP_REPORT_F_SAMPLED)) { /* an end's sampled_ns is kept aside too */
 		if (t->ncx >= UINT32_MAX ||
 		    (t->ncx == t->capcx &&
 		     snap_vec_reserve(&t->cx, &t->capcx, t->ncx + 1, sizeof(*t->cx)) < 0))
@@ -378,6 +383,7 @@ struct frame {
 	uint64_t child_real; /* of it, the time in real code: an inlined child's own time
 				is this frame's (perf's self time) */
 	uint64_t same;	     /* time of nested calls of the same function in its total already */
+	uint64_t smp_inl;    /* sampled_ns of inlined children: this frame's own (perf's self) */
 	uint32_t name, node;
 	uint32_t prev_same; /* index + 1 of the next frame of the same name below, 0 = none */
 	uint8_t edge;	    /* start cut by the snapshot */
@@ -456,7 +462,7 @@ static int push(struct walk *w, uint64_t start, uint64_t end, uint32_t name, int
 	f = &w->st[w->n];
 	f->start = start;
 	f->end = end;
-	f->child = f->child_real = f->same = 0;
+	f->child = f->child_real = f->same = f->smp_inl = 0;
 	f->name = name;
 	f->edge = (uint8_t)(edge != 0);
 	f->inl = fn->inlined;
@@ -492,8 +498,11 @@ static void keep_slowest(struct snap_report *r, const struct snap_report_thread 
 	r->slow[i].tid = t->tid;
 }
 
-/* Closes the top frame at end; cut: the end is the snapshot's edge. */
-static int pop(struct walk *w, uint64_t end, int cut)
+/* Closes the top frame at end; cut: the end is the snapshot's edge; smp: the
+ * end's sampled_ns. In a sampled trace whose ends carry sampled_ns, self time
+ * is smp (perf report's samples x period, docs/report.md), else the slice's
+ * duration less its children's. */
+static int pop(struct walk *w, uint64_t end, int cut, uint64_t smp)
 {
 	struct snap_report *r = w->r;
 	struct frame *f = &w->st[--w->n];
@@ -520,6 +529,18 @@ static int pop(struct walk *w, uint64_t end, int cut)
 			own = 0; /* the real function below runs this code: its self time */
 	} else {
 		w->t->busy_ns = sat_add(w->t->busy_ns, cdur);
+	}
+	if (r->sampled && r->has_sampled_ns) {
+		uint64_t own_s = f->inl ? 0 : sat_add(smp, f->smp_inl);
+
+		if (up && f->inl)
+			up->smp_inl = sat_add(up->smp_inl, sat_add(smp, f->smp_inl));
+		own = own_s;
+		/* folded: the part of the slice's samples inside the window */
+		self = dur && cdur < dur ? (uint64_t)((double)smp * (double)cdur / (double)dur)
+					 : smp;
+		if (end < r->win0 || f->start > r->win1)
+			self = 0;
 	}
 	if (r->o.folded && self)
 		r->node_self[f->node] = sat_add(r->node_self[f->node], self);
@@ -559,7 +580,7 @@ static int pop(struct walk *w, uint64_t end, int cut)
 static int pop_completes(struct walk *w, uint64_t ts)
 {
 	while (w->n && w->st[w->n - 1].end != NO_END && w->st[w->n - 1].end <= ts)
-		if (pop(w, w->st[w->n - 1].end, 0) < 0)
+		if (pop(w, w->st[w->n - 1].end, 0, 0) < 0)
 			return w->r->err;
 	return 0;
 }
@@ -695,12 +716,13 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 		} else if (kind == SNAP_REPORT_END) {
 			while (w->n && w->st[w->n - 1].end != NO_END) {
 				r->overlaps++; /* a complete slice outlasting its parent */
-				if (pop(w, e->ts, 0) < 0)
+				if (pop(w, e->ts, 0, 0) < 0)
 					return r->err;
 			}
 			if (!w->n)
 				r->unmatched_ends++;
-			else if (pop(w, e->ts, cut || (e->kind & SNAP_REPORT_F_CUT_END)) < 0)
+			else if (pop(w, e->ts, cut || (e->kind & SNAP_REPORT_F_CUT_END),
+				     (e->kind & SNAP_REPORT_F_SAMPLED) ? t->cx[e->name].end : 0) < 0)
 				return r->err;
 		}
 	}
@@ -709,9 +731,9 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 	/* begins never ended: open at the snapshot's end */
 	while (w->n) {
 		while (w->n && w->st[w->n - 1].end != NO_END)
-			if (pop(w, w->st[w->n - 1].end, 0) < 0)
+			if (pop(w, w->st[w->n - 1].end, 0, 0) < 0)
 				return r->err;
-		if (w->n && pop(w, last, 1) < 0)
+		if (w->n && pop(w, last, 1, 0) < 0)
 			return r->err;
 	}
 	return r->err;
