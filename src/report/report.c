@@ -403,23 +403,31 @@ static int lower(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-static int is_decode_error(struct snap_report *r, uint32_t name)
+/* The class of a name: 1 a decode error, 2 an off-CPU slice, 3 other. */
+static int name_class(struct snap_report *r, uint32_t name)
 {
-	static const char pfx[] = "[decode error";
+	static const char pfx[] = "[decode error", off[] = "[off-CPU";
 
 	if (name >= r->capkind) {
 		size_t old = r->capkind;
 
 		if (snap_vec_reserve(&r->kind_of, &r->capkind, (size_t)name + 1, 1) < 0)
-			return 0; /* only a hint: treat as other */
+			return 3; /* only a hint: treat as other */
 		memset(r->kind_of + old, 0, r->capkind - old);
 	}
 	if (!r->kind_of[name]) {
 		const char *s = snap_strtab_get(r->st, name);
 
-		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0 ? 1 : 2;
+		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0	   ? 1
+				   : strncmp(s, off, sizeof(off) - 1) == 0 ? 2
+									   : 3;
 	}
-	return r->kind_of[name] == 1;
+	return r->kind_of[name];
+}
+
+static int is_decode_error(struct snap_report *r, uint32_t name)
+{
+	return name_class(r, name) == 1;
 }
 
 static uint32_t node_get(struct snap_report *r, uint32_t parent, uint32_t name)
@@ -530,7 +538,9 @@ static int pop(struct walk *w, uint64_t end, int cut, uint64_t smp)
 	} else {
 		w->t->busy_ns = sat_add(w->t->busy_ns, cdur);
 	}
-	if (r->sampled && r->has_sampled_ns) {
+	/* off-CPU slices are time off the CPU, exact to the switch records: their
+	 * duration stays their self time */
+	if (r->sampled && r->has_sampled_ns && name_class(r, f->name) != 2) {
 		uint64_t own_s = f->inl ? 0 : sat_add(smp, f->smp_inl);
 
 		if (up && f->inl)

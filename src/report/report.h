@@ -144,7 +144,7 @@ struct snap_report {
 	size_t last_idx;	   /* index + 1 of last_key, 0 = none */
 	struct snap_report_fn *fn; /* indexed by name id */
 	size_t capfn;
-	uint8_t *kind_of; /* per name id: 0 unknown, 1 a decode error, 2 other */
+	uint8_t *kind_of; /* per name id: 0 unknown, 1 a decode error, 2 off-CPU, 3 other */
 	size_t capkind;
 	uint64_t t0, t1; /* trace time range (all threads), valid when have_time */
 	int have_time;
