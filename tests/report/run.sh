@@ -20,6 +20,8 @@
 #    app::Table<std::string>::lookup(app::Key const&) [1500,1570], <std::u16string> [1600,1690].
 #  inlined.txt: cpu-clock samples every 250 us of main > work > __sin_fma [250,2000] whose
 #    samples also hold perf's inlined frames (do_sincos, do_sin, do_cos, ...).
+#  bursts.txt: cpu-clock samples (250 us) with switch records: crunch in 4 bursts of
+#    60 us (one sample each), grind in one burst of 1 ms (4 samples): self 1 ms each.
 # SNAP_UPDATE_GOLDEN=1 rewrites the expectations (review the diff like code).
 set -u
 cd "$(dirname "$0")/../.."
