@@ -130,8 +130,8 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 				if (str_is(&rec->args[i].name, SNAP_REPORT_INLINED_ARG))
 					kind |= SNAP_REPORT_F_INLINED;
 		end = 0;
-		for (uint32_t i = 0; (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END && i < rec->nargs;
-		     i++) {
+		for (uint32_t i = 0;
+		     (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END && i < rec->nargs; i++) {
 			const struct snap_fxtread_arg *a = &rec->args[i];
 
 			if (str_is(&a->name, SNAP_REPORT_INFERRED_END_ARG))

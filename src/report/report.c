@@ -418,7 +418,7 @@ static int name_class(struct snap_report *r, uint32_t name)
 	if (!r->kind_of[name]) {
 		const char *s = snap_strtab_get(r->st, name);
 
-		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0	   ? 1
+		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0   ? 1
 				   : strncmp(s, off, sizeof(off) - 1) == 0 ? 2
 									   : 3;
 	}
@@ -732,7 +732,8 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 			if (!w->n)
 				r->unmatched_ends++;
 			else if (pop(w, e->ts, cut || (e->kind & SNAP_REPORT_F_CUT_END),
-				     (e->kind & SNAP_REPORT_F_SAMPLED) ? t->cx[e->name].end : 0) < 0)
+				     (e->kind & SNAP_REPORT_F_SAMPLED) ? t->cx[e->name].end : 0) <
+				 0)
 				return r->err;
 		}
 	}

@@ -55,7 +55,7 @@
 #define SNAP_REPORT_NAME_W	     28 /* the table's function column */
 #define SNAP_REPORT_INFERRED_END_ARG "inferred_end_time"
 /* An end's arg: ns of the samples whose leaf the slice was (docs/sampling.md) */
-#define SNAP_REPORT_SAMPLED_ARG "sampled_ns"
+#define SNAP_REPORT_SAMPLED_ARG	     "sampled_ns"
 
 enum snap_report_kind {
 	SNAP_REPORT_BEGIN = 1,

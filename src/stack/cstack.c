@@ -644,7 +644,8 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 				a[na] = a[1];
 				a[na++].v.i = sampled > INT64_MAX ? INT64_MAX : (int64_t)sampled;
 			}
-			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, na ? a : NULL, na);
+			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, na ? a : NULL,
+						   na);
 			if (e < 0 && !err)
 				err = e;
 		}

@@ -173,7 +173,7 @@ struct snap_cstack_op {
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
-	uint64_t sampled; /* RET: the frame's sampled_ns (0: no arg) */
+	uint64_t sampled;  /* RET: the frame's sampled_ns (0: no arg) */
 	uint8_t cut_start; /* CALL: written now, but marked inferred_start_time (start_cut) */
 	uint64_t k1;	   /* deferred order at equal time: sequence number ... */
 	uint32_t k2;	   /* ... then this (inferred frames: newest first) */
