@@ -188,8 +188,10 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 	}
 	if (kind & SNAP_REPORT_F_CUT_END)
 		r->end_marks = 1; /* for every thread, -thread or not */
-	if (kind & SNAP_REPORT_F_CUT_END)
-		r->end_marks = 1; /* for every thread, -thread or not */
+	if ((kind & SNAP_REPORT_F_SAMPLED) && !end)
+		kind &= ~SNAP_REPORT_F_SAMPLED;
+	if (kind & SNAP_REPORT_F_SAMPLED)
+		r->has_sampled_ns = 1; /* the same: the rule is the trace's */
 	if (r->o.has_thread && (int64_t)tid != r->o.tid)
 		return other_tid(r, tid);
 	if ((kind & SNAP_REPORT_F_INLINED) && (kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END &&
@@ -199,10 +201,6 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 		return -ENOMEM;
 	if (t->nev == t->cap && snap_vec_reserve(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev)) < 0)
 		return r->err = -ENOMEM;
-	if ((kind & SNAP_REPORT_F_SAMPLED) && !end)
-		kind &= ~SNAP_REPORT_F_SAMPLED;
-	if (kind & SNAP_REPORT_F_SAMPLED)
-		r->has_sampled_ns = 1;
 	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE ||
 	    (kind & SNAP_REPORT_F_SAMPLED)) { /* an end's sampled_ns is kept aside too */
 		if (t->ncx >= UINT32_MAX ||
