@@ -12,6 +12,16 @@
 
 #define NREFS 32768 /* FXT string indexes */
 
+/* An end's sampled_ns (docs/sampling.md): a positive integer, else 0 (ignored). */
+static uint64_t sampled_ns(const struct snap_fxtread_arg *a)
+{
+	if (a->type == SNAP_FXT_ARG_INT32 || a->type == SNAP_FXT_ARG_INT64)
+		return a->v.i > 0 ? (uint64_t)a->v.i : 0;
+	if (a->type == SNAP_FXT_ARG_UINT32 || a->type == SNAP_FXT_ARG_UINT64)
+		return a->v.u;
+	return 0;
+}
+
 static int str_is(const struct snap_fxt_str *s, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -88,6 +98,7 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 		}
 		break;
 	case SNAP_FXT_EVENT: {
+		uint64_t end;
 		uint32_t kind;
 
 		if (rec->sub == SNAP_FXT_EV_COUNTER) {
@@ -118,17 +129,25 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 			for (uint32_t i = 0; i < rec->nargs; i++)
 				if (str_is(&rec->args[i].name, SNAP_REPORT_INLINED_ARG))
 					kind |= SNAP_REPORT_F_INLINED;
-		if (kind == SNAP_REPORT_END)
-			for (uint32_t i = 0; i < rec->nargs; i++)
-				if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_END_ARG))
-					kind |= SNAP_REPORT_F_CUT_END;
+		end = 0;
+		for (uint32_t i = 0;
+		     (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END && i < rec->nargs; i++) {
+			const struct snap_fxtread_arg *a = &rec->args[i];
+
+			if (str_is(&a->name, SNAP_REPORT_INFERRED_END_ARG))
+				kind |= SNAP_REPORT_F_CUT_END;
+			else if (str_is(&a->name, SNAP_REPORT_SAMPLED_ARG))
+				end = sampled_ns(a);
+		}
+		if (end)
+			kind |= SNAP_REPORT_F_SAMPLED;
 		/* an end's name is informative: not interned */
 		name = (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END
 			       ? 0
 			       : fxt_name(st, cache, &rec->name);
 		if (((kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END && !name) ||
 		    snap_report_event(r, (int32_t)rec->pid, (int32_t)rec->tid, kind, rec->ts,
-				      rec->end, name) < 0)
+				      (kind & SNAP_REPORT_F_SAMPLED) ? end : rec->end, name) < 0)
 			err = -ENOMEM;
 		break;
 	}

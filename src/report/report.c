@@ -188,8 +188,10 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 	}
 	if (kind & SNAP_REPORT_F_CUT_END)
 		r->end_marks = 1; /* for every thread, -thread or not */
-	if (kind & SNAP_REPORT_F_CUT_END)
-		r->end_marks = 1; /* for every thread, -thread or not */
+	if ((kind & SNAP_REPORT_F_SAMPLED) && !end)
+		kind &= ~SNAP_REPORT_F_SAMPLED;
+	if (kind & SNAP_REPORT_F_SAMPLED)
+		r->has_sampled_ns = 1; /* the same: the rule is the trace's */
 	if (r->o.has_thread && (int64_t)tid != r->o.tid)
 		return other_tid(r, tid);
 	if ((kind & SNAP_REPORT_F_INLINED) && (kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END &&
@@ -199,7 +201,8 @@ int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t 
 		return -ENOMEM;
 	if (t->nev == t->cap && snap_vec_reserve(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev)) < 0)
 		return r->err = -ENOMEM;
-	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE) {
+	if ((kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_COMPLETE ||
+	    (kind & SNAP_REPORT_F_SAMPLED)) { /* an end's sampled_ns is kept aside too */
 		if (t->ncx >= UINT32_MAX ||
 		    (t->ncx == t->capcx &&
 		     snap_vec_reserve(&t->cx, &t->capcx, t->ncx + 1, sizeof(*t->cx)) < 0))
@@ -378,6 +381,7 @@ struct frame {
 	uint64_t child_real; /* of it, the time in real code: an inlined child's own time
 				is this frame's (perf's self time) */
 	uint64_t same;	     /* time of nested calls of the same function in its total already */
+	uint64_t smp_inl;    /* sampled_ns of inlined children: this frame's own (perf's self) */
 	uint32_t name, node;
 	uint32_t prev_same; /* index + 1 of the next frame of the same name below, 0 = none */
 	uint8_t edge;	    /* start cut by the snapshot */
@@ -397,23 +401,31 @@ static int lower(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-static int is_decode_error(struct snap_report *r, uint32_t name)
+/* The class of a name: 1 a decode error, 2 an off-CPU slice, 3 other. */
+static int name_class(struct snap_report *r, uint32_t name)
 {
-	static const char pfx[] = "[decode error";
+	static const char pfx[] = "[decode error", off[] = "[off-CPU";
 
 	if (name >= r->capkind) {
 		size_t old = r->capkind;
 
 		if (snap_vec_reserve(&r->kind_of, &r->capkind, (size_t)name + 1, 1) < 0)
-			return 0; /* only a hint: treat as other */
+			return 3; /* only a hint: treat as other */
 		memset(r->kind_of + old, 0, r->capkind - old);
 	}
 	if (!r->kind_of[name]) {
 		const char *s = snap_strtab_get(r->st, name);
 
-		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0 ? 1 : 2;
+		r->kind_of[name] = strncmp(s, pfx, sizeof(pfx) - 1) == 0   ? 1
+				   : strncmp(s, off, sizeof(off) - 1) == 0 ? 2
+									   : 3;
 	}
-	return r->kind_of[name] == 1;
+	return r->kind_of[name];
+}
+
+static int is_decode_error(struct snap_report *r, uint32_t name)
+{
+	return name_class(r, name) == 1;
 }
 
 static uint32_t node_get(struct snap_report *r, uint32_t parent, uint32_t name)
@@ -456,7 +468,7 @@ static int push(struct walk *w, uint64_t start, uint64_t end, uint32_t name, int
 	f = &w->st[w->n];
 	f->start = start;
 	f->end = end;
-	f->child = f->child_real = f->same = 0;
+	f->child = f->child_real = f->same = f->smp_inl = 0;
 	f->name = name;
 	f->edge = (uint8_t)(edge != 0);
 	f->inl = fn->inlined;
@@ -492,8 +504,11 @@ static void keep_slowest(struct snap_report *r, const struct snap_report_thread 
 	r->slow[i].tid = t->tid;
 }
 
-/* Closes the top frame at end; cut: the end is the snapshot's edge. */
-static int pop(struct walk *w, uint64_t end, int cut)
+/* Closes the top frame at end; cut: the end is the snapshot's edge; smp: the
+ * end's sampled_ns. In a sampled trace whose ends carry sampled_ns, self time
+ * is smp (perf report's samples x period, docs/report.md), else the slice's
+ * duration less its children's. */
+static int pop(struct walk *w, uint64_t end, int cut, uint64_t smp)
 {
 	struct snap_report *r = w->r;
 	struct frame *f = &w->st[--w->n];
@@ -520,6 +535,20 @@ static int pop(struct walk *w, uint64_t end, int cut)
 			own = 0; /* the real function below runs this code: its self time */
 	} else {
 		w->t->busy_ns = sat_add(w->t->busy_ns, cdur);
+	}
+	/* off-CPU slices are time off the CPU, exact to the switch records: their
+	 * duration stays their self time */
+	if (r->sampled && r->has_sampled_ns && name_class(r, f->name) != 2) {
+		uint64_t own_s = f->inl ? 0 : sat_add(smp, f->smp_inl);
+
+		if (up && f->inl)
+			up->smp_inl = sat_add(up->smp_inl, sat_add(smp, f->smp_inl));
+		own = own_s;
+		/* folded: the part of the slice's samples inside the window */
+		self = dur && cdur < dur ? (uint64_t)((double)smp * (double)cdur / (double)dur)
+					 : smp;
+		if (end < r->win0 || f->start > r->win1)
+			self = 0;
 	}
 	if (r->o.folded && self)
 		r->node_self[f->node] = sat_add(r->node_self[f->node], self);
@@ -559,7 +588,7 @@ static int pop(struct walk *w, uint64_t end, int cut)
 static int pop_completes(struct walk *w, uint64_t ts)
 {
 	while (w->n && w->st[w->n - 1].end != NO_END && w->st[w->n - 1].end <= ts)
-		if (pop(w, w->st[w->n - 1].end, 0) < 0)
+		if (pop(w, w->st[w->n - 1].end, 0, 0) < 0)
 			return w->r->err;
 	return 0;
 }
@@ -695,12 +724,14 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 		} else if (kind == SNAP_REPORT_END) {
 			while (w->n && w->st[w->n - 1].end != NO_END) {
 				r->overlaps++; /* a complete slice outlasting its parent */
-				if (pop(w, e->ts, 0) < 0)
+				if (pop(w, e->ts, 0, 0) < 0)
 					return r->err;
 			}
 			if (!w->n)
 				r->unmatched_ends++;
-			else if (pop(w, e->ts, cut || (e->kind & SNAP_REPORT_F_CUT_END)) < 0)
+			else if (pop(w, e->ts, cut || (e->kind & SNAP_REPORT_F_CUT_END),
+				     (e->kind & SNAP_REPORT_F_SAMPLED) ? t->cx[e->name].end : 0) <
+				 0)
 				return r->err;
 		}
 	}
@@ -709,9 +740,9 @@ static int walk_thread(struct snap_report *r, struct snap_report_thread *t, stru
 	/* begins never ended: open at the snapshot's end */
 	while (w->n) {
 		while (w->n && w->st[w->n - 1].end != NO_END)
-			if (pop(w, w->st[w->n - 1].end, 0) < 0)
+			if (pop(w, w->st[w->n - 1].end, 0, 0) < 0)
 				return r->err;
-		if (w->n && pop(w, last, 1) < 0)
+		if (w->n && pop(w, last, 1, 0) < 0)
 			return r->err;
 	}
 	return r->err;

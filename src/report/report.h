@@ -54,6 +54,8 @@
 #define SNAP_REPORT_INLINED_SUFFIX   " [inlined]"
 #define SNAP_REPORT_NAME_W	     28 /* the table's function column */
 #define SNAP_REPORT_INFERRED_END_ARG "inferred_end_time"
+/* An end's arg: ns of the samples whose leaf the slice was (docs/sampling.md) */
+#define SNAP_REPORT_SAMPLED_ARG	     "sampled_ns"
 
 enum snap_report_kind {
 	SNAP_REPORT_BEGIN = 1,
@@ -64,6 +66,7 @@ enum snap_report_kind {
 #define SNAP_REPORT_F_INFERRED 0x10u /* begin: start time inferred (unknown) */
 #define SNAP_REPORT_F_INLINED  0x40u /* begin or complete: an inlined frame */
 #define SNAP_REPORT_F_CUT_END  0x20u /* end: closed by snaptrace at the end of the data */
+#define SNAP_REPORT_F_SAMPLED  0x80u /* end: carries sampled_ns (snap_report_event's end) */
 
 enum snap_report_sort {
 	SNAP_REPORT_SORT_SELF = 0,
@@ -141,13 +144,14 @@ struct snap_report {
 	size_t last_idx;	   /* index + 1 of last_key, 0 = none */
 	struct snap_report_fn *fn; /* indexed by name id */
 	size_t capfn;
-	uint8_t *kind_of; /* per name id: 0 unknown, 1 a decode error, 2 other */
+	uint8_t *kind_of; /* per name id: 0 unknown, 1 a decode error, 2 off-CPU, 3 other */
 	size_t capkind;
 	uint64_t t0, t1; /* trace time range (all threads), valid when have_time */
 	int have_time;
 	uint64_t sample_period; /* ns, 0 = not a sampled trace */
 	int sampled;
 	int end_marks; /* an end flagged SNAP_REPORT_F_CUT_END was seen: the flags decide cuts */
+	int has_sampled_ns; /* an end carried sampled_ns: in a sampled trace, self is its sum */
 	/* figures, after finish */
 	uint64_t win0, win1; /* absolute window */
 	uint64_t span_ns, slices, open, unmatched_ends, overlaps;
@@ -177,7 +181,8 @@ void snap_report_fini(struct snap_report *r);
 /* Names a thread (name: strtab id; 0 leaves it). Returns 0 or -ENOMEM. */
 int snap_report_thread_name(struct snap_report *r, int32_t pid, int32_t tid, uint32_t name);
 /* One duration event: kind SNAP_REPORT_BEGIN/END/COMPLETE (| flags); end
- * only for complete events. Returns 0 or -ENOMEM (also kept as r->err). */
+ * only for complete events, and for an end flagged SNAP_REPORT_F_SAMPLED its
+ * sampled_ns (0 drops the flag). Returns 0 or -ENOMEM (also kept as r->err). */
 int snap_report_event(struct snap_report *r, int32_t pid, int32_t tid, uint32_t kind, uint64_t ts,
 		      uint64_t end, uint32_t name);
 /* Marks the trace as sampled with a sample period of period_ns (the

@@ -40,11 +40,17 @@ static int r_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64
 {
 	struct snap_report_tl *t = rtl(tl);
 	uint32_t kind = SNAP_REPORT_END;
+	uint64_t smp = 0;
 
 	for (size_t i = 0; i < nargs; i++)
 		if (args[i].name == t->inferred_end)
 			kind |= SNAP_REPORT_F_CUT_END;
-	return snap_report_event(t->r, pid, tid, kind, ts, 0, name);
+		else if (args[i].name == t->sampled && args[i].type == SNAP_ARG_INT &&
+			 args[i].v.i > 0)
+			smp = (uint64_t)args[i].v.i;
+	if (smp)
+		kind |= SNAP_REPORT_F_SAMPLED;
+	return snap_report_event(t->r, pid, tid, kind, ts, smp, name);
 }
 
 static int r_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
@@ -105,7 +111,8 @@ int snap_report_tl_init(struct snap_report_tl *t, struct snap_report *r)
 		    0 ||
 	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLING_COUNTER, &t->sampling)) < 0 ||
 	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_PERIOD_ARG, &t->period_arg)) < 0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INLINED_ARG, &t->inlined)) < 0)
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INLINED_ARG, &t->inlined)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLED_ARG, &t->sampled)) < 0)
 		return err;
 	return 0;
 }

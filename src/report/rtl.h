@@ -14,7 +14,7 @@ struct snap_report_tl {
 	struct snap_timeline base;
 	struct snap_report *r;			 /* borrowed */
 	uint32_t inferred, sampling, period_arg; /* strtab ids of the names it looks for */
-	uint32_t inlined, inferred_end;
+	uint32_t inlined, inferred_end, sampled;
 };
 
 /* Makes t a timeline feeding r (names are ids of r's strtab). Returns 0 or -ENOMEM. */

@@ -59,7 +59,8 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "caml_stash_backtrace", &ctx->caml_unwind[1])) < 0 ||
 	    (err = snap_strtab_intern_id(st, "caml_raise_exn", &ctx->caml_raise_exn)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "caml_raise_exception", &ctx->caml_raise_exception)) <
-		    0)
+		    0 ||
+	    (err = snap_strtab_intern_id(st, "sampled_ns", &n->sampled_ns)) < 0)
 		return err;
 	return 0;
 }
@@ -255,6 +256,12 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 	case OP_RET:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
 			return err;
+		if (op->sampled) { /* docs/sampling.md "Self time of a sampled trace" */
+			a[0].name = ctx->n.sampled_ns;
+			a[0].type = SNAP_ARG_INT;
+			a[0].v.i = op->sampled > INT64_MAX ? INT64_MAX : (int64_t)op->sampled;
+			return snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, a, 1);
+		}
 		return tl->ops->end(tl, cs->pid, cs->tid, t, name);
 	case OP_RETUNK:
 	default:
@@ -393,6 +400,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 	s->f[s->n].dup = 0;
 	s->f[s->n].inf = 0;
 	s->f[s->n].anchored = 0;
+	s->f[s->n].sampled = 0;
 	s->n++;
 	cs->total++;
 }
@@ -437,6 +445,7 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 		op.type = OP_RET;
 		op.sym = s->f[s->n - 1].sym;
 		op.inferred = s->f[s->n - 1].inf;
+		op.sampled = s->f[s->n - 1].sampled;
 		err = add(cs, &op, t);
 		s->unk += s->f[s->n - 1].anchored;
 		s->n--;
@@ -598,8 +607,11 @@ static int op_cmp(const void *a, const void *b)
 static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_timeline *tl = cs->ctx->tl;
-	struct snap_arg cut_arg = {.name = cs->ctx->n.inferred_end, .type = SNAP_ARG_STR};
+	struct snap_arg a[2] = {{.name = cs->ctx->n.inferred_end, .type = SNAP_ARG_STR},
+				{.name = cs->ctx->n.sampled_ns, .type = SNAP_ARG_INT}};
+	uint64_t sampled;
 	uint32_t name;
+	size_t na;
 	int err = 0, e;
 	size_t i;
 
@@ -625,9 +637,15 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 				err = err ? err : e;
 				continue;
 			}
-			cut_arg.v.str = cs->ctx->n.true_;
-			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, &cut_arg,
-						   cs->ends_known ? 0 : 1);
+			a[0].v.str = cs->ctx->n.true_;
+			na = cs->ends_known ? 0 : 1;
+			sampled = s->f[s->n].sampled;
+			if (sampled) {
+				a[na] = a[1];
+				a[na++].v.i = sampled > INT64_MAX ? INT64_MAX : (int64_t)sampled;
+			}
+			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, na ? a : NULL,
+						   na);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -1048,6 +1066,7 @@ int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 			op.t = t;
 			op.k1 = ++cs->seq;
 			s->f[j].inf = 1;
+			s->f[j].sampled = 0; /* the slice written begins now */
 			err = defer(cs, &op);
 		}
 	}
@@ -1083,6 +1102,14 @@ int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, 
 	return err;
 }
 
+void snap_cstack_credit(struct snap_cstack *cs, uint64_t ns)
+{
+	struct snap_cstack_stk *s = cur(cs);
+
+	if (s->n && !s->f[s->n - 1].dup)
+		s->f[s->n - 1].sampled += ns;
+}
+
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
@@ -1092,6 +1119,7 @@ int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t)
 		return 0;
 	op.sym = s->f[s->n - 1].sym;
 	op.inferred = s->f[s->n - 1].inf;
+	op.sampled = s->f[s->n - 1].sampled;
 	s->unk += s->f[s->n - 1].anchored;
 	s->n--;
 	cs->total--;

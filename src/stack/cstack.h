@@ -88,6 +88,7 @@ struct snap_cstack_names {
 	uint32_t untraced, syscall, returned, unknown; /* "[untraced]" ... "[unknown]" */
 	uint32_t address, symbol, inferred, true_;     /* arg keys, "true" */
 	uint32_t inferred_end;			       /* "inferred_end_time" */
+	uint32_t sampled_ns;			       /* end arg: samples' periods (ns) */
 	uint32_t line, col, file;		       /* source position arg keys */
 	/* Go's goroutine switch (see go_switch in cstack.c) */
 	uint32_t gogo[3];    /* "gogo", "runtime.gogo", "runtime.gogo.abi0" */
@@ -148,6 +149,7 @@ struct snap_frame {
 	uint32_t anchored; /* began at its segment's create_time (counts in unk once closed) */
 	uint8_t dup;	   /* OCaml try-block copy of the frame below: never written */
 	uint8_t inf;	   /* its start was inferred (for MAGIC_TRACE_DEBUG's end names) */
+	uint64_t sampled;  /* ns of the samples whose leaf it was: its end's sampled_ns */
 };
 
 /* One call stack; create_time starts inferred frames and [unknown] spans. */
@@ -171,6 +173,7 @@ struct snap_cstack_op {
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
+	uint64_t sampled;  /* RET: the frame's sampled_ns (0: no arg) */
 	uint8_t cut_start; /* CALL: written now, but marked inferred_start_time (start_cut) */
 	uint64_t k1;	   /* deferred order at equal time: sequence number ... */
 	uint32_t k2;	   /* ... then this (inferred frames: newest first) */
@@ -270,6 +273,10 @@ int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint
 /* push_now of a frame perf found inlined: its begin carries the arg inlined = 1
  * (docs/report.md). */
 int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
+/* Credits ns of sampled CPU time (a clock sample's period) to the top frame:
+ * its end carries the total as arg sampled_ns (docs/sampling.md "Self time
+ * of a sampled trace"). No-op on an empty stack. */
+void snap_cstack_credit(struct snap_cstack *cs, uint64_t ns);
 /* Primitive used by sampdiff: closes the top frame at t (no-op if the stack is
  * empty). Returns 0 or a negative error. */
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);

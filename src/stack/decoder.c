@@ -1035,7 +1035,12 @@ static int apply_sample(struct snap_decoder *dec, struct snap_dthread *th,
 	th->period_sum += ev->period;
 	th->sample_event = ev->event;
 	th->last_period = clock_event(dec, ev->event) ? ev->period : 0;
-	return apply_chain(dec, th, ev, at, &dec->sd);
+	if ((err = apply_chain(dec, th, ev, at, &dec->sd)) < 0)
+		return err;
+	/* perf's estimator: the sample's period goes to its leaf (docs/sampling.md) */
+	if (th->last_period)
+		snap_cstack_credit(&th->cs, th->last_period);
+	return 0;
 }
 
 static int apply(struct snap_decoder *dec, const struct snap_event *ev)

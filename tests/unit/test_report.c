@@ -521,6 +521,57 @@ static void inlined_self_stays_with_the_real_function(void)
 	fixture_fini(&x);
 }
 
+/* docs/report.md: in a sampled trace whose ends carry sampled_ns, self time is
+ * samples x period (an inlined frame's goes to the real function below it),
+ * [off-CPU] slices keep their durations, folded stacks use the same values; the
+ * same events without the sampling marker keep the duration rule. */
+static void sampled_self_is_samples_times_period(void)
+{
+	for (int sampled = 0; sampled < 2; sampled++) {
+		struct snap_report_opts o = {0};
+		struct fixture x;
+		struct snap_rbuf b = {0};
+		uint32_t off, gi;
+
+		o.folded = 1;
+		CHECK_INT_EQ(0, fixture_init(&x, &o));
+		off = (uint32_t)snap_strtab_intern_cstr(&x.st, "[off-CPU]");
+		if (sampled)
+			snap_report_sampled(&x.r, 250);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 0, 0, x.f);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 100, 0, x.g);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_END | SNAP_REPORT_F_SAMPLED, 160, 250, 0);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 200, 0, x.h);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN | SNAP_REPORT_F_INLINED, 300, 0,
+				  x.g);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_END | SNAP_REPORT_F_SAMPLED, 400, 250, 0);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_END | SNAP_REPORT_F_SAMPLED, 1000, 500,
+				  0);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_BEGIN, 1000, 0, off);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_END, 1500, 0, 0);
+		snap_report_event(&x.r, 1, 2, SNAP_REPORT_END | SNAP_REPORT_F_SAMPLED, 2000, 0, 0);
+		CHECK_INT_EQ(0, snap_report_finish(&x.r));
+		gi = snap_strtab_find(&x.st, "g [inlined]", 11);
+		CHECK(gi != 0);
+		CHECK_U64_EQ(1, x.r.fn[x.g].calls);
+		CHECK_U64_EQ(60, x.r.fn[x.g].total);
+		CHECK_U64_EQ(sampled ? 250 : 60, x.r.fn[x.g].self);
+		CHECK_U64_EQ(0, x.r.fn[gi].self);
+		CHECK_U64_EQ(800, x.r.fn[x.h].total);
+		CHECK_U64_EQ(sampled ? 750 : 800, x.r.fn[x.h].self);
+		CHECK_U64_EQ(500, x.r.fn[off].self);
+		CHECK_U64_EQ(1, x.r.fn[x.f].open); /* the first and last timestamps: cut */
+		snap_report_folded(&x.r, &b);
+		CHECK_STR_EQ(
+			sampled ? ":2;f;g 250\n:2;f;h 500\n:2;f;h;g_[i] 250\n:2;f;[off-CPU] 500\n"
+				: ":2;f 640\n:2;f;g 60\n:2;f;h 700\n:2;f;h;g_[i] 100\n"
+				  ":2;f;[off-CPU] 500\n",
+			b.p);
+		snap_rbuf_fini(&b);
+		fixture_fini(&x);
+	}
+}
+
 /* Names that shorten alike keep what tells them apart; -function takes the label. */
 static void labels_never_collide(void)
 {
@@ -625,6 +676,7 @@ int main(void)
 	RUN(table_labels);
 	RUN(recursion_total_once);
 	RUN(inlined_self_stays_with_the_real_function);
+	RUN(sampled_self_is_samples_times_period);
 	RUN(labels_never_collide);
 	RUN(unknown_names_have_close_matches);
 	RUN(slices_any_file_order);
