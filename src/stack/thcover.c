@@ -46,6 +46,19 @@ int snap_thcover_feed(struct snap_thcover *c, const struct snap_event *ev,
 {
 	struct snap_thcover_thread *t;
 
+	if (ev->kind == SNAP_EV_TASK && ev->task_exit && ev->has_time && ev->tid > 0) {
+		uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid, i;
+
+		/* an exiting thread gets no switch-out (perf closes its events first):
+		 * its last switch-in ends at the exit, not at the end of the data */
+		if (snap_u64map_get(&c->map, key, &i) && c->th[i].in_since) {
+			t = &c->th[i];
+			if (!t->samples && ev->time > t->in_since)
+				t->oncpu_before += ev->time - t->in_since;
+			t->in_since = 0;
+		}
+		return 0;
+	}
 	if ((ev->kind != SNAP_EV_SAMPLE && ev->kind != SNAP_EV_SWITCH) || !ev->has_time ||
 	    ev->tid <= 0)
 		return 0;

@@ -118,9 +118,34 @@ static void edges(void)
 	snap_thcover_fini(&c);
 }
 
+/* A thread per request (python3's http.server): switched in, never sampled, then
+ * its exit record and no switch-out (perf closes an exiting task's events before
+ * its last switch): it was on a CPU until its exit, not until the end of the data. */
+static void exit_ends_oncpu(void)
+{
+	struct snap_thcover c;
+	struct snap_event e;
+	size_t idx[2];
+
+	snap_thcover_init(&c);
+	e = ev(SNAP_EV_SAMPLE, 30, 1 * MS, 0);
+	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	e = ev(SNAP_EV_SWITCH, 31, 10 * MS, 0);
+	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	e = ev(SNAP_EV_TASK, 31, 10 * MS + 200000, 0);
+	e.task_exit = 1;
+	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	e = ev(SNAP_EV_SAMPLE, 30, 900 * MS, 0);
+	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	CHECK_U64_EQ(200000, snap_thcover_lost_ns(&c, &c.th[1]));
+	CHECK_INT_EQ(0, (int)snap_thcover_lost(&c, 2500000, idx, 2));
+	snap_thcover_fini(&c);
+}
+
 int main(void)
 {
 	RUN(overwritten_starts);
 	RUN(edges);
+	RUN(exit_ends_oncpu);
 	return snap_test_done();
 }
