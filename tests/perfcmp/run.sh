@@ -258,7 +258,7 @@ t_http() {
 	curl -s --max-time 60 "${urls[@]}" >/dev/null
 	sleep 0.2
 	kill -INT "$spid"
-	for i in $(seq 300); do
+	for i in $(seq 900); do # its decode: up to 90 s on a loaded machine
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
