@@ -32,7 +32,8 @@ static const int8_t ip_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 /*
  * The next packet, at t->pos: the common ones (PAD, short TNT, TIP, TIP.PGE,
  * TIP.PGD, FUP, TSC, PSB, PSBEND) decoded here as libipt's packet decoder
- * would, the others by it. Returns 0 and *p, or libipt's error.
+ * would, MTC, CYC, CBR and TMA by the scan's reader (timing.c, held to libipt
+ * by the unit tests), the others by libipt's. Returns 0 and *p, or libipt's error.
  */
 static int tok_packet(struct tokr *t, struct pt_packet *p)
 {
@@ -77,6 +78,10 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 		p->size = (uint8_t)(n + 1);
 		p->payload.ip.ipc = (enum pt_ip_compression)(b[0] >> 5);
 		p->payload.ip.ip = v;
+	} else if ((n = ptt_walk_packet(b, left, p)) > 0 &&
+		   (p->type == ppt_mtc || p->type == ppt_cyc || p->type == ppt_cbr ||
+		    p->type == ppt_tma)) { /* the clock's packets, as the scan reads them */
+		p->size = (uint8_t)n;
 	} else {
 		if ((st = pt_pkt_sync_set(t->pk, t->pos)) < 0 ||
 		    (st = pt_pkt_next(t->pk, p, sizeof(*p))) < 0)
@@ -142,8 +147,10 @@ static int tok_timing_packet(struct tokr *t, const struct pt_packet *pkt, uint64
 {
 	if (pkt->type == ppt_tsc)
 		t->tsc = pkt->payload.tsc.tsc;
-	else
-		t->odd = 1; /* the fast walk leaves perf's finer clock (and CBR) to libipt */
+	else if (pkt->type == ppt_stop)
+		t->odd = 1; /* the fast walk leaves a STOP to libipt */
+	else if (pkt->type == ppt_cbr && off > t->skip_until)
+		t->ipt_cbr = pkt->payload.cbr.ratio;
 	tok_time(t, pkt, off);
 	if (pkt->type != ppt_cbr || t->in_psb || t->clk.st.cbr == t->cbr_seen ||
 	    off <= t->skip_until)
@@ -254,6 +261,25 @@ void ptd_tok_fill(struct tokr *t)
 		tok_found(t, k, ip, ok);
 		return;
 	}
+}
+
+uint32_t ptd_tok_ipt_cbr(const struct tokr *t)
+{
+	struct tokr c = *t;
+	uint32_t cbr = t->ipt_cbr;
+
+	if (c.have && c.kind != TOK_CBR)
+		return cbr;
+	for (;;) {
+		ptd_tok_fill(&c);
+		if (!c.have || c.kind != TOK_CBR)
+			break;
+		cbr = c.ipt_cbr;
+		c.have = 0;
+	}
+	if (c.clk.la != t->clk.la) /* the copy's own lookahead decoder */
+		ptt_clock_fini(&c.clk);
+	return cbr;
 }
 
 /* Repositions at the PSB at off (after libipt synchronised there). */

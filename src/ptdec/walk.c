@@ -71,6 +71,11 @@ static int next_token(struct pstate *s)
 			return -1;
 		if (!s->tk.have)
 			return 0;
+		if (s->tk.kind == TOK_CBR) { /* a sample of its own (as ptd_take) */
+			s->tk.have = 0;
+			ptd_cbr_change(s, s->tk.kcbr, s->tk.ktime, 1);
+			continue;
+		}
 		if (s->tk.kind != TOK_PSB)
 			return 1;
 		if (s->tk.has_ip)
@@ -133,6 +138,8 @@ static int second_token(const struct tokr *t, uint64_t *ip)
 
 	c.have = 0;
 	ptd_tok_fill(&c);
+	if (c.clk.la != t->clk.la) /* the copy's own lookahead decoder */
+		ptt_clock_fini(&c.clk);
 	*ip = c.have && c.has_ip ? c.kip : 0;
 	return c.have ? c.kind : TOK_NONE;
 }
