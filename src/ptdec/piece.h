@@ -70,6 +70,7 @@ struct tokr {
 	uint64_t oadj;	     /* packet offset + oadj = offset from the piece's start */
 	uint8_t time_stale;  /* time lags the clock */
 	uint32_t ipt_cbr;    /* the last CBR packet read in the piece (0: none) */
+	uint8_t reset_any;   /* clk.st.reset was set since the piece's start */
 };
 
 /*

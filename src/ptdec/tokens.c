@@ -44,7 +44,9 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 
 	if (!left)
 		return -pte_eos;
-	if (b[0] == 0x00) {
+	if ((b[0] & 3) == 3 && (n = ptt_walk_packet(b, left, p)) > 0) {
+		p->size = (uint8_t)n; /* CYC: most packets of a cycle-accurate trace */
+	} else if (b[0] == 0x00) {
 		p->type = ppt_pad;
 		p->size = 1;
 	} else if (!(b[0] & 1) && b[0] != 0x02) { /* TNT-8: payload bits, then a stop bit */
@@ -104,6 +106,7 @@ static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
 	}
 	ptt_packet(&t->clk, pkt, off + t->oadj);
 	if (t->clk.st.reset) {
+		t->reset_any = 1;
 		t->clk.st.reset = 0;
 		t->tsc_seen = 1;
 	}

@@ -11,12 +11,14 @@
  * block decoder, for the pieces made only of what it knows: a piece that
  * starts with a PSB+ (with or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD
  * without an IP after a far branch (a syscall), a FUP and TIP.PGD or TIP (an
- * interrupt), TSC, MODE.exec of 64-bit code, PAD. After each instruction that
+ * interrupt), the timing packets (TSC, MTC, CYC, TMA, CBR: the token reader
+ * moves perf's clock, and hands it on after the piece, docs/ptdec.md),
+ * MODE.exec of 64-bit code, PAD. After each instruction that
  * needs trace the next IP comes from the next token (a TNT bit: a
  * conditional's direction or a compressed return; a TIP: the target); the
  * instructions in between come from the run cache (insn.c). libipt's return
  * stack is mirrored (s->rets, piece.h). Anything else -- an error, an
- * overflow, a CBR, MTC/CYC, code that cannot be read, a call to the next
+ * overflow, a STOP, code that cannot be read, a call to the next
  * instruction -- returns 0 and the piece is decoded again by libipt's
  * decoder, which knows every case: the walk only has to be right for what it
  * takes ($SNAPTRACE_PTDEC_WALK=check compares the two on every piece).
@@ -248,6 +250,10 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 		goto out;
 	ptd_end_piece(&s);
 	done = 1;
+	/* every packet was read: the clock after the piece is the next one's start
+	 * (the scan keeps perf's reset flag from the start of the stream) */
+	s.tk.clk.st.reset |= s.tk.reset_any;
+	ptd_piece_clock_end(w->d, pc, &s.tk.clk.st);
 out:
 	pt_pkt_free_decoder(s.tk.pk);
 	ptt_clock_fini(&s.tk.clk);
