@@ -30,10 +30,12 @@ void ptt_params_init(struct ptt_params *p, uint64_t config, uint64_t mtc_freq_bi
 			bits >>= 1;
 			shift++;
 		}
-		p->mtc_shift = (int)((config & mtc_freq_bits) >> shift);
+		uint64_t v = (config & mtc_freq_bits) >> shift;
+
+		/* the field has 4 bits; keep the shifts defined (a crafted file's
+		 * mask may be wider: no int conversion of a wider value) */
+		p->mtc_shift = v > 15 ? 15 : (int)v;
 	}
-	if (p->mtc_shift > 15)
-		p->mtc_shift = 15; /* the field has 4 bits; keep the shifts defined */
 	p->ctc_rem_mask = (uint32_t)((1ULL << p->mtc_shift) - 1);
 	p->n = (uint32_t)n;
 	p->d = (uint32_t)d;
