@@ -61,6 +61,22 @@ static void walk_run(struct pstate *s, struct run *r)
 	s->have_prev = 1;
 }
 
+/* Whether the peeked PSB+ is followed by nothing but CBR tokens: libipt's
+ * decoder then never takes it (no event after it), so its new ratio is never
+ * reported; the walk leaves such a piece to libipt (found by fuzzing). */
+static int psb_is_last(const struct tokr *t)
+{
+	struct tokr c = *t;
+
+	do {
+		c.have = 0;
+		ptd_tok_fill(&c);
+	} while (c.have && c.kind == TOK_CBR);
+	if (c.clk.la != t->clk.la) /* the copy's own lookahead decoder */
+		ptt_clock_fini(&c.clk);
+	return !c.have;
+}
+
 /* Peeks the next token past PSB+ markers (taken as ptd_take() would skip them).
  * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt.
  * A PSB+ with a FUP is passed where the walk reaches its IP (pass_psb): one
@@ -80,7 +96,7 @@ static int next_token(struct pstate *s)
 		}
 		if (s->tk.kind != TOK_PSB)
 			return 1;
-		if (s->tk.has_ip)
+		if (s->tk.has_ip || psb_is_last(&s->tk))
 			return -1;
 		ptd_take(s, TOK_PSB);
 	}
