@@ -421,8 +421,8 @@ int ptt_walk_packet(const uint8_t *p, size_t n, struct pt_packet *pkt)
 			pkt->payload.cbr.ratio = p[2];
 			return 4;
 		case 0x73:
-			if (n < 7)
-				return 0;
+			if (n < 7 || (p[6] & 0xfe))
+				return 0; /* FC has 9 bits: libipt's bad packet */
 			pkt->type = ppt_tma;
 			pkt->payload.tma.ctc = (uint16_t)(p[2] | p[3] << 8);
 			pkt->payload.tma.fc = (uint16_t)(p[5] | (p[6] & 1) << 8);
