@@ -206,6 +206,12 @@ void ptd_tok_fill(struct tokr *t)
 			break;
 		}
 		off = t->pos; /* just after the packet */
+		/* PSB+ holds only timing packets, MODE and FUP (libipt's header);
+		 * anything else there (an unterminated PSB+, found by differential
+		 * fuzzing) is libipt's */
+		if (t->in_psb && !ptt_is_timing(pkt.type) && pkt.type != ppt_mode &&
+		    pkt.type != ppt_fup && pkt.type != ppt_psbend)
+			t->odd = 1;
 		if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
 		    (!t->skip_until || off > t->skip_until))
 			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
