@@ -31,11 +31,13 @@ static int dec_event(struct pstate *s, struct pt_event *ev)
 
 void ptd_dec_cbr(struct pstate *s, uint32_t *cbr)
 {
-	*cbr = 0; /* the fast walk (no libipt decoder) has seen no CBR */
+	*cbr = 0;
 	if (s->bdec)
 		pt_blk_core_bus_ratio(s->bdec, cbr);
 	else if (s->dec)
 		pt_insn_core_bus_ratio(s->dec, cbr);
+	else /* the fast walk: the ratio its token reader read */
+		*cbr = ptd_tok_ipt_cbr(&s->tk);
 }
 
 void ptd_dec_set_image(struct pstate *s, struct pt_image *img)

@@ -69,6 +69,8 @@ struct tokr {
 	uint64_t skip_until; /* packets ending at or before: made up (resync.c) */
 	uint64_t oadj;	     /* packet offset + oadj = offset from the piece's start */
 	uint8_t time_stale;  /* time lags the clock */
+	uint32_t ipt_cbr;    /* the last CBR packet read in the piece (0: none) */
+	uint8_t reset_any;   /* clk.st.reset was set since the piece's start */
 };
 
 /*
@@ -145,6 +147,10 @@ void ptd_tok_fill(struct tokr *t);
  * 0x401000", "PSB+ FUP 0x401000", "CBR 23"), perf's time and TSC at it and the
  * offset after its packet in the piece. For $SNAPTRACE_PTDEC_DEBUG=2. Returns buf. */
 const char *ptd_tok_desc(const struct tokr *t, char *buf, size_t len);
+/* The core:bus ratio libipt's decoder would know here, for the fast walk: the
+ * last CBR packet read in the piece, and those of the CBR tokens next (libipt
+ * takes their events before it walks on). 0 without one. */
+uint32_t ptd_tok_ipt_cbr(const struct tokr *t);
 
 /* ---- machine.c ---- */
 

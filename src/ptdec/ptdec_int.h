@@ -139,6 +139,7 @@ struct piece {
 	const uint8_t *be; /* end of its AUXTRACE buffer (perf looks ahead up to it) */
 	uint64_t ref;	   /* the buffer's reference TSC */
 	struct ptt tin;	   /* perf's clock at its start (with CYC or MTC timing) */
+	int tin_set;	   /* tin is known */
 };
 
 struct queue {
@@ -359,8 +360,13 @@ int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
 /* decode.c: decodes piece pc (borrowed; its events into pc->ev, owned by the piece)
  * with worker context w. 0, or -ENOMEM. */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);
-/* timing.c: perf's clock at the start of piece pc (scans the pieces before it) */
+/* timing.c: perf's clock at the start of piece pc (scans the pieces before it
+ * that no walk has given the clock after) */
 void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);
+/* timing.c: perf's clock *end after every packet of piece pc, as the fast walk
+ * read them: the next piece's start when no scan got there first (with
+ * $SNAPTRACE_PTDEC_WALK=check it must equal the scan's, else abort). */
+void ptd_piece_clock_end(struct snap_ptdec *d, const struct piece *pc, const struct ptt *end);
 /* pool.c */
 /* Waits until piece i of d is decoded, decoding it on the calling (reader)
  * thread if no worker has taken it yet. */

@@ -9,6 +9,8 @@
 #include "ptdec/timing.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/ptdec_int.h"
@@ -28,10 +30,12 @@ void ptt_params_init(struct ptt_params *p, uint64_t config, uint64_t mtc_freq_bi
 			bits >>= 1;
 			shift++;
 		}
-		p->mtc_shift = (int)((config & mtc_freq_bits) >> shift);
+		uint64_t v = (config & mtc_freq_bits) >> shift;
+
+		/* the field has 4 bits; keep the shifts defined (a crafted file's
+		 * mask may be wider: no int conversion of a wider value) */
+		p->mtc_shift = v > 15 ? 15 : (int)v;
 	}
-	if (p->mtc_shift > 15)
-		p->mtc_shift = 15; /* the field has 4 bits; keep the shifts defined */
 	p->ctc_rem_mask = (uint32_t)((1ULL << p->mtc_shift) - 1);
 	p->n = (uint32_t)n;
 	p->d = (uint32_t)d;
@@ -417,8 +421,8 @@ int ptt_walk_packet(const uint8_t *p, size_t n, struct pt_packet *pkt)
 			pkt->payload.cbr.ratio = p[2];
 			return 4;
 		case 0x73:
-			if (n < 7)
-				return 0;
+			if (n < 7 || (p[6] & 0xfe))
+				return 0; /* FC has 9 bits: libipt's bad packet */
 			pkt->type = ppt_tma;
 			pkt->payload.tma.ctc = (uint16_t)(p[2] | p[3] << 8);
 			pkt->payload.tma.fc = (uint16_t)(p[5] | (p[6] & 1) << 8);
@@ -559,6 +563,36 @@ static void scan_piece(struct snap_ptdec *d, struct piece *pc, struct ptt_clock 
 	pt_pkt_free_decoder(pk);
 }
 
+/* Piece p is the next one of queue q: its clock at the start is q->tcur once
+ * a new buffer's reference is applied. */
+static void enter_piece(struct snap_ptdec *d, struct queue *q, struct piece *p)
+{
+	if (p->tin_set)
+		return;
+	if (p->buf_start) {
+		q->tcur.buf_timestamp = p->ref;
+		if (p->run_start || d->snapshot)
+			ptt_reposition(&q->tcur, p->ref);
+	}
+	p->tin = q->tcur;
+	p->tin_set = 1;
+}
+
+/* The clock after piece p, from its start (p->tin), by the scan. */
+static void scan_after(struct snap_ptdec *d, struct piece *p, struct ptt *out)
+{
+	struct ptt_clock c;
+
+	memset(&c, 0, sizeof(c));
+	c.st = p->tin;
+	c.p = &d->tparams;
+	c.base = p->b;
+	c.bend = p->be;
+	scan_piece(d, p, &c);
+	ptt_clock_fini(&c);
+	*out = c.st;
+}
+
 void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out)
 {
 	struct queue *q;
@@ -569,26 +603,58 @@ void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out)
 	}
 	q = &d->queues[pc->q];
 	pthread_mutex_lock(&d->tmu);
-	while (q->tnext <= pc->qpos && q->tnext < q->npieces) {
+	while (q->tnext < q->npieces) {
 		struct piece *p = &d->pieces[q->pieces[q->tnext]];
-		struct ptt_clock c;
 
-		if (p->buf_start) {
-			q->tcur.buf_timestamp = p->ref;
-			if (p->run_start || d->snapshot)
-				ptt_reposition(&q->tcur, p->ref);
-		}
-		p->tin = q->tcur;
-		memset(&c, 0, sizeof(c));
-		c.st = q->tcur;
-		c.p = &d->tparams;
-		c.base = p->b;
-		c.bend = p->be;
-		scan_piece(d, p, &c);
-		ptt_clock_fini(&c);
-		q->tcur = c.st;
+		enter_piece(d, q, p);
+		if (q->tnext >= pc->qpos)
+			break;
+		scan_after(d, p, &q->tcur);
 		q->tnext++;
 	}
 	*out = pc->tin;
+	pthread_mutex_unlock(&d->tmu);
+}
+
+/* Whether two clocks are the same, field by field. */
+static int same_clock(const struct ptt *a, const struct ptt *b)
+{
+	return a->timestamp == b->timestamp && a->tsc_timestamp == b->tsc_timestamp &&
+	       a->ref_timestamp == b->ref_timestamp && a->buf_timestamp == b->buf_timestamp &&
+	       a->ctc_timestamp == b->ctc_timestamp && a->ctc_delta == b->ctc_delta &&
+	       a->cycle_cnt == b->cycle_cnt && a->cyc_ref_timestamp == b->cyc_ref_timestamp &&
+	       !memcmp(&a->cbr_cyc_to_tsc, &b->cbr_cyc_to_tsc, sizeof(double)) &&
+	       !memcmp(&a->calc_cyc_to_tsc, &b->calc_cyc_to_tsc, sizeof(double)) &&
+	       a->last_mtc == b->last_mtc && a->cbr == b->cbr && a->have_tma == b->have_tma &&
+	       a->fixup_last_mtc == b->fixup_last_mtc && a->have_calc == b->have_calc &&
+	       a->last_cyc == b->last_cyc && a->fresh == b->fresh && a->reset == b->reset;
+}
+
+void ptd_piece_clock_end(struct snap_ptdec *d, const struct piece *pc, const struct ptt *end)
+{
+	struct queue *q;
+	struct ptt want;
+
+	if (!d->tscan)
+		return;
+	q = &d->queues[pc->q];
+	pthread_mutex_lock(&d->tmu);
+	if (q->tnext == pc->qpos) { /* no scan went past it */
+		struct piece *p = &d->pieces[q->pieces[q->tnext]];
+
+		if (d->walk == 2) {
+			scan_after(d, p, &want);
+			if (!same_clock(&want, end)) {
+				fprintf(stderr,
+					"ptdec: the fast walk's clock after piece %zu of queue %zu "
+					"differs from the scan's (time %llu/%llu)\n",
+					pc->qpos, pc->q, (unsigned long long)end->timestamp,
+					(unsigned long long)want.timestamp);
+				abort();
+			}
+		}
+		q->tcur = *end;
+		q->tnext++;
+	}
 	pthread_mutex_unlock(&d->tmu);
 }

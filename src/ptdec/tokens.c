@@ -32,7 +32,8 @@ static const int8_t ip_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 /*
  * The next packet, at t->pos: the common ones (PAD, short TNT, TIP, TIP.PGE,
  * TIP.PGD, FUP, TSC, PSB, PSBEND) decoded here as libipt's packet decoder
- * would, the others by it. Returns 0 and *p, or libipt's error.
+ * would, MTC, CYC, CBR and TMA by the scan's reader (timing.c, held to libipt
+ * by the unit tests), the others by libipt's. Returns 0 and *p, or libipt's error.
  */
 static int tok_packet(struct tokr *t, struct pt_packet *p)
 {
@@ -43,7 +44,9 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 
 	if (!left)
 		return -pte_eos;
-	if (b[0] == 0x00) {
+	if ((b[0] & 3) == 3 && (n = ptt_walk_packet(b, left, p)) > 0) {
+		p->size = (uint8_t)n; /* CYC: most packets of a cycle-accurate trace */
+	} else if (b[0] == 0x00) {
 		p->type = ppt_pad;
 		p->size = 1;
 	} else if (!(b[0] & 1) && b[0] != 0x02) { /* TNT-8: payload bits, then a stop bit */
@@ -77,6 +80,10 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 		p->size = (uint8_t)(n + 1);
 		p->payload.ip.ipc = (enum pt_ip_compression)(b[0] >> 5);
 		p->payload.ip.ip = v;
+	} else if ((n = ptt_walk_packet(b, left, p)) > 0 &&
+		   (p->type == ppt_mtc || p->type == ppt_cyc || p->type == ppt_cbr ||
+		    p->type == ppt_tma)) { /* the clock's packets, as the scan reads them */
+		p->size = (uint8_t)n;
 	} else {
 		if ((st = pt_pkt_sync_set(t->pk, t->pos)) < 0 ||
 		    (st = pt_pkt_next(t->pk, p, sizeof(*p))) < 0)
@@ -99,6 +106,7 @@ static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
 	}
 	ptt_packet(&t->clk, pkt, off + t->oadj);
 	if (t->clk.st.reset) {
+		t->reset_any = 1;
 		t->clk.st.reset = 0;
 		t->tsc_seen = 1;
 	}
@@ -142,8 +150,10 @@ static int tok_timing_packet(struct tokr *t, const struct pt_packet *pkt, uint64
 {
 	if (pkt->type == ppt_tsc)
 		t->tsc = pkt->payload.tsc.tsc;
-	else
-		t->odd = 1; /* the fast walk leaves perf's finer clock (and CBR) to libipt */
+	else if (pkt->type == ppt_stop)
+		t->odd = 1; /* the fast walk leaves a STOP to libipt */
+	else if (pkt->type == ppt_cbr && off > t->skip_until)
+		t->ipt_cbr = pkt->payload.cbr.ratio;
 	tok_time(t, pkt, off);
 	if (pkt->type != ppt_cbr || t->in_psb || t->clk.st.cbr == t->cbr_seen ||
 	    off <= t->skip_until)
@@ -196,6 +206,12 @@ void ptd_tok_fill(struct tokr *t)
 			break;
 		}
 		off = t->pos; /* just after the packet */
+		/* PSB+ holds only timing packets, MODE and FUP (libipt's header);
+		 * anything else there (an unterminated PSB+, found by differential
+		 * fuzzing) is libipt's */
+		if (t->in_psb && !ptt_is_timing(pkt.type) && pkt.type != ppt_mode &&
+		    pkt.type != ppt_fup && pkt.type != ppt_psbend)
+			t->odd = 1;
 		if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
 		    (!t->skip_until || off > t->skip_until))
 			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
@@ -254,6 +270,25 @@ void ptd_tok_fill(struct tokr *t)
 		tok_found(t, k, ip, ok);
 		return;
 	}
+}
+
+uint32_t ptd_tok_ipt_cbr(const struct tokr *t)
+{
+	struct tokr c = *t;
+	uint32_t cbr = t->ipt_cbr;
+
+	if (c.have && c.kind != TOK_CBR)
+		return cbr;
+	for (;;) {
+		ptd_tok_fill(&c);
+		if (!c.have || c.kind != TOK_CBR)
+			break;
+		cbr = c.ipt_cbr;
+		c.have = 0;
+	}
+	if (c.clk.la != t->clk.la) /* the copy's own lookahead decoder */
+		ptt_clock_fini(&c.clk);
+	return cbr;
 }
 
 /* Repositions at the PSB at off (after libipt synchronised there). */

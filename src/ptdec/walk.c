@@ -11,12 +11,14 @@
  * block decoder, for the pieces made only of what it knows: a piece that
  * starts with a PSB+ (with or without a FUP), TNT, TIP, TIP.PGE, a TIP.PGD
  * without an IP after a far branch (a syscall), a FUP and TIP.PGD or TIP (an
- * interrupt), TSC, MODE.exec of 64-bit code, PAD. After each instruction that
+ * interrupt), the timing packets (TSC, MTC, CYC, TMA, CBR: the token reader
+ * moves perf's clock, and hands it on after the piece, docs/ptdec.md),
+ * MODE.exec of 64-bit code, PAD. After each instruction that
  * needs trace the next IP comes from the next token (a TNT bit: a
  * conditional's direction or a compressed return; a TIP: the target); the
  * instructions in between come from the run cache (insn.c). libipt's return
  * stack is mirrored (s->rets, piece.h). Anything else -- an error, an
- * overflow, a CBR, MTC/CYC, code that cannot be read, a call to the next
+ * overflow, a STOP, code that cannot be read, a call to the next
  * instruction -- returns 0 and the piece is decoded again by libipt's
  * decoder, which knows every case: the walk only has to be right for what it
  * takes ($SNAPTRACE_PTDEC_WALK=check compares the two on every piece).
@@ -59,6 +61,22 @@ static void walk_run(struct pstate *s, struct run *r)
 	s->have_prev = 1;
 }
 
+/* Whether the peeked PSB+ is followed by nothing but CBR tokens: libipt's
+ * decoder then never takes it (no event after it), so its new ratio is never
+ * reported; the walk leaves such a piece to libipt (found by fuzzing). */
+static int psb_is_last(const struct tokr *t)
+{
+	struct tokr c = *t;
+
+	do {
+		c.have = 0;
+		ptd_tok_fill(&c);
+	} while (c.have && c.kind == TOK_CBR);
+	if (c.clk.la != t->clk.la) /* the copy's own lookahead decoder */
+		ptt_clock_fini(&c.clk);
+	return !c.have;
+}
+
 /* Peeks the next token past PSB+ markers (taken as ptd_take() would skip them).
  * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt.
  * A PSB+ with a FUP is passed where the walk reaches its IP (pass_psb): one
@@ -71,9 +89,14 @@ static int next_token(struct pstate *s)
 			return -1;
 		if (!s->tk.have)
 			return 0;
+		if (s->tk.kind == TOK_CBR) { /* a sample of its own (as ptd_take) */
+			s->tk.have = 0;
+			ptd_cbr_change(s, s->tk.kcbr, s->tk.ktime, 1);
+			continue;
+		}
 		if (s->tk.kind != TOK_PSB)
 			return 1;
-		if (s->tk.has_ip)
+		if (s->tk.has_ip || psb_is_last(&s->tk))
 			return -1;
 		ptd_take(s, TOK_PSB);
 	}
@@ -133,6 +156,8 @@ static int second_token(const struct tokr *t, uint64_t *ip)
 
 	c.have = 0;
 	ptd_tok_fill(&c);
+	if (c.clk.la != t->clk.la) /* the copy's own lookahead decoder */
+		ptt_clock_fini(&c.clk);
 	*ip = c.have && c.has_ip ? c.kip : 0;
 	return c.have ? c.kind : TOK_NONE;
 }
@@ -241,6 +266,10 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 		goto out;
 	ptd_end_piece(&s);
 	done = 1;
+	/* every packet was read: the clock after the piece is the next one's start
+	 * (the scan keeps perf's reset flag from the start of the stream) */
+	s.tk.clk.st.reset |= s.tk.reset_any;
+	ptd_piece_clock_end(w->d, pc, &s.tk.clk.st);
 out:
 	pt_pkt_free_decoder(s.tk.pk);
 	ptt_clock_fini(&s.tk.clk);

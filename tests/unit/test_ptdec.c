@@ -694,6 +694,10 @@ static void walker_agrees_with_libipt(void)
 	CHECK_INT_EQ(0, ptt_walk_packet(buf, 0, &got));
 	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x09", 1, &got)); /* no such packet */
 	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x02\x82\x02\x83", 4, &got));
+	/* a TMA whose FC has bits past its 9: libipt's bad packet, left to it
+	 * (the fast walk read it as a TMA; differential fuzzing) */
+	CHECK_INT_EQ(7, ptt_walk_packet((const uint8_t *)"\x02\x73\xb8\xc2\x0d\x00\x01", 7, &got));
+	CHECK_INT_EQ(0, ptt_walk_packet((const uint8_t *)"\x02\x73\xb8\xc2\x0d\x00\xc8", 7, &got));
 }
 
 int main(void)

@@ -121,6 +121,87 @@ static void tokens_of_libipts_packets(void)
 	ptt_clock_fini(&t.clk);
 }
 
+/* Whether s starts with prefix. */
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The timing packets of a cycle-accurate trace: read by the token reader (the
+ * fast walk takes the piece, no packet it leaves to libipt), a CBR outside PSB+
+ * a token of its own, a repeated one none; the ratio libipt's decoder knows at
+ * the start of tracing includes the CBR right after PSB+ (docs/ptdec.md). */
+static void tokens_of_a_cycle_accurate_trace(void)
+{
+	struct pt_packet pk[16];
+	uint8_t buf[256];
+	char d[160];
+	struct tokr t;
+	size_t n = 0, len;
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	pk[n].type = ppt_cbr;
+	pk[n++].payload.cbr.ratio = 24;
+	pk[n].type = ppt_tma;
+	pk[n++].payload.tma.ctc = 0x10;
+	pk[n].type = ppt_fup;
+	pk[n].payload.ip.ipc = pt_ipc_sext_48;
+	pk[n++].payload.ip.ip = 0x401000;
+	pk[n++].type = ppt_psbend;
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 5;
+	pk[n].type = ppt_cbr;
+	pk[n++].payload.cbr.ratio = 28;
+	pk[n].type = ppt_mtc;
+	pk[n++].payload.mtc.ctc = 0x11;
+	pk[n].type = ppt_cyc;
+	pk[n++].payload.cyc.value = 300; /* two bytes */
+	pk[n].type = ppt_tnt_8;
+	pk[n].payload.tnt.bit_size = 1;
+	pk[n++].payload.tnt.payload = 0x1;
+	pk[n].type = ppt_cbr;
+	pk[n++].payload.cbr.ratio = 28; /* no change: no token */
+	pk[n].type = ppt_tip_pgd;
+	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
+	len = encode(buf, sizeof(buf), pk, n);
+	CHECK(len > 16);
+	memset(&t, 0, sizeof(t));
+	dec.timeless = 1;
+	ptt_params_init(&dec.tparams, 0, 0, 2, 1, 24);
+	t.d = &dec;
+	t.clk.p = &dec.tparams;
+	t.clk.base = buf;
+	t.clk.bend = buf + len;
+	CHECK_INT_EQ(0, ptd_tok_open(&t, buf, buf + len));
+	ptd_tok_sync(&t, 0);
+	/* PSB 16, MODE.exec 2, CBR 4, TMA 7, FUP 7, PSBEND 2 */
+	CHECK(starts(next_desc(&t, d, sizeof(d)), "PSB+ FUP 0x401000 "));
+	CHECK(strstr(d, " end=38") != NULL);
+	CHECK(t.mode64 && !t.odd);
+	CHECK_INT_EQ(24, (int)t.ipt_cbr);
+	CHECK_INT_EQ(28, (int)ptd_tok_ipt_cbr(&t)); /* the CBR token next */
+	CHECK(!t.have);				    /* nothing taken from t */
+	/* CYC 1, CBR 4 */
+	CHECK(starts(next_desc(&t, d, sizeof(d)), "CBR 28 "));
+	CHECK(strstr(d, " end=43") != NULL);
+	CHECK_INT_EQ(28, (int)ptd_tok_ipt_cbr(&t));
+	/* MTC 2, CYC 2, TNT 1 */
+	CHECK(starts(next_desc(&t, d, sizeof(d)), "TNT taken "));
+	CHECK(strstr(d, " end=48") != NULL);
+	/* CBR 4, TIP.PGD 1 */
+	CHECK(starts(next_desc(&t, d, sizeof(d)), "TIP.PGD "));
+	CHECK(strstr(d, " end=53") != NULL);
+	CHECK(starts(next_desc(&t, d, sizeof(d)), "no token "));
+	CHECK(!t.odd);
+	CHECK_INT_EQ(28, (int)t.clk.st.cbr);
+	pt_pkt_free_decoder(t.pk);
+	ptt_clock_fini(&t.clk);
+}
+
 static void describes_raw_events(void)
 {
 	struct rawev r;
@@ -154,6 +235,7 @@ int main(void)
 {
 	RUN(return_stack_keeps_the_last_64_calls);
 	RUN(tokens_of_libipts_packets);
+	RUN(tokens_of_a_cycle_accurate_trace);
 	RUN(describes_raw_events);
 	return snap_test_done();
 }
