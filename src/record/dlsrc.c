@@ -37,7 +37,7 @@ static void dlsrc_reset(struct snap_dlsrc *src)
 	src->pid = -1;
 	src->rec_fd = -1;
 	src->out_fd = -1;
-	src->err_fd = -1;
+	src->perr.fd = -1;
 }
 
 int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
@@ -162,8 +162,8 @@ int snap_dlsrc_open(struct snap_dlsrc *src, const struct snap_dlsrc_opts *o,
 	close(rec[1]);
 	close(out[1]);
 	close(errp[1]);
-	src->err_fd = errp[0];
-	fcntl(src->err_fd, F_SETFL, O_NONBLOCK);
+	src->perr.fd = errp[0];
+	fcntl(src->perr.fd, F_SETFL, O_NONBLOCK);
 	src->rec_fd = rec[0];
 	src->out_fd = out[0];
 	fcntl(src->rec_fd, F_SETFL, O_NONBLOCK);
@@ -202,18 +202,18 @@ static int lost_warning(const char *l, size_t n)
 
 /* Relays perf's stderr but those warnings (with their "Warning:" line and
  * the blank lines after them). A "Warning:" line that ends a read waits in
- * src->err_held for the line after it (buf NULL: relay it, perf is done). */
-static void relay_err(struct snap_dlsrc *src, const char *buf, size_t n)
+ * e->held for the line after it (buf NULL: relay it, perf is done). */
+static void relay_err(struct snap_perferr *e, const char *buf, size_t n)
 {
 	static const char warning[] = "Warning:\n";
 	char out[4096 + sizeof(warning)];
 	size_t o = 0, i = 0;
 	int dropped = 0;
 
-	if (src->err_held) {
+	if (e->held) {
 		const char *nl = buf ? memchr(buf, '\n', n) : NULL;
 
-		src->err_held = 0;
+		e->held = 0;
 		if (!buf || !lost_warning(buf, nl ? (size_t)(nl - buf) : n)) {
 			memcpy(out, warning, sizeof(warning) - 1);
 			o = sizeof(warning) - 1;
@@ -228,7 +228,7 @@ static void relay_err(struct snap_dlsrc *src, const char *buf, size_t n)
 			const char *l2 = buf + next, *nl2 = memchr(l2, '\n', n - next);
 
 			if (next == n)
-				src->err_held = drop = 1;
+				e->held = drop = 1;
 			else
 				drop = lost_warning(l2, nl2 ? (size_t)(nl2 - l2) : n - next);
 		}
@@ -240,53 +240,58 @@ static void relay_err(struct snap_dlsrc *src, const char *buf, size_t n)
 		i = next;
 	}
 	if (o && write(STDERR_FILENO, out, o) < 0) {
-		/* nowhere to show it: still kept in errtail */
+		/* nowhere to show it: still kept in e->tail */
 	}
 }
 
-void snap_dlsrc_drain_err(struct snap_dlsrc *src)
+void snap_perferr_drain(struct snap_perferr *e, int running)
 {
 	char buf[4096];
 
-	while (src->err_fd >= 0) {
-		ssize_t n = read(src->err_fd, buf, sizeof(buf));
+	while (e->fd >= 0) {
+		ssize_t n = read(e->fd, buf, sizeof(buf));
 		size_t keep, have;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			struct pollfd p = {.fd = src->err_fd, .events = POLLIN};
+			struct pollfd p = {.fd = e->fd, .events = POLLIN};
 
-			if (src->pid > 0) /* perf still runs: what is there now */
+			if (running) /* perf still runs: what is there now */
 				return;
 			if (poll(&p, 1, 1000) <= 0) /* reaped: EOF comes at once */
 				return;
 			continue;
 		}
 		if (n <= 0) {
-			relay_err(src, NULL, 0);
-			close(src->err_fd);
-			src->err_fd = -1;
+			relay_err(e, NULL, 0);
+			close(e->fd);
+			e->fd = -1;
 			return;
 		}
-		relay_err(src, buf, (size_t)n);
-		have = strlen(src->errtail);
-		keep = (size_t)n < sizeof(src->errtail) - 1 ? (size_t)n : sizeof(src->errtail) - 1;
-		if (have + keep > sizeof(src->errtail) - 1) {
-			size_t drop = have + keep - (sizeof(src->errtail) - 1);
+		relay_err(e, buf, (size_t)n);
+		have = strlen(e->tail);
+		keep = (size_t)n < sizeof(e->tail) - 1 ? (size_t)n : sizeof(e->tail) - 1;
+		if (have + keep > sizeof(e->tail) - 1) {
+			size_t drop = have + keep - (sizeof(e->tail) - 1);
 
-			memmove(src->errtail, src->errtail + drop, have - drop);
+			memmove(e->tail, e->tail + drop, have - drop);
 			have -= drop;
 		}
-		memcpy(src->errtail + have, buf + (size_t)n - keep, keep);
-		src->errtail[have + keep] = '\0';
+		memcpy(e->tail + have, buf + (size_t)n - keep, keep);
+		e->tail[have + keep] = '\0';
 	}
+}
+
+void snap_dlsrc_drain_err(struct snap_dlsrc *src)
+{
+	snap_perferr_drain(&src->perr, src->pid > 0);
 }
 
 int snap_dlsrc_load_failed(const struct snap_dlsrc *src)
 {
-	return strstr(src->errtail, "dlopen") || strstr(src->errtail, "dlfilter") ||
-	       strstr(src->errtail, "filter_event"); /* a plugin perf cannot use */
+	return strstr(src->perr.tail, "dlopen") || strstr(src->perr.tail, "dlfilter") ||
+	       strstr(src->perr.tail, "filter_event"); /* a plugin perf cannot use */
 }
 
 /* Reads what fd has now (non-blocking). Returns bytes read, 0 at EOF, -EAGAIN, -errno. */
@@ -341,7 +346,7 @@ static int dlsrc_wait(struct snap_dlsrc *src)
 {
 	struct pollfd p[3] = {{.fd = src->rec_fd, .events = POLLIN},
 			      {.fd = src->out_fd, .events = POLLIN},
-			      {.fd = src->err_fd, .events = POLLIN}};
+			      {.fd = src->perr.fd, .events = POLLIN}};
 	ssize_t n;
 	int r = snap_dlsrc_poll(p, 3, src->stall_ms ? src->stall_ms : -1, src->progress);
 
@@ -572,8 +577,8 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 			err = -SNAP_EPERF;
 	}
 	snap_dlsrc_drain_err(src);
-	if (src->err_fd >= 0)
-		close(src->err_fd);
+	if (src->perr.fd >= 0)
+		close(src->perr.fd);
 	if (!src->done && !err)
 		err = -SNAP_EPERF; /* stopped early */
 	snap_free(src->buf);

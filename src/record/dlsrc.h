@@ -39,6 +39,20 @@ struct snap_dlsrc_opts {
 	int no_inline;	      /* --no-inline (perf >= 4.11, snap_caps_has_no_inline) */
 };
 
+/* perf script's stderr, read from a pipe and relayed to ours but for its
+ * warnings about data lost while recording, which the pipeline says in its own
+ * words (snap_perfdata_lost): both decode paths (plugin and text) use it. */
+struct snap_perferr {
+	int fd;		/* read end (non-blocking), -1 at EOF */
+	int held;	/* a "Warning:" line not relayed yet (dlsrc.c, relay_err) */
+	char tail[512]; /* the last bytes perf wrote there (NUL-terminated) */
+};
+
+/* Relays what perf has written on e so far to snaptrace's stderr, keeping the
+ * tail in e->tail; running 0 (perf reaped): all of it, up to EOF. Never blocks
+ * while perf runs. */
+void snap_perferr_drain(struct snap_perferr *e, int running);
+
 struct snap_dlsrc {
 	pid_t pid;  /* perf script, or -1 once reaped */
 	int rec_fd; /* read end of the record pipe, -1 once at EOF */
@@ -53,15 +67,13 @@ struct snap_dlsrc {
 	char *buf;		   /* read buffer (owned) */
 	char *out;		   /* perf's real stdout, kept for the end (owned) */
 	size_t outlen, outcap;
-	uint64_t out_dropped; /* bytes beyond SNAP_DLSRC_MAX_OUT */
-	uint64_t events;      /* events returned so far */
-	char plugin[256];     /* for messages */
-	int stall_ms;	      /* snap_dlsrc_stall_ms() */
-	int err_fd;	      /* read end of perf's stderr (relayed to ours), -1 at EOF */
-	char errtail[512];    /* the last bytes perf wrote there (NUL-terminated) */
+	uint64_t out_dropped;	  /* bytes beyond SNAP_DLSRC_MAX_OUT */
+	uint64_t events;	  /* events returned so far */
+	char plugin[256];	  /* for messages */
+	int stall_ms;		  /* snap_dlsrc_stall_ms() */
+	struct snap_perferr perr; /* perf's stderr (relayed to ours) */
 	/* a progress line redrawn while perf prints nothing, or NULL */
 	struct snap_progress *progress;
-	int err_held; /* a "Warning:" line not relayed yet (dlsrc.c, relay_err) */
 };
 
 /* Tells c the build ids perf recorded in the perf.data file (or directory) data,
@@ -71,7 +83,7 @@ void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data);
 void snap_dlsrc_log_cfi(const struct snap_cfi *c);
 
 /* Relays what perf has written on its stderr so far (all of it once perf has
- * exited) to snaptrace's stderr, keeping the tail in errtail. */
+ * exited) to snaptrace's stderr (snap_perferr_drain). */
 void snap_dlsrc_drain_err(struct snap_dlsrc *src);
 
 /* 1 if perf's stderr says it could not load the plugin ("dlopen failed",

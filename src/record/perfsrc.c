@@ -68,13 +68,14 @@ static void perfsrc_reset(struct snap_perfsrc *src)
 	memset(src, 0, sizeof(*src));
 	src->pid = -1;
 	src->fd = -1;
+	src->perr.fd = -1;
 }
 
 int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *o,
 		      struct snap_strtab *names)
 {
 	const char *argv[SNAP_PERFSRC_MAX_ARGS];
-	int pfd[2], err;
+	int pfd[2], errp[2], err;
 
 	perfsrc_reset(src);
 	if (o->plugin) {
@@ -109,17 +110,30 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		err = -errno;
 		goto err_fini;
 	}
-	src->pid = fork();
-	if (src->pid < 0) {
+	if (pipe2(errp, O_CLOEXEC) < 0) {
 		err = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
 		goto err_fini;
 	}
-	if (src->pid == 0)
+	src->pid = fork();
+	if (src->pid < 0) {
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		close(errp[0]);
+		close(errp[1]);
+		goto err_fini;
+	}
+	if (src->pid == 0) {
+		dup2(errp[1], STDERR_FILENO); /* relayed: see snap_perferr_drain */
 		snap_exec_piped(argv, -1, -1, pfd[1]);
+	}
 	close(pfd[1]);
+	close(errp[1]);
 	src->fd = pfd[0];
+	src->perr.fd = errp[0];
+	fcntl(src->perr.fd, F_SETFL, O_NONBLOCK);
 	src->stall_ms = snap_dlsrc_stall_ms();
 	return 0;
 err_fini:
@@ -133,9 +147,12 @@ err_fini:
 /* snap_perfsrc_pull; with stall_ms >= 0, a read that waits longer than that
  * fails with -SNAP_ESTALL (perf script printing nothing: spinning). A signal
  * (snap_interrupted) gives -EINTR, a first MiB without any event -SNAP_ENOTTEXT
- * (/dev/zero: reads that never block and lines that never end). */
+ * (/dev/zero: reads that never block and lines that never end). perr (or
+ * NULL): perf's stderr, relayed whenever it has something so that perf never
+ * blocks on it, and drained of what it holds at fd's EOF. */
 static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
-			struct snap_event *ev, int stall_ms, struct snap_progress *prog)
+			struct snap_event *ev, int stall_ms, struct snap_progress *prog,
+			struct snap_perferr *perr)
 {
 	for (;;) {
 		int r = snap_perfscript_next(ps, ev);
@@ -149,20 +166,27 @@ static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t si
 		/* (a record still taking frames is text: a call chain may be long) */
 		if (!st->events && !ps->rec_open && st->bytes >= SNAP_SNIFF_BYTES)
 			return -SNAP_ENOTTEXT;
-		if (stall_ms >= 0 || prog) {
-			struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (stall_ms >= 0 || prog || (perr && perr->fd >= 0)) {
+			struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+					      {.fd = perr ? perr->fd : -1, .events = POLLIN}};
 
-			r = snap_dlsrc_poll(&p, 1, stall_ms, prog);
+			r = snap_dlsrc_poll(p, 2, stall_ms, prog);
 			if (r < 0)
 				return -errno;
 			if (r == 0)
 				return -SNAP_ESTALL;
+			if (p[1].revents)
+				snap_perferr_drain(perr, 1);
+			if (!p[0].revents)
+				continue;
 		}
 		n = read(fd, buf, size);
 		if (n < 0)
 			return -errno;
 		if (n == 0) {
 			*eof = 1;
+			if (perr)
+				snap_perferr_drain(perr, 1); /* what perf wrote before its end */
 			snap_perfscript_finish(ps);
 			continue;
 		}
@@ -175,7 +199,7 @@ static int perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t si
 int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
 		      struct snap_event *ev)
 {
-	return perfsrc_pull(ps, fd, buf, size, eof, ev, -1, NULL);
+	return perfsrc_pull(ps, fd, buf, size, eof, ev, -1, NULL, NULL);
 }
 
 /* The plugin path ended before the plugin sent anything. Returns 1 to retry
@@ -244,7 +268,7 @@ int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 		src->progress = prog;
 	}
 	return perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms,
-			    src->progress);
+			    src->progress, &src->perr);
 }
 
 int snap_perfsrc_close(struct snap_perfsrc *src)
@@ -263,6 +287,7 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 			kill(src->pid, SIGKILL);
 		while (waitpid(src->pid, &src->status, 0) < 0 && errno == EINTR)
 			;
+		snap_perferr_drain(&src->perr, 0); /* perf's last words, before ours */
 		if (WIFEXITED(src->status) && WEXITSTATUS(src->status) == 127) {
 			snap_log(SNAP_LOG_QUIET, "could not run perf: install it (apt-get install "
 						 "linux-perf) or set SNAPTRACE_PERF");
@@ -271,6 +296,9 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 			err = snap_dlsrc_perf_exit(src->status, src->eof);
 		}
 	}
+	snap_perferr_drain(&src->perr, 0);
+	if (src->perr.fd >= 0)
+		close(src->perr.fd);
 	snap_free(src->buf);
 	snap_perfscript_fini(&src->ps);
 	snap_dlsrc_log_cfi(&src->cfi);

@@ -42,7 +42,8 @@ struct snap_perfsrc {
 	struct snap_dlsrc dl;	       /* the plugin path */
 	struct snap_perfsrc_opts opts; /* for falling back to the text path */
 	struct snap_strtab *names;
-	int stall_ms; /* text path: snap_dlsrc_stall_ms() */
+	int stall_ms;		  /* text path: snap_dlsrc_stall_ms() */
+	struct snap_perferr perr; /* text path: perf's stderr (relayed to ours) */
 	/* snap_perfsrc_set_progress, or NULL */
 	struct snap_progress *progress;
 };

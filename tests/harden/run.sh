@@ -374,6 +374,33 @@ t_messages() {
 	pass messages
 }
 
+# perf script's own warnings about lost data ("Processed N events and lost M
+# chunks!", "Check IO/CPU overload!", "... lost P%!") are not relayed on either
+# path (the pipeline says it in its words); perf's other stderr lines are.
+t_perf_warnings() {
+	local d=$tmp/pw path err
+	if [ $perf_ok -eq 0 ] || ! perf record -o "$tmp/pw.data" --no-bpf-event -e cpu-clock \
+		-F 1000 -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' >/dev/null 2>&1; then
+		skip perf_warnings "perf record -e cpu-clock does not work here"
+		return
+	fi
+	mkdir -p "$d"
+	for path in plugin text; do
+		err=$d/$path.err
+		SNAPTRACE_NO_DLFILTER=$([ $path = text ] && echo 1 || echo 0) FAKE_SCRIPT=warn \
+			SNAPTRACE_PERF=$PWD/tests/harden/perfwrap timeout -s KILL 60 "$snap" decode \
+			"$tmp/pw.data" -o "$d/$path.fxt" >/dev/null 2>"$err" </dev/null
+		rc=$?
+		# (a recording without a sample ends in "no events": rc 1, perf ran)
+		if [ $rc -gt 1 ] || ! grep -qx "fake perf: this line is relayed" "$err" ||
+			grep -Eq "lost 7 chunks|IO/CPU overload|lost 3\.14%|^Warning:$" "$err"; then
+			failed perf_warnings "$path: rc $rc: $(head -8 "$err" | tr '\n' '|')"
+			return
+		fi
+	done
+	pass perf_warnings
+}
+
 # Item 11: perf failing on damaged input (plugin path) is reported as such, once,
 # with perf's own message; perf is not run a second time on the text path. A
 # plugin perf cannot load still falls back to the text path.
@@ -400,6 +427,7 @@ t_perf_fails_once() {
 }
 
 t_decode_workdir_many
+t_perf_warnings
 t_messages
 t_dump_streams
 t_sigkill_leftover
