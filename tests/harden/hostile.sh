@@ -48,7 +48,8 @@ t_decode_signal_keeps() {
 		>/dev/null 2>"$tmp/dsk.err" </dev/null &
 	local pid=$! dir
 	if ! waitfor "$tmp/dsk.log" script; then
-		kill -KILL $pid
+		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
+		wait $pid
 		failed decode_signal_keeps "perf script never started: $(head -3 "$tmp/dsk.err")"
 		return
 	fi
@@ -113,7 +114,8 @@ t_inherited_ignore() {
 		>/dev/null 2>"$tmp/nohup2.err" </dev/null &
 	pid=$!
 	if ! waitfor "$tmp/nohup.log" script; then
-		kill -KILL $pid
+		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
+		wait $pid
 		failed inherited_ignore "decode: perf script never started: $(head -2 "$tmp/nohup2.err")"
 		return
 	fi
@@ -152,7 +154,8 @@ t_perf_dies() {
 			>/dev/null 2>"$tmp/pd_$sig.err" </dev/null &
 		pid=$!
 		if ! waitfor "$tmp/pd.pid" . || ! waitfor "$w/perf.data" ""; then
-			kill -KILL $pid
+			kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
+			wait $pid
 			failed perf_dies "$sig: perf never started: $(head -3 "$tmp/pd_$sig.err")"
 			return
 		fi
