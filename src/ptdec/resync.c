@@ -23,7 +23,6 @@ static int resync_at_psb(struct pstate *s, const uint8_t *b, const uint8_t *e)
 	if (status < 0)
 		return -pte_eos; /* a damaged PSB+: nothing more to decode here */
 	ptd_tok_sync(t, off);
-	s->need_strt = 0;
 	return status;
 }
 

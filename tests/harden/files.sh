@@ -126,7 +126,7 @@ t_workdir_lock() {
 	pid=$!
 	for _ in $(seq 100); do grep -q "FLOCK.* $pid " /proc/locks && break; sleep 0.1; done
 	snap wl run -sampling -working-directory "$d/w" -o "$d/x.fxt" -- true
-	kill "$pid" 2>/dev/null
+	pkill -P "$pid" sleep # flock(1) does not pass a signal on to its command
 	wait "$pid" 2>/dev/null
 	if [ $rc -eq 0 ] || ! grep -q "used by another snaptrace run (pid $pid" "$tmp/wl.err" ||
 		[ "$(cat "$d/w/perf.data" 2>/dev/null)" != LIVE ] || [ -e "$d/x.fxt" ]; then

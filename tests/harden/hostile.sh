@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by run.sh: issue 20 (hostile surroundings) items 7-17, the program's
-# signals and limits (docs/guarantees.md). Uses run.sh's snap/pass/failed/skip.
+# signals and limits (docs/guarantees.md). Uses run.sh's snap/waitfor/pass/failed/skip.
 
 # Issue 20 item 12 (and issue 21): input with no event is refused after its first
 # MiB; a signal stops a read loop whose reads never block.
@@ -33,19 +33,8 @@ t_no_events() {
 	pass no_events
 }
 
-
 # busy: a program that runs on a CPU for a while (sampled)
 busy=(sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done')
-
-# waitfor FILE TEXT: waits (at most 60 s) until FILE holds TEXT.
-waitfor() {
-	local i
-	for i in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # Issue 20 item 7: a signal during run's decoding step keeps the recording and
 # prints the command that decodes it.
@@ -59,7 +48,8 @@ t_decode_signal_keeps() {
 		>/dev/null 2>"$tmp/dsk.err" </dev/null &
 	local pid=$! dir
 	if ! waitfor "$tmp/dsk.log" script; then
-		kill -KILL $pid
+		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
+		wait $pid
 		failed decode_signal_keeps "perf script never started: $(head -3 "$tmp/dsk.err")"
 		return
 	fi
@@ -124,7 +114,8 @@ t_inherited_ignore() {
 		>/dev/null 2>"$tmp/nohup2.err" </dev/null &
 	pid=$!
 	if ! waitfor "$tmp/nohup.log" script; then
-		kill -KILL $pid
+		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
+		wait $pid
 		failed inherited_ignore "decode: perf script never started: $(head -2 "$tmp/nohup2.err")"
 		return
 	fi
@@ -163,7 +154,8 @@ t_perf_dies() {
 			>/dev/null 2>"$tmp/pd_$sig.err" </dev/null &
 		pid=$!
 		if ! waitfor "$tmp/pd.pid" . || ! waitfor "$w/perf.data" ""; then
-			kill -KILL $pid
+			kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
+			wait $pid
 			failed perf_dies "$sig: perf never started: $(head -3 "$tmp/pd_$sig.err")"
 			return
 		fi

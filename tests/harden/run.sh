@@ -37,6 +37,16 @@ snap() {
 	rc=$?
 }
 
+# waitfor FILE TEXT: waits (at most 60 s) until FILE holds TEXT.
+waitfor() {
+	local i
+	for i in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Item 1: more perf.data files in -working-directory than decode's arguments.
 t_decode_workdir_many() {
 	local d=$tmp/many
@@ -154,10 +164,7 @@ t_sigint_plugin() {
 	FAKE_PERF_LOG=$log SNAPTRACE_PERF=$PWD/tests/harden/fakeperf setsid "$snap" decode \
 		tests/harden/min.data -o "$tmp/sigint.fxt" >/dev/null 2>"$tmp/sigint.err" </dev/null &
 	pid=$!
-	for i in $(seq 100); do
-		grep -q script "$log" && break
-		sleep 0.1
-	done
+	waitfor "$log" script
 	kill -INT -- -"$pid" 2>/dev/null
 	for i in $(seq 100); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -241,16 +248,13 @@ t_time_span() {
 # Item 9: decode killed with SIGKILL (or by the OOM killer) while it writes
 # leaves nothing next to the output (an unnamed O_TMPFILE file).
 t_sigkill_leftover() {
-	local d=$tmp/kill log=$tmp/kill.log pid i
+	local d=$tmp/kill log=$tmp/kill.log pid
 	mkdir -p "$d"
 	: >"$log"
 	FAKE_PERF_LOG=$log SNAPTRACE_PERF=$PWD/tests/harden/fakeperf "$snap" decode \
 		tests/harden/min.data -o "$d/out.fxt.gz" >/dev/null 2>&1 </dev/null &
 	pid=$!
-	for i in $(seq 100); do
-		grep -q script "$log" && break
-		sleep 0.1
-	done
+	waitfor "$log" script
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 	if [ -n "$(ls -A "$d")" ]; then

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BURN(n)                                                                                    \
 	do {                                                                                       \
@@ -63,5 +64,29 @@ __attribute__((unused)) static void nap_us(long us)
 	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
 	while (nanosleep(&ts, &ts) != 0) {
 	}
+}
+
+/* Forks a child that writes one byte into a pipe N times, ~1 ms apart, then exits;
+ * returns the child's pid (-1 on failure) and the pipe's read end in *rfd. */
+__attribute__((unused)) static pid_t waker(int n, int *rfd)
+{
+	int fd[2];
+	if (pipe(fd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fd[0]);
+		for (int i = 0; i < n; i++) {
+			nap_us(1000);
+			if (write(fd[1], "x", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fd[1]);
+	*rfd = fd[0];
+	return pid;
 }
 #endif

@@ -5,7 +5,6 @@
  * and the others crunch() for ~60 us (a quarter of one): the same CPU time in both
  * (0.06 N ms in all for each). Prints "crunch N1 grind N2". Usage: burstmix [N] */
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "burn.h"
 
@@ -21,25 +20,13 @@ __attribute__((noinline)) static void grind(void)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 2000, fd[2], nc = 0, ng = 0;
+	int n = argc > 1 ? atoi(argv[1]) : 2000, rfd, nc = 0, ng = 0;
 	char c;
 	per_us = calibrate();
-	if (pipe(fd) != 0)
-		return 1;
-	pid_t pid = fork();
+	pid_t pid = waker(n, &rfd);
 	if (pid < 0)
 		return 1;
-	if (pid == 0) {
-		close(fd[0]);
-		for (int i = 0; i < n; i++) {
-			nap_us(1000);
-			if (write(fd[1], "x", 1) != 1)
-				_exit(1);
-		}
-		_exit(0);
-	}
-	close(fd[1]);
-	while (read(fd[0], &c, 1) == 1) {
+	while (read(rfd, &c, 1) == 1) {
 		if ((nc + ng) % 10 == 9) {
 			grind();
 			ng++;

@@ -4,7 +4,6 @@
  * computes ~150 us of CPU in crunch(): every burst is shorter than the 250 us
  * sample period at 4 kHz. Prints "crunch N". Usage: pipewake [N] */
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "burn.h"
 
@@ -15,25 +14,13 @@ __attribute__((noinline)) static void crunch(void)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 2000, fd[2], calls = 0;
+	int n = argc > 1 ? atoi(argv[1]) : 2000, rfd, calls = 0;
 	char c;
 	per_us = calibrate();
-	if (pipe(fd) != 0)
-		return 1;
-	pid_t pid = fork();
+	pid_t pid = waker(n, &rfd);
 	if (pid < 0)
 		return 1;
-	if (pid == 0) {
-		close(fd[0]);
-		for (int i = 0; i < n; i++) {
-			nap_us(1000);
-			if (write(fd[1], "x", 1) != 1)
-				_exit(1);
-		}
-		_exit(0);
-	}
-	close(fd[1]);
-	while (read(fd[0], &c, 1) == 1) {
+	while (read(rfd, &c, 1) == 1) {
 		crunch();
 		calls++;
 	}
