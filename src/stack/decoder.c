@@ -1424,14 +1424,13 @@ static int write_sampling(struct snap_decoder *dec)
 
 	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
 		struct snap_dthread *th = dec->th[i];
-		const char *ev = snap_strtab_get(dec->st, th->sample_event);
 		struct snap_arg a[2];
 
 		if (!th->nsamples)
 			continue;
 		a[0].name = dec->n_period;
 		a[0].type = SNAP_ARG_INT;
-		if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
+		if (clock_event(dec, th->sample_event))
 			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
 		else if (th->nsamples > 1)
 			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
