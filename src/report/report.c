@@ -112,9 +112,9 @@ static struct snap_report_thread *thread_get(struct snap_report *r, int32_t pid,
 	return t;
 }
 
-/* -thread: remembers a tid it filtered out, for the close matches of a wrong -thread. */
 static struct snap_report_fn *fn_get(struct snap_report *r, uint32_t name);
 
+/* -thread: remembers a tid it filtered out, for the close matches of a wrong -thread. */
 static int other_tid(struct snap_report *r, int32_t tid)
 {
 	uint64_t v;
