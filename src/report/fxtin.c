@@ -99,7 +99,7 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 		break;
 	case SNAP_FXT_EVENT: {
 		uint64_t end;
-		uint32_t kind;
+		uint32_t kind, flags;
 
 		if (rec->sub == SNAP_FXT_EV_COUNTER) {
 			if (!str_is(&rec->name, SNAP_REPORT_SAMPLING_COUNTER))
@@ -121,33 +121,31 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 			kind = SNAP_REPORT_COMPLETE;
 		else
 			break;
-		if (kind == SNAP_REPORT_BEGIN)
-			for (uint32_t i = 0; i < rec->nargs; i++)
-				if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_ARG))
-					kind |= SNAP_REPORT_F_INFERRED;
-		if ((kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END)
-			for (uint32_t i = 0; i < rec->nargs; i++)
-				if (str_is(&rec->args[i].name, SNAP_REPORT_INLINED_ARG))
-					kind |= SNAP_REPORT_F_INLINED;
+		/* one pass over the args: the flags of a begin or complete, an end's */
 		end = 0;
-		for (uint32_t i = 0;
-		     (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END && i < rec->nargs; i++) {
-			const struct snap_fxtread_arg *a = &rec->args[i];
+		flags = 0;
+		for (uint32_t i = 0; i < rec->nargs; i++) {
+			const struct snap_fxt_str *an = &rec->args[i].name;
 
-			if (str_is(&a->name, SNAP_REPORT_INFERRED_END_ARG))
-				kind |= SNAP_REPORT_F_CUT_END;
-			else if (str_is(&a->name, SNAP_REPORT_SAMPLED_ARG))
-				end = sampled_ns(a);
+			if (kind != SNAP_REPORT_END) {
+				if (kind == SNAP_REPORT_BEGIN &&
+				    str_is(an, SNAP_REPORT_INFERRED_ARG))
+					flags |= SNAP_REPORT_F_INFERRED;
+				else if (str_is(an, SNAP_REPORT_INLINED_ARG))
+					flags |= SNAP_REPORT_F_INLINED;
+			} else if (str_is(an, SNAP_REPORT_INFERRED_END_ARG)) {
+				flags |= SNAP_REPORT_F_CUT_END;
+			} else if (str_is(an, SNAP_REPORT_SAMPLED_ARG)) {
+				end = sampled_ns(&rec->args[i]);
+			}
 		}
 		if (end)
-			kind |= SNAP_REPORT_F_SAMPLED;
+			flags |= SNAP_REPORT_F_SAMPLED;
 		/* an end's name is informative: not interned */
-		name = (kind & SNAP_REPORT_KIND_MASK) == SNAP_REPORT_END
-			       ? 0
-			       : fxt_name(st, cache, &rec->name);
-		if (((kind & SNAP_REPORT_KIND_MASK) != SNAP_REPORT_END && !name) ||
-		    snap_report_event(r, (int32_t)rec->pid, (int32_t)rec->tid, kind, rec->ts,
-				      (kind & SNAP_REPORT_F_SAMPLED) ? end : rec->end, name) < 0)
+		name = kind == SNAP_REPORT_END ? 0 : fxt_name(st, cache, &rec->name);
+		if ((kind != SNAP_REPORT_END && !name) ||
+		    snap_report_event(r, (int32_t)rec->pid, (int32_t)rec->tid, kind | flags,
+				      rec->ts, end ? end : rec->end, name) < 0)
 			err = -ENOMEM;
 		break;
 	}

@@ -112,9 +112,9 @@ static struct snap_report_thread *thread_get(struct snap_report *r, int32_t pid,
 	return t;
 }
 
-/* -thread: remembers a tid it filtered out, for the close matches of a wrong -thread. */
 static struct snap_report_fn *fn_get(struct snap_report *r, uint32_t name);
 
+/* -thread: remembers a tid it filtered out, for the close matches of a wrong -thread. */
 static int other_tid(struct snap_report *r, int32_t tid)
 {
 	uint64_t v;
@@ -1095,6 +1095,26 @@ static uint64_t closeness(const char *s, const char *want)
 	return d <= (nw < 9 ? 2 : nw / 4) ? (1u << 20) + d : UINT64_MAX;
 }
 
+/* Keeps the max closest (lowest scores, at most 8) in score[0..*n) and
+ * out[0..*n) (size bytes each): returns the slot c takes, the later ones
+ * moved down (out[slot] is the caller's to fill), or max if c is not close
+ * or not among them. */
+static size_t keep_close(uint64_t *score, void *out, size_t size, size_t *n, size_t max, uint64_t c)
+{
+	char *o = out;
+	size_t k;
+
+	if (!max || c == UINT64_MAX || (*n == max && c >= score[*n - 1]))
+		return max;
+	k = *n < max ? (*n)++ : *n - 1;
+	for (; k > 0 && score[k - 1] > c; k--) {
+		score[k] = score[k - 1];
+		memcpy(o + k * size, o + (k - 1) * size, size);
+	}
+	score[k] = c;
+	return k;
+}
+
 int snap_report_close_functions(const struct snap_report *r, const char *want, uint32_t *out,
 				size_t max)
 {
@@ -1112,16 +1132,8 @@ int snap_report_close_functions(const struct snap_report *r, const char *want, u
 		a = closeness(snap_strtab_get(r->st, (uint32_t)i), want);
 		b = closeness(snap_strtab_get(r->st, r->fn[i].label), want);
 		c = a < b ? a : b;
-		if (c == UINT64_MAX || (n == max && c >= score[n - 1]))
-			continue;
-		k = n < max ? n++ : n - 1;
-		while (k > 0 && score[k - 1] > c) {
-			score[k] = score[k - 1];
-			out[k] = out[k - 1];
-			k--;
-		}
-		score[k] = c;
-		out[k] = (uint32_t)i;
+		if ((k = keep_close(score, out, sizeof(*out), &n, max, c)) < max)
+			out[k] = (uint32_t)i;
 	}
 	return (int)n;
 }
@@ -1143,16 +1155,8 @@ size_t snap_report_close_threads(const struct snap_report *r, int64_t want, int3
 
 			snprintf(t, sizeof(t), "%" PRId32, r->other_tid[i]);
 			c = pass ? i : closeness(t, w);
-			if (c == UINT64_MAX || (n == max && c >= score[n - 1]))
-				continue;
-			k = n < max ? n++ : n - 1;
-			while (k > 0 && score[k - 1] > c) {
-				score[k] = score[k - 1];
-				out[k] = out[k - 1];
-				k--;
-			}
-			score[k] = c;
-			out[k] = r->other_tid[i];
+			if ((k = keep_close(score, out, sizeof(*out), &n, max, c)) < max)
+				out[k] = r->other_tid[i];
 		}
 	return n;
 }

@@ -203,6 +203,14 @@ int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc
 	return snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0 ? -ENOMEM : 0;
 }
 
+/* The end arg sampled_ns = ns (docs/sampling.md "Self time of a sampled trace"). */
+static void sampled_arg(const struct snap_cstack_ctx *ctx, uint64_t ns, struct snap_arg *a)
+{
+	a->name = ctx->n.sampled_ns;
+	a->type = SNAP_ARG_INT;
+	a->v.i = ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
 static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
@@ -256,10 +264,8 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 	case OP_RET:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
 			return err;
-		if (op->sampled) { /* docs/sampling.md "Self time of a sampled trace" */
-			a[0].name = ctx->n.sampled_ns;
-			a[0].type = SNAP_ARG_INT;
-			a[0].v.i = op->sampled > INT64_MAX ? INT64_MAX : (int64_t)op->sampled;
+		if (op->sampled) {
+			sampled_arg(ctx, op->sampled, &a[0]);
 			return snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, a, 1);
 		}
 		return tl->ops->end(tl, cs->pid, cs->tid, t, name);
@@ -607,9 +613,7 @@ static int op_cmp(const void *a, const void *b)
 static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_timeline *tl = cs->ctx->tl;
-	struct snap_arg a[2] = {{.name = cs->ctx->n.inferred_end, .type = SNAP_ARG_STR},
-				{.name = cs->ctx->n.sampled_ns, .type = SNAP_ARG_INT}};
-	uint64_t sampled;
+	struct snap_arg a[2] = {{0}};
 	uint32_t name;
 	size_t na;
 	int err = 0, e;
@@ -637,13 +641,14 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 				err = err ? err : e;
 				continue;
 			}
-			a[0].v.str = cs->ctx->n.true_;
-			na = cs->ends_known ? 0 : 1;
-			sampled = s->f[s->n].sampled;
-			if (sampled) {
-				a[na] = a[1];
-				a[na++].v.i = sampled > INT64_MAX ? INT64_MAX : (int64_t)sampled;
+			na = 0;
+			if (!cs->ends_known) {
+				a[na].name = cs->ctx->n.inferred_end;
+				a[na].type = SNAP_ARG_STR;
+				a[na++].v.str = cs->ctx->n.true_;
 			}
+			if (s->f[s->n].sampled)
+				sampled_arg(cs->ctx, s->f[s->n].sampled, &a[na++]);
 			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, na ? a : NULL,
 						   na);
 			if (e < 0 && !err)

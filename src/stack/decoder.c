@@ -791,13 +791,12 @@ static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
 /* The thread is back on the CPU (or a sample shows it running): its
  * off-CPU slice ends at t (if it is still open: a snapshot boundary or the
  * end of a segment may have closed it). */
-static int on_cpu(struct snap_decoder *dec, struct snap_dthread *th, uint64_t t)
+static int on_cpu(struct snap_dthread *th, uint64_t t)
 {
 	const struct snap_frame *f;
 	size_t n;
 	int err = 0;
 
-	(void)dec;
 	if (th->off == OFF_SLICE) {
 		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
 			return err;
@@ -932,7 +931,7 @@ static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 		dec->stats.switches_in += was_off;
 		if (!was_off)
 			return 0;
-		if ((err = on_cpu(dec, th, t)) < 0)
+		if ((err = on_cpu(th, t)) < 0)
 			return err;
 		th->pend_in = 1;
 		th->t_in = t;
@@ -949,7 +948,7 @@ static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
 	if (was_off) {
 		/* a chain while off (a sched_switch chain without a switch-in record
 		 * before it): the off-CPU slice ends here */
-		if ((err = on_cpu(dec, th, t)) < 0)
+		if ((err = on_cpu(th, t)) < 0)
 			return err;
 	} else if (th->pend_in &&
 		   (err = unsampled_burst(dec, th, ev, !ev->nframes && ev->sw_preempt, t)) < 0) {
@@ -1020,7 +1019,7 @@ static int apply_sample(struct snap_decoder *dec, struct snap_dthread *th,
 	if ((err = idle_gap(dec, th, ev, t, &at)) < 0)
 		return err;
 	if (th->off != OFF_NO) {
-		if ((err = on_cpu(dec, th, t)) < 0)
+		if ((err = on_cpu(th, t)) < 0)
 			return err; /* no switch-in recorded: off until this sample */
 	} else if (th->pend_in && th->t_in <= t) {
 		at = th->t_in > th->floor ? th->t_in : th->floor;
@@ -1096,7 +1095,7 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
 		th->last_was_sample = 0;
-		if (th->off != OFF_NO && (err = on_cpu(dec, th, t)) < 0)
+		if (th->off != OFF_NO && (err = on_cpu(th, t)) < 0)
 			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
@@ -1284,7 +1283,7 @@ static int apply_task(struct snap_decoder *dec, const struct snap_event *ev)
 	th->floor = th->cs.last_time;
 	if (th->out_pend && (err = open_off(dec, th, 0, 1, th->out_t)) < 0)
 		return err;
-	if ((err = on_cpu(dec, th, t)) < 0)
+	if ((err = on_cpu(th, t)) < 0)
 		return err;
 	/* switched in and no sample before the exit: what ran is unknown, and
 	 * the open frames returned on the way out */
@@ -1425,14 +1424,13 @@ static int write_sampling(struct snap_decoder *dec)
 
 	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
 		struct snap_dthread *th = dec->th[i];
-		const char *ev = snap_strtab_get(dec->st, th->sample_event);
 		struct snap_arg a[2];
 
 		if (!th->nsamples)
 			continue;
 		a[0].name = dec->n_period;
 		a[0].type = SNAP_ARG_INT;
-		if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
+		if (clock_event(dec, th->sample_event))
 			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
 		else if (th->nsamples > 1)
 			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /

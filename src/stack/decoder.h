@@ -192,8 +192,8 @@ struct snap_decoder {
 	uint32_t n_preempted, n_off_inferred, n_unsampled, n_cpu_clock, n_task_clock;
 	int saw_branch;		   /* a PT trace: switches are not ours to draw */
 	int saw_switch;		   /* switch records or sched_switch samples seen */
-	uint64_t stack_t0;	   /* mapped time of the snapshot's first stack event */
-	struct snap_u64map births; /* (pid, tid) -> mapped birth time + 1, not seen yet */
+	uint64_t stack_t0;	   /* perf time of the snapshot's first stack event */
+	struct snap_u64map births; /* (pid, tid) -> perf birth time + 1, not seen yet */
 	struct snap_u64map pre_in; /* (pid, tid) -> mapped switch-in time + 1, not seen yet */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -37,7 +36,6 @@ static struct snap_thcover_thread *thread_of(struct snap_thcover *c, const struc
 	memset(t, 0, sizeof(*t));
 	t->pid = ev->pid;
 	t->tid = ev->tid;
-	t->first_seen = ev->time;
 	return t;
 }
 
@@ -83,7 +81,6 @@ int snap_thcover_feed(struct snap_thcover *c, const struct snap_event *ev,
 				t->oncpu_before += ev->time - t->in_since;
 			t->in_since = 0;
 		}
-		t->last_sample = ev->time;
 		return 0;
 	}
 	if (!t->samples) {

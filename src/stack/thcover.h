@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-thread coverage of a sampled recording (docs/recording.md, "What the
- * trace covers"): for each (pid, tid), its first and last sample, and how
+ * trace covers"): for each (pid, tid), its first sample, and how
  * long it ran on a CPU (from switch records, which perf keeps for the whole
  * run in the side-band ring) before its first sample. A thread that ran for
  * many sample periods before its first sample lost those samples: the ring
@@ -23,11 +23,10 @@ struct snap_thcover_thread {
 	int32_t pid, tid;
 	char name[SNAP_THCOVER_NAME]; /* its last comm, "" if none */
 	uint64_t samples;
-	uint64_t first_sample, last_sample; /* perf times (ns); 0 = no sample */
-	uint64_t first_seen;		    /* its first event of any kind */
-	uint64_t oncpu_before;		    /* ns on a CPU before its first sample */
-	uint64_t in_since;		    /* switched in at (while on), else 0 */
-	int switches;			    /* it has switch records */
+	uint64_t first_sample; /* perf time (ns); 0 = no sample */
+	uint64_t oncpu_before; /* ns on a CPU before its first sample */
+	uint64_t in_since;     /* switched in at (while on), else 0 */
+	int switches;	       /* it has switch records */
 };
 
 struct snap_thcover {
