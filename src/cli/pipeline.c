@@ -31,6 +31,7 @@
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/progress.h"
 #include "util/strtab.h"
@@ -66,13 +67,6 @@ struct source {
 	struct snap_perfsrc perf;
 	struct snap_ptdec *ipt; /* the in-process PT decoder, when it took the file */
 };
-
-static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : (long)n;
-}
 
 /* The same perf as run/attach use: -perf, else $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH. */
 static const char *perf_binary(const struct snap_decode_opts *o)
@@ -153,7 +147,7 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	char plugin[PATH_MAX];
 	struct snap_perfdata_info info;
 	struct snap_perfsrc_opts po;
-	int err = snap_perfdata_probe(pread_reader, &src->fd, &info);
+	int err = snap_perfdata_probe(snap_fd_pread, &src->fd, &info);
 	struct stat sb;
 	char why[256];
 
@@ -166,7 +160,7 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	}
 	/* (a damaged data section leaves what was counted before the damage) */
 	if (err >= 0)
-		(void)snap_perfdata_lost(pread_reader, &src->fd, &info, &src->lost);
+		(void)snap_perfdata_lost(snap_fd_pread, &src->fd, &info, &src->lost);
 	close(src->fd);
 	src->fd = -1;
 	src->dwarf = err >= 0 && info.dwarf;

@@ -89,3 +89,10 @@ void snap_file_unmap(const void *buf, size_t len)
 	if (buf)
 		munmap((void *)buf, len);
 }
+
+long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
+}
