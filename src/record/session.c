@@ -796,6 +796,9 @@ int snap_session_finish(struct snap_session *s)
 		if (s->cfg.rec.multi_snapshot)
 			s->hits_lost = snap_trigger_unread(&s->trig);
 	}
+	/* Before perf stops: a breakpoint set to signal perf must not reach
+	 * its pid once perf is reaped (and the pid free for reuse). */
+	snap_trigger_fini(&s->trig);
 	if (s->nhits > 1)
 		qsort(s->hits, s->nhits, sizeof(*s->hits), cmp_hit_time);
 	say_hits(s);
