@@ -57,6 +57,11 @@ static int is_help_flag(const char *a)
 	return !strcmp(a, "help") || !strcmp(a, "h");
 }
 
+static void version_help(void)
+{
+	puts("usage: snaptrace version\n\nPrints snaptrace's version.");
+}
+
 static void help_help(FILE *out)
 {
 	fputs("usage: snaptrace help [COMMAND]\n\n"
@@ -86,7 +91,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (argc > 2 && !strcmp(argv[2], "version")) {
-			puts("usage: snaptrace version\n\nPrints snaptrace's version.");
+			version_help();
 			return 0;
 		}
 		if (argc > 2) {
@@ -104,7 +109,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "version")) {
 		if (argc > 2 && is_help_flag(argv[2])) {
-			puts("usage: snaptrace version\n\nPrints snaptrace's version.");
+			version_help();
 			return 0;
 		}
 		printf("snaptrace %s\n", SNAP_VERSION);

@@ -31,6 +31,7 @@
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/progress.h"
 #include "util/strtab.h"
@@ -67,13 +68,6 @@ struct source {
 	struct snap_ptdec *ipt; /* the in-process PT decoder, when it took the file */
 };
 
-static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : (long)n;
-}
-
 /* The same perf as run/attach use: -perf, else $SNAPTRACE_PERF, $MAGIC_TRACE_PERF_PATH. */
 static const char *perf_binary(const struct snap_decode_opts *o)
 {
@@ -81,9 +75,10 @@ static const char *perf_binary(const struct snap_decode_opts *o)
 }
 
 /* The dlfilter plugin to decode with, or NULL for the text path; says which
- * and why at info level (-v). path (len bytes) receives the plugin's path. */
-static const char *pick_plugin(const struct snap_decode_opts *o, const char *perf, char *path,
-			       size_t len)
+ * and why at info level (-v). pc: perf's version. path (len bytes) receives
+ * the plugin's path. */
+static const char *pick_plugin(const struct snap_decode_opts *o, const struct snap_perfcaps *pc,
+			       char *path, size_t len)
 {
 	struct snap_plugin_env env;
 	char exe[PATH_MAX], why[PATH_MAX + 128];
@@ -91,8 +86,10 @@ static const char *pick_plugin(const struct snap_decode_opts *o, const char *per
 
 	snap_caps_plugin_env(&env, snap_caps_self_dir(exe, sizeof(exe)));
 	env.no_dlfilter = o->no_dlfilter;
-	if (!snap_caps_plugin_off(&env))
-		snap_caps_perf_version(perf, &env.perf_major, &env.perf_minor);
+	if (!snap_caps_plugin_off(&env)) {
+		env.perf_major = pc->perf_major;
+		env.perf_minor = pc->perf_minor;
+	}
 	n = snap_caps_find_plugin(&env, path, len, why, sizeof(why));
 	snap_info("%s", why);
 	return n ? path : NULL;
@@ -153,7 +150,8 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	char plugin[PATH_MAX];
 	struct snap_perfdata_info info;
 	struct snap_perfsrc_opts po;
-	int err = snap_perfdata_probe(pread_reader, &src->fd, &info);
+	struct snap_perfcaps pc = {0};
+	int err = snap_perfdata_probe(snap_fd_pread, &src->fd, &info);
 	struct stat sb;
 	char why[256];
 
@@ -166,7 +164,7 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	}
 	/* (a damaged data section leaves what was counted before the damage) */
 	if (err >= 0)
-		(void)snap_perfdata_lost(pread_reader, &src->fd, &info, &src->lost);
+		(void)snap_perfdata_lost(snap_fd_pread, &src->fd, &info, &src->lost);
 	close(src->fd);
 	src->fd = -1;
 	src->dwarf = err >= 0 && info.dwarf;
@@ -186,14 +184,6 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	po.vmlinux = o->vmlinux;
 	po.kallsyms = o->kallsyms;
 	po.stitch_lbr = o->stitch_lbr;
-	{
-		/* perf's inlined frames are not used, and resolving them took minutes
-		 * on a large C++ program (docs/compat.md, "perf script --no-inline") */
-		struct snap_perfcaps pc = {0};
-
-		snap_caps_perf_version(po.perf, &pc.perf_major, &pc.perf_minor);
-		po.no_inline = snap_caps_has_no_inline(&pc);
-	}
 	if (info.timeless) {
 		snap_warn(
 			"%s: this Intel PT trace has no timing packets (recorded without tsc): the "
@@ -203,7 +193,12 @@ static int source_open_perf(struct source *src, const struct snap_decode_opts *o
 	}
 	if (info.kind == SNAP_PERFDATA_AUX && source_open_ipt(src, o, st) == 0)
 		return 0;
-	po.plugin = info.timeless ? NULL : pick_plugin(o, po.perf, plugin, sizeof(plugin));
+	/* perf runs: one perf --version for both questions. Its inlined frames
+	 * are not used, and resolving them took minutes on a large C++ program
+	 * (docs/compat.md, "perf script --no-inline"). */
+	snap_caps_perf_version(po.perf, &pc.perf_major, &pc.perf_minor);
+	po.no_inline = snap_caps_has_no_inline(&pc);
+	po.plugin = info.timeless ? NULL : pick_plugin(o, &pc, plugin, sizeof(plugin));
 	po.keepjumps = getenv("SNAPTRACE_DLFILTER_KEEPJUMPS") != NULL;
 	if (o->print_perf_commands) {
 		const char *argv[SNAP_PERFSRC_MAX_ARGS];

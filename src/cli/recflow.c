@@ -247,7 +247,7 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
 	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
 	char what[64], threads[512], ring[32], lost[320] = "", less[192];
-	int wrapped;
+	int wrapped, hint;
 
 	/* the run is timed by our clock, the span by perf's: a run lasted at least its data */
 	if (run_ns && span > run_ns)
@@ -270,14 +270,12 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 			 "wrote it out): %s",
 			 (unsigned long long)(r->lost_samples ? r->lost_samples : r->lost_records),
 			 r->lost_samples ? "samples" : "records", less);
+	/* a lost thread start is what a bigger ring keeps */
+	hint = threads[0] && !f->rec.full_execution;
 	if (!wrapped)
 		snap_warn("the trace covers %.3f s of the %.3f s recording (%s)%s%s%s%s%s",
-			  secs(span), secs(run_ns), what, threads,
-			  threads[0] && !f->rec.full_execution ? "; " : "",
-			  threads[0] && !f->rec.full_execution ? ring : "",
-			  threads[0] && !f->rec.full_execution
-				  ? " keeps more, -full-execution keeps all"
-				  : "",
+			  secs(span), secs(run_ns), what, threads, hint ? "; " : "",
+			  hint ? ring : "", hint ? " keeps more, -full-execution keeps all" : "",
 			  lost);
 	else
 		snap_warn(

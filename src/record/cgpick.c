@@ -190,13 +190,11 @@ int snap_cgpick_dyn_next(const void *buf, size_t len, uint64_t *cursor, int *tag
 	const uint8_t *dyn = NULL;
 	const char *strs = NULL;
 	uint64_t size, ssize;
-	int di = -1;
+	int di;
 
 	if (snap_elf_open(&e, buf, len, 0) < 0)
 		return 0;
-	for (unsigned i = 0; i < e.shnum && di < 0; i++)
-		if (snap_get32(snap_elf_shdr(&e, i) + SNAP_SHDR(sh_type)) == SHT_DYNAMIC)
-			di = (int)i;
+	di = snap_elf_sec_by_type(&e, SHT_DYNAMIC);
 	if (di >= 0 && (dyn = snap_elf_sec_bytes(&e, (unsigned)di, &size)) != NULL)
 		strs = (const char *)snap_elf_sec_bytes(
 			&e, snap_get32(snap_elf_shdr(&e, (unsigned)di) + SNAP_SHDR(sh_link)),

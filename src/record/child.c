@@ -57,6 +57,16 @@ static int wait_stop(pid_t pid, int *status)
 	return 0;
 }
 
+/* Ends a child that must not run on (stopped, or failed to start) and reaps it. */
+static void kill_reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+}
+
 int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *status_out)
 {
 	int p[2], e = 0, status, err;
@@ -112,17 +122,12 @@ int snap_child_start(char *const argv[], pid_t *pid_out, int *exec_err, int *sta
 	if (err == 0 && WIFSTOPPED(status))
 		err = wait_stop(pid, &status);
 	if (err < 0) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
-			;
+		kill_reap(pid);
 		return err;
 	}
 	if (n == (ssize_t)sizeof(e)) {
-		if (WIFSTOPPED(status)) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
-				;
-		}
+		if (WIFSTOPPED(status))
+			kill_reap(pid);
 		*exec_err = e;
 		return -e;
 	}

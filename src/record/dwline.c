@@ -253,7 +253,6 @@ static int build_ranges(struct snap_dwline *d)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 
-	d->ranges_built = 1;
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 		Dwarf_Addr base, start, end;
@@ -264,8 +263,10 @@ static int build_ranges(struct snap_dwline *d)
 				if (end <= start)
 					continue;
 				if (snap_vec_reserve(&d->ranges, &d->rcap, d->nranges + 1,
-						     sizeof(*d->ranges)) < 0)
+						     sizeof(*d->ranges)) < 0) {
+					d->nranges = 0; /* unsorted: the next lookup builds again */
 					return -ENOMEM;
+				}
 				d->ranges[d->nranges].start = start;
 				d->ranges[d->nranges].end = end;
 				d->ranges[d->nranges++].cu = off + hsize;
@@ -275,6 +276,7 @@ static int build_ranges(struct snap_dwline *d)
 	}
 	if (d->nranges)
 		qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
+	d->ranges_built = 1;
 	return 0;
 }
 

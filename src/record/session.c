@@ -688,13 +688,6 @@ static int perf_foreign_signal(const struct snap_session *s)
 	return sig;
 }
 
-static long perfdata_pread(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : (long)n;
-}
-
 /* 1 when perf never finished NAME: a header that names no data (perf writes the
  * header last, so a perf that was killed leaves "data size 0"). */
 static int perfdata_unfinished(int dfd, const char *name)
@@ -704,7 +697,7 @@ static int perfdata_unfinished(int dfd, const char *name)
 
 	if (fd < 0)
 		return 0;
-	r = snap_perfdata_probe(perfdata_pread, &fd, &info);
+	r = snap_perfdata_probe(snap_fd_pread, &fd, &info);
 	close(fd);
 	return r < 0 || (!info.pipe_mode && info.data_size == 0);
 }
@@ -803,6 +796,9 @@ int snap_session_finish(struct snap_session *s)
 		if (s->cfg.rec.multi_snapshot)
 			s->hits_lost = snap_trigger_unread(&s->trig);
 	}
+	/* Before perf stops: a breakpoint set to signal perf must not reach
+	 * its pid once perf is reaped (and the pid free for reuse). */
+	snap_trigger_fini(&s->trig);
 	if (s->nhits > 1)
 		qsort(s->hits, s->nhits, sizeof(*s->hits), cmp_hit_time);
 	say_hits(s);

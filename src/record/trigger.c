@@ -235,12 +235,6 @@ int snap_trigger_resolve_disp(pid_t pid, const char *sel, uint64_t *addr, char *
 	return err;
 }
 
-int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
-				size_t wlen)
-{
-	return snap_trigger_resolve_named(pid, name, addr, where, wlen, NULL, 0);
-}
-
 /* Looks name up (matched as how says) in the executable, then in the shared
  * libraries, each once (consecutive lines of maps share a path). */
 static int resolve_pass(const char *exe, FILE *maps, const char *name, enum name_match how,

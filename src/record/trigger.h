@@ -66,16 +66,14 @@ int snap_trigger_resolve(pid_t pid, const char *sel, uint64_t *addr, char *where
  * "FILE:LINE[:COL]" (the executable's DWARF line table: the lowest column of
  * the line unless COL is given; FILE may be a trailing part of the path).
  * Without a prefix: a function name first, then FILE:LINE, then hex.
- * -EINVAL for an empty or malformed selection. The name-only resolver: */
-int snap_trigger_resolve_symbol(pid_t pid, const char *name, uint64_t *addr, char *where,
-				size_t wlen);
-/* A function name is matched exactly first (in every file), then as a
+ * -EINVAL for an empty or malformed selection.
+ * A function name is matched exactly first (in every file), then as a
  * demangled name (C++, Rust: "app::detail::count_words", a Rust path without
  * its hash, or the name with its parameters), then as a trailing part of one
  * after "::" ("count_words"); -EEXIST when functions at several addresses
- * match at that step. The _disp forms (resolve_disp, and resolve_named for
- * resolve_symbol) also write the name perf shows for the function found
- * (demangled; sel itself for a line or an address) to disp. */
+ * match at that step. resolve_disp also writes the name perf shows for the
+ * function found (demangled; sel itself for a line or an address) to disp;
+ * resolve_named is the name-only resolver (disp may be NULL). */
 int snap_trigger_resolve_disp(pid_t pid, const char *sel, uint64_t *addr, char *where, size_t wlen,
 			      char *disp, size_t dlen);
 int snap_trigger_resolve_named(pid_t pid, const char *name, uint64_t *addr, char *where,

@@ -11,16 +11,14 @@
 
 long snap_read_small(const char *path, char *buf, size_t len)
 {
-	/* non-blocking: a FIFO planted under the name cannot hang the open */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	size_t got = 0;
 	struct stat st;
+	int fd;
 
-	if (len == 0) {
-		if (fd >= 0)
-			close(fd);
+	if (len == 0)
 		return -EINVAL;
-	}
+	/* non-blocking: a FIFO planted under the name cannot hang the open */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	buf[0] = '\0';
 	if (fd < 0)
 		return -errno;
@@ -88,4 +86,11 @@ void snap_file_unmap(const void *buf, size_t len)
 {
 	if (buf)
 		munmap((void *)buf, len);
+}
+
+long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
 }

@@ -28,4 +28,9 @@ int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_on
 int snap_file_map(const char *path, const void **buf, size_t *len);
 void snap_file_unmap(const void *buf, size_t len);
 
+/* A reader over a descriptor (ctx points to the int fd), of the shape the
+ * parsers take (snap_perfdata_read_fn): reads len bytes at off with pread.
+ * Returns the byte count (fewer at end of file) or -errno. */
+long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len);
+
 #endif
