@@ -24,6 +24,7 @@
 #include "parse/perfdata.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/proc.h"
 #include "util/vec.h"
@@ -506,13 +507,6 @@ int snap_dlsrc_perf_exit(int status, int report)
 	return -SNAP_EPERF;
 }
 
-static long pread_reader(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	ssize_t n = off > (uint64_t)INT64_MAX ? 0 : pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : (long)n;
-}
-
 static int want_build(void *arg, const char *path, const uint8_t *id, size_t idlen)
 {
 	return path[0] == '/' ? snap_cfi_want(arg, path, id, idlen) : 0;
@@ -534,7 +528,7 @@ void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data)
 	}
 	/* (the table is a help: a damaged one keeps the entries before the damage) */
 	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-		(void)snap_perfdata_build_ids(pread_reader, &fd, want_build, c);
+		(void)snap_perfdata_build_ids(snap_fd_pread, &fd, want_build, c);
 	if (fd >= 0)
 		close(fd);
 	/* perf's build-id cache: ~/.debug (perf's default; its buildid.dir setting is not read) */

@@ -90,7 +90,8 @@ void snap_file_unmap(const void *buf, size_t len)
 
 long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+	/* an offset no file reaches (outside input) reads as the end of the file */
+	ssize_t n = off > (uint64_t)INT64_MAX ? 0 : pread(*(int *)ctx, buf, len, (off_t)off);
 
 	return n < 0 ? -errno : (long)n;
 }

@@ -30,7 +30,7 @@ void snap_file_unmap(const void *buf, size_t len);
 
 /* A reader over a descriptor (ctx points to the int fd), of the shape the
  * parsers take (snap_perfdata_read_fn): reads len bytes at off with pread.
- * Returns the byte count (fewer at end of file) or -errno. */
+ * Returns the byte count (fewer at end of file, 0 past INT64_MAX) or -errno. */
 long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len);
 
 #endif
