@@ -33,18 +33,9 @@ if [ ! -f "$fxtread" ] || ! command -v python3 >/dev/null; then
 fi
 nstrict=0
 badstrict=0
+. tests/golden/case.sh
 for input in tests/golden/*/*.txt; do
-	name=${input#tests/golden/}
-	name=${name%.txt}
-	base=${input%.txt}
-	args=()
-	# .args: shell words (quotes group, e.g. -filter "(START STOP)")
-	[ -f "$base.args" ] && eval "args=($(<"$base.args"))"
-	# @BUILD@ in .args: the build directory (test programs from tests/progs)
-	[ ${#args[@]} -gt 0 ] && args=("${args[@]//@BUILD@/${SNAP_BUILD:-build/default}}")
-	# .env: NAME=VALUE words put in the environment of that decode
-	envs=()
-	[ -f "$base.env" ] && read -r -a envs <"$base.env"
+	golden_case "$input"
 	if ! head -1 "$input" | grep -q '^# purpose: [^ ]'; then
 		echo "FAIL golden/$name: $input must start with a line '# purpose: ...' that says what the case pins (see tests/golden/run.sh)"
 		continue

@@ -91,15 +91,9 @@ compare --must-fail "never ends" selftest/reader_open="$tmp/cr_open.fxt"
 
 # Every golden case that writes a trace, decoded as tests/golden/run.sh does.
 items=()
+. tests/golden/case.sh
 for input in tests/golden/*/*.txt; do
-	name=${input#tests/golden/}
-	name=${name%.txt}
-	base=${input%.txt}
-	args=()
-	[ -f "$base.args" ] && eval "args=($(<"$base.args"))"
-	[ ${#args[@]} -gt 0 ] && args=("${args[@]//@BUILD@/${SNAP_BUILD:-build/default}}")
-	envs=()
-	[ -f "$base.env" ] && read -r -a envs <"$base.env"
+	golden_case "$input"
 	out=$tmp/golden/$name.fxt
 	mkdir -p "$(dirname "$out")"
 	tail -n +2 "$input" >"$tmp/input.txt"

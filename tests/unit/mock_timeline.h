@@ -176,22 +176,6 @@ static inline int mock_begin(struct snap_timeline *tl, int32_t pid, int32_t tid,
 	return 0;
 }
 
-static inline int mock_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
-			   uint32_t name)
-{
-	struct mock_tl *m = (struct mock_tl *)tl;
-	char buf[1024];
-	int err = mock_op_start(m, pid, tid, 1);
-
-	if (err)
-		return err;
-	snprintf(buf, sizeof(buf), "E %" PRIu64 " tid=%d %s", ts, tid,
-		 snap_strtab_get(m->st, name));
-	mock_append(m, buf);
-	mock_rec_add(m, 'E', pid, tid, ts, name);
-	return 0;
-}
-
 /* end_args (mock_show_end_args): "E TS tid=T NAME ARGS" */
 static inline int mock_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 				uint32_t name, const struct snap_arg *args, size_t nargs)
@@ -208,6 +192,12 @@ static inline int mock_end_args(struct snap_timeline *tl, int32_t pid, int32_t t
 	mock_append(m, buf);
 	mock_rec_add(m, 'E', pid, tid, ts, name);
 	return 0;
+}
+
+static inline int mock_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
+			   uint32_t name)
+{
+	return mock_end_args(tl, pid, tid, ts, name, NULL, 0);
 }
 
 static inline int mock_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
