@@ -21,6 +21,7 @@
 #include "cli/exeinfo.h"
 #include "cli/perfmaps.h"
 #include "cli/srcinfo.h"
+#include "model/tlcomb.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "ptdec/ptdec.h"

@@ -116,77 +116,6 @@ static int init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o
 	return 0;
 }
 
-/* ---- the filter's gate ----------------------------------------------------- */
-
-static struct snap_gate *gate_of(struct snap_timeline *tl)
-{
-	return (struct snap_gate *)tl;
-}
-
-static int gate_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uint32_t proc,
-		       uint32_t name)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return o->ops->thread(o, pid, tid, proc, name);
-}
-
-static int gate_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
-		      uint32_t name, const struct snap_arg *args, size_t nargs)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return gate_of(tl)->open ? o->ops->begin(o, pid, tid, ts, name, args, nargs) : 0;
-}
-
-static int gate_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts, uint32_t name)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return gate_of(tl)->open ? o->ops->end(o, pid, tid, ts, name) : 0;
-}
-
-static int gate_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
-			 uint32_t name, const struct snap_arg *args, size_t nargs)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return gate_of(tl)->open ? snap_timeline_end_args(o, pid, tid, ts, name, args, nargs) : 0;
-}
-
-static int gate_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
-			 uint64_t end_ts, uint32_t name, const struct snap_arg *args, size_t nargs)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return gate_of(tl)->open ? o->ops->complete(o, pid, tid, ts, end_ts, name, args, nargs) : 0;
-}
-
-static int gate_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
-			uint32_t name, const struct snap_arg *args, size_t nargs)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return gate_of(tl)->open ? o->ops->counter(o, pid, tid, ts, name, args, nargs) : 0;
-}
-
-static int gate_finish(struct snap_timeline *tl)
-{
-	struct snap_timeline *o = gate_of(tl)->out;
-
-	return o->ops->finish(o);
-}
-
-static const struct snap_timeline_ops gate_ops = {
-	.thread = gate_thread,
-	.begin = gate_begin,
-	.end = gate_end,
-	.end_args = gate_end_args,
-	.complete = gate_complete,
-	.counter = gate_counter,
-	.finish = gate_finish,
-};
-
 int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
 		      const struct snap_decoder_opts *opts)
 {
@@ -202,9 +131,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 		/* magic-trace starts "in the region": the first event that is not in
 		 * a START..STOP range ends it (nothing was written yet) */
 		dec->filter = o->filter;
-		dec->gate.base.ops = &gate_ops;
-		dec->gate.out = tl;
-		dec->gate.open = 1;
+		snap_gate_tl_init(&dec->gate, tl, 1);
 		dec->tl = tl = &dec->gate.base;
 	}
 	dec->strict = o->strict_scope;

@@ -54,6 +54,7 @@
 
 #include "model/event.h"
 #include "model/timeline.h"
+#include "model/tlcomb.h"
 #include "stack/cstack.h"
 #include "stack/filter.h"
 #include "stack/sampdiff.h"
@@ -157,19 +158,12 @@ struct snap_decoder_stats {
 
 struct snap_dthread;
 
-/* A timeline that forwards to out only while open (track names always). */
-struct snap_gate {
-	struct snap_timeline base;
-	struct snap_timeline *out;
-	int open;
-};
-
 struct snap_decoder {
 	struct snap_timeline *tl; /* the caller's, or &gate.base with a filter */
 	struct snap_strtab *st;
 	struct snap_cstack_ctx ctx; /* also holds the scope */
 	struct snap_filter *filter;
-	struct snap_gate gate;
+	struct snap_gate_tl gate; /* -filter's gate (model/tlcomb.h) */
 	int strict, no_tx;
 	struct snap_u64map tmap; /* (pid, tid) -> index in th */
 	struct snap_dthread **th;
