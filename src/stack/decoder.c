@@ -10,58 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stack/dthread.h"
+#include "stack/scope.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/vec.h"
 
 #define WARN_DECODE_ERRORS 5 /* then only at info level */
-
-struct snap_dthread_extra {
-	uint32_t event;
-	int32_t tid;
-};
-
-struct snap_dthread {
-	struct snap_cstack cs;
-	struct snap_sampdiff_thread sd;
-	int32_t pid, tid;
-	uint32_t proc_name;
-	uint32_t comm;	  /* the comm its track name was made from (0 = none yet) */
-	uint32_t tname;	  /* its track name */
-	uint8_t off;	  /* OFF_*: on the CPU, or off it with or without the slice */
-	uint32_t off_sym; /* the off-CPU slice's name while off == OFF_SLICE */
-	/* docs/sampling.md "Off-CPU time": switched in at t_in, no sample since */
-	uint8_t pend_in;
-	/* the open frames are a blocking chain: its innermost frame is where it
-	 * blocked, which no later sample showed running */
-	uint8_t blk_leaf;
-	/* a sched_switch chain was applied at out_t: the off-CPU slice waits for
-	 * the switch record right after it (preempted or not) */
-	uint8_t out_pend;
-	uint8_t last_was_sample; /* the thread's last event was a sample */
-	uint8_t exited;		 /* an exit record ended it (until a sample shows it again) */
-	uint64_t t_in, out_t;
-	/* the thread's latest time before the event being applied: times of the
-	 * model that lie in the past (a switch-in, half a period after a sample)
-	 * never go before it, so the track's ops stay in time order */
-	uint64_t floor;
-	uint64_t last_period; /* the last sample's period in ns (clock events), else 0 */
-	struct snap_dthread_extra *extra;
-	size_t nextra, capextra;
-	/* stack samples seen, for the sampling marker (write_sampling) */
-	uint64_t nsamples, first_sample, last_sample, period_sum;
-	uint32_t sample_event;
-};
-
-enum { OFF_NO = 0, OFF_SLICE, OFF_CAPPED };
-
-static int clock_event(const struct snap_decoder *dec, uint32_t event);
-
-static uint64_t tkey(int32_t pid, int32_t tid)
-{
-	return ((uint64_t)(uint32_t)pid << 32) | (uint32_t)tid;
-}
 
 static int init_names(struct snap_decoder *dec)
 {
@@ -88,31 +44,6 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "cpu-clock", &dec->n_cpu_clock)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "task-clock", &dec->n_task_clock)) < 0)
 		return err;
-	return 0;
-}
-
-static int init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o)
-{
-	char buf[512];
-	size_t i;
-	int err;
-
-	if (!o->nhits)
-		return 0;
-	dec->hits = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hits));
-	dec->hit_names = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hit_names));
-	if (!dec->hits || !dec->hit_names)
-		return -ENOMEM;
-	for (i = 0; i < o->nhits; i++) {
-		dec->hits[i] = o->hits[i];
-		snprintf(buf, sizeof(buf), "hit %.500s", snap_strtab_get(dec->st, o->hits[i].sym));
-		if ((err = snap_strtab_intern_id(dec->st, buf, &dec->hit_names[i])) < 0)
-			return err;
-		dec->nhits++;
-		if (!dec->have_hit_min || o->hits[i].time < dec->hit_min)
-			dec->hit_min = o->hits[i].time;
-		dec->have_hit_min = 1;
-	}
 	return 0;
 }
 
@@ -146,7 +77,7 @@ int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct
 		dec->base = o->base_time;
 	}
 	if ((err = snap_cstack_ctx_init(&dec->ctx, tl, st, o->scope, o->max_depth)) < 0 ||
-	    (err = init_names(dec)) < 0 || (err = init_hits(dec, o)) < 0)
+	    (err = init_names(dec)) < 0 || (err = snap_marks_init_hits(dec, o)) < 0)
 		return err;
 	dec->ctx.eh = o->ocaml_eh;
 	dec->ctx.debug_names = o->debug_names;
@@ -190,15 +121,6 @@ void snap_decoder_fini(struct snap_decoder *dec)
 
 /* ---- time ------------------------------------------------------------------ */
 
-static uint64_t mapped(struct snap_decoder *dec, uint64_t perf_time)
-{
-	if (perf_time < dec->base) {
-		dec->stats.time_backwards++;
-		return 0;
-	}
-	return perf_time - dec->base;
-}
-
 static void set_base(struct snap_decoder *dec, const struct snap_event *ev)
 {
 	/* A switch record (--switch-events) comes from perf's normal ring, written
@@ -215,148 +137,6 @@ static void set_base(struct snap_decoder *dec, const struct snap_event *ev)
 
 /* ---- threads and tracks ---------------------------------------------------- */
 
-static void fmt_id(char *buf, size_t size, int32_t id)
-{
-	if (id == 0 || id == -1)
-		snprintf(buf, size, "?");
-	else
-		snprintf(buf, size, "%" PRId32, id);
-}
-
-static int thread_track_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
-			     uint64_t cmd, uint32_t *id);
-static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
-		     uint32_t *id, uint64_t *cmd);
-
-/* The process's first comm (see pid_cmd), 0 if none yet. */
-static uint32_t pid_first_comm(const struct snap_decoder *dec, int32_t pid)
-{
-	uint64_t v = 0;
-
-	snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &v);
-	return (uint32_t)v;
-}
-
-/* The process's first comm changed (see pid_cmd): the threads of pid seen so
- * far are named again from it. */
-static int pid_renamed(struct snap_decoder *dec, int32_t pid)
-{
-	uint64_t cmd;
-	uint32_t proc, tname;
-	int err;
-
-	for (size_t i = 0; i < dec->nth; i++) {
-		struct snap_dthread *th = dec->th[i];
-
-		if (th->pid != pid)
-			continue;
-		if ((err = proc_name(dec, pid, th->tid, 0, &proc, &cmd)) < 0 ||
-		    (err = thread_track_name(dec, pid, th->tid, th->comm, cmd, &tname)) < 0)
-			return err;
-		if (proc == th->proc_name && tname == th->tname)
-			continue;
-		th->proc_name = proc;
-		th->tname = tname;
-		dec->stats.renames++;
-		if ((err = dec->tl->ops->thread(dec->tl, pid, th->tid, proc, tname)) < 0)
-			return err;
-	}
-	return 0;
-}
-
-/*
- * The command of a process: the opts name, else its first comm, else 0. The
- * first comm is the main thread's (tid == pid) first one: a thread a program
- * named (pthread_setname_np) may be seen before its main thread, and its comm
- * must not pass for the process's. Until the main thread is seen, the first
- * comm of any thread stands in for it (remembered with bit 32 clear); when
- * the main thread's differs, the threads seen so far are named again.
- */
-static int pid_cmd(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm, uint64_t *cmd)
-{
-	uint64_t first = 0, main = (uint64_t)(tid == pid) << 32;
-	int known = snap_u64map_get(&dec->pidcomm, (uint32_t)pid, &first);
-
-	*cmd = 0;
-	if (comm && (!known || (main && !(first >> 32)))) {
-		int changed = known && (uint32_t)first != comm;
-
-		if (snap_u64map_put(&dec->pidcomm, (uint32_t)pid, comm | main) < 0)
-			return -ENOMEM;
-		first = comm;
-		if (changed) {
-			int err = pid_renamed(dec, pid);
-
-			if (err < 0)
-				return err;
-		}
-	}
-	if (!snap_u64map_get(&dec->pidnames, (uint32_t)pid, cmd))
-		*cmd = (uint32_t)first;
-	return 0;
-}
-
-/* "NAME [pid=P] [tid=T]" for a thread whose comm is comm (0 = unknown): NAME
- * is the comm, except that a thread still called by its process's first comm
- * (or by none) is named like its process (the opts name: a full command line
- * says more than a 15-byte comm). */
-static int thread_track_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
-			     uint64_t cmd, uint32_t *id)
-{
-	char buf[512], pbuf[16], tbuf[16];
-	uint64_t named;
-	uint32_t first = pid_first_comm(dec, pid);
-
-	if (comm && (comm != first || !snap_u64map_get(&dec->pidnames, (uint32_t)pid, &named)))
-		cmd = comm;
-	fmt_id(pbuf, sizeof(pbuf), pid);
-	fmt_id(tbuf, sizeof(tbuf), tid);
-	if (cmd)
-		snprintf(buf, sizeof(buf), "%.300s [pid=%s] [tid=%s]",
-			 snap_strtab_get(dec->st, (uint32_t)cmd), pbuf, tbuf);
-	else
-		snprintf(buf, sizeof(buf), "[pid=%s] [tid=%s]", pbuf, tbuf);
-	return snap_strtab_intern_id(dec->st, buf, id);
-}
-
-/* The thread's comm changed (pthread_setname_np, prctl, exec): its track is
- * named again (FXT lets a thread's kernel object record be written again). */
-static int thread_rename(struct snap_decoder *dec, struct snap_dthread *th, uint32_t comm)
-{
-	uint64_t cmd;
-	uint32_t tname;
-	int err;
-
-	th->comm = comm;
-	if ((err = pid_cmd(dec, th->pid, th->tid, comm, &cmd)) < 0 ||
-	    (err = thread_track_name(dec, th->pid, th->tid, comm, cmd, &tname)) < 0)
-		return err;
-	if (tname == th->tname)
-		return 0;
-	th->tname = tname;
-	dec->stats.renames++;
-	return dec->tl->ops->thread(dec->tl, th->pid, th->tid, th->proc_name, tname);
-}
-
-/* "CMD [pid=P]" for pid (comm: of the event that needs it, may be 0); *cmd
- * receives CMD (0 if none). */
-static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_t comm,
-		     uint32_t *id, uint64_t *cmd)
-{
-	char buf[384], p[16];
-	int err = pid_cmd(dec, pid, tid, comm, cmd);
-
-	if (err < 0)
-		return err;
-	fmt_id(p, sizeof(p), pid);
-	if (*cmd)
-		snprintf(buf, sizeof(buf), "%.300s [pid=%s]",
-			 snap_strtab_get(dec->st, (uint32_t)*cmd), p);
-	else
-		snprintf(buf, sizeof(buf), "[pid=%s]", p);
-	return snap_strtab_intern_id(dec->st, buf, id);
-}
-
 /* A new thread's first frames (docs/sampling.md "Threads born and exiting"):
  * they were running before the data began (marked inferred_start_time) unless
  * the thread was born in the recording: its fork or exec record came after
@@ -366,7 +146,9 @@ static int proc_name(struct snap_decoder *dec, int32_t pid, int32_t tid, uint32_
 static int thread_birth(struct snap_decoder *dec, struct snap_dthread *th,
 			const struct snap_event *ev, uint64_t key)
 {
-	uint64_t v, p = ev->kind == SNAP_EV_SAMPLE && clock_event(dec, ev->event) ? ev->period : 0;
+	uint64_t v, p = ev->kind == SNAP_EV_SAMPLE && snap_dec_clock_event(dec, ev->event)
+				? ev->period
+				: 0;
 
 	th->cs.start_cut = 1;
 	if (snap_u64map_get(&dec->births, key, &v) && v) {
@@ -399,7 +181,7 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 	th->pid = ev->pid;
 	th->tid = ev->tid;
 	/* a switch-in before its first sample: the thread's stack starts there */
-	t0 = ev->has_time ? mapped(dec, ev->time) : 0;
+	t0 = ev->has_time ? snap_dec_trace_time(dec, ev->time) : 0;
 	if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && snap_u64map_get(&dec->pre_in, key, &v) &&
 	    v && v - 1 <= t0) {
 		t0 = v - 1;
@@ -409,9 +191,10 @@ static int thread_new(struct snap_decoder *dec, const struct snap_event *ev, uin
 	err = snap_cstack_init(&th->cs, &dec->ctx, ev->pid, ev->tid, t0);
 	if (err < 0)
 		goto fail;
-	if ((err = proc_name(dec, ev->pid, ev->tid, ev->comm, &th->proc_name, &cmd)) < 0)
+	if ((err = snap_tracks_proc_name(dec, ev->pid, ev->tid, ev->comm, &th->proc_name, &cmd)) <
+	    0)
 		goto fail;
-	if ((err = thread_track_name(dec, ev->pid, ev->tid, ev->comm, cmd, &tname)) < 0)
+	if ((err = snap_tracks_thread_name(dec, ev->pid, ev->tid, ev->comm, cmd, &tname)) < 0)
 		goto fail;
 	th->comm = ev->comm;
 	th->tname = tname;
@@ -433,7 +216,7 @@ fail:
 static int thread_get(struct snap_decoder *dec, const struct snap_event *ev,
 		      struct snap_dthread **out)
 {
-	uint64_t key = tkey(ev->pid, ev->tid), idx;
+	uint64_t key = snap_dec_tkey(ev->pid, ev->tid), idx;
 	int err;
 
 	if (dec->last && dec->last_key == key) {
@@ -457,93 +240,10 @@ static int thread_of(struct snap_decoder *dec, const struct snap_event *ev,
 
 	if (err < 0 || !ev->comm || ev->comm == (*out)->comm)
 		return err;
-	return thread_rename(dec, *out, ev->comm);
-}
-
-/* A new synthetic track of pid named name (strtab id); *tid receives its tid. */
-static int synth_track(struct snap_decoder *dec, int32_t pid, uint32_t proc, uint32_t name,
-		       int32_t *tid)
-{
-	*tid = (int32_t)(SNAP_DECODER_SYNTH_TID | dec->next_synth++);
-	return dec->tl->ops->thread(dec->tl, pid, *tid, proc, name);
-}
-
-static int extra_track(struct snap_decoder *dec, struct snap_dthread *th, uint32_t event,
-		       int32_t *tid)
-{
-	char buf[384], tbuf[16];
-	uint32_t name;
-	size_t i;
-	int err;
-
-	for (i = 0; i < th->nextra; i++) {
-		if (th->extra[i].event == event) {
-			*tid = th->extra[i].tid;
-			return 0;
-		}
-	}
-	if (snap_vec_reserve(&th->extra, &th->capextra, th->nextra + 1, sizeof(*th->extra)) < 0)
-		return -ENOMEM;
-	fmt_id(tbuf, sizeof(tbuf), th->tid);
-	snprintf(buf, sizeof(buf), "%.300s (tid %s)",
-		 event ? snap_strtab_get(dec->st, event) : "event", tbuf);
-	if ((err = snap_strtab_intern_id(dec->st, buf, &name)) < 0)
-		return err;
-	th->extra[th->nextra].event = event;
-	err = synth_track(dec, th->pid, th->proc_name, name, &th->extra[th->nextra].tid);
-	*tid = th->extra[th->nextra++].tid;
-	return err;
+	return snap_tracks_rename(dec, *out, ev->comm);
 }
 
 /* ---- scope ----------------------------------------------------------------- */
-
-static int is_user(const struct snap_loc *l)
-{
-	return l->ip && !snap_loc_is_kernel(l);
-}
-
-static int off_scope(enum snap_scope scope, const struct snap_loc *l)
-{
-	if (scope == SNAP_SCOPE_USER)
-		return snap_loc_is_kernel(l);
-	if (scope == SNAP_SCOPE_KERNEL)
-		return is_user(l);
-	return 0;
-}
-
-static int branch_violates(enum snap_scope scope, const struct snap_event *ev)
-{
-	if (scope == SNAP_SCOPE_USER) {
-		if (snap_loc_is_kernel(&ev->src) || snap_loc_is_kernel(&ev->dst))
-			return 1;
-		switch (ev->br_kind) {
-		case SNAP_BR_SYSCALL:
-		case SNAP_BR_HWINT:
-			return ev->br_state == SNAP_BR_NOSTATE;
-		case SNAP_BR_SYSRET:
-		case SNAP_BR_IRET:
-			return ev->br_state != SNAP_BR_START;
-		default:
-			return 0;
-		}
-	}
-	if (scope == SNAP_SCOPE_KERNEL)
-		return ev->br_state == SNAP_BR_NOSTATE && (is_user(&ev->src) || is_user(&ev->dst));
-	return 0;
-}
-
-/* Returns the offending sample frame, or NULL. */
-static const struct snap_loc *sample_violation(enum snap_scope scope, const struct snap_event *ev)
-{
-	uint32_t i;
-
-	if (scope == SNAP_SCOPE_BOTH || !ev->frames)
-		return NULL;
-	for (i = 0; i < ev->nframes; i++)
-		if (off_scope(scope, &ev->frames[i]))
-			return &ev->frames[i];
-	return NULL;
-}
 
 char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
 			size_t size)
@@ -551,28 +251,8 @@ char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event 
 	const struct snap_loc *frame = NULL;
 
 	if (ev->kind == SNAP_EV_SAMPLE)
-		frame = sample_violation(dec->ctx.scope, ev);
+		frame = snap_scope_sample_violation(dec->ctx.scope, ev);
 	return snap_event_desc(dec->st, ev, frame, buf, size);
-}
-
-/* Returns 1 if ev violates the scope (see decoder.h). */
-static int violates(const struct snap_decoder *dec, const struct snap_event *ev)
-{
-	enum snap_scope s = dec->ctx.scope;
-
-	if (s == SNAP_SCOPE_BOTH)
-		return 0;
-	switch (ev->kind) {
-	case SNAP_EV_BRANCH:
-		return branch_violates(s, ev);
-	case SNAP_EV_SAMPLE:
-		return sample_violation(s, ev) != NULL;
-	case SNAP_EV_POWER:
-	case SNAP_EV_EXTRA:
-		return off_scope(s, &ev->src);
-	default:
-		return 0; /* SWITCH: out-of-scope frames of its chain are dropped quietly */
-	}
 }
 
 static void note_violation(struct snap_decoder *dec, const struct snap_event *ev)
@@ -620,7 +300,7 @@ static int apply_extra(struct snap_decoder *dec, struct snap_dthread *th,
 {
 	struct snap_arg a[3];
 	int32_t tid;
-	int err = extra_track(dec, th, ev->event, &tid);
+	int err = snap_tracks_extra(dec, th, ev->event, &tid);
 
 	if (err < 0)
 		return err;
@@ -652,9 +332,6 @@ static int note_locs(struct snap_decoder *dec, const struct snap_event *ev)
 	return 0;
 }
 
-static int open_off(struct snap_decoder *dec, struct snap_dthread *th, int preempt, int chain,
-		    uint64_t t);
-
 /* -filter: leaves or enters the START..STOP region before ev is applied. */
 static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 {
@@ -665,7 +342,7 @@ static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 	 * that it is closed or re-opened with the other frames */
 	for (i = 0; i < dec->nth && w != dec->gate.open; i++)
 		if (dec->th[i]->out_pend &&
-		    (e = open_off(dec, dec->th[i], 0, 1, dec->th[i]->out_t)) < 0)
+		    (e = snap_offcpu_open(dec, dec->th[i], 0, 1, dec->th[i]->out_t)) < 0)
 			return e;
 
 	if (!w && dec->gate.open) {
@@ -676,8 +353,8 @@ static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 			uint64_t t = cs->last_event_time;
 
 			if (ev->kind == SNAP_EV_SAMPLE && ev->has_time && cs->pid == ev->pid &&
-			    cs->tid == ev->tid && mapped(dec, ev->time) > t)
-				t = mapped(dec, ev->time);
+			    cs->tid == ev->tid && snap_dec_trace_time(dec, ev->time) > t)
+				t = snap_dec_trace_time(dec, ev->time);
 			e = snap_cstack_end_thread(cs, t);
 			if (e < 0 && !err)
 				err = e;
@@ -686,7 +363,7 @@ static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 	} else if (w && !dec->gate.open && ev->has_time) {
 		/* entering: what happened outside stays unwritten; the frames open
 		 * now are re-opened at t (inferred: their real start is not shown) */
-		uint64_t t = mapped(dec, ev->time);
+		uint64_t t = snap_dec_trace_time(dec, ev->time);
 
 		for (i = 0; i < dec->nth; i++) {
 			e = snap_cstack_flush_to(&dec->th[i]->cs, t);
@@ -702,271 +379,6 @@ static int filter_region(struct snap_decoder *dec, const struct snap_event *ev)
 		}
 	}
 	return err;
-}
-
-static enum snap_sampdiff_keep sample_keep(const struct snap_decoder *dec)
-{
-	static const enum snap_sampdiff_keep keep[] = {
-		[SNAP_SCOPE_USER] = SNAP_SAMPDIFF_USER,
-		[SNAP_SCOPE_KERNEL] = SNAP_SAMPDIFF_KERNEL,
-		[SNAP_SCOPE_BOTH] = SNAP_SAMPDIFF_ALL,
-	};
-
-	return keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0];
-}
-
-/* The thread is back on the CPU (or a sample shows it running): its
- * off-CPU slice ends at t (if it is still open: a snapshot boundary or the
- * end of a segment may have closed it). */
-static int on_cpu(struct snap_dthread *th, uint64_t t)
-{
-	const struct snap_frame *f;
-	size_t n;
-	int err = 0;
-
-	if (th->off == OFF_SLICE) {
-		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
-			return err;
-		f = snap_cstack_frames(&th->cs, &n);
-		if (n && f[n - 1].sym == th->off_sym && !f[n - 1].ip)
-			err = snap_cstack_pop_now(&th->cs, t);
-	}
-	th->off = OFF_NO;
-	return err;
-}
-
-/* Ends the open frames beyond depth d at t. */
-static int pop_to(struct snap_dthread *th, size_t d, uint64_t t)
-{
-	size_t n;
-	int err;
-
-	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
-		return err;
-	snap_cstack_frames(&th->cs, &n);
-	for (; n > d; n--)
-		if ((err = snap_cstack_pop_now(&th->cs, t)) < 0)
-			return err;
-	if (th->sd.n > d)
-		th->sd.n = d;
-	return 0;
-}
-
-/* A slice named sym over [t0, t1] on top of the open frames (none when the
- * depth cap is reached). Returns 1 if written, 0 if capped, or an error. */
-static int marker(struct snap_dthread *th, uint32_t sym, uint64_t t0, uint64_t t1)
-{
-	int err = snap_cstack_push_now(&th->cs, 0, sym, t0);
-
-	if (err)
-		return err < 0 ? err : 0;
-	err = snap_cstack_pop_now(&th->cs, t1);
-	return err < 0 ? err : 1;
-}
-
-/* Applies a chain (a sample's, or a sched_switch chain) at t, marking the
- * begins inferred_start_time while the thread's first frames are cut. */
-static int apply_chain(struct snap_decoder *dec, struct snap_dthread *th,
-		       const struct snap_event *ev, uint64_t t, struct snap_sampdiff_stats *st)
-{
-	int err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
-				      sample_keep(dec), t, st);
-
-	th->cs.start_cut = 0;
-	return err;
-}
-
-/* The off-CPU slice opens at t on top of the open frames: "[off-CPU: preempted]"
- * (still runnable) or "[off-CPU]" (blocked; chain: the open frames are the
- * chain it blocked in). */
-static int open_off(struct snap_decoder *dec, struct snap_dthread *th, int preempt, int chain,
-		    uint64_t t)
-{
-	uint32_t sym = preempt ? dec->n_preempted : dec->n_offcpu;
-	int err;
-
-	if (t < th->floor)
-		t = th->floor;
-	th->out_pend = 0;
-	th->blk_leaf = (uint8_t)(chain && !preempt);
-	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
-	    (err = snap_cstack_push_now(&th->cs, 0, sym, t)) < 0)
-		return err;
-	th->off = err ? OFF_CAPPED : OFF_SLICE;
-	th->off_sym = sym;
-	dec->stats.offcpu_slices += !err && !preempt;
-	dec->stats.preempted_slices += !err && preempt;
-	return 0;
-}
-
-/* The thread ran from its switch-in (th->t_in) to t, a switch-out, and no
- * sample showed what ran (docs/sampling.md): the open frames that the
- * switch-out chain (frames[0..n), none: nothing is known; keep_all: a
- * preemption without chain, where the open frames may go on) continues stay,
- * except the frame it blocked in before, which returned to run the burst as
- * far as anyone knows; the others end at t_in, and "[on-CPU: unsampled]"
- * covers [t_in, t] under the frames that stay. */
-static int unsampled_burst(struct snap_decoder *dec, struct snap_dthread *th,
-			   const struct snap_event *ev, int keep_all, uint64_t t)
-{
-	size_t depth, d = 0;
-	int err;
-
-	th->pend_in = 0;
-	if (th->t_in < th->floor)
-		th->t_in = th->floor;
-	snap_cstack_frames(&th->cs, &depth);
-	if (keep_all)
-		d = depth;
-	else if (ev->frames && ev->nframes)
-		d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->nframes,
-					 sample_keep(dec));
-	if (th->blk_leaf && d == depth && d)
-		d--;
-	th->blk_leaf = 0;
-	if ((err = pop_to(th, d, th->t_in)) < 0)
-		return err;
-	if (t <= th->t_in)
-		return 0;
-	if ((err = marker(th, dec->n_unsampled, th->t_in, t)) < 0)
-		return err;
-	dec->stats.unsampled += (uint64_t)err;
-	dec->stats.unsampled_ns += (t - th->t_in) * (uint64_t)err;
-	return 0;
-}
-
-/* A context switch (docs/sampling.md "Off-CPU time"). Out: a sched:sched_switch
- * sample's chain is applied (the frames not in it end) and the off-CPU slice
- * waits for the switch record after it, which says whether the thread was
- * preempted; a switch record alone opens "[off-CPU: preempted]" on top of the
- * last sampled stack (stopped wherever it was), or, when it blocked somewhere
- * the last sample does not show, ends every frame and opens "[off-CPU]". A
- * burst since the last switch-in that no sample saw becomes
- * "[on-CPU: unsampled]" first. In: the off-CPU slice ends; the next sample
- * says what ran since (sample path in apply). */
-static int apply_switch(struct snap_decoder *dec, struct snap_dthread *th,
-			const struct snap_event *ev, uint64_t t)
-{
-	int err, was_off = th->off != OFF_NO;
-
-	if (th->exited) {
-		dec->stats.switches_ignored++; /* its last switch-out, after the exit */
-		return 0;
-	}
-	th->last_was_sample = 0;
-	if (!ev->sw_out) {
-		dec->stats.switches_in += was_off;
-		if (!was_off)
-			return 0;
-		if ((err = on_cpu(th, t)) < 0)
-			return err;
-		th->pend_in = 1;
-		th->t_in = t;
-		return 0;
-	}
-	if (!ev->nframes && th->out_pend) { /* the record after a sched_switch chain */
-		dec->stats.preempted += ev->sw_preempt;
-		return open_off(dec, th, ev->sw_preempt, 1, th->out_t);
-	}
-	if (!ev->nframes && was_off)
-		return 0; /* already off the CPU */
-	dec->stats.switches_out += !was_off;
-	dec->stats.switch_chains += ev->nframes != 0;
-	if (was_off) {
-		/* a chain while off (a sched_switch chain without a switch-in record
-		 * before it): the off-CPU slice ends here */
-		if ((err = on_cpu(th, t)) < 0)
-			return err;
-	} else if (th->pend_in &&
-		   (err = unsampled_burst(dec, th, ev, !ev->nframes && ev->sw_preempt, t)) < 0) {
-		return err;
-	}
-	th->pend_in = 0;
-	if (ev->nframes) {
-		if ((err = apply_chain(dec, th, ev, t, NULL)) < 0)
-			return err;
-		th->out_pend = 1;
-		th->out_t = t;
-		return 0;
-	}
-	dec->stats.preempted += ev->sw_preempt;
-	if (!ev->sw_preempt && (err = pop_to(th, 0, t)) < 0)
-		return err;
-	return open_off(dec, th, ev->sw_preempt, 0, t);
-}
-
-/* Is ev's event one whose period is ns of CPU time (cpu-clock, task-clock)? */
-static int clock_event(const struct snap_decoder *dec, uint32_t event)
-{
-	return event && (event == dec->n_cpu_clock || event == dec->n_task_clock);
-}
-
-/* A plain `perf record -g` (no switch records in the trace): a gap of more
- * than SNAP_DECODER_GAP_PERIODS periods between two clock samples of a
- * thread is time off the CPU (docs/sampling.md "Idle gaps"). The previous
- * sample's frames that the new sample does not continue (and its leaf) end
- * half a period after it, "[off-CPU: inferred]" covers the rest but the half
- * period before the new sample, where the new sample applies. Returns the
- * time to apply the sample at. */
-static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const struct snap_event *ev,
-		    uint64_t t, uint64_t *at)
-{
-	uint64_t p = ev->period, prev = th->last_sample, t0, t1;
-	size_t depth, d;
-	int err;
-
-	*at = t;
-	if (dec->saw_switch || !th->nsamples || !th->last_was_sample || !p ||
-	    !clock_event(dec, ev->event) || t < prev || t - prev <= SNAP_DECODER_GAP_PERIODS * p)
-		return 0;
-	t0 = prev + p / 2 > th->floor ? prev + p / 2 : th->floor;
-	t1 = t - p / 2 > t0 ? t - p / 2 : t0;
-	snap_cstack_frames(&th->cs, &depth);
-	d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
-				 sample_keep(dec));
-	if (d == depth && d)
-		d--; /* the previous leaf was running, not waiting */
-	if ((err = pop_to(th, d, t0)) < 0 || (err = marker(th, dec->n_off_inferred, t0, t1)) < 0)
-		return err;
-	dec->stats.gaps_inferred++;
-	dec->stats.gap_ns += t1 - t0;
-	*at = t1;
-	return 0;
-}
-
-/* A stack sample at t (docs/sampling.md): after a switch-in, the time since
- * it goes to this sample's stack (perf credits a sample's period to its
- * stack), so the sample applies at the switch-in time. */
-static int apply_sample(struct snap_decoder *dec, struct snap_dthread *th,
-			const struct snap_event *ev, uint64_t t)
-{
-	uint64_t at = t;
-	int err;
-
-	if ((err = idle_gap(dec, th, ev, t, &at)) < 0)
-		return err;
-	if (th->off != OFF_NO) {
-		if ((err = on_cpu(th, t)) < 0)
-			return err; /* no switch-in recorded: off until this sample */
-	} else if (th->pend_in && th->t_in <= t) {
-		at = th->t_in > th->floor ? th->t_in : th->floor;
-	}
-	th->pend_in = 0;
-	th->blk_leaf = 0;
-	th->exited = 0;
-	if (!th->nsamples++)
-		th->first_sample = t;
-	th->last_sample = t;
-	th->last_was_sample = 1;
-	th->period_sum += ev->period;
-	th->sample_event = ev->event;
-	th->last_period = clock_event(dec, ev->event) ? ev->period : 0;
-	if ((err = apply_chain(dec, th, ev, at, &dec->sd)) < 0)
-		return err;
-	/* perf's estimator: the sample's period goes to its leaf (docs/sampling.md) */
-	if (th->last_period)
-		snap_cstack_credit(&th->cs, th->last_period);
-	return 0;
 }
 
 static int apply(struct snap_decoder *dec, const struct snap_event *ev)
@@ -985,13 +397,15 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 		 * not seen yet has nothing to end (a tracepoint sample, with its
 		 * chain, still starts one). */
 		if (dec->saw_branch ||
-		    (!ev->nframes && !snap_u64map_get(&dec->tmap, tkey(ev->pid, ev->tid), &idx))) {
+		    (!ev->nframes &&
+		     !snap_u64map_get(&dec->tmap, snap_dec_tkey(ev->pid, ev->tid), &idx))) {
 			dec->stats.switches_ignored++;
 			/* a thread not seen yet: its first sample's stack begins at
 			 * its latest switch-in (thread_birth) */
 			if (!dec->saw_branch && ev->has_time &&
-			    snap_u64map_put(&dec->pre_in, tkey(ev->pid, ev->tid),
-					    ev->sw_out ? 0 : mapped(dec, ev->time) + 1) < 0)
+			    snap_u64map_put(
+				    &dec->pre_in, snap_dec_tkey(ev->pid, ev->tid),
+				    ev->sw_out ? 0 : snap_dec_trace_time(dec, ev->time) + 1) < 0)
 				return -ENOMEM;
 			return 0;
 		}
@@ -1001,7 +415,7 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	     (ev->kind == SNAP_EV_SWITCH && ev->nframes))) {
 		dec->stack_started = 1;
 		dec->stack_t0 = ev->time;
-		if (dec->nth && (err = restart_all(dec, mapped(dec, ev->time))) < 0)
+		if (dec->nth && (err = restart_all(dec, snap_dec_trace_time(dec, ev->time))) < 0)
 			return err;
 	}
 	if (dec->filter && (err = filter_region(dec, ev)) < 0)
@@ -1011,27 +425,28 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 		return err;
 	th->floor = th->cs.last_time > th->cs.last_event_time ? th->cs.last_time
 							      : th->cs.last_event_time;
-	t = snap_cstack_time(&th->cs, ev->has_time, ev->has_time ? mapped(dec, ev->time) : 0);
+	t = snap_cstack_time(&th->cs, ev->has_time,
+			     ev->has_time ? snap_dec_trace_time(dec, ev->time) : 0);
 	if (dec->ctx.srcloc && (err = note_locs(dec, ev)) < 0)
 		return err;
 	/* a sched_switch chain not followed by its switch record: it blocked */
 	if (th->out_pend && !(ev->kind == SNAP_EV_SWITCH && ev->sw_out && !ev->nframes) &&
-	    (err = open_off(dec, th, 0, 1, th->out_t)) < 0)
+	    (err = snap_offcpu_open(dec, th, 0, 1, th->out_t)) < 0)
 		return err;
 	switch (ev->kind) {
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
 		th->last_was_sample = 0;
-		if (th->off != OFF_NO && (err = on_cpu(th, t)) < 0)
+		if (th->off != OFF_NO && (err = snap_offcpu_on_cpu(th, t)) < 0)
 			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:
 		th->last_was_sample = 0;
 		return apply_error(dec, th, ev, t);
 	case SNAP_EV_SAMPLE:
-		return apply_sample(dec, th, ev, t);
+		return snap_offcpu_sample(dec, th, ev, t);
 	case SNAP_EV_SWITCH:
-		return apply_switch(dec, th, ev, t);
+		return snap_offcpu_switch(dec, th, ev, t);
 	case SNAP_EV_POWER:
 		a.name = dec->n_freq;
 		a.type = SNAP_ARG_INT;
@@ -1099,89 +514,6 @@ static int tx_filter(struct snap_decoder *dec, const struct snap_event *ev, int 
 	return 0;
 }
 
-/* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
-static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *f)
-{
-	return !f->sym || memcmp(snap_strtab_get(dec->st, f->sym), "[unknown", 8) == 0;
-}
-
-/*
- * Junk at the outer end of a call chain (docs/sampling.md). perf walks a
- * frame-pointer chain from the leaf outwards and takes whatever the saved
- * frame pointers point at; in code built without frame pointers that is
- * data, and the "return addresses" it reads are in no executable mapping
- * (perf names them "[unknown]" with no DSO: no symbol, no DSO), or even look
- * like kernel addresses. The real kernel part of a chain is always at its leaf end, so
- * once a user frame was seen, the first frame outwards that has no DSO or a
- * kernel address ends the chain: it and every frame outside it are cut
- * (counted). The leaf-most user frame is the sampled pc itself and stays.
- * A chain in which no frame has a DSO (perf printed none) is only cut at
- * kernel addresses. perf's end-of-chain marker (ip ffffffffffffffff, or 0,
- * at the outer end) is dropped without counting: the chain was not cut.
- * Only the cuts of sample chains are counted (count): the quality line
- * weighs them against the samples (sched_switch chains made it say 109 %).
- * Returns the index of the first frame kept (frames are outermost first).
- */
-static uint32_t chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n,
-			  int count)
-{
-	uint32_t i = n, user = 0, dsos = 0, end = 0;
-
-	while (end < n && (fr[end].ip == UINT64_MAX || !fr[end].ip))
-		end++;
-	for (uint32_t j = 0; j < n && !dsos; j++)
-		dsos = fr[j].dso != 0; /* else perf printed no DSOs at all (-F without dso) */
-	while (i > end) {
-		const struct snap_loc *f = &fr[--i];
-
-		if (!f->ip)
-			continue;
-		if (!user) {
-			user = !snap_loc_is_kernel(f);
-			continue;
-		}
-		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(dec, f))) {
-			if (count) {
-				dec->stats.chains_cut++;
-				dec->stats.frames_cut += i + 1 - end;
-			}
-			return i + 1;
-		}
-	}
-	return end < n ? end : 0;
-}
-
-/* Counts the user frames of a sample and those without a symbol. */
-static void count_frames(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		if (!fr[i].ip || snap_loc_is_kernel(&fr[i]))
-			continue;
-		dec->stats.user_frames++;
-		dec->stats.unknown_frames += unknown_frame(dec, &fr[i]);
-	}
-}
-
-/* Where a sampled thread's last frames end: half a period after its last
- * sample (docs/sampling.md), no later than limit (0: none) and no earlier
- * than its last event. */
-static uint64_t last_end(const struct snap_dthread *th, uint64_t limit)
-{
-	uint64_t t = th->cs.last_event_time;
-
-	if (th->last_was_sample && th->off == OFF_NO && th->last_period) {
-		uint64_t e = th->last_sample + th->last_period / 2;
-
-		if (limit && e > limit)
-			e = limit;
-		if (e > t)
-			t = e;
-	}
-	if (limit && limit > t && !th->last_was_sample)
-		t = limit;
-	return t;
-}
-
 /* A thread born (fork, exec) or exiting (docs/sampling.md "Threads born and
  * exiting"). A birth of a thread not seen yet is remembered for its first
  * sample (thread_birth); an exit ends the thread's frames at its last sample
@@ -1189,7 +521,7 @@ static uint64_t last_end(const struct snap_dthread *th, uint64_t limit)
  * ends (not cut). */
 static int apply_task(struct snap_decoder *dec, const struct snap_event *ev)
 {
-	uint64_t key = tkey(ev->pid, ev->tid), idx, t;
+	uint64_t key = snap_dec_tkey(ev->pid, ev->tid), idx, t;
 	struct snap_dthread *th;
 	int err;
 
@@ -1204,21 +536,21 @@ static int apply_task(struct snap_decoder *dec, const struct snap_event *ev)
 		return 0; /* an exec of a thread seen before: it goes on */
 	th = dec->th[idx];
 	/* not snap_cstack_time: the frames may end before this record */
-	t = mapped(dec, ev->time);
+	t = snap_dec_trace_time(dec, ev->time);
 	if (t < th->cs.last_time)
 		t = th->cs.last_time;
 	th->floor = th->cs.last_time;
-	if (th->out_pend && (err = open_off(dec, th, 0, 1, th->out_t)) < 0)
+	if (th->out_pend && (err = snap_offcpu_open(dec, th, 0, 1, th->out_t)) < 0)
 		return err;
-	if ((err = on_cpu(th, t)) < 0)
+	if ((err = snap_offcpu_on_cpu(th, t)) < 0)
 		return err;
 	/* switched in and no sample before the exit: what ran is unknown, and
 	 * the open frames returned on the way out */
-	if (th->pend_in && (err = unsampled_burst(dec, th, ev, 0, t)) < 0)
+	if (th->pend_in && (err = snap_offcpu_unsampled(dec, th, ev, 0, t)) < 0)
 		return err;
 	dec->stats.exits++;
 	th->cs.ends_known = 1;
-	err = snap_cstack_end_thread(&th->cs, last_end(th, t));
+	err = snap_cstack_end_thread(&th->cs, snap_offcpu_last_end(th, t));
 	th->cs.ends_known = 0;
 	th->pend_in = th->blk_leaf = th->last_was_sample = 0;
 	th->exited = 1;
@@ -1239,10 +571,11 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 		return apply_task(dec, ev); /* never the trace's base time */
 	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames &&
 	    ev->nframes) {
-		uint32_t k = chain_cut(dec, ev->frames, ev->nframes, ev->kind == SNAP_EV_SAMPLE);
+		uint32_t k =
+			snap_chain_cut(dec, ev->frames, ev->nframes, ev->kind == SNAP_EV_SAMPLE);
 
 		if (ev->kind == SNAP_EV_SAMPLE)
-			count_frames(dec, ev->frames + k, ev->nframes - k);
+			snap_chain_count(dec, ev->frames + k, ev->nframes - k);
 		if (k) {
 			cut = *ev;
 			cut.frames += k;
@@ -1251,7 +584,7 @@ int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev)
 		}
 	}
 	set_base(dec, ev);
-	if (violates(dec, ev)) {
+	if (snap_scope_violates(dec->ctx.scope, ev)) {
 		note_violation(dec, ev);
 		if (dec->strict)
 			return -SNAP_ESCOPE;
@@ -1272,109 +605,6 @@ void snap_decoder_new_snapshot(struct snap_decoder *dec)
 	dec->stack_started = 0;
 }
 
-static int write_hits(struct snap_decoder *dec)
-{
-	struct snap_u64map tracks; /* pid -> tid of its hit track */
-	size_t i, j;
-	int err = 0, e;
-
-	if (!dec->have_base) {
-		dec->base = dec->hit_min;
-		dec->have_base = 1;
-	}
-	snap_u64map_init(&tracks);
-	for (i = 0; i < dec->nhits; i++) {
-		const struct snap_decoder_hit *h = &dec->hits[i];
-		struct snap_arg a[5];
-		uint64_t t, t0, v;
-		size_t na = 0;
-		int32_t tid;
-
-		if (snap_u64map_get(&tracks, (uint32_t)h->pid, &v)) {
-			tid = (int32_t)v;
-		} else {
-			uint32_t proc = 0;
-			uint64_t cmd;
-
-			for (j = 0; j < dec->nth && !proc; j++)
-				if (dec->th[j]->pid == h->pid)
-					proc = dec->th[j]->proc_name;
-			if (!proc && (e = proc_name(dec, h->pid, h->pid, 0, &proc, &cmd)) < 0) {
-				err = e;
-				break;
-			}
-			e = synth_track(dec, h->pid, proc, dec->n_hits, &tid);
-			if (e < 0 && !err)
-				err = e;
-			if (snap_u64map_put(&tracks, (uint32_t)h->pid, (uint32_t)tid) < 0) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		t = t0 = mapped(dec, h->time);
-		/* magic-trace's args: [timestamp_passed, arg,] timestamp, tid, ip; a
-		 * stop indicator's slice starts at the time it was passed */
-		if (h->has_arg) {
-			a[na].name = dec->n_ts_passed;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = (int64_t)h->passed_time;
-			a[na].name = dec->n_arg;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = h->arg;
-			if (h->passed_time > dec->base && h->passed_time < h->time)
-				t0 = mapped(dec, h->passed_time);
-		}
-		a[na].name = dec->n_ts;
-		a[na].type = SNAP_ARG_INT;
-		a[na++].v.i = (int64_t)h->time;
-		a[na].name = dec->n_tid;
-		a[na].type = SNAP_ARG_INT;
-		a[na++].v.i = h->tid;
-		a[na].name = dec->n_ip;
-		a[na].type = SNAP_ARG_PTR;
-		a[na++].v.u = h->ip;
-		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t0, t, dec->hit_names[i], a, na);
-		if (e < 0 && !err)
-			err = e;
-	}
-	snap_u64map_fini(&tracks);
-	return err;
-}
-
-/* Marks each thread built from stack samples with one counter
- * "snaptrace.sampling" {period_ns, inferred_end_time: 1} at its first sample (docs/report.md): the
- * sample period in ns (perf's period for the clock events, else the mean
- * time between the thread's samples; 0 if unknown). */
-static int write_sampling(struct snap_decoder *dec)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
-		struct snap_dthread *th = dec->th[i];
-		struct snap_arg a[2];
-
-		if (!th->nsamples)
-			continue;
-		a[0].name = dec->n_period;
-		a[0].type = SNAP_ARG_INT;
-		if (clock_event(dec, th->sample_event))
-			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
-		else if (th->nsamples > 1)
-			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
-					     (th->nsamples - 1));
-		else
-			a[0].v.i = 0;
-		/* this trace flags the ends it cut (docs/report.md), even when no
-		 * thread had one to flag (every thread exited) */
-		a[1].name = dec->ctx.n.inferred_end;
-		a[1].type = SNAP_ARG_INT;
-		a[1].v.i = 1;
-		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
-					    dec->n_sampling, a, 2);
-	}
-	return err;
-}
-
 int snap_decoder_finish(struct snap_decoder *dec)
 {
 	int err = 0, e;
@@ -1388,17 +618,17 @@ int snap_decoder_finish(struct snap_decoder *dec)
 	for (i = 0; i < dec->nth; i++) {
 		struct snap_dthread *th = dec->th[i];
 
-		if (th->out_pend && (e = open_off(dec, th, 0, 1, th->out_t)) < 0 && !err)
+		if (th->out_pend && (e = snap_offcpu_open(dec, th, 0, 1, th->out_t)) < 0 && !err)
 			err = e;
-		e = snap_cstack_end_thread(&th->cs, last_end(th, 0));
+		e = snap_cstack_end_thread(&th->cs, snap_offcpu_last_end(th, 0));
 		if (e < 0 && !err)
 			err = e;
 	}
 	dec->gate.open = 1; /* the hits and the sampling marker are always shown */
-	e = write_sampling(dec);
+	e = snap_marks_sampling(dec);
 	if (e < 0 && !err)
 		err = e;
-	e = write_hits(dec);
+	e = snap_marks_hits(dec);
 	return err < 0 ? err : e;
 }
 

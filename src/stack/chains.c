@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Junk at the outer end of call chains (docs/sampling.md). See dthread.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stack/dthread.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
+
+/* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
+static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *f)
+{
+	return !f->sym || memcmp(snap_strtab_get(dec->st, f->sym), "[unknown", 8) == 0;
+}
+
+/*
+ * Junk at the outer end of a call chain (docs/sampling.md). perf walks a
+ * frame-pointer chain from the leaf outwards and takes whatever the saved
+ * frame pointers point at; in code built without frame pointers that is
+ * data, and the "return addresses" it reads are in no executable mapping
+ * (perf names them "[unknown]" with no DSO: no symbol, no DSO), or even look
+ * like kernel addresses. The real kernel part of a chain is always at its leaf end, so
+ * once a user frame was seen, the first frame outwards that has no DSO or a
+ * kernel address ends the chain: it and every frame outside it are cut
+ * (counted). The leaf-most user frame is the sampled pc itself and stays.
+ * A chain in which no frame has a DSO (perf printed none) is only cut at
+ * kernel addresses. perf's end-of-chain marker (ip ffffffffffffffff, or 0,
+ * at the outer end) is dropped without counting: the chain was not cut.
+ * Only the cuts of sample chains are counted (count): the quality line
+ * weighs them against the samples (sched_switch chains made it say 109 %).
+ * Returns the index of the first frame kept (frames are outermost first).
+ */
+uint32_t snap_chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n, int count)
+{
+	uint32_t i = n, user = 0, dsos = 0, end = 0;
+
+	while (end < n && (fr[end].ip == UINT64_MAX || !fr[end].ip))
+		end++;
+	for (uint32_t j = 0; j < n && !dsos; j++)
+		dsos = fr[j].dso != 0; /* else perf printed no DSOs at all (-F without dso) */
+	while (i > end) {
+		const struct snap_loc *f = &fr[--i];
+
+		if (!f->ip)
+			continue;
+		if (!user) {
+			user = !snap_loc_is_kernel(f);
+			continue;
+		}
+		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(dec, f))) {
+			if (count) {
+				dec->stats.chains_cut++;
+				dec->stats.frames_cut += i + 1 - end;
+			}
+			return i + 1;
+		}
+	}
+	return end < n ? end : 0;
+}
+
+/* Counts the user frames of a sample and those without a symbol. */
+void snap_chain_count(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!fr[i].ip || snap_loc_is_kernel(&fr[i]))
+			continue;
+		dec->stats.user_frames++;
+		dec->stats.unknown_frames += unknown_frame(dec, &fr[i]);
+	}
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trigger-hit tracks and the sampling marker, written by finish. See dthread.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stack/dthread.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/vec.h"
+
+int snap_marks_init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o)
+{
+	char buf[512];
+	size_t i;
+	int err;
+
+	if (!o->nhits)
+		return 0;
+	dec->hits = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hits));
+	dec->hit_names = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hit_names));
+	if (!dec->hits || !dec->hit_names)
+		return -ENOMEM;
+	for (i = 0; i < o->nhits; i++) {
+		dec->hits[i] = o->hits[i];
+		snprintf(buf, sizeof(buf), "hit %.500s", snap_strtab_get(dec->st, o->hits[i].sym));
+		if ((err = snap_strtab_intern_id(dec->st, buf, &dec->hit_names[i])) < 0)
+			return err;
+		dec->nhits++;
+		if (!dec->have_hit_min || o->hits[i].time < dec->hit_min)
+			dec->hit_min = o->hits[i].time;
+		dec->have_hit_min = 1;
+	}
+	return 0;
+}
+
+int snap_marks_hits(struct snap_decoder *dec)
+{
+	struct snap_u64map tracks; /* pid -> tid of its hit track */
+	size_t i, j;
+	int err = 0, e;
+
+	if (!dec->have_base) {
+		dec->base = dec->hit_min;
+		dec->have_base = 1;
+	}
+	snap_u64map_init(&tracks);
+	for (i = 0; i < dec->nhits; i++) {
+		const struct snap_decoder_hit *h = &dec->hits[i];
+		struct snap_arg a[5];
+		uint64_t t, t0, v;
+		size_t na = 0;
+		int32_t tid;
+
+		if (snap_u64map_get(&tracks, (uint32_t)h->pid, &v)) {
+			tid = (int32_t)v;
+		} else {
+			uint32_t proc = 0;
+			uint64_t cmd;
+
+			for (j = 0; j < dec->nth && !proc; j++)
+				if (dec->th[j]->pid == h->pid)
+					proc = dec->th[j]->proc_name;
+			if (!proc &&
+			    (e = snap_tracks_proc_name(dec, h->pid, h->pid, 0, &proc, &cmd)) < 0) {
+				err = e;
+				break;
+			}
+			e = snap_tracks_synth(dec, h->pid, proc, dec->n_hits, &tid);
+			if (e < 0 && !err)
+				err = e;
+			if (snap_u64map_put(&tracks, (uint32_t)h->pid, (uint32_t)tid) < 0) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		t = t0 = snap_dec_trace_time(dec, h->time);
+		/* magic-trace's args: [timestamp_passed, arg,] timestamp, tid, ip; a
+		 * stop indicator's slice starts at the time it was passed */
+		if (h->has_arg) {
+			a[na].name = dec->n_ts_passed;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = (int64_t)h->passed_time;
+			a[na].name = dec->n_arg;
+			a[na].type = SNAP_ARG_INT;
+			a[na++].v.i = h->arg;
+			if (h->passed_time > dec->base && h->passed_time < h->time)
+				t0 = snap_dec_trace_time(dec, h->passed_time);
+		}
+		a[na].name = dec->n_ts;
+		a[na].type = SNAP_ARG_INT;
+		a[na++].v.i = (int64_t)h->time;
+		a[na].name = dec->n_tid;
+		a[na].type = SNAP_ARG_INT;
+		a[na++].v.i = h->tid;
+		a[na].name = dec->n_ip;
+		a[na].type = SNAP_ARG_PTR;
+		a[na++].v.u = h->ip;
+		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t0, t, dec->hit_names[i], a, na);
+		if (e < 0 && !err)
+			err = e;
+	}
+	snap_u64map_fini(&tracks);
+	return err;
+}
+
+/* Marks each thread built from stack samples with one counter
+ * "snaptrace.sampling" {period_ns, inferred_end_time: 1} at its first sample (docs/report.md): the
+ * sample period in ns (perf's period for the clock events, else the mean
+ * time between the thread's samples; 0 if unknown). */
+int snap_marks_sampling(struct snap_decoder *dec)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
+		struct snap_dthread *th = dec->th[i];
+		struct snap_arg a[2];
+
+		if (!th->nsamples)
+			continue;
+		a[0].name = dec->n_period;
+		a[0].type = SNAP_ARG_INT;
+		if (snap_dec_clock_event(dec, th->sample_event))
+			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
+		else if (th->nsamples > 1)
+			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
+					     (th->nsamples - 1));
+		else
+			a[0].v.i = 0;
+		/* this trace flags the ends it cut (docs/report.md), even when no
+		 * thread had one to flag (every thread exited) */
+		a[1].name = dec->ctx.n.inferred_end;
+		a[1].type = SNAP_ARG_INT;
+		a[1].v.i = 1;
+		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
+					    dec->n_sampling, a, 2);
+	}
+	return err;
+}
