@@ -78,15 +78,9 @@ static inline int snap_dec_clock_event(const struct snap_decoder *dec, uint32_t 
 }
 
 /* Which frames of a chain the trace keeps (its scope). */
-static inline enum snap_sampdiff_keep snap_dec_keep(const struct snap_decoder *dec)
+static inline enum snap_scope snap_dec_keep(const struct snap_decoder *dec)
 {
-	static const enum snap_sampdiff_keep keep[] = {
-		[SNAP_SCOPE_USER] = SNAP_SAMPDIFF_USER,
-		[SNAP_SCOPE_KERNEL] = SNAP_SAMPDIFF_KERNEL,
-		[SNAP_SCOPE_BOTH] = SNAP_SAMPDIFF_ALL,
-	};
-
-	return keep[dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : 0];
+	return dec->ctx.scope <= SNAP_SCOPE_BOTH ? dec->ctx.scope : SNAP_SCOPE_USER;
 }
 
 /* ---- tracks.c ---- */

@@ -13,11 +13,10 @@ void snap_sampdiff_thread_fini(struct snap_sampdiff_thread *sdt)
 	sdt->n = sdt->cap = 0;
 }
 
-/* snap_sampdiff_keeps, counting a frame it skips in st (if any). */
-static int kept(enum snap_sampdiff_keep keep, const struct snap_loc *f,
-		struct snap_sampdiff_stats *st)
+/* snap_scope_keeps, counting a frame it skips in st (if any). */
+static int kept(enum snap_scope keep, const struct snap_loc *f, struct snap_sampdiff_stats *st)
 {
-	if (snap_sampdiff_keeps(keep, f))
+	if (snap_scope_keeps(keep, f))
 		return 1;
 	if (st && f->ip)
 		st->dropped_frames++;
@@ -70,7 +69,7 @@ static int remember(struct snap_sampdiff_thread *sdt, size_t m, const struct sna
 }
 
 size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_sampdiff_thread *sdt,
-			    const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep)
+			    const struct snap_loc *frames, uint32_t n, enum snap_scope keep)
 {
 	struct snap_sampdiff_frame old = {0};
 	struct snap_sampdiff_thread mem = {0}; /* sdt as apply would see it */
@@ -88,7 +87,7 @@ size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_samp
 		const struct snap_loc *f = &frames[i];
 		uint32_t sym = f->sym ? f->sym : cs->ctx->n.unknown;
 
-		if (!snap_sampdiff_keeps(keep, f))
+		if (!snap_scope_keeps(keep, f))
 			continue;
 		if (!same_call(cur, sdt ? &mem : NULL, m, f, sym, m ? &old : NULL, pip))
 			break;
@@ -103,8 +102,8 @@ size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_samp
 }
 
 int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt,
-			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
-			uint64_t t, struct snap_sampdiff_stats *st)
+			const struct snap_loc *frames, uint32_t n, enum snap_scope keep, uint64_t t,
+			struct snap_sampdiff_stats *st)
 {
 	struct snap_sampdiff_frame old = {0}; /* frame m - 1 as it was before this sample */
 	const struct snap_frame *cur;
@@ -123,7 +122,7 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 	if (sdt && sdt->n > depth)
 		sdt->n = depth;	  /* the cstack ended frames on its own (restart) */
 	for (i = n; i > 0; i--) { /* the leaf: the innermost kept frame */
-		if (snap_sampdiff_keeps(keep, &frames[i - 1])) {
+		if (snap_scope_keeps(keep, &frames[i - 1])) {
 			last = i - 1;
 			break;
 		}

@@ -29,13 +29,7 @@
 
 #include "model/event.h"
 #include "stack/cstack.h"
-
-/* Which frames of a chain to keep. */
-enum snap_sampdiff_keep {
-	SNAP_SAMPDIFF_ALL = 0,
-	SNAP_SAMPDIFF_USER,   /* drop kernel addresses */
-	SNAP_SAMPDIFF_KERNEL, /* drop non-kernel addresses */
-};
+#include "stack/scope.h"
 
 /* What sampdiff remembers of one open frame (parallel to the cstack's frames). */
 struct snap_sampdiff_frame {
@@ -63,32 +57,19 @@ struct snap_sampdiff_stats {
 	uint64_t empty;		 /* samples with no usable frame (close everything) */
 };
 
-/* Returns 1 if frame f is kept under `keep` (never for address 0). */
-static inline int snap_sampdiff_keeps(enum snap_sampdiff_keep keep, const struct snap_loc *f)
-{
-	if (!f->ip)
-		return 0;
-	if (keep == SNAP_SAMPDIFF_USER)
-		return !snap_loc_is_kernel(f);
-	if (keep == SNAP_SAMPDIFF_KERNEL)
-		return snap_loc_is_kernel(f);
-	return 1;
-}
-
 /* Applies one sample at time t (from snap_cstack_time) to cs: frames[0..n)
- * outermost first, borrowed for the call; frames not kept (keep, address 0)
+ * outermost first, borrowed for the call; frames not kept (snap_scope_keeps(keep), address 0)
  * are skipped; frames beyond the depth cap are dropped (ctx stats). A sample
  * with no usable frame closes every open frame. sdt is the thread's frame
  * memory (NULL: frames compare by address and symbol only); st may be NULL.
  * Returns 0 or a negative error (-ENOMEM, timeline errors). */
 int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt,
-			const struct snap_loc *frames, uint32_t n, enum snap_sampdiff_keep keep,
-			uint64_t t, struct snap_sampdiff_stats *st);
+			const struct snap_loc *frames, uint32_t n, enum snap_scope keep, uint64_t t,
+			struct snap_sampdiff_stats *st);
 
 /* How many of cs's open frames (outermost first) the chain frames[0..n)
  * continues by the rule above, without changing anything. */
 size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_sampdiff_thread *sdt,
-			    const struct snap_loc *frames, uint32_t n,
-			    enum snap_sampdiff_keep keep);
+			    const struct snap_loc *frames, uint32_t n, enum snap_scope keep);
 
 #endif

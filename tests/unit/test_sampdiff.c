@@ -43,7 +43,7 @@ static void drv_fini(struct drv *d)
 	snap_strtab_fini(&d->st);
 }
 
-static int drv_feed(struct drv *d, const char *line, enum snap_sampdiff_keep keep)
+static int drv_feed(struct drv *d, const char *line, enum snap_scope keep)
 {
 	struct test_ev te;
 	struct snap_cstack *cs = NULL;
@@ -69,7 +69,7 @@ static int drv_finish(struct drv *d)
 
 struct scase {
 	const char *name;
-	enum snap_sampdiff_keep keep;
+	enum snap_scope keep;
 	uint32_t depth;
 	const char *in[12];
 	const char *out;
@@ -78,7 +78,7 @@ struct scase {
 
 static const struct scase cases[] = {
 	{"common_prefix_kept_leaf_changes",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 leaf",
 	  "20 1/1 sample cpu-clock 400000 main 401000 a 402010 leaf",
@@ -95,7 +95,7 @@ static const struct scase cases[] = {
 	 "E 30 tid=1 main\n"},
 	/* Same DSO-relative address in two DSOs: a different frame. */
 	{"same_address_other_symbol",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 1000 liba_f",
 	  "20 1/1 sample cpu-clock 400000 main 1000 libb_g"},
@@ -107,7 +107,7 @@ static const struct scase cases[] = {
 	 "E 20 tid=1 main\n"},
 	/* Same symbol, new return address: the caller changed too. */
 	{"same_symbol_other_address",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 leaf",
 	  "20 1/1 sample cpu-clock 400000 main 401004 a 402000 leaf"},
@@ -124,7 +124,7 @@ static const struct scase cases[] = {
 	/* One call, one slice: the leaf's pc moves inside one call (compared by
 	 * symbol start, ip - off); a leaf that becomes a caller continues. */
 	{"leaf_moves_inside_one_call",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400010 main+0x10 402000 leaf+0x0",
 	  "20 1/1 sample cpu-clock 400010 main+0x10 402010 leaf+0x10",
@@ -139,7 +139,7 @@ static const struct scase cases[] = {
 	/* The caller's call site moved (a+0x0 -> a+0x4): a goes on (main still
 	 * calls it from the same place), its callee is a new call. */
 	{"callee_of_another_call_site_is_new",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main+0x0 401000 a+0x0 402000 leaf+0x0",
 	  "20 1/1 sample cpu-clock 400000 main+0x0 401004 a+0x4 402000 leaf+0x0",
@@ -157,7 +157,7 @@ static const struct scase cases[] = {
 	 "E 30 tid=1 a\n"
 	 "E 30 tid=1 main\n"},
 	{"empty_chain_closes_all",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a", "20 1/1 sample cpu-clock",
 	  "30 1/1 sample cpu-clock 400000 main"},
@@ -171,7 +171,7 @@ static const struct scase cases[] = {
 	 0,
 	 1},
 	{"zero_addresses_skipped",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 0 - 401000 a", "20 1/1 sample cpu-clock 0 - 0 -"},
 	 "B 11 tid=1 main address=0x400000 symbol=main\n"
@@ -183,7 +183,7 @@ static const struct scase cases[] = {
 	 1},
 	/* Unknown frames keep the parser's name; a missing symbol is [unknown]. */
 	{"unknown_frames",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 7f0000001234 [unknown@0x1234(libx.so)] 7f0000005678 "
 	  "-"},
@@ -195,7 +195,7 @@ static const struct scase cases[] = {
 	 "E 11 tid=1 [unknown@0x1234(libx.so)]\n"
 	 "E 11 tid=1 main\n"},
 	{"user_keep_drops_kernel_frames",
-	 SNAP_SAMPDIFF_USER,
+	 SNAP_SCOPE_USER,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a ffffffff81000000 k_entry ffffffff81001000 "
 	  "k_leaf"},
@@ -205,14 +205,14 @@ static const struct scase cases[] = {
 	 "E 11 tid=1 main\n",
 	 2},
 	{"kernel_keep_drops_user_frames",
-	 SNAP_SAMPDIFF_KERNEL,
+	 SNAP_SCOPE_KERNEL,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main ffffffff81000000 k_entry"},
 	 "B 11 tid=1 k_entry address=0xffffffff81000000 symbol=k_entry\n"
 	 "E 11 tid=1 k_entry\n",
 	 1},
 	{"thread_appearing_mid_trace",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"10 1/1 sample cpu-clock 400000 main", "50 1/2 sample cpu-clock 500000 worker",
 	  "60 1/1 sample cpu-clock 400000 main 401000 a", "70 1/2 sample cpu-clock"},
@@ -227,7 +227,7 @@ static const struct scase cases[] = {
 	 1},
 	/* At time 0 the begins are deferred to the end (outermost first). */
 	{"samples_at_time_zero",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 0,
 	 {"0 1/1 sample cpu-clock 400000 main 401000 a", "5 1/1 sample cpu-clock 400000 main"},
 	 "E 5 tid=1 a\n"
@@ -235,7 +235,7 @@ static const struct scase cases[] = {
 	 "B 0 tid=1 a address=0x401000 symbol=a\n"
 	 "E 5 tid=1 main\n"},
 	{"depth_cap",
-	 SNAP_SAMPDIFF_ALL,
+	 SNAP_SCOPE_BOTH,
 	 2,
 	 {"10 1/1 sample cpu-clock 400000 main 401000 a 402000 b 403000 c"},
 	 "B 11 tid=1 main address=0x400000 symbol=main\n"
@@ -300,7 +300,7 @@ static void random_chains_balanced(void)
 			len += snprintf(line + len, sizeof(line) - (size_t)len, " %x f%u",
 					v ? 0x400000 + v * 0x10 : 0, v);
 		}
-		err = drv_feed(&d, line, SNAP_SAMPDIFF_ALL);
+		err = drv_feed(&d, line, SNAP_SCOPE_BOTH);
 	}
 	CHECK_INT_EQ(0, err);
 	for (size_t i = 0; i < d.n; i++)
@@ -332,13 +332,13 @@ static void common_prefix(void)
 	CHECK_INT_EQ(0,
 		     drv_feed(&d,
 			      "1000 1/1 sample e 400000 main+0x0 401000 loop+0x0 402000 crunch+0x0",
-			      SNAP_SAMPDIFF_ALL));
+			      SNAP_SCOPE_BOTH));
 	mock_lines(&d.m, NULL, before, sizeof(before));
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		CHECK_INT_EQ(0, test_ev_parse(&d.st, probes[i][0], &te));
 		CHECK_U64_EQ((uint64_t)atoi(probes[i][1]),
 			     snap_sampdiff_common(&d.cs[0], &d.sdt[0], te.ev.frames, te.ev.nframes,
-						  SNAP_SAMPDIFF_ALL));
+						  SNAP_SCOPE_BOTH));
 	}
 	mock_lines(&d.m, NULL, after, sizeof(after));
 	CHECK_STR_EQ(before, after);
@@ -364,7 +364,7 @@ static void alloc_failures(void)
 		snap_alloc_fail_after(n);
 		err = drv_init(&d, 0);
 		for (size_t i = 0; err >= 0 && scen[i]; i++)
-			err = drv_feed(&d, scen[i], SNAP_SAMPDIFF_ALL);
+			err = drv_feed(&d, scen[i], SNAP_SCOPE_BOTH);
 		if (err >= 0)
 			err = drv_finish(&d);
 		snap_alloc_fail_after(-1);
