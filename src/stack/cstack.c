@@ -133,16 +133,16 @@ void snap_cstack_fini(struct snap_cstack *cs)
 	memset(cs, 0, sizeof(*cs));
 }
 
-uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped)
+uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t)
 {
 	uint64_t t;
 
 	if (has_time) {
-		if (mapped < cs->last_event_time) {
+		if (trace_t < cs->last_event_time) {
 			cs->ctx->stats.time_backwards++;
-			mapped = cs->last_event_time;
+			trace_t = cs->last_event_time;
 		}
-		cs->last_event_time = mapped;
+		cs->last_event_time = trace_t;
 	}
 	t = cs->last_event_time;
 	/* docs/behaviour.md §4.2: nothing may share the timestamp of a decode error (or of the
@@ -1083,26 +1083,29 @@ int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 	return err;
 }
 
-int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
+int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t,
+			 int *dropped)
 {
 	struct snap_cstack_op op = {.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};
 	int err = frame_reserve(cs);
 
 	op.cut_start = (uint8_t)(cs->start_cut != 0);
-
+	if (dropped)
+		*dropped = err == 1;
 	if (err)
-		return err;
+		return err < 0 ? err : 0;
 	err = emit(cs, op, t);
 	frame_push(cs, op.ip, op.sym);
 	return err;
 }
 
-int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
+int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t,
+			     int *dropped)
 {
 	int err;
 
 	cs->inlined_push = 1;
-	err = snap_cstack_push_now(cs, ip, sym, t);
+	err = snap_cstack_push_now(cs, ip, sym, t, dropped);
 	cs->inlined_push = 0;
 	return err;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One thread's shadow call stack: Intel PT branch events -> begin/end slices
- * (docs/behaviour.md §4.1-§4.11). Times given to this module are mapped ns
- * (perf time minus the trace base); snap_cstack_time() applies the per-thread
+ * (docs/behaviour.md §4.1-§4.11). Times given to this module are trace
+ * times: ns of perf time minus the trace base (stack/decoder.h "Times"); snap_cstack_time() applies the per-thread
  * rules (+1 ns after a decode error, docs/behaviour.md §4.2; never going
  * backwards) and must be used for every event.
  *
@@ -60,9 +60,9 @@
  * reused (counted as depth_capped). */
 #define SNAP_CSTACK_MAX_NEST	      64u
 /* Memory bounds for pathological input: ops waiting for the next distinct
- * timestamp (beyond this the batch is written with zero shares), and
- * deferred ops (beyond this the thread segment is ended, like a decode error
- * without its slice; counted in stats.trimmed). */
+ * timestamp (once this many wait, the batch is written with zero shares), and
+ * deferred ops (once this many are deferred, the thread segment is ended,
+ * like a decode error without its slice; counted in stats.trimmed). */
 #define SNAP_CSTACK_MAX_PENDING	      65536u
 #define SNAP_CSTACK_MAX_DEFER	      (1u << 20)
 /* OCaml push/poptraps are looked for between two branches at most this far
@@ -218,18 +218,18 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
  * ctx->srcloc set). Returns 0 or a negative error. */
 int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
 
-/* Initialises one thread's state on track (pid, tid), created at mapped time t
+/* Initialises one thread's state on track (pid, tid), created at trace time t
  * (0 if the creating event had no time). Borrows ctx. Returns 0 or -ENOMEM. */
 int snap_cstack_init(struct snap_cstack *cs, struct snap_cstack_ctx *ctx, int32_t pid, int32_t tid,
 		     uint64_t t);
 /* Frees everything without writing anything; cs is zeroed. */
 void snap_cstack_fini(struct snap_cstack *cs);
 
-/* Returns the time to use for an event of this thread: mapped if has_time,
+/* Returns the time to use for an event of this thread: trace_t if has_time,
  * else the thread's last event time; +1 ns if equal to a non-zero last decode
  * error time (docs/behaviour.md §4.2); never less than the time of earlier ops (counted in
  * stats.time_backwards). Updates the last event time. */
-uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t mapped);
+uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t);
 
 /* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
  * dispatch table of docs/behaviour.md §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
@@ -251,7 +251,8 @@ int snap_cstack_end_thread(struct snap_cstack *cs, uint64_t t);
  * (snapshot boundary, docs/behaviour.md §4.11). Returns 0 or a negative error. */
 int snap_cstack_restart(struct snap_cstack *cs, uint64_t t);
 
-/* If ctx->max_defer (SNAP_CSTACK_MAX_DEFER) ops or more are deferred, ends
+/* If ctx->max_defer (SNAP_CSTACK_MAX_DEFER) ops or more are deferred (ndefer >=
+ * max_defer), ends
  * the thread segment at t (counted in stats.trimmed) so memory stays bounded.
  * snap_cstack_branch does it itself. Returns 0 or a negative error. */
 int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
@@ -259,20 +260,24 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t);
 /* Primitive used by sampdiff: writes all pending ops up to t. Returns 0 or a
  * negative error. */
 int snap_cstack_flush_to(struct snap_cstack *cs, uint64_t t);
-/* -filter (filter.h): drops the deferred begins (written nothing yet); then,
- * when the region opens at t, begins every open frame again at t (all stacks,
- * outermost first, marked inferred; deferred, so that callers inferred later
- * still nest around them) and restarts the stacks at t. reopen returns 0 or a
- * negative error. */
+/* -filter (filter.h), when the region opens: drops the deferred begins
+ * (nothing of them was written yet); snap_cstack_reopen follows. */
 void snap_cstack_discard_deferred(struct snap_cstack *cs);
+/* -filter, when the region opens at t: begins every open frame again at t
+ * (all stacks, outermost first, marked inferred; deferred, so that callers
+ * inferred later still nest around them) and restarts the stacks at t.
+ * Returns 0 or a negative error. */
 int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
 /* Primitive used by sampdiff: opens a frame for sym at ip at exactly t (no
- * spreading). Returns 0, 1 if the depth cap dropped the frame (counted in
- * stats.depth_capped), or a negative error. */
-int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
+ * spreading). *dropped (may be NULL) is set to 1 if the depth cap dropped the
+ * frame (counted in stats.depth_capped; nothing written), else to 0.
+ * Returns 0 or a negative error. */
+int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t,
+			 int *dropped);
 /* push_now of a frame perf found inlined: its begin carries the arg inlined = 1
- * (docs/report.md). */
-int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t);
+ * (docs/report.md). *dropped and the return value as for push_now. */
+int snap_cstack_push_inlined(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t,
+			     int *dropped);
 /* Credits ns of sampled CPU time (a clock sample's period) to the top frame:
  * its end carries the total as arg sampled_ns (docs/sampling.md "Self time
  * of a sampled trace"). No-op on an empty stack. */
@@ -280,6 +285,21 @@ void snap_cstack_credit(struct snap_cstack *cs, uint64_t ns);
 /* Primitive used by sampdiff: closes the top frame at t (no-op if the stack is
  * empty). Returns 0 or a negative error. */
 int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t);
+
+/* Returns how many frames the current stack has open. */
+static inline size_t snap_cstack_depth(const struct snap_cstack *cs)
+{
+	return cs->stk[cs->nstk - 1].n;
+}
+
+/* Returns 1 if the current stack's top (innermost) frame is sym (strtab id)
+ * at ip, 0 if not or the stack is empty. */
+static inline int snap_cstack_top_is(const struct snap_cstack *cs, uint32_t sym, uint64_t ip)
+{
+	const struct snap_cstack_stk *s = &cs->stk[cs->nstk - 1];
+
+	return s->n && s->f[s->n - 1].sym == sym && s->f[s->n - 1].ip == ip;
+}
 
 /* The current stack, outermost first (borrowed until the next call). */
 static inline const struct snap_frame *snap_cstack_frames(const struct snap_cstack *cs, size_t *n)

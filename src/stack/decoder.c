@@ -270,7 +270,7 @@ static int restart_all(struct snap_decoder *dec, uint64_t t)
 	size_t i;
 
 	for (i = 0; i < dec->nth; i++) {
-		dec->th[i]->off = OFF_NO; /* the restart closes every frame */
+		dec->th[i]->offcpu = OFFCPU_NO; /* the restart closes every frame */
 		dec->th[i]->pend_in = dec->th[i]->out_pend = dec->th[i]->blk_leaf = 0;
 		dec->th[i]->last_was_sample = 0;
 		dec->th[i]->cs.start_cut = 1; /* the next frames were running before */
@@ -437,7 +437,7 @@ static int apply(struct snap_decoder *dec, const struct snap_event *ev)
 	case SNAP_EV_BRANCH:
 		dec->saw_branch = 1;
 		th->last_was_sample = 0;
-		if (th->off != OFF_NO && (err = snap_offcpu_on_cpu(th, t)) < 0)
+		if (th->offcpu != OFFCPU_NO && (err = snap_offcpu_on_cpu(th, t)) < 0)
 			return err; /* a branch: it runs (switches end here, see above) */
 		return snap_cstack_branch(&th->cs, ev, t);
 	case SNAP_EV_ERROR:

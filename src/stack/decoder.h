@@ -8,9 +8,9 @@
  * EXTRA -> a zero-length slice on a per-(thread, event) track. Trigger hits
  * are written on a "Snapshot symbol hits" track by finish.
  *
- * Times: every timeline time is perf time minus the base time. The base is
+ * Times: every timeline time is a trace time: perf time minus the base time. The base is
  * opts.base_time if opts.has_base_time, else min(perf time of the first event
- * that has a time, every hit time). Earlier events map to 0 (counted as
+ * that has a time, every hit time). Earlier events get trace time 0 (counted as
  * time_backwards).
  *
  * Tracks: before the first op on (pid, tid) the decoder calls
@@ -188,7 +188,7 @@ struct snap_decoder {
 	int saw_switch;		   /* switch records or sched_switch samples seen */
 	uint64_t stack_t0;	   /* perf time of the snapshot's first stack event */
 	struct snap_u64map births; /* (pid, tid) -> perf birth time + 1, not seen yet */
-	struct snap_u64map pre_in; /* (pid, tid) -> mapped switch-in time + 1, not seen yet */
+	struct snap_u64map pre_in; /* (pid, tid) -> trace time of its switch-in + 1, not seen yet */
 	struct snap_sampdiff_stats sd;
 	struct snap_decoder_stats stats;
 	const char *error_source; /* opts.error_source, never NULL */

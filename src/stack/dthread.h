@@ -25,10 +25,10 @@ struct snap_dthread {
 	struct snap_sampdiff_thread sd;
 	int32_t pid, tid;
 	uint32_t proc_name;
-	uint32_t comm;	  /* the comm its track name was made from (0 = none yet) */
-	uint32_t tname;	  /* its track name */
-	uint8_t off;	  /* OFF_*: on the CPU, or off it with or without the slice */
-	uint32_t off_sym; /* the off-CPU slice's name while off == OFF_SLICE */
+	uint32_t comm;	/* the comm its track name was made from (0 = none yet) */
+	uint32_t tname; /* its track name */
+	uint8_t offcpu; /* OFFCPU_*: its off-CPU state: on the CPU, or off it with or without the slice */
+	uint32_t offcpu_sym; /* the off-CPU slice's name while offcpu == OFFCPU_SLICE */
 	/* docs/sampling.md "Off-CPU time": switched in at t_in, no sample since */
 	uint8_t pend_in;
 	/* the open frames are a blocking chain: its innermost frame is where it
@@ -52,7 +52,7 @@ struct snap_dthread {
 	uint32_t sample_event;
 };
 
-enum { OFF_NO = 0, OFF_SLICE, OFF_CAPPED };
+enum { OFFCPU_NO = 0, OFFCPU_SLICE, OFFCPU_CAPPED };
 
 /* The thread table's key of (pid, tid). */
 static inline uint64_t snap_dec_tkey(int32_t pid, int32_t tid)

@@ -18,18 +18,15 @@
  * end of a segment may have closed it). */
 int snap_offcpu_on_cpu(struct snap_dthread *th, uint64_t t)
 {
-	const struct snap_frame *f;
-	size_t n;
 	int err = 0;
 
-	if (th->off == OFF_SLICE) {
+	if (th->offcpu == OFFCPU_SLICE) {
 		if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
 			return err;
-		f = snap_cstack_frames(&th->cs, &n);
-		if (n && f[n - 1].sym == th->off_sym && !f[n - 1].ip)
+		if (snap_cstack_top_is(&th->cs, th->offcpu_sym, 0))
 			err = snap_cstack_pop_now(&th->cs, t);
 	}
-	th->off = OFF_NO;
+	th->offcpu = OFFCPU_NO;
 	return err;
 }
 
@@ -41,8 +38,7 @@ static int pop_to(struct snap_dthread *th, size_t d, uint64_t t)
 
 	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0)
 		return err;
-	snap_cstack_frames(&th->cs, &n);
-	for (; n > d; n--)
+	for (n = snap_cstack_depth(&th->cs); n > d; n--)
 		if ((err = snap_cstack_pop_now(&th->cs, t)) < 0)
 			return err;
 	if (th->sd.n > d)
@@ -54,10 +50,10 @@ static int pop_to(struct snap_dthread *th, size_t d, uint64_t t)
  * depth cap is reached). Returns 1 if written, 0 if capped, or an error. */
 static int marker(struct snap_dthread *th, uint32_t sym, uint64_t t0, uint64_t t1)
 {
-	int err = snap_cstack_push_now(&th->cs, 0, sym, t0);
+	int dropped, err = snap_cstack_push_now(&th->cs, 0, sym, t0, &dropped);
 
-	if (err)
-		return err < 0 ? err : 0;
+	if (err < 0 || dropped)
+		return err;
 	err = snap_cstack_pop_now(&th->cs, t1);
 	return err < 0 ? err : 1;
 }
@@ -81,19 +77,19 @@ int snap_offcpu_open(struct snap_decoder *dec, struct snap_dthread *th, int pree
 		     uint64_t t)
 {
 	uint32_t sym = preempt ? dec->n_preempted : dec->n_offcpu;
-	int err;
+	int dropped, err;
 
 	if (t < th->floor)
 		t = th->floor;
 	th->out_pend = 0;
 	th->blk_leaf = (uint8_t)(chain && !preempt);
 	if ((err = snap_cstack_flush_to(&th->cs, t)) < 0 ||
-	    (err = snap_cstack_push_now(&th->cs, 0, sym, t)) < 0)
+	    (err = snap_cstack_push_now(&th->cs, 0, sym, t, &dropped)) < 0)
 		return err;
-	th->off = err ? OFF_CAPPED : OFF_SLICE;
-	th->off_sym = sym;
-	dec->stats.offcpu_slices += !err && !preempt;
-	dec->stats.preempted_slices += !err && preempt;
+	th->offcpu = dropped ? OFFCPU_CAPPED : OFFCPU_SLICE;
+	th->offcpu_sym = sym;
+	dec->stats.offcpu_slices += !dropped && !preempt;
+	dec->stats.preempted_slices += !dropped && preempt;
 	return 0;
 }
 
@@ -113,7 +109,7 @@ int snap_offcpu_unsampled(struct snap_decoder *dec, struct snap_dthread *th,
 	th->pend_in = 0;
 	if (th->t_in < th->floor)
 		th->t_in = th->floor;
-	snap_cstack_frames(&th->cs, &depth);
+	depth = snap_cstack_depth(&th->cs);
 	if (keep_all)
 		d = depth;
 	else if (ev->frames && ev->nframes)
@@ -145,7 +141,7 @@ int snap_offcpu_unsampled(struct snap_decoder *dec, struct snap_dthread *th,
 int snap_offcpu_switch(struct snap_decoder *dec, struct snap_dthread *th,
 		       const struct snap_event *ev, uint64_t t)
 {
-	int err, was_off = th->off != OFF_NO;
+	int err, was_off = th->offcpu != OFFCPU_NO;
 
 	if (th->exited) {
 		dec->stats.switches_ignored++; /* its last switch-out, after the exit */
@@ -214,7 +210,7 @@ static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const str
 		return 0;
 	t0 = prev + p / 2 > th->floor ? prev + p / 2 : th->floor;
 	t1 = t - p / 2 > t0 ? t - p / 2 : t0;
-	snap_cstack_frames(&th->cs, &depth);
+	depth = snap_cstack_depth(&th->cs);
 	d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
 				 snap_dec_keep(dec));
 	if (d == depth && d)
@@ -238,7 +234,7 @@ int snap_offcpu_sample(struct snap_decoder *dec, struct snap_dthread *th,
 
 	if ((err = idle_gap(dec, th, ev, t, &at)) < 0)
 		return err;
-	if (th->off != OFF_NO) {
+	if (th->offcpu != OFFCPU_NO) {
 		if ((err = snap_offcpu_on_cpu(th, t)) < 0)
 			return err; /* no switch-in recorded: off until this sample */
 	} else if (th->pend_in && th->t_in <= t) {
@@ -269,7 +265,7 @@ uint64_t snap_offcpu_last_end(const struct snap_dthread *th, uint64_t limit)
 {
 	uint64_t t = th->cs.last_event_time;
 
-	if (th->last_was_sample && th->off == OFF_NO && th->last_period) {
+	if (th->last_was_sample && th->offcpu == OFFCPU_NO && th->last_period) {
 		uint64_t e = th->last_sample + th->last_period / 2;
 
 		if (limit && e > limit)

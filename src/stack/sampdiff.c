@@ -110,7 +110,7 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 	size_t depth, m = 0;
 	uint32_t i = 0, last = n;
 	uint64_t pip = 0;
-	int any = 0;
+	int any = 0, dropped;
 	int err;
 
 	if (st)
@@ -159,12 +159,12 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 		if (!kept(keep, f, st))
 			continue;
 		any = 1;
-		/* > 0: dropped by the depth cap (counted in the ctx stats) */
-		err = f->inlined ? snap_cstack_push_inlined(cs, f->ip, f->sym, t)
-				 : snap_cstack_push_now(cs, f->ip, f->sym, t);
+		/* dropped by the depth cap: counted in the ctx stats */
+		err = f->inlined ? snap_cstack_push_inlined(cs, f->ip, f->sym, t, &dropped)
+				 : snap_cstack_push_now(cs, f->ip, f->sym, t, &dropped);
 		if (err < 0)
 			return err;
-		if (err == 0 && (err = remember(sdt, m++, f, f->sym ? f->sym : cs->ctx->n.unknown,
+		if (!dropped && (err = remember(sdt, m++, f, f->sym ? f->sym : cs->ctx->n.unknown,
 						i == last)) < 0)
 			return err;
 	}
