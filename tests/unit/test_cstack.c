@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stack/cstack: one thread's branch state machine, table-driven. Each case is
- * a list of event lines (mock_timeline.h syntax, times used directly as mapped
- * ns) and the exact timeline text it must produce.
+ * a list of event lines (mock_timeline.h syntax, times used directly as trace
+ * times) and the exact timeline text it must produce.
  */
 #include <errno.h>
 
@@ -697,6 +697,45 @@ static void alloc_failures(void)
 	CHECK(saw_ok);
 }
 
+/* The sampling primitives: push_now reports a frame the depth cap dropped in
+ * *dropped (returning 0), top_is and depth read the current stack. */
+static void push_now_top_is(void)
+{
+	struct drv d;
+	struct snap_cstack *cs = &d.cs[0];
+	uint32_t a, b, c;
+	int dropped = -1;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 2));
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, "a", &a));
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, "b", &b));
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, "c", &c));
+	CHECK_INT_EQ(0, snap_cstack_init(cs, &d.ctx, 1, 1, 0));
+	d.n = 1;
+	CHECK_INT_EQ(0, d.m.base.ops->thread(&d.m.base, 1, 1, a, a));
+	CHECK_INT_EQ(0, snap_cstack_top_is(cs, 0, 0)); /* empty */
+	CHECK_INT_EQ(0, (int)snap_cstack_depth(cs));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, a, 5, &dropped));
+	CHECK_INT_EQ(0, dropped);
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x20, b, 6, NULL));
+	CHECK_INT_EQ(1, snap_cstack_top_is(cs, b, 0x20));
+	CHECK_INT_EQ(0, snap_cstack_top_is(cs, b, 0x21));
+	CHECK_INT_EQ(0, snap_cstack_top_is(cs, a, 0x10)); /* not the top */
+	dropped = -1;
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x30, c, 7, &dropped));
+	CHECK_INT_EQ(1, dropped);
+	CHECK_U64_EQ(1, d.ctx.stats.depth_capped);
+	CHECK_INT_EQ(2, (int)snap_cstack_depth(cs));
+	CHECK_INT_EQ(1, snap_cstack_top_is(cs, b, 0x20));
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 8));
+	CHECK_INT_EQ(1, snap_cstack_top_is(cs, a, 0x10));
+	CHECK_INT_EQ(0, snap_cstack_end_thread(cs, 9));
+	CHECK_INT_EQ(0, (int)snap_cstack_depth(cs));
+	CHECK(strstr(d.m.text, " c") == NULL); /* the dropped frame was never written */
+	CHECK(strstr(d.m.text, "B 6 tid=1 b") != NULL);
+	drv_fini(&d);
+}
+
 int main(void)
 {
 	RUN(b4_6_table);
@@ -708,5 +747,6 @@ int main(void)
 	RUN(b4_4_deferred_bounded);
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
+	RUN(push_now_top_is);
 	return snap_test_done();
 }
