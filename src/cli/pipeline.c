@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/decodemsg.h"
 #include "cli/exeinfo.h"
 #include "cli/perfmaps.h"
 #include "cli/srcinfo.h"
@@ -472,13 +473,13 @@ static void report_stats(const struct snap_decoder_stats *s, enum snap_scope sco
 	{
 		char line[512];
 
-		if (snap_decoder_chain_line(s, line, sizeof(line)))
+		if (snap_decodemsg_chains(s, line, sizeof(line)))
 			snap_info("%s", line);
-		if (snap_decoder_switch_line(s, line, sizeof(line)))
+		if (snap_decodemsg_switches(s, line, sizeof(line)))
 			snap_info("%s", line);
-		if (snap_decoder_gap_line(s, line, sizeof(line)))
+		if (snap_decodemsg_gaps(s, line, sizeof(line)))
 			snap_warn("%s", line);
-		if (snap_decoder_quality(s, line, sizeof(line)))
+		if (snap_decodemsg_quality(s, line, sizeof(line)))
 			snap_warn("%s", line);
 	}
 	if (output) {

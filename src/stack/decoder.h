@@ -152,7 +152,7 @@ struct snap_decoder_stats {
 	uint64_t user_frames;		/* user-space frames of samples, after cuts */
 	uint64_t unknown_frames;	/* ... of which perf named no symbol */
 	int dwarf; /* set by the caller: the chains were unwound from dwarf stack copies
-		      (snap_decoder_quality then advises no dwarf); the decoder leaves it */
+		      (the stack-quality line then advises no dwarf); the decoder leaves it */
 	char first_violation[256]; /* "" if none; see snap_decoder_desc */
 };
 
@@ -221,23 +221,19 @@ int snap_decoder_finish(struct snap_decoder *dec);
 /* Fills *out with the counters (cstack, sampdiff and decoder ones). */
 void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stats *out);
 
-/* Stack-quality verdict for sampled traces: with at least
- * SNAP_DECODER_QUALITY_MIN samples, when SNAP_DECODER_QUALITY_PCT % or more
- * of the chains were cut at junk (fix: dwarf call graphs or frame pointers),
- * or of the user frames have no symbol (fix: debug symbols), writes one line
- * naming the fixes into buf and returns 1; else returns 0 (buf ""). */
+/* Stack-quality verdict for sampled traces (cli/decodemsg.c words it): with
+ * at least SNAP_DECODER_QUALITY_MIN samples, SNAP_DECODER_Q_CUT when
+ * SNAP_DECODER_QUALITY_PCT % or more of the chains were cut at junk (fix:
+ * dwarf call graphs or frame pointers; s->dwarf says which), and
+ * SNAP_DECODER_Q_NOSYM when as many of the user frames have no symbol (fix:
+ * debug symbols). Returns those flags (0: nothing to say); *cut_pct and
+ * *nosym_pct receive the two percentages (rounded down) in any case. */
 #define SNAP_DECODER_QUALITY_MIN 20
 #define SNAP_DECODER_QUALITY_PCT 30
-int snap_decoder_quality(const struct snap_decoder_stats *s, char *buf, size_t size);
-/* "context switches: N out (M with the blocking call chain), ..." when any
- * switch was seen (returns 1), else returns 0 (buf ""). */
-int snap_decoder_switch_line(const struct snap_decoder_stats *s, char *buf, size_t size);
-/* Without switch records: "N gaps of more than ... inferred as off-CPU ..."
- * when any gap was inferred (returns 1), else returns 0 (buf ""). */
-int snap_decoder_gap_line(const struct snap_decoder_stats *s, char *buf, size_t size);
-/* "call chains: N of M user frames without a symbol; K chains cut ..." for
- * traces with samples (returns 1), else returns 0 (buf ""). */
-int snap_decoder_chain_line(const struct snap_decoder_stats *s, char *buf, size_t size);
+#define SNAP_DECODER_Q_CUT	 1u
+#define SNAP_DECODER_Q_NOSYM	 2u
+unsigned snap_decoder_quality(const struct snap_decoder_stats *s, uint64_t *cut_pct,
+			      uint64_t *nosym_pct);
 
 /* snap_event_desc (model/event.h) of ev with dec's names; for a sample, the
  * frame shown is the first one outside the trace scope, if any. */
