@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The decoder driver: thread table, base time, track names, scope
- * enforcement, TSX buffering and event routing. See decoder.h.
+ * The decoder driver: thread table, base time, scope enforcement, TSX
+ * buffering, -filter's regions and event routing; track names, chain cuts,
+ * off-CPU and the marks are in their own files (dthread.h). See decoder.h.
  */
 #include "stack/decoder.h"
 

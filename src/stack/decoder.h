@@ -8,6 +8,13 @@
  * EXTRA -> a zero-length slice on a per-(thread, event) track. Trigger hits
  * are written on a "Snapshot symbol hits" track by finish.
  *
+ * Files: decoder.c (the thread table, base time, scope enforcement, TSX
+ * buffering, -filter's regions, routing), tracks.c (track names), scope.h
+ * (the scope rules), chains.c (junk cuts), offcpu.c (samples, switches,
+ * off-CPU slices), marks.c (hit tracks, sampling marker); dthread.h is what
+ * they share. The user-facing sentences about these counters are worded in
+ * cli/decodemsg.c.
+ *
  * Times: every timeline time is a trace time: perf time minus the base time. The base is
  * opts.base_time if opts.has_base_time, else min(perf time of the first event
  * that has a time, every hit time). Earlier events get trace time 0 (counted as
@@ -147,7 +154,7 @@ struct snap_decoder_stats {
 	uint64_t exits;			/* threads that exited in it (exit records) */
 	uint64_t filtered_out;		/* events outside -filter's regions (not written) */
 	uint64_t renames;		/* thread tracks named again after a comm change */
-	uint64_t chains_cut;		/* call chains cut at junk (see chain_cut in decoder.c) */
+	uint64_t chains_cut;		/* call chains cut at junk (see chains.c) */
 	uint64_t frames_cut;		/* frames removed by those cuts */
 	uint64_t user_frames;		/* user-space frames of samples, after cuts */
 	uint64_t unknown_frames;	/* ... of which perf named no symbol */
@@ -176,7 +183,7 @@ struct snap_decoder {
 	uint32_t *hit_names; /* "hit SYMBOL" */
 	size_t nhits;
 	struct snap_u64map pidnames; /* pid -> command name id (opts) */
-	struct snap_u64map pidcomm;  /* pid -> its first comm (decoder.c, pid_cmd) */
+	struct snap_u64map pidcomm;  /* pid -> its first comm (tracks.c, pid_cmd) */
 	uint32_t next_synth;
 	struct snap_event *tx;
 	size_t ntx, captx;

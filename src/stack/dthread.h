@@ -47,7 +47,7 @@ struct snap_dthread {
 	uint64_t last_period; /* the last sample's period in ns (clock events), else 0 */
 	struct snap_dthread_extra *extra;
 	size_t nextra, capextra;
-	/* stack samples seen, for the sampling marker (write_sampling) */
+	/* stack samples seen, for the sampling marker (snap_marks_sampling) */
 	uint64_t nsamples, first_sample, last_sample, period_sum;
 	uint32_t sample_event;
 };
