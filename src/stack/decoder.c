@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/names.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -78,9 +79,9 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "timestamp_passed", &dec->n_ts_passed)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "arg", &dec->n_arg)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "snaptrace.sampling", &dec->n_sampling)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "period_ns", &dec->n_period)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "[off-CPU]", &dec->n_offcpu)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_NAME_SAMPLING, &dec->n_sampling)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_ARG_PERIOD, &dec->n_period)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_NAME_OFFCPU, &dec->n_offcpu)) < 0 ||
 	    (err = snap_strtab_intern_id(st, SNAP_DECODER_PREEMPTED, &dec->n_preempted)) < 0 ||
 	    (err = snap_strtab_intern_id(st, SNAP_DECODER_OFF_INFERRED, &dec->n_off_inferred)) <
 		    0 ||
@@ -1175,7 +1176,12 @@ static int tx_filter(struct snap_decoder *dec, const struct snap_event *ev, int 
 /* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
 static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *f)
 {
-	return !f->sym || memcmp(snap_strtab_get(dec->st, f->sym), "[unknown", 8) == 0;
+	const char *s;
+
+	if (!f->sym)
+		return 1;
+	s = snap_strtab_get(dec->st, f->sym);
+	return snap_unknown_parse(s, strlen(s), NULL) != 0;
 }
 
 /*

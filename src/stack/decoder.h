@@ -53,6 +53,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "model/names.h"
 #include "model/timeline.h"
 #include "stack/cstack.h"
 #include "stack/filter.h"
@@ -62,8 +63,8 @@
 
 #define SNAP_DECODER_SYNTH_TID	  0x40000000
 /* The slices of the sampling model (docs/sampling.md "Off-CPU time"). */
-#define SNAP_DECODER_PREEMPTED	  "[off-CPU: preempted]"
-#define SNAP_DECODER_OFF_INFERRED "[off-CPU: inferred]"
+#define SNAP_DECODER_PREEMPTED	  SNAP_NAME_OFFCPU_STEM ": preempted]"
+#define SNAP_DECODER_OFF_INFERRED SNAP_NAME_OFFCPU_STEM ": inferred]"
 #define SNAP_DECODER_UNSAMPLED	  "[on-CPU: unsampled]"
 /* Without switch records, a gap of more than this many sample periods
  * between two clock samples of a thread is inferred as off-CPU time. */
