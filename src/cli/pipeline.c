@@ -18,14 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/exeinfo.h"
-#include "cli/perfmaps.h"
-#include "cli/srcinfo.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "ptdec/ptdec.h"
 #include "record/caps.h"
+#include "record/exeinfo.h"
+#include "record/perfmaps.h"
 #include "record/perfsrc.h"
+#include "record/srcinfo.h"
 #include "report/rtl.h"
 #include "stack/decoder.h"
 #include "stack/filter.h"

@@ -5,13 +5,13 @@
  * MAGIC_TRACE_NO_OCAML_EXCEPTION_DEBUG_INFO (or SNAPTRACE_NO_OCAML_EXCEPTION_DEBUG_INFO)
  * set and not "0" ignores the notes (the name heuristic is used instead).
  */
-#ifndef SNAP_CLI_EXEINFO_H
-#define SNAP_CLI_EXEINFO_H
+#ifndef SNAP_RECORD_EXEINFO_H
+#define SNAP_RECORD_EXEINFO_H
 
 #include <stddef.h>
 
+#include "model/codeinfo.h"
 #include "record/elfsym.h"
-#include "stack/cstack.h"
 
 struct snap_exeinfo {
 	const void *buf; /* the mapped file */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* decode -perf-map-file. See perfmaps.h. */
-#include "cli/perfmaps.h"
+#include "record/perfmaps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "model/names.h"
-#include "record/trigger.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/file.h"

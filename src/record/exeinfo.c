@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What decoding takes from the traced executable. See exeinfo.h. */
-#include "cli/exeinfo.h"
+#include "record/exeinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/trigger.h"
 #include "util/file.h"
 #include "util/log.h"
 
