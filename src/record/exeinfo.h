@@ -17,9 +17,8 @@ struct snap_exeinfo {
 	const void *buf; /* the mapped file */
 	size_t len;
 	struct snap_elf elf;
-	struct snap_ocaml_traps traps;
-	struct snap_ocaml_eh eh;
-	int have_eh; /* eh is filled (the file has OCaml exception notes) */
+	struct snap_ocaml_eh eh; /* owned (snap_ocaml_traps_read's arrays) */
+	int have_eh;		 /* eh is filled (the file has OCaml exception notes) */
 };
 
 /* Maps path and reads what decoding needs. Returns 0 (a file that is not an

@@ -19,10 +19,9 @@ static void notes_are_read(void)
 	setenv("SNAPTRACE_NO_OCAML_EXCEPTION_DEBUG_INFO", "0", 1); /* "0" is not set */
 	CHECK_INT_EQ(0, snap_exeinfo_load(&x, NOTES));
 	CHECK_INT_EQ(1, x.have_eh);
-	CHECK(x.traps.nenter > 0 && x.traps.npush > 0);
-	CHECK(x.eh.enter == x.traps.enter && x.eh.nenter == x.traps.nenter);
-	CHECK(x.eh.push == x.traps.push && x.eh.npush == x.traps.npush);
-	CHECK(x.eh.pop == x.traps.pop && x.eh.npop == x.traps.npop);
+	CHECK(x.eh.nenter > 0 && x.eh.npush > 0 && x.eh.enter && x.eh.push);
+	for (size_t i = 1; i < x.eh.npush; i++)
+		CHECK(x.eh.push[i - 1] < x.eh.push[i]); /* sorted */
 	snap_exeinfo_fini(&x);
 	CHECK(x.buf == NULL && !x.have_eh);
 	snap_exeinfo_fini(&x); /* twice is harmless */
