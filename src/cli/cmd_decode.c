@@ -258,8 +258,7 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 
 /* The trigger hits run/attach kept in dir: marked as they were then. Returns 0
  * (none kept is fine) or an exit status after a one-line error. */
-static int load_hits(const char *dir, struct snap_hitsfile *hf, struct snap_hit **hits,
-		     struct snap_decode_opts *o)
+static int load_hits(const char *dir, struct snap_hitsfile *hf, struct snap_decode_opts *o)
 {
 	char path[PATH_MAX];
 	const void *buf;
@@ -284,24 +283,7 @@ static int load_hits(const char *dir, struct snap_hitsfile *hf, struct snap_hit 
 	if (hf->bad_lines)
 		fprintf(stderr, "snaptrace: %s: skipped %llu malformed line%s\n", path,
 			(unsigned long long)hf->bad_lines, hf->bad_lines == 1 ? "" : "s");
-	if (!hf->n)
-		return 0;
-	*hits = snap_calloc(hf->n, sizeof(**hits));
-	if (!*hits) {
-		fputs("snaptrace decode: out of memory\n", stderr);
-		return 1;
-	}
-	for (size_t i = 0; i < hf->n; i++) {
-		(*hits)[i].time = hf->h[i].time;
-		(*hits)[i].pid = hf->h[i].pid;
-		(*hits)[i].tid = hf->h[i].tid;
-		(*hits)[i].ip = hf->h[i].ip;
-		(*hits)[i].symbol = hf->h[i].symbol;
-		(*hits)[i].has_arg = hf->h[i].has_arg;
-		(*hits)[i].arg = hf->h[i].arg;
-		(*hits)[i].passed_time = hf->h[i].passed_time;
-	}
-	o->hits = *hits;
+	o->hits = hf->h; /* the symbols stay hf's */
 	o->nhits = hf->n;
 	return 0;
 }
@@ -315,7 +297,6 @@ int snap_cmd_decode(int argc, char **argv)
 	char **found = NULL;
 	struct decode_cli c = {.serve_port = SNAP_SERVE_PORT};
 	struct snap_hitsfile hf = {0};
-	struct snap_hit *hits = NULL;
 	size_t ninputs = 0;
 	int rc, nfound = 0;
 
@@ -367,7 +348,7 @@ int snap_cmd_decode(int argc, char **argv)
 	o.ninputs = ninputs;
 	if (o.tap) /* -report before -o: name the output in the header */
 		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
-	if (workdir && (rc = load_hits(workdir, &hf, &hits, &o)) != 0)
+	if (workdir && (rc = load_hits(workdir, &hf, &o)) != 0)
 		goto out;
 	if (c.serve)
 		o.output_fd = &out_fd; /* serve what was written, not what the name is later */
@@ -386,7 +367,6 @@ out:
 	snap_free(inputs);
 	snap_free(c.filter_start);
 	snap_free(c.filter_stop);
-	snap_free(hits);
 	snap_hitsfile_fini(&hf);
 	return rc;
 }

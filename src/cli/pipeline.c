@@ -19,15 +19,15 @@
 #include <unistd.h>
 
 #include "cli/decodemsg.h"
-#include "cli/exeinfo.h"
-#include "cli/perfmaps.h"
-#include "cli/srcinfo.h"
 #include "model/tlcomb.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
 #include "ptdec/ptdec.h"
 #include "record/caps.h"
+#include "record/exeinfo.h"
+#include "record/perfmaps.h"
 #include "record/perfsrc.h"
+#include "record/srcinfo.h"
 #include "report/rtl.h"
 #include "stack/decoder.h"
 #include "stack/filter.h"
@@ -509,9 +509,6 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 			 struct snap_filter *filter, struct snap_srcinfo *src, const char *who)
 {
 	struct snap_decoder_opts dopts;
-	struct snap_decoder_hit *hits = NULL;
-	struct snap_decoder_name *names = NULL;
-	int err = -ENOMEM;
 
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.scope = o->scope;
@@ -525,37 +522,11 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	/* file/line/col args unless SNAPTRACE_NO_SOURCE_LINES is set */
 	dopts.srcloc = env_on("SNAPTRACE_NO_SOURCE_LINES") ? NULL : &src->iface;
 	dopts.error_source = who;
-	if (o->nhits && !(hits = snap_calloc(o->nhits, sizeof(*hits))))
-		goto out;
-	if (o->nnames && !(names = snap_calloc(o->nnames, sizeof(*names))))
-		goto out;
-	for (size_t i = 0; i < o->nhits; i++) {
-		int64_t id = snap_strtab_intern_cstr(st, o->hits[i].symbol);
-
-		if (id < 0)
-			goto out;
-		hits[i].time = o->hits[i].time;
-		hits[i].pid = o->hits[i].pid;
-		hits[i].tid = o->hits[i].tid;
-		hits[i].ip = o->hits[i].ip;
-		hits[i].sym = (uint32_t)id;
-		hits[i].has_arg = o->hits[i].has_arg;
-		hits[i].arg = o->hits[i].arg;
-		hits[i].passed_time = o->hits[i].passed_time;
-	}
-	for (size_t i = 0; i < o->nnames; i++) {
-		names[i].pid = o->names[i].pid;
-		names[i].name = o->names[i].name;
-	}
-	dopts.hits = hits;
+	dopts.hits = o->hits;
 	dopts.nhits = o->nhits;
-	dopts.names = names;
+	dopts.names = o->names;
 	dopts.nnames = o->nnames;
-	err = snap_decoder_init(dec, tl, st, &dopts);
-out:
-	snap_free(hits);
-	snap_free(names);
-	return err;
+	return snap_decoder_init(dec, tl, st, &dopts);
 }
 
 /* The event loop. Returns 0 or a negative error, already reported. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "model/hit.h"
 #include "model/timeline.h"
 #include "stack/thcover.h"
 #include "util/strtab.h"
@@ -24,25 +25,6 @@ struct snap_decode_tap {
 	void (*close)(void *ctx, int err);
 	void *ctx;
 	int no_output; /* write no FXT file: the tap is the only consumer */
-};
-
-/* A trigger hit to mark on its own track. */
-struct snap_hit {
-	uint64_t time; /* perf time, ns */
-	int32_t pid, tid;
-	uint64_t ip;
-	const char *symbol; /* borrowed */
-	/* a stop indicator's arguments: payload, and the perf time of the TSC it
-	 * passed (0 = none) */
-	int has_arg;
-	int64_t arg;
-	uint64_t passed_time;
-};
-
-/* A known process name (from run/attach: the command line). */
-struct snap_procname {
-	int32_t pid;
-	const char *name; /* borrowed */
 };
 
 /* Which Intel PT decoder (docs/ptdec.md). */
@@ -76,12 +58,12 @@ struct snap_decode_opts {
 	size_t ninputs;
 	const char *output; /* NULL = "trace.fxt.gz"; ".gz" suffix = gzip */
 	enum snap_scope scope;
-	int strict_scope;     /* scope violation = error, nothing written */
-	int no_dlfilter;      /* force the text path */
-	const char *perf;     /* perf binary; NULL = snap_caps_perf_path() */
-	const char *vmlinux;  /* kernel image for kernel symbols (perf --vmlinux), or NULL */
-	const char *kallsyms; /* kernel symbol list (perf --kallsyms), or NULL */
-	const struct snap_hit *hits;
+	int strict_scope;	     /* scope violation = error, nothing written */
+	int no_dlfilter;	     /* force the text path */
+	const char *perf;	     /* perf binary; NULL = snap_caps_perf_path() */
+	const char *vmlinux;	     /* kernel image for kernel symbols (perf --vmlinux), or NULL */
+	const char *kallsyms;	     /* kernel symbol list (perf --kallsyms), or NULL */
+	const struct snap_hit *hits; /* trigger hits to mark on their own track */
 	size_t nhits;
 	const struct snap_procname *names;
 	size_t nnames;

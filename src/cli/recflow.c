@@ -75,22 +75,11 @@ static void stop_indicator_args(struct snap_hit *out, const struct snap_trigger_
  * created there afresh, never through a link (record/workdir.h). */
 static void keep_hits(struct snap_workdir *wd, const struct snap_hit *hits, size_t n)
 {
-	struct snap_hitrec *r = snap_calloc(n + 1, sizeof(*r));
-	int fd = r ? snap_workdir_create(wd, SNAP_HITS_FILE) : -ENOMEM;
+	int fd = snap_workdir_create(wd, SNAP_HITS_FILE);
 	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 
 	if (fp) {
-		for (size_t i = 0; i < n; i++) {
-			r[i].time = hits[i].time;
-			r[i].pid = hits[i].pid;
-			r[i].tid = hits[i].tid;
-			r[i].ip = hits[i].ip;
-			r[i].has_arg = hits[i].has_arg;
-			r[i].arg = hits[i].arg;
-			r[i].passed_time = hits[i].passed_time;
-			r[i].symbol = (char *)hits[i].symbol;
-		}
-		if (snap_hitsfile_write(fp, r, n) < 0 || fclose(fp) != 0)
+		if (snap_hitsfile_write(fp, hits, n) < 0 || fclose(fp) != 0)
 			snap_warn(
 				"cannot write %s/%s: the trigger hits will be missing from a later "
 				"decode -working-directory",
@@ -101,7 +90,6 @@ static void keep_hits(struct snap_workdir *wd, const struct snap_hit *hits, size
 		snap_warn("cannot write %s/%s: %s", wd->path, SNAP_HITS_FILE,
 			  strerror(fd < 0 ? -fd : errno));
 	}
-	snap_free(r);
 }
 
 static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_decode_result *res,
@@ -120,10 +108,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 		goto out;
 	}
 	for (size_t i = 0; i < s->nhits; i++) {
-		hits[i].time = s->hits[i].time;
-		hits[i].pid = s->hits[i].pid;
-		hits[i].tid = s->hits[i].tid;
-		hits[i].ip = s->hits[i].ip;
+		hits[i] = s->hits[i].hit;
 		hits[i].symbol = s->trigger_name;
 		stop_indicator_args(&hits[i], &s->hits[i], s);
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/dlrec.h"
+#include "model/names.h"
 #include "parse/cfi.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -87,23 +88,20 @@ static int dlrec_id(const struct snap_dlrec *r, uint32_t id, uint32_t *out)
 /* The name the text parser gives a location perf printed as "[unknown] (DSO)". */
 static int dlrec_unknown_name(struct snap_dlrec *r, uint64_t addr, uint32_t dso, uint32_t *out)
 {
-	char buf[64];
-	const char *dname = dso ? snap_strtab_get(r->names, dso) : "[unknown]";
+	const char *dname = dso ? snap_strtab_get(r->names, dso) : SNAP_NAME_UNKNOWN;
+	size_t dlen = strlen(dname), n;
 	uint64_t v;
 	int64_t id;
-	size_t n;
 	char *tmp;
 
 	if (snap_u64map_get(&r->unknown, addr, &v) && (uint32_t)v == dso) {
 		*out = (uint32_t)(v >> 32);
 		return 0;
 	}
-	n = (size_t)snprintf(buf, sizeof(buf), "[unknown @ 0x%" PRIx64 " (", addr);
-	tmp = snap_malloc(n + strlen(dname) + 3);
+	tmp = snap_malloc(SNAP_UNKNOWN_NAME_SIZE(dlen));
 	if (!tmp)
 		return -ENOMEM;
-	memcpy(tmp, buf, n);
-	n += (size_t)sprintf(tmp + n, "%s)]", dname);
+	n = snap_unknown_name(tmp, addr, dname, dlen);
 	id = snap_strtab_intern(r->names, tmp, n);
 	snap_free(tmp);
 	if (id < 0)

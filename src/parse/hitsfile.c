@@ -61,8 +61,9 @@ static int snum(const char **pp, const char *e, int64_t *out)
 
 static int line(struct snap_hitsfile *hf, const char *p, const char *e)
 {
-	struct snap_hitrec r;
+	struct snap_hit r;
 	uint64_t pid, tid, has;
+	char *sym;
 
 	memset(&r, 0, sizeof(r));
 	if (num(&p, e, 10, &r.time) < 0 || num(&p, e, 10, &pid) < 0 || pid > INT32_MAX ||
@@ -75,18 +76,18 @@ static int line(struct snap_hitsfile *hf, const char *p, const char *e)
 	r.pid = (int32_t)pid;
 	r.tid = (int32_t)tid;
 	r.has_arg = (int)has;
-	r.symbol = snap_strndup(p + 1, (size_t)(e - p - 1));
-	if (!r.symbol || memchr(r.symbol, '\0', (size_t)(e - p - 1))) {
-		int oom = !r.symbol;
+	r.symbol = sym = snap_strndup(p + 1, (size_t)(e - p - 1));
+	if (!sym || memchr(sym, '\0', (size_t)(e - p - 1))) {
+		int oom = !sym;
 
-		snap_free(r.symbol);
+		snap_free(sym);
 		if (oom)
 			return -ENOMEM;
 		hf->bad_lines++;
 		return 0;
 	}
 	if (snap_vec_reserve(&hf->h, &hf->cap, hf->n + 1, sizeof(*hf->h)) < 0) {
-		snap_free(r.symbol);
+		snap_free(sym);
 		return -ENOMEM;
 	}
 	hf->h[hf->n++] = r;
@@ -118,12 +119,12 @@ int snap_hitsfile_parse(struct snap_hitsfile *hf, const char *buf, size_t len)
 void snap_hitsfile_fini(struct snap_hitsfile *hf)
 {
 	for (size_t i = 0; i < hf->n; i++)
-		snap_free(hf->h[i].symbol);
+		snap_free((char *)hf->h[i].symbol);
 	snap_free(hf->h);
 	memset(hf, 0, sizeof(*hf));
 }
 
-int snap_hitsfile_write(FILE *f, const struct snap_hitrec *h, size_t n)
+int snap_hitsfile_write(FILE *f, const struct snap_hit *h, size_t n)
 {
 	fprintf(f, "%s\n", HEADER);
 	for (size_t i = 0; i < n; i++)

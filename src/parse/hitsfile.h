@@ -14,20 +14,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/hit.h"
+
 #define SNAP_HITS_FILE "snaptrace-hits.txt"
 
-struct snap_hitrec {
-	uint64_t time;
-	int32_t pid, tid;
-	uint64_t ip;
-	int has_arg;
-	int64_t arg;
-	uint64_t passed_time;
-	char *symbol; /* owned */
-};
-
 struct snap_hitsfile {
-	struct snap_hitrec *h;
+	struct snap_hit *h; /* their symbols owned */
 	size_t n, cap;
 	uint64_t bad_lines;
 };
@@ -37,6 +29,6 @@ struct snap_hitsfile {
 int snap_hitsfile_parse(struct snap_hitsfile *hf, const char *buf, size_t len);
 void snap_hitsfile_fini(struct snap_hitsfile *hf);
 /* Writes the header and the hits. Returns 0 or -EIO. */
-int snap_hitsfile_write(FILE *f, const struct snap_hitrec *h, size_t n);
+int snap_hitsfile_write(FILE *f, const struct snap_hit *h, size_t n);
 
 #endif

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "model/evname.h"
+#include "model/names.h"
 #include "util/alloc.h"
 #include "util/esc.h"
 #include "util/vec.h"
@@ -368,28 +370,11 @@ static int ps_intern(struct snap_perfscript *ps, const char *s, size_t n, uint32
 static int ps_unknown_name(struct snap_perfscript *ps, uint64_t ip, const char *dso, size_t dlen,
 			   int has_dso, uint32_t *id)
 {
-	size_t need = 40 + dlen, n = 0;
-	char hex[16];
-	int nh = 0;
+	size_t n;
 
-	if (snap_vec_reserve(&ps->scratch, &ps->scratch_cap, need, 1) < 0)
+	if (snap_vec_reserve(&ps->scratch, &ps->scratch_cap, SNAP_UNKNOWN_NAME_SIZE(dlen), 1) < 0)
 		return -ENOMEM;
-	do {
-		hex[nh++] = "0123456789abcdef"[ip & 15];
-		ip >>= 4;
-	} while (ip);
-	memcpy(ps->scratch, "[unknown @ 0x", 13);
-	n = 13;
-	while (nh)
-		ps->scratch[n++] = hex[--nh];
-	if (has_dso) {
-		ps->scratch[n++] = ' ';
-		ps->scratch[n++] = '(';
-		memcpy(ps->scratch + n, dso, dlen);
-		n += dlen;
-		ps->scratch[n++] = ')';
-	}
-	ps->scratch[n++] = ']';
+	n = snap_unknown_name(ps->scratch, ip, has_dso ? dso : NULL, dlen);
 	return ps_intern(ps, ps->scratch, n, id);
 }
 
@@ -959,33 +944,10 @@ static int ps_prefix(struct snap_perfscript *ps, const char *b, const char *e,
 	return 0;
 }
 
-/* Strips "/config/" and ":mods" from an event name. */
+/* Strips "/config/" and ":mods" from an event name (model/evname.h). */
 static const char *event_base(const char *p, const char *e)
 {
-	const char *sl = memchr(p, '/', (size_t)(e - p));
-	const char *c;
-
-	if (sl)
-		return sl;
-	c = memrchr(p, ':', (size_t)(e - p));
-	if (c && c > p) {
-		for (const char *q = c + 1; q < e; q++)
-			if (!memchr("ukhIGHpPSDWebR", *q, 14))
-				return e;
-		return c;
-	}
-	return e;
-}
-
-static int is_synth_name(const char *p, const char *e)
-{
-	static const char *const names[] = {"psb",   "pwre", "pwrx",  "exstop",	      "ptwrite",
-					    "mwait", "evt",  "iflag", "transactions", NULL};
-
-	for (int i = 0; names[i]; i++)
-		if (tok_eq(p, e, names[i]))
-			return 1;
-	return 0;
+	return p + snap_evname_base(p, (size_t)(e - p));
 }
 
 /* Synth text printed without an event name (-F without `event`). */
@@ -1095,18 +1057,18 @@ static int ps_header(struct snap_perfscript *ps, const char *s, size_t n, struct
 	if (t - p >= 2 && t[-1] == ':' && !is_synth_text(p, e)) {
 		const char *be = event_base(p, t - 1);
 
-		if (tok_eq(p, be, "branches")) {
+		if (tok_eq(p, be, SNAP_EVNAME_BRANCHES)) {
 			arrow = find_arrow(t, e);
 			*ev = hdr;
 			r = arrow ? ps_branch(ps, t, arrow, e, ev) : 0;
 			goto done;
 		}
-		if (tok_eq(p, be, "cbr")) {
+		if (tok_eq(p, be, SNAP_EVNAME_CBR)) {
 			*ev = hdr;
 			r = ps_power(ps, t, e, ev);
 			goto done;
 		}
-		if (is_synth_name(p, be)) {
+		if (snap_evname_is_synth(p, (size_t)(be - p))) {
 			ps->pt_seen = 1;
 			return 0;
 		}
@@ -1183,11 +1145,14 @@ done:
 static int ps_func_start(struct snap_perfscript *ps, struct snap_loc *loc)
 {
 	const char *dso = snap_strtab_get(ps->names, loc->dso);
+	struct snap_unknown_parts u;
 	uint64_t start;
 	int r;
 
-	if (dso[0] != '/' || snap_strtab_len(ps->names, loc->sym) < 13 ||
-	    memcmp(snap_strtab_get(ps->names, loc->sym), "[unknown @ 0x", 13) != 0)
+	if (dso[0] != '/' ||
+	    snap_unknown_parse(snap_strtab_get(ps->names, loc->sym),
+			       snap_strtab_len(ps->names, loc->sym), &u) != 2 ||
+	    u.addr_len < 2 || memcmp(u.addr, "0x", 2) != 0)
 		return 0;
 	r = snap_cfi_func_start(ps->cfi, loc->dso, dso, loc->ip, &start);
 	if (r <= 0 || start == loc->ip)

@@ -101,6 +101,7 @@
 
 #include "model/dlrec.h"
 #include "model/event.h"
+#include "model/evname.h"
 
 struct perf_dlfilter_fns perf_dlfilter_fns;
 
@@ -535,26 +536,6 @@ static void thr_comm(struct state *st, struct thr *t, const struct perf_dlfilter
 
 /* ---- events ---- */
 
-/*
- * The event name without "/config/" and ":mods", as parse/perfscript cuts it:
- * everything before the first '/', else before the last ':' when only
- * modifier letters follow it ("cpu-clock:u" -> "cpu-clock", but
- * "sched:sched_switch" stays). Returns the length of the base name.
- */
-static size_t event_base(const char *name)
-{
-	const char *sl = strchr(name, '/'), *c = strrchr(name, ':'), *q;
-
-	if (sl)
-		return (size_t)(sl - name);
-	if (!c || c == name)
-		return strlen(name);
-	for (q = c + 1; *q; q++)
-		if (!strchr("ukhIGHpPSDWebR", *q))
-			return strlen(name);
-	return (size_t)(c - name);
-}
-
 static int base_is(const char *name, size_t n, const char *want)
 {
 	return strlen(want) == n && !memcmp(name, want, n);
@@ -562,8 +543,6 @@ static int base_is(const char *name, size_t n, const char *want)
 
 static struct evname *event_of(struct state *st, const char *name)
 {
-	static const char *const synth[] = {"psb",   "pwre", "pwrx",  "exstop",	      "ptwrite",
-					    "mwait", "evt",  "iflag", "transactions", NULL};
 	struct evname *e;
 	size_t i, n;
 
@@ -588,15 +567,14 @@ static struct evname *event_of(struct state *st, const char *name)
 		return NULL;
 	e->ptr = name;
 	e->has_time = -1;
-	n = event_base(name);
+	n = snap_evname_base(name, strlen(name)); /* as parse/perfscript cuts it */
 	e->kind = EV_SAMPLE; /* the reader tells primary and extra events apart */
-	if (base_is(name, n, "branches"))
+	if (base_is(name, n, SNAP_EVNAME_BRANCHES))
 		e->kind = EV_BRANCH;
-	else if (base_is(name, n, "cbr"))
+	else if (base_is(name, n, SNAP_EVNAME_CBR))
 		e->kind = EV_POWER;
-	for (i = 0; synth[i]; i++)
-		if (base_is(name, n, synth[i]))
-			e->kind = EV_IGNORE; /* the text parser skips these too */
+	if (snap_evname_is_synth(name, n))
+		e->kind = EV_IGNORE; /* the text parser skips these too */
 	e->copy[n] = 0;
 	e->id = str_id(st, NS_EVENT, st->nevs, 0, e->copy);
 	e->copy[n] = name[n];

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "model/names.h"
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
@@ -827,11 +828,10 @@ const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t
 
 static int unknown_name(struct snap_ptdec *d, uint64_t addr, uint32_t dso, uint32_t *out)
 {
-	char buf[4200];
-	const char *dname = dso ? snap_strtab_get(d->names, dso) : "[unknown]";
-	int n = snprintf(buf, sizeof(buf), "[unknown @ 0x%llx (%.4000s)]", (unsigned long long)addr,
-			 dname);
-	int64_t id = snap_strtab_intern(d->names, buf, (size_t)n);
+	char buf[SNAP_UNKNOWN_NAME_SIZE(4000)];
+	const char *dname = dso ? snap_strtab_get(d->names, dso) : SNAP_NAME_UNKNOWN;
+	size_t n = snap_unknown_name(buf, addr, dname, strnlen(dname, 4000));
+	int64_t id = snap_strtab_intern(d->names, buf, n);
 
 	if (id < 0)
 		return (int)id;

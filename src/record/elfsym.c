@@ -236,7 +236,7 @@ static int traps_section(const struct snap_elf *e, unsigned i, int have_base, ui
 	return err < 0 ? err : found;
 }
 
-int snap_ocaml_traps_read(const struct snap_elf *e, struct snap_ocaml_traps *out)
+int snap_ocaml_traps_read(const struct snap_elf *e, struct snap_ocaml_eh *out)
 {
 	struct trapvec tv[3];
 	uint64_t base_addr = 0;
@@ -265,10 +265,10 @@ int snap_ocaml_traps_read(const struct snap_elf *e, struct snap_ocaml_traps *out
 	return found;
 }
 
-void snap_ocaml_traps_free(struct snap_ocaml_traps *t)
+void snap_ocaml_traps_free(struct snap_ocaml_eh *t)
 {
-	snap_free(t->enter);
-	snap_free(t->push);
-	snap_free(t->pop);
+	snap_free((uint64_t *)t->enter);
+	snap_free((uint64_t *)t->push);
+	snap_free((uint64_t *)t->pop);
 	memset(t, 0, sizeof(*t));
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/codeinfo.h"
 #include "util/elf.h"
 
 struct snap_elfsym {
@@ -63,16 +64,12 @@ int snap_elfsym_find_demangled(const struct snap_elf *e, const char *name, int s
  * "OCaml", type 1: a u64 recorded base, then three lists of u64 addresses,
  * each ended by 0: entertraps, pushtraps, poptraps), moved by .stapsdt.base's
  * address minus the recorded base (prelinking), each list sorted, duplicates
- * removed. Link-time addresses. */
-struct snap_ocaml_traps {
-	uint64_t *enter, *push, *pop; /* owned: snap_ocaml_traps_free */
-	size_t nenter, npush, npop;
-};
-
-/* Returns 1 with *out filled when the file has such notes, 0 when it has
+ * removed. Link-time addresses, in a struct snap_ocaml_eh (model/codeinfo.h)
+ * whose arrays the caller then owns.
+ * read returns 1 with *out filled when the file has such notes, 0 when it has
  * none (then *out is empty), -ENOMEM. Malformed notes are skipped.
- * snap_ocaml_traps_free frees the arrays of *t. */
-int snap_ocaml_traps_read(const struct snap_elf *e, struct snap_ocaml_traps *out);
-void snap_ocaml_traps_free(struct snap_ocaml_traps *t);
+ * snap_ocaml_traps_free frees the arrays of *t (read's). */
+int snap_ocaml_traps_read(const struct snap_elf *e, struct snap_ocaml_eh *out);
+void snap_ocaml_traps_free(struct snap_ocaml_eh *t);
 
 #endif

@@ -489,9 +489,9 @@ static int on_hits(struct snap_session *s)
 		return why(s, -ENOMEM, "out of memory");
 	if (s->cfg.rec.multi_snapshot)
 		s->hits_unsnapped += n - 1;
-	snap_warn("trigger %s hit by tid %d at %llu.%09llu", s->trigger_name, (int)h[0].tid,
-		  (unsigned long long)(h[0].time / 1000000000u),
-		  (unsigned long long)(h[0].time % 1000000000u));
+	snap_warn("trigger %s hit by tid %d at %llu.%09llu", s->trigger_name, (int)h[0].hit.tid,
+		  (unsigned long long)(h[0].hit.time / 1000000000u),
+		  (unsigned long long)(h[0].hit.time % 1000000000u));
 	if (take_snapshot(s, 1) < 0)
 		return why(s, -SNAP_EPERF, "perf did not take the snapshot");
 	s->hits_after_snap = 0;
@@ -508,7 +508,7 @@ static int cmp_hit_time(const void *a, const void *b)
 {
 	const struct snap_trigger_hit *x = a, *y = b;
 
-	return x->time < y->time ? -1 : x->time > y->time;
+	return x->hit.time < y->hit.time ? -1 : x->hit.time > y->hit.time;
 }
 
 /* -multi-snapshot: how many hits were marked, and those that were not. */
@@ -785,7 +785,7 @@ int snap_session_finish(struct snap_session *s)
 				return why(s, -ENOMEM, "out of memory");
 			s->hits_after_snap++;
 			snap_warn("trigger %s hit by tid %d as the recording ended",
-				  s->trigger_name, (int)h.tid);
+				  s->trigger_name, (int)h.hit.tid);
 			if (s->cfg.rec.multi_snapshot && keep_pending(s) < 0)
 				return why(s, -ENOMEM, "out of memory");
 		}

@@ -518,10 +518,10 @@ static size_t bp_drain(struct snap_trigger *t, struct snap_bp *bp, struct snap_t
 			t->nhits++;
 			if (hits) {
 				memset(&hits[n], 0, sizeof(hits[n]));
-				hits[n].ip = rec[0];
-				hits[n].pid = (int32_t)(uint32_t)rec[1];
-				hits[n].tid = (int32_t)(uint32_t)(rec[1] >> 32);
-				hits[n].time = rec[2];
+				hits[n].hit.ip = rec[0];
+				hits[n].hit.pid = (int32_t)(uint32_t)rec[1];
+				hits[n].hit.tid = (int32_t)(uint32_t)(rec[1] >> 32);
+				hits[n].hit.time = rec[2];
 				/* REGS_USER: abi, then the registers in number order */
 				if (h.size >= sizeof(h) + 48) {
 					ring_copy(data, size, tail + sizeof(h) + 24, rec + 3, 24);
@@ -544,7 +544,7 @@ static int cmp_hit(const void *a, const void *b)
 {
 	const struct snap_trigger_hit *x = a, *y = b;
 
-	return x->time < y->time ? -1 : x->time > y->time;
+	return x->hit.time < y->hit.time ? -1 : x->hit.time > y->hit.time;
 }
 
 size_t snap_trigger_read(struct snap_trigger *t, struct snap_trigger_hit *hits, size_t max)

@@ -18,13 +18,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/hit.h"
+
 #define SNAP_STOP_INDICATOR    "snaptrace_stop_indicator"
 #define SNAP_MT_STOP_INDICATOR "magic_trace_stop_indicator"
 
+/* A hit as a breakpoint reports it: hit's time, pid, tid and ip (the rest of
+ * hit is for the caller to fill) and the registers a stop indicator's
+ * arguments are in. */
 struct snap_trigger_hit {
-	uint64_t time; /* perf clock, ns (same clock as perf record's default) */
-	int32_t pid, tid;
-	uint64_t ip;
+	struct snap_hit hit;
 	/* The first two integer arguments of the called function (rdi, rsi),
 	 * which a stop indicator uses for (start TSC, payload); has_regs = 0
 	 * when the kernel sent no registers. */

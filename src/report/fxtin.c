@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/names.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "write/fxtread.h"
@@ -102,13 +103,13 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 		uint32_t kind, flags;
 
 		if (rec->sub == SNAP_FXT_EV_COUNTER) {
-			if (!str_is(&rec->name, SNAP_REPORT_SAMPLING_COUNTER))
+			if (!str_is(&rec->name, SNAP_NAME_SAMPLING))
 				break;
 			for (uint32_t i = 0; i < rec->nargs; i++)
-				if (str_is(&rec->args[i].name, SNAP_REPORT_PERIOD_ARG) &&
+				if (str_is(&rec->args[i].name, SNAP_ARG_PERIOD) &&
 				    rec->args[i].v.i > 0)
 					snap_report_sampled(r, (uint64_t)rec->args[i].v.i);
-				else if (str_is(&rec->args[i].name, SNAP_REPORT_INFERRED_END_ARG))
+				else if (str_is(&rec->args[i].name, SNAP_ARG_INFERRED_END))
 					r->end_marks = 1; /* the trace flags its cut ends */
 			snap_report_sampled(r, 0);
 			break;
@@ -128,14 +129,13 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 			const struct snap_fxt_str *an = &rec->args[i].name;
 
 			if (kind != SNAP_REPORT_END) {
-				if (kind == SNAP_REPORT_BEGIN &&
-				    str_is(an, SNAP_REPORT_INFERRED_ARG))
+				if (kind == SNAP_REPORT_BEGIN && str_is(an, SNAP_ARG_INFERRED))
 					flags |= SNAP_REPORT_F_INFERRED;
-				else if (str_is(an, SNAP_REPORT_INLINED_ARG))
+				else if (str_is(an, SNAP_ARG_INLINED))
 					flags |= SNAP_REPORT_F_INLINED;
-			} else if (str_is(an, SNAP_REPORT_INFERRED_END_ARG)) {
+			} else if (str_is(an, SNAP_ARG_INFERRED_END)) {
 				flags |= SNAP_REPORT_F_CUT_END;
-			} else if (str_is(an, SNAP_REPORT_SAMPLED_ARG)) {
+			} else if (str_is(an, SNAP_ARG_SAMPLED)) {
 				end = sampled_ns(&rec->args[i]);
 			}
 		}

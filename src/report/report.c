@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/names.h"
 #include "report/format.h"
 #include "util/alloc.h"
 #include "util/vec.h"
@@ -24,13 +25,14 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 const char *snap_report_label(const char *s, char *out, size_t cap)
 {
-	size_t len = strlen(s);
-	const char *open = strstr(s, " ("), *base;
+	struct snap_unknown_parts u;
+	const char *base;
 
-	if (strncmp(s, "[unknown @ ", 11) || !open || len < 2 || strcmp(s + len - 2, ")]"))
+	if (snap_unknown_parse(s, strlen(s), &u) != 2 || !u.dso)
 		return s;
-	base = strrchr(open, '/') ? strrchr(open, '/') + 1 : open + 2;
-	snprintf(out, cap, "%.*s (%.*s)", (int)(open - (s + 11)), s + 11, (int)(s + len - 2 - base),
+	base = memrchr(u.dso, '/', u.dso_len);
+	base = base ? base + 1 : u.dso;
+	snprintf(out, cap, "%.*s (%.*s)", (int)u.addr_len, u.addr, (int)(u.dso + u.dso_len - base),
 		 base);
 	return out;
 }
@@ -404,7 +406,7 @@ static int lower(int c)
 /* The class of a name: 1 a decode error, 2 an off-CPU slice, 3 other. */
 static int name_class(struct snap_report *r, uint32_t name)
 {
-	static const char pfx[] = "[decode error", off[] = "[off-CPU";
+	static const char pfx[] = SNAP_NAME_DECODE_ERROR, off[] = SNAP_NAME_OFFCPU_STEM;
 
 	if (name >= r->capkind) {
 		size_t old = r->capkind;

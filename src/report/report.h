@@ -45,17 +45,9 @@
 #define SNAP_REPORT_SLOWEST	10 /* slowest calls kept for -function */
 #define SNAP_REPORT_HIST	65 /* power-of-two histogram buckets for -function */
 
-/* The counter snaptrace writes on each sampled thread (docs/report.md):
- * its arg SNAP_REPORT_PERIOD_ARG is the sample period in ns. */
-#define SNAP_REPORT_SAMPLING_COUNTER "snaptrace.sampling"
-#define SNAP_REPORT_PERIOD_ARG	     "period_ns"
-#define SNAP_REPORT_INFERRED_ARG     "inferred_start_time"
-#define SNAP_REPORT_INLINED_ARG	     "inlined" /* a frame perf found inlined (docs/report.md) */
-#define SNAP_REPORT_INLINED_SUFFIX   " [inlined]"
-#define SNAP_REPORT_NAME_W	     28 /* the table's function column */
-#define SNAP_REPORT_INFERRED_END_ARG "inferred_end_time"
-/* An end's arg: ns of the samples whose leaf the slice was (docs/sampling.md) */
-#define SNAP_REPORT_SAMPLED_ARG	     "sampled_ns"
+/* The names report reads from a trace are in model/names.h. */
+#define SNAP_REPORT_INLINED_SUFFIX " [inlined]"
+#define SNAP_REPORT_NAME_W	   28 /* the table's function column */
 
 enum snap_report_kind {
 	SNAP_REPORT_BEGIN = 1,

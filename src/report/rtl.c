@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "model/names.h"
+
 static struct snap_report_tl *rtl(struct snap_timeline *tl)
 {
 	return (struct snap_report_tl *)((char *)tl - offsetof(struct snap_report_tl, base));
@@ -106,13 +108,12 @@ int snap_report_tl_init(struct snap_report_tl *t, struct snap_report *r)
 	memset(t, 0, sizeof(*t));
 	t->base.ops = &report_tl_ops;
 	t->r = r;
-	if ((err = snap_strtab_intern_id(r->st, SNAP_REPORT_INFERRED_ARG, &t->inferred)) < 0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INFERRED_END_ARG, &t->inferred_end)) <
-		    0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLING_COUNTER, &t->sampling)) < 0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_PERIOD_ARG, &t->period_arg)) < 0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_INLINED_ARG, &t->inlined)) < 0 ||
-	    (err = snap_strtab_intern_id(r->st, SNAP_REPORT_SAMPLED_ARG, &t->sampled)) < 0)
+	if ((err = snap_strtab_intern_id(r->st, SNAP_ARG_INFERRED, &t->inferred)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_ARG_INFERRED_END, &t->inferred_end)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_NAME_SAMPLING, &t->sampling)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_ARG_PERIOD, &t->period_arg)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_ARG_INLINED, &t->inlined)) < 0 ||
+	    (err = snap_strtab_intern_id(r->st, SNAP_ARG_SAMPLED, &t->sampled)) < 0)
 		return err;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/names.h"
 #include "stack/dthread.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -15,7 +16,12 @@
 /* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
 static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *f)
 {
-	return !f->sym || memcmp(snap_strtab_get(dec->st, f->sym), "[unknown", 8) == 0;
+	const char *s;
+
+	if (!f->sym)
+		return 1;
+	s = snap_strtab_get(dec->st, f->sym);
+	return snap_unknown_parse(s, strlen(s), NULL) != 0;
 }
 
 /*

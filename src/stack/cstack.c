@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/names.h"
 #include "util/alloc.h"
 #include "util/vec.h"
 
@@ -38,13 +39,13 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	if ((err = snap_strtab_intern_id(st, "[untraced]", &n->untraced)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[syscall]", &n->syscall)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "[returned]", &n->returned)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "[unknown]", &n->unknown)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_NAME_UNKNOWN, &n->unknown)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "address", &n->address)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "symbol", &n->symbol)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "inlined", &n->inlined)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "inferred_start_time", &n->inferred)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_ARG_INLINED, &n->inlined)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_ARG_INFERRED, &n->inferred)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "true", &n->true_)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "inferred_end_time", &n->inferred_end)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_ARG_INFERRED_END, &n->inferred_end)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "line", &n->line)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "col", &n->col)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "file", &n->file)) < 0 ||
@@ -60,7 +61,7 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 	    (err = snap_strtab_intern_id(st, "caml_raise_exn", &ctx->caml_raise_exn)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "caml_raise_exception", &ctx->caml_raise_exception)) <
 		    0 ||
-	    (err = snap_strtab_intern_id(st, "sampled_ns", &n->sampled_ns)) < 0)
+	    (err = snap_strtab_intern_id(st, SNAP_ARG_SAMPLED, &n->sampled_ns)) < 0)
 		return err;
 	return 0;
 }
@@ -712,7 +713,8 @@ int snap_cstack_error(struct snap_cstack *cs, uint32_t msg, uint64_t t)
 		char buf[512];
 		int64_t r;
 
-		snprintf(buf, sizeof(buf), "[decode error: %.480s]", snap_strtab_get(ctx->st, msg));
+		snprintf(buf, sizeof(buf), SNAP_NAME_DECODE_ERROR ": %.480s]",
+			 snap_strtab_get(ctx->st, msg));
 		r = snap_strtab_intern_cstr(ctx->st, buf);
 		if (r < 0)
 			return (int)r;

@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/codeinfo.h"
 #include "model/event.h"
 #include "model/timeline.h"
 #include "util/strtab.h"
@@ -69,15 +70,6 @@
  * apart (bytes of straight-line code). */
 #define SNAP_CSTACK_EH_MAX_RANGE      (1u << 20)
 
-/* Where a function's source is: slices of functions with debug info carry
- * file/line/col args. lookup fills *file (a strtab id), *line and *col for the
- * function of loc (its symbol in its DSO) and returns 1, 0 if unknown, or <0. */
-struct snap_srcloc {
-	int (*lookup)(void *ctx, const struct snap_loc *loc, uint32_t *file, int32_t *line,
-		      int32_t *col);
-	void *ctx;
-};
-
 struct snap_srcpos {
 	uint32_t file;
 	int32_t line, col;
@@ -95,13 +87,6 @@ struct snap_cstack_names {
 	uint32_t go_mark[3]; /* "runtime.mcall", "runtime.morestack.abi0", "runtime.morestack" */
 
 	uint32_t inlined; /* arg key of an inlined frame's begin */
-};
-
-/* OCaml exception handlers from the executable's exception notes (link-time
- * addresses, each list sorted ascending). See the OCaml section of cstack.c. */
-struct snap_ocaml_eh {
-	const uint64_t *enter, *push, *pop; /* entertraps, pushtraps, poptraps */
-	size_t nenter, npush, npop;
 };
 
 /* Anomaly counters (never errors). */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/names.h"
 #include "stack/dthread.h"
 #include "stack/scope.h"
 #include "util/alloc.h"
@@ -35,9 +36,9 @@ static int init_names(struct snap_decoder *dec)
 	    (err = snap_strtab_intern_id(st, "timestamp_passed", &dec->n_ts_passed)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "arg", &dec->n_arg)) < 0 ||
 	    (err = snap_strtab_intern_id(st, "Snapshot symbol hits", &dec->n_hits)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "snaptrace.sampling", &dec->n_sampling)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "period_ns", &dec->n_period)) < 0 ||
-	    (err = snap_strtab_intern_id(st, "[off-CPU]", &dec->n_offcpu)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_NAME_SAMPLING, &dec->n_sampling)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_ARG_PERIOD, &dec->n_period)) < 0 ||
+	    (err = snap_strtab_intern_id(st, SNAP_NAME_OFFCPU, &dec->n_offcpu)) < 0 ||
 	    (err = snap_strtab_intern_id(st, SNAP_DECODER_PREEMPTED, &dec->n_preempted)) < 0 ||
 	    (err = snap_strtab_intern_id(st, SNAP_DECODER_OFF_INFERRED, &dec->n_off_inferred)) <
 		    0 ||

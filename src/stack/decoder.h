@@ -60,6 +60,8 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "model/hit.h"
+#include "model/names.h"
 #include "model/timeline.h"
 #include "model/tlcomb.h"
 #include "stack/cstack.h"
@@ -70,32 +72,13 @@
 
 #define SNAP_DECODER_SYNTH_TID	  0x40000000
 /* The slices of the sampling model (docs/sampling.md "Off-CPU time"). */
-#define SNAP_DECODER_PREEMPTED	  "[off-CPU: preempted]"
-#define SNAP_DECODER_OFF_INFERRED "[off-CPU: inferred]"
+#define SNAP_DECODER_PREEMPTED	  SNAP_NAME_OFFCPU_STEM ": preempted]"
+#define SNAP_DECODER_OFF_INFERRED SNAP_NAME_OFFCPU_STEM ": inferred]"
 #define SNAP_DECODER_UNSAMPLED	  "[on-CPU: unsampled]"
 /* Without switch records, a gap of more than this many sample periods
  * between two clock samples of a thread is inferred as off-CPU time. */
 #define SNAP_DECODER_GAP_PERIODS  4
 #define SNAP_DECODER_MAX_TX	  65536 /* buffered (x) events before we stop waiting */
-
-/* A trigger hit, in perf time. */
-struct snap_decoder_hit {
-	uint64_t time;
-	int32_t pid, tid;
-	uint64_t ip;
-	uint32_t sym; /* symbol name (strtab id of the decoder's strtab) */
-	/* a stop indicator's payload and passed start time (perf ns, 0 = none):
-	 * the hit slice then starts at that time and carries them as args */
-	int has_arg;
-	int64_t arg;
-	uint64_t passed_time;
-};
-
-/* A known command name for a pid (run/attach know the command line). */
-struct snap_decoder_name {
-	int32_t pid;
-	const char *name; /* borrowed during init only */
-};
 
 struct snap_decoder_opts {
 	enum snap_scope scope;
@@ -103,9 +86,10 @@ struct snap_decoder_opts {
 	uint32_t max_depth; /* 0 = SNAP_CSTACK_DEFAULT_MAX_DEPTH */
 	int has_base_time;  /* use base_time instead of the first event / hits */
 	uint64_t base_time;
-	const struct snap_decoder_hit *hits; /* copied by init */
+	const struct snap_hit *hits; /* copied by init (the symbols: borrowed during init only) */
 	size_t nhits;
-	const struct snap_decoder_name *names; /* copied (interned) by init */
+	const struct snap_procname
+		*names; /* copied (interned) by init: borrowed during init only */
 	size_t nnames;
 	int no_tx; /* MAGIC_TRACE_SKIP_TX_HANDLING: apply (x) events at once */
 	/* OCaml exception handlers of the traced executable (borrowed: must
@@ -179,8 +163,8 @@ struct snap_decoder {
 	struct snap_dthread *last;
 	int have_base, have_hit_min, stack_started, finished;
 	uint64_t base, hit_min;
-	struct snap_decoder_hit *hits;
-	uint32_t *hit_names; /* "hit SYMBOL" */
+	struct snap_hit *hits; /* symbol NULL: see hit_names */
+	uint32_t *hit_names;   /* "hit SYMBOL" */
 	size_t nhits;
 	struct snap_u64map pidnames; /* pid -> command name id (opts) */
 	struct snap_u64map pidcomm;  /* pid -> its first comm (tracks.c, pid_cmd) */

@@ -26,7 +26,8 @@ int snap_marks_init_hits(struct snap_decoder *dec, const struct snap_decoder_opt
 		return -ENOMEM;
 	for (i = 0; i < o->nhits; i++) {
 		dec->hits[i] = o->hits[i];
-		snprintf(buf, sizeof(buf), "hit %.500s", snap_strtab_get(dec->st, o->hits[i].sym));
+		dec->hits[i].symbol = NULL; /* borrowed during init only */
+		snprintf(buf, sizeof(buf), "hit %.500s", o->hits[i].symbol);
 		if ((err = snap_strtab_intern_id(dec->st, buf, &dec->hit_names[i])) < 0)
 			return err;
 		dec->nhits++;
@@ -49,7 +50,7 @@ int snap_marks_hits(struct snap_decoder *dec)
 	}
 	snap_u64map_init(&tracks);
 	for (i = 0; i < dec->nhits; i++) {
-		const struct snap_decoder_hit *h = &dec->hits[i];
+		const struct snap_hit *h = &dec->hits[i];
 		struct snap_arg a[5];
 		uint64_t t, t0, v;
 		size_t na = 0;

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sum += sym.value;
 	(void)snap_elf_has_symbols(&e);
 	{
-		struct snap_ocaml_traps t;
+		struct snap_ocaml_eh t;
 
 		if (snap_ocaml_traps_read(&e, &t) > 0) {
 			for (size_t i = 1; i < t.npush; i++)

@@ -72,7 +72,7 @@ static void check_out(struct drv *d, const char *name, const char *exp)
 
 static void naming_and_two_pids(void)
 {
-	static const struct snap_decoder_name names[] = {{100, "myprog --flag"}};
+	static const struct snap_procname names[] = {{100, "myprog --flag"}};
 	struct snap_decoder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"1000 100/100 comm=myprog strt 0 - 400000 main",
@@ -257,21 +257,21 @@ static void hits_and_base_time(void)
 {
 	/* the second is a stop indicator's: its payload, and the slice starts at
 	 * the time it passed */
-	struct snap_decoder_hit hits[2] = {{.time = 900, .pid = 1, .tid = 1, .ip = 0x401000},
-					   {.time = 1500,
-					    .pid = 1,
-					    .tid = 1,
-					    .ip = 0x401000,
-					    .has_arg = 1,
-					    .arg = -42,
-					    .passed_time = 1200}};
+	struct snap_hit hits[2] = {{.time = 900, .pid = 1, .tid = 1, .ip = 0x401000},
+				   {.time = 1500,
+				    .pid = 1,
+				    .tid = 1,
+				    .ip = 0x401000,
+				    .has_arg = 1,
+				    .arg = -42,
+				    .passed_time = 1200}};
 	struct snap_decoder_opts o = {.hits = hits, .nhits = 2};
 	static const char *const in[] = {"1000 1/1 strt 0 - 400000 main", NULL};
 	struct drv d;
 
 	memset(&d, 0, sizeof(d));
 	snap_strtab_init(&d.st);
-	hits[0].sym = hits[1].sym = (uint32_t)snap_strtab_intern_cstr(&d.st, "trigger_fn");
+	hits[0].symbol = hits[1].symbol = "trigger_fn";
 	mock_init(&d.m, &d.st);
 	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
@@ -306,14 +306,14 @@ static void base_time_override(void)
 /* No event at all but hits: the base is the earliest hit. */
 static void hits_only(void)
 {
-	struct snap_decoder_hit hit = {.time = 5000, .pid = 3, .tid = 4, .ip = 0x10};
+	struct snap_hit hit = {.time = 5000, .pid = 3, .tid = 4, .ip = 0x10};
 	struct snap_decoder_opts o = {.hits = &hit, .nhits = 1};
 	struct drv d;
 	static const char *const in[] = {NULL};
 
 	memset(&d, 0, sizeof(d));
 	snap_strtab_init(&d.st);
-	hit.sym = (uint32_t)snap_strtab_intern_cstr(&d.st, "f");
+	hit.symbol = "f";
 	mock_init(&d.m, &d.st);
 	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
@@ -328,7 +328,7 @@ static void hits_only(void)
 static void hits_many_pids(void)
 {
 	enum { NPID = 70 };
-	struct snap_decoder_hit hits[2 * NPID];
+	struct snap_hit hits[2 * NPID];
 	struct snap_decoder_opts o = {.hits = hits, .nhits = 2 * NPID};
 	static const char *const in[] = {NULL};
 	static char out[65536];
@@ -338,9 +338,9 @@ static void hits_many_pids(void)
 	memset(&d, 0, sizeof(d));
 	snap_strtab_init(&d.st);
 	for (int i = 0; i < 2 * NPID; i++) {
-		hits[i] = (struct snap_decoder_hit){
+		hits[i] = (struct snap_hit){
 			.time = 1000 + (uint64_t)i, .pid = 1 + i % NPID, .tid = 1, .ip = 0x10};
-		hits[i].sym = (uint32_t)snap_strtab_intern_cstr(&d.st, "f");
+		hits[i].symbol = "f";
 	}
 	mock_init(&d.m, &d.st);
 	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
@@ -607,8 +607,8 @@ static const char *const alloc_in[] = {
 
 static void alloc_failures(void)
 {
-	static const struct snap_decoder_name names[] = {{1, "prog -x"}};
-	struct snap_decoder_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .sym = 1};
+	static const struct snap_procname names[] = {{1, "prog -x"}};
+	struct snap_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .symbol = "f"};
 	struct snap_decoder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
 	int saw_enomem = 0, saw_ok = 0;
 
@@ -929,7 +929,7 @@ static void switches_ignored_with_branches(void)
  * process's first comm takes the opts name, any other comm is its own. */
 static void comm_changes(void)
 {
-	static const struct snap_decoder_name names[] = {{5, "./prog --flag"}};
+	static const struct snap_procname names[] = {{5, "./prog --flag"}};
 	struct snap_decoder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"100 5/5 comm=prog sample cpu-clock 400000 main",
@@ -964,7 +964,7 @@ static void comm_changes(void)
  * like the process, keeps "myworker"). */
 static void named_thread_before_main(void)
 {
-	static const struct snap_decoder_name names[] = {{5, "./prog --flag"}};
+	static const struct snap_procname names[] = {{5, "./prog --flag"}};
 	struct snap_decoder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"100 5/6 comm=myworker sample cpu-clock 500000 worker",

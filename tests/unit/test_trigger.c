@@ -136,12 +136,12 @@ static void b2_5_breakpoint_hits(void)
 	n = snap_trigger_read(&t, h, 8);
 	CHECK_INT_EQ(2, (int)n);
 	if (n >= 1) {
-		CHECK_U64_EQ(addr, h[0].ip);
-		CHECK_INT_EQ(getpid(), h[0].pid);
-		CHECK_INT_EQ(gettid(), h[0].tid);
+		CHECK_U64_EQ(addr, h[0].hit.ip);
+		CHECK_INT_EQ(getpid(), h[0].hit.pid);
+		CHECK_INT_EQ(gettid(), h[0].hit.tid);
 	}
 	if (n == 2)
-		CHECK(h[0].time <= h[1].time);
+		CHECK(h[0].hit.time <= h[1].hit.time);
 	/* a full rescan arms nothing new (every thread is known) */
 	CHECK_INT_EQ(0, snap_trigger_rescan(&t, getpid(), addr));
 	snap_trigger_fini(&t);
@@ -183,8 +183,8 @@ static void b2_5_breakpoint_hits_all_counted(void)
 		snaptrace_test_target(i);
 	while ((n = snap_trigger_read(&t, h, 64)) > 0) {
 		for (size_t i = 0; i < n; i++) {
-			sorted &= h[i].time >= prev || i == 0;
-			prev = h[i].time;
+			sorted &= h[i].hit.time >= prev || i == 0;
+			prev = h[i].hit.time;
 		}
 		got += n;
 	}

@@ -4,8 +4,8 @@
  * Where perf found no symbol for an address of process PID ("[unknown ...]"),
  * the map entry containing the address names it (offset from its start).
  */
-#ifndef SNAP_CLI_PERFMAPS_H
-#define SNAP_CLI_PERFMAPS_H
+#ifndef SNAP_RECORD_PERFMAPS_H
+#define SNAP_RECORD_PERFMAPS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,21 +5,20 @@
  * MAGIC_TRACE_NO_OCAML_EXCEPTION_DEBUG_INFO (or SNAPTRACE_NO_OCAML_EXCEPTION_DEBUG_INFO)
  * set and not "0" ignores the notes (the name heuristic is used instead).
  */
-#ifndef SNAP_CLI_EXEINFO_H
-#define SNAP_CLI_EXEINFO_H
+#ifndef SNAP_RECORD_EXEINFO_H
+#define SNAP_RECORD_EXEINFO_H
 
 #include <stddef.h>
 
+#include "model/codeinfo.h"
 #include "record/elfsym.h"
-#include "stack/cstack.h"
 
 struct snap_exeinfo {
 	const void *buf; /* the mapped file */
 	size_t len;
 	struct snap_elf elf;
-	struct snap_ocaml_traps traps;
-	struct snap_ocaml_eh eh;
-	int have_eh; /* eh is filled (the file has OCaml exception notes) */
+	struct snap_ocaml_eh eh; /* owned (snap_ocaml_traps_read's arrays) */
+	int have_eh;		 /* eh is filled (the file has OCaml exception notes) */
 };
 
 /* Maps path and reads what decoding needs. Returns 0 (a file that is not an

@@ -10,12 +10,12 @@
  * each function looked up once (the decoder caches per symbol). DSOs without
  * debug info (most system libraries) give no position.
  */
-#ifndef SNAP_CLI_SRCINFO_H
-#define SNAP_CLI_SRCINFO_H
+#ifndef SNAP_RECORD_SRCINFO_H
+#define SNAP_RECORD_SRCINFO_H
 
 #include <stddef.h>
 
-#include "stack/cstack.h"
+#include "model/codeinfo.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 

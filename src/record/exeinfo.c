@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What decoding takes from the traced executable. See exeinfo.h. */
-#include "cli/exeinfo.h"
+#include "record/exeinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/trigger.h"
 #include "util/file.h"
 #include "util/log.h"
 
@@ -31,26 +30,20 @@ int snap_exeinfo_load(struct snap_exeinfo *x, const char *path)
 	if (env_set("MAGIC_TRACE_NO_OCAML_EXCEPTION_DEBUG_INFO") ||
 	    env_set("SNAPTRACE_NO_OCAML_EXCEPTION_DEBUG_INFO"))
 		return 0;
-	err = snap_ocaml_traps_read(&x->elf, &x->traps);
+	err = snap_ocaml_traps_read(&x->elf, &x->eh);
 	if (err < 0)
 		return err;
 	if (err > 0) {
-		x->eh.enter = x->traps.enter;
-		x->eh.nenter = x->traps.nenter;
-		x->eh.push = x->traps.push;
-		x->eh.npush = x->traps.npush;
-		x->eh.pop = x->traps.pop;
-		x->eh.npop = x->traps.npop;
 		x->have_eh = 1;
 		snap_info("%s: OCaml exception notes: %zu handlers, %zu try blocks", path,
-			  x->traps.nenter, x->traps.npush);
+			  x->eh.nenter, x->eh.npush);
 	}
 	return 0;
 }
 
 void snap_exeinfo_fini(struct snap_exeinfo *x)
 {
-	snap_ocaml_traps_free(&x->traps);
+	snap_ocaml_traps_free(&x->eh);
 	snap_file_unmap(x->buf, x->len);
 	memset(x, 0, sizeof(*x));
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Source positions for slices. See srcinfo.h. */
-#include "cli/srcinfo.h"
+#include "record/srcinfo.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,7 +8,6 @@
 
 #include "record/dwline.h"
 #include "record/elfsym.h"
-#include "record/trigger.h"
 #include "util/alloc.h"
 #include "util/file.h"
 #include "util/vec.h"

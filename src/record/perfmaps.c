@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* decode -perf-map-file. See perfmaps.h. */
-#include "cli/perfmaps.h"
+#include "record/perfmaps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "record/trigger.h"
+#include "model/names.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -137,7 +137,9 @@ static int is_unknown(struct snap_perfmaps *pm, const struct snap_loc *l)
 	if (!l->sym)
 		return 1;
 	if (!snap_u64map_get(&pm->unknown, l->sym, &v)) {
-		v = strncmp(snap_strtab_get(pm->st, l->sym), "[unknown", 8) ? 2 : 1;
+		const char *s = snap_strtab_get(pm->st, l->sym);
+
+		v = snap_unknown_parse(s, strlen(s), NULL) ? 1 : 2;
 		if (snap_u64map_put(&pm->unknown, l->sym, v) < 0)
 			return -ENOMEM;
 	}
