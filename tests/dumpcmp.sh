@@ -9,8 +9,8 @@
 # checkout) whose ./snaptrace is a stand-in that records each `decode` (argv, environment,
 # directory, and a copy of the suite's temporary files) before running the real binary.
 # Then it decodes each recorded case again with OLD and with NEW, at the same paths, and
-# compares exit status + stdout + stderr (temp paths and CPU seconds normalised) + `dump`
-# of the output (OLD's dump reads both outputs). One line per differing case, then
+# compares exit status + stdout + stderr (temp paths and CPU seconds normalised; perf's own
+# lines after snaptrace's) + `dump` of the output (OLD's dump reads both outputs). One line per differing case, then
 #   dumpcmp: N identical, N differ, N skipped        (exit 1 if any differ)
 # -j: one binary; every Intel PT recording decoded with -j 1, -j 2, -j 8, the default
 # decoder and -decoder perf must give the same dump (issue 22).
@@ -224,7 +224,10 @@ decode_one() {
 	{
 		echo "exit=$rc"
 		sed 's/^/stdout: /' "$res.stdout"
-		sed 's/^/stderr: /' "$res.stderr"
+		# snaptrace's lines in their order, then those of perf (as a child it writes to the
+		# same stderr: where its lines fall among snaptrace's varies from run to run)
+		grep '^snaptrace: ' "$res.stderr" | sed 's/^/stderr: /'
+		grep -v '^snaptrace: ' "$res.stderr" | sed 's/^/stderr (perf): /'
 		[ -e "$out" ] && "$work/old/snaptrace" dump "$out" 2>&1
 	} | sed -e "s|$work|WORKDIR|g" -e 's/used [0-9.]* s CPU/used N s CPU/' >"$res"
 	rm -f "$res.stdout" "$res.stderr"
@@ -310,7 +313,7 @@ else
 			perf) decode_one "$c" "$r.$v" -decoder perf ;;
 			esac
 			# the dump (messages differ between decoders by design)
-			cmp -s <(grep -v '^std\(out\|err\): ' "$r.j1") <(grep -v '^std\(out\|err\): ' "$r.$v") ||
+			cmp -s <(grep -v '^std\(out\|err\)' "$r.j1") <(grep -v '^std\(out\|err\)' "$r.$v") ||
 				bad="$bad $v"
 		done
 		argv=("${a[@]}")
