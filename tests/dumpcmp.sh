@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# dumpcmp: proves that a change kept behaviour (docs/pt-testing.md, "Comparing two builds").
+# dumpcmp: proves that a change kept behaviour (docs/design.md, "Tests").
 #   tests/dumpcmp.sh OLD_SNAPTRACE NEW_SNAPTRACE [WORKDIR]
 #   tests/dumpcmp.sh -j SNAPTRACE [WORKDIR]
 # Collects every decode the golden, ptsynth and dlfilter suites run (their own case lists,
@@ -328,7 +328,8 @@ else
 	done
 fi
 for s in $SNAP_DUMPCMP_SUITES; do
-	[ -n "$(ls "$cases" | grep "^$s\.")" ] && continue
+	got=("$cases/$s".*)
+	[ ${#got[@]} -gt 0 ] && continue
 	echo "SKIP $s: no decode collected (see $work/$s.log)"
 	skipped=$((skipped + 1))
 done
