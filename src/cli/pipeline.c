@@ -25,7 +25,7 @@
 #include "parse/perfscript.h"
 #include "ptdec/ptdec.h"
 #include "record/caps.h"
-#include "record/perfsrc.h"
+#include "source/perfsrc.h"
 #include "report/rtl.h"
 #include "stack/decoder.h"
 #include "stack/filter.h"

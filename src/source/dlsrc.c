@@ -5,7 +5,7 @@
  * poll() so that neither pipe ever fills up and blocks perf. perf's error
  * lines arrive as TEXT records (model/dlrec.h) and are parsed where they are.
  */
-#include "record/dlsrc.h"
+#include "source/dlsrc.h"
 
 #include <errno.h>
 #include <fcntl.h>

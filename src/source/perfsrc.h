@@ -2,12 +2,12 @@
 /*
  * Events from a perf.data file: runs `perf script` on it and parses what it
  * prints (docs/behaviour.md §2.7), or, with a plugin, runs it with the snaptrace
- * dlfilter plugin and reads its records (record/dlsrc.h: the same events,
+ * dlfilter plugin and reads its records (source/dlsrc.h: the same events,
  * several times faster). perf decodes on one core while the caller builds the
  * timeline on the other.
  */
-#ifndef SNAP_RECORD_PERFSRC_H
-#define SNAP_RECORD_PERFSRC_H
+#ifndef SNAP_SOURCE_PERFSRC_H
+#define SNAP_SOURCE_PERFSRC_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -15,7 +15,7 @@
 #include "model/event.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
-#include "record/dlsrc.h"
+#include "source/dlsrc.h"
 
 struct snap_perfsrc_opts {
 	const char *perf;	      /* perf binary (borrowed) */

@@ -10,8 +10,8 @@
  * the end. perf decodes on one core while the caller builds the timeline on
  * the other.
  */
-#ifndef SNAP_RECORD_DLSRC_H
-#define SNAP_RECORD_DLSRC_H
+#ifndef SNAP_SOURCE_DLSRC_H
+#define SNAP_SOURCE_DLSRC_H
 
 #include <poll.h>
 #include <stddef.h>
@@ -96,7 +96,7 @@ int snap_dlsrc_load_failed(const struct snap_dlsrc *src);
  * Fills argv (at least SNAP_DLSRC_MAX_ARGS entries, NULL-terminated) with
  * "PERF script -i DATA [ITRACE] [--vmlinux V] [--kallsyms K]" and, when
  * o->plugin is set, "--dlfilter PLUGIN --dlarg fd=3 [--dlarg keepjumps]". The
- * one perf script command builder: record/perfsrc adds its text path's
+ * one perf script command builder: source/perfsrc adds its text path's
  * arguments to it when there is no plugin (at most 4 more). Pointers borrow
  * from o and static strings. Returns argc.
  */

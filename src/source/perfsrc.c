@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "record/perfsrc.h"
+#include "source/perfsrc.h"
 
 #include <errno.h>
 #include <fcntl.h>
