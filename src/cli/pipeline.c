@@ -40,6 +40,31 @@ static void on_signal(int sig)
 	snap_interrupted = sig;
 }
 
+/* SIGINT, SIGTERM and SIGHUP stop the decode (decode_interrupted); old[3]
+ * receives their handlers for signals_restore. */
+static void signals_catch(struct sigaction old[3])
+{
+	struct sigaction sa;
+
+	decode_interrupted = 0;
+	snap_interrupted = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	/* nohup: an ignored SIGHUP stays ignored (docs/guarantees.md, Signals) */
+	if (sigaction(SIGHUP, NULL, &old[2]) == 0 &&
+	    ((old[2].sa_flags & SA_SIGINFO) || old[2].sa_handler != SIG_IGN))
+		sigaction(SIGHUP, &sa, NULL);
+}
+
+static void signals_restore(const struct sigaction old[3])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	sigaction(SIGHUP, &old[2], NULL);
+}
+
 /* How the sources read the inputs: o's input options. */
 static void source_opts(const struct snap_decode_opts *o, struct snap_source_opts *so)
 {
@@ -378,7 +403,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_perfmaps maps;
 	struct snap_srcinfo srcinfo;
 	struct snap_decode_result res;
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct sigaction old_sig[3];
 	const char *who; /* of the decode errors: perf script, or ptdec in process */
 	int err;
 
@@ -402,16 +427,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	}
 	if (o->output_fd)
 		*o->output_fd = -1;
-	decode_interrupted = 0;
-	snap_interrupted = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	/* nohup: an ignored SIGHUP stays ignored (docs/guarantees.md, Signals) */
-	if (sigaction(SIGHUP, NULL, &old_hup) == 0 &&
-	    ((old_hup.sa_flags & SA_SIGINFO) || old_hup.sa_handler != SIG_IGN))
-		sigaction(SIGHUP, &sa, NULL);
+	signals_catch(old_sig);
 
 	if (o->perf_map_files && (err = snap_perfmaps_load(&maps, o->perf_map_files, &st)) < 0)
 		goto out;
@@ -455,8 +471,6 @@ out:
 	snap_perfmaps_fini(&maps);
 	snap_strtab_fini(&st);
 	snap_exeinfo_fini(&exe);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	signals_restore(old_sig);
 	return err;
 }
