@@ -246,7 +246,7 @@ static int perfsrc_src_next(struct snap_source *src, struct snap_event *ev)
 {
 	struct snap_perfsrc *p = src->impl;
 
-	p->progress = src->progress;
+	snap_perfsrc_set_progress(p, src->progress);
 	return snap_perfsrc_next(p, ev);
 }
 
