@@ -8,7 +8,8 @@
  * come out in the same order as from the text path. perf's real stdout is
  * read too (a fallback for text perf printed around the plugin) and parsed at
  * the end. perf decodes on one core while the caller builds the timeline on
- * the other.
+ * the other. The source of that name (source/source.h, snap_source_dlfilter)
+ * is at the end of dlsrc.c.
  */
 #ifndef SNAP_SOURCE_DLSRC_H
 #define SNAP_SOURCE_DLSRC_H
