@@ -52,7 +52,7 @@ LDLIBS_CLI  := -lmicrohttpd # only ./snaptrace (cli/serve.c) links the HTTP serv
 LDLIBS_PTDEC := -lipt -liberty -lpthread
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/model/*.c src/parse/*.c src/ptdec/*.c src/stack/*.c \
-	src/write/*.c src/report/*.c src/record/*.c))
+	src/write/*.c src/report/*.c src/record/*.c src/source/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)

@@ -12,7 +12,8 @@ allowed() {
 	write) echo "util model write" ;;
 	report) echo "util model write report" ;;
 	record) echo "util model parse record" ;;
-	cli) echo "util model parse ptdec stack write report record cli" ;;
+	source) echo "util model parse ptdec record source" ;;
+	cli) echo "util model parse ptdec stack write report record source cli" ;;
 	plugin) echo "model plugin" ;;
 	esac
 }

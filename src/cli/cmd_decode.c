@@ -158,7 +158,7 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			snap_log_level = SNAP_LOG_QUIET;
 			break;
 		case OPT_DECODER:
-			if (snap_decoder_kind_parse(val, &o->decoder) < 0) {
+			if (snap_pt_decoder_parse(val, &o->decoder) < 0) {
 				fprintf(stderr,
 					"snaptrace decode: -decoder %s: use perf, ipt or auto\n",
 					val);

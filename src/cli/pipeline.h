@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The decode pipeline shared by decode, run and attach:
- * input (perf.data via perf script, perf script text, or stdin) -> events ->
- * call stacks -> FXT written to a temporary file renamed into place.
+ * input (source/source.h: perf.data via ptdec or perf script, perf script
+ * text, or stdin) -> events -> call stacks -> FXT written to a temporary file
+ * renamed into place.
  */
 #ifndef SNAP_CLI_PIPELINE_H
 #define SNAP_CLI_PIPELINE_H
@@ -13,6 +14,7 @@
 #include "model/event.h"
 #include "model/hit.h"
 #include "model/timeline.h"
+#include "source/source.h"
 #include "stack/thcover.h"
 #include "util/strtab.h"
 
@@ -27,16 +29,6 @@ struct snap_decode_tap {
 	int no_output; /* write no FXT file: the tap is the only consumer */
 };
 
-/* Which Intel PT decoder (docs/ptdec.md). */
-enum snap_decoder_kind {
-	SNAP_DECODER_DEFAULT = 0, /* $SNAPTRACE_DECODER, else auto */
-	SNAP_DECODER_PERF,	  /* perf script (plugin or text) */
-	SNAP_DECODER_IPT,	  /* in-process libipt decoder; perf when it cannot */
-	SNAP_DECODER_AUTO,	  /* the in-process one when it supports the recording */
-};
-
-/* "perf", "ipt", "auto" (or $SNAPTRACE_DECODER's value). Returns 0 or -1. */
-int snap_decoder_kind_parse(const char *s, enum snap_decoder_kind *k);
 
 /* What a decode saw, for run/attach's coverage line. */
 struct snap_decode_result {
@@ -74,7 +66,7 @@ struct snap_decode_opts {
 	int stitch_lbr; /* sampled with stitched LBR call graphs: perf script --stitch-lbr */
 	int print_perf_commands;	   /* say (stderr) each perf script command run */
 	const char *perf_map_files;	   /* -perf-map-file: comma-separated perf-PID.map files */
-	enum snap_decoder_kind decoder;	   /* -decoder; else $SNAPTRACE_DECODER */
+	enum snap_pt_decoder decoder;	   /* -decoder; else $SNAPTRACE_DECODER */
 	int jobs;			   /* -j: in-process decoder threads, 0 = cores */
 	const struct snap_decode_tap *tap; /* or NULL */
 	int quiet_empty; /* no sample nor branch, no hits: -ENODATA, no message (the caller

@@ -14,7 +14,7 @@
 #include "cli/serve.h"
 #include "cli/trigpick.h"
 #include "record/cgpick.h"
-#include "record/perfsrc.h"
+#include "source/perfsrc.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"

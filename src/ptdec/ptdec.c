@@ -242,9 +242,7 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 	ev->pid = best->pid;
 	ev->tid = best->tid;
 	ev->time = best->time;
-	ev->has_time = 1;
-	if (d->timeless)
-		ev->time = ++d->seq;
+	ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
 	ev->comm = ptd_comm_at(d, best->tid, best->time);
 	if (best->kind == RAW_ERROR) {
 		int64_t id = snap_strtab_intern_cstr(d->names, err_msgs[best->err]);

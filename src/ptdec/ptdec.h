@@ -55,7 +55,8 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
 			size_t whylen);
 
-/* 1 and *ev (borrowed until the next call), 0 at the end, or <0. */
+/* 1 and *ev (borrowed until the next call), 0 at the end, or <0. In a timeless
+ * trace (snap_ptdec_timeless) the times mean nothing: the caller numbers the events. */
 int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev);
 
 /* 1 when the trace has no timing packets (recorded without tsc). */

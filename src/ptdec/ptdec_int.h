@@ -179,7 +179,6 @@ struct snap_ptdec {
 	struct snap_ptdec_opts o;
 	char debug_dir[256];
 	int timeless, per_cpu, snapshot;
-	uint64_t seq;
 	struct mapping *maps;
 	size_t nmaps, capmaps;
 	struct dso *dsos;

@@ -3,7 +3,7 @@
  * evcmp: the fast path against the text path, event by event.
  *   evcmp [-k] PERF DATA PLUGIN ITRACE TEXT
  * parses TEXT (perf script output for DATA, made by the caller with snaptrace's
- * field set) with parse/perfscript, runs DATA through record/dlsrc (perf script
+ * field set) with parse/perfscript, runs DATA through source/dlsrc (perf script
  * --dlfilter PLUGIN, ITRACE "-" for none) and compares every field of every
  * event, names as strings. With -k the plugin keeps every jump and the two
  * sequences must be equal; without it, each thread's plugin events must be
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "parse/perfscript.h"
-#include "record/dlsrc.h"
+#include "source/dlsrc.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/u64map.h"
@@ -114,7 +114,7 @@ static int droppable(const struct snap_event *e)
 
 /* The text is parsed as snaptrace's decode parses it: told the trace mode
  * from the perf.data (pt: --itrace given), as the plugin path is, and with the
- * DSOs' CFI (stripped code named after its function, record/perfsrc). */
+ * DSOs' CFI (stripped code named after its function, source/perfsrc). */
 static int read_text(const char *path, struct snap_strtab *st, struct evs *v, int pt,
 		     struct snap_cfi *cfi)
 {
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 	o.data = argv[a + 1];
 	o.plugin = argv[a + 2];
 	o.itrace = strcmp(argv[a + 3], "-") ? argv[a + 3] : NULL;
-	/* samples: as record/perfsrc runs it (switch lines and dwarf chains as TEXT) */
+	/* samples: as source/perfsrc runs it (switch lines and dwarf chains as TEXT) */
 	o.fields = o.itrace ? NULL : "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 	o.keepjumps = keep;
 	if (snap_dlsrc_open(&src, &o, &st) < 0) {

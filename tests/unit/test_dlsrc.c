@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The plugin search (record/caps: snap_caps_find_plugin) and record/dlsrc. */
+/* The plugin search (record/caps: snap_caps_find_plugin) and source/dlsrc. */
 #include "record/caps.h"
-#include "record/dlsrc.h"
-#include "record/perfsrc.h"
 #include "snap_test.h"
+#include "source/dlsrc.h"
+#include "source/perfsrc.h"
 #include "util/err.h"
 
 static const char *present[4];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "record/perfsrc.h"
+#include "source/perfsrc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "source/source.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -23,8 +24,7 @@ static const char pt_fields_timeless[] =
 	"comm,pid,tid,flags,ip,addr,sym,symoff,synth,dso,event,period";
 static const char sample_fields[] = "comm,pid,tid,time,ip,sym,symoff,dso,event,period";
 
-/* The plugin path's options for o. */
-static void perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_opts *dl)
+void snap_perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_opts *dl)
 {
 	memset(dl, 0, sizeof(*dl));
 	dl->perf = o->perf;
@@ -45,7 +45,7 @@ int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv)
 	struct snap_dlsrc_opts dl;
 	int n;
 
-	perfsrc_dlopts(o, &dl);
+	snap_perfsrc_dlopts(o, &dl);
 	n = snap_dlsrc_argv(&dl, argv);
 	if (o->plugin)
 		return n;
@@ -75,20 +75,11 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		      struct snap_strtab *names)
 {
 	const char *argv[SNAP_PERFSRC_MAX_ARGS];
+	struct snap_perfsrc_opts text = *o;
 	int pfd[2], errp[2], err;
 
 	perfsrc_reset(src);
-	if (o->plugin) {
-		struct snap_dlsrc_opts dl;
-
-		perfsrc_dlopts(o, &dl);
-		err = snap_dlsrc_open(&src->dl, &dl, names);
-		src->use_plugin = err == 0;
-		src->opts = *o;
-		src->opts.plugin = NULL; /* borrowed for open only */
-		src->names = names;
-		return err;
-	}
+	text.plugin = NULL; /* the text path's command */
 	err = snap_perfscript_init(&src->ps, names);
 	if (err < 0)
 		return err;
@@ -105,7 +96,7 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 		err = -ENOMEM;
 		goto err_fini;
 	}
-	snap_perfsrc_argv(o, argv);
+	snap_perfsrc_argv(&text, argv);
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto err_fini;
@@ -202,71 +193,13 @@ int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size
 	return perfsrc_pull(ps, fd, buf, size, eof, ev, -1, NULL, NULL);
 }
 
-/* The plugin path ended before the plugin sent anything. Returns 1 to retry
- * on the text path (perf ended with an error status: it could not load the
- * plugin), else the error to return: perf killed by SIGINT/SIGTERM/SIGHUP is
- * an interruption (-EINTR), never "the plugin gave nothing" (that started
- * perf again and lost the request); another signal is reported. */
-static int perfsrc_plugin_gave_nothing(struct snap_perfsrc *src, int r)
-{
-	int status = src->dl.status;
-
-	if (r != -SNAP_ETRUNC && r != -SNAP_EPLUGIN)
-		return r; /* -EINTR, a stall, an I/O error: already said */
-	if (src->dl.pid > 0)
-		return r; /* not reaped: perf closed the pipe but lives on */
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
-			return -EINTR;
-		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d (%s)%s", sig,
-			 strsignal(sig),
-			 sig == SIGBUS ? ": the perf.data file is damaged or was cut short" : "");
-		return -SNAP_EPERF;
-	}
-	snap_dlsrc_drain_err(&src->dl); /* perf's message, shown; says what failed */
-	if (!snap_dlsrc_load_failed(&src->dl)) {
-		/* perf failed on the input, not on the plugin: running it again on the
-		 * text path would only fail the same way, twice */
-		snap_log(SNAP_LOG_QUIET,
-			 "perf script failed (status %d) on %s before decoding "
-			 "anything (perf's message is above)",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, src->opts.data);
-		return -SNAP_EPERF;
-	}
-	snap_warn("perf script could not load the dlfilter plugin %s (status %d); using perf "
-		  "script's text output instead (-no-dlfilter skips the plugin)",
-		  src->dl.plugin, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	return 1;
-}
-
 void snap_perfsrc_set_progress(struct snap_perfsrc *src, struct snap_progress *prog)
 {
 	src->progress = prog;
-	src->dl.progress = prog;
 }
 
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
-	if (src->use_plugin) {
-		struct snap_perfsrc_opts o;
-		struct snap_progress *prog = src->progress;
-		int r = snap_dlsrc_next(&src->dl, ev);
-
-		if (r >= 0 || src->dl.events || snap_dlsrc_stats(&src->dl)->records)
-			return r;
-		/* Nothing came from the plugin at all. */
-		r = perfsrc_plugin_gave_nothing(src, r);
-		if (r != 1)
-			return r;
-		snap_dlsrc_close(&src->dl);
-		o = src->opts; /* plugin NULL: the text path (open resets src) */
-		r = snap_perfsrc_open(src, &o, src->names);
-		if (r < 0)
-			return r;
-		src->progress = prog;
-	}
 	return perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms,
 			    src->progress, &src->perr);
 }
@@ -275,11 +208,6 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 {
 	int err = 0;
 
-	if (src->use_plugin) {
-		err = snap_dlsrc_close(&src->dl);
-		perfsrc_reset(src);
-		return err < 0 ? -SNAP_EPERF : 0;
-	}
 	if (src->fd >= 0)
 		close(src->fd);
 	if (src->pid > 0) {
@@ -309,5 +237,54 @@ int snap_perfsrc_close(struct snap_perfsrc *src)
 
 const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src)
 {
-	return snap_perfscript_stats(src->use_plugin ? &src->dl.ps : &src->ps);
+	return snap_perfscript_stats(&src->ps);
+}
+
+/* ---- the source (source/source.h) ---- */
+
+static int perfsrc_src_next(struct snap_source *src, struct snap_event *ev)
+{
+	struct snap_perfsrc *p = src->impl;
+
+	snap_perfsrc_set_progress(p, src->progress);
+	return snap_perfsrc_next(p, ev);
+}
+
+static const struct snap_perfscript_stats *perfsrc_src_stats(const struct snap_source *src)
+{
+	return snap_perfsrc_stats(src->impl);
+}
+
+static int perfsrc_src_close(struct snap_source *src)
+{
+	int err = snap_perfsrc_close(src->impl);
+
+	snap_free(src->impl);
+	src->impl = NULL;
+	return err;
+}
+
+static const struct snap_source_ops perfsrc_ops = {
+	.next = perfsrc_src_next,
+	.stats = perfsrc_src_stats,
+	.close = perfsrc_src_close,
+};
+
+int snap_source_perf(struct snap_source *src, const struct snap_perfsrc_opts *o,
+		     struct snap_strtab *st)
+{
+	struct snap_perfsrc *p = snap_calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = snap_perfsrc_open(p, o, st);
+	if (err < 0) {
+		snap_free(p);
+		return err;
+	}
+	src->ops = &perfsrc_ops;
+	src->impl = p;
+	src->who = "perf";
+	return 0;
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Events from a perf.data file: runs `perf script` on it and parses what it
- * prints (docs/behaviour.md §2.7), or, with a plugin, runs it with the snaptrace
- * dlfilter plugin and reads its records (record/dlsrc.h: the same events,
- * several times faster). perf decodes on one core while the caller builds the
+ * prints (docs/behaviour.md §2.7); the source of that name (source/source.h,
+ * snap_source_perf) is at the end of perfsrc.c. With a plugin, the same events
+ * come several times faster from source/dlsrc.h, which shares this file's
+ * perf script command. perf decodes on one core while the caller builds the
  * timeline on the other.
  */
-#ifndef SNAP_RECORD_PERFSRC_H
-#define SNAP_RECORD_PERFSRC_H
+#ifndef SNAP_SOURCE_PERFSRC_H
+#define SNAP_SOURCE_PERFSRC_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -15,7 +16,7 @@
 #include "model/event.h"
 #include "parse/perfdata.h"
 #include "parse/perfscript.h"
-#include "record/dlsrc.h"
+#include "source/dlsrc.h"
 
 struct snap_perfsrc_opts {
 	const char *perf;	      /* perf binary (borrowed) */
@@ -36,20 +37,16 @@ struct snap_perfsrc {
 	int eof;    /* perf's stdout is drained */
 	int status; /* perf's wait status once reaped */
 	struct snap_perfscript ps;
-	struct snap_cfi cfi; /* the DSOs' CFI (parse/cfi.h) */
-	char *buf;	     /* read buffer (owned) */
-	int use_plugin;
-	struct snap_dlsrc dl;	       /* the plugin path */
-	struct snap_perfsrc_opts opts; /* for falling back to the text path */
-	struct snap_strtab *names;
-	int stall_ms;		  /* text path: snap_dlsrc_stall_ms() */
-	struct snap_perferr perr; /* text path: perf's stderr (relayed to ours) */
+	struct snap_cfi cfi;	  /* the DSOs' CFI (parse/cfi.h) */
+	char *buf;		  /* read buffer (owned) */
+	int stall_ms;		  /* snap_dlsrc_stall_ms() */
+	struct snap_perferr perr; /* perf's stderr (relayed to ours) */
 	/* snap_perfsrc_set_progress, or NULL */
 	struct snap_progress *progress;
 };
 
 /* A progress line to redraw while perf script prints nothing (borrowed; NULL:
- * none), on either path. */
+ * none). */
 void snap_perfsrc_set_progress(struct snap_perfsrc *src, struct snap_progress *prog);
 
 #define SNAP_PERFSRC_MAX_ARGS SNAP_DLSRC_MAX_ARGS
@@ -60,8 +57,11 @@ void snap_perfsrc_set_progress(struct snap_perfsrc *src, struct snap_progress *p
  * strings. Returns argc. */
 int snap_perfsrc_argv(const struct snap_perfsrc_opts *o, const char **argv);
 
-/* Starts perf script. names is borrowed (interned symbols). Returns 0, or -errno if
- * perf could not be started. */
+/* The plugin path's options (source/dlsrc.h) for o. */
+void snap_perfsrc_dlopts(const struct snap_perfsrc_opts *o, struct snap_dlsrc_opts *dl);
+
+/* Starts perf script for its text (o->plugin is not used). names is borrowed
+ * (interned symbols). Returns 0, or -errno if perf could not be started. */
 int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *o,
 		      struct snap_strtab *names);
 
@@ -71,16 +71,14 @@ int snap_perfsrc_open(struct snap_perfsrc *src, const struct snap_perfsrc_opts *
 int snap_perfsrc_pull(struct snap_perfscript *ps, int fd, char *buf, size_t size, int *eof,
 		      struct snap_event *ev);
 
-/* Returns 1 and fills *ev (borrowed until the next call), 0 at the end, or <0
- * (plugin path: a bad or truncated record stream, already reported). */
+/* Returns 1 and fills *ev (borrowed until the next call), 0 at the end, or <0. */
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev);
 
 /* Stops perf (killing it if it is still running) and releases everything.
  * Returns 0 if perf ran to a successful end, -SNAP_EPERF if it failed or was killed. */
 int snap_perfsrc_close(struct snap_perfsrc *src);
 
-/* The text parser's counters (lines, unknown lines); on the plugin path, those
- * of perf's error lines. */
+/* The text parser's counters (lines, unknown lines). */
 const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc *src);
 
 #endif

@@ -5,7 +5,7 @@
  * poll() so that neither pipe ever fills up and blocks perf. perf's error
  * lines arrive as TEXT records (model/dlrec.h) and are parsed where they are.
  */
-#include "record/dlsrc.h"
+#include "source/dlsrc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "parse/perfdata.h"
+#include "source/perfsrc.h"
+#include "source/source.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -588,4 +590,126 @@ int snap_dlsrc_close(struct snap_dlsrc *src)
 const struct snap_dlrec_stats *snap_dlsrc_stats(const struct snap_dlsrc *src)
 {
 	return snap_dlrec_stats(&src->rd);
+}
+
+/* ---- the source (source/source.h) ---- */
+
+struct dlsrc_state {
+	struct snap_dlsrc dl;
+	struct snap_perfsrc_opts opts; /* for falling back to the text path (plugin NULL) */
+	struct snap_strtab *names;
+};
+
+/* The plugin path ended before the plugin sent anything. Returns 1 to retry
+ * on the text path (perf ended with an error status: it could not load the
+ * plugin), else the error to return: perf killed by SIGINT/SIGTERM/SIGHUP is
+ * an interruption (-EINTR), never "the plugin gave nothing" (that started
+ * perf again and lost the request); another signal is reported. */
+static int dlsrc_gave_nothing(struct dlsrc_state *src, int r)
+{
+	int status = src->dl.status;
+
+	if (r != -SNAP_ETRUNC && r != -SNAP_EPLUGIN)
+		return r; /* -EINTR, a stall, an I/O error: already said */
+	if (src->dl.pid > 0)
+		return r; /* not reaped: perf closed the pipe but lives on */
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			return -EINTR;
+		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d (%s)%s", sig,
+			 strsignal(sig),
+			 sig == SIGBUS ? ": the perf.data file is damaged or was cut short" : "");
+		return -SNAP_EPERF;
+	}
+	snap_dlsrc_drain_err(&src->dl); /* perf's message, shown; says what failed */
+	if (!snap_dlsrc_load_failed(&src->dl)) {
+		/* perf failed on the input, not on the plugin: running it again on the
+		 * text path would only fail the same way, twice */
+		snap_log(SNAP_LOG_QUIET,
+			 "perf script failed (status %d) on %s before decoding "
+			 "anything (perf's message is above)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, src->opts.data);
+		return -SNAP_EPERF;
+	}
+	snap_warn("perf script could not load the dlfilter plugin %s (status %d); using perf "
+		  "script's text output instead (-no-dlfilter skips the plugin)",
+		  src->dl.plugin, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 1;
+}
+
+static int dlsrc_src_next(struct snap_source *src, struct snap_event *ev)
+{
+	struct dlsrc_state *d = src->impl;
+	struct snap_perfsrc_opts o;
+	struct snap_strtab *names;
+	int r;
+
+	d->dl.progress = src->progress;
+	r = snap_dlsrc_next(&d->dl, ev);
+	if (r >= 0 || d->dl.events || snap_dlsrc_stats(&d->dl)->records)
+		return r;
+	/* Nothing came from the plugin at all. */
+	r = dlsrc_gave_nothing(d, r);
+	if (r != 1)
+		return r;
+	snap_dlsrc_close(&d->dl);
+	o = d->opts;
+	names = d->names;
+	snap_free(d);
+	src->impl = NULL;
+	src->ops = NULL; /* closed, unless the text path starts */
+	r = snap_source_perf(src, &o, names);
+	if (r < 0)
+		return r;
+	return src->ops->next(src, ev);
+}
+
+/* The parser's counters of perf's error lines. */
+static const struct snap_perfscript_stats *dlsrc_src_stats(const struct snap_source *src)
+{
+	const struct dlsrc_state *d = src->impl;
+
+	return snap_perfscript_stats(&d->dl.ps);
+}
+
+static int dlsrc_src_close(struct snap_source *src)
+{
+	struct dlsrc_state *d = src->impl;
+	int err = snap_dlsrc_close(&d->dl);
+
+	snap_free(d);
+	src->impl = NULL;
+	return err < 0 ? -SNAP_EPERF : 0;
+}
+
+static const struct snap_source_ops dlsrc_ops = {
+	.next = dlsrc_src_next,
+	.stats = dlsrc_src_stats,
+	.close = dlsrc_src_close,
+};
+
+int snap_source_dlfilter(struct snap_source *src, const struct snap_perfsrc_opts *o,
+			 struct snap_strtab *st)
+{
+	struct dlsrc_state *d = snap_calloc(1, sizeof(*d));
+	struct snap_dlsrc_opts dl;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	snap_perfsrc_dlopts(o, &dl);
+	err = snap_dlsrc_open(&d->dl, &dl, st);
+	if (err < 0) {
+		snap_free(d);
+		return err;
+	}
+	d->opts = *o;
+	d->opts.plugin = NULL; /* borrowed for open only */
+	d->names = st;
+	src->ops = &dlsrc_ops;
+	src->impl = d;
+	src->who = "perf";
+	return 0;
 }

@@ -8,10 +8,11 @@
  * come out in the same order as from the text path. perf's real stdout is
  * read too (a fallback for text perf printed around the plugin) and parsed at
  * the end. perf decodes on one core while the caller builds the timeline on
- * the other.
+ * the other. The source of that name (source/source.h, snap_source_dlfilter)
+ * is at the end of dlsrc.c.
  */
-#ifndef SNAP_RECORD_DLSRC_H
-#define SNAP_RECORD_DLSRC_H
+#ifndef SNAP_SOURCE_DLSRC_H
+#define SNAP_SOURCE_DLSRC_H
 
 #include <poll.h>
 #include <stddef.h>
@@ -96,7 +97,7 @@ int snap_dlsrc_load_failed(const struct snap_dlsrc *src);
  * Fills argv (at least SNAP_DLSRC_MAX_ARGS entries, NULL-terminated) with
  * "PERF script -i DATA [ITRACE] [--vmlinux V] [--kallsyms K]" and, when
  * o->plugin is set, "--dlfilter PLUGIN --dlarg fd=3 [--dlarg keepjumps]". The
- * one perf script command builder: record/perfsrc adds its text path's
+ * one perf script command builder: source/perfsrc adds its text path's
  * arguments to it when there is no plugin (at most 4 more). Pointers borrow
  * from o and static strings. Returns argc.
  */
