@@ -26,9 +26,9 @@ for f in src/*/*.[ch]; do
 		case $ok in *" $inc "*) ;; *) echo "FAIL layering: $f includes $inc/"; bad=1 ;; esac
 	done < <(sed -n 's|^#include "\([a-z]*\)/.*|\1|p' "$f")
 done
-# A layer's internal header (stack/dthread.h: the decoder's thread) stays inside its folder.
-for f in $(grep -l '^#include "stack/dthread.h"' src/*/*.[ch] tests/*/*.[ch] 2>/dev/null); do
-	case $f in src/stack/*) ;; *) echo "FAIL layering: $f includes stack/dthread.h (stack/ only)"; bad=1 ;; esac
+# A layer's internal header (stack/bthread.h: the decoder's thread) stays inside its folder.
+for f in $(grep -l '^#include "stack/bthread.h"' src/*/*.[ch] tests/*/*.[ch] 2>/dev/null); do
+	case $f in src/stack/*) ;; *) echo "FAIL layering: $f includes stack/bthread.h (stack/ only)"; bad=1 ;; esac
 done
 [ $bad -eq 0 ] && echo "PASS layering: every include follows the layer table"
 exit $bad

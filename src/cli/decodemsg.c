@@ -13,10 +13,10 @@
 
 /* --- from stack/ --- */
 
-int snap_decodemsg_quality(const struct snap_decoder_stats *s, char *buf, size_t size)
+int snap_decodemsg_quality(const struct snap_builder_stats *s, char *buf, size_t size)
 {
 	uint64_t unk, cut;
-	unsigned q = snap_decoder_quality(s, &cut, &unk);
+	unsigned q = snap_builder_quality(s, &cut, &unk);
 	char a[256] = "", b[192] = "";
 
 	if (!size)
@@ -27,20 +27,20 @@ int snap_decodemsg_quality(const struct snap_decoder_stats *s, char *buf, size_t
 	/* Cut chains mean frame pointers are missing (with dwarf: unwind tables,
 	 * or a stack deeper than the copy); frames without a symbol mean symbols
 	 * are missing (stripped code): each has its own fix. */
-	if ((q & SNAP_DECODER_Q_CUT) && s->dwarf)
+	if ((q & SNAP_BUILDER_Q_CUT) && s->dwarf)
 		snprintf(a, sizeof(a),
 			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
 			 "executable mapping (the dwarf unwinder lost its way: code without "
 			 ".eh_frame, or a stack deeper than the copy; -callgraph-mode fp for code "
 			 "built with frame pointers)",
 			 cut);
-	else if (q & SNAP_DECODER_Q_CUT)
+	else if (q & SNAP_BUILDER_Q_CUT)
 		snprintf(a, sizeof(a),
 			 "%" PRIu64 "%% of the call chains were cut at an address outside any "
 			 "executable mapping (code without frame pointers: record with "
 			 "-callgraph-mode dwarf, or build with -fno-omit-frame-pointer)",
 			 cut);
-	if (q & SNAP_DECODER_Q_NOSYM)
+	if (q & SNAP_BUILDER_Q_NOSYM)
 		snprintf(b, sizeof(b),
 			 "%s%" PRIu64 "%% of the sampled user frames have no symbol (install the "
 			 "debug symbol packages, e.g. PKG-dbgsym, or build with -g)",
@@ -49,7 +49,7 @@ int snap_decodemsg_quality(const struct snap_decoder_stats *s, char *buf, size_t
 	return 1;
 }
 
-int snap_decodemsg_switches(const struct snap_decoder_stats *s, char *buf, size_t size)
+int snap_decodemsg_switches(const struct snap_builder_stats *s, char *buf, size_t size)
 {
 	if (!size)
 		return 0;
@@ -67,7 +67,7 @@ int snap_decodemsg_switches(const struct snap_decoder_stats *s, char *buf, size_
 	return 1;
 }
 
-int snap_decodemsg_gaps(const struct snap_decoder_stats *s, char *buf, size_t size)
+int snap_decodemsg_gaps(const struct snap_builder_stats *s, char *buf, size_t size)
 {
 	if (!size)
 		return 0;
@@ -78,12 +78,12 @@ int snap_decodemsg_gaps(const struct snap_decoder_stats *s, char *buf, size_t si
 		 "%" PRIu64 " gap%s of more than %d sample periods between samples (%" PRIu64
 		 ".%03" PRIu64 " s in all) inferred as off-CPU ([off-CPU: inferred]): the "
 		 "recording has no context-switch records; `snaptrace run` records switch events",
-		 s->gaps_inferred, s->gaps_inferred == 1 ? "" : "s", SNAP_DECODER_GAP_PERIODS,
+		 s->gaps_inferred, s->gaps_inferred == 1 ? "" : "s", SNAP_BUILDER_GAP_PERIODS,
 		 s->gap_ns / 1000000000u, s->gap_ns / 1000000u % 1000u);
 	return 1;
 }
 
-int snap_decodemsg_chains(const struct snap_decoder_stats *s, char *buf, size_t size)
+int snap_decodemsg_chains(const struct snap_builder_stats *s, char *buf, size_t size)
 {
 	if (!size)
 		return 0;
@@ -118,7 +118,7 @@ void snap_decodemsg_unknown(const char *name, const struct snap_perfscript_stats
 /* What a trace was made from, for the "wrote" line: "287 samples, 1 thread"
  * (sampled: the events fed are samples and switch records) or "N perf
  * events" (PT: branches and the rest; not the FXT events written). */
-static const char *made_from(const struct snap_decoder_stats *s, char *buf, size_t n)
+static const char *made_from(const struct snap_builder_stats *s, char *buf, size_t n)
 {
 	uint64_t k = s->samples ? s->samples : s->events;
 
@@ -145,7 +145,7 @@ void snap_decodemsg_lost(const struct snap_decode_result *r)
 			  r->lost_chunks == 1 ? "" : "s");
 }
 
-void snap_decodemsg_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
+void snap_decodemsg_stats(const struct snap_builder_stats *s, enum snap_scope scope,
 			  const char *output, const char *who)
 {
 	if (s->violations)

@@ -16,23 +16,23 @@
 #include "cli/pipeline.h"
 #include "model/timeline.h"
 #include "parse/perfscript.h"
-#include "stack/decoder.h"
+#include "stack/builder.h"
 #include "write/fxt.h"
 
-/* --- from stack/ (the stack builder's counters, stack/decoder.h) --- */
+/* --- from stack/ (the stack builder's counters, stack/builder.h) --- */
 
-/* "stack quality: ..." when snap_decoder_quality finds too many cut chains
+/* "stack quality: ..." when snap_builder_quality finds too many cut chains
  * or frames without a symbol: names the fixes (dwarf call graphs or frame
  * pointers, debug symbols). */
-int snap_decodemsg_quality(const struct snap_decoder_stats *s, char *buf, size_t size);
+int snap_decodemsg_quality(const struct snap_builder_stats *s, char *buf, size_t size);
 /* "context switches: N out (M preempted), ..." when any switch was seen. */
-int snap_decodemsg_switches(const struct snap_decoder_stats *s, char *buf, size_t size);
+int snap_decodemsg_switches(const struct snap_builder_stats *s, char *buf, size_t size);
 /* Without switch records: "N gaps of more than ... inferred as off-CPU ..."
  * when any gap was inferred. */
-int snap_decodemsg_gaps(const struct snap_decoder_stats *s, char *buf, size_t size);
+int snap_decodemsg_gaps(const struct snap_builder_stats *s, char *buf, size_t size);
 /* "call chains: N of M user frames without a symbol; K chains cut ..." for
  * traces with samples. */
-int snap_decodemsg_chains(const struct snap_decoder_stats *s, char *buf, size_t size);
+int snap_decodemsg_chains(const struct snap_builder_stats *s, char *buf, size_t size);
 /* --- end from stack/ --- */
 
 /* --- from cli/pipeline.c --- */
@@ -49,10 +49,10 @@ void snap_decodemsg_unknown(const char *name, const struct snap_perfscript_stats
  * records), in our words; run/attach add the flag that loses less. */
 void snap_decodemsg_lost(const struct snap_decode_result *r);
 
-/* The decode's end: what stack/decoder dropped or clamped (scope: the trace
+/* The decode's end: what stack/builder dropped or clamped (scope: the trace
  * scope, who: the decode errors' reporter), its -v figures, and "wrote OUTPUT"
  * (output NULL: no file written, no such line). */
-void snap_decodemsg_stats(const struct snap_decoder_stats *s, enum snap_scope scope,
+void snap_decodemsg_stats(const struct snap_builder_stats *s, enum snap_scope scope,
 			  const char *output, const char *who);
 
 /* What the FXT writer clamped or replaced (timestamps, names not UTF-8). */

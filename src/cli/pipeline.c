@@ -2,7 +2,7 @@
 /*
  * The decode pipeline: a source of events (source/source.h: the in-process PT
  * decoder, perf script run on a perf.data, or perf script text from a file or
- * stdin) -> stack/decoder -> write/fxt -> a file sink that writes a temporary
+ * stdin) -> stack/builder -> write/fxt -> a file sink that writes a temporary
  * file and renames it into place only when everything succeeded.
  */
 #include "cli/pipeline.h"
@@ -20,7 +20,7 @@
 #include "record/perfmaps.h"
 #include "record/srcinfo.h"
 #include "source/source.h"
-#include "stack/decoder.h"
+#include "stack/builder.h"
 #include "stack/filter.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -89,11 +89,11 @@ static int env_on(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
-static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
+static int builder_setup(struct snap_builder *bld, struct snap_timeline *tl, struct snap_strtab *st,
 			 const struct snap_decode_opts *o, const struct snap_exeinfo *exe,
 			 struct snap_filter *filter, struct snap_srcinfo *src, const char *who)
 {
-	struct snap_decoder_opts dopts;
+	struct snap_builder_opts dopts;
 
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.scope = o->scope;
@@ -111,11 +111,11 @@ static int decoder_setup(struct snap_decoder *dec, struct snap_timeline *tl, str
 	dopts.nhits = o->nhits;
 	dopts.names = o->names;
 	dopts.nnames = o->nnames;
-	return snap_decoder_init(dec, tl, st, &dopts);
+	return snap_builder_init(bld, tl, st, &dopts);
 }
 
 /* The event loop. Returns 0 or a negative error, already reported. */
-static int decode_loop(struct snap_source *src, struct snap_decoder *dec, enum snap_scope scope,
+static int decode_loop(struct snap_source *src, struct snap_builder *bld, enum snap_scope scope,
 		       struct snap_perfmaps *maps, struct snap_decode_result *res,
 		       const struct snap_sink *sink, const char *output)
 {
@@ -148,9 +148,9 @@ static int decode_loop(struct snap_source *src, struct snap_decoder *dec, enum s
 			if (ev.time > res->last_time)
 				res->last_time = ev.time;
 		}
-		if (res->cover && snap_thcover_feed(res->cover, &ev, dec->st) < 0)
+		if (res->cover && snap_thcover_feed(res->cover, &ev, bld->st) < 0)
 			res->cover = NULL; /* out of memory: no per-thread coverage */
-		r = snap_decoder_feed(dec, &ev);
+		r = snap_builder_feed(bld, &ev);
 		if (r < 0)
 			snap_progress_done(&prog);
 		if (r == -SNAP_ESCOPE) {
@@ -158,7 +158,7 @@ static int decode_loop(struct snap_source *src, struct snap_decoder *dec, enum s
 				 "%s: event outside the trace scope (%s) with -strict-scope: %s; "
 				 "nothing written (decode with -trace-include-kernel to keep it)",
 				 src->name, snap_scope_name(scope),
-				 snap_decoder_desc(dec, &ev, desc, sizeof(desc)));
+				 snap_builder_desc(bld, &ev, desc, sizeof(desc)));
 			return r;
 		}
 		if (r < 0 && snap_sink_error(sink)) { /* ENOSPC, EFBIG, EIO: the output's */
@@ -234,7 +234,7 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
  * thread is ended and restarted at the next one's first event (docs/behaviour.md
  * §4.11). Decodes src (open: the first input) and then the others, each closed
  * once read. Returns 0 or a negative error (reported). */
-static int decode_inputs(struct snap_source *src, struct snap_decoder *dec,
+static int decode_inputs(struct snap_source *src, struct snap_builder *bld,
 			 const struct snap_decode_opts *o, const struct snap_source_opts *so,
 			 struct snap_perfmaps *maps, struct snap_decode_result *res,
 			 const struct snap_sink *sink, const char *output)
@@ -243,7 +243,7 @@ static int decode_inputs(struct snap_source *src, struct snap_decoder *dec,
 	int err, serr;
 
 	for (size_t i = 0;; i++) {
-		err = decode_loop(src, dec, o->scope, maps, res, sink, output);
+		err = decode_loop(src, bld, o->scope, maps, res, sink, output);
 		snap_source_set_progress(src, NULL); /* decode_loop's, gone */
 		res->dwarf |= src->dwarf;
 		res->lost_records += src->lost.lost;
@@ -256,22 +256,22 @@ static int decode_inputs(struct snap_source *src, struct snap_decoder *dec,
 			return err < 0 ? err : serr;
 		if (i + 1 == ninputs)
 			return 0;
-		err = snap_source_open(src, so, o->inputs[i + 1], dec->st);
+		err = snap_source_open(src, so, o->inputs[i + 1], bld->st);
 		if (err < 0)
 			return err;
-		snap_decoder_new_snapshot(dec);
+		snap_builder_new_snapshot(bld);
 	}
 }
 
 /* What a decode writes to: the FXT file (unless the tap is the only consumer)
- * and o->tap's timeline, behind the one timeline the decoder feeds. */
+ * and o->tap's timeline, behind the one timeline the builder feeds. */
 struct decode_out {
 	const char *path; /* the FXT file */
 	int no_file;	  /* the tap is the only consumer: no FXT file */
 	struct snap_sink sink;
 	struct snap_fxt fx;
 	struct snap_tee_tl tee;
-	struct snap_timeline *tl;  /* what the decoder feeds */
+	struct snap_timeline *tl;  /* what the builder feeds */
 	struct snap_timeline *tap; /* o->tap's, or NULL */
 };
 
@@ -339,7 +339,7 @@ static void output_close(struct decode_out *out, const struct snap_decode_opts *
  * warning, returns 0), or -ENODATA with o->quiet_empty (*o->result filled), or
  * no events at all: an error. Returns 0 or a negative error (reported). */
 static int check_empty(const struct snap_decode_opts *o, const struct snap_decode_result *res,
-		       const struct snap_decoder_stats *stats)
+		       const struct snap_builder_stats *stats)
 {
 	if (!res->samples && !res->branches && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
@@ -367,8 +367,8 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_source_opts so;
 	struct snap_source src;
 	struct decode_out out;
-	struct snap_decoder dec;
-	struct snap_decoder_stats stats;
+	struct snap_builder bld;
+	struct snap_builder_stats stats;
 	struct snap_exeinfo exe;
 	struct snap_filter filter;
 	struct snap_perfmaps maps;
@@ -378,7 +378,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	const char *who; /* of the decode errors: perf script, or ptdec in process */
 	int err;
 
-	memset(&dec, 0, sizeof(dec));
+	memset(&bld, 0, sizeof(bld));
 	memset(&res, 0, sizeof(res));
 	res.cover = o->result ? o->result->cover : NULL;
 	memset(&filter, 0, sizeof(filter));
@@ -412,20 +412,20 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	/* open the output, decode the inputs (src closed either way), close the output */
 	err = output_open(&out, o, &st);
 	if (err >= 0 &&
-	    (err = decoder_setup(&dec, out.tl, &st, o, &exe, &filter, &srcinfo, who)) < 0)
+	    (err = builder_setup(&bld, out.tl, &st, o, &exe, &filter, &srcinfo, who)) < 0)
 		snap_log(SNAP_LOG_QUIET, "decode: %s", snap_strerror(err));
 	if (err >= 0)
-		err = decode_inputs(&src, &dec, o, &so, &maps, &res, &out.sink, out.path);
+		err = decode_inputs(&src, &bld, o, &so, &maps, &res, &out.sink, out.path);
 	else
 		snap_source_close(&src);
 	if (err >= 0) {
-		snap_decoder_stats(&dec, &stats);
+		snap_builder_stats(&bld, &stats);
 		stats.dwarf = res.dwarf;
-		res.events = stats.events; /* every event fed, as the decoder counts them */
+		res.events = stats.events; /* every event fed, as the builder counts them */
 		err = check_empty(o, &res, &stats);
 	}
 	if (err >= 0 &&
-	    ((err = snap_decoder_finish(&dec)) < 0 || (err = output_finish(&out, o)) < 0))
+	    ((err = snap_builder_finish(&bld)) < 0 || (err = output_finish(&out, o)) < 0))
 		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", out.path, snap_strerror(err));
 	if (err >= 0) {
 		snap_decodemsg_fxt(&out.fx.stats);
@@ -434,7 +434,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 		if (o->result)
 			*o->result = res;
 	}
-	snap_decoder_fini(&dec);
+	snap_builder_fini(&bld);
 	output_close(&out, o, err);
 out:
 	snap_srcinfo_fini(&srcinfo);

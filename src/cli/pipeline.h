@@ -29,7 +29,6 @@ struct snap_decode_tap {
 	int no_output; /* write no FXT file: the tap is the only consumer */
 };
 
-
 /* What a decode saw, for run/attach's coverage line. */
 struct snap_decode_result {
 	uint64_t events, samples, branches;

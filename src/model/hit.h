@@ -2,7 +2,7 @@
 /*
  * What run and attach know about the traced processes besides perf's data:
  * the trigger hits (record/trigger reads them, parse/hitsfile keeps them for a
- * later decode, stack/decoder marks them on a "Snapshot symbol hits" track)
+ * later decode, stack/builder marks them on a "Snapshot symbol hits" track)
  * and the command lines they started or found.
  */
 #ifndef SNAP_MODEL_HIT_H

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* The deepest nesting a track may have: Perfetto keeps depths 0..511 and
- * silently drops deeper slices. The decoder caps at it (counted, warned) and
+ * silently drops deeper slices. The stack builder caps at it (counted, warned) and
  * `dump -check` warns beyond it: one number for both. */
 #define SNAP_MAX_NESTING 512
 

@@ -5,7 +5,7 @@
  *    report's consumer, report/rtl.h);
  *  - the gate forwards to one timeline only while it is open; track names
  *    (thread) and finish always pass (-filter's regions, stack/filter.h:
- *    the decoder opens and closes it).
+ *    the builder opens and closes it).
  * Both borrow the timelines they wrap; neither allocates.
  */
 #ifndef SNAP_MODEL_TLCOMB_H

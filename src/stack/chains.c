@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Junk at the outer end of call chains (docs/sampling.md). See dthread.h.
+ * Junk at the outer end of call chains (docs/sampling.md). See bthread.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -8,19 +8,19 @@
 #include <string.h>
 
 #include "model/names.h"
-#include "stack/dthread.h"
+#include "stack/bthread.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
 
 /* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
-static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *f)
+static int unknown_frame(const struct snap_builder *bld, const struct snap_loc *f)
 {
 	const char *s;
 
 	if (!f->sym)
 		return 1;
-	s = snap_strtab_get(dec->st, f->sym);
+	s = snap_strtab_get(bld->st, f->sym);
 	return snap_unknown_parse(s, strlen(s), NULL) != 0;
 }
 
@@ -41,7 +41,7 @@ static int unknown_frame(const struct snap_decoder *dec, const struct snap_loc *
  * weighs them against the samples (sched_switch chains made it say 109 %).
  * Returns the index of the first frame kept (frames are outermost first).
  */
-uint32_t snap_chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n, int count)
+uint32_t snap_chain_cut(struct snap_builder *bld, const struct snap_loc *fr, uint32_t n, int count)
 {
 	uint32_t i = n, user = 0, dsos = 0, end = 0;
 
@@ -58,10 +58,10 @@ uint32_t snap_chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uin
 			user = !snap_loc_is_kernel(f);
 			continue;
 		}
-		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(dec, f))) {
+		if (snap_loc_is_kernel(f) || (dsos && !f->dso && unknown_frame(bld, f))) {
 			if (count) {
-				dec->stats.chains_cut++;
-				dec->stats.frames_cut += i + 1 - end;
+				bld->stats.chains_cut++;
+				bld->stats.frames_cut += i + 1 - end;
 			}
 			return i + 1;
 		}
@@ -70,12 +70,12 @@ uint32_t snap_chain_cut(struct snap_decoder *dec, const struct snap_loc *fr, uin
 }
 
 /* Counts the user frames of a sample and those without a symbol. */
-void snap_chain_count(struct snap_decoder *dec, const struct snap_loc *fr, uint32_t n)
+void snap_chain_count(struct snap_builder *bld, const struct snap_loc *fr, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (!fr[i].ip || snap_loc_is_kernel(&fr[i]))
 			continue;
-		dec->stats.user_frames++;
-		dec->stats.unknown_frames += unknown_frame(dec, &fr[i]);
+		bld->stats.user_frames++;
+		bld->stats.unknown_frames += unknown_frame(bld, &fr[i]);
 	}
 }

@@ -14,7 +14,7 @@
  *     right: a hit followed by a START is dropped (of several STARTs in a row
  *     the last one counts; a STOP before any START vanishes), two STOPs in a
  *     row are both dropped, and a trailing unpaired hit is dropped.
- *  2. The decoder (decoder.h, opts.filter) asks snap_filter_step() for every
+ *  2. The builder (builder.h, opts.filter) asks snap_filter_step() for every
  *     event it applies: the region toggles at each kept hit (same time and,
  *     for calls, the same target symbol; for samples, the same thread); an event is written when the region
  *     is open after it, so the START call is written and the STOP call is not.

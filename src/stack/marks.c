@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The trigger-hit tracks and the sampling marker, written by finish. See dthread.h.
+ * The trigger-hit tracks and the sampling marker, written by finish. See bthread.h.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "stack/dthread.h"
+#include "stack/bthread.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
 
-int snap_marks_init_hits(struct snap_decoder *dec, const struct snap_decoder_opts *o)
+int snap_marks_init_hits(struct snap_builder *bld, const struct snap_builder_opts *o)
 {
 	char buf[512];
 	size_t i;
@@ -20,37 +20,37 @@ int snap_marks_init_hits(struct snap_decoder *dec, const struct snap_decoder_opt
 
 	if (!o->nhits)
 		return 0;
-	dec->hits = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hits));
-	dec->hit_names = snap_reallocarray(NULL, o->nhits, sizeof(*dec->hit_names));
-	if (!dec->hits || !dec->hit_names)
+	bld->hits = snap_reallocarray(NULL, o->nhits, sizeof(*bld->hits));
+	bld->hit_names = snap_reallocarray(NULL, o->nhits, sizeof(*bld->hit_names));
+	if (!bld->hits || !bld->hit_names)
 		return -ENOMEM;
 	for (i = 0; i < o->nhits; i++) {
-		dec->hits[i] = o->hits[i];
-		dec->hits[i].symbol = NULL; /* borrowed during init only */
+		bld->hits[i] = o->hits[i];
+		bld->hits[i].symbol = NULL; /* borrowed during init only */
 		snprintf(buf, sizeof(buf), "hit %.500s", o->hits[i].symbol);
-		if ((err = snap_strtab_intern_id(dec->st, buf, &dec->hit_names[i])) < 0)
+		if ((err = snap_strtab_intern_id(bld->st, buf, &bld->hit_names[i])) < 0)
 			return err;
-		dec->nhits++;
-		if (!dec->have_hit_min || o->hits[i].time < dec->hit_min)
-			dec->hit_min = o->hits[i].time;
-		dec->have_hit_min = 1;
+		bld->nhits++;
+		if (!bld->have_hit_min || o->hits[i].time < bld->hit_min)
+			bld->hit_min = o->hits[i].time;
+		bld->have_hit_min = 1;
 	}
 	return 0;
 }
 
-int snap_marks_hits(struct snap_decoder *dec)
+int snap_marks_hits(struct snap_builder *bld)
 {
 	struct snap_u64map tracks; /* pid -> tid of its hit track */
 	size_t i, j;
 	int err = 0, e;
 
-	if (!dec->have_base) {
-		dec->base = dec->hit_min;
-		dec->have_base = 1;
+	if (!bld->have_base) {
+		bld->base = bld->hit_min;
+		bld->have_base = 1;
 	}
 	snap_u64map_init(&tracks);
-	for (i = 0; i < dec->nhits; i++) {
-		const struct snap_hit *h = &dec->hits[i];
+	for (i = 0; i < bld->nhits; i++) {
+		const struct snap_hit *h = &bld->hits[i];
 		struct snap_arg a[5];
 		uint64_t t, t0, v;
 		size_t na = 0;
@@ -62,15 +62,15 @@ int snap_marks_hits(struct snap_decoder *dec)
 			uint32_t proc = 0;
 			uint64_t cmd;
 
-			for (j = 0; j < dec->nth && !proc; j++)
-				if (dec->th[j]->pid == h->pid)
-					proc = dec->th[j]->proc_name;
+			for (j = 0; j < bld->nth && !proc; j++)
+				if (bld->th[j]->pid == h->pid)
+					proc = bld->th[j]->proc_name;
 			if (!proc &&
-			    (e = snap_tracks_proc_name(dec, h->pid, h->pid, 0, &proc, &cmd)) < 0) {
+			    (e = snap_tracks_proc_name(bld, h->pid, h->pid, 0, &proc, &cmd)) < 0) {
 				err = e;
 				break;
 			}
-			e = snap_tracks_synth(dec, h->pid, proc, dec->n_hits, &tid);
+			e = snap_tracks_synth(bld, h->pid, proc, bld->n_hits, &tid);
 			if (e < 0 && !err)
 				err = e;
 			if (snap_u64map_put(&tracks, (uint32_t)h->pid, (uint32_t)tid) < 0) {
@@ -78,29 +78,29 @@ int snap_marks_hits(struct snap_decoder *dec)
 				break;
 			}
 		}
-		t = t0 = snap_dec_trace_time(dec, h->time);
+		t = t0 = snap_bld_trace_time(bld, h->time);
 		/* magic-trace's args: [timestamp_passed, arg,] timestamp, tid, ip; a
 		 * stop indicator's slice starts at the time it was passed */
 		if (h->has_arg) {
-			a[na].name = dec->n_ts_passed;
+			a[na].name = bld->n_ts_passed;
 			a[na].type = SNAP_ARG_INT;
 			a[na++].v.i = (int64_t)h->passed_time;
-			a[na].name = dec->n_arg;
+			a[na].name = bld->n_arg;
 			a[na].type = SNAP_ARG_INT;
 			a[na++].v.i = h->arg;
-			if (h->passed_time > dec->base && h->passed_time < h->time)
-				t0 = snap_dec_trace_time(dec, h->passed_time);
+			if (h->passed_time > bld->base && h->passed_time < h->time)
+				t0 = snap_bld_trace_time(bld, h->passed_time);
 		}
-		a[na].name = dec->n_ts;
+		a[na].name = bld->n_ts;
 		a[na].type = SNAP_ARG_INT;
 		a[na++].v.i = (int64_t)h->time;
-		a[na].name = dec->n_tid;
+		a[na].name = bld->n_tid;
 		a[na].type = SNAP_ARG_INT;
 		a[na++].v.i = h->tid;
-		a[na].name = dec->n_ip;
+		a[na].name = bld->n_ip;
 		a[na].type = SNAP_ARG_PTR;
 		a[na++].v.u = h->ip;
-		e = dec->tl->ops->complete(dec->tl, h->pid, tid, t0, t, dec->hit_names[i], a, na);
+		e = bld->tl->ops->complete(bld->tl, h->pid, tid, t0, t, bld->hit_names[i], a, na);
 		if (e < 0 && !err)
 			err = e;
 	}
@@ -112,19 +112,19 @@ int snap_marks_hits(struct snap_decoder *dec)
  * "snaptrace.sampling" {period_ns, inferred_end_time: 1} at its first sample (docs/report.md): the
  * sample period in ns (perf's period for the clock events, else the mean
  * time between the thread's samples; 0 if unknown). */
-int snap_marks_sampling(struct snap_decoder *dec)
+int snap_marks_sampling(struct snap_builder *bld)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < dec->nth && err >= 0; i++) {
-		struct snap_dthread *th = dec->th[i];
+	for (size_t i = 0; i < bld->nth && err >= 0; i++) {
+		struct snap_bthread *th = bld->th[i];
 		struct snap_arg a[2];
 
 		if (!th->nsamples)
 			continue;
-		a[0].name = dec->n_period;
+		a[0].name = bld->n_period;
 		a[0].type = SNAP_ARG_INT;
-		if (snap_dec_clock_event(dec, th->sample_event))
+		if (snap_bld_clock_event(bld, th->sample_event))
 			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
 		else if (th->nsamples > 1)
 			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
@@ -133,11 +133,11 @@ int snap_marks_sampling(struct snap_decoder *dec)
 			a[0].v.i = 0;
 		/* this trace flags the ends it cut (docs/report.md), even when no
 		 * thread had one to flag (every thread exited) */
-		a[1].name = dec->ctx.n.inferred_end;
+		a[1].name = bld->ctx.n.inferred_end;
 		a[1].type = SNAP_ARG_INT;
 		a[1].v.i = 1;
-		err = dec->tl->ops->counter(dec->tl, th->pid, th->tid, th->first_sample,
-					    dec->n_sampling, a, 2);
+		err = bld->tl->ops->counter(bld->tl, th->pid, th->tid, th->first_sample,
+					    bld->n_sampling, a, 2);
 	}
 	return err;
 }

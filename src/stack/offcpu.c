@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sampled threads: samples, context switches, off-CPU and unsampled slices,
- * inferred idle gaps (docs/sampling.md "Off-CPU time"). See dthread.h.
+ * inferred idle gaps (docs/sampling.md "Off-CPU time"). See bthread.h.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "stack/dthread.h"
+#include "stack/bthread.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/vec.h"
@@ -16,7 +16,7 @@
 /* The thread is back on the CPU (or a sample shows it running): its
  * off-CPU slice ends at t (if it is still open: a snapshot boundary or the
  * end of a segment may have closed it). */
-int snap_offcpu_on_cpu(struct snap_dthread *th, uint64_t t)
+int snap_offcpu_on_cpu(struct snap_bthread *th, uint64_t t)
 {
 	int err = 0;
 
@@ -31,7 +31,7 @@ int snap_offcpu_on_cpu(struct snap_dthread *th, uint64_t t)
 }
 
 /* Ends the open frames beyond depth d at t. */
-static int pop_to(struct snap_dthread *th, size_t d, uint64_t t)
+static int pop_to(struct snap_bthread *th, size_t d, uint64_t t)
 {
 	size_t n;
 	int err;
@@ -48,7 +48,7 @@ static int pop_to(struct snap_dthread *th, size_t d, uint64_t t)
 
 /* A slice named sym over [t0, t1] on top of the open frames (none when the
  * depth cap is reached). Returns 1 if written, 0 if capped, or an error. */
-static int marker(struct snap_dthread *th, uint32_t sym, uint64_t t0, uint64_t t1)
+static int marker(struct snap_bthread *th, uint32_t sym, uint64_t t0, uint64_t t1)
 {
 	int dropped, err = snap_cstack_push_now(&th->cs, 0, sym, t0, &dropped);
 
@@ -60,11 +60,11 @@ static int marker(struct snap_dthread *th, uint32_t sym, uint64_t t0, uint64_t t
 
 /* Applies a chain (a sample's, or a sched_switch chain) at t, marking the
  * begins inferred_start_time while the thread's first frames are cut. */
-static int apply_chain(struct snap_decoder *dec, struct snap_dthread *th,
+static int apply_chain(struct snap_builder *bld, struct snap_bthread *th,
 		       const struct snap_event *ev, uint64_t t, struct snap_sampdiff_stats *st)
 {
 	int err = snap_sampdiff_apply(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
-				      snap_dec_keep(dec), t, st);
+				      snap_bld_keep(bld), t, st);
 
 	th->cs.start_cut = 0;
 	return err;
@@ -73,10 +73,10 @@ static int apply_chain(struct snap_decoder *dec, struct snap_dthread *th,
 /* The off-CPU slice opens at t on top of the open frames: "[off-CPU: preempted]"
  * (still runnable) or "[off-CPU]" (blocked; chain: the open frames are the
  * chain it blocked in). */
-int snap_offcpu_open(struct snap_decoder *dec, struct snap_dthread *th, int preempt, int chain,
+int snap_offcpu_open(struct snap_builder *bld, struct snap_bthread *th, int preempt, int chain,
 		     uint64_t t)
 {
-	uint32_t sym = preempt ? dec->n_preempted : dec->n_offcpu;
+	uint32_t sym = preempt ? bld->n_preempted : bld->n_offcpu;
 	int dropped, err;
 
 	if (t < th->floor)
@@ -88,8 +88,8 @@ int snap_offcpu_open(struct snap_decoder *dec, struct snap_dthread *th, int pree
 		return err;
 	th->offcpu = dropped ? OFFCPU_CAPPED : OFFCPU_SLICE;
 	th->offcpu_sym = sym;
-	dec->stats.offcpu_slices += !dropped && !preempt;
-	dec->stats.preempted_slices += !dropped && preempt;
+	bld->stats.offcpu_slices += !dropped && !preempt;
+	bld->stats.preempted_slices += !dropped && preempt;
 	return 0;
 }
 
@@ -100,7 +100,7 @@ int snap_offcpu_open(struct snap_decoder *dec, struct snap_dthread *th, int pree
  * except the frame it blocked in before, which returned to run the burst as
  * far as anyone knows; the others end at t_in, and "[on-CPU: unsampled]"
  * covers [t_in, t] under the frames that stay. */
-int snap_offcpu_unsampled(struct snap_decoder *dec, struct snap_dthread *th,
+int snap_offcpu_unsampled(struct snap_builder *bld, struct snap_bthread *th,
 			  const struct snap_event *ev, int keep_all, uint64_t t)
 {
 	size_t depth, d = 0;
@@ -114,7 +114,7 @@ int snap_offcpu_unsampled(struct snap_decoder *dec, struct snap_dthread *th,
 		d = depth;
 	else if (ev->frames && ev->nframes)
 		d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->nframes,
-					 snap_dec_keep(dec));
+					 snap_bld_keep(bld));
 	if (th->blk_leaf && d == depth && d)
 		d--;
 	th->blk_leaf = 0;
@@ -122,10 +122,10 @@ int snap_offcpu_unsampled(struct snap_decoder *dec, struct snap_dthread *th,
 		return err;
 	if (t <= th->t_in)
 		return 0;
-	if ((err = marker(th, dec->n_unsampled, th->t_in, t)) < 0)
+	if ((err = marker(th, bld->n_unsampled, th->t_in, t)) < 0)
 		return err;
-	dec->stats.unsampled += (uint64_t)err;
-	dec->stats.unsampled_ns += (t - th->t_in) * (uint64_t)err;
+	bld->stats.unsampled += (uint64_t)err;
+	bld->stats.unsampled_ns += (t - th->t_in) * (uint64_t)err;
 	return 0;
 }
 
@@ -138,18 +138,18 @@ int snap_offcpu_unsampled(struct snap_decoder *dec, struct snap_dthread *th,
  * burst since the last switch-in that no sample saw becomes
  * "[on-CPU: unsampled]" first. In: the off-CPU slice ends; the next sample
  * says what ran since (sample path in apply). */
-int snap_offcpu_switch(struct snap_decoder *dec, struct snap_dthread *th,
+int snap_offcpu_switch(struct snap_builder *bld, struct snap_bthread *th,
 		       const struct snap_event *ev, uint64_t t)
 {
 	int err, was_off = th->offcpu != OFFCPU_NO;
 
 	if (th->exited) {
-		dec->stats.switches_ignored++; /* its last switch-out, after the exit */
+		bld->stats.switches_ignored++; /* its last switch-out, after the exit */
 		return 0;
 	}
 	th->last_was_sample = 0;
 	if (!ev->sw_out) {
-		dec->stats.switches_in += was_off;
+		bld->stats.switches_in += was_off;
 		if (!was_off)
 			return 0;
 		if ((err = snap_offcpu_on_cpu(th, t)) < 0)
@@ -159,44 +159,44 @@ int snap_offcpu_switch(struct snap_decoder *dec, struct snap_dthread *th,
 		return 0;
 	}
 	if (!ev->nframes && th->out_pend) { /* the record after a sched_switch chain */
-		dec->stats.preempted += ev->sw_preempt;
-		return snap_offcpu_open(dec, th, ev->sw_preempt, 1, th->out_t);
+		bld->stats.preempted += ev->sw_preempt;
+		return snap_offcpu_open(bld, th, ev->sw_preempt, 1, th->out_t);
 	}
 	if (!ev->nframes && was_off)
 		return 0; /* already off the CPU */
-	dec->stats.switches_out += !was_off;
-	dec->stats.switch_chains += ev->nframes != 0;
+	bld->stats.switches_out += !was_off;
+	bld->stats.switch_chains += ev->nframes != 0;
 	if (was_off) {
 		/* a chain while off (a sched_switch chain without a switch-in record
 		 * before it): the off-CPU slice ends here */
 		if ((err = snap_offcpu_on_cpu(th, t)) < 0)
 			return err;
 	} else if (th->pend_in && (err = snap_offcpu_unsampled(
-					   dec, th, ev, !ev->nframes && ev->sw_preempt, t)) < 0) {
+					   bld, th, ev, !ev->nframes && ev->sw_preempt, t)) < 0) {
 		return err;
 	}
 	th->pend_in = 0;
 	if (ev->nframes) {
-		if ((err = apply_chain(dec, th, ev, t, NULL)) < 0)
+		if ((err = apply_chain(bld, th, ev, t, NULL)) < 0)
 			return err;
 		th->out_pend = 1;
 		th->out_t = t;
 		return 0;
 	}
-	dec->stats.preempted += ev->sw_preempt;
+	bld->stats.preempted += ev->sw_preempt;
 	if (!ev->sw_preempt && (err = pop_to(th, 0, t)) < 0)
 		return err;
-	return snap_offcpu_open(dec, th, ev->sw_preempt, 0, t);
+	return snap_offcpu_open(bld, th, ev->sw_preempt, 0, t);
 }
 
 /* A plain `perf record -g` (no switch records in the trace): a gap of more
- * than SNAP_DECODER_GAP_PERIODS periods between two clock samples of a
+ * than SNAP_BUILDER_GAP_PERIODS periods between two clock samples of a
  * thread is time off the CPU (docs/sampling.md "Idle gaps"). The previous
  * sample's frames that the new sample does not continue (and its leaf) end
  * half a period after it, "[off-CPU: inferred]" covers the rest but the half
  * period before the new sample, where the new sample applies. Returns the
  * time to apply the sample at. */
-static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const struct snap_event *ev,
+static int idle_gap(struct snap_builder *bld, struct snap_bthread *th, const struct snap_event *ev,
 		    uint64_t t, uint64_t *at)
 {
 	uint64_t p = ev->period, prev = th->last_sample, t0, t1;
@@ -204,21 +204,21 @@ static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const str
 	int err;
 
 	*at = t;
-	if (dec->saw_switch || !th->nsamples || !th->last_was_sample || !p ||
-	    !snap_dec_clock_event(dec, ev->event) || t < prev ||
-	    t - prev <= SNAP_DECODER_GAP_PERIODS * p)
+	if (bld->saw_switch || !th->nsamples || !th->last_was_sample || !p ||
+	    !snap_bld_clock_event(bld, ev->event) || t < prev ||
+	    t - prev <= SNAP_BUILDER_GAP_PERIODS * p)
 		return 0;
 	t0 = prev + p / 2 > th->floor ? prev + p / 2 : th->floor;
 	t1 = t - p / 2 > t0 ? t - p / 2 : t0;
 	depth = snap_cstack_depth(&th->cs);
 	d = snap_sampdiff_common(&th->cs, &th->sd, ev->frames, ev->frames ? ev->nframes : 0,
-				 snap_dec_keep(dec));
+				 snap_bld_keep(bld));
 	if (d == depth && d)
 		d--; /* the previous leaf was running, not waiting */
-	if ((err = pop_to(th, d, t0)) < 0 || (err = marker(th, dec->n_off_inferred, t0, t1)) < 0)
+	if ((err = pop_to(th, d, t0)) < 0 || (err = marker(th, bld->n_off_inferred, t0, t1)) < 0)
 		return err;
-	dec->stats.gaps_inferred++;
-	dec->stats.gap_ns += t1 - t0;
+	bld->stats.gaps_inferred++;
+	bld->stats.gap_ns += t1 - t0;
 	*at = t1;
 	return 0;
 }
@@ -226,13 +226,13 @@ static int idle_gap(struct snap_decoder *dec, struct snap_dthread *th, const str
 /* A stack sample at t (docs/sampling.md): after a switch-in, the time since
  * it goes to this sample's stack (perf credits a sample's period to its
  * stack), so the sample applies at the switch-in time. */
-int snap_offcpu_sample(struct snap_decoder *dec, struct snap_dthread *th,
+int snap_offcpu_sample(struct snap_builder *bld, struct snap_bthread *th,
 		       const struct snap_event *ev, uint64_t t)
 {
 	uint64_t at = t;
 	int err;
 
-	if ((err = idle_gap(dec, th, ev, t, &at)) < 0)
+	if ((err = idle_gap(bld, th, ev, t, &at)) < 0)
 		return err;
 	if (th->offcpu != OFFCPU_NO) {
 		if ((err = snap_offcpu_on_cpu(th, t)) < 0)
@@ -249,8 +249,8 @@ int snap_offcpu_sample(struct snap_decoder *dec, struct snap_dthread *th,
 	th->last_was_sample = 1;
 	th->period_sum += ev->period;
 	th->sample_event = ev->event;
-	th->last_period = snap_dec_clock_event(dec, ev->event) ? ev->period : 0;
-	if ((err = apply_chain(dec, th, ev, at, &dec->sd)) < 0)
+	th->last_period = snap_bld_clock_event(bld, ev->event) ? ev->period : 0;
+	if ((err = apply_chain(bld, th, ev, at, &bld->sd)) < 0)
 		return err;
 	/* perf's estimator: the sample's period goes to its leaf (docs/sampling.md) */
 	if (th->last_period)
@@ -261,7 +261,7 @@ int snap_offcpu_sample(struct snap_decoder *dec, struct snap_dthread *th,
 /* Where a sampled thread's last frames end: half a period after its last
  * sample (docs/sampling.md), no later than limit (0: none) and no earlier
  * than its last event. */
-uint64_t snap_offcpu_last_end(const struct snap_dthread *th, uint64_t limit)
+uint64_t snap_offcpu_last_end(const struct snap_bthread *th, uint64_t limit)
 {
 	uint64_t t = th->cs.last_event_time;
 

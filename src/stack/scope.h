@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace scope (opts.scope of stack/decoder.h, docs/behaviour.md §4.7): which
+ * Trace scope (opts.scope of stack/builder.h, docs/behaviour.md §4.7): which
  * events violate a scope and which frames of a chain it keeps. The rules
- * are written out in stack/decoder.h ("Trace scope"). Pure: no state.
+ * are written out in stack/builder.h ("Trace scope"). Pure: no state.
  */
 #ifndef SNAP_STACK_SCOPE_H
 #define SNAP_STACK_SCOPE_H
@@ -28,7 +28,7 @@ static inline int snap_scope_keeps(enum snap_scope scope, const struct snap_loc 
 const struct snap_loc *snap_scope_sample_violation(enum snap_scope scope,
 						   const struct snap_event *ev);
 
-/* Returns 1 if ev violates scope (the rules of stack/decoder.h): a branch by
+/* Returns 1 if ev violates scope (the rules of stack/builder.h): a branch by
  * its addresses and kind, a sample by its frames, a power or extra event by
  * its location; never a decode error, switch or task event. */
 int snap_scope_violates(enum snap_scope scope, const struct snap_event *ev);

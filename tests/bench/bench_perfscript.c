@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "parse/perfscript.h"
-#include "stack/decoder.h"
+#include "stack/builder.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
 #include "write/sink.h"
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		struct snap_event ev;
 		struct snap_sink sink;
 		struct snap_fxt fx;
-		struct snap_decoder dec;
+		struct snap_builder bld;
 		double t0 = now(), dt;
 		int r = 0;
 
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 			return 1;
 		if (out) {
 			if (snap_sink_open(&sink, out) < 0 || snap_fxt_init(&fx, &sink, &st) < 0 ||
-			    snap_decoder_init(&dec, &fx.base, &st, NULL) < 0) {
+			    snap_builder_init(&bld, &fx.base, &st, NULL) < 0) {
 				fprintf(stderr, "bench_perfscript: cannot set up %s\n", out);
 				return 1;
 			}
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 						 len - off < 65536 ? len - off : 65536);
 			while (r >= 0 && (r = snap_perfscript_next(&ps, &ev)) > 0) {
 				sum += ev.src.ip + ev.nframes;
-				if (out && (r = snap_decoder_feed(&dec, &ev)) < 0)
+				if (out && (r = snap_builder_feed(&bld, &ev)) < 0)
 					break;
 			}
 		}
@@ -87,17 +87,17 @@ int main(int argc, char **argv)
 			snap_perfscript_finish(&ps);
 		while (r >= 0 && (r = snap_perfscript_next(&ps, &ev)) > 0) {
 			sum += ev.src.ip;
-			if (out && (r = snap_decoder_feed(&dec, &ev)) < 0)
+			if (out && (r = snap_builder_feed(&bld, &ev)) < 0)
 				break;
 		}
 		if (out) {
 			if (r >= 0)
-				r = snap_decoder_finish(&dec);
+				r = snap_builder_finish(&bld);
 			if (r >= 0)
 				r = fx.base.ops->finish(&fx.base);
 			if (r >= 0)
 				r = snap_sink_close(&sink);
-			snap_decoder_fini(&dec);
+			snap_builder_fini(&bld);
 			snap_fxt_fini(&fx);
 			snap_sink_fini(&sink);
 		}

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "parse/perfscript.h"
-#include "stack/decoder.h"
+#include "stack/builder.h"
 #include "util/err.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
@@ -223,7 +223,7 @@ static void gen_bench(struct gen *g, uint64_t n)
 static int gen_perfscript(struct gen *g, const char *path)
 {
 	struct snap_perfscript ps;
-	struct snap_decoder dec;
+	struct snap_builder bld;
 	struct snap_event ev;
 	struct timespec t0, t1;
 	FILE *f = fopen(path, "rb");
@@ -241,7 +241,7 @@ static int gen_perfscript(struct gen *g, const char *path)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = snap_perfscript_init(&ps, &g->st);
 	if (!err)
-		err = snap_decoder_init(&dec, g->tl, &g->st, NULL);
+		err = snap_builder_init(&bld, g->tl, &g->st, NULL);
 	while (!err) {
 		n = fread(buf, 1, 1 << 16, f);
 		if (n)
@@ -249,7 +249,7 @@ static int gen_perfscript(struct gen *g, const char *path)
 		else
 			snap_perfscript_finish(&ps);
 		while (!err && (r = snap_perfscript_next(&ps, &ev)) > 0) {
-			err = snap_decoder_feed(&dec, &ev);
+			err = snap_builder_feed(&bld, &ev);
 			events++;
 		}
 		if (!err && r < 0)
@@ -258,7 +258,7 @@ static int gen_perfscript(struct gen *g, const char *path)
 			break;
 	}
 	if (!err)
-		err = snap_decoder_finish(&dec);
+		err = snap_builder_finish(&bld);
 	if (!err)
 		err = g->tl->ops->finish(g->tl);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -269,7 +269,7 @@ static int gen_perfscript(struct gen *g, const char *path)
 		fprintf(stderr, "perfscript->fxt: %llu events in %.3f s: %.2f M events/s\n",
 			(unsigned long long)events, s, (double)events / s / 1e6);
 	}
-	snap_decoder_fini(&dec);
+	snap_builder_fini(&bld);
 	snap_perfscript_fini(&ps);
 	fclose(f);
 	free(buf);

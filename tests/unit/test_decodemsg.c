@@ -12,7 +12,7 @@
  * frames without a symbol; nothing below the sample minimum. */
 static void quality(void)
 {
-	struct snap_decoder_stats s;
+	struct snap_builder_stats s;
 	char line[512];
 
 	memset(&s, 0, sizeof(s));
@@ -47,7 +47,7 @@ static void quality(void)
 /* The info and warning lines of a sampled decode: chains, switches, gaps. */
 static void lines(void)
 {
-	struct snap_decoder_stats s;
+	struct snap_builder_stats s;
 	char line[512];
 
 	memset(&s, 0, sizeof(s));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stack/scope: the trace-scope rules of docs/behaviour.md §4.7 (stack/decoder.h). */
+/* stack/scope: the trace-scope rules of docs/behaviour.md §4.7 (stack/builder.h). */
 #include <string.h>
 
 #include "snap_test.h"

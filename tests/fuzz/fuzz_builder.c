@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../unit/mock_timeline.h"
-#include "stack/decoder.h"
+#include "stack/builder.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -85,7 +85,7 @@ static void fz_loc(const uint32_t *syms, uint8_t b, struct snap_loc *l)
 
 static void fz_fail(const char *what, const struct mock_tl *m)
 {
-	fprintf(stderr, "fuzz_decoder: %s\n%s", what, m->text ? m->text : "");
+	fprintf(stderr, "fuzz_builder: %s\n%s", what, m->text ? m->text : "");
 	abort();
 }
 
@@ -109,13 +109,13 @@ static const char *const fz_runtime[8] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct snap_decoder_opts o = {0};
+	struct snap_builder_opts o = {0};
 	struct snap_filter filter;
 	struct snap_event *evs = NULL;
 	struct snap_loc *fr = NULL;
 	size_t nev = 0;
 	struct snap_strtab st;
-	struct snap_decoder dec;
+	struct snap_builder bld;
 	struct mock_tl m;
 	uint32_t syms[16], msg[2], clock;
 	uint64_t now = 1000;
@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	if (getenv("FUZZ_DECODER_TRACE"))
+	if (getenv("FUZZ_BUILDER_TRACE"))
 		fprintf(stderr, "scope %d strict %d no_tx %d depth %d\n", data[0] % 3, data[1] & 1,
 			(data[1] & 2) != 0, data[1] & 4 ? 4 : 0);
 	snap_log_level = SNAP_LOG_QUIET;
@@ -200,21 +200,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snap_filter_pair(&filter);
 		o.filter = &filter;
 	}
-	if (snap_decoder_init(&dec, &m.base, &st, &o) < 0)
+	if (snap_builder_init(&bld, &m.base, &st, &o) < 0)
 		fz_fail("init", &m);
 	for (i = 0; i < nev; i++) {
 		const struct snap_event ev = evs[i];
 
-		if (getenv("FUZZ_DECODER_TRACE")) {
+		if (getenv("FUZZ_BUILDER_TRACE")) {
 			char d[256];
 
-			fprintf(stderr, "feed: %s\n", snap_decoder_desc(&dec, &ev, d, sizeof(d)));
+			fprintf(stderr, "feed: %s\n", snap_builder_desc(&bld, &ev, d, sizeof(d)));
 		}
-		err = snap_decoder_feed(&dec, &ev);
+		err = snap_builder_feed(&bld, &ev);
 		if (err < 0 && !(err == -SNAP_ESCOPE && o.strict_scope))
 			fz_fail("feed failed", &m);
 	}
-	if (snap_decoder_finish(&dec) < 0)
+	if (snap_builder_finish(&bld) < 0)
 		fz_fail("finish failed", &m);
 	if (!mock_balanced(&m, 1, why, sizeof(why)))
 		fz_fail(why, &m);
@@ -222,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_fail("event on an unannounced track", &m);
 	if (o.scope == SNAP_SCOPE_USER && m.text && strstr(m.text, "0xffffffff"))
 		fz_fail("kernel address in a user-scope trace", &m);
-	snap_decoder_fini(&dec);
+	snap_builder_fini(&bld);
 	snap_filter_fini(&filter);
 	mock_fini(&m);
 	snap_strtab_fini(&st);

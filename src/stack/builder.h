@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The decoder: what the pipeline feeds events to. It owns the thread table
+ * The stack builder: what the pipeline feeds events to. It owns the thread table
  * (one cstack per (pid, tid), in order of first appearance), the trace base
  * time, track naming, trace-scope enforcement, TSX buffering, and routes each
  * event: BRANCH/ERROR -> cstack, SAMPLE -> sampdiff, SWITCH -> [off-CPU]
@@ -8,10 +8,10 @@
  * EXTRA -> a zero-length slice on a per-(thread, event) track. Trigger hits
  * are written on a "Snapshot symbol hits" track by finish.
  *
- * Files: decoder.c (the thread table, base time, scope enforcement, TSX
+ * Files: builder.c (the thread table, base time, scope enforcement, TSX
  * buffering, -filter's regions, routing), tracks.c (track names), scope.h
  * (the scope rules), chains.c (junk cuts), offcpu.c (samples, switches,
- * off-CPU slices), marks.c (hit tracks, sampling marker); dthread.h is what
+ * off-CPU slices), marks.c (hit tracks, sampling marker); bthread.h is what
  * they share. The user-facing sentences about these counters are worded in
  * cli/decodemsg.c.
  *
@@ -20,7 +20,7 @@
  * that has a time, every hit time). Earlier events get trace time 0 (counted as
  * time_backwards).
  *
- * Tracks: before the first op on (pid, tid) the decoder calls
+ * Tracks: before the first op on (pid, tid) the builder calls
  * tl->ops->thread(pid, tid, "CMD [pid=P]", "TCMD [pid=P] [tid=T]"). CMD is
  * the opts.names entry of the pid, else the comm of the first event of the
  * pid that had one (so all threads of a process agree), else left out
@@ -53,8 +53,8 @@
  * symbol nor DSO, or with a kernel address, ends the chain (counted in
  * chains_cut / frames_cut; never a violation).
  */
-#ifndef SNAP_STACK_DECODER_H
-#define SNAP_STACK_DECODER_H
+#ifndef SNAP_STACK_BUILDER_H
+#define SNAP_STACK_BUILDER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -70,17 +70,17 @@
 #include "util/strtab.h"
 #include "util/u64map.h"
 
-#define SNAP_DECODER_SYNTH_TID	  0x40000000
+#define SNAP_BUILDER_SYNTH_TID	  0x40000000
 /* The slices of the sampling model (docs/sampling.md "Off-CPU time"). */
-#define SNAP_DECODER_PREEMPTED	  SNAP_NAME_OFFCPU_STEM ": preempted]"
-#define SNAP_DECODER_OFF_INFERRED SNAP_NAME_OFFCPU_STEM ": inferred]"
-#define SNAP_DECODER_UNSAMPLED	  "[on-CPU: unsampled]"
+#define SNAP_BUILDER_PREEMPTED	  SNAP_NAME_OFFCPU_STEM ": preempted]"
+#define SNAP_BUILDER_OFF_INFERRED SNAP_NAME_OFFCPU_STEM ": inferred]"
+#define SNAP_BUILDER_UNSAMPLED	  "[on-CPU: unsampled]"
 /* Without switch records, a gap of more than this many sample periods
  * between two clock samples of a thread is inferred as off-CPU time. */
-#define SNAP_DECODER_GAP_PERIODS  4
-#define SNAP_DECODER_MAX_TX	  65536 /* buffered (x) events before we stop waiting */
+#define SNAP_BUILDER_GAP_PERIODS  4
+#define SNAP_BUILDER_MAX_TX	  65536 /* buffered (x) events before we stop waiting */
 
-struct snap_decoder_opts {
+struct snap_builder_opts {
 	enum snap_scope scope;
 	int strict_scope;
 	uint32_t max_depth; /* 0 = SNAP_CSTACK_DEFAULT_MAX_DEPTH */
@@ -93,10 +93,10 @@ struct snap_decoder_opts {
 	size_t nnames;
 	int no_tx; /* MAGIC_TRACE_SKIP_TX_HANDLING: apply (x) events at once */
 	/* OCaml exception handlers of the traced executable (borrowed: must
-	 * outlive the decoder), NULL = recognise raises by name (cstack.c) */
+	 * outlive the builder), NULL = recognise raises by name (cstack.c) */
 	const struct snap_ocaml_eh *ocaml_eh;
 	/* -filter: pass 1 done (snap_filter_pair called); borrowed, must outlive
-	 * the decoder. Outside START..STOP nothing is written (filter.h). */
+	 * the builder. Outside START..STOP nothing is written (filter.h). */
 	struct snap_filter *filter;
 	/* MAGIC_TRACE_DEBUG: frames with an inferred start are named
 	 * "NAME [inferred start time]" */
@@ -107,7 +107,7 @@ struct snap_decoder_opts {
 	const char *error_source;
 };
 
-struct snap_decoder_stats {
+struct snap_builder_stats {
 	uint64_t events;  /* fed */
 	uint64_t threads; /* distinct (pid, tid) */
 	uint64_t violations;
@@ -143,13 +143,13 @@ struct snap_decoder_stats {
 	uint64_t user_frames;		/* user-space frames of samples, after cuts */
 	uint64_t unknown_frames;	/* ... of which perf named no symbol */
 	int dwarf; /* set by the caller: the chains were unwound from dwarf stack copies
-		      (the stack-quality line then advises no dwarf); the decoder leaves it */
-	char first_violation[256]; /* "" if none; see snap_decoder_desc */
+		      (the stack-quality line then advises no dwarf); the builder leaves it */
+	char first_violation[256]; /* "" if none; see snap_builder_desc */
 };
 
-struct snap_dthread;
+struct snap_bthread;
 
-struct snap_decoder {
+struct snap_builder {
 	struct snap_timeline *tl; /* the caller's, or &gate.base with a filter */
 	struct snap_strtab *st;
 	struct snap_cstack_ctx ctx; /* also holds the scope */
@@ -157,10 +157,10 @@ struct snap_decoder {
 	struct snap_gate_tl gate; /* -filter's gate (model/tlcomb.h) */
 	int strict, no_tx;
 	struct snap_u64map tmap; /* (pid, tid) -> index in th */
-	struct snap_dthread **th;
+	struct snap_bthread **th;
 	size_t nth, capth;
 	uint64_t last_key;
-	struct snap_dthread *last;
+	struct snap_bthread *last;
 	int have_base, have_hit_min, stack_started, finished;
 	uint64_t base, hit_min;
 	struct snap_hit *hits; /* symbol NULL: see hit_names */
@@ -181,54 +181,54 @@ struct snap_decoder {
 	struct snap_u64map births; /* (pid, tid) -> perf birth time + 1, not seen yet */
 	struct snap_u64map pre_in; /* (pid, tid) -> trace time of its switch-in + 1, not seen yet */
 	struct snap_sampdiff_stats sd;
-	struct snap_decoder_stats stats;
+	struct snap_builder_stats stats;
 	const char *error_source; /* opts.error_source, never NULL */
 };
 
-/* Initialises dec. Borrows tl and st (they must outlive dec); interns the
+/* Initialises bld. Borrows tl and st (they must outlive bld); interns the
  * fixed names into st; copies what it needs of opts (opts may be NULL for
- * defaults). Returns 0, -ENOMEM (dec is then safe to fini). */
-int snap_decoder_init(struct snap_decoder *dec, struct snap_timeline *tl, struct snap_strtab *st,
-		      const struct snap_decoder_opts *opts);
-/* Releases everything (writes nothing); dec is zeroed. */
-void snap_decoder_fini(struct snap_decoder *dec);
+ * defaults). Returns 0, -ENOMEM (bld is then safe to fini). */
+int snap_builder_init(struct snap_builder *bld, struct snap_timeline *tl, struct snap_strtab *st,
+		      const struct snap_builder_opts *opts);
+/* Releases everything (writes nothing); bld is zeroed. */
+void snap_builder_fini(struct snap_builder *bld);
 
 /* Applies one event (borrowed for the call, including ev->frames).
  * Returns 0, -SNAP_ESCOPE (strict scope violation: nothing applied), -ENOMEM,
- * -EINVAL after snap_decoder_finish, or a timeline error. After an error other than -SNAP_ESCOPE the decoder
+ * -EINVAL after snap_builder_finish, or a timeline error. After an error other than -SNAP_ESCOPE the builder
  * should only be finished or freed. */
-int snap_decoder_feed(struct snap_decoder *dec, const struct snap_event *ev);
+int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or
  * sample event every thread is ended and restarted at that event's time
  * (docs/behaviour.md §4.11). The first such event of the trace does it too. */
-void snap_decoder_new_snapshot(struct snap_decoder *dec);
+void snap_builder_new_snapshot(struct snap_builder *bld);
 
 /* Ends the trace: replays buffered (x) events, closes every thread in order
  * of first appearance, writes the trigger hits. Does not call
  * tl->ops->finish (the caller does). Returns 0 or the first error. */
-int snap_decoder_finish(struct snap_decoder *dec);
+int snap_builder_finish(struct snap_builder *bld);
 
-/* Fills *out with the counters (cstack, sampdiff and decoder ones). */
-void snap_decoder_stats(const struct snap_decoder *dec, struct snap_decoder_stats *out);
+/* Fills *out with the counters (cstack, sampdiff and builder ones). */
+void snap_builder_stats(const struct snap_builder *bld, struct snap_builder_stats *out);
 
 /* Stack-quality verdict for sampled traces (cli/decodemsg.c words it): with
- * at least SNAP_DECODER_QUALITY_MIN samples, SNAP_DECODER_Q_CUT when
- * SNAP_DECODER_QUALITY_PCT % or more of the chains were cut at junk (fix:
+ * at least SNAP_BUILDER_QUALITY_MIN samples, SNAP_BUILDER_Q_CUT when
+ * SNAP_BUILDER_QUALITY_PCT % or more of the chains were cut at junk (fix:
  * dwarf call graphs or frame pointers; s->dwarf says which), and
- * SNAP_DECODER_Q_NOSYM when as many of the user frames have no symbol (fix:
+ * SNAP_BUILDER_Q_NOSYM when as many of the user frames have no symbol (fix:
  * debug symbols). Returns those flags (0: nothing to say); *cut_pct and
  * *nosym_pct receive the two percentages (rounded down) in any case. */
-#define SNAP_DECODER_QUALITY_MIN 20
-#define SNAP_DECODER_QUALITY_PCT 30
-#define SNAP_DECODER_Q_CUT	 1u
-#define SNAP_DECODER_Q_NOSYM	 2u
-unsigned snap_decoder_quality(const struct snap_decoder_stats *s, uint64_t *cut_pct,
+#define SNAP_BUILDER_QUALITY_MIN 20
+#define SNAP_BUILDER_QUALITY_PCT 30
+#define SNAP_BUILDER_Q_CUT	 1u
+#define SNAP_BUILDER_Q_NOSYM	 2u
+unsigned snap_builder_quality(const struct snap_builder_stats *s, uint64_t *cut_pct,
 			      uint64_t *nosym_pct);
 
-/* snap_event_desc (model/event.h) of ev with dec's names; for a sample, the
+/* snap_event_desc (model/event.h) of ev with bld's names; for a sample, the
  * frame shown is the first one outside the trace scope, if any. */
-char *snap_decoder_desc(const struct snap_decoder *dec, const struct snap_event *ev, char *buf,
+char *snap_builder_desc(const struct snap_builder *bld, const struct snap_event *ev, char *buf,
 			size_t size);
 
 #endif

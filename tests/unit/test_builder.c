@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stack/decoder: threads, tracks, base time, scope, TSX, hits, extra events. */
+/* stack/builder: threads, tracks, base time, scope, TSX, hits, extra events. */
 #include <errno.h>
 #include <time.h>
 
 #include "mock_timeline.h"
 #include "snap_test.h"
-#include "stack/decoder.h"
+#include "stack/builder.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -13,21 +13,21 @@
 struct drv {
 	struct snap_strtab st;
 	struct mock_tl m;
-	struct snap_decoder dec;
-	struct snap_decoder_stats s;
+	struct snap_builder bld;
+	struct snap_builder_stats s;
 };
 
-static int drv_init(struct drv *d, const struct snap_decoder_opts *o)
+static int drv_init(struct drv *d, const struct snap_builder_opts *o)
 {
 	memset(d, 0, sizeof(*d));
 	snap_strtab_init(&d->st);
 	mock_init(&d->m, &d->st);
-	return snap_decoder_init(&d->dec, &d->m.base, &d->st, o);
+	return snap_builder_init(&d->bld, &d->m.base, &d->st, o);
 }
 
 static void drv_fini(struct drv *d)
 {
-	snap_decoder_fini(&d->dec);
+	snap_builder_fini(&d->bld);
 	mock_fini(&d->m);
 	snap_strtab_fini(&d->st);
 }
@@ -40,7 +40,7 @@ static int drv_feed(struct drv *d, const char *line)
 		fprintf(stderr, "bad test line: %s\n", line);
 		return -SNAP_EPARSE;
 	}
-	return snap_decoder_feed(&d->dec, &te.ev);
+	return snap_builder_feed(&d->bld, &te.ev);
 }
 
 /* Feeds lines (NULL-terminated), finishes; returns the first error. */
@@ -51,8 +51,8 @@ static int drv_run(struct drv *d, const char *const *lines)
 	for (size_t i = 0; lines[i] && err >= 0; i++)
 		err = drv_feed(d, lines[i]);
 	if (err >= 0)
-		err = snap_decoder_finish(&d->dec);
-	snap_decoder_stats(&d->dec, &d->s);
+		err = snap_builder_finish(&d->bld);
+	snap_builder_stats(&d->bld, &d->s);
 	return err;
 }
 
@@ -73,7 +73,7 @@ static void check_out(struct drv *d, const char *name, const char *exp)
 static void naming_and_two_pids(void)
 {
 	static const struct snap_procname names[] = {{100, "myprog --flag"}};
-	struct snap_decoder_opts o = {.names = names, .nnames = 1};
+	struct snap_builder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"1000 100/100 comm=myprog strt 0 - 400000 main",
 		"1000 200/201 comm=other strt 0 - 500000 worker",
@@ -102,7 +102,7 @@ static void naming_and_two_pids(void)
 	CHECK_U64_EQ(6, d.s.events);
 	CHECK_U64_EQ(2, d.s.threads);
 	CHECK_INT_EQ(-EINVAL, drv_feed(&d, in[0]));   /* nothing after finish */
-	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec)); /* finishing twice is harmless */
+	CHECK_INT_EQ(0, snap_builder_finish(&d.bld)); /* finishing twice is harmless */
 	drv_fini(&d);
 }
 
@@ -211,9 +211,9 @@ static void snapshot_boundary_restarts(void)
 	CHECK_INT_EQ(0, drv_init(&d, NULL));
 	CHECK_INT_EQ(0, drv_feed(&d, "1000 1/1 strt 0 - 400000 main"));
 	CHECK_INT_EQ(0, drv_feed(&d, "1010 1/1 call 400010 main 401000 foo"));
-	snap_decoder_new_snapshot(&d.dec);
+	snap_builder_new_snapshot(&d.bld);
 	CHECK_INT_EQ(0, drv_feed(&d, "5000 1/1 return 402000 bar 401000 foo"));
-	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	CHECK_INT_EQ(0, snap_builder_finish(&d.bld));
 	check_out(&d, __func__,
 		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
 		  "B 10 tid=1 foo address=0x401000 symbol=foo\n"
@@ -265,7 +265,7 @@ static void hits_and_base_time(void)
 				    .has_arg = 1,
 				    .arg = -42,
 				    .passed_time = 1200}};
-	struct snap_decoder_opts o = {.hits = hits, .nhits = 2};
+	struct snap_builder_opts o = {.hits = hits, .nhits = 2};
 	static const char *const in[] = {"1000 1/1 strt 0 - 400000 main", NULL};
 	struct drv d;
 
@@ -273,7 +273,7 @@ static void hits_and_base_time(void)
 	snap_strtab_init(&d.st);
 	hits[0].symbol = hits[1].symbol = "trigger_fn";
 	mock_init(&d.m, &d.st);
-	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
+	CHECK_INT_EQ(0, snap_builder_init(&d.bld, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	check_out(&d, __func__,
 		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
@@ -288,7 +288,7 @@ static void hits_and_base_time(void)
 
 static void base_time_override(void)
 {
-	struct snap_decoder_opts o = {.has_base_time = 1, .base_time = 500};
+	struct snap_builder_opts o = {.has_base_time = 1, .base_time = 500};
 	static const char *const in[] = {"1000 1/1 strt 0 - 400000 main",
 					 "1010 1/1 call 400010 main 401000 foo", NULL};
 	struct drv d;
@@ -307,7 +307,7 @@ static void base_time_override(void)
 static void hits_only(void)
 {
 	struct snap_hit hit = {.time = 5000, .pid = 3, .tid = 4, .ip = 0x10};
-	struct snap_decoder_opts o = {.hits = &hit, .nhits = 1};
+	struct snap_builder_opts o = {.hits = &hit, .nhits = 1};
 	struct drv d;
 	static const char *const in[] = {NULL};
 
@@ -315,7 +315,7 @@ static void hits_only(void)
 	snap_strtab_init(&d.st);
 	hit.symbol = "f";
 	mock_init(&d.m, &d.st);
-	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
+	CHECK_INT_EQ(0, snap_builder_init(&d.bld, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	check_out(&d, __func__,
 		  "T pid=3 tid=1073741824 proc=[pid=3] thread=Snapshot symbol hits\n"
@@ -329,7 +329,7 @@ static void hits_many_pids(void)
 {
 	enum { NPID = 70 };
 	struct snap_hit hits[2 * NPID];
-	struct snap_decoder_opts o = {.hits = hits, .nhits = 2 * NPID};
+	struct snap_builder_opts o = {.hits = hits, .nhits = 2 * NPID};
 	static const char *const in[] = {NULL};
 	static char out[65536];
 	size_t ntracks = 0, nhits = 0;
@@ -343,7 +343,7 @@ static void hits_many_pids(void)
 		hits[i].symbol = "f";
 	}
 	mock_init(&d.m, &d.st);
-	CHECK_INT_EQ(0, snap_decoder_init(&d.dec, &d.m.base, &d.st, &o));
+	CHECK_INT_EQ(0, snap_builder_init(&d.bld, &d.m.base, &d.st, &o));
 	CHECK_INT_EQ(0, drv_run(&d, in));
 	mock_lines(&d.m, NULL, out, sizeof(out));
 	for (const char *l = out; *l; l = strchr(l, '\n') + 1) {
@@ -377,7 +377,7 @@ static const char *const user_scope_in[] = {
 
 static void scope_user(void)
 {
-	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_USER};
+	struct snap_builder_opts o = {.scope = SNAP_SCOPE_USER};
 	struct drv d;
 	char out[8192];
 
@@ -401,15 +401,15 @@ static void scope_user(void)
 
 static void scope_user_strict(void)
 {
-	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_USER, .strict_scope = 1};
+	struct snap_builder_opts o = {.scope = SNAP_SCOPE_USER, .strict_scope = 1};
 	struct drv d;
 
 	CHECK_INT_EQ(0, drv_init(&d, &o));
 	CHECK_INT_EQ(0, drv_feed(&d, user_scope_in[0]));
 	CHECK_INT_EQ(-SNAP_ESCOPE, drv_feed(&d, user_scope_in[1]));
 	CHECK_INT_EQ(-SNAP_ESCOPE, drv_feed(&d, user_scope_in[9]));
-	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
-	snap_decoder_stats(&d.dec, &d.s);
+	CHECK_INT_EQ(0, snap_builder_finish(&d.bld));
+	snap_builder_stats(&d.bld, &d.s);
 	CHECK_U64_EQ(2, d.s.violations);
 	CHECK_STR_EQ("call 0x400010 main => 0xffffffff81000000 do_syscall_64 at 0.000001010 tid 1",
 		     d.s.first_violation);
@@ -420,7 +420,7 @@ static void scope_user_strict(void)
 
 static void scope_kernel(void)
 {
-	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_KERNEL};
+	struct snap_builder_opts o = {.scope = SNAP_SCOPE_KERNEL};
 	static const char *const in[] = {
 		"1000 1/1 strt 0 - ffffffff81000000 entry",
 		"1010 1/1 call 400000 main 401000 foo",
@@ -447,7 +447,7 @@ static void scope_kernel(void)
 
 static void scope_both_never_violates(void)
 {
-	struct snap_decoder_opts o = {.scope = SNAP_SCOPE_BOTH};
+	struct snap_builder_opts o = {.scope = SNAP_SCOPE_BOTH};
 	struct drv d;
 
 	CHECK_INT_EQ(0, drv_init(&d, &o));
@@ -511,7 +511,7 @@ static void tsx_commit_abort_error(void)
 	drv_fini(&d);
 
 	/* With TX handling off, (x) events apply at once. */
-	struct snap_decoder_opts o = {.no_tx = 1};
+	struct snap_builder_opts o = {.no_tx = 1};
 	CHECK_INT_EQ(0, drv_init(&d, &o));
 	CHECK_INT_EQ(0, drv_run(&d, abort_));
 	CHECK(strstr(d.m.text, "B 10 tid=1 txfn") != NULL);
@@ -545,18 +545,18 @@ static void desc_formats(void)
 	CHECK_INT_EQ(0, drv_init(&d, NULL));
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "12345678901 2/42 end syscall 401000 foo 0 -", &te));
 	CHECK_STR_EQ("tr end  syscall 0x401000 foo => 0x0  at 12.345678901 tid 42",
-		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+		     snap_builder_desc(&d.bld, &te.ev, buf, sizeof(buf)));
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "- 2/42 strt 0 - 401000 foo", &te));
 	CHECK_STR_EQ("tr strt 0x0  => 0x401000 foo at ? tid 42",
-		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+		     snap_builder_desc(&d.bld, &te.ev, buf, sizeof(buf)));
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 sample cpu-clock 400000 main", &te));
 	CHECK_STR_EQ("cpu-clock sample frame 0x400000 main at 0.000000005 tid 42",
-		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
-	snap_decoder_desc(&d.dec, &te.ev, buf, 8);
+		     snap_builder_desc(&d.bld, &te.ev, buf, sizeof(buf)));
+	snap_builder_desc(&d.bld, &te.ev, buf, 8);
 	CHECK_STR_EQ("cpu-clo", buf);
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 tx abrt 401000 foo 402000 bar", &te));
 	CHECK_STR_EQ("tx abrt 0x401000 foo => 0x402000 bar at 0.000000005 tid 42",
-		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+		     snap_builder_desc(&d.bld, &te.ev, buf, sizeof(buf)));
 	/* One name per kind, parsed back to the same kind; vmexit included. */
 	for (unsigned k = SNAP_BR_NONE; k <= SNAP_BR_VMEXIT; k++) {
 		const char *name = snap_br_kind_name(k);
@@ -568,10 +568,10 @@ static void desc_formats(void)
 	CHECK_INT_EQ(-1, snap_br_kind_parse("txabort", 7));
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch preempt", &te));
 	CHECK_STR_EQ("context switch out (preempted) at 0.000000005 tid 42",
-		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+		     snap_builder_desc(&d.bld, &te.ev, buf, sizeof(buf)));
 	CHECK_INT_EQ(0, test_ev_parse(&d.st, "5 2/42 switch chain 400000 main", &te));
 	CHECK_STR_EQ("context switch out with its call chain at 0.000000005 tid 42",
-		     snap_decoder_desc(&d.dec, &te.ev, buf, sizeof(buf)));
+		     snap_builder_desc(&d.bld, &te.ev, buf, sizeof(buf)));
 	drv_fini(&d);
 }
 
@@ -609,7 +609,7 @@ static void alloc_failures(void)
 {
 	static const struct snap_procname names[] = {{1, "prog -x"}};
 	struct snap_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .symbol = "f"};
-	struct snap_decoder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
+	struct snap_builder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
 	int saw_enomem = 0, saw_ok = 0;
 
 	for (long n = 0; n < 400; n++) {
@@ -620,7 +620,7 @@ static void alloc_failures(void)
 		snap_strtab_init(&d.st);
 		mock_init(&d.m, &d.st);
 		snap_alloc_fail_after(n);
-		err = snap_decoder_init(&d.dec, &d.m.base, &d.st, &o);
+		err = snap_builder_init(&d.bld, &d.m.base, &d.st, &o);
 		if (err >= 0)
 			err = drv_run(&d, alloc_in);
 		snap_alloc_fail_after(-1);
@@ -761,7 +761,7 @@ static void wakeup_model(void)
 }
 
 /* docs/sampling.md "Idle gaps": without switch records, a gap of more than
- * SNAP_DECODER_GAP_PERIODS clock periods is [off-CPU: inferred]; not for
+ * SNAP_BUILDER_GAP_PERIODS clock periods is [off-CPU: inferred]; not for
  * other events, not within the bound, not when the trace records switches. */
 static void idle_gaps(void)
 {
@@ -885,11 +885,11 @@ static void offcpu_across_snapshot(void)
 	CHECK_INT_EQ(0, drv_init(&d, NULL));
 	for (size_t i = 0; in1[i]; i++)
 		CHECK_INT_EQ(0, drv_feed(&d, in1[i]));
-	snap_decoder_new_snapshot(&d.dec);
+	snap_builder_new_snapshot(&d.bld);
 	CHECK_INT_EQ(0, drv_feed(&d, "5000 1/1 sample cpu-clock 400000 main 401000 a"));
 	CHECK_INT_EQ(0, drv_feed(&d, "6000 1/1 switch in"));
 	CHECK_INT_EQ(0, drv_feed(&d, "7000 1/1 sample cpu-clock 400000 main 401000 a"));
-	CHECK_INT_EQ(0, snap_decoder_finish(&d.dec));
+	CHECK_INT_EQ(0, snap_builder_finish(&d.bld));
 	check_out(&d, __func__,
 		  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
 		  "B 100 tid=1 [off-CPU: preempted] address=0x0 symbol=[off-CPU: preempted]\n"
@@ -930,7 +930,7 @@ static void switches_ignored_with_branches(void)
 static void comm_changes(void)
 {
 	static const struct snap_procname names[] = {{5, "./prog --flag"}};
-	struct snap_decoder_opts o = {.names = names, .nnames = 1};
+	struct snap_builder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"100 5/5 comm=prog sample cpu-clock 400000 main",
 		"110 5/6 comm=prog sample cpu-clock 500000 worker",
@@ -965,7 +965,7 @@ static void comm_changes(void)
 static void named_thread_before_main(void)
 {
 	static const struct snap_procname names[] = {{5, "./prog --flag"}};
-	struct snap_decoder_opts o = {.names = names, .nnames = 1};
+	struct snap_builder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"100 5/6 comm=myworker sample cpu-clock 500000 worker",
 		"105 5/7 comm=prog sample cpu-clock 500000 worker",
@@ -1016,11 +1016,11 @@ static void chain_cut(void)
 	CHECK_U64_EQ(1, d.s.violations); /* the real kernel frame of the last sample */
 	CHECK(strstr(d.m.text, "0xffffffffffffff00") == NULL);
 	CHECK(strstr(d.m.text, "0x3133003532353533") != NULL);
-	CHECK_INT_EQ(0, (int)snap_decoder_quality(&d.s, &cut, &nosym)); /* too few samples */
+	CHECK_INT_EQ(0, (int)snap_builder_quality(&d.s, &cut, &nosym)); /* too few samples */
 	CHECK_U64_EQ(33, cut);
 	d.s.samples = 100;
 	d.s.chains_cut = 40;
-	CHECK_INT_EQ(SNAP_DECODER_Q_CUT, (int)snap_decoder_quality(&d.s, &cut, &nosym));
+	CHECK_INT_EQ(SNAP_BUILDER_Q_CUT, (int)snap_builder_quality(&d.s, &cut, &nosym));
 	CHECK_U64_EQ(40, cut);
 	drv_fini(&d);
 }
@@ -1053,9 +1053,9 @@ static void chain_end_marker(void)
 	CHECK(strstr(d.m.text, "0xffffffffffffffff") == NULL);
 	CHECK(strstr(d.m.text, "main") != NULL);
 	d.s.samples = 100;
-	CHECK_INT_EQ(0, (int)snap_decoder_quality(&d.s, &cut, &nosym));
+	CHECK_INT_EQ(0, (int)snap_builder_quality(&d.s, &cut, &nosym));
 	d.s.chains_cut = 40;
-	CHECK_INT_EQ(SNAP_DECODER_Q_CUT, (int)snap_decoder_quality(&d.s, &cut, &nosym));
+	CHECK_INT_EQ(SNAP_BUILDER_Q_CUT, (int)snap_builder_quality(&d.s, &cut, &nosym));
 	drv_fini(&d);
 }
 
@@ -1082,7 +1082,7 @@ static void alloc_failures_sampling(void)
 		snap_strtab_init(&d.st);
 		mock_init(&d.m, &d.st);
 		snap_alloc_fail_after(n);
-		err = snap_decoder_init(&d.dec, &d.m.base, &d.st, NULL);
+		err = snap_builder_init(&d.bld, &d.m.base, &d.st, NULL);
 		if (err >= 0)
 			err = drv_run(&d, alloc_sampling_in);
 		snap_alloc_fail_after(-1);
@@ -1139,16 +1139,16 @@ static void throughput(void)
 	};
 	struct snap_timeline tl = {&ops};
 	struct snap_strtab st;
-	struct snap_decoder dec;
+	struct snap_builder bld;
 	struct snap_event ev[4];
 	struct timespec a, b;
 	const long n = 2000000;
-	struct snap_decoder_stats s;
+	struct snap_builder_stats s;
 	double secs;
 	int err = 0;
 
 	snap_strtab_init(&st);
-	CHECK_INT_EQ(0, snap_decoder_init(&dec, &tl, &st, NULL));
+	CHECK_INT_EQ(0, snap_builder_init(&bld, &tl, &st, NULL));
 	memset(ev, 0, sizeof(ev));
 	for (int i = 0; i < 4; i++) {
 		ev[i].kind = SNAP_EV_BRANCH;
@@ -1165,18 +1165,18 @@ static void throughput(void)
 		struct snap_event *e = &ev[i & 3];
 
 		e->time = 1000 + (uint64_t)i / 3;
-		err = snap_decoder_feed(&dec, e);
+		err = snap_builder_feed(&bld, e);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	/* Timing never fails the test, but every event must have been taken. */
 	CHECK_INT_EQ(0, err);
-	snap_decoder_stats(&dec, &s);
+	snap_builder_stats(&bld, &s);
 	CHECK_U64_EQ((uint64_t)n, s.events);
 	CHECK_U64_EQ(2, s.threads);
-	CHECK_INT_EQ(0, snap_decoder_finish(&dec));
+	CHECK_INT_EQ(0, snap_builder_finish(&bld));
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	fprintf(stderr, "decoder: %.1f M branch events/s\n", (double)n / secs / 1e6);
-	snap_decoder_fini(&dec);
+	snap_builder_fini(&bld);
 	snap_strtab_fini(&st);
 }
 
