@@ -3,6 +3,7 @@
 """Instructions of a `snaptrace decode` per stage, from callgrind output files.
 
   cgstages.py [-t] OUT.callgrind [...]
+  cgstages.py selftest
 
 Prints one line per file: "total decode reader loop stacks fxt gzip other" (instruction
 counts; -t: a header line first). Each function is given a stage by its source file (or,
@@ -152,8 +153,122 @@ def stages(path):
     return total, res
 
 
+# selftest: a callgrind file written by hand (name compression, relative positions, calls
+# into another object, a libc helper called from three stages, a util/ helper called
+# right after a call into libc) and its stages.
+SELFTEST_IN = """# callgrind format
+version: 1
+positions: line
+events: Ir
+ob=(1) /x/snaptrace
+fl=(1) /x/src/cli/main.c
+fn=(1) main
+0 10
++2 5
+cfl=(2) /x/src/cli/pipeline.c
+cfn=(2) snap_decode_run
+calls=1 0
+0 1025
+fl=(2)
+fn=(2)
+0 40
+cfl=(3) /x/src/ptdec/ptdec.c
+cfn=(3) snap_ptdec_next
+calls=5 0
+0 300
+cfl=(4) /x/src/stack/decoder.c
+cfn=(4) snap_decoder_feed
+calls=5 0
+0 685
+fl=(3)
+fn=(3)
+0 100
+cfl=(5) /x/src/ptdec/walk.c
+cfn=(5) ptd_walk_piece
+calls=1 0
+0 150
+cob=(2) /lib/libc.so.6
+cfl=(6) ???
+cfn=(6) memcpy
+calls=2 0
+0 50
+fl=(5)
+fn=(5)
+0 120
+cob=(2)
+cfl=(6)
+cfn=(6)
+calls=1 0
+0 30
+fl=(4)
+fn=(4)
+0 200
+cfl=(7) /x/src/write/fxt.c
+cfn=(7) fxt_event
+calls=3 0
+0 485
+fl=(7)
+fn=(7)
+0 100
+cob=(2)
+cfl=(6)
+cfn=(6)
+calls=3 0
+0 60
+cfl=(10) /x/src/util/strtab.c
+cfn=(10) snap_strtab_add
+calls=1 0
+0 25
+cfl=(8) /x/src/write/pgz.c
+cfn=(8) snap_pgz_write
+calls=1 0
+0 300
+fl=(10)
+fn=(10)
+0 25
+fl=(8)
+fn=(8)
+0 20
+cob=(3) /usr/lib/libz.so.1
+cfl=(6)
+cfn=(9) deflate
+calls=1 0
+0 280
+ob=(2)
+fl=(6)
+fn=(6)
+0 140
+ob=(3)
+fn=(9)
+0 280
+totals: 1040
+"""
+SELFTEST_OUT = "1040 150 150 40 200 185 300 15"
+
+
+def selftest():
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".callgrind")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(SELFTEST_IN)
+        total, res = stages(path)
+    finally:
+        os.unlink(path)
+    got = str(total) + " " + " ".join("%.0f" % res[s] for s in STAGES)
+    if got != SELFTEST_OUT:
+        print("FAIL bench_cgstages_selftest: got %s, want %s" % (got, SELFTEST_OUT))
+        return 1
+    print("PASS bench_cgstages_selftest")
+    return 0
+
+
 def main():
     args = sys.argv[1:]
+    if args == ["selftest"]:
+        sys.exit(selftest())
     if args and args[0] == "-t":
         print("total " + " ".join(STAGES))
         args = args[1:]
