@@ -14,7 +14,7 @@
  *   keepjumps  send every branch (see "Dropped jumps" below)
  *   nocache    resolve every address through perf (see "Address cache")
  *   nostdout   leave perf's stdout alone (see "Error lines")
- *   taskevents perf prints task events (--show-task-events; see "Comms")
+ *   taskevents perf prints task events (see "Comms")
  *
  * This code runs inside perf: it must never crash it. No asserts, no aborts,
  * no recursion; every buffer is bounded (1 MiB output buffer, frames capped at
@@ -68,15 +68,18 @@
  *
  * Comms. perf gives a thread's command name only through resolve_ip(), which
  * resolves the sample's ip (a map and symbol lookup) even when the address
- * cache already holds it: per sample, that was more than half of a sampled
- * decode's instructions. The plugin sends a COMM record on a thread's first
- * record and re-reads the comm after records at which it may have changed; with
- * `--dlarg taskevents` (snaptrace passes it with --show-task-events) perf
- * prints every COMM, FORK and EXIT record on the stdout the plugin captures
- * ("Error lines"), before any sample after it, and those are the only places
- * where perf changes a thread's comm; so the comm read for a thread stays
- * valid until such a line passes by (a generation count), and samples read it
- * again only then. Without taskevents, or with nostdout, every sample reads it.
+ * cache already holds it: per sample, 39 % of perf's and the plugin's
+ * instructions without call chains (docs/dlfilter.md). The plugin sends a COMM
+ * record on a thread's first record and re-reads the comm after records at
+ * which it may have changed. When perf prints task events (--show-task-events
+ * on its command line, as snaptrace runs it for samples, or `--dlarg
+ * taskevents`), every COMM, FORK and EXIT record comes as a line on the stdout
+ * the plugin captures ("Error lines"), before any sample after it, and those are
+ * the only places where perf changes a thread's comm; so the comm read for a
+ * thread stays valid until such a line passes by (a generation count), and
+ * samples read it again only then. Else, or with nostdout, every sample reads it.
+ * perf's command line is read from /proc/self/cmdline rather than told by a
+ * new --dlarg, which an older plugin would take for an output file.
  *
  * Samples without timestamps (timeless Intel PT): the text path runs `perf
  * script -F time,...`, which refuses them; the plugin fails perf the same way
@@ -970,6 +973,40 @@ static int parse_args(struct state *st, void *ctx)
 	return st->fd >= 0 ? 0 : -1;
 }
 
+/* Whether perf runs with --show-task-events ("Comms"): its command line, as the kernel
+ * keeps it (NUL-separated). Anything unreadable or cut short counts as no. */
+static int perf_shows_task_events(void)
+{
+	static const char want[] = "--show-task-events";
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int fd, found = 0;
+
+	if (!buf)
+		return 0;
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < n && n < cap;) {
+		size_t len = strnlen(buf + i, n - i);
+
+		if (len == sizeof(want) - 1 && !memcmp(buf + i, want, len))
+			found = 1;
+		i += len + 1;
+	}
+	free(buf);
+	return found;
+}
+
 static void state_free(struct state *st)
 {
 	size_t i;
@@ -1010,6 +1047,8 @@ int start(void **data, void *ctx)
 		state_free(st);
 		return -1; /* perf reports the failure and stops */
 	}
+	if (!st->taskevents)
+		st->taskevents = perf_shows_task_events();
 	if (!st->nocache) {
 		st->acache = malloc(sizeof(*st->acache) << ACACHE_BITS);
 		for (i = 0; st->acache && i < (1u << ACACHE_BITS); i++)

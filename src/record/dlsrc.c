@@ -78,8 +78,6 @@ int snap_dlsrc_argv(const struct snap_dlsrc_opts *o, const char **argv)
 			argv[n++] = o->fields;
 			argv[n++] = "--show-switch-events";
 			argv[n++] = "--show-task-events"; /* docs/sampling.md */
-			argv[n++] = "--dlarg";
-			argv[n++] = "taskevents"; /* comms change only there: plugin/dlfilter.c */
 		}
 	}
 	argv[n] = NULL;

@@ -158,14 +158,6 @@ static void script_argv(void)
 		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events "
 		     "--show-task-events",
 		     s);
-	/* samples through the plugin: perf's task lines tell it when comms change */
-	o.plugin = "p.so";
-	snap_perfsrc_argv(&o, argv);
-	join(argv, s, sizeof(s));
-	CHECK_STR_EQ("perf script -i d --no-inline --dlfilter p.so --dlarg fd=3 --ns -F "
-		     "comm,pid,tid,time,ip,sym,symoff,dso,event,period --show-switch-events "
-		     "--show-task-events --dlarg taskevents",
-		     s);
 	{
 		struct snap_perfcaps c = {.perf_major = 4, .perf_minor = 14};
 
