@@ -219,13 +219,15 @@ for f in tsc cyc; do
 	# The targets, from the figures above.
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (a > 0 && b > 0) ? a / b : 0 }'; }
-	idle=$(awk -v m="$main" -v c="$cpu_iptn" -v n="$NCPU" -v f="$wall_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
-	idlegz=$(awk -v m="$maingz" -v c="$cpu_gzn" -v n="$NCPU" -v f="$wall_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
+	# On idle cores: -j N's wall time would be its reading thread's CPU time, or the CPU
+	# time of all its threads over N; perf's floor (one thread) its CPU time.
+	idle=$(awk -v m="$main" -v c="$cpu_iptn" -v n="$NCPU" -v f="$cpu_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
+	idlegz=$(awk -v m="$maingz" -v c="$cpu_gzn" -v n="$NCPU" -v f="$cpu_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
 	target "-j $NCPU wall / perf's floor wall, .fxt" "$(ratio "$wall_iptn" "$wall_floor")" le $TGT_FXT " (on idle cores ${idle}x)"
 	target "-j $NCPU wall / perf's floor wall, .fxt.gz" "$(ratio "$wall_gzn" "$wall_floor")" le $TGT_GZ " (on idle cores ${idlegz}x)"
-	# on idle cores: -j 1's CPU time over -j N's wall estimated as above
-	sp=$(awk -v a="$cpu_ipt1" -v i="$idle" -v f="$wall_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
-	spgz=$(awk -v a="$cpu_gz1" -v i="$idlegz" -v f="$wall_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
+	# and -j 1's wall time its CPU time
+	sp=$(awk -v a="$cpu_ipt1" -v i="$idle" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
+	spgz=$(awk -v a="$cpu_gz1" -v i="$idlegz" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
 	target "-j 1 wall / -j $NCPU wall, .fxt" "$(ratio "$wall_ipt1" "$wall_iptn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${sp}x)"
 	target "-j 1 wall / -j $NCPU wall, .fxt.gz" "$(ratio "$wall_gz1" "$wall_gzn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${spgz}x)"
 	maxrss=$(printf '%s\n' "$rss_ipt1" "$rss_iptn" "$rss_gz1" "$rss_gzn" "$rss_s1" "$rss_s4" "$rss_j64" "$rss_j64f" | sort -g | tail -1)
