@@ -170,7 +170,10 @@ perbranch() {
 		if (n <= 0 || x[1] == "" || y[1] == "") { printf "bench ptdec:   %-9s no figures\n", l; exit }
 		split("decode reader loop stacks FXT gzip other", name, " ")
 		s = ""
-		for (i = 2; i <= 8; i++) s = s sprintf(" %s %4.0f", name[i - 1], (y[i] - x[i]) / n)
+		for (i = 2; i <= 8; i++) {
+			v = (y[i] - x[i]) / n
+			s = s sprintf(" %s %4.0f", name[i - 1], (v > -0.5 && v < 0.5) ? 0 : v)
+		}
 		t = (y[1] - x[1]) / n; f = (q[1] - p[1]) / n
 		printf "bench ptdec:   %-9s%s  total %4.0f = %.2fx perf'\''s floor\n", l, s, t, (f > 0) ? t / f : 0 }'
 }
