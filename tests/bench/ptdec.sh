@@ -22,10 +22,10 @@
 # instructions per branch of each stage of a -j 1 decode (decode, reader, loop, stacks,
 # FXT, gzip: tests/bench/cgstages.py on valgrind --tool=callgrind runs of the 1x and 1/4x
 # recordings, their difference over the difference in branches, so start-up costs drop
-# out) and of perf's floor; -C (or SNAP_BENCH_CALLGRIND=0) leaves the callgrind runs out
-# (about a minute). It checks that the dumps are the same for -j 1, -j N and -decoder
-# perf, and the .fxt.gz the same bytes for -j 1, -j N and -j 8. Prints figures; never
-# fails on timing.
+# out) and of perf's floor, and of the reading thread of a -j N decode (the serial part);
+# -C (or SNAP_BENCH_CALLGRIND=0) leaves the callgrind runs out (about a minute). It
+# checks that the dumps are the same for -j 1, -j N and -decoder perf, and the .fxt.gz
+# the same bytes for -j 1, -j N and -j 8. Prints figures; never fails on timing.
 set -u
 cd "$(dirname "$0")/../.."
 : "${SNAP_BUILD:=build/default}"
@@ -162,6 +162,24 @@ cg() {
 	eval "cg_$1='$(python3 "$ROOT/tests/bench/cgstages.py" "$OUT/cg.out")'"
 }
 
+# cgthreads KEY CMD: the instructions of CMD's first thread (the reading thread) but for the
+# pieces it decoded itself and any gzip (those stages go to the workers when they keep up;
+# which thread takes a piece varies from run to run), and of all its other threads, under
+# callgrind, into cgt_KEY ("first others").
+cgthreads() {
+	rm -f "$OUT"/cgt.out*
+	# shellcheck disable=SC2086 # as in cg
+	if ! valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$OUT/cgt.out" $2 \
+		>/dev/null 2>"$OUT/cg.err"; then
+		echo "bench ptdec: callgrind of $2 failed: $(tail -1 "$OUT/cg.err")"
+		eval "cgt_$1=''"
+		return 1
+	fi
+	eval "cgt_$1='$(for t in "$OUT"/cgt.out-*; do python3 "$ROOT/tests/bench/cgstages.py" "$t"; done |
+		awk 'NR == 1 { m = $1 - $2 - $7; o = $2 + $7; next } { o += $1 } END { print m + 0, o + 0 }')'"
+	rm -f "$OUT"/cgt.out*
+}
+
 # perbranch LABEL SMALL BIG: the stage line of a decode, (BIG - SMALL) / (branches of the
 # 1x recording - branches of the 1/4x one); the floor's the same way (cg_floor*).
 perbranch() {
@@ -259,6 +277,8 @@ for f in tsc cyc; do
 		k=${o/./}
 		cg "${k}q" "$S -decoder ipt -j 1 $OUT/$f-q.data -o $OUT/cg.$o"
 		cg "${k}1" "$S -decoder ipt -j 1 $OUT/$f-1x.data -o $OUT/cg.$o"
+		cgthreads "${k}q" "$S -decoder ipt -j $NCPU $OUT/$f-q.data -o $OUT/cg.$o"
+		cgthreads "${k}1" "$S -decoder ipt -j $NCPU $OUT/$f-1x.data -o $OUT/cg.$o"
 	done
 	rm -f "$OUT/cg.out" "$OUT"/cg.fxt*
 	echo "bench ptdec:   instructions per branch, -j 1 (callgrind, the 1x recording less the 1/4x one, over the $((b1x - bq)) branches between; $(($(date +%s) - t0)) s):"
@@ -266,6 +286,15 @@ for f in tsc cyc; do
 		if (n > 0 && q[1] > p[1]) printf "bench ptdec:   %-9s %4.0f\n", "perf'\''s floor", (q[1] - p[1]) / n }'
 	perbranch .fxt "$cg_fxtq" "$cg_fxt1"
 	perbranch .fxt.gz "$cg_fxtgzq" "$cg_fxtgz1"
+	# -j N: the reading thread is the serial part
+	awk -v a="$cgt_fxtq" -v b="$cgt_fxt1" -v c="$cgt_fxtgzq" -v d="$cgt_fxtgz1" -v fa="$cg_floorq" \
+		-v fb="$cg_floor1" -v n="$((b1x - bq))" -v j="$NCPU" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); split(c, u, " "); split(d, v, " "); split(fa, p, " "); split(fb, q, " ")
+		f = (q[1] - p[1]) / n
+		if (n <= 0 || f <= 0 || y[1] == "" || v[1] == "") { printf "bench ptdec:   -j %d: no figures\n", j; exit }
+		r = (y[1] - x[1]) / n; g = (v[1] - u[1]) / n
+		printf "bench ptdec:   -j %d, the reading thread but decode and gzip: .fxt %4.0f (%.2fx perf'\''s floor), .fxt.gz %4.0f (%.2fx); the rest: %.0f, %.0f\n",
+			j, r, r / f, g, g / f, (y[2] - x[2]) / n, (v[2] - u[2]) / n }'
 done
 echo "bench ptdec: (load now $(cut -d' ' -f1-3 /proc/loadavg) on $NCPU CPUs: wall times are noisy when others run)"
 exit 0
