@@ -179,8 +179,10 @@ lint:
 demo:
 	@tests/demo.sh
 
+# make bench SNAP_BENCH_CALLGRIND=0: without the instructions per stage (callgrind, ~1 min)
+SNAP_BENCH_CALLGRIND ?= 1
 bench: all test-bins
-	@tests/bench.sh
+	@SNAP_BENCH_CALLGRIND=$(SNAP_BENCH_CALLGRIND) tests/bench.sh
 
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))

@@ -69,6 +69,7 @@ measure "samples+switches, 300k -> .fxt" "$(wc -l <"$tmp/sw.txt")" "$tmp/sw.txt"
 			300 / w, 300 / (c + s) }'
 echo "bench: (RSS should stay flat as PT lines double: it grows with distinct symbols and depth only)"
 for b in tests/bench/*.sh; do
+	[ "$b" = tests/bench/run.sh ] && continue # the smoke test (make check's "bench" suite)
 	[ -x "$b" ] && "$b"
 done
 # the Intel PT trace the dlfilter bench just decoded through the real perf (2.9 M branches)

@@ -14,6 +14,7 @@
  *   keepjumps  send every branch (see "Dropped jumps" below)
  *   nocache    resolve every address through perf (see "Address cache")
  *   nostdout   leave perf's stdout alone (see "Error lines")
+ *   taskevents perf prints task events (see "Comms")
  *
  * This code runs inside perf: it must never crash it. No asserts, no aborts,
  * no recursion; every buffer is bounded (1 MiB output buffer, frames capped at
@@ -64,6 +65,21 @@
  * a thread's comm changes (an exec). It assumes that the code at an address of
  * a process does not otherwise change during the trace (no dlclose+dlopen or
  * JIT reuse of the address): `--dlarg nocache` turns it off.
+ *
+ * Comms. perf gives a thread's command name only through resolve_ip(), which
+ * resolves the sample's ip (a map and symbol lookup) even when the address
+ * cache already holds it: per sample, 39 % of perf's and the plugin's
+ * instructions without call chains (docs/dlfilter.md). The plugin sends a COMM
+ * record on a thread's first record and re-reads the comm after records at
+ * which it may have changed. When perf prints task events (--show-task-events
+ * on its command line, as snaptrace runs it for samples, or `--dlarg
+ * taskevents`), every COMM, FORK and EXIT record comes as a line on the stdout
+ * the plugin captures ("Error lines"), before any sample after it, and those are
+ * the only places where perf changes a thread's comm; so the comm read for a
+ * thread stays valid until such a line passes by (a generation count), and
+ * samples read it again only then. Else, or with nostdout, every sample reads it.
+ * perf's command line is read from /proc/self/cmdline rather than told by a
+ * new --dlarg, which an older plugin would take for an output file.
  *
  * Samples without timestamps (timeless Intel PT): the text path runs `perf
  * script -F time,...`, which refuses them; the plugin fails perf the same way
@@ -135,7 +151,8 @@ struct thr {
 	uint64_t key; /* pid << 32 | tid */
 	uint64_t last_time, pending_time;
 	uint32_t top_sym, top_dso;
-	uint32_t comm; /* string id of the comm last sent, 0 = none yet */
+	uint32_t comm;	   /* string id of the comm last sent, 0 = none yet */
+	uint32_t comm_gen; /* state's comm_gen when comm was read */
 	uint8_t used, known, has_pending;
 	uint8_t pending[SNAP_DLREC_REC_HDR + SNAP_DLREC_BRANCH_SIZE];
 };
@@ -153,7 +170,10 @@ struct evname {
 
 struct state {
 	int fd, own_fd, dead;
-	int keepjumps, nocache, nostdout;
+	int keepjumps, nocache, nostdout, taskevents;
+	uint32_t comm_gen;  /* task lines (COMM, FORK, EXIT) perf printed so far */
+	char task_tail[16]; /* the end of perf's last write, for a line cut there */
+	size_t ntask_tail;
 	FILE *saved_stdout, *text; /* perf's stdout while ours (text) replaces it */
 	uint8_t *out;
 	size_t outlen;
@@ -487,7 +507,8 @@ static void thr_sent(struct state *st, struct thr *t, uint64_t time)
 /*
  * Sends a COMM record when the thread's command name is new or changed. perf
  * only knows it through resolve_ip(), so this runs on a thread's first record
- * and when force is set (records after which a comm may have changed).
+ * and when force is set (records after which a comm may have changed), unless
+ * perf printed no task line since the comm was read ("Comms" above).
  */
 static void thr_comm(struct state *st, struct thr *t, const struct perf_dlfilter_sample *s,
 		     void *ctx, int force)
@@ -502,9 +523,12 @@ static void thr_comm(struct state *st, struct thr *t, const struct perf_dlfilter
 
 	if (!t || (t->comm && !force))
 		return;
+	if (t->comm && st->taskevents && st->text && t->comm_gen == st->comm_gen)
+		return; /* perf has not changed a comm since */
 	al = perf_dlfilter_fns.resolve_ip(ctx);
 	if (!al || !al->comm)
 		return;
+	t->comm_gen = st->comm_gen;
 	/* Blanks trimmed at both ends, as parse/perfscript reads perf's comm column. */
 	for (b = al->comm; *b == ' ' || *b == '\t'; b++)
 		;
@@ -756,12 +780,47 @@ static void flush_pending(struct state *st)
 	}
 }
 
+/* Whether s (n bytes) holds a task line's name: perf changes comms there ("Comms"). */
+static int has_task_name(const char *s, size_t n)
+{
+	static const char *const names[] = {"PERF_RECORD_COMM", "PERF_RECORD_FORK",
+					    "PERF_RECORD_EXIT"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (memmem(s, n, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
+/* A write of perf's: a task line in it (or cut by the previous one) moves comm_gen. */
+static void task_text(struct state *st, const char *buf, size_t size)
+{
+	char w[2 * sizeof(st->task_tail)];
+	size_t k = sizeof(st->task_tail), n = st->ntask_tail;
+
+	memcpy(w, st->task_tail, n);
+	memcpy(w + n, buf, size < k ? size : k);
+	if (has_task_name(w, n + (size < k ? size : k)) || has_task_name(buf, size))
+		st->comm_gen++;
+	if (size >= k) {
+		memcpy(st->task_tail, buf + size - k, k);
+		st->ntask_tail = k;
+	} else { /* keep the last k bytes of the old tail and buf */
+		size_t keep = n + size > k ? k - size : n;
+
+		memmove(st->task_tail, st->task_tail + n - keep, keep);
+		memcpy(st->task_tail + keep, buf, size);
+		st->ntask_tail = keep + size;
+	}
+}
+
 /* perf writes to its stdout: the bytes become TEXT records, in sample order. */
 static ssize_t text_write(void *cookie, const char *buf, size_t size)
 {
 	struct state *st = cookie;
 	size_t done = 0;
 
+	task_text(st, buf, size);
 	if (!st->dead)
 		flush_pending(st); /* dropped jumps that came before this text */
 	while (done < size && !st->dead) {
@@ -871,6 +930,8 @@ static int parse_args(struct state *st, void *ctx)
 			st->nocache = 1;
 		} else if (!strcmp(a, "nostdout")) {
 			st->nostdout = 1;
+		} else if (!strcmp(a, "taskevents")) {
+			st->taskevents = 1;
 		} else if (!strncmp(a, "fd=", 3)) {
 			char *end;
 			long fd = strtol(a + 3, &end, 10);
@@ -888,6 +949,40 @@ static int parse_args(struct state *st, void *ctx)
 		}
 	}
 	return st->fd >= 0 ? 0 : -1;
+}
+
+/* Whether perf runs with --show-task-events ("Comms"): its command line, as the kernel
+ * keeps it (NUL-separated). Anything unreadable or cut short counts as no. */
+static int perf_shows_task_events(void)
+{
+	static const char want[] = "--show-task-events";
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int fd, found = 0;
+
+	if (!buf)
+		return 0;
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < n && n < cap;) {
+		size_t len = strnlen(buf + i, n - i);
+
+		if (len == sizeof(want) - 1 && !memcmp(buf + i, want, len))
+			found = 1;
+		i += len + 1;
+	}
+	free(buf);
+	return found;
 }
 
 static void state_free(struct state *st)
@@ -930,6 +1025,8 @@ int start(void **data, void *ctx)
 		state_free(st);
 		return -1; /* perf reports the failure and stops */
 	}
+	if (!st->taskevents)
+		st->taskevents = perf_shows_task_events();
 	if (!st->nocache) {
 		st->acache = malloc(sizeof(*st->acache) << ACACHE_BITS);
 		for (i = 0; st->acache && i < (1u << ACACHE_BITS); i++)

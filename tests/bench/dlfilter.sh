@@ -11,6 +11,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 : "${SNAP_BUILD:=build/default}"
+# perf's paths (plugin and text): Intel PT would otherwise go to the in-process decoder
+# (docs/ptdec.md), timed by tests/bench/ptdec.sh.
+export SNAPTRACE_DECODER=perf
 ROOT=$PWD
 PLUGIN=$ROOT/snaptrace-dlfilter.so
 DUMP=$ROOT/$SNAP_BUILD/tests/dlfilter/dlrec_dump

@@ -1,28 +1,44 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The in-process Intel PT decoder (docs/ptdec.md) against perf, on two synthetic
-# recordings whose calls return (issue 22): tests/progs/static_calls's run with its outer
-# loop iteration (cmain's call of work()) repeated 200,000 times (ptrepeat -b), as 8
-# threads in 8 per-thread streams: 3.80 M branches, 23.4 M instructions, 2.4 M slices,
-# 96 MB of FXT, (a) TSC timing (mkptdata -r), (b) cycle-accurate as `snaptrace run`
-# records by default (mkptdata -r -Y: CYC, MTC, CBR). Made once, under build/bench/ (never
-# under /tmp/perf-*: perf takes any DSO there for a JIT map and reads no symbols from it).
-# For each, best of 3 runs, wall and CPU seconds (every process) and peak RSS of
+# The in-process Intel PT decoder (docs/ptdec.md) against perf, on synthetic recordings
+# whose calls return (issue 22): tests/progs/static_calls's run with its outer loop
+# iteration (cmain's call of work()) repeated by ptrepeat -b, as 8 threads in 8 per-thread
+# streams, (a) TSC timing (mkptdata -r), (b) cycle-accurate as `snaptrace run` records by
+# default (mkptdata -r -Y: CYC, MTC, CBR). Four lengths of each, made once under
+# build/bench/ (never under /tmp/perf-*: perf takes any DSO there for a JIT map and reads
+# no symbols from it): 16x = 200,000 iterations (3.40 M branches, 2.4 M slices, 96 MB of
+# FXT: the timed one), 4x, 1x and 1/4x.
+#   tests/bench/ptdec.sh [-C]
+# For each form, on the 16x recording, best of 3 runs, wall and CPU seconds (every
+# process) and peak RSS of
 #   perf's floor      perf script --itrace=bep --dlfilter <drop-all filter>
 #   plugin path       snaptrace decode -decoder perf (perf + snaptrace-dlfilter.so), 1 run
 #   -j 1, -j N        snaptrace decode -decoder ipt (N = online CPUs), to .fxt and .fxt.gz,
 #                     and the CPU time of the reading thread with -j N (its wall time on
 #                     idle cores)
-#   ptdec only        the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
-# and checks that the dumps are the same for -j 1, -j N and -decoder perf, and the
-# .fxt.gz the same bytes for -j 1 and -j 8. Prints figures; never fails on timing.
+#   ptdec alone       the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
+# then the peak RSS of -j N to .fxt.gz at 1x, 4x and 16x and with -j 64 (1 run each); the
+# issue's targets beside the figures, each "met" or "NOT met" as measured; the
+# instructions per branch of each stage of a -j 1 decode (decode, reader, loop, stacks,
+# FXT, gzip: tests/bench/cgstages.py on valgrind --tool=callgrind runs of the 1x and 1/4x
+# recordings, their difference over the difference in branches, so start-up costs drop
+# out) and of perf's floor, and of the reading thread of a -j N decode (the serial part);
+# -C (or SNAP_BENCH_CALLGRIND=0) leaves the callgrind runs out (about a minute). It
+# checks that the dumps are the same for -j 1, -j N and -decoder perf, and the .fxt.gz
+# the same bytes for -j 1, -j N and -j 8. Prints figures; never fails on timing.
 set -u
 cd "$(dirname "$0")/../.."
 : "${SNAP_BUILD:=build/default}"
+: "${SNAP_BENCH_CALLGRIND:=1}"
+[ "${1:-}" = -C ] && SNAP_BENCH_CALLGRIND=0
 ROOT=$PWD
 T=$SNAP_BUILD/tests/ptsynth
 OUT=$ROOT/build/bench/ptdec
 NCPU=$(nproc)
+# The targets (issue 22, for 2-core VMs): -j N wall over perf's floor wall, -j 1 wall
+# over -j N wall, peak RSS in MB, and how much the peak RSS may grow from 1x to 16x and
+# from -j N to -j 64 and still count as flat (MB, or that fraction of the smaller).
+TGT_FXT=0.3 TGT_GZ=0.5 TGT_SPEEDUP=1.6 TGT_RSS=64 FLAT_MB=2 FLAT_FRAC=0.1
 
 skip() {
 	echo "bench ptdec: skipped: $*"
@@ -37,20 +53,33 @@ case $(realpath -m "$OUT") in
 /tmp/perf-*) OUT=$(mktemp -d /var/tmp/snaptrace-bench.XXXXXX) ;; # see above
 esac
 mkdir -p "$OUT"
-if [ ! -f "$OUT/tsc.data" ] || [ ! -f "$OUT/cyc.data" ]; then
+
+# mkrec SUFFIX ITERATIONS: tsc$SUFFIX.data and cyc$SUFFIX.data, unless they exist.
+mkrec() {
+	local s=$1 n=$2
+	[ -f "$OUT/tsc$s.data" ] && [ -f "$OUT/cyc$s.data" ] && return 0
+	(
+		cd "$OUT" &&
+			"$ROOT/$SNAP_BUILD/tests/bench/ptrepeat" -b prog.insn prog.steps bal.steps "$n" 8 &&
+			cp prog.maps bal.maps && cp prog.insn bal.insn &&
+			"$ROOT/$T/mkptdata" -p bal -o "tsc$s.data" -r &&
+			"$ROOT/$T/mkptdata" -p bal -o "cyc$s.data" -r -Y &&
+			rm -f bal.steps
+	) >>"$OUT/make.log" 2>&1
+}
+if [ ! -f "$OUT/prog.steps" ] || [ ! -f "$OUT/tsc.data" ] || [ ! -f "$OUT/cyc-q.data" ]; then
 	echo "bench ptdec: making the recordings (single-stepping the static test program)..."
+fi
+if [ ! -f "$OUT/prog.steps" ]; then
 	(
 		cd "$OUT" &&
 			cp "$ROOT/$SNAP_BUILD/tests/progs/static_calls" . &&
 			env -i taskset -c 0 "$ROOT/$T/sstep" -q -o prog -- ./static_calls &&
-			"$ROOT/$T/insnmap" prog &&
-			"$ROOT/$SNAP_BUILD/tests/bench/ptrepeat" -b prog.insn prog.steps bal.steps 200000 8 &&
-			cp prog.maps bal.maps && cp prog.insn bal.insn &&
-			"$ROOT/$T/mkptdata" -p bal -o tsc.data -r &&
-			"$ROOT/$T/mkptdata" -p bal -o cyc.data -r -Y &&
-			rm -f bal.steps
+			"$ROOT/$T/insnmap" prog
 	) >"$OUT/make.log" 2>&1 || skip "could not make the recordings: $(tail -2 "$OUT/make.log" | tr '\n' ' ')"
 fi
+mkrec "" 200000 && mkrec -4x 50000 && mkrec -1x 12500 && mkrec -q 3125 ||
+	skip "could not make the recordings: $(tail -2 "$OUT/make.log" | tr '\n' ' ')"
 cat >"$OUT/drop.c" <<'EOC'
 #include <perf/perf_dlfilter.h>
 struct perf_dlfilter_fns perf_dlfilter_fns;
@@ -69,6 +98,7 @@ best() {
 	for ((i = 0; i < runs; i++)); do
 		if ! /usr/bin/time -f '%e %U %S %M' -o "$OUT/time" sh -c "$cmd" >/dev/null 2>"$OUT/err"; then
 			echo "bench ptdec: $label failed: $(tail -1 "$OUT/err")"
+			eval "wall_$key=0 cpu_$key=0 rss_$key=0"
 			return 1
 		fi
 		read -r w u s r <"$OUT/time"
@@ -83,6 +113,17 @@ best() {
 		printf "bench ptdec:   %-36s %6.2f s wall %6.2f s CPU %6.2f M branches/CPU s  peak RSS %6.1f MB\n", l, w, c, n / c / 1e6, r }'
 }
 
+# rss KEY CMD: peak RSS (MB) of one run into rss_KEY (0 if it failed).
+rss() {
+	local r=0
+	if /usr/bin/time -f '%M' -o "$OUT/time" sh -c "$2" >/dev/null 2>"$OUT/err"; then
+		r=$(awk '{ printf "%.1f", $1 / 1024 }' "$OUT/time")
+	else
+		echo "bench ptdec: $2 failed: $(tail -1 "$OUT/err")"
+	fi
+	eval "rss_$1=$r"
+}
+
 # reader OUTPUT: the CPU time of the reading thread of a -j N decode (best of 3, decode -v).
 reader() {
 	local m best=999
@@ -93,11 +134,72 @@ reader() {
 	echo "$best"
 }
 
+# nbranches DATA: the branches in DATA (bench_ptdec's count, the same as perf's).
+nbranches() {
+	local line
+	line=$("$SNAP_BUILD/tests/bench/bench_ptdec" "$1" 1) || return 1
+	line=${line#*events, }
+	echo "${line%% branches*}"
+}
+
+# target WHAT VALUE OP LIMIT [NOTE]: a target line, "met" or "NOT met" as VALUE OP LIMIT
+# holds (OP: le or ge); VALUE 0 (not measured) is "not measured".
+target() {
+	awk -v w="$1" -v v="$2" -v op="$3" -v l="$4" -v note="${5:-}" 'BEGIN {
+		ok = (op == "le") ? (v + 0 <= l + 0) : (v + 0 >= l + 0)
+		word = (v + 0 == 0) ? "not measured" : ok ? "met" : "NOT met"
+		printf "bench ptdec:   target %-44s %7.2f %s %-5s %s%s\n", w, v, (op == "le") ? "<=" : ">=", l, word, note }'
+}
+
+# cg KEY CMD: instructions per stage of CMD under callgrind (cgstages.py) into cg_KEY.
+cg() {
+	# shellcheck disable=SC2086 # CMD is words (no quoting needed: our paths)
+	if ! valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" $2 >/dev/null 2>"$OUT/cg.err"; then
+		echo "bench ptdec: callgrind of $2 failed: $(tail -1 "$OUT/cg.err")"
+		eval "cg_$1=''"
+		return 1
+	fi
+	eval "cg_$1='$(python3 "$ROOT/tests/bench/cgstages.py" "$OUT/cg.out")'"
+}
+
+# cgthreads KEY CMD: the instructions of CMD's first thread (the reading thread) but for the
+# pieces it decoded itself and any gzip (those stages go to the workers when they keep up;
+# which thread takes a piece varies from run to run), and of all its other threads, under
+# callgrind, into cgt_KEY ("first others").
+cgthreads() {
+	rm -f "$OUT"/cgt.out*
+	# shellcheck disable=SC2086 # as in cg
+	if ! valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$OUT/cgt.out" $2 \
+		>/dev/null 2>"$OUT/cg.err"; then
+		echo "bench ptdec: callgrind of $2 failed: $(tail -1 "$OUT/cg.err")"
+		eval "cgt_$1=''"
+		return 1
+	fi
+	eval "cgt_$1='$(for t in "$OUT"/cgt.out-*; do python3 "$ROOT/tests/bench/cgstages.py" "$t"; done |
+		awk 'NR == 1 { m = $1 - $2 - $7; o = $2 + $7; next } { o += $1 } END { print m + 0, o + 0 }')'"
+	rm -f "$OUT"/cgt.out*
+}
+
+# perbranch LABEL SMALL BIG: the stage line of a decode, (BIG - SMALL) / (branches of the
+# 1x recording - branches of the 1/4x one); the floor's the same way (cg_floor*).
+perbranch() {
+	awk -v l="$1" -v a="$2" -v b="$3" -v fa="$cg_floorq" -v fb="$cg_floor1" -v n="$((b1x - bq))" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); split(fa, p, " "); split(fb, q, " ")
+		if (n <= 0 || x[1] == "" || y[1] == "") { printf "bench ptdec:   %-9s no figures\n", l; exit }
+		split("decode reader loop stacks FXT gzip other", name, " ")
+		s = ""
+		for (i = 2; i <= 8; i++) {
+			v = (y[i] - x[i]) / n
+			s = s sprintf(" %s %4.0f", name[i - 1], (v > -0.5 && v < 0.5) ? 0 : v)
+		}
+		t = (y[1] - x[1]) / n; f = (q[1] - p[1]) / n
+		printf "bench ptdec:   %-9s%s  total %4.0f = %.2fx perf'\''s floor\n", l, s, t, (f > 0) ? t / f : 0 }'
+}
+
 for f in tsc cyc; do
 	data=$OUT/$f.data
-	line=$("$SNAP_BUILD/tests/bench/bench_ptdec" "$data" 1) || skip "bench_ptdec failed on $data"
-	branches=${line#*events, }
-	branches=${branches%% branches*}
+	branches=$(nbranches "$data") || skip "bench_ptdec failed on $data"
+	line=$("$SNAP_BUILD/tests/bench/bench_ptdec" "$data" 1)
 	pieces=${line#*instructions, }
 	pieces=${pieces%%, *}
 	case $f in
@@ -127,17 +229,72 @@ for f in tsc cyc; do
 	cmp -s "$OUT/i1.fxt.gz" "$OUT/in.fxt.gz" && cmp -s "$OUT/i1.fxt.gz" "$OUT/i8.fxt.gz" &&
 		gzip -dc "$OUT/i8.fxt.gz" | cmp -s - "$OUT/i1.fxt" && same="$same; .fxt.gz of -j 1, $NCPU, 8: the same bytes, gunzip = .fxt" ||
 		same="$same; .fxt.gz of -j 1, $NCPU, 8: DIFFERENT"
-	awk -v fw="$wall_floor" -v fc="$cpu_floor" -v iw="$wall_iptn" -v i1w="$wall_ipt1" -v i1="$cpu_ipt1" \
-		-v gw="$wall_gzn" -v g1w="$wall_gz1" -v g1="$cpu_gz1" -v pw="$wall_plugin" -v ow="$wall_onlyn" \
-		-v o1="$cpu_only1" -v cn="$cpu_iptn" -v cg="$cpu_gzn" -v s="$same" -v n="$NCPU" -v m="$main" -v mg="$maingz" 'BEGIN {
-		if (fw <= 0) fw = 0.01; if (fc <= 0) fc = 0.01; if (iw <= 0) iw = 0.01; if (gw <= 0) gw = 0.01
-		# on idle cores: the reading thread, or the CPU of all threads shared by n cores
-		if (cn / n > m) m = cn / n; if (cg / n > mg) mg = cg / n
-		printf "bench ptdec:   -j %d wall / perf floor wall: .fxt %.2fx (target <= 0.3x; on idle cores %.2fx), .fxt.gz %.2fx (target <= 0.5x; on idle cores %.2fx)\n", n, iw / fw, m / fw, gw / fw, mg / fw
-		printf "bench ptdec:   -j 1 wall / -j %d wall: .fxt %.2fx, .fxt.gz %.2fx (target >= 1.6x with %d free cores); plugin path %.2fx perf floor, ptdec alone %.2fx\n", n, i1w / iw, g1w / gw, n, pw / fw, ow / fw
-		printf "bench ptdec:   single-thread CPU / perf floor CPU: .fxt %.2fx, .fxt.gz %.2fx, ptdec alone %.2fx (target <= 1x)\n", i1 / fc, g1 / fc, o1 / fc
-		printf "bench ptdec:   %s\n", s }'
+	echo "bench ptdec:   $same"
+	# Peak RSS against the recording's length and the number of threads.
+	rss s1 "$S -decoder ipt -j $NCPU $OUT/$f-1x.data -o $OUT/s.fxt.gz"
+	rss s4 "$S -decoder ipt -j $NCPU $OUT/$f-4x.data -o $OUT/s.fxt.gz"
+	rss j64 "$S -decoder ipt -j 64 $data -o $OUT/s.fxt.gz"
+	rss j64f "$S -decoder ipt -j 64 $data -o $OUT/s.fxt"
+	echo "bench ptdec:   peak RSS of -j $NCPU -> .fxt.gz: 1x $rss_s1 MB, 4x $rss_s4 MB, 16x $rss_gzn MB; -j 64 (16x): .fxt.gz $rss_j64 MB, .fxt $rss_j64f MB"
 	rm -f "$OUT"/*.fxt "$OUT"/*.fxt.gz
+	# The targets, from the figures above.
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (a > 0 && b > 0) ? a / b : 0 }'; }
+	# On idle cores: -j N's wall time would be its reading thread's CPU time, or the CPU
+	# time of all its threads over N; perf's floor (one thread) its CPU time.
+	idle=$(awk -v m="$main" -v c="$cpu_iptn" -v n="$NCPU" -v f="$cpu_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
+	idlegz=$(awk -v m="$maingz" -v c="$cpu_gzn" -v n="$NCPU" -v f="$cpu_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
+	target "-j $NCPU wall / perf's floor wall, .fxt" "$(ratio "$wall_iptn" "$wall_floor")" le $TGT_FXT " (on idle cores ${idle}x)"
+	target "-j $NCPU wall / perf's floor wall, .fxt.gz" "$(ratio "$wall_gzn" "$wall_floor")" le $TGT_GZ " (on idle cores ${idlegz}x)"
+	# and -j 1's wall time its CPU time
+	sp=$(awk -v a="$cpu_ipt1" -v i="$idle" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
+	spgz=$(awk -v a="$cpu_gz1" -v i="$idlegz" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
+	target "-j 1 wall / -j $NCPU wall, .fxt" "$(ratio "$wall_ipt1" "$wall_iptn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${sp}x)"
+	target "-j 1 wall / -j $NCPU wall, .fxt.gz" "$(ratio "$wall_gz1" "$wall_gzn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${spgz}x)"
+	maxrss=$(printf '%s\n' "$rss_ipt1" "$rss_iptn" "$rss_gz1" "$rss_gzn" "$rss_s1" "$rss_s4" "$rss_j64" "$rss_j64f" | sort -g | tail -1)
+	target "peak RSS (MB), the largest of the decodes" "$maxrss" le $TGT_RSS
+	# flat: 16x at most FLAT_MB or FLAT_FRAC more than 1x (and -j 64 than -j N)
+	flat() { awk -v a="$1" -v b="$2" -v m=$FLAT_MB -v f=$FLAT_FRAC 'BEGIN { d = b - a; l = a * f; if (l < m) l = m
+		printf "%.1f %.1f", d < 0.05 ? 0.05 : d, l }'; }
+	read -r grow lim < <(flat "$rss_s1" "$rss_gzn")
+	target "peak RSS growth (MB), 1x -> 16x" "$grow" le "$lim" " ($rss_s1 -> $rss_gzn MB)"
+	read -r grow lim < <(flat "$rss_gzn" "$rss_j64")
+	target "peak RSS growth (MB), -j $NCPU -> -j 64" "$grow" le "$lim" " ($rss_gzn -> $rss_j64 MB)"
+	# Instructions per branch of each stage.
+	if [ "$SNAP_BENCH_CALLGRIND" = 0 ]; then
+		echo "bench ptdec:   instructions per branch: left out (-C)"
+		continue
+	fi
+	if ! command -v valgrind >/dev/null; then
+		echo "bench ptdec:   instructions per branch: no valgrind"
+		continue
+	fi
+	t0=$(date +%s)
+	bq=$(nbranches "$OUT/$f-q.data") && b1x=$(nbranches "$OUT/$f-1x.data") || continue
+	cg floorq "perf script -i $OUT/$f-q.data --itrace=bep --dlfilter $OUT/drop.so"
+	cg floor1 "perf script -i $OUT/$f-1x.data --itrace=bep --dlfilter $OUT/drop.so"
+	for o in fxt fxt.gz; do
+		k=${o/./}
+		cg "${k}q" "$S -decoder ipt -j 1 $OUT/$f-q.data -o $OUT/cg.$o"
+		cg "${k}1" "$S -decoder ipt -j 1 $OUT/$f-1x.data -o $OUT/cg.$o"
+		cgthreads "${k}q" "$S -decoder ipt -j $NCPU $OUT/$f-q.data -o $OUT/cg.$o"
+		cgthreads "${k}1" "$S -decoder ipt -j $NCPU $OUT/$f-1x.data -o $OUT/cg.$o"
+	done
+	rm -f "$OUT/cg.out" "$OUT"/cg.fxt*
+	echo "bench ptdec:   instructions per branch, -j 1 (callgrind, the 1x recording less the 1/4x one, over the $((b1x - bq)) branches between; $(($(date +%s) - t0)) s):"
+	awk -v fa="$cg_floorq" -v fb="$cg_floor1" -v n="$((b1x - bq))" 'BEGIN { split(fa, p, " "); split(fb, q, " ")
+		if (n > 0 && q[1] > p[1]) printf "bench ptdec:   %-9s %4.0f\n", "perf'\''s floor", (q[1] - p[1]) / n }'
+	perbranch .fxt "$cg_fxtq" "$cg_fxt1"
+	perbranch .fxt.gz "$cg_fxtgzq" "$cg_fxtgz1"
+	# -j N: the reading thread is the serial part
+	awk -v a="$cgt_fxtq" -v b="$cgt_fxt1" -v c="$cgt_fxtgzq" -v d="$cgt_fxtgz1" -v fa="$cg_floorq" \
+		-v fb="$cg_floor1" -v n="$((b1x - bq))" -v j="$NCPU" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); split(c, u, " "); split(d, v, " "); split(fa, p, " "); split(fb, q, " ")
+		f = (q[1] - p[1]) / n
+		if (n <= 0 || f <= 0 || y[1] == "" || v[1] == "") { printf "bench ptdec:   -j %d: no figures\n", j; exit }
+		r = (y[1] - x[1]) / n; g = (v[1] - u[1]) / n
+		printf "bench ptdec:   -j %d, the reading thread but decode and gzip: .fxt %4.0f (%.2fx perf'\''s floor), .fxt.gz %4.0f (%.2fx); the rest: %.0f, %.0f\n",
+			j, r, r / f, g, g / f, (y[2] - x[2]) / n, (v[2] - u[2]) / n }'
 done
 echo "bench ptdec: (load now $(cut -d' ' -f1-3 /proc/loadavg) on $NCPU CPUs: wall times are noisy when others run)"
 exit 0

@@ -662,6 +662,53 @@ static void comm_records(void)
 		CHECK_STR_EQ("newname", str(g32(r->p + 8)));
 }
 
+/* With taskevents (perf prints task lines on the stdout the plugin captures), a sample
+ * reads the comm again only after a PERF_RECORD_COMM, _FORK or _EXIT line, also one cut
+ * across two writes; other lines (a switch) do not count. Without taskevents, or with
+ * nostdout, every sample reads it. */
+static void comm_read_again_only_after_task_lines(void)
+{
+	struct perf_dlfilter_sample s = branch(0, 101, 100, 0x401110, 0);
+	int calls[3], nd;
+
+	s.event = "cpu-clock:u";
+	for (int mode = 0; mode < 3; mode++) { /* taskevents, none, taskevents + nostdout */
+		FILE *real = stdout;
+
+		fake_reset();
+		fk.argc = mode == 2 ? 2 : 1; /* fd (and nostdout) */
+		if (mode != 1)
+			fk.argv[fk.argc++] = (char *)"taskevents";
+		CHECK_INT_EQ(0, plugin_start());
+		s.time = 100;
+		feed(&s); /* first record: comm read, ip resolved */
+		nd = fk.resolve_calls;
+		fk.comm = "newname";
+		s.time = 200;
+		feed(&s);
+		if (mode != 2) /* (with nostdout it would go to the real stdout) */
+			printf(" PERF_RECORD_SWITCH_CPU_WIDE OUT preempt\n");
+		s.time = 300;
+		feed(&s);
+		calls[mode] = fk.resolve_calls - nd;
+		if (mode != 2) {
+			printf(" PERF_RECORD_CO");
+			printf("MM: newname:100/101\n");
+		}
+		s.time = 400;
+		feed(&s);
+		plugin_stop();
+		CHECK(stdout == real);
+		CHECK_INT_EQ(2, count(SNAP_DLREC_COMM));
+		/* the second COMM comes before the sample after the task line */
+		CHECK(nth(SNAP_DLREC_COMM, 1) > nth(SNAP_DLREC_SAMPLE, mode == 0 ? 2 : 0));
+		CHECK(nth(SNAP_DLREC_COMM, 1) < nth(SNAP_DLREC_SAMPLE, mode == 0 ? 3 : 1));
+	}
+	CHECK_INT_EQ(0, calls[0]);
+	CHECK_INT_EQ(3, calls[1]); /* comm twice; the ip again after the change */
+	CHECK_INT_EQ(3, calls[2]);
+}
+
 /* The address cache: a branch at known addresses is not resolved through perf again;
  * nocache resolves every time. */
 static void address_cache(void)
@@ -822,6 +869,7 @@ int main(void)
 	RUN(dwarf_samples_left_to_perf);
 	RUN(timeless_data_fails_before_writing);
 	RUN(comm_records);
+	RUN(comm_read_again_only_after_task_lines);
 	RUN(address_cache);
 	RUN(stdout_becomes_text);
 	RUN(start_errors);
