@@ -87,7 +87,7 @@ static int take(struct snap_report_fxtstream *s, int ret, const struct snap_fxtr
 			memset(cache, 0, NREFS * sizeof(uint32_t));
 		break;
 	case SNAP_FXT_KOBJ:
-		if (rec->sub == 2 && rec->name.s) { /* a thread's name */
+		if (rec->sub == SNAP_FXT_OBJ_THREAD && rec->name.s) { /* a thread's name */
 			uint64_t pid = 0;
 
 			for (uint32_t i = 0; i < rec->nargs; i++)

@@ -21,31 +21,7 @@
 #include "util/vec.h"
 #include "write/fxtfmt.h"
 
-/* Record types and fields (Fuchsia trace format). */
-enum {
-	FXT_REC_METADATA = 0,
-	FXT_REC_INIT = 1,
-	FXT_REC_STRING = 2,
-	FXT_REC_THREAD = 3,
-	FXT_REC_EVENT = 4,
-	FXT_REC_KOBJ = 7,
-};
-enum {
-	FXT_EV_COUNTER = 1,
-	FXT_EV_BEGIN = 2,
-	FXT_EV_END = 3,
-	FXT_EV_COMPLETE = 4,
-};
-enum {
-	FXT_ARG_INT32 = 1,
-	FXT_ARG_INT64 = 3,
-	FXT_ARG_STRING = 6,
-	FXT_ARG_POINTER = 7,
-	FXT_ARG_KOID = 8,
-};
 #define FXT_PROVIDER_NAME   "snaptrace"
-#define FXT_OBJ_PROCESS	    1
-#define FXT_OBJ_THREAD	    2
 #define FXT_STR_PROCESS	    1 /* index 1 is reserved for "process" */
 /* header + timestamp + 15 two-word args + end timestamp / counter id */
 #define FXT_MAX_EVENT_WORDS (3 + 2 * SNAP_FXT_MAX_ARGS)
@@ -157,7 +133,7 @@ static void fxt_put_string_record(struct snap_fxt *fx, uint32_t idx, const char 
 {
 	static const unsigned char zero[8];
 	size_t words = (len + 7) / 8;
-	uint64_t h = fxt_hdr(FXT_REC_STRING, 1 + words) | fxt_pack(idx, FXT_STR_INDEX) |
+	uint64_t h = fxt_hdr(SNAP_FXT_STRING, 1 + words) | fxt_pack(idx, FXT_STR_INDEX) |
 		     fxt_pack(len, FXT_STR_LEN);
 
 	fxt_put(fx, &h, 1);
@@ -297,7 +273,7 @@ static uint32_t fxt_thread_define(struct snap_fxt *fx, uint64_t key)
 	}
 	fx->thr_owner[idx] = key;
 	fx->thr_ref[idx] = 0;
-	w[0] = fxt_hdr(FXT_REC_THREAD, 3) | fxt_pack(idx, FXT_THREAD_INDEX);
+	w[0] = fxt_hdr(SNAP_FXT_THREAD, 3) | fxt_pack(idx, FXT_THREAD_INDEX);
 	w[1] = key >> 32;
 	w[2] = key & 0xffffffffu;
 	fxt_put(fx, w, 3);
@@ -343,19 +319,19 @@ static size_t fxt_args(struct snap_fxt *fx, uint64_t *w, const struct snap_arg *
 		switch (a->type) {
 		case SNAP_ARG_INT:
 			if (a->v.i >= INT32_MIN && a->v.i <= INT32_MAX) {
-				w[n++] = FXT_ARG_INT32 | fxt_pack(1, FXT_ARG_WORDS) | name |
+				w[n++] = SNAP_FXT_ARG_INT32 | fxt_pack(1, FXT_ARG_WORDS) | name |
 					 fxt_pack((uint32_t)(int32_t)a->v.i, FXT_ARG_VALUE32);
 			} else {
-				w[n++] = FXT_ARG_INT64 | fxt_pack(2, FXT_ARG_WORDS) | name;
+				w[n++] = SNAP_FXT_ARG_INT64 | fxt_pack(2, FXT_ARG_WORDS) | name;
 				w[n++] = (uint64_t)a->v.i;
 			}
 			break;
 		case SNAP_ARG_PTR:
-			w[n++] = FXT_ARG_POINTER | fxt_pack(2, FXT_ARG_WORDS) | name;
+			w[n++] = SNAP_FXT_ARG_POINTER | fxt_pack(2, FXT_ARG_WORDS) | name;
 			w[n++] = a->v.u;
 			break;
 		case SNAP_ARG_STR:
-			w[n++] = FXT_ARG_STRING | fxt_pack(1, FXT_ARG_WORDS) | name |
+			w[n++] = SNAP_FXT_ARG_STRING | fxt_pack(1, FXT_ARG_WORDS) | name |
 				 fxt_pack(fxt_str(fx, a->v.str), FXT_ARG_STR);
 			break;
 		default:
@@ -396,10 +372,10 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 	thr = fxt_thread(fx, pid, tid);
 	nref = fxt_str(fx, name);
 	if (nargs)
-		n += fxt_args(fx, w + 2, args, nargs, etype == FXT_EV_COUNTER, &k);
+		n += fxt_args(fx, w + 2, args, nargs, etype == SNAP_FXT_EV_COUNTER, &k);
 	if (has_extra)
-		w[n++] = etype == FXT_EV_COMPLETE ? fxt_ts(fx, extra) : extra;
-	w[0] = fxt_hdr(FXT_REC_EVENT, n) | fxt_pack(etype, FXT_EV_TYPE) |
+		w[n++] = etype == SNAP_FXT_EV_COMPLETE ? fxt_ts(fx, extra) : extra;
+	w[0] = fxt_hdr(SNAP_FXT_EVENT, n) | fxt_pack(etype, FXT_EV_TYPE) |
 	       fxt_pack(k, FXT_EV_NARGS) | fxt_pack(thr, FXT_EV_THREAD) |
 	       fxt_pack(nref, FXT_EV_NAME);
 	w[1] = fxt_ts(fx, ts);
@@ -413,19 +389,19 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 static int fxt_op_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 			uint32_t name, const struct snap_arg *args, size_t nargs)
 {
-	return fxt_event(snap_fxt_of(tl), FXT_EV_BEGIN, pid, tid, ts, name, args, nargs, 0, 0);
+	return fxt_event(snap_fxt_of(tl), SNAP_FXT_EV_BEGIN, pid, tid, ts, name, args, nargs, 0, 0);
 }
 
 static int fxt_op_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 		      uint32_t name)
 {
-	return fxt_event(snap_fxt_of(tl), FXT_EV_END, pid, tid, ts, name, NULL, 0, 0, 0);
+	return fxt_event(snap_fxt_of(tl), SNAP_FXT_EV_END, pid, tid, ts, name, NULL, 0, 0, 0);
 }
 
 static int fxt_op_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 			   uint32_t name, const struct snap_arg *args, size_t nargs)
 {
-	return fxt_event(snap_fxt_of(tl), FXT_EV_END, pid, tid, ts, name, args, nargs, 0, 0);
+	return fxt_event(snap_fxt_of(tl), SNAP_FXT_EV_END, pid, tid, ts, name, args, nargs, 0, 0);
 }
 
 static int fxt_op_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
@@ -435,7 +411,7 @@ static int fxt_op_complete(struct snap_timeline *tl, int32_t pid, int32_t tid, u
 	/* A complete event that ends before it starts is dropped by Perfetto. */
 	if (end_ts < ts)
 		end_ts = ts;
-	return fxt_event(snap_fxt_of(tl), FXT_EV_COMPLETE, pid, tid, ts, name, args, nargs, 1,
+	return fxt_event(snap_fxt_of(tl), SNAP_FXT_EV_COMPLETE, pid, tid, ts, name, args, nargs, 1,
 			 end_ts);
 }
 
@@ -450,7 +426,7 @@ static int fxt_op_counter(struct snap_timeline *tl, int32_t pid, int32_t tid, ui
 		if (snap_u64map_put(&fx->counters, name, id) < 0)
 			return fxt_fail(fx, -ENOMEM);
 	}
-	return fxt_event(fx, FXT_EV_COUNTER, pid, tid, ts, name, args, nargs, 1, id);
+	return fxt_event(fx, SNAP_FXT_EV_COUNTER, pid, tid, ts, name, args, nargs, 1, id);
 }
 
 /* Writes a kernel object record: koid named name, with a "process" koid arg if thread. */
@@ -463,11 +439,11 @@ static void fxt_kobj(struct snap_fxt *fx, unsigned otype, uint64_t koid, uint32_
 	fx->stamp++;
 	w[1] = koid;
 	if (has_pid) {
-		w[n++] = FXT_ARG_KOID | fxt_pack(2, FXT_ARG_WORDS) |
+		w[n++] = SNAP_FXT_ARG_KOID | fxt_pack(2, FXT_ARG_WORDS) |
 			 fxt_pack(FXT_STR_PROCESS, FXT_ARG_NAME);
 		w[n++] = pid;
 	}
-	w[0] = fxt_hdr(FXT_REC_KOBJ, n) | fxt_pack(otype, FXT_KOBJ_TYPE) |
+	w[0] = fxt_hdr(SNAP_FXT_KOBJ, n) | fxt_pack(otype, FXT_KOBJ_TYPE) |
 	       fxt_pack(fxt_str(fx, name), FXT_KOBJ_NAME) |
 	       fxt_pack(has_pid ? 1 : 0, FXT_KOBJ_NARGS);
 	fxt_put(fx, w, n);
@@ -484,10 +460,10 @@ static int fxt_op_thread(struct snap_timeline *tl, int32_t pid, int32_t tid, uin
 	if (proc_name && (!snap_u64map_get(&fx->procs, ppid, &old) || old != proc_name)) {
 		if (snap_u64map_put(&fx->procs, ppid, proc_name) < 0)
 			return fxt_fail(fx, -ENOMEM);
-		fxt_kobj(fx, FXT_OBJ_PROCESS, ppid, proc_name, 0, 0);
+		fxt_kobj(fx, SNAP_FXT_OBJ_PROCESS, ppid, proc_name, 0, 0);
 	}
 	if (thread_name)
-		fxt_kobj(fx, FXT_OBJ_THREAD, (uint32_t)tid, thread_name, 1, ppid);
+		fxt_kobj(fx, SNAP_FXT_OBJ_THREAD, (uint32_t)tid, thread_name, 1, ppid);
 	return fxt_status(fx);
 }
 
@@ -518,17 +494,17 @@ static void fxt_header(struct snap_fxt *fx)
 
 	w[0] = FXT_MAGIC;
 	fxt_put(fx, w, 1);
-	w[0] = fxt_hdr(FXT_REC_METADATA, 1 + pwords) |
+	w[0] = fxt_hdr(SNAP_FXT_METADATA, 1 + pwords) |
 	       fxt_pack(1, FXT_META_TYPE) /* provider info */ | fxt_pack(0, FXT_META_PROVIDER) |
 	       fxt_pack(plen, FXT_META_NAME_LEN);
 	memset(w + 1, 0, pwords * 8);
 	memcpy(w + 1, pname, plen);
 	w[0] = htole64(w[0]);
 	snap_sink_write(fx->sink, w, (1 + pwords) * 8);
-	w[0] = fxt_hdr(FXT_REC_METADATA, 1) |
+	w[0] = fxt_hdr(SNAP_FXT_METADATA, 1) |
 	       fxt_pack(2, FXT_META_TYPE); /* provider section, id 0 */
 	fxt_put(fx, w, 1);
-	w[0] = fxt_hdr(FXT_REC_INIT, 2);
+	w[0] = fxt_hdr(SNAP_FXT_INIT, 2);
 	w[1] = 1000000000ull; /* ticks per second: ticks are ns */
 	fxt_put(fx, w, 2);
 	fxt_put_string_record(fx, FXT_STR_PROCESS, "process", 7);

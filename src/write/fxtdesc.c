@@ -174,9 +174,9 @@ static void desc_kobj(struct fxt_out *o, const struct snap_fxtread_rec *rec)
 	for (uint32_t i = 0; i < rec->nargs; i++)
 		if (arg_is_process(&rec->args[i]))
 			proc = (int)i;
-	if (rec->sub == 1)
+	if (rec->sub == SNAP_FXT_OBJ_PROCESS)
 		out_fmt(o, "process koid=%" PRIu64, rec->tid);
-	else if (rec->sub == 2)
+	else if (rec->sub == SNAP_FXT_OBJ_THREAD)
 		out_fmt(o, "thread koid=%" PRIu64, rec->tid);
 	else
 		out_fmt(o, "kernel_object type=%u koid=%" PRIu64, rec->sub, rec->tid);

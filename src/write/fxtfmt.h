@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The packed fields of FXT header words, shared by the writer (write/fxt.c)
- * and the reader (write/fxtread.c). Each field is "LO, HI": its first and
+ * What the writer (write/fxt.c) and the reader (write/fxtread.c) share of the
+ * Fuchsia trace format: the type codes (records, metadata, events, arguments,
+ * kernel objects) and the packed fields of header words. Each header field is "LO, HI": its first and
  * last bit, so fxt_get(w, FXT_EV_NAME) reads it and fxt_pack(v, FXT_EV_NAME)
  * places v there (the writer passes values that fit).
  */
@@ -9,6 +10,64 @@
 #define SNAP_WRITE_FXTFMT_H
 
 #include <stdint.h>
+
+/* Record types. */
+enum snap_fxt_rec {
+	SNAP_FXT_METADATA = 0,
+	SNAP_FXT_INIT = 1,
+	SNAP_FXT_STRING = 2,
+	SNAP_FXT_THREAD = 3,
+	SNAP_FXT_EVENT = 4,
+	SNAP_FXT_BLOB = 5,
+	SNAP_FXT_USEROBJ = 6,
+	SNAP_FXT_KOBJ = 7,
+	SNAP_FXT_SCHED = 8,
+	SNAP_FXT_LOG = 9,
+	SNAP_FXT_LARGE = 15,
+};
+
+/* Metadata types (rec->sub of a metadata record). */
+enum {
+	SNAP_FXT_MD_PROVIDER_INFO = 1,
+	SNAP_FXT_MD_PROVIDER_SECTION = 2,
+	SNAP_FXT_MD_PROVIDER_EVENT = 3,
+	SNAP_FXT_MD_TRACE_INFO = 4, /* trace info type 0 is the magic record */
+};
+
+/* Event types (rec->sub of an event record). */
+enum {
+	SNAP_FXT_EV_INSTANT = 0,
+	SNAP_FXT_EV_COUNTER = 1,
+	SNAP_FXT_EV_BEGIN = 2,
+	SNAP_FXT_EV_END = 3,
+	SNAP_FXT_EV_COMPLETE = 4,
+	SNAP_FXT_EV_ASYNC_BEGIN = 5,
+	SNAP_FXT_EV_ASYNC_INSTANT = 6,
+	SNAP_FXT_EV_ASYNC_END = 7,
+	SNAP_FXT_EV_FLOW_BEGIN = 8,
+	SNAP_FXT_EV_FLOW_STEP = 9,
+	SNAP_FXT_EV_FLOW_END = 10,
+};
+
+/* Argument types. */
+enum {
+	SNAP_FXT_ARG_NULL = 0,
+	SNAP_FXT_ARG_INT32 = 1,
+	SNAP_FXT_ARG_UINT32 = 2,
+	SNAP_FXT_ARG_INT64 = 3,
+	SNAP_FXT_ARG_UINT64 = 4,
+	SNAP_FXT_ARG_DOUBLE = 5,
+	SNAP_FXT_ARG_STRING = 6,
+	SNAP_FXT_ARG_POINTER = 7,
+	SNAP_FXT_ARG_KOID = 8,
+	SNAP_FXT_ARG_BOOL = 9,
+};
+
+/* Kernel object types (rec->sub of a kernel object record). */
+enum {
+	SNAP_FXT_OBJ_PROCESS = 1,
+	SNAP_FXT_OBJ_THREAD = 2,
+};
 
 #define FXT_MAGIC 0x0016547846040010ull
 

@@ -28,58 +28,7 @@
 #include <stdint.h>
 
 #include "util/u64map.h"
-
-/* Record types. */
-enum snap_fxt_rec {
-	SNAP_FXT_METADATA = 0,
-	SNAP_FXT_INIT = 1,
-	SNAP_FXT_STRING = 2,
-	SNAP_FXT_THREAD = 3,
-	SNAP_FXT_EVENT = 4,
-	SNAP_FXT_BLOB = 5,
-	SNAP_FXT_USEROBJ = 6,
-	SNAP_FXT_KOBJ = 7,
-	SNAP_FXT_SCHED = 8,
-	SNAP_FXT_LOG = 9,
-	SNAP_FXT_LARGE = 15,
-};
-
-/* Metadata types (rec->sub of a metadata record). */
-enum {
-	SNAP_FXT_MD_PROVIDER_INFO = 1,
-	SNAP_FXT_MD_PROVIDER_SECTION = 2,
-	SNAP_FXT_MD_PROVIDER_EVENT = 3,
-	SNAP_FXT_MD_TRACE_INFO = 4, /* trace info type 0 is the magic record */
-};
-
-/* Event types (rec->sub of an event record). */
-enum {
-	SNAP_FXT_EV_INSTANT = 0,
-	SNAP_FXT_EV_COUNTER = 1,
-	SNAP_FXT_EV_BEGIN = 2,
-	SNAP_FXT_EV_END = 3,
-	SNAP_FXT_EV_COMPLETE = 4,
-	SNAP_FXT_EV_ASYNC_BEGIN = 5,
-	SNAP_FXT_EV_ASYNC_INSTANT = 6,
-	SNAP_FXT_EV_ASYNC_END = 7,
-	SNAP_FXT_EV_FLOW_BEGIN = 8,
-	SNAP_FXT_EV_FLOW_STEP = 9,
-	SNAP_FXT_EV_FLOW_END = 10,
-};
-
-/* Argument types. */
-enum {
-	SNAP_FXT_ARG_NULL = 0,
-	SNAP_FXT_ARG_INT32 = 1,
-	SNAP_FXT_ARG_UINT32 = 2,
-	SNAP_FXT_ARG_INT64 = 3,
-	SNAP_FXT_ARG_UINT64 = 4,
-	SNAP_FXT_ARG_DOUBLE = 5,
-	SNAP_FXT_ARG_STRING = 6,
-	SNAP_FXT_ARG_POINTER = 7,
-	SNAP_FXT_ARG_KOID = 8,
-	SNAP_FXT_ARG_BOOL = 9,
-};
+#include "write/fxtfmt.h"
 
 /* rec->flags: semantic problems of the record. */
 #define SNAP_FXTREAD_F_UNDEF_STRING   0x01u /* a string ref names an undefined index */

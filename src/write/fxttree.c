@@ -86,7 +86,7 @@ int snap_fxttree_feed(struct snap_fxttree *t, const struct snap_fxtread_rec *rec
 	int64_t k;
 	uint32_t name;
 
-	if (rec->type == SNAP_FXT_KOBJ && rec->sub == 2 /* thread */)
+	if (rec->type == SNAP_FXT_KOBJ && rec->sub == SNAP_FXT_OBJ_THREAD)
 		return tree_thread_name(t, rec);
 	if (rec->type != SNAP_FXT_EVENT ||
 	    (rec->sub != SNAP_FXT_EV_BEGIN && rec->sub != SNAP_FXT_EV_END &&
