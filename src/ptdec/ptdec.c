@@ -78,35 +78,38 @@ const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len)
 
 /* ---- the reader ---- */
 
-/* The next raw event of queue q, or NULL at its end. Joins pieces. */
+/* The next raw event of queue q, or NULL at its end. Joins pieces, and takes
+ * each piece's events a segment at a time (pool.c). */
 static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 {
 	for (;;) {
 		struct piece *pc;
-		const struct rawev *r;
+		struct rawev *r;
 
 		if (q->cur == q->npieces)
 			return NULL;
 		pc = &d->pieces[q->pieces[q->cur]];
-		if (q->ready != q->cur + 1) { /* seen done under the lock once, then read freely */
-			ptd_need_piece(d, q->pieces[q->cur]);
-			q->ready = q->cur + 1;
+		if (!q->rok) {
+			ptd_next_segment(d, q->pieces[q->cur], &q->rev, &q->rn, &q->rcap,
+					 &q->rlast);
+			q->rok = 1;
+			q->pos = 0;
 		}
-		if (q->pos < pc->nev) {
-			r = &pc->ev[q->pos];
+		if (q->pos < q->rn) {
+			r = &q->rev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
 			 * previous piece of the stream ended cleanly. */
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
 				/* perf resynced at this FUP after the last piece's error */
-				pc->ev[q->pos].time = r->strt_time;
-				pc->ev[q->pos].ip = 0;
+				r->time = r->strt_time;
+				r->ip = 0;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			} else if (r->implicit && r->kind == RAW_BRANCH) {
-				pc->ev[q->pos].ip = 0; /* a stream's first start: from nowhere */
+				r->ip = 0; /* a stream's first start: from nowhere */
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
@@ -117,14 +120,19 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			/* perf's queue time (intel_pt_run_decoder): an error or an
 			 * estimated branch sets it, anything else only moves it forward. */
 			if (!d->timeless) {
-				struct rawev *w = &pc->ev[q->pos];
-
-				if (w->kind == RAW_ERROR || w->est || w->time > q->ts)
-					q->ts = w->time;
-				w->time = q->ts;
+				if (r->kind == RAW_ERROR || r->est || r->time > q->ts)
+					q->ts = r->time;
+				r->time = q->ts;
 			}
 			return r;
 		}
+		q->rok = 0;
+		if (!q->rlast) { /* the piece's next segment */
+			ptd_release_segment(d, q->rev, q->rcap);
+			q->rev = NULL;
+			continue;
+		}
+		q->rev = NULL;
 		q->prev_clean = pc->end_clean;
 		q->prev_err_open = pc->err_open;
 		d->st.insns += pc->insns;
@@ -438,6 +446,9 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 	}
 	(*out)->map = m;
 	(*out)->maplen = len;
+	/* reading the sideband and cutting the buffers touched the whole file: its
+	 * pages are read again as the pieces are decoded, and dropped after them */
+	ptd_drop_bytes(*out, m, (const uint8_t *)m + len, 1);
 	(*out)->o.kcore_dir = NULL; /* kdir was copied; nothing keeps the pointer */
 	return 0;
 }
@@ -460,10 +471,15 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	if (d->tmu_init)
 		pthread_mutex_destroy(&d->tmu);
 	snap_free(d->threads);
-	for (size_t i = 0; i < d->npieces; i++)
+	for (size_t i = 0; i < d->npieces; i++) {
 		snap_free(d->pieces[i].ev);
-	for (size_t i = 0; i < d->nqueues; i++)
+		snap_free(d->pieces[i].pub);
+	}
+	for (size_t i = 0; i < d->nqueues; i++) {
+		if (d->queues[i].rok && !d->queues[i].rlast) /* a segment the reader holds */
+			snap_free(d->queues[i].rev);
 		snap_free(d->queues[i].pieces);
+	}
 	snap_free(d->queues);
 	snap_free(d->pieces);
 	snap_free(d->order);
