@@ -256,6 +256,8 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 	pthread_mutex_unlock(&d->mu);
 }
 
+#define FAULT_AROUND (64u << 10)
+
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole)
 {
 	static uintptr_t page;
@@ -269,6 +271,10 @@ void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t 
 
 		page = ps > 0 ? (uintptr_t)ps : 4096;
 	}
+	/* a fault maps the pages around it that the kernel has (fault-around,
+	 * 64 KiB): those before b that a read of b mapped again go too */
+	if (whole)
+		b = (size_t)(b - m) > FAULT_AROUND ? b - FAULT_AROUND : m;
 	from = (uintptr_t)b & ~(page - 1);
 	to = whole ? ((uintptr_t)e + page - 1) & ~(page - 1) : (uintptr_t)e & ~(page - 1);
 	if (to > (((uintptr_t)m + d->maplen + page - 1) & ~(page - 1)))

@@ -302,17 +302,26 @@ static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 	return 0;
 }
 
-int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
-			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
-			size_t whylen)
+/* snap_ptdec_open_mem; owned: buf is the file's mapping, which d then owns
+ * (unmapped by snap_ptdec_close, also when this fails). */
+static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
+		    const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
+		    size_t whylen, int owned)
 {
 	struct snap_ptdec *d = snap_calloc(1, sizeof(*d));
 	const char *env;
 	int err;
 
 	*out = NULL;
-	if (!d)
+	if (!d) {
+		if (owned)
+			snap_file_unmap(buf, len);
 		return -ENOMEM;
+	}
+	if (owned) {
+		d->map = buf;
+		d->maplen = len;
+	}
 	d->names = names;
 	if (o)
 		d->o = *o;
@@ -404,11 +413,21 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	}
 	if ((err = ptd_split_buffers(d)) < 0 || (err = ptd_start_pool(d)) < 0)
 		goto fail;
+	/* reading the sideband and cutting the buffers touched the whole file: its
+	 * pages are read again as the pieces are decoded, and dropped after them */
+	ptd_drop_bytes(d, buf, (const uint8_t *)buf + len, 1);
 	*out = d;
 	return 0;
 fail:
 	snap_ptdec_close(d);
 	return err;
+}
+
+int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
+			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
+			size_t whylen)
+{
+	return open_buf(out, buf, len, o, names, why, whylen, 0);
 }
 
 int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap_ptdec_opts *o,
@@ -439,16 +458,9 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 	err = snap_file_map_range(path, 1, UINT64_MAX, 0, &m, &len);
 	if (err != 0)
 		return err == 1 ? -SNAP_ETRUNC : err;
-	err = snap_ptdec_open_mem(out, m, len, &oo, names, why, whylen);
-	if (err < 0) {
-		snap_file_unmap(m, len);
+	err = open_buf(out, m, len, &oo, names, why, whylen, 1);
+	if (err < 0)
 		return err;
-	}
-	(*out)->map = m;
-	(*out)->maplen = len;
-	/* reading the sideband and cutting the buffers touched the whole file: its
-	 * pages are read again as the pieces are decoded, and dropped after them */
-	ptd_drop_bytes(*out, m, (const uint8_t *)m + len, 1);
 	(*out)->o.kcore_dir = NULL; /* kdir was copied; nothing keeps the pointer */
 	return 0;
 }
