@@ -118,14 +118,15 @@ void ptd_confirm_all(struct pstate *s)
 }
 
 /* The final events pc->ev[0..confirm) go to the reader as a segment (pool.c);
- * the reader itself gives the piece up to a helper thread (-EAGAIN), unless it
- * is that piece's fallback (pc->big: decoded whole). */
+ * the reader itself holds up to READER_CAPS segments' worth, then gives the
+ * piece up to a helper thread (-EAGAIN), unless it is that piece's fallback
+ * (pc->big: decoded whole). */
 static void publish(struct pstate *s)
 {
 	int err;
 
 	if (!s->w->can_block) {
-		if (!s->pc->big)
+		if (!s->pc->big && s->confirm >= READER_CAPS * s->d->evcap)
 			s->err = -EAGAIN;
 		return;
 	}
@@ -135,8 +136,15 @@ static void publish(struct pstate *s)
 	}
 	/* the bytes before the token reader are read (libipt's decoder is ahead of
 	 * it); a page still needed is read again from the file */
-	if (s->tk.buf == s->pc->b)
-		ptd_drop_bytes(s->d, s->pc->b, s->pc->b + s->tk.pos, 0);
+	if (s->tk.buf == s->pc->b && s->pc->b + s->tk.pos > s->pc->dropped) {
+		const uint8_t *from =
+			s->pc->dropped && (size_t)(s->pc->dropped - s->pc->b) > PTD_FAULT_AROUND
+				? s->pc->dropped - PTD_FAULT_AROUND
+				: s->pc->b;
+
+		ptd_drop_bytes(s->d, from, s->pc->b + s->tk.pos, 0);
+		s->pc->dropped = s->pc->b + s->tk.pos;
+	}
 	if (s->stop_idx != NO_IDX)
 		s->stop_idx -= s->confirm;
 	s->confirm = 0;

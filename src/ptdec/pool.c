@@ -19,7 +19,8 @@
  * segments (the reader's, the one handed on, the one being filled), however
  * long it is. The reader cannot wait for itself: a piece it decodes that
  * reaches the cap is given up (-EAGAIN) and decoded again by a helper thread
- * of its own, while the reader takes its segments.
+ * of its own, while the reader takes its segments (the reader holds up to
+ * READER_CAPS segments' worth of a piece before it gives it up).
  */
 
 /* Of the n events about to be made final in pc, how many to drop: those the
@@ -256,8 +257,6 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 	pthread_mutex_unlock(&d->mu);
 }
 
-#define FAULT_AROUND (64u << 10)
-
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole)
 {
 	static uintptr_t page;
@@ -274,7 +273,7 @@ void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t 
 	/* a fault maps the pages around it that the kernel has (fault-around,
 	 * 64 KiB): those before b that a read of b mapped again go too */
 	if (whole)
-		b = (size_t)(b - m) > FAULT_AROUND ? b - FAULT_AROUND : m;
+		b = (size_t)(b - m) > PTD_FAULT_AROUND ? b - PTD_FAULT_AROUND : m;
 	from = (uintptr_t)b & ~(page - 1);
 	to = whole ? ((uintptr_t)e + page - 1) & ~(page - 1) : (uintptr_t)e & ~(page - 1);
 	if (to > (((uintptr_t)m + d->maplen + page - 1) & ~(page - 1)))
@@ -324,11 +323,12 @@ static int cmp_order(const void *x, const void *y)
 int ptd_start_pool(struct snap_ptdec *d)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = d->o.jobs > 0 ? d->o.jobs : (ncpu > 0 ? (int)ncpu : 1);
+	int jobs = d->o.jobs > 0 ? d->o.jobs : (ncpu > 0 ? (int)ncpu : 1), nworkers;
 
 	if (jobs > 256)
 		jobs = 256;
 	d->st.jobs = jobs;
+	nworkers = jobs;
 	d->order = snap_calloc(d->npieces ? d->npieces : 1, sizeof(*d->order));
 	if (!d->order)
 		return -ENOMEM;
@@ -339,7 +339,8 @@ int ptd_start_pool(struct snap_ptdec *d)
 	/* The reader holds a piece of every queue it merges: the workers' window
 	 * comes on top of those, WINDOW_PER_J pieces a thread up to WINDOW_BYTES
 	 * of events (a piece holds at most two segments of evcap before the
-	 * reader takes one), whatever the number of CPUs. */
+	 * reader takes one), whatever the number of CPUs; no more workers start
+	 * than that part of the window has pieces for. */
 	{
 		const char *env = getenv("SNAPTRACE_PTDEC_CAP");
 		size_t extra = (size_t)jobs * WINDOW_PER_J, per;
@@ -350,7 +351,11 @@ int ptd_start_pool(struct snap_ptdec *d)
 		per = 2 * (d->evcap ? d->evcap : AUTO_EVCAP) * sizeof(struct rawev);
 		if (extra > WINDOW_BYTES / per)
 			extra = WINDOW_BYTES / per;
-		d->window = d->nqueues + (extra > (size_t)jobs ? extra : (size_t)jobs);
+		if (!extra)
+			extra = 1;
+		d->window = d->nqueues + extra;
+		if ((size_t)jobs > extra)
+			nworkers = (int)extra;
 	}
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
@@ -363,10 +368,10 @@ int ptd_start_pool(struct snap_ptdec *d)
 	/* With one job the reader decodes every piece itself, in order. */
 	if (jobs <= 1)
 		return 0;
-	d->threads = snap_calloc((size_t)jobs, sizeof(*d->threads));
+	d->threads = snap_calloc((size_t)nworkers, sizeof(*d->threads));
 	if (!d->threads)
 		return -ENOMEM;
-	for (int i = 0; i < jobs; i++) {
+	for (int i = 0; i < nworkers; i++) {
 		if (pthread_create(&d->threads[i], NULL, worker, d))
 			break;
 		d->nthreads++;

@@ -23,15 +23,19 @@
 #include "ptdec/timing.h"
 #include "util/u64map.h"
 
-#define AUTO_PIECE   (64u << 10)
-#define ACACHE_BITS  16
-#define WINDOW_PER_J 4
-#define NO_IDX	     ((size_t)-1)
+#define AUTO_PIECE	 (64u << 10)
+#define ACACHE_BITS	 16
+#define WINDOW_PER_J	 4
+#define NO_IDX		 ((size_t)-1)
 /* A piece hands its events to the reader in segments of at most AUTO_EVCAP
  * final events ($SNAPTRACE_PTDEC_CAP sets it; pool.c), and the pieces decoded
  * ahead of the reader hold at most WINDOW_BYTES of them (docs/ptdec.md). */
-#define AUTO_EVCAP   16384u
-#define WINDOW_BYTES (16u << 20)
+#define AUTO_EVCAP	 16384u
+#define WINDOW_BYTES	 (16u << 20)
+#define READER_CAPS	 4 /* a piece the reader decodes holds up to 4 segments' worth */
+/* A page fault maps the pages around it that the kernel has (fault-around):
+ * dropping the bytes before an address drops this many more (ptd_drop_bytes). */
+#define PTD_FAULT_AROUND (64u << 10)
 
 enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
 
@@ -148,9 +152,10 @@ struct piece {
 	/* streaming (pool.c): the reader takes the final events in segments */
 	struct rawev *pub; /* a segment handed on, not taken by the reader yet (NULL: none) */
 	size_t npub, cappub;
-	size_t nfinal; /* events made final by this decode so far (handed on or dropped) */
-	size_t skip;   /* the first events, handed on by the fast walk before it gave up */
-	int big;       /* the reader gave it up (too many events): decoded by a helper */
+	size_t nfinal;		/* events made final by this decode so far (handed on or dropped) */
+	size_t skip;		/* the first events, handed on by the fast walk before it gave up */
+	int big;		/* the reader gave it up (too many events): decoded by a helper */
+	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
 	int has_helper;
 	pthread_t helper; /* the thread decoding a big piece, joined at its release */
 };
