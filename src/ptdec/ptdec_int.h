@@ -32,7 +32,7 @@
  * ahead of the reader hold at most WINDOW_BYTES of them (docs/ptdec.md). */
 #define AUTO_EVCAP	 16384u
 #define WINDOW_BYTES	 (16u << 20)
-#define READER_CAPS	 4 /* a piece the reader decodes holds up to 4 segments' worth */
+#define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
 /* A page fault maps the pages around it that the kernel has (fault-around):
  * dropping the bytes before an address drops this many more (ptd_drop_bytes). */
 #define PTD_FAULT_AROUND (64u << 10)
