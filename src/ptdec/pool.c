@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): the worker threads. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -248,6 +249,9 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		*last = 0;
 		pc->pub = NULL;
 		pthread_cond_broadcast(&d->cv_pub);
+		if (d->debug)
+			fprintf(stderr, "ptdec: piece %zu: a segment of %zu events%s\n", i, *n,
+				pc->big ? " (on a helper thread)" : "");
 	} else {
 		*ev = pc->ev;
 		*n = pc->nev;
