@@ -517,6 +517,7 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	snap_u64map_fini(&d->tidpid);
 	if (d->iscache)
 		pt_iscache_free(d->iscache);
+	snap_free(d->secs);
 	snap_pd_fini(&d->pd);
 	if (d->map)
 		snap_file_unmap(d->map, d->maplen);

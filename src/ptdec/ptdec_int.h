@@ -191,6 +191,12 @@ struct aent {
 	struct snap_loc loc;
 };
 
+/* Where a section of the image-section cache lies (insn.c: ptd_add_section):
+ * read without libipt's locks. */
+struct secbound {
+	uint64_t vaddr, size;
+};
+
 struct snap_ptdec {
 	struct snap_pd pd;
 	const void *map;
@@ -219,6 +225,8 @@ struct snap_ptdec {
 	size_t nforked;		/* mapping indices copied by forks (bounded: MAX_FORKED) */
 	char notsup[512];	/* why the sideband is not supported (ENOTSUP), else "" */
 	struct pt_image_section_cache *iscache;
+	struct secbound *secs; /* by isid: each section's addresses (ptd_add_section) */
+	size_t nsecs;
 	struct queue *queues;
 	size_t nqueues, capqueues;
 	struct piece *pieces;
@@ -361,6 +369,12 @@ int ptd_split_buffers(struct snap_ptdec *d);
 /* Writes a made-up synchronisation to buf: PSB+ (64-bit code, the TSC when tsc is set)
  * and TIP.PGE to ip. Its length, or -1 when it does not fit in len. */
 int ptd_encode_sync(uint8_t *buf, size_t len, uint64_t ip, const uint64_t *tsc);
+/* pt_iscache_add_file on d's image-section cache, also noting where the
+ * section lies (its size cut at the end of the file, as libipt cuts it), so
+ * that the workers check instruction bounds without libipt's locks. The
+ * section's isid, or libipt's error (< 0). Before the workers start only. */
+int ptd_add_section(struct snap_ptdec *d, const char *path, uint64_t off, uint64_t size,
+		    uint64_t vaddr);
 /* Worker w's own copy of process pid's image (the kernel's for a pid without
  * mappings), made on first use; owned by w until wctx_fini. NULL: out of memory. */
 struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
