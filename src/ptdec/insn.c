@@ -258,9 +258,7 @@ int ptd_add_section(struct snap_ptdec *d, const char *path, uint64_t off, uint64
 	return isid;
 }
 
-/* Whether the size bytes at ip lie inside section isid (as pt_iscache_read
- * would read them all), from the bounds ptd_add_section noted. */
-static int in_section(const struct snap_ptdec *d, int isid, uint64_t ip, uint64_t size)
+int ptd_in_section(const struct snap_ptdec *d, int isid, uint64_t ip, uint64_t size)
 {
 	const struct secbound *b;
 
@@ -292,7 +290,7 @@ static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *o
 	*status = pt_insn_next(dec, &insn, sizeof(insn));
 	if (*status < 0 && !(*status == -pte_eos && insn.ip && insn.size))
 		return -1;
-	if (d && !in_section(d, insn.isid, insn.ip, insn.size))
+	if (d && !ptd_in_section(d, insn.isid, insn.ip, insn.size))
 		return -1;
 	ptd_cinsn_of(out, &insn);
 	return 1;

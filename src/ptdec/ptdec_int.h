@@ -375,6 +375,9 @@ int ptd_encode_sync(uint8_t *buf, size_t len, uint64_t ip, const uint64_t *tsc);
  * section's isid, or libipt's error (< 0). Before the workers start only. */
 int ptd_add_section(struct snap_ptdec *d, const char *path, uint64_t off, uint64_t size,
 		    uint64_t vaddr);
+/* Whether the size bytes at ip lie inside section isid (pt_iscache_read would
+ * read them all), from the bounds ptd_add_section noted; no lock taken. */
+int ptd_in_section(const struct snap_ptdec *d, int isid, uint64_t ip, uint64_t size);
 /* Worker w's own copy of process pid's image (the kernel's for a pid without
  * mappings), made on first use; owned by w until wctx_fini. NULL: out of memory. */
 struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
