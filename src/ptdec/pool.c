@@ -360,6 +360,7 @@ int ptd_start_pool(struct snap_ptdec *d)
 		d->window = d->nqueues + extra;
 		if ((size_t)jobs > extra)
 			nworkers = (int)extra;
+		d->st.jobs = nworkers;
 	}
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
