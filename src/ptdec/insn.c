@@ -356,17 +356,31 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 {
 	struct run *r;
 	uint64_t h = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	size_t i;
 
 	if (!w->rcache) {
 		w->rcache = snap_calloc((size_t)1 << RCACHE_BITS, sizeof(*w->rcache));
 		if (!w->rcache)
 			return NULL;
 	}
-	r = &w->rcache[h >> (64 - RCACHE_BITS)];
+	/* two ways: the slot and its pair, the one used last in the slot (hot runs
+	 * whose slots collide no longer evict each other) */
+	i = h >> (64 - RCACHE_BITS);
+	r = &w->rcache[i];
 	if (!(r->used && r->ip == ip && r->pid == pid)) {
+		struct run *o = &w->rcache[i ^ 1], t;
+
+		if (o->used && o->ip == ip && o->pid == pid) {
+			t = *r;
+			*r = *o;
+			*o = t;
+			return r->n ? r : NULL;
+		}
 		if (w->nrinsns > (8u << 20)) { /* bounded: start again */
 			memset(w->rcache, 0, sizeof(*w->rcache) << RCACHE_BITS);
 			w->nrinsns = w->nrbr = 0;
+		} else if (r->used) {
+			*o = *r;
 		}
 		memset(r, 0, sizeof(*r));
 		r->used = 1;
