@@ -263,17 +263,11 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole)
 {
-	static uintptr_t page;
 	const uint8_t *m = d->map;
-	uintptr_t from, to;
+	uintptr_t from, to, page = d->pagesz;
 
-	if (!m || b >= e || b < m || e > m + d->maplen)
+	if (!m || !page || b >= e || b < m || e > m + d->maplen)
 		return; /* not the file's mapping (open_mem: the caller's memory) */
-	if (!page) {
-		long ps = sysconf(_SC_PAGESIZE);
-
-		page = ps > 0 ? (uintptr_t)ps : 4096;
-	}
 	/* a fault maps the pages around it that the kernel has (fault-around,
 	 * 64 KiB): those before b that a read of b mapped again go too */
 	if (whole)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -319,8 +320,11 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		return -ENOMEM;
 	}
 	if (owned) {
+		long ps = sysconf(_SC_PAGESIZE);
+
 		d->map = buf;
 		d->maplen = len;
+		d->pagesz = ps > 0 ? (size_t)ps : 4096;
 	}
 	d->names = names;
 	if (o)

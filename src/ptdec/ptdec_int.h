@@ -201,6 +201,7 @@ struct snap_ptdec {
 	struct snap_pd pd;
 	const void *map;
 	size_t maplen;
+	size_t pagesz; /* with map: the page size, for ptd_drop_bytes */
 	struct snap_strtab *names;
 	struct snap_ptdec_opts o;
 	char debug_dir[256];
