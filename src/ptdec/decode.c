@@ -86,6 +86,9 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 		pc->walked = 1;
 		return w->d->walk == 2 ? check_piece(w, pc) : 0;
 	}
+	/* the events the walk handed on already are not handed on again (pool.c) */
+	pc->skip = pc->nfinal;
+	pc->nfinal = 0;
 	pc->nev = 0;
 	pc->insns = 0;
 	pc->end_clean = 0;

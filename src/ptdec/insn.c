@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -235,17 +236,48 @@ static struct pt_insn_decoder *madeup_decoder(struct pt_image *img, uint64_t ip,
 	return dec;
 }
 
+int ptd_add_section(struct snap_ptdec *d, const char *path, uint64_t off, uint64_t size,
+		    uint64_t vaddr)
+{
+	int isid = pt_iscache_add_file(d->iscache, path, off, size, vaddr);
+	size_t old = d->nsecs;
+	struct stat st;
+
+	if (isid <= 0)
+		return isid;
+	if (snap_vec_reserve(&d->secs, &d->nsecs, (size_t)isid + 1, sizeof(*d->secs)) < 0)
+		return -pte_nomem;
+	if (d->nsecs > old)
+		memset(d->secs + old, 0, (d->nsecs - old) * sizeof(*d->secs));
+	/* libipt cuts a section at the end of its file (pt_mk_section) */
+	if (stat(path, &st) == 0 && st.st_size >= 0 && (uint64_t)st.st_size > off &&
+	    (uint64_t)st.st_size - off < size)
+		size = (uint64_t)st.st_size - off;
+	d->secs[isid].vaddr = vaddr;
+	d->secs[isid].size = size;
+	return isid;
+}
+
+int ptd_in_section(const struct snap_ptdec *d, int isid, uint64_t ip, uint64_t size)
+{
+	const struct secbound *b;
+
+	if (isid <= 0 || (size_t)isid >= d->nsecs)
+		return 0;
+	b = &d->secs[isid];
+	return ip >= b->vaddr && ip - b->vaddr <= b->size && size <= b->size - (ip - b->vaddr);
+}
+
 /* The next instruction of the made-up walk: 1 and *out, 0 at its end (the
  * instruction that needed a packet is returned before that), -1 on an error.
- * With iscache, also -1 for an instruction that runs past the end of its
- * section (libipt's block decoder, which reads a section at a time, stops
- * there where the instruction decoder goes on). */
+ * With d, also -1 for an instruction that runs past the end of its section
+ * (libipt's block decoder, which reads a section at a time, stops there where
+ * the instruction decoder goes on). */
 static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *out,
-		       struct pt_image_section_cache *iscache)
+		       const struct snap_ptdec *d)
 {
 	struct pt_insn insn;
 	struct pt_event ev;
-	uint8_t raw[16];
 
 	if (*status < 0)
 		return 0;
@@ -258,7 +290,7 @@ static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *o
 	*status = pt_insn_next(dec, &insn, sizeof(insn));
 	if (*status < 0 && !(*status == -pte_eos && insn.ip && insn.size))
 		return -1;
-	if (iscache && pt_iscache_read(iscache, raw, insn.size, insn.isid, insn.ip) != insn.size)
+	if (d && !ptd_in_section(d, insn.isid, insn.ip, insn.size))
 		return -1;
 	ptd_cinsn_of(out, &insn);
 	return 1;
@@ -289,7 +321,7 @@ static int run_fill(struct wctx *w, struct run *r)
 			got = -1;
 			break;
 		}
-		got = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n], w->d->iscache);
+		got = madeup_next(dec, &status, &w->rinsns[w->nrinsns + n], w->d);
 		if (got <= 0)
 			break;
 		if (w->rinsns[w->nrinsns + n++].trace)
@@ -324,17 +356,31 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 {
 	struct run *r;
 	uint64_t h = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	size_t i;
 
 	if (!w->rcache) {
 		w->rcache = snap_calloc((size_t)1 << RCACHE_BITS, sizeof(*w->rcache));
 		if (!w->rcache)
 			return NULL;
 	}
-	r = &w->rcache[h >> (64 - RCACHE_BITS)];
+	/* two ways: the slot and its pair, the one used last in the slot (hot runs
+	 * whose slots collide no longer evict each other) */
+	i = h >> (64 - RCACHE_BITS);
+	r = &w->rcache[i];
 	if (!(r->used && r->ip == ip && r->pid == pid)) {
+		struct run *o = &w->rcache[i ^ 1], t;
+
+		if (o->used && o->ip == ip && o->pid == pid) {
+			t = *r;
+			*r = *o;
+			*o = t;
+			return r->n ? r : NULL;
+		}
 		if (w->nrinsns > (8u << 20)) { /* bounded: start again */
 			memset(w->rcache, 0, sizeof(*w->rcache) << RCACHE_BITS);
 			w->nrinsns = w->nrbr = 0;
+		} else if (r->used) {
+			*o = *r;
 		}
 		memset(r, 0, sizeof(*r));
 		r->used = 1;

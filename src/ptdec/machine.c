@@ -117,11 +117,46 @@ void ptd_confirm_all(struct pstate *s)
 	s->stop_idx = NO_IDX;
 }
 
+/* The final events pc->ev[0..confirm) go to the reader as a segment (pool.c);
+ * the reader itself holds up to READER_CAPS segments' worth, then gives the
+ * piece up to a helper thread (-EAGAIN), unless it is that piece's fallback
+ * (pc->big: decoded whole). */
+static void publish(struct pstate *s)
+{
+	int err;
+
+	if (!s->w->can_block) {
+		if (!s->pc->big && s->confirm >= READER_CAPS * s->d->evcap)
+			s->err = -EAGAIN;
+		return;
+	}
+	if ((err = ptd_publish(s->d, s->pc, s->confirm)) < 0) {
+		s->err = err;
+		return;
+	}
+	/* the bytes before the token reader are read (libipt's decoder is ahead of
+	 * it); a page still needed is read again from the file */
+	if (s->tk.buf == s->pc->b && s->pc->b + s->tk.pos > s->pc->dropped) {
+		const uint8_t *from =
+			s->pc->dropped && (size_t)(s->pc->dropped - s->pc->b) > PTD_FAULT_AROUND
+				? s->pc->dropped - PTD_FAULT_AROUND
+				: s->pc->b;
+
+		ptd_drop_bytes(s->d, from, s->pc->b + s->tk.pos, 0);
+		s->pc->dropped = s->pc->b + s->tk.pos;
+	}
+	if (s->stop_idx != NO_IDX)
+		s->stop_idx -= s->confirm;
+	s->confirm = 0;
+}
+
 static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 {
 	struct piece *pc = s->pc;
 	struct rawev *r;
 
+	if (s->d->evcap && s->confirm >= s->d->evcap && !s->err)
+		publish(s);
 	if (s->err)
 		return NULL;
 	if (snap_vec_reserve(&pc->ev, &pc->cap, pc->nev + 1, sizeof(*pc->ev))) {
@@ -226,11 +261,12 @@ static void emit_cbr(struct pstate *s, uint32_t cbr, uint64_t time)
 void ptd_cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how)
 {
 	struct piece *pc = s->pc;
-	size_t at = how ? s->confirm : pc->nev;
 	struct rawev *r = emit(s, RAW_POWER, time), ev;
+	size_t at;
 
 	if (!r)
 		return;
+	at = how ? s->confirm : pc->nev - 1; /* emit may have handed events on */
 	r->cbr = cbr;
 	if (at + 1 < pc->nev) {
 		ev = *r;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-process PT decoder (ptdec_int.h): the worker threads. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
@@ -10,15 +12,122 @@
 
 /* ---- the pool ---- */
 
+/*
+ * Streaming (docs/ptdec.md, "Memory"). A piece's events below its watermark
+ * are final (machine.c's top comment); once it has d->evcap of them its
+ * producer hands them to the reader as a segment (ptd_publish) and waits
+ * while the segment before is not taken, so a piece holds at most three
+ * segments (the reader's, the one handed on, the one being filled), however
+ * long it is. The reader cannot wait for itself: a piece it decodes that
+ * reaches the cap is given up (-EAGAIN) and decoded again by a helper thread
+ * of its own, while the reader takes its segments (the reader holds up to
+ * READER_CAPS segments' worth of a piece before it gives it up).
+ */
+
+/* Of the n events about to be made final in pc, how many to drop: those the
+ * fast walk handed on before it gave the piece up (pc->skip). */
+static size_t skipped(struct piece *pc, size_t n)
+{
+	size_t drop = 0;
+
+	if (pc->skip > pc->nfinal)
+		drop = pc->skip - pc->nfinal < n ? pc->skip - pc->nfinal : n;
+	pc->nfinal += n;
+	return drop;
+}
+
+/* Under the lock: an event array for a piece, from the spare ones. */
+static void take_spare(struct snap_ptdec *d, struct rawev **ev, size_t *cap)
+{
+	if (d->nspare) {
+		d->nspare--;
+		*ev = d->spare[d->nspare].ev;
+		*cap = d->spare[d->nspare].cap;
+	}
+}
+
+/* Under the lock: array ev (cap events) is free: kept for a later piece or freed. */
+static void give_spare(struct snap_ptdec *d, struct rawev *ev, size_t cap)
+{
+	if (!ev)
+		return;
+	if (d->nspare < d->window) {
+		d->spare[d->nspare].ev = ev;
+		d->spare[d->nspare++].cap = cap;
+	} else {
+		snap_free(ev);
+	}
+}
+
+int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
+{
+	size_t rest = pc->nev - n, drop = skipped(pc, n), cap = 0,
+	       want = rest > d->evcap ? rest : d->evcap;
+	struct rawev *tail = NULL;
+
+	pthread_mutex_lock(&d->mu);
+	take_spare(d, &tail, &cap);
+	pthread_mutex_unlock(&d->mu);
+	if (cap < want || !tail) {
+		struct rawev *t = snap_reallocarray(tail, want ? want : 1, sizeof(*tail));
+
+		if (!t) {
+			snap_free(tail);
+			return -ENOMEM;
+		}
+		tail = t;
+		cap = want ? want : 1;
+	}
+	if (rest)
+		memcpy(tail, pc->ev + n, rest * sizeof(*tail));
+	if (drop && n > drop)
+		memmove(pc->ev, pc->ev + drop, (n - drop) * sizeof(*pc->ev));
+	pthread_mutex_lock(&d->mu);
+	while (n > drop && pc->pub && !d->stop)
+		pthread_cond_wait(&d->cv_pub, &d->mu);
+	if (d->stop) {
+		pthread_mutex_unlock(&d->mu);
+		snap_free(tail);
+		return -ECANCELED;
+	}
+	if (n > drop) {
+		pc->pub = pc->ev;
+		pc->npub = n - drop;
+		pc->cappub = pc->cap;
+		pthread_cond_broadcast(&d->cv_done);
+	} else {
+		give_spare(d, pc->ev, pc->cap);
+	}
+	pthread_mutex_unlock(&d->mu);
+	pc->ev = tail;
+	pc->cap = cap;
+	pc->nev = rest;
+	return 0;
+}
+
+/* The piece is decoded (err: ptd_decode_piece's result): its last events are
+ * the reader's. Under the lock. */
+static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
+{
+	size_t drop;
+
+	if (err < 0)
+		pc->nev = 0; /* out of memory: the piece's events are lost, counted */
+	drop = skipped(pc, pc->nev);
+	if (drop) {
+		memmove(pc->ev, pc->ev + drop, (pc->nev - drop) * sizeof(*pc->ev));
+		pc->nev -= drop;
+	}
+	pc->state = PIECE_DONE;
+	pthread_cond_broadcast(&d->cv_done);
+}
+
 static void run_piece(struct wctx *w, struct piece *pc)
 {
 	int err = ptd_decode_piece(w, pc);
 
 	pthread_mutex_lock(&w->d->mu);
-	if (err < 0)
-		pc->nev = 0; /* out of memory: the piece's events are lost, counted */
-	pc->state = PIECE_DONE;
-	pthread_cond_broadcast(&w->d->cv_done);
+	piece_done(w->d, pc, err);
 	pthread_mutex_unlock(&w->d->mu);
 }
 
@@ -28,11 +137,8 @@ static void start_piece(struct snap_ptdec *d, struct piece *pc)
 {
 	pc->state = PIECE_RUNNING;
 	d->live++;
-	if (d->nspare && !pc->ev) {
-		d->nspare--;
-		pc->ev = d->spare[d->nspare].ev;
-		pc->cap = d->spare[d->nspare].cap;
-	}
+	if (!pc->ev)
+		take_spare(d, &pc->ev, &pc->cap);
 }
 
 static void *worker(void *arg)
@@ -42,6 +148,7 @@ static void *worker(void *arg)
 
 	memset(&w, 0, sizeof(w));
 	w.d = d;
+	w.can_block = 1;
 	pthread_mutex_lock(&d->mu);
 	for (;;) {
 		struct piece *pc;
@@ -63,43 +170,138 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+struct helper_arg {
+	struct snap_ptdec *d;
+	struct piece *pc;
+};
+
+/* A big piece's own thread: decodes it, handing its segments on. */
+static void *helper(void *arg)
+{
+	struct helper_arg a = *(struct helper_arg *)arg;
+	struct wctx w;
+
+	snap_free(arg);
+	memset(&w, 0, sizeof(w));
+	w.d = a.d;
+	w.can_block = 1;
+	run_piece(&w, a.pc);
+	ptd_wctx_fini(&w);
+	return NULL;
+}
+
 /* The reader's own context, for pieces it decodes itself. One decoder is open
  * at a time (successive snapshots are decoded one after the other). */
 static struct wctx reader_ctx;
 
-/* Waits until piece i is decoded (decoding it here if no worker took it yet). */
-void ptd_need_piece(struct snap_ptdec *d, size_t i)
+/* Piece pc (running, the reader's) gave up on the reader: it starts again on a
+ * helper thread, or on the reader without a cap if there is none. */
+static void to_helper(struct snap_ptdec *d, struct piece *pc)
+{
+	struct helper_arg *a = snap_malloc(sizeof(*a));
+
+	pc->nev = 0;
+	pc->insns = 0;
+	pc->unwalked = 0;
+	pc->walked = 0;
+	pc->end_clean = 0;
+	pc->err_open = 0;
+	pc->nfinal = 0;
+	pc->skip = 0;
+	pc->big = 1;
+	if (a) {
+		a->d = d;
+		a->pc = pc;
+		if (pthread_create(&pc->helper, NULL, helper, a) == 0) {
+			pc->has_helper = 1;
+			return;
+		}
+		snap_free(a);
+	}
+	run_piece(&reader_ctx, pc); /* big: the whole piece at once */
+}
+
+void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
+		      int *last)
 {
 	struct piece *pc = &d->pieces[i];
 
 	pthread_mutex_lock(&d->mu);
 	if (pc->state == PIECE_WAITING) {
+		int err;
+
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
 		reader_ctx.d = d;
-		run_piece(&reader_ctx, pc);
+		err = ptd_decode_piece(&reader_ctx, pc);
+		if (err == -EAGAIN)
+			to_helper(d, pc);
 		pthread_mutex_lock(&d->mu);
+		if (err != -EAGAIN)
+			piece_done(d, pc, err);
 	}
-	while (pc->state == PIECE_RUNNING)
+	while (pc->state == PIECE_RUNNING && !pc->pub)
 		pthread_cond_wait(&d->cv_done, &d->mu);
+	if (pc->pub) {
+		*ev = pc->pub;
+		*n = pc->npub;
+		*cap = pc->cappub;
+		*last = 0;
+		pc->pub = NULL;
+		pthread_cond_broadcast(&d->cv_pub);
+		if (d->debug)
+			fprintf(stderr, "ptdec: piece %zu: a segment of %zu events%s\n", i, *n,
+				pc->big ? " (on a helper thread)" : "");
+	} else {
+		*ev = pc->ev;
+		*n = pc->nev;
+		*cap = pc->cap;
+		*last = 1;
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
+void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole)
+{
+	const uint8_t *m = d->map;
+	uintptr_t from, to, page = d->pagesz;
+
+	if (!m || !page || b >= e || b < m || e > m + d->maplen)
+		return; /* not the file's mapping (open_mem: the caller's memory) */
+	/* a fault maps the pages around it that the kernel has (fault-around,
+	 * 64 KiB): those before b that a read of b mapped again go too */
+	if (whole)
+		b = (size_t)(b - m) > PTD_FAULT_AROUND ? b - PTD_FAULT_AROUND : m;
+	from = (uintptr_t)b & ~(page - 1);
+	to = whole ? ((uintptr_t)e + page - 1) & ~(page - 1) : (uintptr_t)e & ~(page - 1);
+	if (to > (((uintptr_t)m + d->maplen + page - 1) & ~(page - 1)))
+		to = ((uintptr_t)m + d->maplen + page - 1) & ~(page - 1);
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
+{
+	pthread_mutex_lock(&d->mu);
+	give_spare(d, ev, cap);
 	pthread_mutex_unlock(&d->mu);
 }
 
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
+	ptd_drop_bytes(d, pc->b, pc->e, 1);
 	pthread_mutex_lock(&d->mu);
-	if (d->nspare < d->window) { /* kept for a later piece */
-		d->spare[d->nspare].ev = pc->ev;
-		d->spare[d->nspare++].cap = pc->cap;
-	} else {
-		snap_free(pc->ev);
-	}
+	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;
 	pc->cap = 0;
 	pc->state = PIECE_RELEASED;
 	d->live--;
 	pthread_cond_broadcast(&d->cv_work);
 	pthread_mutex_unlock(&d->mu);
+	if (pc->has_helper) {
+		pthread_join(pc->helper, NULL);
+		pc->has_helper = 0;
+	}
 }
 
 static struct snap_ptdec *sort_ctx;
@@ -119,11 +321,12 @@ static int cmp_order(const void *x, const void *y)
 int ptd_start_pool(struct snap_ptdec *d)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = d->o.jobs > 0 ? d->o.jobs : (ncpu > 0 ? (int)ncpu : 1);
+	int jobs = d->o.jobs > 0 ? d->o.jobs : (ncpu > 0 ? (int)ncpu : 1), nworkers;
 
 	if (jobs > 256)
 		jobs = 256;
 	d->st.jobs = jobs;
+	nworkers = jobs;
 	d->order = snap_calloc(d->npieces ? d->npieces : 1, sizeof(*d->order));
 	if (!d->order)
 		return -ENOMEM;
@@ -132,22 +335,42 @@ int ptd_start_pool(struct snap_ptdec *d)
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
 	/* The reader holds a piece of every queue it merges: the workers' window
-	 * comes on top of those. */
-	d->window = d->nqueues + (size_t)jobs * WINDOW_PER_J;
+	 * comes on top of those, WINDOW_PER_J pieces a thread up to WINDOW_BYTES
+	 * of events (a piece holds at most two segments of evcap before the
+	 * reader takes one), whatever the number of CPUs; no more workers start
+	 * than that part of the window has pieces for. */
+	{
+		const char *env = getenv("SNAPTRACE_PTDEC_CAP");
+		size_t extra = (size_t)jobs * WINDOW_PER_J, per;
+
+		d->evcap = env ? strtoul(env, NULL, 10) : AUTO_EVCAP;
+		if (d->walk == 2)
+			d->evcap = 0; /* the self-check compares whole pieces */
+		per = 2 * (d->evcap ? d->evcap : AUTO_EVCAP) * sizeof(struct rawev);
+		if (extra > WINDOW_BYTES / per)
+			extra = WINDOW_BYTES / per;
+		if (!extra)
+			extra = 1;
+		d->window = d->nqueues + extra;
+		if ((size_t)jobs > extra)
+			nworkers = (int)extra;
+		d->st.jobs = nworkers;
+	}
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
 		return -ENOMEM;
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->cv_work, NULL);
 	pthread_cond_init(&d->cv_done, NULL);
+	pthread_cond_init(&d->cv_pub, NULL);
 	d->threads_started = 1;
 	/* With one job the reader decodes every piece itself, in order. */
 	if (jobs <= 1)
 		return 0;
-	d->threads = snap_calloc((size_t)jobs, sizeof(*d->threads));
+	d->threads = snap_calloc((size_t)nworkers, sizeof(*d->threads));
 	if (!d->threads)
 		return -ENOMEM;
-	for (int i = 0; i < jobs; i++) {
+	for (int i = 0; i < nworkers; i++) {
 		if (pthread_create(&d->threads[i], NULL, worker, d))
 			break;
 		d->nthreads++;
@@ -162,12 +385,19 @@ void ptd_stop_pool(struct snap_ptdec *d)
 		pthread_mutex_lock(&d->mu);
 		d->stop = 1;
 		pthread_cond_broadcast(&d->cv_work);
+		pthread_cond_broadcast(&d->cv_pub);
 		pthread_mutex_unlock(&d->mu);
 		for (int i = 0; i < d->nthreads; i++)
 			pthread_join(d->threads[i], NULL);
+		for (size_t i = 0; i < d->npieces; i++)
+			if (d->pieces[i].has_helper) {
+				pthread_join(d->pieces[i].helper, NULL);
+				d->pieces[i].has_helper = 0;
+			}
 		pthread_mutex_destroy(&d->mu);
 		pthread_cond_destroy(&d->cv_work);
 		pthread_cond_destroy(&d->cv_done);
+		pthread_cond_destroy(&d->cv_pub);
 	}
 	ptd_wctx_fini(&reader_ctx);
 	for (size_t i = 0; i < d->nspare; i++)

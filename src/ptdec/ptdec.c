@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -78,35 +79,38 @@ const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len)
 
 /* ---- the reader ---- */
 
-/* The next raw event of queue q, or NULL at its end. Joins pieces. */
+/* The next raw event of queue q, or NULL at its end. Joins pieces, and takes
+ * each piece's events a segment at a time (pool.c). */
 static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 {
 	for (;;) {
 		struct piece *pc;
-		const struct rawev *r;
+		struct rawev *r;
 
 		if (q->cur == q->npieces)
 			return NULL;
 		pc = &d->pieces[q->pieces[q->cur]];
-		if (q->ready != q->cur + 1) { /* seen done under the lock once, then read freely */
-			ptd_need_piece(d, q->pieces[q->cur]);
-			q->ready = q->cur + 1;
+		if (!q->rok) {
+			ptd_next_segment(d, q->pieces[q->cur], &q->rev, &q->rn, &q->rcap,
+					 &q->rlast);
+			q->rok = 1;
+			q->pos = 0;
 		}
-		if (q->pos < pc->nev) {
-			r = &pc->ev[q->pos];
+		if (q->pos < q->rn) {
+			r = &q->rev[q->pos];
 			/* A continuation piece's first "tr strt" is no restart when the
 			 * previous piece of the stream ended cleanly. */
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
 				/* perf resynced at this FUP after the last piece's error */
-				pc->ev[q->pos].time = r->strt_time;
-				pc->ev[q->pos].ip = 0;
+				r->time = r->strt_time;
+				r->ip = 0;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			} else if (r->implicit && r->kind == RAW_BRANCH) {
-				pc->ev[q->pos].ip = 0; /* a stream's first start: from nowhere */
+				r->ip = 0; /* a stream's first start: from nowhere */
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
@@ -117,14 +121,19 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			/* perf's queue time (intel_pt_run_decoder): an error or an
 			 * estimated branch sets it, anything else only moves it forward. */
 			if (!d->timeless) {
-				struct rawev *w = &pc->ev[q->pos];
-
-				if (w->kind == RAW_ERROR || w->est || w->time > q->ts)
-					q->ts = w->time;
-				w->time = q->ts;
+				if (r->kind == RAW_ERROR || r->est || r->time > q->ts)
+					q->ts = r->time;
+				r->time = q->ts;
 			}
 			return r;
 		}
+		q->rok = 0;
+		if (!q->rlast) { /* the piece's next segment */
+			ptd_release_segment(d, q->rev, q->rcap);
+			q->rev = NULL;
+			continue;
+		}
+		q->rev = NULL;
 		q->prev_clean = pc->end_clean;
 		q->prev_err_open = pc->err_open;
 		d->st.insns += pc->insns;
@@ -292,17 +301,29 @@ static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
 	return 0;
 }
 
-int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
-			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
-			size_t whylen)
+/* snap_ptdec_open_mem; owned: buf is the file's mapping, which d then owns
+ * (unmapped by snap_ptdec_close, also when this fails). */
+static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
+		    const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
+		    size_t whylen, int owned)
 {
 	struct snap_ptdec *d = snap_calloc(1, sizeof(*d));
 	const char *env;
 	int err;
 
 	*out = NULL;
-	if (!d)
+	if (!d) {
+		if (owned)
+			snap_file_unmap(buf, len);
 		return -ENOMEM;
+	}
+	if (owned) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		d->map = buf;
+		d->maplen = len;
+		d->pagesz = ps > 0 ? (size_t)ps : 4096;
+	}
 	d->names = names;
 	if (o)
 		d->o = *o;
@@ -394,11 +415,21 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 	}
 	if ((err = ptd_split_buffers(d)) < 0 || (err = ptd_start_pool(d)) < 0)
 		goto fail;
+	/* reading the sideband and cutting the buffers touched the whole file: its
+	 * pages are read again as the pieces are decoded, and dropped after them */
+	ptd_drop_bytes(d, buf, (const uint8_t *)buf + len, 1);
 	*out = d;
 	return 0;
 fail:
 	snap_ptdec_close(d);
 	return err;
+}
+
+int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
+			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
+			size_t whylen)
+{
+	return open_buf(out, buf, len, o, names, why, whylen, 0);
 }
 
 int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap_ptdec_opts *o,
@@ -429,13 +460,9 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 	err = snap_file_map_range(path, 1, UINT64_MAX, 0, &m, &len);
 	if (err != 0)
 		return err == 1 ? -SNAP_ETRUNC : err;
-	err = snap_ptdec_open_mem(out, m, len, &oo, names, why, whylen);
-	if (err < 0) {
-		snap_file_unmap(m, len);
+	err = open_buf(out, m, len, &oo, names, why, whylen, 1);
+	if (err < 0)
 		return err;
-	}
-	(*out)->map = m;
-	(*out)->maplen = len;
 	(*out)->o.kcore_dir = NULL; /* kdir was copied; nothing keeps the pointer */
 	return 0;
 }
@@ -458,10 +485,15 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	if (d->tmu_init)
 		pthread_mutex_destroy(&d->tmu);
 	snap_free(d->threads);
-	for (size_t i = 0; i < d->npieces; i++)
+	for (size_t i = 0; i < d->npieces; i++) {
 		snap_free(d->pieces[i].ev);
-	for (size_t i = 0; i < d->nqueues; i++)
+		snap_free(d->pieces[i].pub);
+	}
+	for (size_t i = 0; i < d->nqueues; i++) {
+		if (d->queues[i].rok && !d->queues[i].rlast) /* a segment the reader holds */
+			snap_free(d->queues[i].rev);
 		snap_free(d->queues[i].pieces);
+	}
 	snap_free(d->queues);
 	snap_free(d->pieces);
 	snap_free(d->order);
@@ -487,6 +519,7 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	snap_u64map_fini(&d->tidpid);
 	if (d->iscache)
 		pt_iscache_free(d->iscache);
+	snap_free(d->secs);
 	snap_pd_fini(&d->pd);
 	if (d->map)
 		snap_file_unmap(d->map, d->maplen);

@@ -23,10 +23,19 @@
 #include "ptdec/timing.h"
 #include "util/u64map.h"
 
-#define AUTO_PIECE   (64u << 10)
-#define ACACHE_BITS  16
-#define WINDOW_PER_J 4
-#define NO_IDX	     ((size_t)-1)
+#define AUTO_PIECE	 (64u << 10)
+#define ACACHE_BITS	 16
+#define WINDOW_PER_J	 4
+#define NO_IDX		 ((size_t)-1)
+/* A piece hands its events to the reader in segments of at most AUTO_EVCAP
+ * final events ($SNAPTRACE_PTDEC_CAP sets it; pool.c), and the pieces decoded
+ * ahead of the reader hold at most WINDOW_BYTES of them (docs/ptdec.md). */
+#define AUTO_EVCAP	 16384u
+#define WINDOW_BYTES	 (16u << 20)
+#define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
+/* A page fault maps the pages around it that the kernel has (fault-around):
+ * dropping the bytes before an address drops this many more (ptd_drop_bytes). */
+#define PTD_FAULT_AROUND (64u << 10)
 
 enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
 
@@ -140,6 +149,15 @@ struct piece {
 	uint64_t ref;	   /* the buffer's reference TSC */
 	struct ptt tin;	   /* perf's clock at its start (with CYC or MTC timing) */
 	int tin_set;	   /* tin is known */
+	/* streaming (pool.c): the reader takes the final events in segments */
+	struct rawev *pub; /* a segment handed on, not taken by the reader yet (NULL: none) */
+	size_t npub, cappub;
+	size_t nfinal;		/* events made final by this decode so far (handed on or dropped) */
+	size_t skip;		/* the first events, handed on by the fast walk before it gave up */
+	int big;		/* the reader gave it up (too many events): decoded by a helper */
+	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
+	int has_helper;
+	pthread_t helper; /* the thread decoding a big piece, joined at its release */
 };
 
 struct queue {
@@ -149,7 +167,9 @@ struct queue {
 	size_t npieces, cappieces;
 	size_t cur, pos;
 	const struct rawev *head; /* the next event, once peeked (NULL: peek again) */
-	size_t ready;		  /* cur + 1 once that piece is known decoded */
+	struct rawev *rev;	  /* the segment of piece cur being read, rn events */
+	size_t rn, rcap;
+	int rok, rlast; /* rev is set; it is the piece's last segment (the piece is done) */
 	int head_ok, prev_clean, prev_err_open;
 	int64_t last_cbr; /* -1 = none reported yet */
 	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
@@ -171,10 +191,17 @@ struct aent {
 	struct snap_loc loc;
 };
 
+/* Where a section of the image-section cache lies (insn.c: ptd_add_section):
+ * read without libipt's locks. */
+struct secbound {
+	uint64_t vaddr, size;
+};
+
 struct snap_ptdec {
 	struct snap_pd pd;
 	const void *map;
 	size_t maplen;
+	size_t pagesz; /* with map: the page size, for ptd_drop_bytes */
 	struct snap_strtab *names;
 	struct snap_ptdec_opts o;
 	char debug_dir[256];
@@ -198,19 +225,22 @@ struct snap_ptdec {
 	size_t nforked;		/* mapping indices copied by forks (bounded: MAX_FORKED) */
 	char notsup[512];	/* why the sideband is not supported (ENOTSUP), else "" */
 	struct pt_image_section_cache *iscache;
+	struct secbound *secs; /* by isid: each section's addresses (ptd_add_section) */
+	size_t nsecs;
 	struct queue *queues;
 	size_t nqueues, capqueues;
 	struct piece *pieces;
 	size_t npieces, cappieces;
 	size_t *order; /* pieces in dispatch order */
 	size_t dispatched, live, window;
+	size_t evcap; /* final events per segment (0: a piece holds all its events) */
 	struct {
 		struct rawev *ev;
 		size_t cap;
 	} * spare; /* event arrays of released pieces, for the next ones (at most window) */
 	size_t nspare;
 	pthread_mutex_t mu;
-	pthread_cond_t cv_work, cv_done;
+	pthread_cond_t cv_work, cv_done, cv_pub;
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	struct aent *acache;
@@ -274,6 +304,7 @@ struct wctx {
 	size_t nrbr, caprbr;
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
+	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
 };
 
 /* ---- small helpers ---- */
@@ -338,6 +369,15 @@ int ptd_split_buffers(struct snap_ptdec *d);
 /* Writes a made-up synchronisation to buf: PSB+ (64-bit code, the TSC when tsc is set)
  * and TIP.PGE to ip. Its length, or -1 when it does not fit in len. */
 int ptd_encode_sync(uint8_t *buf, size_t len, uint64_t ip, const uint64_t *tsc);
+/* pt_iscache_add_file on d's image-section cache, also noting where the
+ * section lies (its size cut at the end of the file, as libipt cuts it), so
+ * that the workers check instruction bounds without libipt's locks. The
+ * section's isid, or libipt's error (< 0). Before the workers start only. */
+int ptd_add_section(struct snap_ptdec *d, const char *path, uint64_t off, uint64_t size,
+		    uint64_t vaddr);
+/* Whether the size bytes at ip lie inside section isid (pt_iscache_read would
+ * read them all), from the bounds ptd_add_section noted; no lock taken. */
+int ptd_in_section(const struct snap_ptdec *d, int isid, uint64_t ip, uint64_t size);
 /* Worker w's own copy of process pid's image (the kernel's for a pid without
  * mappings), made on first use; owned by w until wctx_fini. NULL: out of memory. */
 struct pt_image *ptd_wimage(struct wctx *w, int32_t pid);
@@ -367,9 +407,26 @@ void ptd_piece_clock(struct snap_ptdec *d, struct piece *pc, struct ptt *out);
  * $SNAPTRACE_PTDEC_WALK=check it must equal the scan's, else abort). */
 void ptd_piece_clock_end(struct snap_ptdec *d, const struct piece *pc, const struct ptt *end);
 /* pool.c */
-/* Waits until piece i of d is decoded, decoding it on the calling (reader)
- * thread if no worker has taken it yet. */
-void ptd_need_piece(struct snap_ptdec *d, size_t i);
+/* The next segment of piece i for the reader: *ev (owned by the reader until
+ * ptd_release_segment, or by the piece when *last), *n events, *cap its size;
+ * *last when it is the piece's last. Waits for it, decoding the piece on the
+ * calling (reader) thread if no worker has taken it yet (or on a helper thread
+ * when it holds too many events for that). */
+void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
+		      int *last);
+/* The reader is done with a segment that was not a piece's last (ev, cap: from
+ * ptd_next_segment): kept for a later one or freed. */
+void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap);
+/* The producer of piece pc hands its events pc->ev[0..n) (final) to the reader,
+ * waiting while the last segment is not taken; pc->ev then holds the rest
+ * (pc->nev - n events, moved to the front). 0, -ENOMEM, or -ECANCELED when
+ * the decoder closes. */
+int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n);
+/* The bytes b..e of the perf.data mapping (borrowed) are read: their pages
+ * leave the process's memory (read again from the file if needed; the pages
+ * around them too when whole, else only those entirely before e). A no-op on
+ * memory that is not the file's mapping (snap_ptdec_open_mem). */
+void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole);
 /* The reader is done with piece pc: its events (owned by the piece) are freed or
  * kept for a later piece, and a worker may start the next one. */
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);

@@ -269,7 +269,7 @@ static int add_mmap(struct snap_ptdec *d, const struct snap_pd_rec *r)
 		return 0;
 	}
 	{
-		int isid = pt_iscache_add_file(d->iscache, d->dsos[di].path, pgoff, len, start);
+		int isid = ptd_add_section(d, d->dsos[di].path, pgoff, len, start);
 
 		if (isid < 0 || pt_image_add_cached(pr->img, d->iscache, isid, NULL) < 0) {
 			d->dsos[di].missing = 1;
@@ -318,7 +318,7 @@ static int add_segments(struct snap_ptdec *d, const char *path, uint64_t delta, 
 
 		if (!sz || !(g[i].flags & 5))
 			continue;
-		isid = pt_iscache_add_file(d->iscache, path, g[i].off, sz, g[i].vaddr + delta);
+		isid = ptd_add_section(d, path, g[i].off, sz, g[i].vaddr + delta);
 		if (isid < 0 || pt_image_add_cached(d->kimg, d->iscache, isid, NULL) < 0)
 			continue;
 		added++;
@@ -632,8 +632,7 @@ static int kernel_setup(struct snap_ptdec *d)
 			} else if (err == 0 && et == 3) { /* ET_DYN: by file offset, as user code */
 				d->dsos[di].vaddr = 0;
 				d->maps[d->nmaps - 1].pgoff = k->pgoff;
-				isid = pt_iscache_add_file(d->iscache, path, k->pgoff, k->len,
-							   k->start);
+				isid = ptd_add_section(d, path, k->pgoff, k->len, k->start);
 				if (isid >= 0 &&
 				    pt_image_add_cached(d->kimg, d->iscache, isid, NULL) < 0)
 					isid = -1;

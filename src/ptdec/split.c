@@ -135,6 +135,9 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			next = from < e ? find_psb(from, e) : NULL;
 			if ((err = add_piece(d, q, qi, cur, next ? next : e, run_start, a)) < 0)
 				return err;
+			/* the pages looked at (and the kernel's fault-around) leave
+			 * memory again: the whole file is never resident at once */
+			ptd_drop_bytes(d, cur, next ? next : e, 1);
 			run_start = 0;
 			if (!next)
 				break;
@@ -152,6 +155,7 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			psb_info(psb, pc->e, &has_tsc, &tsc, &has_fup, &fup);
 			pc->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
 		}
+		ptd_drop_bytes(d, pc->b, pc->e, 1);
 	}
 	for (size_t qi = 0; qi < d->nqueues; qi++) {
 		struct queue *q = &d->queues[qi];
@@ -170,6 +174,7 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			psb_info(nx->b, nx->e, &has_tsc, &tsc, &has_fup, &fup);
 			pc->has_stop = has_fup;
 			pc->stop_ip = fup;
+			ptd_drop_bytes(d, nx->b, nx->e, 1);
 		}
 	}
 	d->st.pieces = d->npieces;

@@ -183,11 +183,15 @@ ptdec_case() {
 		fail=1
 		return
 	fi
-	for mode in default piece1; do
+	for mode in stream1 stream8 default piece1; do
 		# check: every piece the fast walk decodes is decoded by libipt's decoder too,
 		# and the events must be the same (docs/ptdec.md)
 		local env=(SNAPTRACE_PTDEC_WALK=check) jobs=()
 		[ $mode = piece1 ] && env+=(SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 2)
+		# stream: each piece hands its events on 7 at a time (the check compares
+		# whole pieces, so not with it), on one thread and on 8 with a piece a PSB
+		[ $mode = stream1 ] && env=(SNAPTRACE_PTDEC_CAP=7) && jobs=(-j 1)
+		[ $mode = stream8 ] && env=(SNAPTRACE_PTDEC_CAP=7 SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 8)
 		if ! env "${env[@]}" ./snaptrace decode -v -decoder ipt "${jobs[@]}" "${datas[@]}" "$@" \
 			-o "$work/$name.pd.ipt.fxt" >"$work/$name.pd.err" 2>&1 ||
 			! ./snaptrace dump "$work/$name.pd.ipt.fxt" >"$work/$name.pd.ipt"; then
@@ -476,6 +480,40 @@ PTDEC_LEFT=1 run_case dyn-cyc-snapshot-psb dyn u -r -k 64 -Y -F -S -g 100 -P 300
 # FUP, and it resyncs at it ("tr strt") instead of silently at the PSB (mkptdata's list
 # does not model this).
 PTDEC_LEFT=1 ptdec_only dyn-cyc-corrupt-at-psb dyn -Y -F -c 5 -P 256 -R 400:1 -M 2
+
+# A piece without PSBs (one PSB+ per stream) is streamed to the reader in segments, not held
+# whole (docs/ptdec.md, "Memory"): its dump is the same as perf's for -j 1, 2 and 8 (the
+# stream modes above; here also TSC-only and cycle-accurate), and the reader takes it in
+# segments of about the cap, from a helper thread when the reader was to decode it itself.
+stream_case() {
+	local name=$1
+	shift
+	ptdec_only "$name" dyn -P 100000000 "$@" || return
+	[ -f "$work/$name.data" ] || return
+	local j n big over
+	for j in 1 2 8; do
+		if ! SNAPTRACE_PTDEC_CAP=50 SNAPTRACE_PTDEC_DEBUG=1 ./snaptrace decode -decoder ipt -j $j \
+			"$work/$name.data" -o "$work/$name.st.fxt" >"$work/$name.st.err" 2>&1 ||
+			! ./snaptrace dump "$work/$name.st.fxt" >"$work/$name.st.dump" ||
+			! cmp -s "$work/$name.pd.perf" "$work/$name.st.dump"; then
+			echo "FAIL ptdec-stream $name -j $j: $(grep -v '^ptdec: ' "$work/$name.st.err" | head -2 | tr '\n' ' ')dumps differ or decode failed"
+			fail=1
+			return
+		fi
+		n=$(grep -c '^ptdec: piece [0-9]*: a segment of' "$work/$name.st.err")
+		big=$(grep -c '^ptdec: piece [0-9]*: a segment of .*helper thread' "$work/$name.st.err")
+		# a segment goes once 50 events are final: the step that got there may add a few
+		over=$(grep -o '^ptdec: piece [0-9]*: a segment of [0-9]*' "$work/$name.st.err" | awk '$NF > 100' | wc -l)
+		if [ "$n" -lt 20 ] || [ "$over" -ne 0 ] || { [ $j = 1 ] && [ "$big" -lt 20 ]; }; then
+			echo "FAIL ptdec-stream $name -j $j: $n segments ($big from helper threads, $over over 100 events)"
+			fail=1
+			return
+		fi
+		echo "PASS ptdec-stream $name -j $j: $n segments of about 50 events ($big from helper threads), dump identical to perf's"
+	done
+}
+stream_case dyn-nopsb -r -k 64
+stream_case dyn-cyc-nopsb -r -k 64 -Y -F -R 400:1 -M 3
 
 # Damaged recordings (deterministic: fixed seeds, and sstep runs in an empty
 # environment): snaptrace must neither crash nor hang. Random bytes in the PT

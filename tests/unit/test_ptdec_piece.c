@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The piece decoder's parts of the in-process PT decoder (src/ptdec/piece.h,
  * docs/ptdec.md): the return stack, the token reader on packets libipt writes,
- * and the describe-printers of tokens and raw events. */
+ * the describe-printers of tokens and raw events, and the section bounds the
+ * run cache checks instructions against. */
 #include <intel-pt.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ptdec/piece.h"
 #include "snap_test.h"
+#include "util/alloc.h"
 
 /* libipt's return stack: the last 64 calls; once they are popped a compressed
  * return finds nothing (the old stack, indexed % 64 without a bound, gave back
@@ -231,11 +235,59 @@ static void describes_raw_events(void)
 	CHECK_STR_EQ("cbr 2", ptd_rawev_desc(&r, d, 6)); /* cut, NUL-terminated */
 }
 
+/* The run cache checks an instruction's bytes against its section's bounds,
+ * noted when the section was added, instead of reading them through libipt's
+ * image-section cache (and its locks): the answer must be libipt's, also for a
+ * section that the end of its file cuts short. */
+static void section_bounds_are_libipts(void)
+{
+	static const uint64_t ips[] = {0xfff,  0x1000, 0x1001, 0x1040, 0x1052, 0x1053,
+				       0x1054, 0x1060, 0x13e7, 0x2000, 0x2050, 0x2063};
+	static const uint64_t sizes[] = {1, 2, 15};
+	char path[] = "/tmp/test_ptdec_piece.XXXXXX";
+	uint8_t bytes[100], raw[16];
+	struct snap_ptdec d;
+	int fd = mkstemp(path), cut, whole;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)i;
+	CHECK(write(fd, bytes, sizeof(bytes)) == (ssize_t)sizeof(bytes));
+	close(fd);
+	memset(&d, 0, sizeof(d));
+	d.iscache = pt_iscache_alloc(NULL);
+	CHECK(d.iscache != NULL);
+	cut = ptd_add_section(&d, path, 16, 1000, 0x1000); /* 84 bytes are there */
+	whole = ptd_add_section(&d, path, 0, 0x40, 0x2000);
+	CHECK(cut > 0);
+	CHECK(whole > 0);
+	for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			for (int s = 0; s < 2; s++) {
+				int isid = s ? whole : cut;
+				int got = pt_iscache_read(d.iscache, raw, (uint64_t)sizes[k], isid,
+							  ips[i]);
+
+				CHECK_INT_EQ(got == (int)sizes[k],
+					     ptd_in_section(&d, isid, ips[i], sizes[k]));
+			}
+	CHECK_INT_EQ(1, ptd_in_section(&d, cut, 0x1053, 1)); /* the file's last byte */
+	CHECK_INT_EQ(0, ptd_in_section(&d, cut, 0x1053, 2));
+	CHECK_INT_EQ(0, ptd_in_section(&d, 0, 0x1000, 1));
+	CHECK_INT_EQ(0, ptd_in_section(&d, whole + 1, 0x1000, 1));
+	pt_iscache_free(d.iscache);
+	snap_free(d.secs);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(return_stack_keeps_the_last_64_calls);
 	RUN(tokens_of_libipts_packets);
 	RUN(tokens_of_a_cycle_accurate_trace);
 	RUN(describes_raw_events);
+	RUN(section_bounds_are_libipts);
 	return snap_test_done();
 }
