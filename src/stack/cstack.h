@@ -149,19 +149,21 @@ struct snap_cstack_stk {
 	uint64_t cut_seq;  /* sequence number of the stack's creation */
 };
 
-/* A pending or deferred operation (docs/behaviour.md §4.3, §4.4). */
+/* A pending or deferred operation (docs/behaviour.md §4.3, §4.4). The fields
+ * are ordered by size (56 bytes, no holes): every call and return is copied
+ * into the pending queue once. */
 struct snap_cstack_op {
-	uint8_t inlined; /* CALL: a frame perf found inlined (arg inlined = 1) */
 	uint64_t ip;
-	uint64_t t;  /* deferred: time of the op; RETUNK: the reset (start) time */
-	uint64_t t2; /* RETUNK: end time */
+	uint64_t t;	  /* deferred: time of the op; RETUNK: the reset (start) time */
+	uint64_t t2;	  /* RETUNK: end time */
+	uint64_t sampled; /* RET: the frame's sampled_ns (0: no arg) */
+	uint64_t k1;	  /* deferred order at equal time: sequence number ... */
+	uint32_t k2;	  /* ... then this (inferred frames: newest first) */
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
-	uint64_t sampled;  /* RET: the frame's sampled_ns (0: no arg) */
+	uint8_t inlined;   /* CALL: a frame perf found inlined (arg inlined = 1) */
 	uint8_t cut_start; /* CALL: written now, but marked inferred_start_time (start_cut) */
-	uint64_t k1;	   /* deferred order at equal time: sequence number ... */
-	uint32_t k2;	   /* ... then this (inferred frames: newest first) */
 };
 
 struct snap_cstack {
