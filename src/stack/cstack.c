@@ -134,28 +134,6 @@ void snap_cstack_fini(struct snap_cstack *cs)
 	memset(cs, 0, sizeof(*cs));
 }
 
-uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t)
-{
-	uint64_t t;
-
-	if (has_time) {
-		if (trace_t < cs->last_event_time) {
-			cs->ctx->stats.time_backwards++;
-			trace_t = cs->last_event_time;
-		}
-		cs->last_event_time = trace_t;
-	}
-	t = cs->last_event_time;
-	/* docs/behaviour.md §4.2: nothing may share the timestamp of a decode error (or of the
-	 * thread's creation), where inferred frames start. */
-	if (t == cs->last_decode_error_time && t != 0)
-		t++;
-	if (t < cs->pending_time)
-		t = cs->pending_time;
-	cs->last_time = t;
-	return t;
-}
-
 /* ---- writing ------------------------------------------------------------ */
 
 /* MAGIC_TRACE_DEBUG's name of an inferred frame: "NAME [inferred start time]". */

@@ -215,8 +215,28 @@ void snap_cstack_fini(struct snap_cstack *cs);
 /* Returns the time to use for an event of this thread: trace_t if has_time,
  * else the thread's last event time; +1 ns if equal to a non-zero last decode
  * error time (docs/behaviour.md §4.2); never less than the time of earlier ops (counted in
- * stats.time_backwards). Updates the last event time. */
-uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t);
+ * stats.time_backwards). Updates the last event time. (Inline: once per event.) */
+static inline uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t)
+{
+	uint64_t t;
+
+	if (has_time) {
+		if (trace_t < cs->last_event_time) {
+			cs->ctx->stats.time_backwards++;
+			trace_t = cs->last_event_time;
+		}
+		cs->last_event_time = trace_t;
+	}
+	t = cs->last_event_time;
+	/* docs/behaviour.md §4.2: nothing may share the timestamp of a decode error (or of the
+	 * thread's creation), where inferred frames start. */
+	if (t == cs->last_decode_error_time && t != 0)
+		t++;
+	if (t < cs->pending_time)
+		t = cs->pending_time;
+	cs->last_time = t;
+	return t;
+}
 
 /* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
  * dispatch table of docs/behaviour.md §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
