@@ -72,6 +72,7 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 	snap_u64map_fini(&ctx->debugnames);
 	snap_u64map_fini(&ctx->srcmap);
 	snap_free(ctx->srcpos);
+	snap_free(ctx->noted);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -157,17 +158,19 @@ static int debug_name(struct snap_cstack_ctx *ctx, uint32_t sym, uint32_t *out)
 	return 0;
 }
 
-int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
 {
+	size_t w = loc->sym / 64;
 	struct snap_srcpos p;
 	uint64_t v;
 	int r;
 
-	if (!ctx->srcloc || !loc->sym || loc->sym == ctx->src_last_sym)
-		return 0;
-	ctx->src_last_sym = loc->sym;
-	if (snap_u64map_get(&ctx->srcmap, loc->sym, &v))
-		return 0;
+	if (w >= ctx->nnoted) {
+		if (snap_vec_reserve(&ctx->noted, &ctx->capnoted, w + 1, sizeof(*ctx->noted)) < 0)
+			return -ENOMEM;
+		memset(ctx->noted + ctx->nnoted, 0, (w + 1 - ctx->nnoted) * sizeof(*ctx->noted));
+		ctx->nnoted = w + 1;
+	}
 	r = ctx->srcloc->lookup(ctx->srcloc->ctx, loc, &p.file, &p.line, &p.col);
 	if (r < 0)
 		return r;
@@ -179,7 +182,10 @@ int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc
 		ctx->srcpos[ctx->nsrcpos++] = p;
 		v = ctx->nsrcpos;
 	}
-	return snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0 ? -ENOMEM : 0;
+	if (snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0)
+		return -ENOMEM;
+	ctx->noted[w] |= (uint64_t)1 << loc->sym % 64;
+	return 0;
 }
 
 /* The end arg sampled_ns = ns (docs/sampling.md "Self time of a sampled trace"). */
@@ -493,22 +499,17 @@ static int go_switch(struct snap_cstack *cs, uint64_t t)
 	return s->n ? ret_plain(cs, t) : 0;
 }
 
-/* "The pc's symbol must be the top of stack" (tail calls, PLT jumps, returns
- * into callers we never saw). */
-static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
+/* check_current_symbol when the top of the stack is not sym's (or there is none). */
+static int symbol_changed(struct snap_cstack *cs, const struct snap_loc *dst, uint32_t sym,
+			  uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
-	uint32_t sym = symof(cs, dst->sym);
 	struct snap_cstack_op op;
 	int err, e;
 
-	if (s->overflow)
-		return 0; /* the real top was dropped by the cap: nothing to compare */
 	if (s->n) {
 		uint32_t popped = s->f[s->n - 1].sym;
 
-		if (popped == sym)
-			return 0;
 		err = ret_plain(cs, t);
 		if (err >= 0 && is_one_of(popped, cs->ctx->n.gogo))
 			err = go_switch(cs, t);
@@ -530,6 +531,21 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 	s->f[s->n - 1].inf = 1;
 	s->f[s->n - 1].anchored = 1;
 	return err;
+}
+
+/* "The pc's symbol must be the top of stack" (tail calls, PLT jumps, returns
+ * into callers we never saw). Inline: after most jumps and returns it is. */
+static inline int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *dst,
+				       uint64_t t)
+{
+	const struct snap_cstack_stk *s = cur(cs);
+	uint32_t sym = symof(cs, dst->sym);
+
+	if (s->overflow)
+		return 0; /* the real top was dropped by the cap: nothing to compare */
+	if (s->n && s->f[s->n - 1].sym == sym)
+		return 0;
+	return symbol_changed(cs, dst, sym, t);
 }
 
 static int clear_callstack(struct snap_cstack *cs, uint64_t t)

@@ -123,6 +123,8 @@ struct snap_cstack_ctx {
 	struct snap_srcpos *srcpos;
 	size_t nsrcpos, capsrcpos;
 	uint32_t src_last_sym;	       /* the last symbol noted (a fast path) */
+	uint64_t *noted;	       /* bit sym: sym is in srcmap (the test per branch) */
+	size_t nnoted, capnoted;       /* words of noted, all initialised; capacity */
 	struct snap_u64map debugnames; /* sym -> "NAME [inferred start time]" id */
 	struct snap_u64map errnames;   /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
@@ -201,9 +203,23 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 			 struct snap_strtab *st, enum snap_scope scope, uint32_t max_depth);
 void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
 
+/* snap_cstack_note_loc of a symbol not looked up yet. */
+int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
+
 /* Looks up the source position of loc's function once per symbol (with
- * ctx->srcloc set). Returns 0 or a negative error. */
-int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
+ * ctx->srcloc set). Returns 0 or a negative error. Inline: the builder notes
+ * every branch's target, whose symbol was almost always looked up before. */
+static inline int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+{
+	uint32_t sym = loc->sym;
+
+	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
+		return 0;
+	ctx->src_last_sym = sym;
+	if (sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1))
+		return 0;
+	return snap_cstack_lookup_loc(ctx, loc);
+}
 
 /* Initialises one thread's state on track (pid, tid), created at trace time t
  * (0 if the creating event had no time). Borrows ctx. Returns 0 or -ENOMEM. */
