@@ -136,16 +136,16 @@ static int decode_loop(struct snap_source *src, struct snap_builder *bld, enum s
 		snap_progress_tick(&prog, ++nev);
 		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
 			break;
+		if (ev.kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev.kind == SNAP_EV_BRANCH)
+			res->branches++;
 		/* the span of the samples (switch records cover the whole run), or
-		 * of everything in a PT trace (branches first: most events) */
-		if (ev.kind == SNAP_EV_BRANCH || ev.kind == SNAP_EV_SAMPLE) {
-			if (ev.kind == SNAP_EV_BRANCH)
-				res->branches++;
-			else
-				res->samples++;
-			if (ev.has_time && (!res->first_time || ev.time < res->first_time))
+		 * of everything in a PT trace */
+		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
+			if (!res->first_time || ev.time < res->first_time)
 				res->first_time = ev.time;
-			if (ev.has_time && ev.time > res->last_time)
+			if (ev.time > res->last_time)
 				res->last_time = ev.time;
 		}
 		if (res->cover && snap_thcover_feed(res->cover, &ev, bld->st) < 0)
