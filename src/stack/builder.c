@@ -563,7 +563,6 @@ static int apply_task(struct snap_builder *bld, const struct snap_event *ev)
 
 int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 {
-	struct snap_event cut;
 	int err;
 
 	if (bld->finished)
@@ -579,10 +578,10 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 		if (ev->kind == SNAP_EV_SAMPLE)
 			snap_chain_count(bld, ev->frames + k, ev->nframes - k);
 		if (k) {
-			cut = *ev;
-			cut.frames += k;
-			cut.nframes -= k;
-			ev = &cut;
+			bld->cut = *ev;
+			bld->cut.frames += k;
+			bld->cut.nframes -= k;
+			ev = &bld->cut;
 		}
 	}
 	set_base(bld, ev);

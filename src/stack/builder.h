@@ -171,6 +171,9 @@ struct snap_builder {
 	uint32_t next_synth;
 	struct snap_event *tx;
 	size_t ntx, captx;
+	/* the event being fed, its call chain cut (snap_builder_feed): here rather than on
+	 * the stack, so that the feed of an event without a chain ends in a jump to apply */
+	struct snap_event cut;
 	uint32_t n_cpu, n_freq, n_addr, n_count, n_tid, n_ip, n_hits, n_offcpu;
 	uint32_t n_ts, n_ts_passed, n_arg;
 	uint32_t n_sampling, n_period; /* the sampling marker (docs/report.md) */

@@ -72,6 +72,7 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 	snap_u64map_fini(&ctx->debugnames);
 	snap_u64map_fini(&ctx->srcmap);
 	snap_free(ctx->srcpos);
+	snap_free(ctx->noted);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -134,28 +135,6 @@ void snap_cstack_fini(struct snap_cstack *cs)
 	memset(cs, 0, sizeof(*cs));
 }
 
-uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t)
-{
-	uint64_t t;
-
-	if (has_time) {
-		if (trace_t < cs->last_event_time) {
-			cs->ctx->stats.time_backwards++;
-			trace_t = cs->last_event_time;
-		}
-		cs->last_event_time = trace_t;
-	}
-	t = cs->last_event_time;
-	/* docs/behaviour.md §4.2: nothing may share the timestamp of a decode error (or of the
-	 * thread's creation), where inferred frames start. */
-	if (t == cs->last_decode_error_time && t != 0)
-		t++;
-	if (t < cs->pending_time)
-		t = cs->pending_time;
-	cs->last_time = t;
-	return t;
-}
-
 /* ---- writing ------------------------------------------------------------ */
 
 /* MAGIC_TRACE_DEBUG's name of an inferred frame: "NAME [inferred start time]". */
@@ -179,17 +158,19 @@ static int debug_name(struct snap_cstack_ctx *ctx, uint32_t sym, uint32_t *out)
 	return 0;
 }
 
-int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
 {
+	size_t w = loc->sym / 64;
 	struct snap_srcpos p;
 	uint64_t v;
 	int r;
 
-	if (!ctx->srcloc || !loc->sym || loc->sym == ctx->src_last_sym)
-		return 0;
-	ctx->src_last_sym = loc->sym;
-	if (snap_u64map_get(&ctx->srcmap, loc->sym, &v))
-		return 0;
+	if (w >= ctx->nnoted) {
+		if (snap_vec_reserve(&ctx->noted, &ctx->capnoted, w + 1, sizeof(*ctx->noted)) < 0)
+			return -ENOMEM;
+		memset(ctx->noted + ctx->nnoted, 0, (w + 1 - ctx->nnoted) * sizeof(*ctx->noted));
+		ctx->nnoted = w + 1;
+	}
 	r = ctx->srcloc->lookup(ctx->srcloc->ctx, loc, &p.file, &p.line, &p.col);
 	if (r < 0)
 		return r;
@@ -201,7 +182,10 @@ int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc
 		ctx->srcpos[ctx->nsrcpos++] = p;
 		v = ctx->nsrcpos;
 	}
-	return snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0 ? -ENOMEM : 0;
+	if (snap_u64map_put(&ctx->srcmap, loc->sym, v) < 0)
+		return -ENOMEM;
+	ctx->noted[w] |= (uint64_t)1 << loc->sym % 64;
+	return 0;
 }
 
 /* The end arg sampled_ns = ns (docs/sampling.md "Self time of a sampled trace"). */
@@ -287,40 +271,45 @@ static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
 
 /* emit(op, t) of docs/behaviour.md §4.3, §4.4. Inferred begins and [unknown]
  * spans are deferred with the current stack's cut sequence; other ops are written now unless a
- * deferred op may still have to precede them (t <= the latest cut time). */
-static int emit(struct snap_cstack *cs, struct snap_cstack_op op, uint64_t t)
+ * deferred op may still have to precede them (t <= the latest cut time). op is copied only
+ * where it changes (deferred ops): the common op, written now, is not. */
+static inline int emit(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
-	if (op.type == OP_CALL && cs->inlined_push)
-		op.inlined = 1;
-	if (cs->draining) {
-		if (op.type == OP_RETUNK)
-			op.t2 = t;
-		return write_op(cs, &op, op.type == OP_RETUNK ? op.t : t);
+	struct snap_cstack_op d;
+	uint64_t k1;
+
+	if (op->type == OP_RETUNK) {
+		d = *op;
+		d.t2 = t; /* k2 was taken when the return happened */
+		if (cs->draining)
+			return write_op(cs, &d, d.t);
+		/* A zero-length [unknown] (a return past the bottom right where
+		 * the stack started, as at the very start of a trace) is ordered
+		 * as magic-trace orders it: by when its batch is written, so it
+		 * comes before the callers inferred at the same timestamp. It
+		 * cannot overlap them. A longer one stays inside its callers. */
+		if (d.t == t)
+			d.k2 = ~++cs->ninferred;
+		return defer(cs, &d);
 	}
-	if (op.type == OP_RETUNK || (op.type == OP_CALL && op.inferred)) {
-		if (op.type == OP_RETUNK) {
-			op.t2 = t; /* k2 was taken when the return happened */
-			/* A zero-length [unknown] (a return past the bottom right where
-			 * the stack started, as at the very start of a trace) is ordered
-			 * as magic-trace orders it: by when its batch is written, so it
-			 * comes before the callers inferred at the same timestamp. It
-			 * cannot overlap them. A longer one stays inside its callers. */
-			if (op.t == t)
-				op.k2 = ~++cs->ninferred;
-		} else {
-			op.t = t;
-			op.k1 = cur(cs)->cut_seq;
-			op.k2 = ~++cs->ninferred;
-		}
-		return defer(cs, &op);
+	if (cs->draining)
+		return write_op(cs, op, t);
+	if (op->type == OP_CALL && op->inferred) {
+		d = *op;
+		d.t = t;
+		d.k1 = cur(cs)->cut_seq;
+		d.k2 = ~++cs->ninferred;
+		return defer(cs, &d);
 	}
-	op.t = t;
-	if (!op.k1)
-		op.k1 = ++cs->seq;
-	op.k2 = 0;
-	if (t <= cs->cut_time)
-		return defer(cs, &op);
-	return write_op(cs, &op, t);
+	k1 = op->k1 ? op->k1 : ++cs->seq;
+	if (t <= cs->cut_time) {
+		d = *op;
+		d.t = t;
+		d.k1 = k1;
+		d.k2 = 0;
+		return defer(cs, &d);
+	}
+	return write_op(cs, op, t);
 }
 
 /* flush(to) of docs/behaviour.md §4.3: spreads the pending calls evenly over
@@ -343,7 +332,7 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 			share = (total - off) / (n - k + 1);
 			off += share;
 		}
-		e = emit(cs, cs->pend[i], t);
+		e = emit(cs, &cs->pend[i], t);
 		if (e < 0 && !err)
 			err = e;
 	}
@@ -361,8 +350,9 @@ static int pend_reserve(struct snap_cstack *cs)
 }
 
 /* add(op, t); the caller has called pend_reserve (so this cannot fail to
- * queue the op; it returns a write error of the flush, if any). */
-static int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+ * queue the op; it returns a write error of the flush, if any). Inline: every call and
+ * return comes here. */
+static inline int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	int err = 0;
 
@@ -385,7 +375,7 @@ static uint32_t symof(const struct snap_cstack *cs, uint32_t sym)
 }
 
 /* Makes room for one frame; returns 1 if the depth cap says drop it. */
-static int frame_reserve(struct snap_cstack *cs)
+static inline int frame_reserve(struct snap_cstack *cs)
 {
 	struct snap_cstack_stk *s = cur(cs);
 
@@ -414,7 +404,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 
 static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 {
-	struct snap_cstack_op op = {.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};
+	struct snap_cstack_op op;
 	int err = frame_reserve(cs);
 
 	if (err) {
@@ -424,6 +414,7 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 	}
 	if (pend_reserve(cs) < 0)
 		return -ENOMEM;
+	op = (struct snap_cstack_op){.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};
 	err = add(cs, &op, t);
 	frame_push(cs, op.ip, op.sym);
 	/* starts with the segment: once closed, it encloses what came before */
@@ -434,7 +425,7 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 static int ret_plain(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
-	struct snap_cstack_op op = {0};
+	struct snap_cstack_op op;
 	int err;
 
 	if (s->overflow) {
@@ -449,10 +440,10 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 			cs->total--;
 			return 0;
 		}
-		op.type = OP_RET;
-		op.sym = s->f[s->n - 1].sym;
-		op.inferred = s->f[s->n - 1].inf;
-		op.sampled = s->f[s->n - 1].sampled;
+		op = (struct snap_cstack_op){.type = OP_RET,
+					     .sym = s->f[s->n - 1].sym,
+					     .inferred = s->f[s->n - 1].inf,
+					     .sampled = s->f[s->n - 1].sampled};
 		err = add(cs, &op, t);
 		s->unk += s->f[s->n - 1].anchored;
 		s->n--;
@@ -465,7 +456,7 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 		return 0;
 	}
 	s->unk++;
-	op.type = OP_RETUNK;
+	op = (struct snap_cstack_op){.type = OP_RETUNK};
 	op.t = s->create_time;
 	op.k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
 	/* Ordered by discovery with the inferred callers found after it (they are
@@ -508,22 +499,17 @@ static int go_switch(struct snap_cstack *cs, uint64_t t)
 	return s->n ? ret_plain(cs, t) : 0;
 }
 
-/* "The pc's symbol must be the top of stack" (tail calls, PLT jumps, returns
- * into callers we never saw). */
-static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
+/* check_current_symbol when the top of the stack is not sym's (or there is none). */
+static int symbol_changed(struct snap_cstack *cs, const struct snap_loc *dst, uint32_t sym,
+			  uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
-	uint32_t sym = symof(cs, dst->sym);
-	struct snap_cstack_op op = {.type = OP_CALL, .ip = dst->ip, .sym = sym, .inferred = 1};
+	struct snap_cstack_op op;
 	int err, e;
 
-	if (s->overflow)
-		return 0; /* the real top was dropped by the cap: nothing to compare */
 	if (s->n) {
 		uint32_t popped = s->f[s->n - 1].sym;
 
-		if (popped == sym)
-			return 0;
 		err = ret_plain(cs, t);
 		if (err >= 0 && is_one_of(popped, cs->ctx->n.gogo))
 			err = go_switch(cs, t);
@@ -539,11 +525,27 @@ static int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *d
 	err = frame_reserve(cs);
 	if (err)
 		return err < 0 ? err : 0;
-	err = emit(cs, op, s->create_time);
+	op = (struct snap_cstack_op){.type = OP_CALL, .ip = dst->ip, .sym = sym, .inferred = 1};
+	err = emit(cs, &op, s->create_time);
 	frame_push(cs, dst->ip, sym);
 	s->f[s->n - 1].inf = 1;
 	s->f[s->n - 1].anchored = 1;
 	return err;
+}
+
+/* "The pc's symbol must be the top of stack" (tail calls, PLT jumps, returns
+ * into callers we never saw). Inline: after most jumps and returns it is. */
+static inline int check_current_symbol(struct snap_cstack *cs, const struct snap_loc *dst,
+				       uint64_t t)
+{
+	const struct snap_cstack_stk *s = cur(cs);
+	uint32_t sym = symof(cs, dst->sym);
+
+	if (s->overflow)
+		return 0; /* the real top was dropped by the cap: nothing to compare */
+	if (s->n && s->f[s->n - 1].sym == sym)
+		return 0;
+	return symbol_changed(cs, dst, sym, t);
 }
 
 static int clear_callstack(struct snap_cstack *cs, uint64_t t)
@@ -860,7 +862,7 @@ static int eh_track(struct snap_cstack *cs, const struct snap_event *ev, uint64_
 
 /* A return or jump to a handler: closes the try-block stack. Returns 1 if
  * dst is a handler (handled), 0 if not, <0 on error. */
-static int eh_entertrap(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
+static inline int eh_entertrap(struct snap_cstack *cs, const struct snap_loc *dst, uint64_t t)
 {
 	const struct snap_ocaml_eh *eh = cs->ctx->eh;
 	int err;
@@ -872,13 +874,26 @@ static int eh_entertrap(struct snap_cstack *cs, const struct snap_loc *dst, uint
 	return 1;
 }
 
-/* Without notes: the raise heuristic, before a return pops the top frame. */
-static int eh_heuristic(struct snap_cstack *cs, uint64_t t)
+/* The raise jumps past extra frames: pops them now (the raise function
+ * first), then the return pops one more as usual. */
+static int eh_raise(struct snap_cstack *cs, uint32_t extra, uint64_t t)
+{
+	int err;
+
+	cs->eh_unwind = 0;
+	while (extra-- && cur(cs)->n)
+		if ((err = ret_plain(cs, t)) < 0)
+			return err;
+	return 0;
+}
+
+/* Without notes: the raise heuristic, before a return pops the top frame
+ * (inline: every return comes here, and almost none is OCaml's raise). */
+static inline int eh_heuristic(struct snap_cstack *cs, uint64_t t)
 {
 	const struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_cstack_stk *s = cur(cs);
-	uint32_t top, extra;
-	int err;
+	uint32_t top;
 
 	if (ctx->eh || !s->n || s->overflow)
 		return 0;
@@ -888,17 +903,9 @@ static int eh_heuristic(struct snap_cstack *cs, uint64_t t)
 		return 0;
 	}
 	if (top == ctx->caml_raise_exn)
-		extra = cs->eh_unwind ? cs->eh_unwind - 1 : 0;
-	else if (top == ctx->caml_raise_exception)
-		extra = cs->eh_unwind + 2;
-	else
-		return 0;
-	cs->eh_unwind = 0;
-	/* the raise jumps past that many frames: pop them now (the raise
-	 * function first), then the return pops one more as usual */
-	while (extra-- && s->n)
-		if ((err = ret_plain(cs, t)) < 0)
-			return err;
+		return eh_raise(cs, cs->eh_unwind ? cs->eh_unwind - 1 : 0, t);
+	if (top == ctx->caml_raise_exception)
+		return eh_raise(cs, cs->eh_unwind + 2, t);
 	return 0;
 }
 
@@ -1092,11 +1099,12 @@ int snap_cstack_push_now(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint
 	int err = frame_reserve(cs);
 
 	op.cut_start = (uint8_t)(cs->start_cut != 0);
+	op.inlined = cs->inlined_push;
 	if (dropped)
 		*dropped = err == 1;
 	if (err)
 		return err < 0 ? err : 0;
-	err = emit(cs, op, t);
+	err = emit(cs, &op, t);
 	frame_push(cs, op.ip, op.sym);
 	return err;
 }
@@ -1135,5 +1143,5 @@ int snap_cstack_pop_now(struct snap_cstack *cs, uint64_t t)
 	cs->total--;
 	if (s->f[s->n].dup)
 		return 0; /* an OCaml try-block copy: never written */
-	return emit(cs, op, t);
+	return emit(cs, &op, t);
 }

@@ -123,6 +123,8 @@ struct snap_cstack_ctx {
 	struct snap_srcpos *srcpos;
 	size_t nsrcpos, capsrcpos;
 	uint32_t src_last_sym;	       /* the last symbol noted (a fast path) */
+	uint64_t *noted;	       /* bit sym: sym is in srcmap (the test per branch) */
+	size_t nnoted, capnoted;       /* words of noted, all initialised; capacity */
 	struct snap_u64map debugnames; /* sym -> "NAME [inferred start time]" id */
 	struct snap_u64map errnames;   /* message id -> "[decode error: MSG]" id */
 	struct snap_cstack_stats stats;
@@ -149,19 +151,21 @@ struct snap_cstack_stk {
 	uint64_t cut_seq;  /* sequence number of the stack's creation */
 };
 
-/* A pending or deferred operation (docs/behaviour.md §4.3, §4.4). */
+/* A pending or deferred operation (docs/behaviour.md §4.3, §4.4). The fields
+ * are ordered by size (56 bytes, no holes): every call and return is copied
+ * into the pending queue once. */
 struct snap_cstack_op {
-	uint8_t inlined; /* CALL: a frame perf found inlined (arg inlined = 1) */
 	uint64_t ip;
-	uint64_t t;  /* deferred: time of the op; RETUNK: the reset (start) time */
-	uint64_t t2; /* RETUNK: end time */
+	uint64_t t;	  /* deferred: time of the op; RETUNK: the reset (start) time */
+	uint64_t t2;	  /* RETUNK: end time */
+	uint64_t sampled; /* RET: the frame's sampled_ns (0: no arg) */
+	uint64_t k1;	  /* deferred order at equal time: sequence number ... */
+	uint32_t k2;	  /* ... then this (inferred frames: newest first) */
 	uint32_t sym;
 	uint8_t type; /* enum in cstack.c */
 	uint8_t inferred;
-	uint64_t sampled;  /* RET: the frame's sampled_ns (0: no arg) */
+	uint8_t inlined;   /* CALL: a frame perf found inlined (arg inlined = 1) */
 	uint8_t cut_start; /* CALL: written now, but marked inferred_start_time (start_cut) */
-	uint64_t k1;	   /* deferred order at equal time: sequence number ... */
-	uint32_t k2;	   /* ... then this (inferred frames: newest first) */
 };
 
 struct snap_cstack {
@@ -199,9 +203,23 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 			 struct snap_strtab *st, enum snap_scope scope, uint32_t max_depth);
 void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
 
+/* snap_cstack_note_loc of a symbol not looked up yet. */
+int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
+
 /* Looks up the source position of loc's function once per symbol (with
- * ctx->srcloc set). Returns 0 or a negative error. */
-int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
+ * ctx->srcloc set). Returns 0 or a negative error. Inline: the builder notes
+ * every branch's target, whose symbol was almost always looked up before. */
+static inline int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+{
+	uint32_t sym = loc->sym;
+
+	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
+		return 0;
+	ctx->src_last_sym = sym;
+	if (sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1))
+		return 0;
+	return snap_cstack_lookup_loc(ctx, loc);
+}
 
 /* Initialises one thread's state on track (pid, tid), created at trace time t
  * (0 if the creating event had no time). Borrows ctx. Returns 0 or -ENOMEM. */
@@ -213,8 +231,28 @@ void snap_cstack_fini(struct snap_cstack *cs);
 /* Returns the time to use for an event of this thread: trace_t if has_time,
  * else the thread's last event time; +1 ns if equal to a non-zero last decode
  * error time (docs/behaviour.md §4.2); never less than the time of earlier ops (counted in
- * stats.time_backwards). Updates the last event time. */
-uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t);
+ * stats.time_backwards). Updates the last event time. (Inline: once per event.) */
+static inline uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, uint64_t trace_t)
+{
+	uint64_t t;
+
+	if (has_time) {
+		if (trace_t < cs->last_event_time) {
+			cs->ctx->stats.time_backwards++;
+			trace_t = cs->last_event_time;
+		}
+		cs->last_event_time = trace_t;
+	}
+	t = cs->last_event_time;
+	/* docs/behaviour.md §4.2: nothing may share the timestamp of a decode error (or of the
+	 * thread's creation), where inferred frames start. */
+	if (t == cs->last_decode_error_time && t != 0)
+		t++;
+	if (t < cs->pending_time)
+		t = cs->pending_time;
+	cs->last_time = t;
+	return t;
+}
 
 /* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
  * dispatch table of docs/behaviour.md §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */

@@ -52,7 +52,7 @@ const struct snap_loc *snap_scope_sample_violation(enum snap_scope scope,
 	return NULL;
 }
 
-int snap_scope_violates(enum snap_scope s, const struct snap_event *ev)
+int snap_scope_violates_other(enum snap_scope s, const struct snap_event *ev)
 {
 	if (s == SNAP_SCOPE_BOTH)
 		return 0;

@@ -28,9 +28,23 @@ static inline int snap_scope_keeps(enum snap_scope scope, const struct snap_loc 
 const struct snap_loc *snap_scope_sample_violation(enum snap_scope scope,
 						   const struct snap_event *ev);
 
+/* snap_scope_violates for the events the inline test does not settle. */
+int snap_scope_violates_other(enum snap_scope scope, const struct snap_event *ev);
+
 /* Returns 1 if ev violates scope (the rules of stack/builder.h): a branch by
  * its addresses and kind, a sample by its frames, a power or extra event by
- * its location; never a decode error, switch or task event. */
-int snap_scope_violates(enum snap_scope scope, const struct snap_event *ev);
+ * its location; never a decode error, switch or task event. Inline for most
+ * events of a PT trace (a call, return or jump between user addresses under
+ * the default scope), which it is asked about one by one. */
+static inline int snap_scope_violates(enum snap_scope scope, const struct snap_event *ev)
+{
+	if (scope == SNAP_SCOPE_BOTH)
+		return 0;
+	if (scope == SNAP_SCOPE_USER && ev->kind == SNAP_EV_BRANCH &&
+	    (ev->br_kind == SNAP_BR_CALL || ev->br_kind == SNAP_BR_RETURN ||
+	     ev->br_kind == SNAP_BR_JUMP))
+		return snap_loc_is_kernel(&ev->src) || snap_loc_is_kernel(&ev->dst);
+	return snap_scope_violates_other(scope, ev);
+}
 
 #endif

@@ -6,14 +6,6 @@
 
 #include "util/alloc.h"
 
-static size_t u64map_slot(uint64_t key, size_t nslots)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (nslots - 1);
-}
-
 void snap_u64map_init(struct snap_u64map *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -25,15 +17,6 @@ void snap_u64map_fini(struct snap_u64map *m)
 	snap_free(m->vals);
 	snap_free(m->used);
 	memset(m, 0, sizeof(*m));
-}
-
-static size_t u64map_find(const struct snap_u64map *m, uint64_t key)
-{
-	size_t i = u64map_slot(key, m->nslots);
-
-	while (m->used[i] && m->keys[i] != key)
-		i = (i + 1) & (m->nslots - 1);
-	return i;
 }
 
 static int u64map_grow(struct snap_u64map *m)
@@ -51,7 +34,7 @@ static int u64map_grow(struct snap_u64map *m)
 	}
 	for (size_t i = 0; i < m->nslots; i++) {
 		if (m->used[i]) {
-			size_t j = u64map_find(&n, m->keys[i]);
+			size_t j = snap_u64map_find(&n, m->keys[i]);
 
 			n.used[j] = 1;
 			n.keys[j] = m->keys[i];
@@ -74,7 +57,7 @@ int snap_u64map_put(struct snap_u64map *m, uint64_t key, uint64_t val)
 		if (err < 0)
 			return err;
 	}
-	i = u64map_find(m, key);
+	i = snap_u64map_find(m, key);
 	if (!m->used[i]) {
 		m->used[i] = 1;
 		m->keys[i] = key;
@@ -82,17 +65,4 @@ int snap_u64map_put(struct snap_u64map *m, uint64_t key, uint64_t val)
 	}
 	m->vals[i] = val;
 	return 0;
-}
-
-int snap_u64map_get(const struct snap_u64map *m, uint64_t key, uint64_t *val)
-{
-	size_t i;
-
-	if (!m->nslots)
-		return 0;
-	i = u64map_find(m, key);
-	if (!m->used[i])
-		return 0;
-	*val = m->vals[i];
-	return 1;
 }

@@ -22,7 +22,33 @@ void snap_u64map_init(struct snap_u64map *m);
 void snap_u64map_fini(struct snap_u64map *m);
 /* Sets key to val (insert or replace). Returns 0 or -ENOMEM. */
 int snap_u64map_put(struct snap_u64map *m, uint64_t key, uint64_t val);
-/* Returns 1 and sets *val if key is present, else 0. */
-int snap_u64map_get(const struct snap_u64map *m, uint64_t key, uint64_t *val);
+/* The slot of key in m (m->nslots > 0): key's, or the empty one where it would go. */
+static inline size_t snap_u64map_find(const struct snap_u64map *m, uint64_t key)
+{
+	size_t mask = m->nslots - 1, i;
+	uint64_t h = key;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	for (i = (size_t)h & mask; m->used[i] && m->keys[i] != key; i = (i + 1) & mask)
+		;
+	return i;
+}
+
+/* Returns 1 and sets *val if key is present, else 0. Inline: the stack builder looks a
+ * symbol or a thread up per event (docs/ptdec.md "Limits and figures"). */
+static inline int snap_u64map_get(const struct snap_u64map *m, uint64_t key, uint64_t *val)
+{
+	size_t i;
+
+	if (!m->nslots)
+		return 0;
+	i = snap_u64map_find(m, key);
+	if (!m->used[i])
+		return 0;
+	*val = m->vals[i];
+	return 1;
+}
 
 #endif

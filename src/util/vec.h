@@ -17,11 +17,12 @@
 static inline int snap_vec_reserve(void *pptr, size_t *cap, size_t need, size_t elem)
 {
 	void **pp = (void **)pptr;
-	size_t ncap = *cap ? *cap : 8;
+	size_t ncap;
 	void *n;
 
 	if (need <= *cap)
-		return 0;
+		return 0; /* first: the common case, once per event in the stack builder */
+	ncap = *cap ? *cap : 8;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2)
 			return -ENOMEM;

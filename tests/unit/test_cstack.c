@@ -736,6 +736,70 @@ static void push_now_top_is(void)
 	drv_fini(&d);
 }
 
+/* A source-position lookup that counts its calls per symbol; fail: the symbol whose first
+ * lookup fails. */
+struct srccount {
+	unsigned calls[512];
+	uint32_t fail;
+};
+
+static int srccount_lookup(void *ctx, const struct snap_loc *loc, uint32_t *file, int32_t *line,
+			   int32_t *col)
+{
+	struct srccount *c = ctx;
+
+	if (loc->sym >= 512)
+		return -EINVAL;
+	if (++c->calls[loc->sym] == 1 && loc->sym == c->fail)
+		return -EIO;
+	*file = loc->sym;
+	*line = (int32_t)loc->sym;
+	*col = 1;
+	return loc->sym % 2 ? 0 : 1; /* odd symbols have no position */
+}
+
+/* snap_cstack_note_loc looks a symbol up once, however the targets alternate and whatever
+ * its id (the bits of the symbols noted span words, grown as ids come), with or without a
+ * position; a failed lookup is an error, and tried again the next time. */
+static void note_loc_once(void)
+{
+	struct srccount c = {.fail = 0};
+	struct snap_srcloc sl = {.lookup = srccount_lookup, .ctx = &c};
+	struct snap_loc loc = {.ip = 0x1000};
+	struct drv d;
+	uint32_t sym[6], id;
+	char name[16];
+	int i, r;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	for (i = 0; i < 300; i++) { /* ids well past 64 and 128 */
+		snprintf(name, sizeof(name), "f%d", i);
+		CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, name, &id));
+	}
+	sym[0] = 63;
+	sym[1] = 64;
+	sym[2] = 200;
+	sym[3] = 2;
+	sym[4] = 129;
+	sym[5] = 300;
+	c.fail = 129;
+	d.ctx.srcloc = &sl;
+	for (r = 0; r < 3; r++)
+		for (i = 0; i < 12; i++) {
+			loc.sym = sym[i % 6];
+			if (r == 0 && i == 4)
+				CHECK_INT_EQ(-EIO, snap_cstack_note_loc(&d.ctx, &loc));
+			else
+				CHECK_INT_EQ(0, snap_cstack_note_loc(&d.ctx, &loc));
+		}
+	for (i = 0; i < 6; i++)
+		CHECK_INT_EQ(sym[i] == 129 ? 2 : 1, (int)c.calls[sym[i]]);
+	loc.sym = 0; /* no symbol: nothing to look up */
+	CHECK_INT_EQ(0, snap_cstack_note_loc(&d.ctx, &loc));
+	CHECK_INT_EQ(0, (int)c.calls[0]);
+	drv_fini(&d);
+}
+
 int main(void)
 {
 	RUN(b4_6_table);
@@ -748,5 +812,6 @@ int main(void)
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	RUN(push_now_top_is);
+	RUN(note_loc_once);
 	return snap_test_done();
 }
