@@ -221,7 +221,7 @@ static void snapshot_boundary_restarts(void)
 		  "E 10 tid=1 foo\n"
 		  "E 10 tid=1 main\n"
 		  "X 4000..4000 tid=1 [unknown]\n"
-		  "B 4000 tid=1 foo address=0x401000 symbol=foo inferred_start_time=true\n"
+		  "B 4000 tid=1 foo inferred_start_time=true\n"
 		  "E 4000 tid=1 foo\n");
 	drv_fini(&d);
 }
@@ -677,16 +677,16 @@ static void offcpu_switches(void)
 		  "E 4200 tid=1 spin_b\n"
 		  "B 4200 tid=1 nap address=0x401200 symbol=nap\n"
 		  "B 4200 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
-		  "B 4200 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "B 4200 tid=1 [off-CPU]\n"
 		  "E 8000 tid=1 [off-CPU]\n"
 		  "E 8000 tid=1 nanosleep\n"
 		  "E 8000 tid=1 nap\n"
 		  "B 8000 tid=1 spin_c address=0x401300 symbol=spin_c\n"
 		  /* frames opened at the first event's time are written last; they
 		   * were running before the data began */
-		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 main inferred_start_time=true\n"
 		  "B 0 tid=1 spin_a address=0x401000 symbol=spin_a inferred_start_time=true\n"
-		  "B 0 tid=1 spin address=0x402000 symbol=spin inferred_start_time=true\n"
+		  "B 0 tid=1 spin address=0x402000 inferred_start_time=true\n"
 		  "E 8000 tid=1 spin_c\n"
 		  "E 8000 tid=1 main\n"
 		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
@@ -737,8 +737,8 @@ static void wakeup_model(void)
 		  "E 1000 tid=1 read\n"
 		  "B 1000 tid=1 [on-CPU: unsampled] address=0x0 symbol=[on-CPU: unsampled]\n"
 		  "E 1150 tid=1 [on-CPU: unsampled]\n"
-		  "B 1150 tid=1 read address=0x7000 symbol=read\n"
-		  "B 1150 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "B 1150 tid=1 read\n"
+		  "B 1150 tid=1 [off-CPU]\n"
 		  "E 2000 tid=1 [off-CPU]\n"
 		  "E 2000 tid=1 read\n"
 		  "B 2000 tid=1 crunch address=0x402000 symbol=crunch\n"
@@ -746,7 +746,7 @@ static void wakeup_model(void)
 		  "E 2500 tid=1 [off-CPU: preempted]\n"
 		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
 		  "B 0 tid=1 loop address=0x401000 symbol=loop inferred_start_time=true\n"
-		  "B 0 tid=1 crunch address=0x402000 symbol=crunch inferred_start_time=true\n"
+		  "B 0 tid=1 crunch inferred_start_time=true\n"
 		  "E 2725 tid=1 crunch inferred_end_time=true sampled_ns=500\n"
 		  "E 2725 tid=1 loop inferred_end_time=true\n"
 		  "E 2725 tid=1 main inferred_end_time=true\n"
@@ -793,7 +793,7 @@ static void idle_gaps(void)
 		  "T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
 		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
 		  "B 0 tid=1 loop address=0x401000 symbol=loop inferred_start_time=true\n"
-		  "B 0 tid=1 crunch address=0x402000 symbol=crunch inferred_start_time=true\n"
+		  "B 0 tid=1 crunch inferred_start_time=true\n"
 		  "E 101375 tid=1 crunch\n"
 		  "E 101375 tid=1 loop\n"
 		  "E 101375 tid=1 main\n"
@@ -899,8 +899,8 @@ static void offcpu_across_snapshot(void)
 		  "E 100 tid=1 a\n"
 		  "E 100 tid=1 main\n"
 		  /* running before the new snapshot's data began */
-		  "B 4000 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
-		  "B 4000 tid=1 a address=0x401000 symbol=a inferred_start_time=true\n"
+		  "B 4000 tid=1 main inferred_start_time=true\n"
+		  "B 4000 tid=1 a inferred_start_time=true\n"
 		  "E 6000 tid=1 a\n"
 		  "E 6000 tid=1 main\n"
 		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
