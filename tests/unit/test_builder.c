@@ -1180,6 +1180,91 @@ static void throughput(void)
 	snap_strtab_fini(&st);
 }
 
+/* docs/behaviour.md §6.3 "Slices": each thread's first begin of a function carries
+ * magic-trace's args; later ones only what differs: address when it is not the
+ * described one (foo re-pushed at 0x401050 by a return into its middle), symbol when
+ * the slice is not named by it (MAGIC_TRACE_DEBUG's "main [inferred start time]").
+ * Other threads describe foo again. -per-call-args (per_call_args) gives every begin
+ * the full args, as before. */
+static void args_once_per_thread(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 call 400010 main 401000 foo",
+		"1020 1/1 return 401010 foo 400015 main",
+		"1030 1/1 call 400020 main 401000 foo",
+		"1040 1/1 return 401010 foo 400025 main",
+		"1050 1/1 call 400030 main 401000 foo",
+		"1060 1/1 return 401010 foo 401050 foo",
+		"1070 1/2 strt 0 - 400000 main",
+		"1080 1/2 call 400010 main 401000 foo",
+		"1100 1/3 strt 0 - 401000 foo",
+		"1110 1/3 return 401010 foo 400015 main",
+		"1120 1/3 call 400020 main 400015 main",
+		NULL,
+	};
+	static const char lean[] =
+		"T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		"B 10 tid=1 foo address=0x401000 symbol=foo\n"
+		"E 20 tid=1 foo\n"
+		"B 30 tid=1 foo\n"
+		"E 40 tid=1 foo\n"
+		"B 50 tid=1 foo\n"
+		"T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
+		"B 71 tid=2 main address=0x400000 symbol=main\n"
+		"T pid=1 tid=3 proc=[pid=1] thread=[pid=1] [tid=3]\n"
+		"B 101 tid=3 foo address=0x401000 symbol=foo\n"
+		"E 110 tid=3 foo\n"
+		"E 60 tid=1 foo\n"
+		"E 60 tid=1 main\n"
+		"B 60 tid=1 foo address=0x401050\n"
+		"B 0 tid=1 main address=0x400000 symbol=main\n"
+		"E 60 tid=1 foo\n"
+		"B 80 tid=2 foo address=0x401000 symbol=foo\n"
+		"E 80 tid=2 foo\n"
+		"E 80 tid=2 main\n"
+		"B 120 tid=3 main address=0x400015 symbol=main\n"
+		"B 100 tid=3 main [inferred start time] symbol=main inferred_start_time=true\n"
+		"E 120 tid=3 main\n"
+		"E 120 tid=3 main [inferred start time]\n";
+	static const char full[] = "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+				   "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+				   "E 20 tid=1 foo\n"
+				   "B 30 tid=1 foo address=0x401000 symbol=foo\n"
+				   "E 40 tid=1 foo\n"
+				   "B 50 tid=1 foo address=0x401000 symbol=foo\n"
+				   "T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
+				   "B 71 tid=2 main address=0x400000 symbol=main\n"
+				   "T pid=1 tid=3 proc=[pid=1] thread=[pid=1] [tid=3]\n"
+				   "B 101 tid=3 foo address=0x401000 symbol=foo\n"
+				   "E 110 tid=3 foo\n"
+				   "E 60 tid=1 foo\n"
+				   "E 60 tid=1 main\n"
+				   "B 60 tid=1 foo address=0x401050 symbol=foo\n"
+				   "B 0 tid=1 main address=0x400000 symbol=main\n"
+				   "E 60 tid=1 foo\n"
+				   "B 80 tid=2 foo address=0x401000 symbol=foo\n"
+				   "E 80 tid=2 foo\n"
+				   "E 80 tid=2 main\n"
+				   "B 120 tid=3 main address=0x400015 symbol=main\n"
+				   "B 100 tid=3 main [inferred start time] address=0x400015 "
+				   "symbol=main inferred_start_time=true\n"
+				   "E 120 tid=3 main\n"
+				   "E 120 tid=3 main [inferred start time]\n";
+	struct snap_builder_opts o = {.debug_names = 1};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, "args_once_per_thread", lean);
+	drv_fini(&d);
+	o.per_call_args = 1;
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, "args_once_per_thread, per_call_args", full);
+	drv_fini(&d);
+}
+
 int main(void)
 {
 	snap_log_level = SNAP_LOG_QUIET; /* decode errors warn */
@@ -1214,6 +1299,7 @@ int main(void)
 	RUN(chain_cut);
 	RUN(chain_end_marker);
 	RUN(alloc_failures_sampling);
+	RUN(args_once_per_thread);
 	RUN(throughput);
 	return snap_test_done();
 }
