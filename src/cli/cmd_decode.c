@@ -89,10 +89,10 @@ static const struct snap_opt decode_opts[] = {
 		      "threads of the in-process PT decoder and of gzip (default: cores)"},
 	[OPT_REPORT] = {"report", NULL, NULL,
 			"then print the trace's latency figures (snaptrace report)"},
-	[OPT_PER_CALL_ARGS] = {"per-call-args", NULL, NULL,
-			       "every slice carries its function's address, symbol and source "
-			       "position, as in magic-trace (default: the first slice of each "
-			       "function per thread)"},
+	[OPT_PER_CALL_ARGS] =
+		{"per-call-args", NULL, NULL,
+		 "address, symbol and source position on every slice, as magic-trace writes "
+		 "(default: once per function and thread)"},
 	{NULL, NULL, NULL, NULL},
 };
 

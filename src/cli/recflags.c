@@ -88,8 +88,8 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"share", NULL, NULL, "not supported (snaptrace never uploads)"},
 	{"report", NULL, NULL, "then print the trace's latency figures (snaptrace report)"},
 	{"per-call-args", NULL, NULL,
-	 "every slice carries its function's address, symbol and source position, as in "
-	 "magic-trace (default: the first slice of each function per thread)"},
+	 "address, symbol and source position on every slice, as magic-trace writes "
+	 "(default: once per function and thread)"},
 	{NULL, NULL, NULL, NULL},
 };
 _Static_assert(sizeof(snap_recflags_opts) / sizeof(snap_recflags_opts[0]) == F_COUNT + 1,
