@@ -46,6 +46,7 @@ enum {
 	OPT_DECODER,
 	OPT_JOBS,
 	OPT_REPORT,
+	OPT_PER_CALL_ARGS,
 };
 
 static const struct snap_opt decode_opts[] = {
@@ -88,6 +89,10 @@ static const struct snap_opt decode_opts[] = {
 		      "threads of the in-process PT decoder and of gzip (default: cores)"},
 	[OPT_REPORT] = {"report", NULL, NULL,
 			"then print the trace's latency figures (snaptrace report)"},
+	[OPT_PER_CALL_ARGS] =
+		{"per-call-args", NULL, NULL,
+		 "address, symbol and source position on every slice, as magic-trace writes "
+		 "(default: once per function and thread)"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -132,6 +137,9 @@ static int decode_parse(int argc, char **argv, struct snap_decode_opts *o, const
 			break;
 		case OPT_STRICT_SCOPE:
 			o->strict_scope = 1;
+			break;
+		case OPT_PER_CALL_ARGS:
+			o->per_call_args = 1;
 			break;
 		case OPT_OUTPUT:
 			o->output = val;

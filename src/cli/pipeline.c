@@ -102,6 +102,7 @@ static int builder_setup(struct snap_builder *bld, struct snap_timeline *tl, str
 	dopts.no_tx =
 		env_on("SNAPTRACE_SKIP_TX_HANDLING") || env_on("MAGIC_TRACE_SKIP_TX_HANDLING");
 	dopts.debug_names = env_on("SNAPTRACE_DEBUG") || env_on("MAGIC_TRACE_DEBUG");
+	dopts.per_call_args = o->per_call_args;
 	dopts.ocaml_eh = exe->have_eh ? &exe->eh : NULL;
 	dopts.filter = o->filter_start ? filter : NULL;
 	/* file/line/col args unless SNAPTRACE_NO_SOURCE_LINES is set */

@@ -50,6 +50,7 @@ struct snap_decode_opts {
 	const char *output; /* NULL = "trace.fxt.gz"; ".gz" suffix = gzip */
 	enum snap_scope scope;
 	int strict_scope;	     /* scope violation = error, nothing written */
+	int per_call_args;	     /* -per-call-args (snap_builder_opts) */
 	int no_dlfilter;	     /* force the text path */
 	const char *perf;	     /* perf binary; NULL = snap_caps_perf_path() */
 	const char *vmlinux;	     /* kernel image for kernel symbols (perf --vmlinux), or NULL */

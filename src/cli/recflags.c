@@ -48,6 +48,7 @@ enum {
 	F_SERVE_PORT,
 	F_SHARE,
 	F_REPORT,
+	F_PER_CALL_ARGS,
 	F_COUNT,
 };
 
@@ -86,6 +87,9 @@ const struct snap_opt snap_recflags_opts[] = {
 	{"serve-port", NULL, "PORT", "port for -serve (default 9001)"},
 	{"share", NULL, NULL, "not supported (snaptrace never uploads)"},
 	{"report", NULL, NULL, "then print the trace's latency figures (snaptrace report)"},
+	{"per-call-args", NULL, NULL,
+	 "address, symbol and source position on every slice, as magic-trace writes "
+	 "(default: once per function and thread)"},
 	{NULL, NULL, NULL, NULL},
 };
 _Static_assert(sizeof(snap_recflags_opts) / sizeof(snap_recflags_opts[0]) == F_COUNT + 1,
@@ -173,6 +177,9 @@ int snap_recflags_apply(struct snap_recflags *f, const char *cmd, int k, const c
 		break;
 	case F_STRICT_SCOPE:
 		f->strict_scope = 1;
+		break;
+	case F_PER_CALL_ARGS:
+		f->per_call_args = 1;
 		break;
 	case F_NO_DLFILTER:
 		f->no_dlfilter = 1;

@@ -22,6 +22,7 @@ struct snap_recflags {
 	const char *output;
 	int force_pt;
 	int strict_scope;
+	int per_call_args; /* -per-call-args */
 	int no_dlfilter;
 	int print_cmds;
 	int verbose;
@@ -37,7 +38,7 @@ struct snap_recflags {
 /* The flag table entries shared by run and attach (NULL-terminated), and
  * their count without the terminator. */
 extern const struct snap_opt snap_recflags_opts[];
-#define SNAP_RECFLAGS_NOPTS 25
+#define SNAP_RECFLAGS_NOPTS 26
 
 /* init: every flag at its default; fini frees the strings the flags own. */
 void snap_recflags_init(struct snap_recflags *f);

@@ -124,6 +124,7 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 	d.output = f->output;
 	d.scope = f->rec.scope;
 	d.strict_scope = f->strict_scope;
+	d.per_call_args = f->per_call_args;
 	d.no_dlfilter = f->no_dlfilter;
 	d.perf = f->rec.perf;
 	d.hits = hits;

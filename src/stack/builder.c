@@ -83,6 +83,7 @@ int snap_builder_init(struct snap_builder *bld, struct snap_timeline *tl, struct
 		return err;
 	bld->ctx.eh = o->ocaml_eh;
 	bld->ctx.debug_names = o->debug_names;
+	bld->ctx.args_once = !o->per_call_args;
 	bld->ctx.srcloc = o->srcloc;
 	bld->error_source = o->error_source ? o->error_source : "perf";
 	for (i = 0; i < o->nnames; i++) {

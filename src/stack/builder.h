@@ -101,6 +101,10 @@ struct snap_builder_opts {
 	/* MAGIC_TRACE_DEBUG: frames with an inferred start are named
 	 * "NAME [inferred start time]" */
 	int debug_names;
+	/* -per-call-args: every begin carries its function's address, symbol
+	 * and source position (magic-trace's encoding); 0 = once per function
+	 * and thread (cstack.h args_once, docs/behaviour.md §6.3) */
+	int per_call_args;
 	/* file/line/col args for slices (borrowed; NULL = none) */
 	const struct snap_srcloc *srcloc;
 	/* who found the decode errors (SNAP_EV_ERROR), for messages: NULL = "perf" */

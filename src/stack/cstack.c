@@ -110,6 +110,7 @@ int snap_cstack_init(struct snap_cstack *cs, struct snap_cstack_ctx *ctx, int32_
 		     uint64_t t)
 {
 	memset(cs, 0, sizeof(*cs));
+	snap_u64map_init(&cs->described);
 	cs->ctx = ctx;
 	cs->pid = pid;
 	cs->tid = tid;
@@ -132,6 +133,7 @@ void snap_cstack_fini(struct snap_cstack *cs)
 	snap_free(cs->stk);
 	snap_free(cs->pend);
 	snap_free(cs->defer);
+	snap_u64map_fini(&cs->described);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -196,6 +198,65 @@ static void sampled_arg(const struct snap_cstack_ctx *ctx, uint64_t ns, struct s
 	a->v.i = ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
 }
 
+/* The args magic-trace gives every begin, in its order: address, [line, col,]
+ * symbol, [file] (the source position where ctx->srcloc knows it), appended at
+ * a[*na]. */
+static void function_args(const struct snap_cstack_ctx *ctx, const struct snap_cstack_op *op,
+			  struct snap_arg *a, size_t *na)
+{
+	uint64_t v = 0;
+
+	a[*na].name = ctx->n.address;
+	a[*na].type = SNAP_ARG_PTR;
+	a[(*na)++].v.u = op->ip;
+	if (ctx->srcloc && op->ip)
+		snap_u64map_get(&ctx->srcmap, op->sym, &v);
+	if (v) {
+		const struct snap_srcpos *p = &ctx->srcpos[v - 1];
+
+		a[*na].name = ctx->n.line;
+		a[*na].type = SNAP_ARG_INT;
+		a[(*na)++].v.i = p->line;
+		a[*na].name = ctx->n.col;
+		a[*na].type = SNAP_ARG_INT;
+		a[(*na)++].v.i = p->col;
+	}
+	a[*na].name = ctx->n.symbol;
+	a[*na].type = SNAP_ARG_STR;
+	a[(*na)++].v.str = op->sym;
+	if (v) {
+		a[*na].name = ctx->n.file;
+		a[*na].type = SNAP_ARG_STR;
+		a[(*na)++].v.str = ctx->srcpos[v - 1].file;
+	}
+}
+
+/* ctx->args_once (docs/behaviour.md §6.3 "Slices"): a begin of a function
+ * the thread has described already gets only the args that differ from its
+ * description: address when not the described one, symbol when the slice
+ * is not named by it (MAGIC_TRACE_DEBUG). Returns 1 (those args appended at
+ * a[*na]), 0 for the thread's first begin of the function (its address is
+ * noted; the caller writes function_args) or -ENOMEM. */
+static int described(struct snap_cstack *cs, const struct snap_cstack_op *op, uint32_t name,
+		     struct snap_arg *a, size_t *na)
+{
+	uint64_t ip;
+
+	if (!snap_u64map_get(&cs->described, op->sym, &ip))
+		return snap_u64map_put(&cs->described, op->sym, op->ip) < 0 ? -ENOMEM : 0;
+	if (ip != op->ip) {
+		a[*na].name = cs->ctx->n.address;
+		a[*na].type = SNAP_ARG_PTR;
+		a[(*na)++].v.u = op->ip;
+	}
+	if (name != op->sym) {
+		a[*na].name = cs->ctx->n.symbol;
+		a[*na].type = SNAP_ARG_STR;
+		a[(*na)++].v.str = op->sym;
+	}
+	return 1;
+}
+
 static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
@@ -203,38 +264,17 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 	struct snap_arg a[7];
 	uint32_t name = op->sym;
 	size_t na = 0;
-	uint64_t v;
 	int err;
 
 	switch (op->type) {
 	case OP_CALL:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
 			return err;
-		/* magic-trace's order: address, [line, col,] symbol, [file,] inferred */
-		a[na].name = ctx->n.address;
-		a[na].type = SNAP_ARG_PTR;
-		a[na++].v.u = op->ip;
-		v = 0;
-		if (ctx->srcloc && op->ip)
-			snap_u64map_get(&ctx->srcmap, op->sym, &v);
-		if (v) {
-			const struct snap_srcpos *p = &ctx->srcpos[v - 1];
-
-			a[na].name = ctx->n.line;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = p->line;
-			a[na].name = ctx->n.col;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = p->col;
-		}
-		a[na].name = ctx->n.symbol;
-		a[na].type = SNAP_ARG_STR;
-		a[na++].v.str = op->sym;
-		if (v) {
-			a[na].name = ctx->n.file;
-			a[na].type = SNAP_ARG_STR;
-			a[na++].v.str = ctx->srcpos[v - 1].file;
-		}
+		err = ctx->args_once ? described(cs, op, name, a, &na) : 0;
+		if (err < 0)
+			return err;
+		if (!err)
+			function_args(ctx, op, a, &na);
 		if (op->inferred || op->cut_start) {
 			a[na].name = ctx->n.inferred;
 			a[na].type = SNAP_ARG_STR;
@@ -1061,6 +1101,7 @@ int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 
 	if (t < cs->pending_time)
 		t = cs->pending_time;
+	snap_u64map_fini(&cs->described); /* empty again: its begins were dropped */
 	/* Each stack is cut at t, then its frames are re-begun at t after the cut:
 	 * callers inferred later for a stack sort before its frames (by the cut
 	 * sequence) and after the frames of the stacks underneath it, so the

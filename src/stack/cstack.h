@@ -116,6 +116,11 @@ struct snap_cstack_ctx {
 	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
 	uint32_t caml_raise_exception; /* "caml_raise_exception" */
 	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
+	/* 1: a function's constant args once per thread (docs/behaviour.md §6.3):
+	 * its first begin carries address, [line, col,] symbol, [file]; later ones
+	 * only the args that differ (address when not the first one's). 0 (the
+	 * init default): every begin carries them all, as magic-trace writes. */
+	int args_once;
 	/* source positions (borrowed; NULL = none): looked up once per symbol
 	 * by snap_cstack_note_loc, found by symbol when a frame is written */
 	const struct snap_srcloc *srcloc;
@@ -194,6 +199,8 @@ struct snap_cstack {
 			      * inferred_end_time on those ends */
 	uint64_t eh_last_ip; /* OCaml: the last branch target (0 = none yet) */
 	uint32_t eh_unwind;  /* OCaml without handler notes: frames being unwound */
+	/* ctx->args_once: sym -> the address its described (first) begin carried */
+	struct snap_u64map described;
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the
@@ -289,6 +296,8 @@ void snap_cstack_discard_deferred(struct snap_cstack *cs);
 /* -filter, when the region opens at t: begins every open frame again at t
  * (all stacks, outermost first, marked inferred; deferred, so that callers
  * inferred later still nest around them) and restarts the stacks at t.
+ * Functions are described again (ctx->args_once): what was written outside
+ * the region was dropped.
  * Returns 0 or a negative error. */
 int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t);
 /* Primitive used by sampdiff: opens a frame for sym at ip at exactly t (no

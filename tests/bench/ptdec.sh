@@ -17,6 +17,7 @@
 #                     and the CPU time of the reading thread with -j N (its wall time on
 #                     idle cores)
 #   ptdec alone       the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
+#   bytes per slice   of the -j N .fxt and .fxt.gz (slices: begins and complete events)
 # then the peak RSS of -j N to .fxt.gz at 1x, 4x and 16x and with -j 64 (1 run each); the
 # issue's targets beside the figures, each "met" or "NOT met" as measured; the
 # instructions per branch of each stage of a -j 1 decode (decode, reader, loop, stacks,
@@ -222,6 +223,9 @@ for f in tsc cyc; do
 	best "ptdec alone, $NCPU threads" onlyn "$SNAP_BUILD/tests/bench/bench_ptdec $data $NCPU"
 	same="dumps of -j 1, -j $NCPU, -decoder perf:"
 	./snaptrace dump "$OUT/in.fxt" >"$OUT/in.dump"
+	# FXT bytes per slice (docs/behaviour.md §6.3): begins and complete events are slices
+	awk -v n="$(grep -c -E '^(begin|complete) ' "$OUT/in.dump")" -v a="$(stat -c %s "$OUT/in.fxt")" \
+		-v g="$(stat -c %s "$OUT/in.fxt.gz")" 'BEGIN { if (n > 0) printf "bench ptdec:   %d slices: .fxt %.1f MB, %.1f bytes per slice; .fxt.gz %.2f MB, %.2f bytes per slice\n", n, a / 1e6, a / n, g / 1e6, g / n }'
 	cmp -s "$OUT/in.dump" <(./snaptrace dump "$OUT/i1.fxt") && cmp -s "$OUT/in.dump" <(./snaptrace dump "$OUT/p.fxt") &&
 		same="$same identical" || same="$same DIFFERENT"
 	rm -f "$OUT/in.dump"

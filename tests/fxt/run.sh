@@ -182,6 +182,47 @@ PY
 		fi
 	fi
 fi
+# Bytes per slice (docs/behaviour.md §6.3 "Slices"): a call of a function the thread has
+# described already is a begin and an end of 16 bytes each (header, time); with
+# -per-call-args its begin also carries address (16 bytes) and symbol (8). Measured as the
+# difference between 1 and 1001 iterations of main > foo > bar, so fixed records drop out.
+gen_calls() { # N: main calls foo, foo calls bar, both return, N times
+	awk -v n="$1" 'BEGIN {
+		f = " 4242/4242      1.%09d:          1           branches:u:   %-28s %s =>           %s\n"
+		t = 100
+		printf f, t, "tr strt", "0 [unknown] ([unknown])", "401000 main+0x0 (/usr/bin/demo)"
+		for (i = 0; i < n; i++) {
+			t += 100; printf f, t, "call", "401010 main+0x10 (/usr/bin/demo)", "401100 foo+0x0 (/usr/bin/demo)"
+			t += 100; printf f, t, "call", "401110 foo+0x10 (/usr/bin/demo)", "401200 bar+0x0 (/usr/bin/demo)"
+			t += 100; printf f, t, "return", "401220 bar+0x20 (/usr/bin/demo)", "401115 foo+0x15 (/usr/bin/demo)"
+			t += 100; printf f, t, "return", "401120 foo+0x20 (/usr/bin/demo)", "401015 main+0x15 (/usr/bin/demo)"
+		}
+		t += 100; printf f, t, "tr end  syscall", "401030 main+0x30 (/usr/bin/demo)", "0 [unknown] ([unknown])"
+	}'
+}
+gen_calls 1 >"$tmp/calls1.txt"
+gen_calls 1001 >"$tmp/calls1001.txt"
+# slice_bytes NAME BYTES [FLAG]
+slice_bytes() {
+	local name=$1 want=$2 flag=${3:-} s1 s2 got
+	if "$snap" decode -q $flag -o "$tmp/calls1.fxt" "$tmp/calls1.txt" &&
+		"$snap" decode -q $flag -o "$tmp/calls1001.fxt" "$tmp/calls1001.txt" &&
+		"$snap" dump -check "$tmp/calls1001.fxt" >/dev/null; then
+		s1=$(stat -c %s "$tmp/calls1.fxt")
+		s2=$(stat -c %s "$tmp/calls1001.fxt")
+		got=$(((s2 - s1) / 2000))
+		if [ $(((s2 - s1) % 2000)) = 0 ] && [ "$got" = "$want" ]; then
+			pass "$name"
+		else
+			failed "$name" "$((s2 - s1)) bytes for 2000 more slices, want $want per slice"
+		fi
+	else
+		failed "$name" "decode or dump -check failed"
+	fi
+}
+slice_bytes slice-bytes-default 32
+slice_bytes slice-bytes-per-call-args 56 -per-call-args
+
 if "$snap" dump -help | grep -q 'usage: snaptrace dump' && ! "$snap" dump 2>/dev/null &&
 	! "$snap" dump -bogus "$tmp/basic.fxt" 2>/dev/null; then
 	pass "dump-usage"

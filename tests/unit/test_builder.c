@@ -221,7 +221,7 @@ static void snapshot_boundary_restarts(void)
 		  "E 10 tid=1 foo\n"
 		  "E 10 tid=1 main\n"
 		  "X 4000..4000 tid=1 [unknown]\n"
-		  "B 4000 tid=1 foo address=0x401000 symbol=foo inferred_start_time=true\n"
+		  "B 4000 tid=1 foo inferred_start_time=true\n"
 		  "E 4000 tid=1 foo\n");
 	drv_fini(&d);
 }
@@ -677,16 +677,16 @@ static void offcpu_switches(void)
 		  "E 4200 tid=1 spin_b\n"
 		  "B 4200 tid=1 nap address=0x401200 symbol=nap\n"
 		  "B 4200 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
-		  "B 4200 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "B 4200 tid=1 [off-CPU]\n"
 		  "E 8000 tid=1 [off-CPU]\n"
 		  "E 8000 tid=1 nanosleep\n"
 		  "E 8000 tid=1 nap\n"
 		  "B 8000 tid=1 spin_c address=0x401300 symbol=spin_c\n"
 		  /* frames opened at the first event's time are written last; they
 		   * were running before the data began */
-		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 main inferred_start_time=true\n"
 		  "B 0 tid=1 spin_a address=0x401000 symbol=spin_a inferred_start_time=true\n"
-		  "B 0 tid=1 spin address=0x402000 symbol=spin inferred_start_time=true\n"
+		  "B 0 tid=1 spin address=0x402000 inferred_start_time=true\n"
 		  "E 8000 tid=1 spin_c\n"
 		  "E 8000 tid=1 main\n"
 		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
@@ -737,8 +737,8 @@ static void wakeup_model(void)
 		  "E 1000 tid=1 read\n"
 		  "B 1000 tid=1 [on-CPU: unsampled] address=0x0 symbol=[on-CPU: unsampled]\n"
 		  "E 1150 tid=1 [on-CPU: unsampled]\n"
-		  "B 1150 tid=1 read address=0x7000 symbol=read\n"
-		  "B 1150 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "B 1150 tid=1 read\n"
+		  "B 1150 tid=1 [off-CPU]\n"
 		  "E 2000 tid=1 [off-CPU]\n"
 		  "E 2000 tid=1 read\n"
 		  "B 2000 tid=1 crunch address=0x402000 symbol=crunch\n"
@@ -746,7 +746,7 @@ static void wakeup_model(void)
 		  "E 2500 tid=1 [off-CPU: preempted]\n"
 		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
 		  "B 0 tid=1 loop address=0x401000 symbol=loop inferred_start_time=true\n"
-		  "B 0 tid=1 crunch address=0x402000 symbol=crunch inferred_start_time=true\n"
+		  "B 0 tid=1 crunch inferred_start_time=true\n"
 		  "E 2725 tid=1 crunch inferred_end_time=true sampled_ns=500\n"
 		  "E 2725 tid=1 loop inferred_end_time=true\n"
 		  "E 2725 tid=1 main inferred_end_time=true\n"
@@ -793,7 +793,7 @@ static void idle_gaps(void)
 		  "T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
 		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
 		  "B 0 tid=1 loop address=0x401000 symbol=loop inferred_start_time=true\n"
-		  "B 0 tid=1 crunch address=0x402000 symbol=crunch inferred_start_time=true\n"
+		  "B 0 tid=1 crunch inferred_start_time=true\n"
 		  "E 101375 tid=1 crunch\n"
 		  "E 101375 tid=1 loop\n"
 		  "E 101375 tid=1 main\n"
@@ -899,8 +899,8 @@ static void offcpu_across_snapshot(void)
 		  "E 100 tid=1 a\n"
 		  "E 100 tid=1 main\n"
 		  /* running before the new snapshot's data began */
-		  "B 4000 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
-		  "B 4000 tid=1 a address=0x401000 symbol=a inferred_start_time=true\n"
+		  "B 4000 tid=1 main inferred_start_time=true\n"
+		  "B 4000 tid=1 a inferred_start_time=true\n"
 		  "E 6000 tid=1 a\n"
 		  "E 6000 tid=1 main\n"
 		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
@@ -1180,6 +1180,91 @@ static void throughput(void)
 	snap_strtab_fini(&st);
 }
 
+/* docs/behaviour.md §6.3 "Slices": each thread's first begin of a function carries
+ * magic-trace's args; later ones only what differs: address when it is not the
+ * described one (foo re-pushed at 0x401050 by a return into its middle), symbol when
+ * the slice is not named by it (MAGIC_TRACE_DEBUG's "main [inferred start time]").
+ * Other threads describe foo again. -per-call-args (per_call_args) gives every begin
+ * the full args, as before. */
+static void args_once_per_thread(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 strt 0 - 400000 main",
+		"1010 1/1 call 400010 main 401000 foo",
+		"1020 1/1 return 401010 foo 400015 main",
+		"1030 1/1 call 400020 main 401000 foo",
+		"1040 1/1 return 401010 foo 400025 main",
+		"1050 1/1 call 400030 main 401000 foo",
+		"1060 1/1 return 401010 foo 401050 foo",
+		"1070 1/2 strt 0 - 400000 main",
+		"1080 1/2 call 400010 main 401000 foo",
+		"1100 1/3 strt 0 - 401000 foo",
+		"1110 1/3 return 401010 foo 400015 main",
+		"1120 1/3 call 400020 main 400015 main",
+		NULL,
+	};
+	static const char lean[] =
+		"T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		"B 10 tid=1 foo address=0x401000 symbol=foo\n"
+		"E 20 tid=1 foo\n"
+		"B 30 tid=1 foo\n"
+		"E 40 tid=1 foo\n"
+		"B 50 tid=1 foo\n"
+		"T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
+		"B 71 tid=2 main address=0x400000 symbol=main\n"
+		"T pid=1 tid=3 proc=[pid=1] thread=[pid=1] [tid=3]\n"
+		"B 101 tid=3 foo address=0x401000 symbol=foo\n"
+		"E 110 tid=3 foo\n"
+		"E 60 tid=1 foo\n"
+		"E 60 tid=1 main\n"
+		"B 60 tid=1 foo address=0x401050\n"
+		"B 0 tid=1 main address=0x400000 symbol=main\n"
+		"E 60 tid=1 foo\n"
+		"B 80 tid=2 foo address=0x401000 symbol=foo\n"
+		"E 80 tid=2 foo\n"
+		"E 80 tid=2 main\n"
+		"B 120 tid=3 main address=0x400015 symbol=main\n"
+		"B 100 tid=3 main [inferred start time] symbol=main inferred_start_time=true\n"
+		"E 120 tid=3 main\n"
+		"E 120 tid=3 main [inferred start time]\n";
+	static const char full[] = "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+				   "B 10 tid=1 foo address=0x401000 symbol=foo\n"
+				   "E 20 tid=1 foo\n"
+				   "B 30 tid=1 foo address=0x401000 symbol=foo\n"
+				   "E 40 tid=1 foo\n"
+				   "B 50 tid=1 foo address=0x401000 symbol=foo\n"
+				   "T pid=1 tid=2 proc=[pid=1] thread=[pid=1] [tid=2]\n"
+				   "B 71 tid=2 main address=0x400000 symbol=main\n"
+				   "T pid=1 tid=3 proc=[pid=1] thread=[pid=1] [tid=3]\n"
+				   "B 101 tid=3 foo address=0x401000 symbol=foo\n"
+				   "E 110 tid=3 foo\n"
+				   "E 60 tid=1 foo\n"
+				   "E 60 tid=1 main\n"
+				   "B 60 tid=1 foo address=0x401050 symbol=foo\n"
+				   "B 0 tid=1 main address=0x400000 symbol=main\n"
+				   "E 60 tid=1 foo\n"
+				   "B 80 tid=2 foo address=0x401000 symbol=foo\n"
+				   "E 80 tid=2 foo\n"
+				   "E 80 tid=2 main\n"
+				   "B 120 tid=3 main address=0x400015 symbol=main\n"
+				   "B 100 tid=3 main [inferred start time] address=0x400015 "
+				   "symbol=main inferred_start_time=true\n"
+				   "E 120 tid=3 main\n"
+				   "E 120 tid=3 main [inferred start time]\n";
+	struct snap_builder_opts o = {.debug_names = 1};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, "args_once_per_thread", lean);
+	drv_fini(&d);
+	o.per_call_args = 1;
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, "args_once_per_thread, per_call_args", full);
+	drv_fini(&d);
+}
+
 int main(void)
 {
 	snap_log_level = SNAP_LOG_QUIET; /* decode errors warn */
@@ -1214,6 +1299,7 @@ int main(void)
 	RUN(chain_cut);
 	RUN(chain_end_marker);
 	RUN(alloc_failures_sampling);
+	RUN(args_once_per_thread);
 	RUN(throughput);
 	return snap_test_done();
 }
