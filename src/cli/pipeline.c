@@ -142,7 +142,7 @@ struct feeder {
 	double cpu;	      /* the consumer thread's CPU seconds, at its end */
 };
 
-/* The CPU time of the calling thread (-v: make bench prints the consumer's). */
+/* The CPU time of the calling thread (-vv: make bench prints the consumer's). */
 static double thread_cpu_seconds(void)
 {
 	struct rusage ru;
@@ -235,7 +235,7 @@ static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope
 			snap_batchq_stop(&f->q, decode_interrupted ? -EINTR : r);
 		pthread_join(f->thr, NULL);
 		f->running = 0;
-		snap_info("the consumer thread (stacks, FXT) used %.2f s CPU", f->cpu);
+		snap_debug("the consumer thread (stacks, FXT) used %.2f s CPU", f->cpu);
 		snap_strtab_share(f->bld->st, 0);
 		snap_batchq_fini(&f->q);
 		if (!f->err && f->put_err)
