@@ -126,7 +126,7 @@ static int builder_setup(struct snap_builder *bld, struct snap_timeline *tl, str
  * events in the same order, in batches (source/batch.h), while this thread
  * reads the next ones. The output is the same bytes either way.
  */
-#define CONSUMER_BATCHES 4    /* batches in the queue: the reader runs this far ahead */
+#define CONSUMER_BATCHES 8    /* batches in the queue: the reader runs this far ahead */
 #define CONSUMER_EVENTS	 1024 /* events a batch */
 #define CONSUMER_FRAMES	 4096 /* sample frames a batch holds to start with */
 
@@ -142,7 +142,7 @@ struct feeder {
 	double cpu;	      /* the consumer thread's CPU seconds, at its end */
 };
 
-/* The CPU time of the calling thread (-vv: make bench prints the consumer's). */
+/* The CPU time of the calling thread (-v -v: make bench prints the consumer's). */
 static double thread_cpu_seconds(void)
 {
 	struct rusage ru;

@@ -27,15 +27,15 @@ int snap_batchq_init(struct snap_batchq *q, size_t nbatches, size_t events, size
 	if (!q->all || !q->full || !q->free)
 		goto nomem;
 	q->nall = nbatches;
+	q->wake = nbatches / 2;
+	q->frames0 = frames;
 	for (size_t i = 0; i < nbatches; i++) {
 		struct snap_batch *b = &q->all[i];
 
 		b->ev = snap_reallocarray(NULL, events, sizeof(*b->ev));
-		b->frames = frames ? snap_reallocarray(NULL, frames, sizeof(*b->frames)) : NULL;
-		if (!b->ev || (frames && !b->frames))
+		if (!b->ev)
 			goto nomem;
 		b->cap = events;
-		b->fcap = frames;
 		q->free[q->nfree++] = b;
 	}
 	return 0;
@@ -70,10 +70,16 @@ static int batchq_next(struct snap_batchq *q)
 	if (b && b->n) {
 		q->full[(q->full_head + q->nfull++) % q->nall] = b;
 		q->cur = b = NULL;
-		pthread_cond_signal(&q->can_get);
+		if (q->get_asleep && q->nfull >= q->wake)
+			pthread_cond_signal(&q->can_get);
 	}
-	while (!b && !q->nfree && !q->err)
-		pthread_cond_wait(&q->can_put, &q->mu);
+	if (!b && !q->nfree && !q->err) {
+		/* (until half the batches are free: fewer wake-ups, source/batch.h) */
+		q->put_asleep = 1;
+		while (q->nfree < q->wake && !q->err)
+			pthread_cond_wait(&q->can_put, &q->mu);
+		q->put_asleep = 0;
+	}
 	if (!b && !q->err) {
 		b = q->cur = q->free[--q->nfree];
 		b->n = 0;
@@ -97,9 +103,11 @@ int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev)
 	}
 	b->ev[b->n] = *ev;
 	if (nf) {
-		/* only an empty batch grows: its events point into frames */
+		/* only an empty batch grows (its events point into frames), to
+		 * frames0 at first: no arena for inputs without frames */
 		if (nf > b->fcap - b->nframes &&
-		    snap_vec_reserve(&b->frames, &b->fcap, nf, sizeof(*b->frames)) < 0)
+		    snap_vec_reserve(&b->frames, &b->fcap, nf > q->frames0 ? nf : q->frames0,
+				     sizeof(*b->frames)) < 0)
 			return -ENOMEM;
 		memcpy(b->frames + b->nframes, ev->frames, nf * sizeof(*b->frames));
 		b->ev[b->n].frames = b->frames + b->nframes;
@@ -150,8 +158,13 @@ struct snap_batch *snap_batchq_get(struct snap_batchq *q)
 	struct snap_batch *b = NULL;
 
 	pthread_mutex_lock(&q->mu);
-	while (!q->nfull && !q->closed && !q->err)
-		pthread_cond_wait(&q->can_get, &q->mu);
+	if (!q->nfull && !q->closed && !q->err) {
+		/* (until half the batches are full: fewer wake-ups, source/batch.h) */
+		q->get_asleep = 1;
+		while (q->nfull < q->wake && !q->closed && !q->err)
+			pthread_cond_wait(&q->can_get, &q->mu);
+		q->get_asleep = 0;
+	}
 	if (!q->err && q->nfull) {
 		b = q->full[q->full_head];
 		q->full_head = (q->full_head + 1) % q->nall;
@@ -165,6 +178,7 @@ void snap_batchq_done(struct snap_batchq *q, struct snap_batch *b)
 {
 	pthread_mutex_lock(&q->mu);
 	q->free[q->nfree++] = b;
-	pthread_cond_signal(&q->can_put);
+	if (q->put_asleep && q->nfree >= q->wake)
+		pthread_cond_signal(&q->can_put);
 	pthread_mutex_unlock(&q->mu);
 }

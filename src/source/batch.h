@@ -7,7 +7,11 @@
  * source lends until its next event are copied into the batch), so an event
  * stays valid until its batch is given back. The queue is bounded: nbatches
  * batches of at most `events` events, reused, so memory stays flat whatever
- * the input's length; the reading thread waits while all are full.
+ * the input's length; the reading thread waits while all are full. A side that
+ * waits sleeps until half the batches are ready for it (full ones for the
+ * taker, empty ones for the putter), not just one: the two threads run about
+ * as fast, and waking at every batch cost a futex wake-up and a sleep a batch
+ * (docs/design.md, "The consumer thread").
  *
  * Stopping: either side calls snap_batchq_stop with an error (the first one
  * is kept); every wait ends, put and close return it, get returns NULL. The
@@ -26,7 +30,7 @@ struct snap_batch {
 	struct snap_event *ev; /* ev[0..n) */
 	size_t n, cap;
 	struct snap_loc *frames; /* ev[i].frames point in here */
-	size_t nframes, fcap;	 /* fcap grows for an event with more frames */
+	size_t nframes, fcap;	 /* allocated for the first event with frames; grows */
 };
 
 struct snap_batchq {
@@ -38,13 +42,16 @@ struct snap_batchq {
 	size_t full_head, nfull;
 	struct snap_batch **free; /* nfree empty ones */
 	size_t nfree;
-	struct snap_batch *cur; /* the one being filled (the putting thread's) */
-	int closed;		/* the putting thread is done */
-	int err;		/* stopped: the first error (< 0), else 0 */
+	struct snap_batch *cur;	    /* the one being filled (the putting thread's) */
+	size_t frames0;		    /* a batch's first frame arena */
+	size_t wake;		    /* a waiting side wakes when this many are ready (nall / 2) */
+	int get_asleep, put_asleep; /* a side waits */
+	int closed;		    /* the putting thread is done */
+	int err;		    /* stopped: the first error (< 0), else 0 */
 };
 
-/* nbatches (>= 2) batches of events events (>= 1), frames frames to start
- * with. Returns 0 or -ENOMEM (q is then as after fini). */
+/* nbatches (>= 2) batches of events events (>= 1), with room for frames
+ * frames once an event has some. Returns 0 or -ENOMEM (q is then as after fini). */
 int snap_batchq_init(struct snap_batchq *q, size_t nbatches, size_t events, size_t frames);
 /* Releases q (both threads done with it). */
 void snap_batchq_fini(struct snap_batchq *q);

@@ -58,7 +58,7 @@ static void *take_all(void *p)
 /* Every event arrives once, in order, with copies of its frames (the putter
  * reuses its frame buffer at once), in batches of at most the size asked for;
  * the frame arena grows for an event bigger than it. */
-static void batchq_keeps_order_and_owns_frames(void)
+static void keeps_order(size_t nbatches)
 {
 	struct snap_batchq q;
 	struct taker t = {.q = &q, .stop_after = -1};
@@ -68,7 +68,7 @@ static void batchq_keeps_order_and_owns_frames(void)
 	int err = 0;
 
 	/* 3 frames to start with: events of 4 frames make the arena grow */
-	CHECK_INT_EQ(0, snap_batchq_init(&q, 2, 7, 3));
+	CHECK_INT_EQ(0, snap_batchq_init(&q, nbatches, 7, 3));
 	CHECK_INT_EQ(0, pthread_create(&thr, NULL, take_all, &t));
 	for (long i = 0; i < N_EVENTS && !err; i++) {
 		make_event(&ev, frames, i);
@@ -83,6 +83,13 @@ static void batchq_keeps_order_and_owns_frames(void)
 	CHECK(t.max_batch <= 7 && t.max_batch > 1);
 	CHECK_INT_EQ(0, snap_batchq_error(&q));
 	snap_batchq_fini(&q);
+}
+
+static void batchq_keeps_order_and_owns_frames(void)
+{
+	keeps_order(2);
+	keeps_order(3);
+	keeps_order(8); /* the sides wake when 4 are ready */
 }
 
 /* The taking side stops (the builder failed): put returns its error within
@@ -108,7 +115,7 @@ static void batchq_stop_by_taker_reaches_putter(void)
 	CHECK_INT_EQ(-EIO, snap_batchq_close(&q));
 	pthread_join(thr, NULL);
 	CHECK_INT_EQ(0, t.bad);
-	CHECK(t.n >= 11 && t.n <= 12); /* the rest of the batch it stopped in */
+	CHECK(t.n >= 11 && t.n <= 14); /* the rest of the batch it stopped in (<= 4) */
 	CHECK_INT_EQ(-EIO, snap_batchq_error(&q));
 	snap_batchq_fini(&q);
 }
