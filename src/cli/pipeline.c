@@ -231,7 +231,7 @@ static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope
 	if (f->running) {
 		if (!r && !decode_interrupted)
 			snap_batchq_close(&f->q); /* the consumer takes the rest */
-		else if (!f->put_err)
+		else /* (after the consumer's own stop: keeps its error) */
 			snap_batchq_stop(&f->q, decode_interrupted ? -EINTR : r);
 		pthread_join(f->thr, NULL);
 		f->running = 0;

@@ -126,11 +126,11 @@ rss() {
 
 # reader OUTPUT: "SERIAL READER CONSUMER": the CPU time of the reading thread and of the
 # consumer thread (stacks, FXT: cli/pipeline.c) of a -j N decode and the larger of the two,
-# the serial part (best of 3 each, decode -vv).
+# the serial part (best of 3 each, decode -v -v).
 reader() {
 	local m c best=999 bestc=999
 	for _ in 1 2 3; do
-		m=$("$ROOT/snaptrace" decode -vv -decoder ipt -j "$NCPU" "$data" -o "$1" 2>&1 |
+		m=$("$ROOT/snaptrace" decode -v -v -decoder ipt -j "$NCPU" "$data" -o "$1" 2>&1 |
 			sed -n -e 's/.*reading thread used \([0-9.]*\) s CPU.*/r \1/p' -e 's/.*consumer thread.* used \([0-9.]*\) s CPU.*/c \1/p')
 		c=$(echo "$m" | sed -n 's/^c //p')
 		m=$(echo "$m" | sed -n 's/^r //p')
