@@ -7,7 +7,7 @@
 # Each decode runs with -j 1 (one thread) and -j 2 / -j 8 (the consumer): exit status,
 # stderr and the dump must agree. Prints PASS/FAIL/SKIP lines.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 snap=${SNAP_BIN:-$PWD/snaptrace}
 tmp=$(mktemp -d /tmp/snaptrace-pipeline.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
