@@ -86,7 +86,8 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_DECODER] = {"decoder", NULL, "perf|ipt|auto",
 			 "Intel PT decoder: auto (default: in-process where it can), ipt, perf"},
 	[OPT_JOBS] = {"jobs", "j", "N",
-		      "threads of the in-process PT decoder and of gzip (default: cores)"},
+		      "threads of the in-process PT decoder and of gzip; above 1, stacks and "
+		      "the trace are built on a thread of their own (default: cores)"},
 	[OPT_REPORT] = {"report", NULL, NULL,
 			"then print the trace's latency figures (snaptrace report)"},
 	[OPT_PER_CALL_ARGS] =

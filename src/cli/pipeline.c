@@ -3,15 +3,19 @@
  * The decode pipeline: a source of events (source/source.h: the in-process PT
  * decoder, perf script run on a perf.data, or perf script text from a file or
  * stdin) -> stack/builder -> write/fxt -> a file sink that writes a temporary
- * file and renames it into place only when everything succeeded.
+ * file and renames it into place only when everything succeeded. With -j > 1
+ * the builder, the writer and the sink run on a consumer thread of their own,
+ * fed in batches (struct feeder below; docs/design.md "The consumer thread").
  */
 #include "cli/pipeline.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/decodemsg.h"
@@ -19,6 +23,7 @@
 #include "record/exeinfo.h"
 #include "record/perfmaps.h"
 #include "record/srcinfo.h"
+#include "source/batch.h"
 #include "source/source.h"
 #include "stack/builder.h"
 #include "stack/filter.h"
@@ -115,17 +120,166 @@ static int builder_setup(struct snap_builder *bld, struct snap_timeline *tl, str
 	return snap_builder_init(bld, tl, st, &dopts);
 }
 
+/*
+ * Where decode_loop hands its events (docs/design.md, "The consumer thread"):
+ * the builder, on this thread (-j 1), or, with -j > 1, a consumer thread that
+ * feeds the builder (and through it the FXT writer and the sink) the same
+ * events in the same order, in batches (source/batch.h), while this thread
+ * reads the next ones. The output is the same bytes either way.
+ */
+#define CONSUMER_BATCHES 8    /* batches in the queue: the reader runs this far ahead */
+#define CONSUMER_EVENTS	 1024 /* events a batch */
+#define CONSUMER_FRAMES	 4096 /* sample frames a batch holds to start with */
+
+struct feeder {
+	struct snap_builder *bld;
+	int threads;	      /* -j > 1: feed the builder on a consumer thread */
+	int running;	      /* the consumer thread runs (q is in use) */
+	struct snap_batchq q; /* to the consumer */
+	pthread_t thr;	      /* the consumer */
+	int put_err;	      /* put's error (the consumer's, or out of memory) */
+	int err;	      /* the builder's first error */
+	char desc[256];	      /* the event it failed on (snap_builder_desc) */
+	double cpu;	      /* the consumer thread's CPU seconds, at its end */
+};
+
+/* The CPU time of the calling thread (-v -v: make bench prints the consumer's). */
+static double thread_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* The consumer thread: feeds the builder every batch, stops q at its first
+ * error (f->err, f->desc: read by the reading thread once it joined). */
+static void *consumer_main(void *arg)
+{
+	struct feeder *f = arg;
+	struct snap_batch *b;
+
+	while (!f->err && (b = snap_batchq_get(&f->q))) {
+		for (size_t i = 0; i < b->n; i++) {
+			int r = snap_builder_feed(f->bld, &b->ev[i]);
+
+			if (r < 0) {
+				f->err = r;
+				snap_builder_desc(f->bld, &b->ev[i], f->desc, sizeof(f->desc));
+				snap_batchq_stop(&f->q, r);
+				break;
+			}
+		}
+		snap_batchq_done(&f->q, b);
+	}
+	f->cpu = thread_cpu_seconds();
+	return NULL;
+}
+
+/* Starts the consumer thread if f->threads; feeds on this thread if it cannot. */
+static void feeder_start(struct feeder *f)
+{
+	sigset_t set, old;
+
+	f->err = f->put_err = 0;
+	f->desc[0] = '\0';
+	if (!f->threads ||
+	    snap_batchq_init(&f->q, CONSUMER_BATCHES, CONSUMER_EVENTS, CONSUMER_FRAMES) < 0)
+		return;
+	/* signals stay with this thread: they interrupt its reads (perf script's pipe) */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	snap_strtab_share(f->bld->st, 1);
+	f->running = pthread_create(&f->thr, NULL, consumer_main, f) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!f->running) {
+		snap_strtab_share(f->bld->st, 0);
+		snap_batchq_fini(&f->q);
+	}
+}
+
+/* Hands ev to the builder. Returns 0 or a negative error (f->err or
+ * f->put_err: decode_end reports it). */
+static inline int decode_feed(struct feeder *f, const struct snap_event *ev)
+{
+	int r;
+
+	if (f->running) {
+		if ((r = snap_batchq_put(&f->q, ev)) < 0)
+			f->put_err = r;
+		return r;
+	}
+	if ((r = snap_builder_feed(f->bld, ev)) < 0) {
+		f->err = r;
+		snap_builder_desc(f->bld, ev, f->desc, sizeof(f->desc));
+	}
+	return r;
+}
+
+/* The end of decode_loop; r is its last result (0: the source's end). Ends
+ * the consumer thread, after the rest of the events when the loop ended well,
+ * and reports the first failure once: the builder's, an interrupt, the
+ * source's. Returns 0 or that error. */
+static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope scope,
+		      struct snap_progress *prog, int r, const struct snap_sink *sink,
+		      const char *output)
+{
+	if (f->running) {
+		if (!r && !decode_interrupted)
+			snap_batchq_close(&f->q); /* the consumer takes the rest */
+		else /* (after the consumer's own stop: keeps its error) */
+			snap_batchq_stop(&f->q, decode_interrupted ? -EINTR : r);
+		pthread_join(f->thr, NULL);
+		f->running = 0;
+		snap_debug("the consumer thread (stacks, FXT) used %.2f s CPU", f->cpu);
+		snap_strtab_share(f->bld->st, 0);
+		snap_batchq_fini(&f->q);
+		if (!f->err && f->put_err)
+			f->err = f->put_err; /* out of memory (a stop is the consumer's f->err) */
+	}
+	snap_progress_done(prog);
+	if (f->err == -SNAP_ESCOPE) {
+		snap_log(SNAP_LOG_QUIET,
+			 "%s: event outside the trace scope (%s) with -strict-scope: %s; "
+			 "nothing written (decode with -trace-include-kernel to keep it)",
+			 src->name, snap_scope_name(scope), f->desc);
+		return f->err;
+	}
+	if (f->err < 0 && snap_sink_error(sink)) { /* ENOSPC, EFBIG, EIO: the output's */
+		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output,
+			 snap_strerror(snap_sink_error(sink)));
+		return f->err;
+	}
+	if (f->err < 0) {
+		snap_log(SNAP_LOG_QUIET, "decoding %s failed: %s", src->name,
+			 snap_strerror(f->err));
+		return f->err;
+	}
+	if (decode_interrupted) {
+		snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
+		return -EINTR;
+	}
+	if (r < 0)
+		snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", src->name, snap_strerror(r));
+	return r;
+}
+
 /* The event loop. Returns 0 or a negative error, already reported. */
-static int decode_loop(struct snap_source *src, struct snap_builder *bld, enum snap_scope scope,
+static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scope scope,
 		       struct snap_perfmaps *maps, struct snap_decode_result *res,
 		       const struct snap_sink *sink, const char *output)
 {
 	struct snap_event ev;
 	struct snap_progress prog;
 	uint64_t nev = 0;
-	char desc[256];
 	int r;
 
+	feeder_start(f);
 	/* A progress line on a terminal for decodes longer than a second. */
 	snap_progress_init(&prog, STDERR_FILENO,
 			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
@@ -149,38 +303,12 @@ static int decode_loop(struct snap_source *src, struct snap_builder *bld, enum s
 			if (ev.time > res->last_time)
 				res->last_time = ev.time;
 		}
-		if (res->cover && snap_thcover_feed(res->cover, &ev, bld->st) < 0)
+		if (res->cover && snap_thcover_feed(res->cover, &ev, f->bld->st) < 0)
 			res->cover = NULL; /* out of memory: no per-thread coverage */
-		r = snap_builder_feed(bld, &ev);
-		if (r < 0)
-			snap_progress_done(&prog);
-		if (r == -SNAP_ESCOPE) {
-			snap_log(SNAP_LOG_QUIET,
-				 "%s: event outside the trace scope (%s) with -strict-scope: %s; "
-				 "nothing written (decode with -trace-include-kernel to keep it)",
-				 src->name, snap_scope_name(scope),
-				 snap_builder_desc(bld, &ev, desc, sizeof(desc)));
-			return r;
-		}
-		if (r < 0 && snap_sink_error(sink)) { /* ENOSPC, EFBIG, EIO: the output's */
-			snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", output,
-				 snap_strerror(snap_sink_error(sink)));
-			return r;
-		}
-		if (r < 0) {
-			snap_log(SNAP_LOG_QUIET, "decoding %s failed: %s", src->name,
-				 snap_strerror(r));
-			return r;
-		}
+		if ((r = decode_feed(f, &ev)) < 0)
+			break;
 	}
-	snap_progress_done(&prog);
-	if (decode_interrupted) {
-		snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
-		return -EINTR;
-	}
-	if (r < 0)
-		snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", src->name, snap_strerror(r));
-	return r;
+	return decode_end(f, src, scope, &prog, r, sink, output);
 }
 
 /* -filter pass 1: reads every input once and keeps the START -> STOP pairs.
@@ -241,10 +369,15 @@ static int decode_inputs(struct snap_source *src, struct snap_builder *bld,
 			 const struct snap_sink *sink, const char *output)
 {
 	size_t ninputs = o->ninputs ? o->ninputs : 1;
+	long jobs = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	struct feeder f;
 	int err, serr;
 
+	memset(&f, 0, sizeof(f));
+	f.bld = bld;
+	f.threads = jobs > 1;
 	for (size_t i = 0;; i++) {
-		err = decode_loop(src, bld, o->scope, maps, res, sink, output);
+		err = decode_loop(src, &f, o->scope, maps, res, sink, output);
 		snap_source_set_progress(src, NULL); /* decode_loop's, gone */
 		res->dwarf |= src->dwarf;
 		res->lost_records += src->lost.lost;

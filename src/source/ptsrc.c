@@ -27,9 +27,10 @@ int snap_pt_decoder_parse(const char *s, enum snap_pt_decoder *k)
 	return 0;
 }
 
-/* The CPU time of the calling thread. The thread that reads the events also
- * builds the stacks and writes the trace: with idle cores, its CPU time is the
- * wall time of an in-process decode (make bench prints it). */
+/* The CPU time of the calling thread, the one that reads the events (and, with
+ * -j 1, builds the stacks and writes the trace; with -j > 1 a consumer thread
+ * does: cli/pipeline.c). With idle cores, the larger of the two is the wall
+ * time of an in-process decode (make bench prints both). */
 static double thread_cpu_seconds(void)
 {
 	struct rusage ru;

@@ -11,9 +11,11 @@ void snap_log_fmt(int level, const char *fmt, ...)
 	va_list ap;
 
 	(void)level;
+	flockfile(stderr); /* one line, whole, from any thread (the decode's consumer) */
 	fputs("snaptrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }

@@ -7,6 +7,7 @@
 #include "util/alloc.h"
 
 #define STRTAB_CHUNK (64 * 1024)
+#define STRTAB_MAX   (UINT32_MAX / 2) /* ids */
 
 static uint32_t strtab_hash(const char *s, size_t len)
 {
@@ -19,9 +20,29 @@ static uint32_t strtab_hash(const char *s, size_t len)
 	return h;
 }
 
+/* Which segment holds id (>= 1), and where in it (strtab.h). */
+static inline unsigned strtab_seg(uint32_t id, uint32_t *off)
+{
+	uint32_t j = id + 63;
+	unsigned lg = 31u - (unsigned)__builtin_clz(j);
+
+	*off = j - (1u << lg);
+	return lg - 6;
+}
+
+/* id's entry; id in 1..count as read by the caller (acquire). */
+static inline struct snap_strtab_ent *strtab_ent(const struct snap_strtab *st, uint32_t id)
+{
+	uint32_t off;
+	unsigned k = strtab_seg(id, &off);
+
+	return atomic_load_explicit(&st->seg[k], memory_order_relaxed) + off;
+}
+
 void snap_strtab_init(struct snap_strtab *st)
 {
 	memset(st, 0, sizeof(*st));
+	pthread_mutex_init(&st->mu, NULL);
 }
 
 void snap_strtab_fini(struct snap_strtab *st)
@@ -30,10 +51,15 @@ void snap_strtab_fini(struct snap_strtab *st)
 		snap_free(st->chunks[i]);
 	snap_free(st->chunks);
 	snap_free(st->slots);
-	snap_free(st->str);
-	snap_free(st->len);
-	snap_free(st->hash);
+	for (unsigned k = 0; k < SNAP_STRTAB_SEGS; k++)
+		snap_free(st->seg[k]);
+	pthread_mutex_destroy(&st->mu);
 	memset(st, 0, sizeof(*st));
+}
+
+void snap_strtab_share(struct snap_strtab *st, int on)
+{
+	st->shared = on;
 }
 
 /* Puts id (hash h) in the first free slot of its probe sequence. */
@@ -49,38 +75,15 @@ static void strtab_slot_put(uint32_t *slots, size_t nslots, uint32_t h, uint32_t
 static int strtab_rehash(struct snap_strtab *st, size_t nslots)
 {
 	uint32_t *slots = snap_calloc(nslots, sizeof(*slots));
+	uint32_t n = atomic_load_explicit(&st->count, memory_order_relaxed);
 
 	if (!slots)
 		return -ENOMEM;
-	for (uint32_t id = 1; id <= st->count; id++)
-		strtab_slot_put(slots, nslots, st->hash[id], id);
+	for (uint32_t id = 1; id <= n; id++)
+		strtab_slot_put(slots, nslots, strtab_ent(st, id)->hash, id);
 	snap_free(st->slots);
 	st->slots = slots;
 	st->nslots = nslots;
-	return 0;
-}
-
-static int strtab_grow_ids(struct snap_strtab *st)
-{
-	uint32_t cap = st->cap ? st->cap * 2 : 64;
-	const char **str;
-	uint32_t *len, *hash;
-
-	if (cap < st->cap || cap > UINT32_MAX / 2)
-		return -ENOMEM;
-	str = snap_reallocarray(st->str, cap + 1, sizeof(*str));
-	if (!str)
-		return -ENOMEM;
-	st->str = str;
-	len = snap_reallocarray(st->len, cap + 1, sizeof(*len));
-	if (!len)
-		return -ENOMEM;
-	st->len = len;
-	hash = snap_reallocarray(st->hash, cap + 1, sizeof(*hash));
-	if (!hash)
-		return -ENOMEM;
-	st->hash = hash;
-	st->cap = cap;
 	return 0;
 }
 
@@ -118,47 +121,87 @@ static uint32_t strtab_lookup(const struct snap_strtab *st, const char *s, size_
 		return 0;
 	for (size_t i = h & (st->nslots - 1); st->slots[i]; i = (i + 1) & (st->nslots - 1)) {
 		uint32_t id = st->slots[i];
+		const struct snap_strtab_ent *e = strtab_ent(st, id);
 
-		if (st->hash[id] == h && st->len[id] == len && !memcmp(st->str[id], s, len))
+		if (e->hash == h && e->len == len && !memcmp(e->str, s, len))
 			return id;
 	}
 	return 0;
 }
 
-uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t len)
+static void strtab_lock(const struct snap_strtab *st)
 {
-	return strtab_lookup(st, s, len, strtab_hash(s, len));
+	if (st->shared)
+		pthread_mutex_lock((pthread_mutex_t *)&st->mu); /* the lock is not the table */
 }
 
-int64_t snap_strtab_intern(struct snap_strtab *st, const char *s, size_t len)
+static void strtab_unlock(const struct snap_strtab *st)
 {
-	uint32_t h = strtab_hash(s, len), id = strtab_lookup(st, s, len, h);
+	if (st->shared)
+		pthread_mutex_unlock((pthread_mutex_t *)&st->mu);
+}
+
+uint32_t snap_strtab_find(const struct snap_strtab *st, const char *s, size_t len)
+{
+	uint32_t h = strtab_hash(s, len), id;
+
+	strtab_lock(st);
+	id = strtab_lookup(st, s, len, h);
+	strtab_unlock(st);
+	return id;
+}
+
+/* intern's body, under the lock. */
+static int64_t strtab_add(struct snap_strtab *st, const char *s, size_t len, uint32_t h)
+{
+	uint32_t id = strtab_lookup(st, s, len, h), n, off;
+	struct snap_strtab_ent *e;
 	const char *copy;
+	unsigned k;
 	int err;
 
 	if (id)
 		return id;
 	if (len > UINT32_MAX / 2)
 		return -E2BIG;
-	if ((st->count + 1) * 2 > st->nslots) {
+	n = atomic_load_explicit(&st->count, memory_order_relaxed);
+	if (n + 1 > STRTAB_MAX)
+		return -ENOMEM;
+	if ((size_t)(n + 1) * 2 > st->nslots) {
 		err = strtab_rehash(st, st->nslots ? st->nslots * 2 : 128);
 		if (err < 0)
 			return err;
 	}
-	if (st->count + 1 > st->cap) {
-		err = strtab_grow_ids(st);
-		if (err < 0)
-			return err;
+	k = strtab_seg(n + 1, &off);
+	if (!off && !st->seg[k]) { /* the first id of segment k */
+		e = snap_calloc((size_t)64 << k, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		atomic_store_explicit(&st->seg[k], e, memory_order_relaxed);
 	}
 	copy = strtab_store(st, s, len);
 	if (!copy)
 		return -ENOMEM;
-	id = ++st->count;
-	st->str[id] = copy;
-	st->len[id] = (uint32_t)len;
-	st->hash[id] = h;
+	id = n + 1;
+	e = strtab_ent(st, id);
+	e->str = copy;
+	e->len = (uint32_t)len;
+	e->hash = h;
 	strtab_slot_put(st->slots, st->nslots, h, id);
+	/* publishes the entry (and its segment) to get() in other threads */
+	atomic_store_explicit(&st->count, id, memory_order_release);
 	return id;
+}
+
+int64_t snap_strtab_intern(struct snap_strtab *st, const char *s, size_t len)
+{
+	uint32_t h = strtab_hash(s, len);
+	int64_t r;
+
+	strtab_lock(st);
+	r = strtab_add(st, s, len, h);
+	strtab_unlock(st);
+	return r;
 }
 
 int64_t snap_strtab_intern_cstr(struct snap_strtab *st, const char *s)
@@ -176,14 +219,14 @@ int snap_strtab_intern_id(struct snap_strtab *st, const char *s, uint32_t *id)
 
 const char *snap_strtab_get(const struct snap_strtab *st, uint32_t id)
 {
-	if (!id || id > st->count)
+	if (!id || id > atomic_load_explicit(&st->count, memory_order_acquire))
 		return "";
-	return st->str[id];
+	return strtab_ent(st, id)->str;
 }
 
 uint32_t snap_strtab_len(const struct snap_strtab *st, uint32_t id)
 {
-	if (!id || id > st->count)
+	if (!id || id > atomic_load_explicit(&st->count, memory_order_acquire))
 		return 0;
-	return st->len[id];
+	return strtab_ent(st, id)->len;
 }

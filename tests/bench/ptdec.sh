@@ -14,8 +14,8 @@
 #   perf's floor      perf script --itrace=bep --dlfilter <drop-all filter>
 #   plugin path       snaptrace decode -decoder perf (perf + snaptrace-dlfilter.so), 1 run
 #   -j 1, -j N        snaptrace decode -decoder ipt (N = online CPUs), to .fxt and .fxt.gz,
-#                     and the CPU time of the reading thread with -j N (its wall time on
-#                     idle cores)
+#                     and the CPU time of the reading and the consumer thread with -j N
+#                     (the busier one's is its wall time on idle cores)
 #   ptdec alone       the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
 #   bytes per slice   of the -j N .fxt and .fxt.gz (slices: begins and complete events)
 # then the peak RSS of -j N to .fxt.gz at 1x, 4x and 16x and with -j 64 (1 run each); the
@@ -23,7 +23,7 @@
 # instructions per branch of each stage of a -j 1 decode (decode, reader, loop, stacks,
 # FXT, gzip: tests/bench/cgstages.py on valgrind --tool=callgrind runs of the 1x and 1/4x
 # recordings, their difference over the difference in branches, so start-up costs drop
-# out) and of perf's floor, and of the reading thread of a -j N decode (the serial part);
+# out) and of perf's floor, and of the reading and consumer threads of a -j N decode (the serial part);
 # -C (or SNAP_BENCH_CALLGRIND=0) leaves the callgrind runs out (about a minute). It
 # checks that the dumps are the same for -j 1, -j N and -decoder perf, and the .fxt.gz
 # the same bytes for -j 1, -j N and -j 8. Prints figures; never fails on timing.
@@ -125,14 +125,20 @@ rss() {
 	eval "rss_$1=$r"
 }
 
-# reader OUTPUT: the CPU time of the reading thread of a -j N decode (best of 3, decode -v).
+# reader OUTPUT: "SERIAL READER CONSUMER": the CPU time of the reading thread and of the
+# consumer thread (stacks, FXT: cli/pipeline.c) of a -j N decode and the larger of the two,
+# the serial part (best of 3 each, decode -v -v).
 reader() {
-	local m best=999
+	local m c best=999 bestc=999
 	for _ in 1 2 3; do
-		m=$("$ROOT/snaptrace" decode -v -decoder ipt -j "$NCPU" "$data" -o "$1" 2>&1 | sed -n 's/.*reading thread used \([0-9.]*\) s CPU.*/\1/p')
+		m=$("$ROOT/snaptrace" decode -v -v -decoder ipt -j "$NCPU" "$data" -o "$1" 2>&1 |
+			sed -n -e 's/.*reading thread used \([0-9.]*\) s CPU.*/r \1/p' -e 's/.*consumer thread.* used \([0-9.]*\) s CPU.*/c \1/p')
+		c=$(echo "$m" | sed -n 's/^c //p')
+		m=$(echo "$m" | sed -n 's/^r //p')
 		best=$(awk -v a="${m:-999}" -v b="$best" 'BEGIN { print (a < b) ? a : b }')
+		bestc=$(awk -v a="${c:-0}" -v b="$bestc" 'BEGIN { print (a < b) ? a : b }')
 	done
-	echo "$best"
+	awk -v a="$best" -v b="$bestc" 'BEGIN { print (a > b) ? a : b, a, b }'
 }
 
 # nbranches DATA: the branches in DATA (bench_ptdec's count, the same as perf's).
@@ -177,7 +183,8 @@ cgthreads() {
 		return 1
 	fi
 	eval "cgt_$1='$(for t in "$OUT"/cgt.out-*; do python3 "$ROOT/tests/bench/cgstages.py" "$t"; done |
-		awk 'NR == 1 { m = $1 - $2 - $7; o = $2 + $7; next } { o += $1 } END { print m + 0, o + 0 }')'"
+		awk 'NR == 1 { m = $1 - $2 - $7; o = $2 + $7; next } { o += $1 } $5 > s { s = $5; c = $1 - $2 - $7 }
+			END { print m + 0, o + 0, c + 0 }')'"
 	rm -f "$OUT"/cgt.out*
 }
 
@@ -214,11 +221,13 @@ for f in tsc cyc; do
 	best "-j $NCPU -> .fxt" iptn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
 	best "-j 1 -> .fxt.gz" gz1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt.gz"
 	best "-j $NCPU -> .fxt.gz" gzn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
-	# The reading thread (events, stacks, FXT) is the serial part: with idle cores the
-	# -j N decode's wall time is its CPU time, or the CPU time of all threads over N.
-	main=$(reader "$OUT/r.fxt")
-	maingz=$(reader "$OUT/r.fxt.gz")
-	awk -v m="$main" -v g="$maingz" -v n="$NCPU" 'BEGIN { printf "bench ptdec:   %-36s %6.2f s CPU (.fxt), %.2f s CPU (.fxt.gz)\n", "-j " n ", its reading thread", m, g }'
+	# The reading thread (events) or the consumer thread (stacks, FXT), the busier, is the
+	# serial part: with idle cores the -j N decode's wall time is its CPU time, or the CPU
+	# time of all threads over N.
+	read -r main mainr mainc < <(reader "$OUT/r.fxt")
+	read -r maingz maingzr maingzc < <(reader "$OUT/r.fxt.gz")
+	awk -v m="$mainr" -v g="$maingzr" -v n="$NCPU" 'BEGIN { printf "bench ptdec:   %-36s %6.2f s CPU (.fxt), %.2f s CPU (.fxt.gz)\n", "-j " n ", its reading thread", m, g }'
+	awk -v m="$mainc" -v g="$maingzc" -v n="$NCPU" 'BEGIN { printf "bench ptdec:   %-36s %6.2f s CPU (.fxt), %.2f s CPU (.fxt.gz)\n", "-j " n ", its consumer thread", m, g }'
 	best "ptdec alone, 1 thread" only1 "$SNAP_BUILD/tests/bench/bench_ptdec $data 1"
 	best "ptdec alone, $NCPU threads" onlyn "$SNAP_BUILD/tests/bench/bench_ptdec $data $NCPU"
 	same="dumps of -j 1, -j $NCPU, -decoder perf:"
@@ -244,7 +253,7 @@ for f in tsc cyc; do
 	# The targets, from the figures above.
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (a > 0 && b > 0) ? a / b : 0 }'; }
-	# On idle cores: -j N's wall time would be its reading thread's CPU time, or the CPU
+	# On idle cores: -j N's wall time would be its busier thread's CPU time, or the CPU
 	# time of all its threads over N; perf's floor (one thread) its CPU time.
 	idle=$(awk -v m="$main" -v c="$cpu_iptn" -v n="$NCPU" -v f="$cpu_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
 	idlegz=$(awk -v m="$maingz" -v c="$cpu_gzn" -v n="$NCPU" -v f="$cpu_floor" 'BEGIN { if (c / n > m) m = c / n; printf "%.2f", (f > 0) ? m / f : 0 }')
@@ -290,7 +299,7 @@ for f in tsc cyc; do
 		if (n > 0 && q[1] > p[1]) printf "bench ptdec:   %-9s %4.0f\n", "perf'\''s floor", (q[1] - p[1]) / n }'
 	perbranch .fxt "$cg_fxtq" "$cg_fxt1"
 	perbranch .fxt.gz "$cg_fxtgzq" "$cg_fxtgz1"
-	# -j N: the reading thread is the serial part
+	# -j N: the reading and the consumer thread are the serial part
 	awk -v a="$cgt_fxtq" -v b="$cgt_fxt1" -v c="$cgt_fxtgzq" -v d="$cgt_fxtgz1" -v fa="$cg_floorq" \
 		-v fb="$cg_floor1" -v n="$((b1x - bq))" -v j="$NCPU" 'BEGIN {
 		split(a, x, " "); split(b, y, " "); split(c, u, " "); split(d, v, " "); split(fa, p, " "); split(fb, q, " ")
@@ -298,7 +307,10 @@ for f in tsc cyc; do
 		if (n <= 0 || f <= 0 || y[1] == "" || v[1] == "") { printf "bench ptdec:   -j %d: no figures\n", j; exit }
 		r = (y[1] - x[1]) / n; g = (v[1] - u[1]) / n
 		printf "bench ptdec:   -j %d, the reading thread but decode and gzip: .fxt %4.0f (%.2fx perf'\''s floor), .fxt.gz %4.0f (%.2fx); the rest: %.0f, %.0f\n",
-			j, r, r / f, g, g / f, (y[2] - x[2]) / n, (v[2] - u[2]) / n }'
+			j, r, r / f, g, g / f, (y[2] - x[2]) / n, (v[2] - u[2]) / n
+		r = (y[3] - x[3]) / n; g = (v[3] - u[3]) / n
+		printf "bench ptdec:   -j %d, the consumer thread but decode and gzip: .fxt %4.0f (%.2fx perf'\''s floor), .fxt.gz %4.0f (%.2fx)\n",
+			j, r, r / f, g, g / f }'
 done
 echo "bench ptdec: (load now $(cut -d' ' -f1-3 /proc/loadavg) on $NCPU CPUs: wall times are noisy when others run)"
 exit 0

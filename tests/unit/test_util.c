@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "model/event.h"
@@ -199,11 +200,99 @@ static void esc_escapes_what_a_terminal_obeys(void)
 	CHECK_INT_EQ(3, snap_esc_str(NULL, 0, "abc", 3, 0));
 }
 
+/* Ids past several of the table's segments read back their strings. */
+static void strtab_segments_keep_every_id(void)
+{
+	struct snap_strtab st;
+	char buf[32];
+	int ok = 1;
+
+	snap_strtab_init(&st);
+	for (int i = 0; i < 70000; i++) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		ok &= snap_strtab_intern_cstr(&st, buf) == i + 1;
+	}
+	for (int i = 0; i < 70000; i += 7) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		ok &= !strcmp(snap_strtab_get(&st, (uint32_t)i + 1), buf);
+		ok &= snap_strtab_len(&st, (uint32_t)i + 1) == strlen(buf);
+		ok &= snap_strtab_find(&st, buf, strlen(buf)) == (uint32_t)i + 1;
+	}
+	CHECK(ok);
+	CHECK_STR_EQ("", snap_strtab_get(&st, 70001));
+	snap_strtab_fini(&st);
+}
+
+#define SHARED_N 20000
+
+struct shared_arg {
+	struct snap_strtab *st;
+	uint32_t ids[SHARED_N];
+	int bad; /* a get that did not read back its string */
+};
+
+/* Interns "w<i>" for every i, in an order of its own, and reads back every
+ * id it got and one interned before. */
+static void *strtab_worker(void *p)
+{
+	struct shared_arg *a = p;
+	int step = a->ids[0] ? 7 : 1; /* (ids[0]: which worker) */
+	char buf[32];
+
+	for (int k = 0; k < SHARED_N; k++) {
+		int i = (int)(((long)k * step) % SHARED_N);
+		int64_t id;
+
+		snprintf(buf, sizeof(buf), "w%d", i);
+		id = snap_strtab_intern_cstr(a->st, buf);
+		a->ids[i] = id > 0 ? (uint32_t)id : 0;
+		if (id <= 0 || strcmp(snap_strtab_get(a->st, (uint32_t)id), buf))
+			a->bad++;
+		if (id > 1 && !snap_strtab_get(a->st, (uint32_t)id - 1)[0])
+			a->bad++;
+	}
+	return NULL;
+}
+
+/* A shared table interned from two threads at once (under ThreadSanitizer in
+ * the tsan build): one id a string, dense ids, every string read back. */
+static void strtab_shared_by_two_threads(void)
+{
+	static struct shared_arg a, b;
+	struct snap_strtab st;
+	pthread_t t;
+	char buf[32];
+	int same = 1;
+
+	snap_strtab_init(&st);
+	snap_strtab_share(&st, 1);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.st = b.st = &st;
+	b.ids[0] = 1;
+	CHECK_INT_EQ(0, pthread_create(&t, NULL, strtab_worker, &b));
+	strtab_worker(&a);
+	pthread_join(t, NULL);
+	snap_strtab_share(&st, 0);
+	CHECK_INT_EQ(0, a.bad);
+	CHECK_INT_EQ(0, b.bad);
+	CHECK_INT_EQ(SHARED_N, st.count);
+	for (int i = 0; i < SHARED_N; i++) {
+		snprintf(buf, sizeof(buf), "w%d", i);
+		same &= a.ids[i] == b.ids[i] && a.ids[i] >= 1 && a.ids[i] <= SHARED_N &&
+			!strcmp(snap_strtab_get(&st, a.ids[i]), buf);
+	}
+	CHECK(same);
+	snap_strtab_fini(&st);
+}
+
 int main(void)
 {
 	RUN(strtab_interns_and_dedups);
 	RUN(strtab_many_strings);
 	RUN(strtab_alloc_failures);
+	RUN(strtab_segments_keep_every_id);
+	RUN(strtab_shared_by_two_threads);
 	RUN(u64map_put_get);
 	RUN(vec_reserve_grows_and_checks_overflow);
 	RUN(strerror_covers_both_ranges);
