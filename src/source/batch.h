@@ -56,11 +56,12 @@ int snap_batchq_init(struct snap_batchq *q, size_t nbatches, size_t events, size
 /* Releases q (both threads done with it). */
 void snap_batchq_fini(struct snap_batchq *q);
 
-/* The putting side. put copies ev (and its frames, when nframes and frames are
+/* snap_batchq_put's slow path: frames to copy, or a full batch to hand over. */
+int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev);
+/* The putting side: copies ev (and its frames, when nframes and frames are
  * set) into the current batch, handing the batch over when it is full (and
  * waiting for an empty one). Returns 0, -ENOMEM, or the error q was stopped
  * with (noticed when a batch is handed over). */
-int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev);
 static inline int snap_batchq_put(struct snap_batchq *q, const struct snap_event *ev)
 {
 	struct snap_batch *b = q->cur;
