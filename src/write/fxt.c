@@ -495,14 +495,14 @@ static void fxt_header(struct snap_fxt *fx)
 	w[0] = FXT_MAGIC;
 	fxt_put(fx, w, 1);
 	w[0] = fxt_hdr(SNAP_FXT_METADATA, 1 + pwords) |
-	       fxt_pack(1, FXT_META_TYPE) /* provider info */ | fxt_pack(0, FXT_META_PROVIDER) |
+	       fxt_pack(SNAP_FXT_MD_PROVIDER_INFO, FXT_META_TYPE) | fxt_pack(0, FXT_META_PROVIDER) |
 	       fxt_pack(plen, FXT_META_NAME_LEN);
 	memset(w + 1, 0, pwords * 8);
 	memcpy(w + 1, pname, plen);
 	w[0] = htole64(w[0]);
 	snap_sink_write(fx->sink, w, (1 + pwords) * 8);
 	w[0] = fxt_hdr(SNAP_FXT_METADATA, 1) |
-	       fxt_pack(2, FXT_META_TYPE); /* provider section, id 0 */
+	       fxt_pack(SNAP_FXT_MD_PROVIDER_SECTION, FXT_META_TYPE); /* provider id 0 */
 	fxt_put(fx, w, 1);
 	w[0] = fxt_hdr(SNAP_FXT_INIT, 2);
 	w[1] = 1000000000ull; /* ticks per second: ticks are ns */

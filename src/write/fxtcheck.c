@@ -209,7 +209,7 @@ static int check_event(struct snap_fxtcheck *c, const struct snap_fxtread_rec *r
 static int check_kobj(struct snap_fxtcheck *c, const struct snap_fxtread_rec *rec)
 {
 	c->kobjs++;
-	if (rec->sub != 2)
+	if (rec->sub != SNAP_FXT_OBJ_THREAD)
 		return 0;
 	for (uint32_t i = 0; i < rec->nargs; i++) {
 		const struct snap_fxtread_arg *a = &rec->args[i];
