@@ -1175,7 +1175,7 @@ static void throughput(void)
 	CHECK_U64_EQ(2, s.threads);
 	CHECK_INT_EQ(0, snap_builder_finish(&bld));
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	fprintf(stderr, "decoder: %.1f M branch events/s\n", (double)n / secs / 1e6);
+	fprintf(stderr, "builder: %.1f M branch events/s\n", (double)n / secs / 1e6);
 	snap_builder_fini(&bld);
 	snap_strtab_fini(&st);
 }
