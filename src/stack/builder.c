@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "model/names.h"

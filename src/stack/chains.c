@@ -2,16 +2,10 @@
 /*
  * Junk at the outer end of call chains (docs/sampling.md). See bthread.h.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "model/names.h"
 #include "stack/bthread.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/vec.h"
 
 /* Is the frame's name one of the "[unknown @ ...]" ones (or none)? */
 static int unknown_frame(const struct snap_builder *bld, const struct snap_loc *f)

@@ -3,14 +3,10 @@
  * The trigger-hit tracks and the sampling marker, written by finish. See bthread.h.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "stack/bthread.h"
 #include "util/alloc.h"
-#include "util/err.h"
-#include "util/vec.h"
 
 int snap_marks_init_hits(struct snap_builder *bld, const struct snap_builder_opts *o)
 {

@@ -3,15 +3,7 @@
  * Sampled threads: samples, context switches, off-CPU and unsampled slices,
  * inferred idle gaps (docs/sampling.md "Off-CPU time"). See bthread.h.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "stack/bthread.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/vec.h"
 
 /* The thread is back on the CPU (or a sample shows it running): its
  * off-CPU slice ends at t (if it is still open: a snapshot boundary or the

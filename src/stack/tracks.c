@@ -5,11 +5,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "stack/bthread.h"
-#include "util/alloc.h"
-#include "util/err.h"
 #include "util/vec.h"
 
 static void fmt_id(char *buf, size_t size, int32_t id)
