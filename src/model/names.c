@@ -33,12 +33,13 @@ int snap_unknown_parse(const char *s, size_t n, struct snap_unknown_parts *parts
 {
 	static const char stem[] = SNAP_NAME_UNKNOWN_STEM, at[] = SNAP_NAME_UNKNOWN_AT;
 	const size_t na = sizeof(at) - 1;
-	struct snap_unknown_parts p = {s + na, n - na, NULL, 0};
+	struct snap_unknown_parts p;
 
 	if (n < sizeof(stem) - 1 || memcmp(s, stem, sizeof(stem) - 1))
 		return 0;
 	if (n < na || memcmp(s, at, na))
 		return 1;
+	p = (struct snap_unknown_parts){s + na, n - na, NULL, 0};
 	if (n >= 2 && s[n - 2] == ')' && s[n - 1] == ']')
 		for (size_t i = na; i + 1 < n; i++)
 			if (s[i] == ' ' && s[i + 1] == '(') {
