@@ -27,7 +27,8 @@ struct snap_bthread {
 	uint32_t proc_name;
 	uint32_t comm;	/* the comm its track name was made from (0 = none yet) */
 	uint32_t tname; /* its track name */
-	uint8_t offcpu; /* OFFCPU_*: its off-CPU state: on the CPU, or off it with or without the slice */
+	/* OFFCPU_*: its off-CPU state: on the CPU, or off it with or without the slice */
+	uint8_t offcpu;
 	uint32_t offcpu_sym; /* the off-CPU slice's name while offcpu == OFFCPU_SLICE */
 	/* docs/sampling.md "Off-CPU time": switched in at t_in, no sample since */
 	uint8_t pend_in;

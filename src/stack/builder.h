@@ -27,9 +27,10 @@
  * ("[pid=P]"). TCMD is the thread's comm; the opts.names entry (else CMD)
  * while that comm is its process's first comm or unknown. When an event
  * carries another comm (pthread_setname_np, exec), the track is announced
- * again with the new name (counted in stats.renames). Ids 0 and -1 print as "?". Extra-event tracks use
- * tid 0x40000000 | n and the name "EVENT (tid T)"; the hit track of pid P
- * uses tid 0x40000000 | n and the name "Snapshot symbol hits".
+ * again with the new name (counted in stats.renames). Ids 0 and -1 print as
+ * "?". Extra-event tracks use tid 0x40000000 | n and the name "EVENT (tid T)";
+ * the hit track of pid P uses tid 0x40000000 | n and the name
+ * "Snapshot symbol hits".
  *
  * Trace scope (opts.scope, docs/behaviour.md §4.7). An event VIOLATES the scope if
  *  - SNAP_SCOPE_USER: any address it carries (branch src/dst, sample frame,
@@ -202,8 +203,8 @@ void snap_builder_fini(struct snap_builder *bld);
 
 /* Applies one event (borrowed for the call, including ev->frames).
  * Returns 0, -SNAP_ESCOPE (strict scope violation: nothing applied), -ENOMEM,
- * -EINVAL after snap_builder_finish, or a timeline error. After an error other than -SNAP_ESCOPE the builder
- * should only be finished or freed. */
+ * -EINVAL after snap_builder_finish, or a timeline error. After an error
+ * other than -SNAP_ESCOPE the builder should only be finished or freed. */
 int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or

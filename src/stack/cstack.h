@@ -2,9 +2,10 @@
 /*
  * One thread's shadow call stack: Intel PT branch events -> begin/end slices
  * (docs/behaviour.md §4.1-§4.11). Times given to this module are trace
- * times: ns of perf time minus the trace base (stack/builder.h "Times"); snap_cstack_time() applies the per-thread
- * rules (+1 ns after a decode error, docs/behaviour.md §4.2; never going
- * backwards) and must be used for every event.
+ * times: ns of perf time minus the trace base (stack/builder.h "Times");
+ * snap_cstack_time() applies the per-thread rules (+1 ns after a decode
+ * error, docs/behaviour.md §4.2; never going backwards) and must be used for
+ * every event.
  *
  * Slices are written to ctx->tl on the track (pid, tid) given at init; the
  * caller announces the track. Calls that share one perf timestamp are spread

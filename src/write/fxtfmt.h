@@ -2,9 +2,10 @@
 /*
  * What the writer (write/fxt.c) and the reader (write/fxtread.c) share of the
  * Fuchsia trace format: the type codes (records, metadata, events, arguments,
- * kernel objects) and the packed fields of header words. Each header field is "LO, HI": its first and
- * last bit, so fxt_get(w, FXT_EV_NAME) reads it and fxt_pack(v, FXT_EV_NAME)
- * places v there (the writer passes values that fit).
+ * kernel objects) and the packed fields of header words. Each header field
+ * is "LO, HI": its first and last bit, so fxt_get(w, FXT_EV_NAME) reads it
+ * and fxt_pack(v, FXT_EV_NAME) places v there (the writer passes values that
+ * fit).
  */
 #ifndef SNAP_WRITE_FXTFMT_H
 #define SNAP_WRITE_FXTFMT_H
