@@ -119,8 +119,9 @@ struct snap_cstack_ctx {
 	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
 	/* 1: a function's constant args once per thread (docs/behaviour.md §6.3):
 	 * its first begin carries address, [line, col,] symbol, [file]; later ones
-	 * only the args that differ (address when not the first one's). 0 (the
-	 * init default): every begin carries them all, as magic-trace writes. */
+	 * only the args that differ (address when not the first one's, symbol
+	 * when the slice is named otherwise: debug_names). 0 (the init default):
+	 * every begin carries them all, as magic-trace writes. */
 	int args_once;
 	/* source positions (borrowed; NULL = none): looked up once per symbol
 	 * by snap_cstack_note_loc, found by symbol when a frame is written */
