@@ -317,6 +317,7 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
 		const char *in = o->ninputs ? o->inputs[i] : o->input;
 		struct snap_source src;
 		struct snap_event ev;
+		const char *name;
 		int r, serr;
 
 		if (in && !strcmp(in, "-")) {
@@ -330,14 +331,15 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
 			if ((maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0) ||
 			    (r = snap_filter_scan(f, &ev)) < 0)
 				break;
-		serr = snap_source_close(&src); /* (src.name is NULL from here: "input") */
+		name = src.name; /* (close clears src) */
+		serr = snap_source_close(&src);
 		if (decode_interrupted) {
 			snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
 			return -EINTR;
 		}
 		if (r < 0 || serr < 0) {
-			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s",
-				 src.name ? src.name : "input", snap_strerror(r < 0 ? r : serr));
+			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", name,
+				 snap_strerror(r < 0 ? r : serr));
 			return r < 0 ? r : serr;
 		}
 	}
