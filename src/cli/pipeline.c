@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/decodemsg.h"
@@ -30,6 +29,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/proc.h"
 #include "util/progress.h"
 #include "util/strtab.h"
 #include "write/fxt.h"
@@ -143,17 +143,6 @@ struct feeder {
 	double cpu;	      /* the consumer thread's CPU seconds, at its end */
 };
 
-/* The CPU time of the calling thread (-v -v: make bench prints the consumer's). */
-static double thread_cpu_seconds(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
-}
-
 /* The consumer thread: feeds the builder every batch, stops q at its first
  * error (f->err, f->desc: read by the reading thread once it joined). */
 static void *consumer_main(void *arg)
@@ -174,7 +163,7 @@ static void *consumer_main(void *arg)
 		}
 		snap_batchq_done(&f->q, b);
 	}
-	f->cpu = thread_cpu_seconds();
+	f->cpu = snap_thread_cpu_seconds(); /* (-v -v: make bench prints it) */
 	return NULL;
 }
 
@@ -328,6 +317,7 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
 		const char *in = o->ninputs ? o->inputs[i] : o->input;
 		struct snap_source src;
 		struct snap_event ev;
+		const char *name;
 		int r, serr;
 
 		if (in && !strcmp(in, "-")) {
@@ -341,14 +331,15 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
 			if ((maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0) ||
 			    (r = snap_filter_scan(f, &ev)) < 0)
 				break;
-		serr = snap_source_close(&src); /* (src.name is NULL from here: "input") */
+		name = src.name; /* (close clears src) */
+		serr = snap_source_close(&src);
 		if (decode_interrupted) {
 			snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
 			return -EINTR;
 		}
 		if (r < 0 || serr < 0) {
-			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s",
-				 src.name ? src.name : "input", snap_strerror(r < 0 ? r : serr));
+			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", name,
+				 snap_strerror(r < 0 ? r : serr));
 			return r < 0 ? r : serr;
 		}
 	}

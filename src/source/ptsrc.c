@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "ptdec/ptdec.h"
 #include "source/source.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/proc.h"
 
 int snap_pt_decoder_parse(const char *s, enum snap_pt_decoder *k)
 {
@@ -25,20 +25,6 @@ int snap_pt_decoder_parse(const char *s, enum snap_pt_decoder *k)
 	else
 		return -1;
 	return 0;
-}
-
-/* The CPU time of the calling thread, the one that reads the events (and, with
- * -j 1, builds the stacks and writes the trace; with -j > 1 a consumer thread
- * does: cli/pipeline.c). With idle cores, the larger of the two is the wall
- * time of an in-process decode (make bench prints both). */
-static double thread_cpu_seconds(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
 static int ptsrc_next(struct snap_source *src, struct snap_event *ev)
@@ -63,13 +49,16 @@ static int ptsrc_close(struct snap_source *src)
 			  "branches there are not decoded",
 			  src->name, (unsigned long long)s.missing_images,
 			  s.missing_images == 1 ? "" : "s", s.first_missing);
+	/* The reading thread's CPU (with -j 1 it also builds the stacks and writes the
+	 * trace; with -j > 1 a consumer thread does: cli/pipeline.c). With idle cores,
+	 * the larger of the two is the wall time of the decode (make bench prints both). */
 	snap_info("ptdec: %llu buffers, %llu pieces (%llu by the fast walk), %llu bytes, "
 		  "%llu instructions, %llu branches, %llu errors, %d threads; the reading "
 		  "thread used %.2f s CPU",
 		  (unsigned long long)s.buffers, (unsigned long long)s.pieces,
 		  (unsigned long long)s.walked, (unsigned long long)s.bytes,
 		  (unsigned long long)s.insns, (unsigned long long)s.branches,
-		  (unsigned long long)s.errors, s.jobs, thread_cpu_seconds());
+		  (unsigned long long)s.errors, s.jobs, snap_thread_cpu_seconds());
 	snap_ptdec_close(src->impl);
 	src->impl = NULL;
 	return 0;

@@ -215,7 +215,10 @@ static int source_open_fd(struct snap_source *src, const struct snap_source_opts
 	}
 	if (piped && (err = sniff_stream(src, fd, magic, &got)) < 0)
 		return err;
-	return snap_source_text(src, fd, magic, got, st);
+	err = snap_source_text(src, fd, magic, got, st);
+	if (err < 0) /* (out of memory: open says why an input failed) */
+		snap_log(SNAP_LOG_QUIET, "cannot read %s: %s", src->name, snap_strerror(err));
+	return err;
 }
 
 int snap_source_open(struct snap_source *src, const struct snap_source_opts *o, const char *input,

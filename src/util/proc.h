@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Processes and time: the monotonic clock in ms, what a forked child does
+ * Processes and time: the monotonic clock in ms, a thread's CPU time, what a forked child does
  * before exec, exec with piped output, and running a command for its output.
  * The one home for these (record/ and cli/ spawn perf, fzf and the traced program).
  */
@@ -11,6 +11,10 @@
 
 /* CLOCK_MONOTONIC in milliseconds. */
 long snap_now_ms(void);
+
+/* The CPU time (user + system) of the calling thread in seconds, 0 if unknown
+ * (-v: the decode's reading and consumer threads, docs/design.md). */
+double snap_thread_cpu_seconds(void);
 
 /* In a freshly forked child: default signal dispositions and an empty mask,
  * so perf and the traced program do not inherit our blocked signals or our

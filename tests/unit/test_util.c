@@ -254,8 +254,8 @@ static void *strtab_worker(void *p)
 	return NULL;
 }
 
-/* A shared table interned from two threads at once (under ThreadSanitizer in
- * the tsan build): one id a string, dense ids, every string read back. */
+/* A shared table interned from two threads at once (clean under ThreadSanitizer:
+ * make SAN=thread B=build/tsan): one id a string, dense ids, every string read back. */
 static void strtab_shared_by_two_threads(void)
 {
 	static struct shared_arg a, b;
