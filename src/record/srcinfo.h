@@ -7,7 +7,7 @@
  * name perf shows (demangled C++ and Rust names, record/elfsym.h); the line
  * by address through each compilation unit's ranges (record/dwline.h: no
  * .debug_aranges needed, which clang and Go do not write). Each DSO is opened once and
- * each function looked up once (the decoder caches per symbol). DSOs without
+ * each function looked up once (the stack builder caches per symbol). DSOs without
  * debug info (most system libraries) give no position.
  */
 #ifndef SNAP_RECORD_SRCINFO_H
@@ -22,7 +22,7 @@
 struct snap_srcfile;
 
 struct snap_srcinfo {
-	struct snap_srcloc iface; /* give &iface to the decoder */
+	struct snap_srcloc iface; /* give &iface to the stack builder */
 	struct snap_strtab *st;	  /* borrowed */
 	struct snap_u64map dsos;  /* dso strtab id -> index + 1 in files, 0 = no debug info */
 	struct snap_srcfile **files;

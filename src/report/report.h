@@ -3,7 +3,7 @@
  * Latency figures of a timeline (`snaptrace report`, docs/report.md).
  *
  * Duration events (begin, end, complete) are fed in any order, as a trace
- * file or the decoder gives them; names are ids of a borrowed strtab. The
+ * file or the stack builder gives them; names are ids of a borrowed strtab. The
  * events of each thread are kept compactly (16 bytes each) and, at finish,
  * sorted stably by time (only if they came out of order) and matched on a
  * stack the way Perfetto builds slices. Every slice is a call: recursion
