@@ -168,6 +168,7 @@ install "$new"
 make_tree
 t0=$SECONDS
 if [ ! -d "$cases" ]; then
+	rm -rf "$cases.part" # an interrupted collection's (in a WORKDIR kept)
 	mkdir -p "$cases.part"
 	cases=$cases.part
 	for s in $SNAP_DUMPCMP_SUITES; do

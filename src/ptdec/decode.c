@@ -86,9 +86,11 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 		pc->walked = 1;
 		return w->d->walk == 2 ? check_piece(w, pc) : 0;
 	}
-	/* the events the walk handed on already are not handed on again (pool.c) */
+	/* the events the walk handed on already are not handed on again (pool.c);
+	 * the bytes it dropped are read again, and dropped again from the start */
 	pc->skip = pc->nfinal;
 	pc->nfinal = 0;
+	pc->dropped = NULL;
 	pc->nev = 0;
 	pc->insns = 0;
 	pc->end_clean = 0;

@@ -117,20 +117,28 @@ void ptd_confirm_all(struct pstate *s)
 	s->stop_idx = NO_IDX;
 }
 
-/* The final events pc->ev[0..confirm) go to the reader as a segment (pool.c);
- * the reader itself holds up to READER_CAPS segments' worth, then gives the
- * piece up to a helper thread (-EAGAIN), unless it is that piece's fallback
- * (pc->big: decoded whole). */
+/* How many of the piece's first events are final: those below confirm, but
+ * not past stop_idx (ptd_end_piece keeps pc->ev[0..stop_idx) when it is set,
+ * and pass_psb moves confirm beyond it). */
+static size_t final_events(const struct pstate *s)
+{
+	return s->stop_idx < s->confirm ? s->stop_idx : s->confirm;
+}
+
+/* The final events go to the reader as a segment (pool.c); the reader itself
+ * holds up to READER_CAPS segments' worth, then gives the piece up to a helper
+ * thread (-EAGAIN), unless it is that piece's fallback (pc->big: decoded whole). */
 static void publish(struct pstate *s)
 {
+	size_t n = final_events(s);
 	int err;
 
 	if (!s->w->can_block) {
-		if (!s->pc->big && s->confirm >= READER_CAPS * s->d->evcap)
+		if (!s->pc->big && n >= READER_CAPS * s->d->evcap)
 			s->err = -EAGAIN;
 		return;
 	}
-	if ((err = ptd_publish(s->d, s->pc, s->confirm)) < 0) {
+	if ((err = ptd_publish(s->d, s->pc, n)) < 0) {
 		s->err = err;
 		return;
 	}
@@ -146,8 +154,8 @@ static void publish(struct pstate *s)
 		s->pc->dropped = s->pc->b + s->tk.pos;
 	}
 	if (s->stop_idx != NO_IDX)
-		s->stop_idx -= s->confirm;
-	s->confirm = 0;
+		s->stop_idx -= n;
+	s->confirm -= n;
 }
 
 static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
@@ -155,7 +163,7 @@ static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 	struct piece *pc = s->pc;
 	struct rawev *r;
 
-	if (s->d->evcap && s->confirm >= s->d->evcap && !s->err)
+	if (s->d->evcap && !s->err && final_events(s) >= s->d->evcap)
 		publish(s);
 	if (s->err)
 		return NULL;

@@ -344,6 +344,8 @@ int ptd_start_pool(struct snap_ptdec *d)
 		size_t extra = (size_t)jobs * WINDOW_PER_J, per;
 
 		d->evcap = env ? strtoul(env, NULL, 10) : AUTO_EVCAP;
+		if (d->evcap > SIZE_MAX / (2 * sizeof(struct rawev))) /* per and 2 * evcap fit */
+			d->evcap = SIZE_MAX / (2 * sizeof(struct rawev));
 		if (d->walk == 2)
 			d->evcap = 0; /* the self-check compares whole pieces */
 		per = 2 * (d->evcap ? d->evcap : AUTO_EVCAP) * sizeof(struct rawev);

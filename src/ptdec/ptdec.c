@@ -413,11 +413,14 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 				     "not reproduced)");
 		goto fail;
 	}
-	if ((err = ptd_split_buffers(d)) < 0 || (err = ptd_start_pool(d)) < 0)
+	if ((err = ptd_split_buffers(d)) < 0)
 		goto fail;
 	/* reading the sideband and cutting the buffers touched the whole file: its
-	 * pages are read again as the pieces are decoded, and dropped after them */
+	 * pages are read again as the pieces are decoded, and dropped after them
+	 * (before the workers start: not the pages of their first pieces) */
 	ptd_drop_bytes(d, buf, (const uint8_t *)buf + len, 1);
+	if ((err = ptd_start_pool(d)) < 0)
+		goto fail;
 	*out = d;
 	return 0;
 fail:

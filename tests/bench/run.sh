@@ -4,7 +4,7 @@
 # tests/bench/cgstages.py's stage attribution on a callgrind file written by hand, and
 # every bench script parses.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 fails=0
 if command -v python3 >/dev/null; then
 	python3 tests/bench/cgstages.py selftest || fails=$((fails + 1))

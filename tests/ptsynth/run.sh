@@ -168,8 +168,8 @@ e2e_case() {
 
 # ptdec_case NAME DATA[,DATA...] [DECODE-FLAGS...]: the in-process decoder against perf
 # (docs/ptdec.md): `snaptrace dump` of -decoder ipt must equal that of -decoder perf,
-# with the default pieces and with a piece at every PSB on 2 threads (so every piece
-# boundary is a join). A recording ptdec does not support falls back to perf: that
+# with the default pieces, with a piece at every PSB on 2 threads (so every piece
+# boundary is a join), and in segments of 7 events on 1 and 8 threads. A recording ptdec does not support falls back to perf: that
 # fails unless PTDEC_FALLBACK names the reason expected.
 ptdec_case() {
 	local name=$1 data=$2

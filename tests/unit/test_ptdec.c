@@ -4,6 +4,7 @@
  * checks, and ELF symbols of this test's own binary. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptdec/elfsyms.h"
@@ -210,6 +211,41 @@ static void opens_kernel_traces(void)
 	put16(buf + 104 + 136 + 16 + 16 + 17 * 8 + 4, 5); /* the MMAP's misc: GUEST_USER */
 	CHECK_INT_EQ(-SNAP_ENOTSUP, snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
 	CHECK(strstr(why, "guest") != NULL);
+	snap_strtab_fini(&st);
+}
+
+/* $SNAPTRACE_PTDEC_CAP (the segment size, docs/ptdec.md "Memory") of any
+ * value opens and decodes: a huge one once made the window's size in pieces a
+ * division by zero. */
+static void any_segment_cap_decodes(void)
+{
+	static const char *const caps[] = {"1152921504606846976", "18446744073709551615", "0",
+					   "junk", "1"};
+	static uint8_t buf[4096];
+	struct snap_strtab st;
+	struct snap_ptdec_opts o;
+	char why[128] = "";
+	size_t len = make_pt(buf, 0, 1);
+
+	memset(&o, 0, sizeof(o));
+	o.no_host_kernel = 1;
+	o.buildid_dir = "";
+	snap_strtab_init(&st);
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		for (int j = 1; j <= 2; j++) {
+			struct snap_ptdec *d = NULL;
+			struct snap_event ev;
+
+			o.jobs = j;
+			setenv("SNAPTRACE_PTDEC_CAP", caps[i], 1);
+			CHECK_INT_EQ(0,
+				     snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
+			if (d) {
+				CHECK_INT_EQ(0, snap_ptdec_next(d, &ev));
+				snap_ptdec_close(d);
+			}
+		}
+	unsetenv("SNAPTRACE_PTDEC_CAP");
 	snap_strtab_fini(&st);
 }
 
@@ -713,6 +749,7 @@ int main(void)
 	RUN(reads_a_small_recording);
 	RUN(rejects_what_it_cannot_read);
 	RUN(opens_kernel_traces);
+	RUN(any_segment_cap_decodes);
 	RUN(reads_the_build_id_table);
 	RUN(reads_kallsyms);
 	RUN(symbols_of_this_binary);

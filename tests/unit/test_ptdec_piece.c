@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The piece decoder's parts of the in-process PT decoder (src/ptdec/piece.h,
  * docs/ptdec.md): the return stack, the token reader on packets libipt writes,
- * the describe-printers of tokens and raw events, and the section bounds the
- * run cache checks instructions against. */
+ * the describe-printers of tokens and raw events, the section bounds the
+ * run cache checks instructions against, and the segments a piece hands on. */
 #include <intel-pt.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -282,6 +282,79 @@ static void section_bounds_are_libipts(void)
 	unlink(path);
 }
 
+/* One piece's events, a producer thread's way (machine.c's watermark): two
+ * confirmed, the stop IP reached, three more walked, a PSB+ whose FUP they
+ * reach confirms them (pass_psb: past the stop), one more, the end. With a cap
+ * (evcap) the reader takes each segment handed on; out gets every event the
+ * reader sees, in order. */
+static size_t stream_piece(size_t evcap, uint64_t *out, size_t max)
+{
+	static struct snap_ptdec d;
+	struct wctx w;
+	struct piece pc;
+	struct pstate s;
+	size_t nout = 0;
+
+	memset(&d, 0, sizeof(d));
+	memset(&w, 0, sizeof(w));
+	memset(&pc, 0, sizeof(pc));
+	memset(&s, 0, sizeof(s));
+	pthread_mutex_init(&d.mu, NULL);
+	pthread_cond_init(&d.cv_pub, NULL);
+	pthread_cond_init(&d.cv_done, NULL);
+	d.evcap = evcap;
+	w.d = &d;
+	w.can_block = 1;
+	pc.has_stop = 1;
+	s.d = &d;
+	s.w = &w;
+	s.pc = &pc;
+	s.stop_idx = NO_IDX;
+	for (uint64_t t = 1; t <= 6; t++) {
+		if (t == 3) {
+			ptd_confirm_all(&s);
+			s.stop_idx = pc.nev; /* the walk is at the stop IP */
+		}
+		if (t == 6)
+			s.confirm = pc.nev; /* a PSB+ whose FUP the walk reached */
+		ptd_emit_branch(&s, 0, 0x401000 + t, 0x402000 + t, t);
+		if (pc.pub) { /* the reader takes the segment */
+			for (size_t i = 0; i < pc.npub && nout < max; i++)
+				out[nout++] = pc.pub[i].time;
+			snap_free(pc.pub);
+			pc.pub = NULL;
+		}
+	}
+	CHECK_INT_EQ(0, s.err);
+	ptd_end_piece(&s);
+	CHECK(pc.nev <= 6);
+	for (size_t i = 0; i < pc.nev && i < 6 && nout < max; i++)
+		out[nout++] = pc.ev[i].time;
+	snap_free(pc.ev);
+	pthread_mutex_destroy(&d.mu);
+	pthread_cond_destroy(&d.cv_pub);
+	pthread_cond_destroy(&d.cv_done);
+	return nout;
+}
+
+/* A piece's events are the same in segments as whole, also when a PSB+ moved
+ * the watermark past the stop IP (only the events before the stop are final:
+ * the segment handed on then stopped short of them, it once took them all
+ * and left the stop index wrapped below zero). */
+static void segments_stop_at_the_stop_ip(void)
+{
+	uint64_t whole[8], capped[8];
+	size_t nwhole = stream_piece(0, whole, 8);
+
+	CHECK_INT_EQ(2, nwhole);
+	for (size_t cap = 1; cap <= 3; cap++) {
+		size_t n = stream_piece(cap, capped, 8);
+
+		CHECK_INT_EQ(nwhole, n);
+		CHECK(n == nwhole && !memcmp(whole, capped, n * sizeof(*whole)));
+	}
+}
+
 int main(void)
 {
 	RUN(return_stack_keeps_the_last_64_calls);
@@ -289,5 +362,6 @@ int main(void)
 	RUN(tokens_of_a_cycle_accurate_trace);
 	RUN(describes_raw_events);
 	RUN(section_bounds_are_libipts);
+	RUN(segments_stop_at_the_stop_ip);
 	return snap_test_done();
 }
