@@ -160,15 +160,21 @@ static double secs(uint64_t ns)
 /* The threads whose start the ring overwrote (or perf lost): ", but the
  * ring overwrote the start of thread xz (tid 12): 6.300 s on a CPU, its track
  * starts at 6.304 s". A thread is named when it ran 10 sample periods on a
- * CPU (switch records cover the whole run) before its first sample. */
+ * CPU (switch records cover the whole run) before its first sample, unless
+ * one ring kept fewer than half the samples it holds: it overwrote nothing,
+ * and the time was not on a CPU for the sampler (a busy VM's steal time). */
 static void lost_threads(const struct snap_recflags *f, const struct snap_session *s,
-			 const struct snap_thcover *c, char *buf, size_t len)
+			 const struct snap_decode_result *r, char *buf, size_t len)
 {
+	const struct snap_thcover *c = r->cover;
 	size_t idx[3], n, used;
 	uint64_t min_ns = s->pa.freq ? 10u * (1000000000u / s->pa.freq) : 0;
 
 	buf[0] = '\0';
 	if (!c || !f->rec.sampling || !min_ns)
+		return;
+	if (!f->rec.full_execution && s->ndata <= 1 && s->pa.ring_samples &&
+	    r->samples * 2 < s->pa.ring_samples)
 		return;
 	n = snap_thcover_lost(c, min_ns, idx, 3);
 	if (!n)
@@ -245,7 +251,7 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
 	wrapped = !(f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
 		    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples));
-	lost_threads(f, s, r->cover, threads, sizeof(threads));
+	lost_threads(f, s, r, threads, sizeof(threads));
 	if (wrapped && r->cover && r->cover->n == 1)
 		threads[0] = '\0'; /* one thread: "the last X s" says it all */
 	bigger_ring(s, ring, sizeof(ring));
