@@ -646,7 +646,6 @@ static int dlsrc_src_next(struct snap_source *src, struct snap_event *ev)
 	struct snap_strtab *names;
 	int r;
 
-	d->dl.progress = src->progress;
 	r = snap_dlsrc_next(&d->dl, ev);
 	if (r >= 0 || d->dl.events || snap_dlsrc_stats(&d->dl)->records)
 		return r;
@@ -684,10 +683,18 @@ static int dlsrc_src_close(struct snap_source *src)
 	return err < 0 ? -SNAP_EPERF : 0;
 }
 
+static void dlsrc_src_progress(struct snap_source *src)
+{
+	struct dlsrc_state *d = src->impl;
+
+	d->dl.progress = src->progress;
+}
+
 static const struct snap_source_ops dlsrc_ops = {
 	.next = dlsrc_src_next,
 	.stats = dlsrc_src_stats,
 	.close = dlsrc_src_close,
+	.set_progress = dlsrc_src_progress,
 };
 
 int snap_source_dlfilter(struct snap_source *src, const struct snap_perfsrc_opts *o,

@@ -244,10 +244,7 @@ const struct snap_perfscript_stats *snap_perfsrc_stats(const struct snap_perfsrc
 
 static int perfsrc_src_next(struct snap_source *src, struct snap_event *ev)
 {
-	struct snap_perfsrc *p = src->impl;
-
-	snap_perfsrc_set_progress(p, src->progress);
-	return snap_perfsrc_next(p, ev);
+	return snap_perfsrc_next(src->impl, ev);
 }
 
 static const struct snap_perfscript_stats *perfsrc_src_stats(const struct snap_source *src)
@@ -264,10 +261,16 @@ static int perfsrc_src_close(struct snap_source *src)
 	return err;
 }
 
+static void perfsrc_src_progress(struct snap_source *src)
+{
+	snap_perfsrc_set_progress(src->impl, src->progress);
+}
+
 static const struct snap_source_ops perfsrc_ops = {
 	.next = perfsrc_src_next,
 	.stats = perfsrc_src_stats,
 	.close = perfsrc_src_close,
+	.set_progress = perfsrc_src_progress,
 };
 
 int snap_source_perf(struct snap_source *src, const struct snap_perfsrc_opts *o,
@@ -286,5 +289,6 @@ int snap_source_perf(struct snap_source *src, const struct snap_perfsrc_opts *o,
 	src->ops = &perfsrc_ops;
 	src->impl = p;
 	src->who = "perf";
+	perfsrc_src_progress(src); /* (set already when the plugin path hands over) */
 	return 0;
 }

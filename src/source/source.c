@@ -253,6 +253,8 @@ const struct snap_perfscript_stats *snap_source_stats(const struct snap_source *
 void snap_source_set_progress(struct snap_source *src, struct snap_progress *prog)
 {
 	src->progress = prog;
+	if (src->ops && src->ops->set_progress)
+		src->ops->set_progress(src);
 }
 
 int snap_source_close(struct snap_source *src)

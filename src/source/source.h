@@ -59,6 +59,9 @@ struct snap_source_ops {
 	const struct snap_perfscript_stats *(*stats)(const struct snap_source *src);
 	/* Releases impl. Returns 0, or -SNAP_EPERF if perf failed (reported). */
 	int (*close)(struct snap_source *src);
+	/* Hands impl src->progress, the line to redraw while it waits on perf, or
+	 * NULL for a source that never waits. */
+	void (*set_progress)(struct snap_source *src);
 };
 
 struct snap_source {
