@@ -157,6 +157,15 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* Sampling into one ring that kept fewer than half the samples it holds
+ * (perfargs' estimate): it never filled, so it overwrote nothing. */
+static int ring_half_empty(const struct snap_recflags *f, const struct snap_session *s,
+			   const struct snap_decode_result *r)
+{
+	return f->rec.sampling && s->ndata <= 1 && s->pa.ring_samples &&
+	       r->samples * 2 < s->pa.ring_samples;
+}
+
 /* The threads whose start the ring overwrote (or perf lost): ", but the
  * ring overwrote the start of thread xz (tid 12): 6.300 s on a CPU, its track
  * starts at 6.304 s". A thread is named when it ran 10 sample periods on a
@@ -173,8 +182,7 @@ static void lost_threads(const struct snap_recflags *f, const struct snap_sessio
 	buf[0] = '\0';
 	if (!c || !f->rec.sampling || !min_ns)
 		return;
-	if (!f->rec.full_execution && s->ndata <= 1 && s->pa.ring_samples &&
-	    r->samples * 2 < s->pa.ring_samples)
+	if (!f->rec.full_execution && ring_half_empty(f, s, r))
 		return;
 	n = snap_thcover_lost(c, min_ns, idx, 3);
 	if (!n)
@@ -250,7 +258,7 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 	else
 		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
 	wrapped = !(f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||
-		    (f->rec.sampling && s->pa.ring_samples && r->samples * 2 < s->pa.ring_samples));
+		    ring_half_empty(f, s, r));
 	lost_threads(f, s, r, threads, sizeof(threads));
 	if (wrapped && r->cover && r->cover->n == 1)
 		threads[0] = '\0'; /* one thread: "the last X s" says it all */
