@@ -605,11 +605,11 @@ static const char *const alloc_in[] = {
 	NULL,
 };
 
-static void alloc_failures(void)
+/* Fails the nth allocation of a run of in, for n = 0, 1, ...: each run ends
+ * in success or -ENOMEM; at least one fails, and the sweep ends at the first
+ * that succeeds. */
+static void alloc_sweep(const struct snap_builder_opts *o, const char *const *in)
 {
-	static const struct snap_procname names[] = {{1, "prog -x"}};
-	struct snap_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .symbol = "f"};
-	struct snap_builder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
 	int saw_enomem = 0, saw_ok = 0;
 
 	for (long n = 0; n < 400; n++) {
@@ -620,9 +620,9 @@ static void alloc_failures(void)
 		snap_strtab_init(&d.st);
 		mock_init(&d.m, &d.st);
 		snap_alloc_fail_after(n);
-		err = snap_builder_init(&d.bld, &d.m.base, &d.st, &o);
+		err = snap_builder_init(&d.bld, &d.m.base, &d.st, o);
 		if (err >= 0)
-			err = drv_run(&d, alloc_in);
+			err = drv_run(&d, in);
 		snap_alloc_fail_after(-1);
 		CHECK(err == 0 || err == -ENOMEM);
 		saw_enomem |= err == -ENOMEM;
@@ -633,6 +633,15 @@ static void alloc_failures(void)
 	}
 	CHECK(saw_enomem);
 	CHECK(saw_ok);
+}
+
+static void alloc_failures(void)
+{
+	static const struct snap_procname names[] = {{1, "prog -x"}};
+	struct snap_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .symbol = "f"};
+	struct snap_builder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
+
+	alloc_sweep(&o, alloc_in);
 }
 
 /* Off-CPU (docs/sampling.md): a blocking switch-out ends every frame and opens
@@ -1072,29 +1081,7 @@ static const char *const alloc_sampling_in[] = {
 
 static void alloc_failures_sampling(void)
 {
-	int saw_enomem = 0, saw_ok = 0;
-
-	for (long n = 0; n < 400; n++) {
-		struct drv d;
-		int err;
-
-		memset(&d, 0, sizeof(d));
-		snap_strtab_init(&d.st);
-		mock_init(&d.m, &d.st);
-		snap_alloc_fail_after(n);
-		err = snap_builder_init(&d.bld, &d.m.base, &d.st, NULL);
-		if (err >= 0)
-			err = drv_run(&d, alloc_sampling_in);
-		snap_alloc_fail_after(-1);
-		CHECK(err == 0 || err == -ENOMEM);
-		saw_enomem |= err == -ENOMEM;
-		saw_ok |= err == 0;
-		drv_fini(&d);
-		if (err == 0)
-			break;
-	}
-	CHECK(saw_enomem);
-	CHECK(saw_ok);
+	alloc_sweep(NULL, alloc_sampling_in);
 }
 
 /* A null timeline for the speed check. */
