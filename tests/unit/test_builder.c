@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "alloc_sweep.h"
 #include "mock_timeline.h"
 #include "snap_test.h"
 #include "stack/builder.h"
@@ -605,34 +606,36 @@ static const char *const alloc_in[] = {
 	NULL,
 };
 
+/* One run of alloc_sweep: a builder with these opts over these lines. */
+struct alloc_case {
+	const struct snap_builder_opts *o;
+	const char *const *in;
+};
+
+static int alloc_run(const void *arg)
+{
+	const struct alloc_case *r = arg;
+	struct drv d;
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	snap_strtab_init(&d.st);
+	mock_init(&d.m, &d.st);
+	err = snap_builder_init(&d.bld, &d.m.base, &d.st, r->o);
+	if (err >= 0)
+		err = drv_run(&d, r->in);
+	drv_fini(&d);
+	return err;
+}
+
 static void alloc_failures(void)
 {
 	static const struct snap_procname names[] = {{1, "prog -x"}};
 	struct snap_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .symbol = "f"};
 	struct snap_builder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
-	int saw_enomem = 0, saw_ok = 0;
+	struct alloc_case r = {&o, alloc_in};
 
-	for (long n = 0; n < 400; n++) {
-		struct drv d;
-		int err;
-
-		memset(&d, 0, sizeof(d));
-		snap_strtab_init(&d.st);
-		mock_init(&d.m, &d.st);
-		snap_alloc_fail_after(n);
-		err = snap_builder_init(&d.bld, &d.m.base, &d.st, &o);
-		if (err >= 0)
-			err = drv_run(&d, alloc_in);
-		snap_alloc_fail_after(-1);
-		CHECK(err == 0 || err == -ENOMEM);
-		saw_enomem |= err == -ENOMEM;
-		saw_ok |= err == 0;
-		drv_fini(&d);
-		if (err == 0)
-			break;
-	}
-	CHECK(saw_enomem);
-	CHECK(saw_ok);
+	alloc_sweep(alloc_run, &r, 400);
 }
 
 /* Off-CPU (docs/sampling.md): a blocking switch-out ends every frame and opens
@@ -1072,29 +1075,9 @@ static const char *const alloc_sampling_in[] = {
 
 static void alloc_failures_sampling(void)
 {
-	int saw_enomem = 0, saw_ok = 0;
+	struct alloc_case r = {NULL, alloc_sampling_in};
 
-	for (long n = 0; n < 400; n++) {
-		struct drv d;
-		int err;
-
-		memset(&d, 0, sizeof(d));
-		snap_strtab_init(&d.st);
-		mock_init(&d.m, &d.st);
-		snap_alloc_fail_after(n);
-		err = snap_builder_init(&d.bld, &d.m.base, &d.st, NULL);
-		if (err >= 0)
-			err = drv_run(&d, alloc_sampling_in);
-		snap_alloc_fail_after(-1);
-		CHECK(err == 0 || err == -ENOMEM);
-		saw_enomem |= err == -ENOMEM;
-		saw_ok |= err == 0;
-		drv_fini(&d);
-		if (err == 0)
-			break;
-	}
-	CHECK(saw_enomem);
-	CHECK(saw_ok);
+	alloc_sweep(alloc_run, &r, 400);
 }
 
 /* A null timeline for the speed check. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "elf_small.inc"
+#include "self_exe.h"
 #include "snap_test.h"
 #include "util/alloc.h"
 #include "util/elf.h"
@@ -148,21 +149,16 @@ static void notes(void)
 /* The pread'd program headers equal those of the mapped file. */
 static void read_loads(void)
 {
-	FILE *f = fopen("/proc/self/exe", "rb");
-	unsigned char *buf = malloc(16 << 20);
+	unsigned char *buf;
 	struct snap_loadseg *g;
 	uint8_t id[20];
 	size_t len, n, idlen;
 	struct snap_elf e;
 	int et = -1;
 
-	CHECK(f != NULL && buf != NULL);
-	if (!f || !buf) {
-		free(buf);
+	buf = self_exe(&len);
+	if (!buf)
 		return;
-	}
-	len = fread(buf, 1, 16 << 20, f);
-	fclose(f);
 	CHECK_INT_EQ(0, snap_elf_open(&e, buf, len, 0));
 	CHECK_INT_EQ(0, snap_elf_read_loads("/proc/self/exe", &g, &n, &et, id, &idlen));
 	CHECK_INT_EQ(e.type, et);

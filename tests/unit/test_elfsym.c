@@ -5,6 +5,7 @@
 
 #include "elf_small.inc"
 #include "record/elfsym.h"
+#include "self_exe.h"
 #include "snap_test.h"
 #include "util/err.h"
 
@@ -85,19 +86,14 @@ static void corrupt_tables(void)
 
 static void own_executable(void)
 {
-	FILE *f = fopen("/proc/self/exe", "rb");
-	unsigned char *buf = malloc(16 << 20);
+	unsigned char *buf;
 	size_t len;
 	struct snap_elf e;
 	struct snap_elfsym s;
 
-	CHECK(f != NULL && buf != NULL);
-	if (!f || !buf) {
-		free(buf);
+	buf = self_exe(&len);
+	if (!buf)
 		return;
-	}
-	len = fread(buf, 1, 16 << 20, f);
-	fclose(f);
 	CHECK_INT_EQ(0, snap_elf_open(&e, buf, len, 0));
 	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "main", &s));
 	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "own_executable", &s));

@@ -64,6 +64,30 @@ static size_t encode(uint8_t *buf, size_t len, const struct pt_packet *pk, size_
 
 static struct snap_ptdec dec; /* timeless: the reader's times stay 0 */
 
+/* The token reader t over the n packets encoded into buf (size bytes),
+ * synced at the first PSB; dec's times (timeless) stay 0. */
+static void open_tokens(struct tokr *t, uint8_t *buf, size_t size, const struct pt_packet *pk,
+			size_t n)
+{
+	size_t len = encode(buf, size, pk, n);
+
+	CHECK(len > 16);
+	memset(t, 0, sizeof(*t));
+	dec.timeless = 1;
+	t->d = &dec;
+	t->clk.p = &dec.tparams;
+	t->clk.base = buf;
+	t->clk.bend = buf + len;
+	CHECK_INT_EQ(0, ptd_tok_open(t, buf, buf + len));
+	ptd_tok_sync(t, 0);
+}
+
+static void close_tokens(struct tokr *t)
+{
+	pt_pkt_free_decoder(t->pk);
+	ptt_clock_fini(&t->clk);
+}
+
 /* The next token's description, taken. */
 static const char *next_desc(struct tokr *t, char *buf, size_t len)
 {
@@ -80,7 +104,7 @@ static void tokens_of_libipts_packets(void)
 	uint8_t buf[256];
 	char d[160];
 	struct tokr t;
-	size_t n = 0, len;
+	size_t n = 0;
 
 	memset(pk, 0, sizeof(pk));
 	pk[n++].type = ppt_psb;
@@ -101,16 +125,7 @@ static void tokens_of_libipts_packets(void)
 	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
 	pk[n].type = ppt_ovf;
 	n++;
-	len = encode(buf, sizeof(buf), pk, n);
-	CHECK(len > 16);
-	memset(&t, 0, sizeof(t));
-	dec.timeless = 1;
-	t.d = &dec;
-	t.clk.p = &dec.tparams;
-	t.clk.base = buf;
-	t.clk.bend = buf + len;
-	CHECK_INT_EQ(0, ptd_tok_open(&t, buf, buf + len));
-	ptd_tok_sync(&t, 0);
+	open_tokens(&t, buf, sizeof(buf), pk, n);
 	/* PSB 16 bytes, MODE.exec 2, FUP 7, PSBEND 2; TNT 1, TIP 3, TIP.PGD 1, OVF 2 */
 	CHECK_STR_EQ("PSB+ FUP 0x401000 t=0 tsc=0 end=27", next_desc(&t, d, sizeof(d)));
 	CHECK(t.mode64 && !t.odd);
@@ -121,8 +136,7 @@ static void tokens_of_libipts_packets(void)
 	CHECK_STR_EQ("OVF t=0 tsc=0 end=34", next_desc(&t, d, sizeof(d)));
 	CHECK_STR_EQ("no token t=0 tsc=0 end=34", next_desc(&t, d, sizeof(d)));
 	CHECK(!t.odd);
-	pt_pkt_free_decoder(t.pk);
-	ptt_clock_fini(&t.clk);
+	close_tokens(&t);
 }
 
 /* Whether s starts with prefix. */
@@ -141,7 +155,7 @@ static void tokens_of_a_cycle_accurate_trace(void)
 	uint8_t buf[256];
 	char d[160];
 	struct tokr t;
-	size_t n = 0, len;
+	size_t n = 0;
 
 	memset(pk, 0, sizeof(pk));
 	pk[n++].type = ppt_psb;
@@ -171,17 +185,8 @@ static void tokens_of_a_cycle_accurate_trace(void)
 	pk[n++].payload.cbr.ratio = 28; /* no change: no token */
 	pk[n].type = ppt_tip_pgd;
 	pk[n++].payload.ip.ipc = pt_ipc_suppressed;
-	len = encode(buf, sizeof(buf), pk, n);
-	CHECK(len > 16);
-	memset(&t, 0, sizeof(t));
-	dec.timeless = 1;
 	ptt_params_init(&dec.tparams, 0, 0, 2, 1, 24);
-	t.d = &dec;
-	t.clk.p = &dec.tparams;
-	t.clk.base = buf;
-	t.clk.bend = buf + len;
-	CHECK_INT_EQ(0, ptd_tok_open(&t, buf, buf + len));
-	ptd_tok_sync(&t, 0);
+	open_tokens(&t, buf, sizeof(buf), pk, n);
 	/* PSB 16, MODE.exec 2, CBR 4, TMA 7, FUP 7, PSBEND 2 */
 	CHECK(starts(next_desc(&t, d, sizeof(d)), "PSB+ FUP 0x401000 "));
 	CHECK(strstr(d, " end=38") != NULL);
@@ -202,8 +207,7 @@ static void tokens_of_a_cycle_accurate_trace(void)
 	CHECK(starts(next_desc(&t, d, sizeof(d)), "no token "));
 	CHECK(!t.odd);
 	CHECK_INT_EQ(28, (int)t.clk.st.cbr);
-	pt_pkt_free_decoder(t.pk);
-	ptt_clock_fini(&t.clk);
+	close_tokens(&t);
 }
 
 static void describes_raw_events(void)

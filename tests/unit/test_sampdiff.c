@@ -2,6 +2,7 @@
 /* stack/sampdiff: stack samples -> begin/end slices, table-driven. */
 #include <errno.h>
 
+#include "alloc_sweep.h"
 #include "cstack_threads.h"
 #include "mock_timeline.h"
 #include "snap_test.h"
@@ -347,6 +348,21 @@ static void common_prefix(void)
 	drv_fini(&d);
 }
 
+static int alloc_run(const void *arg)
+{
+	const char *const *scen = arg;
+	struct drv d;
+	int err;
+
+	err = drv_init(&d, 0);
+	for (size_t i = 0; err >= 0 && scen[i]; i++)
+		err = drv_feed(&d, scen[i], SNAP_SCOPE_BOTH);
+	if (err >= 0)
+		err = drv_finish(&d);
+	drv_fini(&d);
+	return err;
+}
+
 static void alloc_failures(void)
 {
 	static const char *const scen[] = {
@@ -355,28 +371,8 @@ static void alloc_failures(void)
 		"30 1/1 sample cpu-clock 400000 main 403000 c",
 		NULL,
 	};
-	int saw_enomem = 0, saw_ok = 0;
 
-	for (long n = 0; n < 200; n++) {
-		struct drv d;
-		int err;
-
-		snap_alloc_fail_after(n);
-		err = drv_init(&d, 0);
-		for (size_t i = 0; err >= 0 && scen[i]; i++)
-			err = drv_feed(&d, scen[i], SNAP_SCOPE_BOTH);
-		if (err >= 0)
-			err = drv_finish(&d);
-		snap_alloc_fail_after(-1);
-		CHECK(err == 0 || err == -ENOMEM);
-		saw_enomem |= err == -ENOMEM;
-		saw_ok |= err == 0;
-		drv_fini(&d);
-		if (err == 0)
-			break;
-	}
-	CHECK(saw_enomem);
-	CHECK(saw_ok);
+	alloc_sweep(alloc_run, scen, 200);
 }
 
 int main(void)

@@ -229,27 +229,30 @@ static void test_gz_same_for_every_jobs(void)
 	free(p);
 }
 
-/* A full file system or the file size limit while worker threads deflate:
- * the error is the sink's, and the old output stays. */
-static void test_gz_write_error_with_jobs(void)
+/* Writes n bytes and 10 more to name under a file size limit of 100000
+ * (EFBIG), with gz_jobs deflating threads when not 0: the close fails with
+ * EFBIG, the old output stays and no temporary file is left. */
+static void check_write_error(const char *name, size_t n, int gz_jobs)
 {
 	struct snap_sink s;
 	struct rlimit old, lim;
 	char path[128];
 	unsigned char back[64];
-	size_t n = 4 << 20;
 	unsigned char *p = pattern(n);
 	void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
 
-	path_of(path, sizeof(path), "big.fxt.gz");
+	path_of(path, sizeof(path), name);
 	write_file(path, "OLD CONTENT");
 	CHECK_INT_EQ(0, getrlimit(RLIMIT_FSIZE, &old));
 	lim = old;
 	lim.rlim_cur = 100000;
 	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &lim));
 	CHECK_INT_EQ(0, snap_sink_open(&s, path));
-	CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, 2));
+	if (gz_jobs)
+		CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, gz_jobs));
 	snap_sink_write(&s, p, n);
+	if (!gz_jobs)
+		CHECK_INT_EQ(-EFBIG, snap_sink_error(&s)); /* sticky, seen before close */
 	snap_sink_write(&s, p, 10);
 	CHECK_INT_EQ(-EFBIG, snap_sink_close(&s));
 	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &old));
@@ -260,6 +263,13 @@ static void test_gz_write_error_with_jobs(void)
 	snap_sink_fini(&s);
 	unlink(path);
 	free(p);
+}
+
+/* A full file system or the file size limit while worker threads deflate:
+ * the error is the sink's, and the old output stays. */
+static void test_gz_write_error_with_jobs(void)
+{
+	check_write_error("big.fxt.gz", 4 << 20, 2);
 }
 
 static void test_b8_16_gz_level(void)
@@ -333,33 +343,7 @@ static void test_b6_1_existing_output_kept(void)
  * the existing output and leaves no temporary file. */
 static void test_write_error(void)
 {
-	struct snap_sink s;
-	struct rlimit old, lim;
-	char path[128];
-	unsigned char back[64];
-	size_t n = 1 << 20;
-	unsigned char *p = pattern(n);
-	void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
-
-	path_of(path, sizeof(path), "big.fxt");
-	write_file(path, "OLD CONTENT");
-	CHECK_INT_EQ(0, getrlimit(RLIMIT_FSIZE, &old));
-	lim = old;
-	lim.rlim_cur = 100000;
-	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &lim));
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
-	snap_sink_write(&s, p, n);
-	CHECK_INT_EQ(-EFBIG, snap_sink_error(&s)); /* sticky, seen before close */
-	snap_sink_write(&s, p, 10);
-	CHECK_INT_EQ(-EFBIG, snap_sink_close(&s));
-	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &old));
-	signal(SIGXFSZ, oldsig);
-	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
-	CHECK(!memcmp(back, "OLD CONTENT", 11));
-	CHECK_INT_EQ(1, dir_entries());
-	snap_sink_fini(&s);
-	unlink(path);
-	free(p);
+	check_write_error("big.fxt", 1 << 20, 0);
 }
 
 /* While the output is written nothing is named in its directory (an unnamed

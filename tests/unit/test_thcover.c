@@ -21,6 +21,15 @@ static struct snap_event ev(enum snap_ev_kind k, int tid, uint64_t t, int out)
 	return e;
 }
 
+/* Feeds one event of ev's making. */
+static int feed(struct snap_thcover *c, const struct snap_strtab *st, enum snap_ev_kind k, int tid,
+		uint64_t t, int out)
+{
+	struct snap_event e = ev(k, tid, t, out);
+
+	return snap_thcover_feed(c, &e, st);
+}
+
 #define MS 1000000ull
 
 /* xz -T2 with -multi-thread: the worker (11) ran from 0 to 6300 ms with its
@@ -38,30 +47,22 @@ static void overwritten_starts(void)
 	name = snap_strtab_intern_cstr(&st, "xz");
 	CHECK(name > 0);
 	snap_thcover_init(&c);
-	e = ev(SNAP_EV_SWITCH, 10, 1, 0); /* (perf times are never 0) */
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 10, 1, 0)); /* (perf times are never 0) */
 	e = ev(SNAP_EV_SAMPLE, 10, 1 * MS, 0);
 	e.comm = (uint32_t)name;
 	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
 	/* the worker: in at 2 ms, out/in a few times, first sample at 6300 ms */
-	e = ev(SNAP_EV_SWITCH, 11, 2 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
-	e = ev(SNAP_EV_SWITCH, 11, 3002 * MS, 1);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
-	e = ev(SNAP_EV_SWITCH, 11, 3100 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
-	e = ev(SNAP_EV_SWITCH, 12, 4000 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
-	e = ev(SNAP_EV_SWITCH, 12, 4003 * MS, 1);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 11, 2 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 11, 3002 * MS, 1));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 11, 3100 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 12, 4000 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 12, 4003 * MS, 1));
 	e = ev(SNAP_EV_SAMPLE, 11, 6300 * MS, 0);
 	e.comm = (uint32_t)name;
 	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
-	e = ev(SNAP_EV_SAMPLE, 10, 8400 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SAMPLE, 10, 8400 * MS, 0));
 	/* a later switch of the worker does not count: it has samples by then */
-	e = ev(SNAP_EV_SWITCH, 11, 8401 * MS, 1);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, &st));
+	CHECK_INT_EQ(0, feed(&c, &st, SNAP_EV_SWITCH, 11, 8401 * MS, 1));
 	CHECK_INT_EQ(3, (int)c.n);
 	CHECK_STR_EQ("xz", c.th[1].name);
 	CHECK_U64_EQ(6300 * MS, c.th[1].first_sample);
@@ -91,21 +92,15 @@ static void edges(void)
 	size_t idx[2];
 
 	snap_thcover_init(&c);
-	e = ev(SNAP_EV_SAMPLE, 20, 100 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_SWITCH, 21, 150 * MS, 1);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_SWITCH, 22, 160 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_BRANCH, 23, 170 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_SAMPLE, 0, 175 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SAMPLE, 20, 100 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SWITCH, 21, 150 * MS, 1));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SWITCH, 22, 160 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_BRANCH, 23, 170 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SAMPLE, 0, 175 * MS, 0));
 	e = ev(SNAP_EV_SAMPLE, 20, 180 * MS, 0);
 	e.has_time = 0;
 	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_SAMPLE, 20, 200 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SAMPLE, 20, 200 * MS, 0));
 	CHECK_INT_EQ(3, (int)c.n);
 	CHECK_U64_EQ(2, c.th[0].samples);
 	CHECK_U64_EQ(0, snap_thcover_lost_ns(&c, &c.th[0]));
@@ -128,15 +123,12 @@ static void exit_ends_oncpu(void)
 	size_t idx[2];
 
 	snap_thcover_init(&c);
-	e = ev(SNAP_EV_SAMPLE, 30, 1 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_SWITCH, 31, 10 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SAMPLE, 30, 1 * MS, 0));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SWITCH, 31, 10 * MS, 0));
 	e = ev(SNAP_EV_TASK, 31, 10 * MS + 200000, 0);
 	e.task_exit = 1;
 	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
-	e = ev(SNAP_EV_SAMPLE, 30, 900 * MS, 0);
-	CHECK_INT_EQ(0, snap_thcover_feed(&c, &e, NULL));
+	CHECK_INT_EQ(0, feed(&c, NULL, SNAP_EV_SAMPLE, 30, 900 * MS, 0));
 	CHECK_U64_EQ(200000, snap_thcover_lost_ns(&c, &c.th[1]));
 	CHECK_INT_EQ(0, (int)snap_thcover_lost(&c, 2500000, idx, 2));
 	snap_thcover_fini(&c);

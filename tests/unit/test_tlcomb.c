@@ -45,50 +45,58 @@ static int all_ops(struct snap_timeline *tl, struct snap_strtab *st)
 	return err;
 }
 
+/* Two recording timelines behind a tee; a shows end_args, b when b_end_args. */
+struct tee_fx {
+	struct snap_strtab st;
+	struct mock_tl a, b;
+	struct snap_tee_tl t;
+};
+
+static void tee_fx_init(struct tee_fx *x, int b_end_args)
+{
+	snap_strtab_init(&x->st);
+	mock_init(&x->a, &x->st);
+	mock_init(&x->b, &x->st);
+	mock_show_end_args(&x->a);
+	if (b_end_args)
+		mock_show_end_args(&x->b);
+	snap_tee_tl_init(&x->t, &x->a.base, &x->b.base);
+}
+
+static void tee_fx_fini(struct tee_fx *x)
+{
+	mock_fini(&x->a);
+	mock_fini(&x->b);
+	snap_strtab_fini(&x->st);
+}
+
 /* The tee gives both timelines every op, in order, end_args included where
  * the timeline has it; finish reaches both. */
 static void tee_both(void)
 {
-	struct snap_strtab st;
-	struct mock_tl a, b;
-	struct snap_tee_tl t;
+	struct tee_fx x;
 
-	snap_strtab_init(&st);
-	mock_init(&a, &st);
-	mock_init(&b, &st);
-	mock_show_end_args(&a);
-	mock_show_end_args(&b);
-	snap_tee_tl_init(&t, &a.base, &b.base);
-	CHECK_INT_EQ(0, all_ops(&t.base, &st));
-	CHECK_INT_EQ(0, t.base.ops->finish(&t.base));
-	CHECK_STR_EQ(ops_text, a.text);
-	CHECK_STR_EQ(ops_text, b.text);
-	CHECK_INT_EQ(1, a.finished);
-	CHECK_INT_EQ(1, b.finished);
-	mock_fini(&a);
-	mock_fini(&b);
-	snap_strtab_fini(&st);
+	tee_fx_init(&x, 1);
+	CHECK_INT_EQ(0, all_ops(&x.t.base, &x.st));
+	CHECK_INT_EQ(0, x.t.base.ops->finish(&x.t.base));
+	CHECK_STR_EQ(ops_text, x.a.text);
+	CHECK_STR_EQ(ops_text, x.b.text);
+	CHECK_INT_EQ(1, x.a.finished);
+	CHECK_INT_EQ(1, x.b.finished);
+	tee_fx_fini(&x);
 }
 
 /* An error of either side is returned, and the other side still gets the op. */
 static void tee_error(void)
 {
-	struct snap_strtab st;
-	struct mock_tl a, b;
-	struct snap_tee_tl t;
+	struct tee_fx x;
 
-	snap_strtab_init(&st);
-	mock_init(&a, &st);
-	mock_init(&b, &st);
-	mock_show_end_args(&a);
-	a.fail_after = 2;
-	snap_tee_tl_init(&t, &a.base, &b.base);
-	CHECK_INT_EQ(-EIO, all_ops(&t.base, &st));
-	CHECK(strstr(b.text, "E 70 tid=2 f\n") != NULL); /* b has no end_args: args dropped */
-	CHECK(strstr(a.text, "X 30") == NULL);
-	mock_fini(&a);
-	mock_fini(&b);
-	snap_strtab_fini(&st);
+	tee_fx_init(&x, 0);
+	x.a.fail_after = 2;
+	CHECK_INT_EQ(-EIO, all_ops(&x.t.base, &x.st));
+	CHECK(strstr(x.b.text, "E 70 tid=2 f\n") != NULL); /* b has no end_args: args dropped */
+	CHECK(strstr(x.a.text, "X 30") == NULL);
+	tee_fx_fini(&x);
 }
 
 /* A closed gate drops every op but thread (returning 0); an open one passes all. */
