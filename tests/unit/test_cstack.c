@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 
+#include "alloc_sweep.h"
 #include "cstack_threads.h"
 #include "mock_timeline.h"
 #include "snap_test.h"
@@ -668,33 +669,25 @@ static const char *const alloc_scenario[] = {
 	"16 1/1 end syscall 400020 main 0 -", NULL,
 };
 
+/* One run of the scenario for alloc_sweep. */
+static int alloc_run(const void *arg)
+{
+	struct drv d;
+	int err = drv_init(&d, SNAP_SCOPE_USER, 0);
+
+	(void)arg;
+	for (size_t i = 0; err >= 0 && alloc_scenario[i]; i++)
+		err = drv_feed(&d, alloc_scenario[i]);
+	if (err >= 0)
+		err = drv_finish(&d);
+	drv_fini(&d);
+	return err;
+}
+
 /* Every allocation failure gives -ENOMEM (or success) and leaks nothing. */
 static void alloc_failures(void)
 {
-	int saw_enomem = 0, saw_ok = 0;
-
-	for (long n = 0; n < 200; n++) {
-		struct drv d;
-		int err;
-
-		snap_alloc_fail_after(n);
-		err = drv_init(&d, SNAP_SCOPE_USER, 0);
-		for (size_t i = 0; err >= 0 && alloc_scenario[i]; i++)
-			err = drv_feed(&d, alloc_scenario[i]);
-		if (err >= 0)
-			err = drv_finish(&d);
-		snap_alloc_fail_after(-1);
-		CHECK(err == 0 || err == -ENOMEM);
-		if (err == -ENOMEM)
-			saw_enomem = 1;
-		else
-			saw_ok = 1;
-		drv_fini(&d);
-		if (err == 0)
-			break;
-	}
-	CHECK(saw_enomem);
-	CHECK(saw_ok);
+	alloc_sweep(alloc_run, NULL, 200);
 }
 
 /* The sampling primitives: push_now reports a frame the depth cap dropped in
