@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by run.sh: issue 20 (hostile surroundings) items 7-17, the program's
-# signals and limits (docs/guarantees.md). Uses run.sh's snap/waitfor/pass/failed/skip.
+# signals and limits (docs/guarantees.md). Uses run.sh's snap/waitfor/need_perf/
+# checks/pass/failed/skip.
 
 # Issue 20 item 12 (and issue 21): input with no event is refused after its first
 # MiB; a signal stops a read loop whose reads never block.
@@ -41,10 +42,7 @@ busy=(sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done')
 # Issue 20 item 7: a signal during run's decoding step keeps the recording and
 # prints the command that decodes it.
 t_decode_signal_keeps() {
-	if [ $perf_ok -eq 0 ]; then
-		skip decode_signal_keeps "perf is not installed"
-		return
-	fi
+	need_perf decode_signal_keeps || return
 	FAKE_SCRIPT=hang FAKE_PERF_LOG=$tmp/dsk.log SNAPTRACE_PERF=$PWD/tests/harden/perfwrap \
 		timeout --foreground -s KILL 120 "$snap" run -sampling -o "$tmp/dsk.fxt" -- "${busy[@]}" \
 		>/dev/null 2>"$tmp/dsk.err" </dev/null &
@@ -65,7 +63,7 @@ t_decode_signal_keeps() {
 	fi
 	snap dsk2 decode "$dir" -o "$tmp/dsk2.fxt"
 	rm -rf "$(dirname "$dir")"
-	if [ $rc -ne 0 ] || ! "$snap" dump -check "$tmp/dsk2.fxt" >/dev/null 2>&1; then
+	if [ $rc -ne 0 ] || ! checks "$tmp/dsk2.fxt"; then
 		failed decode_signal_keeps "decoding the kept data: rc $rc: $(head -2 "$tmp/dsk2.err")"
 		return
 	fi
@@ -75,17 +73,14 @@ t_decode_signal_keeps() {
 # Issue 20 item 15: run works under `ulimit -n 64` (as perf alone does); perf's
 # file descriptors were parked at 100.
 t_ulimit_n() {
-	if [ $perf_ok -eq 0 ]; then
-		skip ulimit_n "perf is not installed"
-		return
-	fi
+	need_perf ulimit_n || return
 	(
 		ulimit -n 64
 		snap uln run -sampling -o "$tmp/uln.fxt" -- "${busy[@]}"
 		exit $rc
 	)
 	rc=$?
-	if [ $rc -ne 0 ] || ! "$snap" dump -check "$tmp/uln.fxt" >/dev/null 2>&1; then
+	if [ $rc -ne 0 ] || ! checks "$tmp/uln.fxt"; then
 		failed ulimit_n "rc $rc: $(tail -2 "$tmp/uln.err" | tr '\n' '|')"
 		return
 	fi
@@ -95,10 +90,7 @@ t_ulimit_n() {
 # Issue 20 item 9: a signal snaptrace was started ignoring (nohup) stays ignored
 # by the program, and does not end the recording.
 t_inherited_ignore() {
-	if [ $perf_ok -eq 0 ]; then
-		skip inherited_ignore "perf is not installed"
-		return
-	fi
+	need_perf inherited_ignore || return
 	# (timeout resets an ignored SIGHUP: sh sets it again, then runs snaptrace)
 	timeout -s KILL 60 sh -c 'trap "" HUP; exec "$0" "$@"' "$snap" run -sampling -o "$tmp/nohup.fxt" -- \
 		sh -c 'kill -HUP $PPID; kill -HUP $$; i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; echo alive' \
@@ -142,10 +134,7 @@ t_inherited_ignore() {
 # an unfinished perf.data (nothing decodable, no decode command offered); after
 # SIGTERM perf writes its data and the trace is written, ending early, and said so.
 t_perf_dies() {
-	if [ $perf_ok -eq 0 ]; then
-		skip perf_dies "perf is not installed"
-		return
-	fi
+	need_perf perf_dies || return
 	local sig pid w
 	for sig in KILL TERM; do
 		w=$tmp/pd_$sig
@@ -175,7 +164,7 @@ t_perf_dies() {
 			return
 		fi
 		if [ $sig = TERM ] && { [ $rc -ne 0 ] || ! grep -q "the trace ends where perf did" "$tmp/pd_$sig.err" ||
-			! "$snap" dump -check "$tmp/pd_$sig.fxt" >/dev/null 2>&1; }; then
+			! checks "$tmp/pd_$sig.fxt"; }; then
 			failed perf_dies "$sig: rc $rc: $(tr '\n' '|' <"$tmp/pd_$sig.err")"
 			return
 		fi
@@ -197,10 +186,7 @@ t_ulimit_f() {
 		failed ulimit_f "decode: rc $rc: $(head -2 "$tmp/ulf.err")"
 		return
 	fi
-	if [ $perf_ok -eq 0 ]; then
-		skip ulimit_f "perf is not installed (decode passed)"
-		return
-	fi
+	need_perf ulimit_f decode || return
 	(
 		ulimit -f 100
 		snap ulf2 run -sampling -o "$tmp/ulf2.fxt" -- "${busy[@]}"
@@ -244,10 +230,7 @@ t_entry_trap() {
 # Issue 20 item 10: snaptrace killed after it let the program go does not take
 # the program with it (the parent-death signal is gone by then).
 t_parent_death() {
-	if [ $perf_ok -eq 0 ]; then
-		skip parent_death "perf is not installed"
-		return
-	fi
+	need_perf parent_death || return
 	local d=$tmp/pdeath pid i
 	mkdir -p "$d"
 	"$snap" run -sampling -o "$d/x.fxt" -- sh -c "echo >'$d/started'; sleep 2; echo alive >'$d/alive'" \
