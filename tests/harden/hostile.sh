@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by run.sh: issue 20 (hostile surroundings) items 7-17, the program's
-# signals and limits (docs/guarantees.md). Uses run.sh's snap/waitfor/need_perf/
-# checks/pass/failed/skip.
+# signals and limits (docs/guarantees.md). Uses run.sh's snap/snap_ulimit/
+# waitfor/need_perf/checks/pass/failed/skip.
 
 # Issue 20 item 12 (and issue 21): input with no event is refused after its first
 # MiB; a signal stops a read loop whose reads never block.
@@ -74,12 +74,7 @@ t_decode_signal_keeps() {
 # file descriptors were parked at 100.
 t_ulimit_n() {
 	need_perf ulimit_n || return
-	(
-		ulimit -n 64
-		snap uln run -sampling -o "$tmp/uln.fxt" -- "${busy[@]}"
-		exit $rc
-	)
-	rc=$?
+	snap_ulimit -n 64 uln run -sampling -o "$tmp/uln.fxt" -- "${busy[@]}"
 	if [ $rc -ne 0 ] || ! checks "$tmp/uln.fxt"; then
 		failed ulimit_n "rc $rc: $(tail -2 "$tmp/uln.err" | tr '\n' '|')"
 		return
@@ -176,23 +171,13 @@ t_perf_dies() {
 # the output is too large; perf killed by it is reported and its unfinished
 # perf.data is not offered for decoding.
 t_ulimit_f() {
-	(
-		ulimit -f 1
-		snap ulf decode tests/golden/perfscript/pt_threads.txt -o "$tmp/ulf.fxt"
-		exit $rc
-	)
-	rc=$?
+	snap_ulimit -f 1 ulf decode tests/golden/perfscript/pt_threads.txt -o "$tmp/ulf.fxt"
 	if [ $rc -ne 1 ] || ! grep -q "cannot write $tmp/ulf.fxt: file too large (ulimit -f)" "$tmp/ulf.err"; then
 		failed ulimit_f "decode: rc $rc: $(head -2 "$tmp/ulf.err")"
 		return
 	fi
 	need_perf ulimit_f decode || return
-	(
-		ulimit -f 100
-		snap ulf2 run -sampling -o "$tmp/ulf2.fxt" -- "${busy[@]}"
-		exit $rc
-	)
-	rc=$?
+	snap_ulimit -f 100 ulf2 run -sampling -o "$tmp/ulf2.fxt" -- "${busy[@]}"
 	if [ $rc -ne 1 ] || ! grep -q "killed by signal $(kill -l XFSZ).*ulimit -f" "$tmp/ulf2.err" ||
 		grep -q "decode it with" "$tmp/ulf2.err"; then
 		failed ulimit_f "run: rc $rc: $(tr '\n' '|' <"$tmp/ulf2.err")"

@@ -37,6 +37,18 @@ snap() {
 	rc=$?
 }
 
+# snap_ulimit OPT N NAME ARGS...: snap NAME ARGS... in a subshell under `ulimit OPT N`.
+snap_ulimit() {
+	local opt=$1 n=$2
+	shift 2
+	(
+		ulimit "$opt" "$n"
+		snap "$@"
+		exit $rc
+	)
+	rc=$?
+}
+
 # need_perf NAME [WHAT]: true where perf works, else says SKIP for t_NAME (WHAT: the
 # part of it that ran and passed without perf).
 need_perf() {
