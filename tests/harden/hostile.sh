@@ -36,6 +36,13 @@ t_no_events() {
 	pass no_events
 }
 
+# stop_timeout PID: ends a `timeout` running snaptrace in the background, and waits.
+# (SIGTERM: timeout passes it on; a KILL would leave snaptrace running.)
+stop_timeout() {
+	kill -TERM "$1"
+	wait "$1"
+}
+
 # busy: a program that runs on a CPU for a while (sampled)
 busy=(sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done')
 
@@ -48,13 +55,11 @@ t_decode_signal_keeps() {
 		>/dev/null 2>"$tmp/dsk.err" </dev/null &
 	local pid=$! dir
 	if ! waitfor "$tmp/dsk.log" script; then
-		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
-		wait $pid
+		stop_timeout $pid
 		failed decode_signal_keeps "perf script never started: $(head -3 "$tmp/dsk.err")"
 		return
 	fi
-	kill -TERM $pid
-	wait $pid
+	stop_timeout $pid
 	rc=$?
 	dir=$(sed -n 's/.*the recording is kept in \([^;]*\);.*/\1/p' "$tmp/dsk.err")
 	if [ $rc -ne 1 ] || [ -z "$dir" ] || [ ! -s "$dir" ] || [ -e "$tmp/dsk.fxt" ]; then
@@ -103,8 +108,7 @@ t_inherited_ignore() {
 		>/dev/null 2>"$tmp/nohup2.err" </dev/null &
 	pid=$!
 	if ! waitfor "$tmp/nohup.log" script; then
-		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
-		wait $pid
+		stop_timeout $pid
 		failed inherited_ignore "decode: perf script never started: $(head -2 "$tmp/nohup2.err")"
 		return
 	fi
@@ -115,8 +119,7 @@ t_inherited_ignore() {
 		failed inherited_ignore "decode under nohup ended on SIGHUP: $(head -2 "$tmp/nohup2.err")"
 		return
 	fi
-	kill -TERM $pid
-	wait $pid
+	stop_timeout $pid
 	rc=$?
 	if [ $rc -ne 1 ] || ! grep -q interrupted "$tmp/nohup2.err"; then
 		failed inherited_ignore "decode: SIGTERM: rc $rc: $(head -2 "$tmp/nohup2.err")"
@@ -140,8 +143,7 @@ t_perf_dies() {
 			>/dev/null 2>"$tmp/pd_$sig.err" </dev/null &
 		pid=$!
 		if ! waitfor "$tmp/pd.pid" . || ! waitfor "$w/perf.data" ""; then
-			kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
-			wait $pid
+			stop_timeout $pid
 			failed perf_dies "$sig: perf never started: $(head -3 "$tmp/pd_$sig.err")"
 			return
 		fi
