@@ -90,10 +90,7 @@ t_workdir_others() {
 		failed workdir_others "a FIFO snapshot: rc $rc (137: hung): $(head -2 "$tmp/wdo1.err")"
 		return
 	fi
-	if [ $perf_ok -eq 0 ]; then
-		skip workdir_others "perf is not installed (the FIFO case passed)"
-		return
-	fi
+	need_perf workdir_others "the FIFO case" || return
 	snap wdo2 run -sampling -working-directory "$d/ww" -o "$d/x.fxt" -- true
 	if [ $rc -eq 0 ] || ! grep -q "can be written by other users" "$tmp/wdo2.err" ||
 		[ ! -e "$d/ww/perf.data" ]; then

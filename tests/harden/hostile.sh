@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by run.sh: issue 20 (hostile surroundings) items 7-17, the program's
-# signals and limits (docs/guarantees.md). Uses run.sh's snap/waitfor/pass/failed/skip.
+# signals and limits (docs/guarantees.md). Uses run.sh's snap/snap_ulimit/
+# waitfor/need_perf/checks/pass/failed/skip.
 
 # Issue 20 item 12 (and issue 21): input with no event is refused after its first
 # MiB; a signal stops a read loop whose reads never block.
@@ -35,28 +36,30 @@ t_no_events() {
 	pass no_events
 }
 
+# stop_timeout PID: ends a `timeout` running snaptrace in the background, and waits.
+# (SIGTERM: timeout passes it on; a KILL would leave snaptrace running.)
+stop_timeout() {
+	kill -TERM "$1"
+	wait "$1"
+}
+
 # busy: a program that runs on a CPU for a while (sampled)
 busy=(sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done')
 
 # Issue 20 item 7: a signal during run's decoding step keeps the recording and
 # prints the command that decodes it.
 t_decode_signal_keeps() {
-	if [ $perf_ok -eq 0 ]; then
-		skip decode_signal_keeps "perf is not installed"
-		return
-	fi
+	need_perf decode_signal_keeps || return
 	FAKE_SCRIPT=hang FAKE_PERF_LOG=$tmp/dsk.log SNAPTRACE_PERF=$PWD/tests/harden/perfwrap \
 		timeout --foreground -s KILL 120 "$snap" run -sampling -o "$tmp/dsk.fxt" -- "${busy[@]}" \
 		>/dev/null 2>"$tmp/dsk.err" </dev/null &
 	local pid=$! dir
 	if ! waitfor "$tmp/dsk.log" script; then
-		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
-		wait $pid
+		stop_timeout $pid
 		failed decode_signal_keeps "perf script never started: $(head -3 "$tmp/dsk.err")"
 		return
 	fi
-	kill -TERM $pid
-	wait $pid
+	stop_timeout $pid
 	rc=$?
 	dir=$(sed -n 's/.*the recording is kept in \([^;]*\);.*/\1/p' "$tmp/dsk.err")
 	if [ $rc -ne 1 ] || [ -z "$dir" ] || [ ! -s "$dir" ] || [ -e "$tmp/dsk.fxt" ]; then
@@ -65,7 +68,7 @@ t_decode_signal_keeps() {
 	fi
 	snap dsk2 decode "$dir" -o "$tmp/dsk2.fxt"
 	rm -rf "$(dirname "$dir")"
-	if [ $rc -ne 0 ] || ! "$snap" dump -check "$tmp/dsk2.fxt" >/dev/null 2>&1; then
+	if [ $rc -ne 0 ] || ! checks "$tmp/dsk2.fxt"; then
 		failed decode_signal_keeps "decoding the kept data: rc $rc: $(head -2 "$tmp/dsk2.err")"
 		return
 	fi
@@ -75,17 +78,9 @@ t_decode_signal_keeps() {
 # Issue 20 item 15: run works under `ulimit -n 64` (as perf alone does); perf's
 # file descriptors were parked at 100.
 t_ulimit_n() {
-	if [ $perf_ok -eq 0 ]; then
-		skip ulimit_n "perf is not installed"
-		return
-	fi
-	(
-		ulimit -n 64
-		snap uln run -sampling -o "$tmp/uln.fxt" -- "${busy[@]}"
-		exit $rc
-	)
-	rc=$?
-	if [ $rc -ne 0 ] || ! "$snap" dump -check "$tmp/uln.fxt" >/dev/null 2>&1; then
+	need_perf ulimit_n || return
+	snap_ulimit -n 64 uln run -sampling -o "$tmp/uln.fxt" -- "${busy[@]}"
+	if [ $rc -ne 0 ] || ! checks "$tmp/uln.fxt"; then
 		failed ulimit_n "rc $rc: $(tail -2 "$tmp/uln.err" | tr '\n' '|')"
 		return
 	fi
@@ -95,10 +90,7 @@ t_ulimit_n() {
 # Issue 20 item 9: a signal snaptrace was started ignoring (nohup) stays ignored
 # by the program, and does not end the recording.
 t_inherited_ignore() {
-	if [ $perf_ok -eq 0 ]; then
-		skip inherited_ignore "perf is not installed"
-		return
-	fi
+	need_perf inherited_ignore || return
 	# (timeout resets an ignored SIGHUP: sh sets it again, then runs snaptrace)
 	timeout -s KILL 60 sh -c 'trap "" HUP; exec "$0" "$@"' "$snap" run -sampling -o "$tmp/nohup.fxt" -- \
 		sh -c 'kill -HUP $PPID; kill -HUP $$; i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; echo alive' \
@@ -116,8 +108,7 @@ t_inherited_ignore() {
 		>/dev/null 2>"$tmp/nohup2.err" </dev/null &
 	pid=$!
 	if ! waitfor "$tmp/nohup.log" script; then
-		kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
-		wait $pid
+		stop_timeout $pid
 		failed inherited_ignore "decode: perf script never started: $(head -2 "$tmp/nohup2.err")"
 		return
 	fi
@@ -128,8 +119,7 @@ t_inherited_ignore() {
 		failed inherited_ignore "decode under nohup ended on SIGHUP: $(head -2 "$tmp/nohup2.err")"
 		return
 	fi
-	kill -TERM $pid
-	wait $pid
+	stop_timeout $pid
 	rc=$?
 	if [ $rc -ne 1 ] || ! grep -q interrupted "$tmp/nohup2.err"; then
 		failed inherited_ignore "decode: SIGTERM: rc $rc: $(head -2 "$tmp/nohup2.err")"
@@ -142,10 +132,7 @@ t_inherited_ignore() {
 # an unfinished perf.data (nothing decodable, no decode command offered); after
 # SIGTERM perf writes its data and the trace is written, ending early, and said so.
 t_perf_dies() {
-	if [ $perf_ok -eq 0 ]; then
-		skip perf_dies "perf is not installed"
-		return
-	fi
+	need_perf perf_dies || return
 	local sig pid w
 	for sig in KILL TERM; do
 		w=$tmp/pd_$sig
@@ -156,8 +143,7 @@ t_perf_dies() {
 			>/dev/null 2>"$tmp/pd_$sig.err" </dev/null &
 		pid=$!
 		if ! waitfor "$tmp/pd.pid" . || ! waitfor "$w/perf.data" ""; then
-			kill -TERM $pid # timeout passes it on (a KILL would leave snaptrace running)
-			wait $pid
+			stop_timeout $pid
 			failed perf_dies "$sig: perf never started: $(head -3 "$tmp/pd_$sig.err")"
 			return
 		fi
@@ -175,7 +161,7 @@ t_perf_dies() {
 			return
 		fi
 		if [ $sig = TERM ] && { [ $rc -ne 0 ] || ! grep -q "the trace ends where perf did" "$tmp/pd_$sig.err" ||
-			! "$snap" dump -check "$tmp/pd_$sig.fxt" >/dev/null 2>&1; }; then
+			! checks "$tmp/pd_$sig.fxt"; }; then
 			failed perf_dies "$sig: rc $rc: $(tr '\n' '|' <"$tmp/pd_$sig.err")"
 			return
 		fi
@@ -187,26 +173,13 @@ t_perf_dies() {
 # the output is too large; perf killed by it is reported and its unfinished
 # perf.data is not offered for decoding.
 t_ulimit_f() {
-	(
-		ulimit -f 1
-		snap ulf decode tests/golden/perfscript/pt_threads.txt -o "$tmp/ulf.fxt"
-		exit $rc
-	)
-	rc=$?
+	snap_ulimit -f 1 ulf decode tests/golden/perfscript/pt_threads.txt -o "$tmp/ulf.fxt"
 	if [ $rc -ne 1 ] || ! grep -q "cannot write $tmp/ulf.fxt: file too large (ulimit -f)" "$tmp/ulf.err"; then
 		failed ulimit_f "decode: rc $rc: $(head -2 "$tmp/ulf.err")"
 		return
 	fi
-	if [ $perf_ok -eq 0 ]; then
-		skip ulimit_f "perf is not installed (decode passed)"
-		return
-	fi
-	(
-		ulimit -f 100
-		snap ulf2 run -sampling -o "$tmp/ulf2.fxt" -- "${busy[@]}"
-		exit $rc
-	)
-	rc=$?
+	need_perf ulimit_f decode || return
+	snap_ulimit -f 100 ulf2 run -sampling -o "$tmp/ulf2.fxt" -- "${busy[@]}"
 	if [ $rc -ne 1 ] || ! grep -q "killed by signal $(kill -l XFSZ).*ulimit -f" "$tmp/ulf2.err" ||
 		grep -q "decode it with" "$tmp/ulf2.err"; then
 		failed ulimit_f "run: rc $rc: $(tr '\n' '|' <"$tmp/ulf2.err")"
@@ -244,10 +217,7 @@ t_entry_trap() {
 # Issue 20 item 10: snaptrace killed after it let the program go does not take
 # the program with it (the parent-death signal is gone by then).
 t_parent_death() {
-	if [ $perf_ok -eq 0 ]; then
-		skip parent_death "perf is not installed"
-		return
-	fi
+	need_perf parent_death || return
 	local d=$tmp/pdeath pid i
 	mkdir -p "$d"
 	"$snap" run -sampling -o "$d/x.fxt" -- sh -c "echo >'$d/started'; sleep 2; echo alive >'$d/alive'" \

@@ -37,6 +37,29 @@ snap() {
 	rc=$?
 }
 
+# snap_ulimit OPT N NAME ARGS...: snap NAME ARGS... in a subshell under `ulimit OPT N`.
+snap_ulimit() {
+	local opt=$1 n=$2
+	shift 2
+	(
+		ulimit "$opt" "$n"
+		snap "$@"
+		exit $rc
+	)
+	rc=$?
+}
+
+# need_perf NAME [WHAT]: true where perf works, else says SKIP for t_NAME (WHAT: the
+# part of it that ran and passed without perf).
+need_perf() {
+	[ $perf_ok -eq 1 ] && return 0
+	skip "$1" "perf is not installed${2:+ ($2 passed)}"
+	return 1
+}
+
+# checks FXT: true when `snaptrace dump -check` accepts the trace FXT.
+checks() { "$snap" dump -check "$1" >/dev/null 2>&1; }
+
 # waitfor FILE TEXT: waits (at most 60 s) until FILE holds TEXT.
 waitfor() {
 	local i
@@ -70,12 +93,12 @@ t_output_kinds() {
 	snap out1 decode "$in" -o "$d/link.fxt"
 	st=$(stat -c '%F %a' "$d/real.fxt")
 	if [ $rc -ne 0 ] || [ ! -L "$d/link.fxt" ] || [ "$st" != "regular file 600" ] ||
-		! "$snap" dump -check "$d/link.fxt" >/dev/null 2>&1; then
+		! checks "$d/link.fxt"; then
 		failed output_kinds "link/mode: rc $rc, link $(stat -c %F "$d/link.fxt"), real $st"
 		return
 	fi
 	timeout -s KILL 60 "$snap" decode "$in" -o /dev/stdout 2>/dev/null </dev/null | cat >"$d/piped.fxt"
-	if ! "$snap" dump -check "$d/piped.fxt" >/dev/null 2>&1; then
+	if ! checks "$d/piped.fxt"; then
 		failed output_kinds "-o /dev/stdout did not give a trace: $(wc -c <"$d/piped.fxt") bytes"
 		return
 	fi
@@ -347,7 +370,7 @@ t_messages() {
 	snap m5 decode "$d/latin.txt" -o "$d/latin.fxt"
 	if [ $rc -ne 0 ] || ! grep -q "not UTF-8" "$tmp/m5.err" ||
 		! "$snap" dump "$d/latin.fxt" | grep -q "m$(printf '\357\277\275')in" ||
-		! "$snap" dump -check "$d/latin.fxt" >/dev/null 2>&1; then
+		! checks "$d/latin.fxt"; then
 		failed messages "invalid UTF-8: rc $rc: $(head -2 "$tmp/m5.err")"
 		return
 	fi
@@ -409,10 +432,7 @@ t_perf_warnings() {
 # with perf's own message; perf is not run a second time on the text path. A
 # plugin perf cannot load still falls back to the text path.
 t_perf_fails_once() {
-	if [ $perf_ok -eq 0 ]; then
-		skip perf_fails_once "perf is not installed"
-		return
-	fi
+	need_perf perf_fails_once || return
 	snap pf1 decode tests/harden/min.data -o "$tmp/pf1.fxt"
 	if [ $rc -ne 1 ] || [ "$(grep -c "incompatible file format" "$tmp/pf1.err")" -ne 1 ] ||
 		! grep -q "perf script failed (status" "$tmp/pf1.err" || grep -q "gave nothing" "$tmp/pf1.err"; then
