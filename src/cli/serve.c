@@ -258,16 +258,23 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	addr.sin_port = htons((uint16_t)port);
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* The server thread must not take the signals that stop it: block them
-	 * before it starts (it inherits the mask), then wait for them here. */
+	 * before it starts (it inherits the mask), then wait for them here. A
+	 * SIGHUP snaptrace was started ignoring (nohup) stays ignored, as in the
+	 * decode (docs/guarantees.md, Signals): it does not stop the server. */
 	sigemptyset(&set);
-	for (int i = 0; i < 3; i++)
-		sigaddset(&set, stop_sigs[i]);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
-	/* a handler (not SIG_IGN, as a background job may have) keeps them pending */
 	memset(&catch, 0, sizeof(catch));
 	catch.sa_handler = on_stop_signal;
-	for (int i = 0; i < 3; i++)
-		sigaction(stop_sigs[i], &catch, &old_sig[i]);
+	for (int i = 0; i < 3; i++) {
+		sigaction(stop_sigs[i], NULL, &old_sig[i]);
+		if (stop_sigs[i] == SIGHUP && !(old_sig[i].sa_flags & SA_SIGINFO) &&
+		    old_sig[i].sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&set, stop_sigs[i]);
+		/* a handler (not SIG_IGN, as a background job may have for SIGINT)
+		 * keeps them pending */
+		sigaction(stop_sigs[i], &catch, NULL);
+	}
+	pthread_sigmask(SIG_BLOCK, &set, &old);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old_pipe);

@@ -204,6 +204,41 @@ else
 	echo "FAIL serve_held_connections: no link: $(head -3 "$tmp/dos.err" | tr '\n' ' ')"
 fi
 
+# 2d. SIGHUP stops the server, unless snaptrace was started ignoring it (nohup): then it
+# stays ignored (docs/guarantees.md, Signals) and SIGTERM stops it.
+for mode in plain nohup; do
+	if [ $mode = nohup ]; then
+		nohup "$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/hup.err" &
+	else
+		"$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/hup.err" &
+	fi
+	pid=$!
+	pids+=("$pid")
+	if link=$(wait_line "$tmp/hup.err" "url=http://127.0.0.1:"); then
+		url=${link#*url=}
+		kill -HUP "$pid"
+		if [ $mode = plain ]; then
+			if wait_exit "$pid" && grep -q "stopped serving (Hangup" "$tmp/hup.err"; then
+				echo "PASS serve_sighup_stops"
+			else
+				echo "FAIL serve_sighup_stops: $(tail -2 "$tmp/hup.err" | tr '\n' ' ')"
+			fi
+		else
+			# the server still answers after the SIGHUP (a fetch after it was sent)
+			code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$url")
+			if [ "$code" = 200 ] && kill -0 "$pid" 2>/dev/null; then
+				echo "PASS serve_nohup_keeps_serving"
+			else
+				echo "FAIL serve_nohup_keeps_serving: after SIGHUP the fetch got '$code': $(tail -2 "$tmp/hup.err" | tr '\n' ' ')"
+			fi
+			kill -TERM "$pid"
+			wait_exit "$pid" || echo "FAIL serve_nohup_keeps_serving: did not stop on SIGTERM"
+		fi
+	else
+		echo "FAIL serve_sighup_$mode: no link: $(head -3 "$tmp/hup.err" | tr '\n' ' ')"
+	fi
+done
+
 # 3. A busy port: a clear one-line error, exit 1.
 "$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/busy1.err" &
 pid=$!
