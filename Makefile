@@ -46,7 +46,7 @@ else
 Q := @
 msg = $(if $(SILENT),,@$(say) '$(1)' '$(patsubst $(B)/%,%,$(2))')
 endif
-LDLIBS_SNAP := -lz -ldw -lelf # elfutils libdw: DWARF line tables (record/dwline.c)
+LDLIBS_SNAP := -lz -ldeflate -ldw -lelf # libdeflate: write/pgz; elfutils libdw: DWARF line tables (record/dwline.c)
 LDLIBS_CLI  := -lmicrohttpd # only ./snaptrace (cli/serve.c) links the HTTP server
 # The in-process PT decoder (src/ptdec): libipt, libiberty's demangler, threads.
 LDLIBS_PTDEC := -lipt -liberty -lpthread

@@ -18,8 +18,9 @@ measure() { # label lines file out
 		printf "bench: %-34s %9d lines %6.2f s wall %6.2f s cpu %7.2f M lines/s %6.0f ns/event  peak RSS %6.1f MB\n",
 			l, n, w, u + s, n / w / 1e6, w * 1e9 / n, r / 1024 }'
 }
-# gzcmp LABEL FXT: zlib level 1 (what decode writes, src/cli/pipeline.c) against level 6
-# (magic-trace's) on an FXT file: CPU time and size of each, best of 3.
+# gzcmp LABEL FXT: zlib level 1 (decode's level, src/cli/pipeline.c; write/pgz compresses
+# with libdeflate) against level 6 (magic-trace's) on an FXT file: CPU time and size of each,
+# best of 3.
 gzcmp() {
 	python3 - "$1" "$2" <<'EOF'
 import sys, time, zlib

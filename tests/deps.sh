@@ -5,7 +5,7 @@
 #   tests/deps.sh install [test]   install them (as root), else print the apt-get line and fail
 # "test" adds what only the checks use (.ci/run installs them; make demo does not).
 set -u
-PKGS="make gcc clang clang-format libclang-rt-14-dev zlib1g-dev libipt-dev libiberty-dev libdw-dev libelf-dev libmicrohttpd-dev curl linux-perf binutils python3"
+PKGS="make gcc clang clang-format libclang-rt-14-dev zlib1g-dev libdeflate-dev libipt-dev libiberty-dev libdw-dev libelf-dev libmicrohttpd-dev curl linux-perf binutils python3"
 # Only the checks need these: cppcheck (make lint) and libprotobuf32, which Perfetto's
 # trace_processor_shell links (tests/perfetto skips without it).
 [ "${2:-}" = test ] && PKGS="$PKGS cppcheck libprotobuf32"

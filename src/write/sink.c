@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The byte sink: buffered bytes go to memory or, through zlib, to a
+ * The byte sink: buffered bytes go to memory or, through write/pgz, to a
  * temporary file that is renamed over the target only when all went well.
  */
 #include "write/sink.h"

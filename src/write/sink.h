@@ -9,8 +9,8 @@
  *    given its name by snap_sink_close (linkat, then rename over an existing
  *    target), so a killed snaptrace leaves nothing behind; where the
  *    filesystem has no O_TMPFILE, to a temporary file ".NAME.XXXXXX" next to
- *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (zlib
- *    deflate, level 6, one gzip member, deflated in blocks by write/pgz on
+ *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (level
+ *    6, one gzip member a block, compressed by write/pgz on
  *    snap_sink_set_gz_jobs threads) if the target name ends in ".gz".
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is

@@ -16,7 +16,7 @@ for libz and libipt, its object):
   loop     src/cli/pipeline.c (the loop handing events to the stack builder)
   stacks   src/stack/
   fxt      src/write/ but pgz.c (FXT encoding, the sink)
-  gzip     src/write/pgz.c and libz
+  gzip     src/write/pgz.c, libz and libdeflate
   other    the rest: start-up, option parsing, exit
 
 The self cost of any other function (libc, util/, parse/, model/) is shared among the
@@ -35,7 +35,7 @@ STAGES = ("decode", "reader", "loop", "stacks", "fxt", "gzip", "other")
 
 
 def stage_of(obj, path):
-    if "libz.so" in obj:
+    if "libz.so" in obj or "libdeflate" in obj:
         return "gzip"
     if "libipt" in obj:
         return "decode"
