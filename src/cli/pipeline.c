@@ -192,14 +192,30 @@ static void feeder_start(struct feeder *f)
 	}
 }
 
-/* Hands ev to the builder. Returns 0 or a negative error (f->err or
- * f->put_err: decode_end reports it). */
-static inline int decode_feed(struct feeder *f, const struct snap_event *ev)
+/* Where the source writes the next event: the next slot of the consumer's
+ * batch (no copy: source/batch.h), or *local with -j 1. Returns 0 or the
+ * error the queue was stopped with (f->put_err: decode_end reports it). */
+static inline int decode_slot(struct feeder *f, struct snap_event *local, struct snap_event **ev)
+{
+	int r;
+
+	if (!f->running) {
+		*ev = local;
+		return 0;
+	}
+	if ((r = snap_batchq_slot(&f->q, ev)) < 0)
+		f->put_err = r;
+	return r;
+}
+
+/* Hands ev (from decode_slot, filled) to the builder. Returns 0 or a negative
+ * error (f->err or f->put_err: decode_end reports it). */
+static inline int decode_feed(struct feeder *f, struct snap_event *ev)
 {
 	int r;
 
 	if (f->running) {
-		if ((r = snap_batchq_put(&f->q, ev)) < 0)
+		if ((r = snap_batchq_commit(&f->q, ev)) < 0)
 			f->put_err = r;
 		return r;
 	}
@@ -263,7 +279,7 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 		       struct snap_perfmaps *maps, struct snap_decode_result *res,
 		       const struct snap_sink *sink, const char *output)
 {
-	struct snap_event ev;
+	struct snap_event local, *ev;
 	struct snap_progress prog;
 	uint64_t nev = 0;
 	int r;
@@ -274,27 +290,27 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
 			   snap_progress_now());
 	snap_source_set_progress(src, &prog); /* redrawn while perf script prints nothing */
-	while ((r = snap_source_next(src, &ev)) > 0) {
+	while ((r = decode_slot(f, &local, &ev)) == 0 && (r = snap_source_next(src, ev)) > 0) {
 		if (decode_interrupted)
 			break;
 		snap_progress_tick(&prog, ++nev);
-		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
+		if (maps->n && (r = snap_perfmaps_apply(maps, ev)) < 0)
 			break;
-		if (ev.kind == SNAP_EV_SAMPLE)
+		if (ev->kind == SNAP_EV_SAMPLE)
 			res->samples++;
-		else if (ev.kind == SNAP_EV_BRANCH)
+		else if (ev->kind == SNAP_EV_BRANCH)
 			res->branches++;
 		/* the span of the samples (switch records cover the whole run), or
 		 * of everything in a PT trace */
-		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
-			if (!res->first_time || ev.time < res->first_time)
-				res->first_time = ev.time;
-			if (ev.time > res->last_time)
-				res->last_time = ev.time;
+		if (ev->has_time && (ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_BRANCH)) {
+			if (!res->first_time || ev->time < res->first_time)
+				res->first_time = ev->time;
+			if (ev->time > res->last_time)
+				res->last_time = ev->time;
 		}
-		if (res->cover && snap_thcover_feed(res->cover, &ev, f->bld->st) < 0)
+		if (res->cover && snap_thcover_feed(res->cover, ev, f->bld->st) < 0)
 			res->cover = NULL; /* out of memory: no per-thread coverage */
-		if ((r = decode_feed(f, &ev)) < 0)
+		if ((r = decode_feed(f, ev)) < 0)
 			break;
 	}
 	return decode_end(f, src, scope, &prog, r, sink, output);

@@ -229,34 +229,50 @@ static int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_l
 	return ptd_resolve(d, pid, ip, l);
 }
 
+/* ptd_comm_at with its memo's hit in line (once per event, on the reader). */
+static uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
+{
+	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
+		return d->comm_val;
+	return ptd_comm_at(d, tid, t);
+}
+
+/* *ev may be stale (a batch's slot: source/batch.h), so a branch sets every
+ * field; the rarer kinds start from zero. A new field of struct snap_event
+ * must be set here too. */
+_Static_assert(sizeof(struct snap_event) == 136, "snap_ptdec_next sets every field of a branch");
+
 int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 {
 	struct queue *bq = merge_next(d);
 	const struct rawev *best = bq ? bq->head : NULL;
+	int64_t id;
 	int err;
 
 	if (!best)
 		return 0;
 	bq->pos++;
 	bq->head_ok = 0;
-	if (best->kind == RAW_POWER)
-		bq->last_cbr = (int64_t)best->cbr;
 	if (d->debug) {
 		char buf[160];
 
 		fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
 			ptd_rawev_desc(best, buf, sizeof(buf)));
 	}
-	memset(ev, 0, sizeof(*ev));
-	ev->pid = best->pid;
-	ev->tid = best->tid;
-	ev->time = best->time;
-	ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
-	ev->comm = ptd_comm_at(d, best->tid, best->time);
-	if (best->kind == RAW_ERROR) {
-		int64_t id = snap_strtab_intern_cstr(d->names, err_msgs[best->err]);
-
-		if (id < 0)
+	if (best->kind != RAW_BRANCH) {
+		memset(ev, 0, sizeof(*ev));
+		ev->pid = best->pid;
+		ev->tid = best->tid;
+		ev->time = best->time;
+		ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
+		ev->comm = comm_at(d, best->tid, best->time);
+		if (best->kind == RAW_POWER) {
+			bq->last_cbr = (int64_t)best->cbr;
+			ev->kind = SNAP_EV_POWER;
+			ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
+			return 1;
+		}
+		if ((id = snap_strtab_intern_cstr(d->names, err_msgs[best->err])) < 0)
 			return (int)id;
 		ev->kind = SNAP_EV_ERROR;
 		ev->msg = (uint32_t)id;
@@ -264,16 +280,21 @@ int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 		d->st.errors++;
 		return 1;
 	}
-	if (best->kind == RAW_POWER) {
-		ev->kind = SNAP_EV_POWER;
-		ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
-		return 1;
-	}
 	ev->kind = SNAP_EV_BRANCH;
+	ev->pid = best->pid;
+	ev->tid = best->tid;
+	ev->comm = comm_at(d, best->tid, best->time);
+	ev->time = best->time;
+	ev->has_time = 1;
 	set_flags(d, ev, best->flags);
+	ev->sw_out = ev->sw_preempt = ev->task_exit = 0;
 	if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
 	    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
 		return err;
+	ev->msg = ev->freq_mhz = ev->event = 0;
+	ev->period = 0;
+	ev->frames = NULL;
+	ev->nframes = 0;
 	d->st.branches++;
 	return 1;
 }

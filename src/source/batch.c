@@ -90,6 +90,56 @@ static int batchq_next(struct snap_batchq *q)
 	return err;
 }
 
+int snap_batchq_slot_slow(struct snap_batchq *q, struct snap_event **ev)
+{
+	int err;
+
+	if ((err = batchq_next(q)) < 0)
+		return err;
+	*ev = &q->cur->ev[0];
+	return 0;
+}
+
+/* Copies the nf frames ev borrows into b's arena (room for them, or b empty)
+ * and points ev there. 0 or -ENOMEM. */
+static int batch_frames(struct snap_batchq *q, struct snap_batch *b, struct snap_event *ev,
+			size_t nf)
+{
+	/* only an empty batch grows (its events point into frames), to frames0 at
+	 * first: no arena for inputs without frames */
+	if (nf > b->fcap - b->nframes &&
+	    snap_vec_reserve(&b->frames, &b->fcap, nf > q->frames0 ? nf : q->frames0,
+			     sizeof(*b->frames)) < 0)
+		return -ENOMEM;
+	memcpy(b->frames + b->nframes, ev->frames, nf * sizeof(*b->frames));
+	ev->frames = b->frames + b->nframes;
+	b->nframes += nf;
+	return 0;
+}
+
+int snap_batchq_commit_slow(struct snap_batchq *q, struct snap_event *ev)
+{
+	size_t nf = ev->nframes;
+	struct snap_batch *b = q->cur;
+	int err;
+
+	if (b->n && nf > b->fcap - b->nframes) {
+		/* the frames do not fit beside the batch's events: the event goes
+		 * first in the next batch */
+		struct snap_event tmp = *ev;
+
+		if ((err = batchq_next(q)) < 0)
+			return err;
+		b = q->cur;
+		ev = &b->ev[0];
+		*ev = tmp;
+	}
+	if ((err = batch_frames(q, b, ev, nf)) < 0)
+		return err;
+	b->n++;
+	return 0;
+}
+
 int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev)
 {
 	size_t nf = ev->frames ? ev->nframes : 0;
@@ -102,17 +152,8 @@ int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev)
 		b = q->cur;
 	}
 	b->ev[b->n] = *ev;
-	if (nf) {
-		/* only an empty batch grows (its events point into frames), to
-		 * frames0 at first: no arena for inputs without frames */
-		if (nf > b->fcap - b->nframes &&
-		    snap_vec_reserve(&b->frames, &b->fcap, nf > q->frames0 ? nf : q->frames0,
-				     sizeof(*b->frames)) < 0)
-			return -ENOMEM;
-		memcpy(b->frames + b->nframes, ev->frames, nf * sizeof(*b->frames));
-		b->ev[b->n].frames = b->frames + b->nframes;
-		b->nframes += nf;
-	}
+	if (nf && (err = batch_frames(q, b, &b->ev[b->n], nf)) < 0)
+		return err;
 	b->n++;
 	return 0;
 }
