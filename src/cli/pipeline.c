@@ -192,29 +192,38 @@ static void feeder_start(struct feeder *f)
 	}
 }
 
-/* Where the source writes the next event: the next slot of the consumer's
- * batch (no copy: source/batch.h), or *local with -j 1. Returns 0 or the
- * error the queue was stopped with (f->put_err: decode_end reports it). */
-static inline int decode_slot(struct feeder *f, struct snap_event *local, struct snap_event **ev)
+/* Where the source writes the next events: *room (>= 1) slots from *ev on,
+ * the rest of the consumer's current batch (no copy: source/batch.h), or
+ * *local alone with -j 1 (the builder sees each event before the next is
+ * read). Returns 0 or the error the queue was stopped with (f->put_err:
+ * decode_end reports it). */
+static inline int decode_slots(struct feeder *f, struct snap_event *local, struct snap_event **ev,
+			       size_t *room)
 {
 	int r;
 
 	if (!f->running) {
 		*ev = local;
+		*room = 1;
 		return 0;
 	}
-	if ((r = snap_batchq_slot(&f->q, ev)) < 0)
+	if ((r = snap_batchq_slots(&f->q, ev, room)) < 0)
 		f->put_err = r;
 	return r;
 }
 
-/* Hands ev (from decode_slot, filled) to the builder. Returns 0 or a negative
- * error (f->err or f->put_err: decode_end reports it). */
-static inline int decode_feed(struct feeder *f, struct snap_event *ev)
+/* Hands the n events ev[0..n) (from decode_slots, filled; several only
+ * without frames) to the builder. Returns 0 or a negative error (f->err or
+ * f->put_err: decode_end reports it). */
+static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
 {
 	int r;
 
 	if (f->running) {
+		if (n != 1) {
+			snap_batchq_commit_n(&f->q, n);
+			return 0;
+		}
 		if ((r = snap_batchq_commit(&f->q, ev)) < 0)
 			f->put_err = r;
 		return r;
@@ -282,6 +291,7 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 	struct snap_event local, *ev;
 	struct snap_progress prog;
 	uint64_t nev = 0;
+	size_t room, n, k;
 	int r;
 
 	feeder_start(f);
@@ -290,27 +300,39 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
 			   snap_progress_now());
 	snap_source_set_progress(src, &prog); /* redrawn while perf script prints nothing */
-	while ((r = decode_slot(f, &local, &ev)) == 0 && (r = snap_source_next(src, ev)) > 0) {
+	while ((r = decode_slots(f, &local, &ev, &room)) == 0 &&
+	       (r = snap_source_fill(src, ev, room)) > 0) {
 		if (decode_interrupted)
 			break;
-		snap_progress_tick(&prog, ++nev);
-		if (maps->n && (r = snap_perfmaps_apply(maps, ev)) < 0)
-			break;
-		if (ev->kind == SNAP_EV_SAMPLE)
-			res->samples++;
-		else if (ev->kind == SNAP_EV_BRANCH)
-			res->branches++;
-		/* the span of the samples (switch records cover the whole run), or
-		 * of everything in a PT trace */
-		if (ev->has_time && (ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_BRANCH)) {
-			if (!res->first_time || ev->time < res->first_time)
-				res->first_time = ev->time;
-			if (ev->time > res->last_time)
-				res->last_time = ev->time;
+		n = (size_t)r;
+		snap_progress_tick(&prog, nev += n);
+		for (k = 0; k < n; k++) {
+			struct snap_event *e = &ev[k];
+
+			if (maps->n && (r = snap_perfmaps_apply(maps, e)) < 0)
+				break;
+			if (e->kind == SNAP_EV_SAMPLE)
+				res->samples++;
+			else if (e->kind == SNAP_EV_BRANCH)
+				res->branches++;
+			/* the span of the samples (switch records cover the whole run),
+			 * or of everything in a PT trace */
+			if (e->has_time &&
+			    (e->kind == SNAP_EV_SAMPLE || e->kind == SNAP_EV_BRANCH)) {
+				if (!res->first_time || e->time < res->first_time)
+					res->first_time = e->time;
+				if (e->time > res->last_time)
+					res->last_time = e->time;
+			}
+			if (res->cover && snap_thcover_feed(res->cover, e, f->bld->st) < 0)
+				res->cover = NULL; /* out of memory: no per-thread coverage */
 		}
-		if (res->cover && snap_thcover_feed(res->cover, ev, f->bld->st) < 0)
-			res->cover = NULL; /* out of memory: no per-thread coverage */
-		if ((r = decode_feed(f, ev)) < 0)
+		if (k < n) { /* perfmaps' error: the events before it go on */
+			if (k)
+				decode_feed(f, ev, k);
+			break;
+		}
+		if ((r = decode_feed(f, ev, n)) < 0)
 			break;
 	}
 	return decode_end(f, src, scope, &prog, r, sink, output);

@@ -26,6 +26,7 @@
 #include "ptdec/ptdec.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,13 +145,27 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 	}
 }
 
-/* The head of queue q (looked at again only after it was consumed). */
-static const struct rawev *queue_head(struct snap_ptdec *d, struct queue *q)
+/* The head of queue q (looked at again only after it was consumed). Most
+ * events are a branch inside a segment that is neither a piece's first sync
+ * nor timeless: queue_peek's rules for it are in line here. */
+static inline const struct rawev *queue_head(struct snap_ptdec *d, struct queue *q)
 {
-	if (!q->head_ok) {
-		q->head = queue_peek(d, q);
-		q->head_ok = 1;
+	if (q->head_ok)
+		return q->head;
+	if (q->rok && q->pos < q->rn) {
+		struct rawev *r = &q->rev[q->pos];
+
+		if (!r->implicit && r->kind == RAW_BRANCH && !d->timeless) {
+			if (r->est || r->time > q->ts) /* as queue_peek */
+				q->ts = r->time;
+			r->time = q->ts;
+			q->head = r;
+			q->head_ok = 1;
+			return r;
+		}
 	}
+	q->head = queue_peek(d, q);
+	q->head_ok = 1;
 	return q->head;
 }
 
@@ -217,12 +232,13 @@ static void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flag
 	ev->in_tx = m->in_tx;
 }
 
-/* ptd_resolve with its cache hit in line (two per branch, on the reader). */
-static int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
+/* ptd_resolve with its cache hit in line (two per branch, on the reader; a slot
+ * never used has ip 0). */
+static inline int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
 {
 	const struct aent *e = ptd_aslot(d, pid, ip);
 
-	if (ip && e->used && e->ip == ip && e->pid == pid) {
+	if (ip && e->ip == ip && e->pid == pid) {
 		*l = e->loc;
 		return 0;
 	}
@@ -230,73 +246,101 @@ static int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_l
 }
 
 /* ptd_comm_at with its memo's hit in line (once per event, on the reader). */
-static uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
+static inline uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
 {
 	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
 		return d->comm_val;
 	return ptd_comm_at(d, tid, t);
 }
 
+/* A cbr or an error (best, just taken from queue bq) into ev (stale: zeroed
+ * first). 0, or -ENOMEM. */
+static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawev *best,
+		       struct snap_event *ev)
+{
+	int64_t id;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->pid = best->pid;
+	ev->tid = best->tid;
+	ev->time = best->time;
+	ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
+	ev->comm = comm_at(d, best->tid, best->time);
+	if (best->kind == RAW_POWER) {
+		bq->last_cbr = (int64_t)best->cbr;
+		ev->kind = SNAP_EV_POWER;
+		ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
+		return 0;
+	}
+	if ((id = snap_strtab_intern_cstr(d->names, err_msgs[best->err])) < 0)
+		return (int)id;
+	ev->kind = SNAP_EV_ERROR;
+	ev->msg = (uint32_t)id;
+	ev->src.ip = best->ip;
+	d->st.errors++;
+	return 0;
+}
+
 /* *ev may be stale (a batch's slot: source/batch.h), so a branch sets every
- * field; the rarer kinds start from zero. A new field of struct snap_event
- * must be set here too. */
-_Static_assert(sizeof(struct snap_event) == 136, "snap_ptdec_next sets every field of a branch");
+ * field. A new field of struct snap_event must be set here too. */
+_Static_assert(sizeof(struct snap_event) == 136, "snap_ptdec_fill sets every field of a branch");
+
+int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *evs, size_t n)
+{
+	size_t i;
+	int err = d->fill_err;
+
+	if (err < 0) {
+		d->fill_err = 0;
+		return err;
+	}
+	if (n > INT_MAX)
+		n = INT_MAX;
+	for (i = 0; i < n; i++) {
+		struct snap_event *ev = &evs[i];
+		struct queue *bq = merge_next(d);
+		const struct rawev *best = bq ? bq->head : NULL;
+
+		if (!best)
+			break;
+		bq->pos++;
+		bq->head_ok = 0;
+		if (d->debug) {
+			char buf[160];
+
+			fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
+				ptd_rawev_desc(best, buf, sizeof(buf)));
+		}
+		if (best->kind != RAW_BRANCH) {
+			if ((err = other_event(d, bq, best, ev)) < 0)
+				break;
+			continue;
+		}
+		ev->kind = SNAP_EV_BRANCH;
+		ev->pid = best->pid;
+		ev->tid = best->tid;
+		ev->comm = comm_at(d, best->tid, best->time);
+		ev->time = best->time;
+		ev->has_time = 1;
+		set_flags(d, ev, best->flags);
+		ev->sw_out = ev->sw_preempt = ev->task_exit = 0;
+		if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
+		    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
+			break;
+		ev->msg = ev->freq_mhz = ev->event = 0;
+		ev->period = 0;
+		ev->frames = NULL;
+		ev->nframes = 0;
+		d->st.branches++;
+	}
+	if (err < 0 && i) /* the events before it first; the error next time */
+		d->fill_err = err;
+	return i ? (int)i : err;
+}
 
 int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
 {
-	struct queue *bq = merge_next(d);
-	const struct rawev *best = bq ? bq->head : NULL;
-	int64_t id;
-	int err;
-
-	if (!best)
-		return 0;
-	bq->pos++;
-	bq->head_ok = 0;
-	if (d->debug) {
-		char buf[160];
-
-		fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
-			ptd_rawev_desc(best, buf, sizeof(buf)));
-	}
-	if (best->kind != RAW_BRANCH) {
-		memset(ev, 0, sizeof(*ev));
-		ev->pid = best->pid;
-		ev->tid = best->tid;
-		ev->time = best->time;
-		ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
-		ev->comm = comm_at(d, best->tid, best->time);
-		if (best->kind == RAW_POWER) {
-			bq->last_cbr = (int64_t)best->cbr;
-			ev->kind = SNAP_EV_POWER;
-			ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
-			return 1;
-		}
-		if ((id = snap_strtab_intern_cstr(d->names, err_msgs[best->err])) < 0)
-			return (int)id;
-		ev->kind = SNAP_EV_ERROR;
-		ev->msg = (uint32_t)id;
-		ev->src.ip = best->ip;
-		d->st.errors++;
-		return 1;
-	}
-	ev->kind = SNAP_EV_BRANCH;
-	ev->pid = best->pid;
-	ev->tid = best->tid;
-	ev->comm = comm_at(d, best->tid, best->time);
-	ev->time = best->time;
-	ev->has_time = 1;
-	set_flags(d, ev, best->flags);
-	ev->sw_out = ev->sw_preempt = ev->task_exit = 0;
-	if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
-	    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
-		return err;
-	ev->msg = ev->freq_mhz = ev->event = 0;
-	ev->period = 0;
-	ev->frames = NULL;
-	ev->nframes = 0;
-	d->st.branches++;
-	return 1;
+	return snap_ptdec_fill(d, ev, 1);
 }
 
 /* ---- open / close ---- */

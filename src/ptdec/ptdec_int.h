@@ -261,6 +261,7 @@ struct snap_ptdec {
 	uint64_t comm_from, comm_until;
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
+	int fill_err; /* snap_ptdec_fill's error after the events before it, for the next call */
 };
 
 /* An instruction as the piece decoder needs it (from libipt's instruction

@@ -89,6 +89,21 @@ static inline int snap_batchq_slot(struct snap_batchq *q, struct snap_event **ev
 	}
 	return snap_batchq_slot_slow(q, ev);
 }
+/* snap_batchq_slot for several events: *ev, *room slots (>= 1), the rest of the
+ * current batch, for events without frames (snap_batchq_commit_n). */
+static inline int snap_batchq_slots(struct snap_batchq *q, struct snap_event **ev, size_t *room)
+{
+	int err = snap_batchq_slot(q, ev);
+
+	*room = err < 0 ? 0 : q->cur->cap - q->cur->n;
+	return err;
+}
+/* Puts the first n of the slots snap_batchq_slots gave (filled, none with
+ * frames) into their batch. */
+static inline void snap_batchq_commit_n(struct snap_batchq *q, size_t n)
+{
+	q->cur->n += n;
+}
 /* snap_batchq_commit's slow path: an event with frames. */
 int snap_batchq_commit_slow(struct snap_batchq *q, struct snap_event *ev);
 /* Puts the event filled in the slot ev (from snap_batchq_slot, nothing put
