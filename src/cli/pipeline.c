@@ -194,9 +194,9 @@ static void feeder_start(struct feeder *f)
 
 /* Where the source writes the next events: *room (>= 1) slots from *ev on,
  * the rest of the consumer's current batch (no copy: source/batch.h), or
- * *local alone with -j 1 (the builder sees each event before the next is
- * read). Returns 0 or the error the queue was stopped with (f->put_err:
- * decode_end reports it). */
+ * local[0..LOCAL_EVENTS) with -j 1. Returns 0 or the error the queue was
+ * stopped with (f->put_err: decode_end reports it). */
+#define LOCAL_EVENTS 64
 static inline int decode_slots(struct feeder *f, struct snap_event *local, struct snap_event **ev,
 			       size_t *room)
 {
@@ -204,7 +204,7 @@ static inline int decode_slots(struct feeder *f, struct snap_event *local, struc
 
 	if (!f->running) {
 		*ev = local;
-		*room = 1;
+		*room = LOCAL_EVENTS;
 		return 0;
 	}
 	if ((r = snap_batchq_slots(&f->q, ev, room)) < 0)
@@ -228,11 +228,13 @@ static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
 			f->put_err = r;
 		return r;
 	}
-	if ((r = snap_builder_feed(f->bld, ev)) < 0) {
-		f->err = r;
-		snap_builder_desc(f->bld, ev, f->desc, sizeof(f->desc));
-	}
-	return r;
+	for (size_t i = 0; i < n; i++)
+		if ((r = snap_builder_feed(f->bld, &ev[i])) < 0) {
+			f->err = r;
+			snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
+			return r;
+		}
+	return 0;
 }
 
 /* The end of decode_loop; r is its last result (0: the source's end). Ends
@@ -283,12 +285,39 @@ static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope
 	return r;
 }
 
+/* Counts the samples and branches of ev[0..n) in res, and the span of their
+ * times (the span of the samples: switch records cover the whole run; or of
+ * everything in a PT trace). */
+static void count_events(struct snap_decode_result *res, const struct snap_event *ev, size_t n)
+{
+	uint64_t first = res->first_time, last = res->last_time;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t t = ev[k].time;
+
+		if (ev[k].kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev[k].kind == SNAP_EV_BRANCH)
+			res->branches++;
+		else
+			continue;
+		if (!ev[k].has_time)
+			continue;
+		if (!first || t < first)
+			first = t;
+		if (t > last)
+			last = t;
+	}
+	res->first_time = first;
+	res->last_time = last;
+}
+
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scope scope,
 		       struct snap_perfmaps *maps, struct snap_decode_result *res,
 		       const struct snap_sink *sink, const char *output)
 {
-	struct snap_event local, *ev;
+	struct snap_event local[LOCAL_EVENTS], *ev;
 	struct snap_progress prog;
 	uint64_t nev = 0;
 	size_t room, n, k;
@@ -300,34 +329,22 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
 			   snap_progress_now());
 	snap_source_set_progress(src, &prog); /* redrawn while perf script prints nothing */
-	while ((r = decode_slots(f, &local, &ev, &room)) == 0 &&
+	while ((r = decode_slots(f, local, &ev, &room)) == 0 &&
 	       (r = snap_source_fill(src, ev, room)) > 0) {
 		if (decode_interrupted)
 			break;
 		n = (size_t)r;
 		snap_progress_tick(&prog, nev += n);
-		for (k = 0; k < n; k++) {
-			struct snap_event *e = &ev[k];
-
-			if (maps->n && (r = snap_perfmaps_apply(maps, e)) < 0)
+		for (k = 0; maps->n && k < n; k++)
+			if ((r = snap_perfmaps_apply(maps, &ev[k])) < 0)
 				break;
-			if (e->kind == SNAP_EV_SAMPLE)
-				res->samples++;
-			else if (e->kind == SNAP_EV_BRANCH)
-				res->branches++;
-			/* the span of the samples (switch records cover the whole run),
-			 * or of everything in a PT trace */
-			if (e->has_time &&
-			    (e->kind == SNAP_EV_SAMPLE || e->kind == SNAP_EV_BRANCH)) {
-				if (!res->first_time || e->time < res->first_time)
-					res->first_time = e->time;
-				if (e->time > res->last_time)
-					res->last_time = e->time;
-			}
-			if (res->cover && snap_thcover_feed(res->cover, e, f->bld->st) < 0)
+		if (!maps->n)
+			k = n;
+		count_events(res, ev, k);
+		for (size_t i = 0; res->cover && i < k; i++)
+			if (snap_thcover_feed(res->cover, &ev[i], f->bld->st) < 0)
 				res->cover = NULL; /* out of memory: no per-thread coverage */
-		}
-		if (k < n) { /* perfmaps' error: the events before it go on */
+		if (k < n) {			   /* perfmaps' error: the events before it go on */
 			if (k)
 				decode_feed(f, ev, k);
 			break;

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,23 +214,27 @@ static struct queue *merge_next(struct snap_ptdec *d)
 	return best ? &d->queues[bi] : NULL;
 }
 
-/* snap_event_set_branch_flags, remembered for the few flag values a trace has. */
-static void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
+/* A branch event's bytes from has_time to src: has_time, br_kind, br_state,
+ * in_tx, sw_out, sw_preempt, task_exit and the padding, set by set_flags at once. */
+#define EV_FLAGS_AT offsetof(struct snap_event, has_time)
+_Static_assert(offsetof(struct snap_event, src) == EV_FLAGS_AT + 8, "set_flags' 8 bytes");
+
+/* has_time and snap_event_set_branch_flags (the rest of the 8 bytes zero),
+ * remembered for the few flag values a trace has. */
+static inline void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
 {
 	struct flmemo *m = &d->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
 
-	if (!m->ok || m->flags != flags) {
-		snap_event_set_branch_flags(ev, flags);
-		m->ok = 1;
-		m->flags = flags;
-		m->kind = ev->br_kind;
-		m->state = ev->br_state;
-		m->in_tx = ev->in_tx;
-		return;
+	if (m->key != (uint64_t)flags + 1) {
+		struct snap_event t;
+
+		memset(&t, 0, sizeof(t));
+		t.has_time = 1;
+		snap_event_set_branch_flags(&t, flags);
+		memcpy(m->b, (const char *)&t + EV_FLAGS_AT, sizeof(m->b));
+		m->key = (uint64_t)flags + 1;
 	}
-	ev->br_kind = m->kind;
-	ev->br_state = m->state;
-	ev->in_tx = m->in_tx;
+	memcpy((char *)ev + EV_FLAGS_AT, m->b, sizeof(m->b));
 }
 
 /* ptd_resolve with its cache hit in line (two per branch, on the reader; a slot
@@ -298,13 +303,33 @@ int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *evs, size_t n)
 		n = INT_MAX;
 	for (i = 0; i < n; i++) {
 		struct snap_event *ev = &evs[i];
-		struct queue *bq = merge_next(d);
-		const struct rawev *best = bq ? bq->head : NULL;
+		struct queue *bq = NULL;
+		const struct rawev *best = NULL;
 
-		if (!best)
-			break;
+		if (d->lead != NO_IDX) {
+			/* merge_next's and queue_head's common case: the queue read
+			 * last goes on with a plain branch before its rival's head */
+			struct queue *q = &d->queues[d->lead];
+			struct rawev *r = q->rok && q->pos < q->rn ? &q->rev[q->pos] : NULL;
+
+			if (r && !q->head_ok && !r->implicit && r->kind == RAW_BRANCH &&
+			    !d->timeless) {
+				uint64_t t = r->est || r->time > q->ts ? r->time : q->ts;
+
+				if (!d->rival || t < d->rival->time ||
+				    (t == d->rival->time && d->lead < d->rival_q)) {
+					q->ts = r->time = t;
+					bq = q;
+					best = r;
+				}
+			}
+		}
+		if (!best) {
+			if (!(bq = merge_next(d)) || !(best = bq->head))
+				break;
+			bq->head_ok = 0;
+		}
 		bq->pos++;
-		bq->head_ok = 0;
 		if (d->debug) {
 			char buf[160];
 
@@ -321,9 +346,7 @@ int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *evs, size_t n)
 		ev->tid = best->tid;
 		ev->comm = comm_at(d, best->tid, best->time);
 		ev->time = best->time;
-		ev->has_time = 1;
-		set_flags(d, ev, best->flags);
-		ev->sw_out = ev->sw_preempt = ev->task_exit = 0;
+		set_flags(d, ev, best->flags); /* and has_time */
 		if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
 		    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
 			break;
