@@ -290,9 +290,80 @@ static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawe
  * field. A new field of struct snap_event must be set here too. */
 _Static_assert(sizeof(struct snap_event) == 136, "snap_ptdec_fill sets every field of a branch");
 
+/* pid and tid, side by side in a raw event and in an event */
+#define EV_PIDTID_AT offsetof(struct snap_event, pid)
+_Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
+		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
+	       "pid and tid copied at once");
+
+/* The branch r into ev (stale: every field is set). 0, or -ENOMEM. */
+static inline int branch_event(struct snap_ptdec *d, const struct rawev *r, struct snap_event *ev)
+{
+	int err;
+
+	ev->kind = SNAP_EV_BRANCH;
+	memcpy((char *)ev + EV_PIDTID_AT, &r->pid, 8);
+	ev->comm = comm_at(d, r->tid, r->time);
+	ev->time = r->time;
+	set_flags(d, ev, r->flags); /* and has_time */
+	if ((err = resolve(d, r->pid, r->ip, &ev->src)) < 0 ||
+	    (err = resolve(d, r->pid, r->addr, &ev->dst)) < 0)
+		return err;
+	ev->msg = ev->freq_mhz = ev->event = 0;
+	ev->period = 0;
+	ev->frames = NULL;
+	ev->nframes = 0;
+	return 0;
+}
+
+/*
+ * The events of queue q, d->lead, from its next one on into evs[*i..n), while
+ * they are plain branches (not a piece's first sync) that go before the head
+ * of its rival: merge_next's and queue_head's common case, with the queue's
+ * state in locals (an event's byte fields alias everything). Not timeless.
+ * With one: its head alone, a branch, as queue_peek made it. Moves *i; 0, or
+ * -ENOMEM (the event it failed on is consumed).
+ */
+static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *evs, size_t *i,
+		    size_t n, int one)
+{
+	struct rawev *r = q->rev + q->pos, *e = q->rev + q->rn;
+	uint64_t ts = q->ts, rt = d->rival ? d->rival->time : UINT64_MAX;
+	/* at equal times the lower queue goes first */
+	int lose_eq = d->rival && d->rival_q < d->lead;
+	size_t k = *i;
+	int err = 0;
+
+	if (one)
+		n = k + 1;
+	for (; k < n && r < e; r++) {
+		uint64_t t;
+
+		if (!one) {
+			if (r->implicit || r->kind != RAW_BRANCH)
+				break;
+			/* perf's queue time, as queue_peek */
+			t = r->est || r->time > ts ? r->time : ts;
+			if (t > rt || (t == rt && lose_eq))
+				break;
+			r->time = ts = t;
+		}
+		if ((err = branch_event(d, r, &evs[k])) < 0) {
+			r++;
+			break;
+		}
+		k++;
+	}
+	d->st.branches += k - *i;
+	*i = k;
+	q->pos = (size_t)(r - q->rev);
+	q->ts = ts;
+	return err;
+}
+
 int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *evs, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 	int err = d->fill_err;
 
 	if (err < 0) {
@@ -301,60 +372,38 @@ int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *evs, size_t n)
 	}
 	if (n > INT_MAX)
 		n = INT_MAX;
-	for (i = 0; i < n; i++) {
-		struct snap_event *ev = &evs[i];
-		struct queue *bq = NULL;
-		const struct rawev *best = NULL;
+	while (i < n) {
+		struct queue *bq = merge_next(d);
+		const struct rawev *best = bq ? bq->head : NULL;
 
-		if (d->lead != NO_IDX) {
-			/* merge_next's and queue_head's common case: the queue read
-			 * last goes on with a plain branch before its rival's head */
-			struct queue *q = &d->queues[d->lead];
-			struct rawev *r = q->rok && q->pos < q->rn ? &q->rev[q->pos] : NULL;
+		if (!best)
+			break;
+		bq->head_ok = 0;
+		if (best->kind == RAW_BRANCH && !best->implicit && !d->timeless && !d->debug) {
+			/* (queue_head's time rule gives best the same time again, and
+			 * it won the merge: lead_run takes it) */
+			size_t i0 = i;
 
-			if (r && !q->head_ok && !r->implicit && r->kind == RAW_BRANCH &&
-			    !d->timeless) {
-				uint64_t t = r->est || r->time > q->ts ? r->time : q->ts;
-
-				if (!d->rival || t < d->rival->time ||
-				    (t == d->rival->time && d->lead < d->rival_q)) {
-					q->ts = r->time = t;
-					bq = q;
-					best = r;
-				}
-			}
-		}
-		if (!best) {
-			if (!(bq = merge_next(d)) || !(best = bq->head))
+			if ((err = lead_run(d, bq, evs, &i, n, 0)) < 0)
 				break;
-			bq->head_ok = 0;
+			if (i > i0)
+				continue;
 		}
-		bq->pos++;
 		if (d->debug) {
 			char buf[160];
 
 			fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
 				ptd_rawev_desc(best, buf, sizeof(buf)));
 		}
-		if (best->kind != RAW_BRANCH) {
-			if ((err = other_event(d, bq, best, ev)) < 0)
+		if (best->kind == RAW_BRANCH) {
+			if ((err = lead_run(d, bq, evs, &i, n, 1)) < 0)
 				break;
 			continue;
 		}
-		ev->kind = SNAP_EV_BRANCH;
-		ev->pid = best->pid;
-		ev->tid = best->tid;
-		ev->comm = comm_at(d, best->tid, best->time);
-		ev->time = best->time;
-		set_flags(d, ev, best->flags); /* and has_time */
-		if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
-		    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
+		bq->pos++;
+		if ((err = other_event(d, bq, best, &evs[i])) < 0)
 			break;
-		ev->msg = ev->freq_mhz = ev->event = 0;
-		ev->period = 0;
-		ev->frames = NULL;
-		ev->nframes = 0;
-		d->st.branches++;
+		i++;
 	}
 	if (err < 0 && i) /* the events before it first; the error next time */
 		d->fill_err = err;
