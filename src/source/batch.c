@@ -64,14 +64,19 @@ void snap_batchq_fini(struct snap_batchq *q)
 static int batchq_next(struct snap_batchq *q)
 {
 	struct snap_batch *b = q->cur;
-	int err;
+	int err, wake = 0;
 
 	pthread_mutex_lock(&q->mu);
 	if (b && b->n) {
 		q->full[(q->full_head + q->nfull++) % q->nall] = b;
 		q->cur = b = NULL;
-		if (q->get_asleep && q->nfull >= q->wake)
-			pthread_cond_signal(&q->can_get);
+		wake = q->get_asleep && q->nfull >= q->wake;
+	}
+	if (wake && !q->nfree) {
+		/* (signalled with the lock held, as this thread is about to
+		 * wait: the wait releases it) */
+		pthread_cond_signal(&q->can_get);
+		wake = 0;
 	}
 	if (!b && !q->nfree && !q->err) {
 		/* (until half the batches are free: fewer wake-ups, source/batch.h) */
@@ -87,6 +92,8 @@ static int batchq_next(struct snap_batchq *q)
 	}
 	err = q->err;
 	pthread_mutex_unlock(&q->mu);
+	if (wake) /* after the unlock: the taker does not wake into a held lock */
+		pthread_cond_signal(&q->can_get);
 	return err;
 }
 
@@ -217,9 +224,14 @@ struct snap_batch *snap_batchq_get(struct snap_batchq *q)
 
 void snap_batchq_done(struct snap_batchq *q, struct snap_batch *b)
 {
+	int wake;
+
 	pthread_mutex_lock(&q->mu);
 	q->free[q->nfree++] = b;
-	if (q->put_asleep && q->nfree >= q->wake)
-		pthread_cond_signal(&q->can_put);
+	wake = q->put_asleep && q->nfree >= q->wake;
 	pthread_mutex_unlock(&q->mu);
+	/* after the unlock: the putter does not wake into a held lock (its wait
+	 * loop checks again; q lives until both threads are done with it) */
+	if (wake)
+		pthread_cond_signal(&q->can_put);
 }
