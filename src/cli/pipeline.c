@@ -192,22 +192,49 @@ static void feeder_start(struct feeder *f)
 	}
 }
 
-/* Hands ev to the builder. Returns 0 or a negative error (f->err or
+/* Where the source writes the next events: *room (>= 1) slots from *ev on,
+ * the rest of the consumer's current batch (no copy: source/batch.h), or
+ * local[0..LOCAL_EVENTS) with -j 1. Returns 0 or the error the queue was
+ * stopped with (f->put_err: decode_end reports it). */
+#define LOCAL_EVENTS 64
+static inline int decode_slots(struct feeder *f, struct snap_event *local, struct snap_event **ev,
+			       size_t *room)
+{
+	int r;
+
+	if (!f->running) {
+		*ev = local;
+		*room = LOCAL_EVENTS;
+		return 0;
+	}
+	if ((r = snap_batchq_slots(&f->q, ev, room)) < 0)
+		f->put_err = r;
+	return r;
+}
+
+/* Hands the n events ev[0..n) (from decode_slots, filled; several only
+ * without frames) to the builder. Returns 0 or a negative error (f->err or
  * f->put_err: decode_end reports it). */
-static inline int decode_feed(struct feeder *f, const struct snap_event *ev)
+static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
 {
 	int r;
 
 	if (f->running) {
-		if ((r = snap_batchq_put(&f->q, ev)) < 0)
+		if (n != 1) {
+			snap_batchq_commit_n(&f->q, n);
+			return 0;
+		}
+		if ((r = snap_batchq_commit(&f->q, ev)) < 0)
 			f->put_err = r;
 		return r;
 	}
-	if ((r = snap_builder_feed(f->bld, ev)) < 0) {
-		f->err = r;
-		snap_builder_desc(f->bld, ev, f->desc, sizeof(f->desc));
-	}
-	return r;
+	for (size_t i = 0; i < n; i++)
+		if ((r = snap_builder_feed(f->bld, &ev[i])) < 0) {
+			f->err = r;
+			snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
+			return r;
+		}
+	return 0;
 }
 
 /* The end of decode_loop; r is its last result (0: the source's end). Ends
@@ -258,14 +285,42 @@ static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope
 	return r;
 }
 
+/* Counts the samples and branches of ev[0..n) in res, and the span of their
+ * times (the span of the samples: switch records cover the whole run; or of
+ * everything in a PT trace). */
+static void count_events(struct snap_decode_result *res, const struct snap_event *ev, size_t n)
+{
+	uint64_t first = res->first_time, last = res->last_time;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t t = ev[k].time;
+
+		if (ev[k].kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev[k].kind == SNAP_EV_BRANCH)
+			res->branches++;
+		else
+			continue;
+		if (!ev[k].has_time)
+			continue;
+		if (!first || t < first)
+			first = t;
+		if (t > last)
+			last = t;
+	}
+	res->first_time = first;
+	res->last_time = last;
+}
+
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scope scope,
 		       struct snap_perfmaps *maps, struct snap_decode_result *res,
 		       const struct snap_sink *sink, const char *output)
 {
-	struct snap_event ev;
+	struct snap_event local[LOCAL_EVENTS], *ev;
 	struct snap_progress prog;
 	uint64_t nev = 0;
+	size_t room, n, k;
 	int r;
 
 	feeder_start(f);
@@ -274,27 +329,27 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 			   isatty(STDERR_FILENO) && snap_log_level >= SNAP_LOG_WARN,
 			   snap_progress_now());
 	snap_source_set_progress(src, &prog); /* redrawn while perf script prints nothing */
-	while ((r = snap_source_next(src, &ev)) > 0) {
+	while ((r = decode_slots(f, local, &ev, &room)) == 0 &&
+	       (r = snap_source_fill(src, ev, room)) > 0) {
 		if (decode_interrupted)
 			break;
-		snap_progress_tick(&prog, ++nev);
-		if (maps->n && (r = snap_perfmaps_apply(maps, &ev)) < 0)
+		n = (size_t)r;
+		snap_progress_tick(&prog, nev += n);
+		for (k = 0; maps->n && k < n; k++)
+			if ((r = snap_perfmaps_apply(maps, &ev[k])) < 0)
+				break;
+		if (!maps->n)
+			k = n;
+		count_events(res, ev, k);
+		for (size_t i = 0; res->cover && i < k; i++)
+			if (snap_thcover_feed(res->cover, &ev[i], f->bld->st) < 0)
+				res->cover = NULL; /* out of memory: no per-thread coverage */
+		if (k < n) {			   /* perfmaps' error: the events before it go on */
+			if (k)
+				decode_feed(f, ev, k);
 			break;
-		if (ev.kind == SNAP_EV_SAMPLE)
-			res->samples++;
-		else if (ev.kind == SNAP_EV_BRANCH)
-			res->branches++;
-		/* the span of the samples (switch records cover the whole run), or
-		 * of everything in a PT trace */
-		if (ev.has_time && (ev.kind == SNAP_EV_SAMPLE || ev.kind == SNAP_EV_BRANCH)) {
-			if (!res->first_time || ev.time < res->first_time)
-				res->first_time = ev.time;
-			if (ev.time > res->last_time)
-				res->last_time = ev.time;
 		}
-		if (res->cover && snap_thcover_feed(res->cover, &ev, f->bld->st) < 0)
-			res->cover = NULL; /* out of memory: no per-thread coverage */
-		if ((r = decode_feed(f, &ev)) < 0)
+		if ((r = decode_feed(f, ev, n)) < 0)
 			break;
 	}
 	return decode_end(f, src, scope, &prog, r, sink, output);

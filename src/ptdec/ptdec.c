@@ -26,6 +26,8 @@
 #include "ptdec/ptdec.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,13 +146,27 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 	}
 }
 
-/* The head of queue q (looked at again only after it was consumed). */
-static const struct rawev *queue_head(struct snap_ptdec *d, struct queue *q)
+/* The head of queue q (looked at again only after it was consumed). Most
+ * events are a branch inside a segment that is neither a piece's first sync
+ * nor timeless: queue_peek's rules for it are in line here. */
+static inline const struct rawev *queue_head(struct snap_ptdec *d, struct queue *q)
 {
-	if (!q->head_ok) {
-		q->head = queue_peek(d, q);
-		q->head_ok = 1;
+	if (q->head_ok)
+		return q->head;
+	if (q->rok && q->pos < q->rn) {
+		struct rawev *r = &q->rev[q->pos];
+
+		if (!r->implicit && r->kind == RAW_BRANCH && !d->timeless) {
+			if (r->est || r->time > q->ts) /* as queue_peek */
+				q->ts = r->time;
+			r->time = q->ts;
+			q->head = r;
+			q->head_ok = 1;
+			return r;
+		}
 	}
+	q->head = queue_peek(d, q);
+	q->head_ok = 1;
 	return q->head;
 }
 
@@ -198,84 +214,205 @@ static struct queue *merge_next(struct snap_ptdec *d)
 	return best ? &d->queues[bi] : NULL;
 }
 
-/* snap_event_set_branch_flags, remembered for the few flag values a trace has. */
-static void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
+/* A branch event's bytes from has_time to src: has_time, br_kind, br_state,
+ * in_tx, sw_out, sw_preempt, task_exit and the padding, set by set_flags at once. */
+#define EV_FLAGS_AT offsetof(struct snap_event, has_time)
+_Static_assert(offsetof(struct snap_event, src) == EV_FLAGS_AT + 8, "set_flags' 8 bytes");
+
+/* has_time and snap_event_set_branch_flags (the rest of the 8 bytes zero),
+ * remembered for the few flag values a trace has. */
+static inline void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
 {
 	struct flmemo *m = &d->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
 
-	if (!m->ok || m->flags != flags) {
-		snap_event_set_branch_flags(ev, flags);
-		m->ok = 1;
-		m->flags = flags;
-		m->kind = ev->br_kind;
-		m->state = ev->br_state;
-		m->in_tx = ev->in_tx;
-		return;
+	if (m->key != (uint64_t)flags + 1) {
+		struct snap_event t;
+
+		memset(&t, 0, sizeof(t));
+		t.has_time = 1;
+		snap_event_set_branch_flags(&t, flags);
+		memcpy(m->b, (const char *)&t + EV_FLAGS_AT, sizeof(m->b));
+		m->key = (uint64_t)flags + 1;
 	}
-	ev->br_kind = m->kind;
-	ev->br_state = m->state;
-	ev->in_tx = m->in_tx;
+	memcpy((char *)ev + EV_FLAGS_AT, m->b, sizeof(m->b));
 }
 
-/* ptd_resolve with its cache hit in line (two per branch, on the reader). */
-static int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
+/* ptd_resolve with its cache hit in line (two per branch, on the reader; a slot
+ * never used has ip 0). */
+static inline int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
 {
 	const struct aent *e = ptd_aslot(d, pid, ip);
 
-	if (ip && e->used && e->ip == ip && e->pid == pid) {
+	if (ip && e->ip == ip && e->pid == pid) {
 		*l = e->loc;
 		return 0;
 	}
 	return ptd_resolve(d, pid, ip, l);
 }
 
-int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
+/* ptd_comm_at with its memo's hit in line (once per event, on the reader). */
+static inline uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
 {
-	struct queue *bq = merge_next(d);
-	const struct rawev *best = bq ? bq->head : NULL;
-	int err;
+	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
+		return d->comm_val;
+	return ptd_comm_at(d, tid, t);
+}
 
-	if (!best)
-		return 0;
-	bq->pos++;
-	bq->head_ok = 0;
-	if (best->kind == RAW_POWER)
-		bq->last_cbr = (int64_t)best->cbr;
-	if (d->debug) {
-		char buf[160];
+/* A cbr or an error (best, just taken from queue bq) into ev (stale: zeroed
+ * first). 0, or -ENOMEM. */
+static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawev *best,
+		       struct snap_event *ev)
+{
+	int64_t id;
 
-		fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
-			ptd_rawev_desc(best, buf, sizeof(buf)));
-	}
 	memset(ev, 0, sizeof(*ev));
 	ev->pid = best->pid;
 	ev->tid = best->tid;
 	ev->time = best->time;
 	ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
-	ev->comm = ptd_comm_at(d, best->tid, best->time);
-	if (best->kind == RAW_ERROR) {
-		int64_t id = snap_strtab_intern_cstr(d->names, err_msgs[best->err]);
-
-		if (id < 0)
-			return (int)id;
-		ev->kind = SNAP_EV_ERROR;
-		ev->msg = (uint32_t)id;
-		ev->src.ip = best->ip;
-		d->st.errors++;
-		return 1;
-	}
+	ev->comm = comm_at(d, best->tid, best->time);
 	if (best->kind == RAW_POWER) {
+		bq->last_cbr = (int64_t)best->cbr;
 		ev->kind = SNAP_EV_POWER;
 		ev->freq_mhz = (uint32_t)((best->cbr * d->cbr2khz + 500) / 1000);
-		return 1;
+		return 0;
 	}
+	if ((id = snap_strtab_intern_cstr(d->names, err_msgs[best->err])) < 0)
+		return (int)id;
+	ev->kind = SNAP_EV_ERROR;
+	ev->msg = (uint32_t)id;
+	ev->src.ip = best->ip;
+	d->st.errors++;
+	return 0;
+}
+
+/* *ev may be stale (a batch's slot: source/batch.h), so a branch sets every
+ * field. A new field of struct snap_event must be set here too. */
+_Static_assert(sizeof(struct snap_event) == 136, "snap_ptdec_fill sets every field of a branch");
+
+/* pid and tid, side by side in a raw event and in an event */
+#define EV_PIDTID_AT offsetof(struct snap_event, pid)
+_Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
+		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
+	       "pid and tid copied at once");
+
+/* The branch r into ev (stale: every field is set). 0, or -ENOMEM. */
+static inline int branch_event(struct snap_ptdec *d, const struct rawev *r, struct snap_event *ev)
+{
+	int err;
+
 	ev->kind = SNAP_EV_BRANCH;
-	set_flags(d, ev, best->flags);
-	if ((err = resolve(d, best->pid, best->ip, &ev->src)) < 0 ||
-	    (err = resolve(d, best->pid, best->addr, &ev->dst)) < 0)
+	memcpy((char *)ev + EV_PIDTID_AT, &r->pid, 8);
+	ev->comm = comm_at(d, r->tid, r->time);
+	ev->time = r->time;
+	set_flags(d, ev, r->flags); /* and has_time */
+	if ((err = resolve(d, r->pid, r->ip, &ev->src)) < 0 ||
+	    (err = resolve(d, r->pid, r->addr, &ev->dst)) < 0)
 		return err;
-	d->st.branches++;
-	return 1;
+	ev->msg = ev->freq_mhz = ev->event = 0;
+	ev->period = 0;
+	ev->frames = NULL;
+	ev->nframes = 0;
+	return 0;
+}
+
+/*
+ * The events of queue q, d->lead, from its next one on into evs[*i..n), while
+ * they are plain branches (not a piece's first sync) that go before the head
+ * of its rival: merge_next's and queue_head's common case, with the queue's
+ * state in locals (an event's byte fields alias everything). Not timeless.
+ * With one: its head alone, a branch, as queue_peek made it. Moves *i; 0, or
+ * -ENOMEM (the event it failed on is consumed).
+ */
+static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *evs, size_t *i,
+		    size_t n, int one)
+{
+	struct rawev *r = q->rev + q->pos, *e = q->rev + q->rn;
+	uint64_t ts = q->ts, rt = d->rival ? d->rival->time : UINT64_MAX;
+	/* at equal times the lower queue goes first */
+	int lose_eq = d->rival && d->rival_q < d->lead;
+	size_t k = *i;
+	int err = 0;
+
+	if (one)
+		n = k + 1;
+	for (; k < n && r < e; r++) {
+		uint64_t t;
+
+		if (!one) {
+			if (r->implicit || r->kind != RAW_BRANCH)
+				break;
+			/* perf's queue time, as queue_peek */
+			t = r->est || r->time > ts ? r->time : ts;
+			if (t > rt || (t == rt && lose_eq))
+				break;
+			r->time = ts = t;
+		}
+		if ((err = branch_event(d, r, &evs[k])) < 0) {
+			r++;
+			break;
+		}
+		k++;
+	}
+	d->st.branches += k - *i;
+	*i = k;
+	q->pos = (size_t)(r - q->rev);
+	q->ts = ts;
+	return err;
+}
+
+int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *evs, size_t n)
+{
+	size_t i = 0;
+	int err = d->fill_err;
+
+	if (err < 0) {
+		d->fill_err = 0;
+		return err;
+	}
+	if (n > INT_MAX)
+		n = INT_MAX;
+	while (i < n) {
+		struct queue *bq = merge_next(d);
+		const struct rawev *best = bq ? bq->head : NULL;
+
+		if (!best)
+			break;
+		bq->head_ok = 0;
+		if (best->kind == RAW_BRANCH && !best->implicit && !d->timeless && !d->debug) {
+			/* (queue_head's time rule gives best the same time again, and
+			 * it won the merge: lead_run takes it) */
+			size_t i0 = i;
+
+			if ((err = lead_run(d, bq, evs, &i, n, 0)) < 0)
+				break;
+			if (i > i0)
+				continue;
+		}
+		if (d->debug) {
+			char buf[160];
+
+			fprintf(stderr, "ptdec: q%zu %s\n", (size_t)(bq - d->queues),
+				ptd_rawev_desc(best, buf, sizeof(buf)));
+		}
+		if (best->kind == RAW_BRANCH) {
+			if ((err = lead_run(d, bq, evs, &i, n, 1)) < 0)
+				break;
+			continue;
+		}
+		bq->pos++;
+		if ((err = other_event(d, bq, best, &evs[i])) < 0)
+			break;
+		i++;
+	}
+	if (err < 0 && i) /* the events before it first; the error next time */
+		d->fill_err = err;
+	return i ? (int)i : err;
+}
+
+int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev)
+{
+	return snap_ptdec_fill(d, ev, 1);
 }
 
 /* ---- open / close ---- */

@@ -59,6 +59,11 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
  * trace (snap_ptdec_timeless) the times mean nothing: the caller numbers the events. */
 int snap_ptdec_next(struct snap_ptdec *d, struct snap_event *ev);
 
+/* Up to n events into ev[0..n) (borrowed until the next call; no event has
+ * frames), as n calls of snap_ptdec_next: how many (> 0), 0 at the end, or <0
+ * (an error after some events is returned by the next call). */
+int snap_ptdec_fill(struct snap_ptdec *d, struct snap_event *ev, size_t n);
+
 /* 1 when the trace has no timing packets (recorded without tsc). */
 int snap_ptdec_timeless(const struct snap_ptdec *d);
 

@@ -179,9 +179,11 @@ struct queue {
 
 #define FLMEMO 16
 
+/* A branch's flags (key: flags + 1, 0 = none) and the 8 bytes of its event
+ * from has_time on (ptdec.c, set_flags). */
 struct flmemo {
-	uint32_t flags;
-	uint8_t ok, kind, state, in_tx;
+	uint64_t key;
+	uint8_t b[8];
 };
 
 struct aent {
@@ -261,6 +263,7 @@ struct snap_ptdec {
 	uint64_t comm_from, comm_until;
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
+	int fill_err; /* snap_ptdec_fill's error after the events before it, for the next call */
 };
 
 /* An instruction as the piece decoder needs it (from libipt's instruction

@@ -64,14 +64,19 @@ void snap_batchq_fini(struct snap_batchq *q)
 static int batchq_next(struct snap_batchq *q)
 {
 	struct snap_batch *b = q->cur;
-	int err;
+	int err, wake = 0;
 
 	pthread_mutex_lock(&q->mu);
 	if (b && b->n) {
 		q->full[(q->full_head + q->nfull++) % q->nall] = b;
 		q->cur = b = NULL;
-		if (q->get_asleep && q->nfull >= q->wake)
-			pthread_cond_signal(&q->can_get);
+		wake = q->get_asleep && q->nfull >= q->wake;
+	}
+	if (wake && !q->nfree) {
+		/* (signalled with the lock held, as this thread is about to
+		 * wait: the wait releases it) */
+		pthread_cond_signal(&q->can_get);
+		wake = 0;
 	}
 	if (!b && !q->nfree && !q->err) {
 		/* (until half the batches are free: fewer wake-ups, source/batch.h) */
@@ -87,7 +92,59 @@ static int batchq_next(struct snap_batchq *q)
 	}
 	err = q->err;
 	pthread_mutex_unlock(&q->mu);
+	if (wake) /* after the unlock: the taker does not wake into a held lock */
+		pthread_cond_signal(&q->can_get);
 	return err;
+}
+
+int snap_batchq_slot_slow(struct snap_batchq *q, struct snap_event **ev)
+{
+	int err;
+
+	if ((err = batchq_next(q)) < 0)
+		return err;
+	*ev = &q->cur->ev[0];
+	return 0;
+}
+
+/* Copies the nf frames ev borrows into b's arena (room for them, or b empty)
+ * and points ev there. 0 or -ENOMEM. */
+static int batch_frames(struct snap_batchq *q, struct snap_batch *b, struct snap_event *ev,
+			size_t nf)
+{
+	/* only an empty batch grows (its events point into frames), to frames0 at
+	 * first: no arena for inputs without frames */
+	if (nf > b->fcap - b->nframes &&
+	    snap_vec_reserve(&b->frames, &b->fcap, nf > q->frames0 ? nf : q->frames0,
+			     sizeof(*b->frames)) < 0)
+		return -ENOMEM;
+	memcpy(b->frames + b->nframes, ev->frames, nf * sizeof(*b->frames));
+	ev->frames = b->frames + b->nframes;
+	b->nframes += nf;
+	return 0;
+}
+
+int snap_batchq_commit_slow(struct snap_batchq *q, struct snap_event *ev)
+{
+	size_t nf = ev->nframes;
+	struct snap_batch *b = q->cur;
+	int err;
+
+	if (b->n && nf > b->fcap - b->nframes) {
+		/* the frames do not fit beside the batch's events: the event goes
+		 * first in the next batch */
+		struct snap_event tmp = *ev;
+
+		if ((err = batchq_next(q)) < 0)
+			return err;
+		b = q->cur;
+		ev = &b->ev[0];
+		*ev = tmp;
+	}
+	if ((err = batch_frames(q, b, ev, nf)) < 0)
+		return err;
+	b->n++;
+	return 0;
 }
 
 int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev)
@@ -102,17 +159,8 @@ int snap_batchq_put_slow(struct snap_batchq *q, const struct snap_event *ev)
 		b = q->cur;
 	}
 	b->ev[b->n] = *ev;
-	if (nf) {
-		/* only an empty batch grows (its events point into frames), to
-		 * frames0 at first: no arena for inputs without frames */
-		if (nf > b->fcap - b->nframes &&
-		    snap_vec_reserve(&b->frames, &b->fcap, nf > q->frames0 ? nf : q->frames0,
-				     sizeof(*b->frames)) < 0)
-			return -ENOMEM;
-		memcpy(b->frames + b->nframes, ev->frames, nf * sizeof(*b->frames));
-		b->ev[b->n].frames = b->frames + b->nframes;
-		b->nframes += nf;
-	}
+	if (nf && (err = batch_frames(q, b, &b->ev[b->n], nf)) < 0)
+		return err;
 	b->n++;
 	return 0;
 }
@@ -176,9 +224,14 @@ struct snap_batch *snap_batchq_get(struct snap_batchq *q)
 
 void snap_batchq_done(struct snap_batchq *q, struct snap_batch *b)
 {
+	int wake;
+
 	pthread_mutex_lock(&q->mu);
 	q->free[q->nfree++] = b;
-	if (q->put_asleep && q->nfree >= q->wake)
-		pthread_cond_signal(&q->can_put);
+	wake = q->put_asleep && q->nfree >= q->wake;
 	pthread_mutex_unlock(&q->mu);
+	/* after the unlock: the putter does not wake into a held lock (its wait
+	 * loop checks again; q lives until both threads are done with it) */
+	if (wake)
+		pthread_cond_signal(&q->can_put);
 }

@@ -72,6 +72,52 @@ static inline int snap_batchq_put(struct snap_batchq *q, const struct snap_event
 	}
 	return snap_batchq_put_slow(q, ev);
 }
+/* snap_batchq_slot's slow path: hands the full batch over, takes an empty one. */
+int snap_batchq_slot_slow(struct snap_batchq *q, struct snap_event **ev);
+/* The putting side without a copy: *ev is the slot the next event goes in, in the
+ * current batch (a full one is handed over first, waiting for an empty one), for
+ * the source to fill; snap_batchq_commit puts it in, a slot never committed is
+ * left (the next call returns it again). Its old contents are stale: the filler
+ * sets every field. Returns 0, or the error q was stopped with (*ev unset). */
+static inline int snap_batchq_slot(struct snap_batchq *q, struct snap_event **ev)
+{
+	struct snap_batch *b = q->cur;
+
+	if (b && b->n < b->cap) {
+		*ev = &b->ev[b->n];
+		return 0;
+	}
+	return snap_batchq_slot_slow(q, ev);
+}
+/* snap_batchq_slot for several events: *ev, *room slots (>= 1), the rest of the
+ * current batch, for events without frames (snap_batchq_commit_n). */
+static inline int snap_batchq_slots(struct snap_batchq *q, struct snap_event **ev, size_t *room)
+{
+	int err = snap_batchq_slot(q, ev);
+
+	*room = err < 0 ? 0 : q->cur->cap - q->cur->n;
+	return err;
+}
+/* Puts the first n of the slots snap_batchq_slots gave (filled, none with
+ * frames) into their batch. */
+static inline void snap_batchq_commit_n(struct snap_batchq *q, size_t n)
+{
+	q->cur->n += n;
+}
+/* snap_batchq_commit's slow path: an event with frames. */
+int snap_batchq_commit_slow(struct snap_batchq *q, struct snap_event *ev);
+/* Puts the event filled in the slot ev (from snap_batchq_slot, nothing put
+ * since) into its batch, copying the frames it borrows into the batch (moved
+ * with them to the next batch when this one's arena is too small). Returns 0,
+ * -ENOMEM, or the error q was stopped with (noticed when a batch is handed over). */
+static inline int snap_batchq_commit(struct snap_batchq *q, struct snap_event *ev)
+{
+	if (!(ev->nframes && ev->frames)) {
+		q->cur->n++;
+		return 0;
+	}
+	return snap_batchq_commit_slow(q, ev);
+}
 /* The end of the events: hands over the last batch. Returns 0 or the error q
  * was stopped with. */
 int snap_batchq_close(struct snap_batchq *q);

@@ -32,6 +32,11 @@ static int ptsrc_next(struct snap_source *src, struct snap_event *ev)
 	return snap_ptdec_next(src->impl, ev);
 }
 
+static int ptsrc_fill(struct snap_source *src, struct snap_event *ev, size_t n)
+{
+	return snap_ptdec_fill(src->impl, ev, n);
+}
+
 /* No perf script text: no parser's counters. */
 static const struct snap_perfscript_stats *ptsrc_stats(const struct snap_source *src)
 {
@@ -66,6 +71,7 @@ static int ptsrc_close(struct snap_source *src)
 
 static const struct snap_source_ops ptsrc_ops = {
 	.next = ptsrc_next,
+	.fill = ptsrc_fill,
 	.stats = ptsrc_stats,
 	.close = ptsrc_close,
 };

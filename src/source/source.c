@@ -245,6 +245,17 @@ int snap_source_next(struct snap_source *src, struct snap_event *ev)
 	return r;
 }
 
+int snap_source_fill(struct snap_source *src, struct snap_event *ev, size_t n)
+{
+	int r = src->ops->fill ? src->ops->fill(src, ev, n) : src->ops->next(src, ev);
+
+	for (int i = 0; src->timeless && i < r; i++) {
+		ev[i].time = ++src->seq;
+		ev[i].has_time = 1;
+	}
+	return r;
+}
+
 const struct snap_perfscript_stats *snap_source_stats(const struct snap_source *src)
 {
 	return src->ops ? src->ops->stats(src) : NULL;

@@ -54,6 +54,10 @@ struct snap_source;
 struct snap_source_ops {
 	/* 1 and *ev (borrowed until the next call), 0 at the end, or <0 (reported). */
 	int (*next)(struct snap_source *src, struct snap_event *ev);
+	/* Optional: up to n events into ev[0..n) (borrowed until the next call),
+	 * none with frames: how many (> 0), 0 at the end, or <0 (reported). NULL:
+	 * one next() a call. */
+	int (*fill)(struct snap_source *src, struct snap_event *ev, size_t n);
 	/* The perf script text parser's counters (lines, unknown lines), or NULL
 	 * when the source parses no text. */
 	const struct snap_perfscript_stats *(*stats)(const struct snap_source *src);
@@ -86,6 +90,12 @@ int snap_source_open(struct snap_source *src, const struct snap_source_opts *o, 
 /* 1 and *ev (borrowed until the next call), 0 at the end, or <0. Events of a
  * timeless source are numbered here, 1 ns apart, and nowhere else. */
 int snap_source_next(struct snap_source *src, struct snap_event *ev);
+
+/* Up to n (>= 1) events into ev[0..n) (borrowed until the next call), numbered
+ * as by snap_source_next: how many (> 0), 0 at the end, or <0. Several only
+ * from a source whose events have no frames (the in-process decoder); one from
+ * the others. */
+int snap_source_fill(struct snap_source *src, struct snap_event *ev, size_t n);
 
 /* The perf script text parser's counters, or NULL when src parses no text. */
 const struct snap_perfscript_stats *snap_source_stats(const struct snap_source *src);

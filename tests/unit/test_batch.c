@@ -92,6 +92,56 @@ static void batchq_keeps_order_and_owns_frames(void)
 	keeps_order(8); /* the sides wake when 4 are ready */
 }
 
+/* The same through the slots (no copy: the source fills the batch in place):
+ * runs of events without frames committed at once, an event with frames one at a
+ * time; an event whose frames do not fit beside its batch's events moves, frames
+ * and all, to the next batch. */
+static void slots_keep_order(size_t nbatches)
+{
+	struct snap_batchq q;
+	struct taker t = {.q = &q, .stop_after = -1};
+	struct snap_loc frames[8];
+	struct snap_event *ev;
+	size_t room;
+	pthread_t thr;
+	long i = 0;
+	int err = 0;
+
+	CHECK_INT_EQ(0, snap_batchq_init(&q, nbatches, 7, 3));
+	CHECK_INT_EQ(0, pthread_create(&thr, NULL, take_all, &t));
+	while (i < N_EVENTS && !err && !(err = snap_batchq_slots(&q, &ev, &room))) {
+		size_t k = 0;
+
+		CHECK(room >= 1 && room <= 7);
+		/* a run of events without frames (every fifth), else one with frames */
+		while (k < room && i + (long)k < N_EVENTS && (i + (long)k) % 5 == 0) {
+			make_event(&ev[k], frames, i + (long)k);
+			k++;
+		}
+		if (k) {
+			snap_batchq_commit_n(&q, k);
+			i += (long)k;
+			continue;
+		}
+		make_event(ev, frames, i++);
+		err = snap_batchq_commit(&q, ev);
+		memset(frames, 0xff, sizeof(frames)); /* the source's next event */
+	}
+	CHECK_INT_EQ(0, err);
+	CHECK_INT_EQ(0, snap_batchq_close(&q));
+	pthread_join(thr, NULL);
+	CHECK_INT_EQ(N_EVENTS, t.n);
+	CHECK_INT_EQ(0, t.bad);
+	CHECK(t.max_batch <= 7 && t.max_batch > 1);
+	snap_batchq_fini(&q);
+}
+
+static void batchq_slots_fill_in_place(void)
+{
+	slots_keep_order(2);
+	slots_keep_order(8);
+}
+
 /* The taking side stops (the builder failed): put returns its error within
  * the batches in flight, close returns it too, and nothing hangs. */
 static void batchq_stop_by_taker_reaches_putter(void)
@@ -218,6 +268,7 @@ static void batchq_alloc_failures(void)
 int main(void)
 {
 	RUN(batchq_keeps_order_and_owns_frames);
+	RUN(batchq_slots_fill_in_place);
 	RUN(batchq_stop_by_taker_reaches_putter);
 	RUN(batchq_stop_by_putter_ends_taker);
 	RUN(batchq_stop_wakes_waiting_putter);
