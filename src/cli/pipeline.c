@@ -280,7 +280,7 @@ static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope
 		snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
 		return -EINTR;
 	}
-	if (r < 0)
+	if (r < 0 && !src->said)
 		snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", src->name, snap_strerror(r));
 	return r;
 }
@@ -373,7 +373,7 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
 		struct snap_source src;
 		struct snap_event ev;
 		const char *name;
-		int r, serr;
+		int r, serr, said;
 
 		if (in && !strcmp(in, "-")) {
 			snap_log(SNAP_LOG_QUIET, "-filter reads the input twice: give a file, not "
@@ -387,16 +387,16 @@ static int filter_scan(const struct snap_decode_opts *o, const struct snap_sourc
 			    (r = snap_filter_scan(f, &ev)) < 0)
 				break;
 		name = src.name; /* (close clears src) */
+		said = src.said;
 		serr = snap_source_close(&src);
 		if (decode_interrupted) {
 			snap_log(SNAP_LOG_QUIET, "interrupted: nothing written");
 			return -EINTR;
 		}
-		if (r < 0 || serr < 0) {
-			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", name,
-				 snap_strerror(r < 0 ? r : serr));
+		if (r < 0 && !said) /* (close's error is reported) */
+			snap_log(SNAP_LOG_QUIET, "reading %s failed: %s", name, snap_strerror(r));
+		if (r < 0 || serr < 0)
 			return r < 0 ? r : serr;
-		}
 	}
 	if (!snap_filter_pair(f))
 		snap_warn("-filter: no call to %s followed by a call to %s: the trace will be "

@@ -404,6 +404,7 @@ static int dlsrc_fail(struct snap_dlsrc *src, int err)
 	if (err != -SNAP_EPLUGIN && err != -SNAP_ETRUNC) {
 		snap_log(SNAP_LOG_QUIET, "reading from perf script --dlfilter %s: %s", src->plugin,
 			 snap_strerror(err));
+		src->said = 1;
 		return err;
 	}
 	if (src->rec_eof && src->pid > 0)
@@ -430,6 +431,7 @@ static int dlsrc_fail(struct snap_dlsrc *src, int err)
 			 "bad record from the dlfilter plugin %s at stream offset %llu (a plugin "
 			 "of another snaptrace version?): no output written (try -no-dlfilter)",
 			 src->plugin, (unsigned long long)snap_dlrec_offset(&src->rd));
+	src->said = 1;
 	return err;
 }
 
@@ -621,6 +623,7 @@ static int dlsrc_gave_nothing(struct dlsrc_state *src, int r)
 		snap_log(SNAP_LOG_QUIET, "perf script was killed by signal %d (%s)%s", sig,
 			 strsignal(sig),
 			 sig == SIGBUS ? ": the perf.data file is damaged or was cut short" : "");
+		src->dl.said = 1;
 		return -SNAP_EPERF;
 	}
 	snap_dlsrc_drain_err(&src->dl); /* perf's message, shown; says what failed */
@@ -631,6 +634,7 @@ static int dlsrc_gave_nothing(struct dlsrc_state *src, int r)
 			 "perf script failed (status %d) on %s before decoding "
 			 "anything (perf's message is above)",
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, src->opts.data);
+		src->dl.said = 1;
 		return -SNAP_EPERF;
 	}
 	snap_warn("perf script could not load the dlfilter plugin %s (status %d); using perf "
@@ -647,10 +651,13 @@ static int dlsrc_src_next(struct snap_source *src, struct snap_event *ev)
 	int r;
 
 	r = snap_dlsrc_next(&d->dl, ev);
+	if (r < 0 && (d->dl.events || snap_dlsrc_stats(&d->dl)->records))
+		src->said = d->dl.said;
 	if (r >= 0 || d->dl.events || snap_dlsrc_stats(&d->dl)->records)
 		return r;
 	/* Nothing came from the plugin at all. */
 	r = dlsrc_gave_nothing(d, r);
+	src->said = d->dl.said;
 	if (r != 1)
 		return r;
 	snap_dlsrc_close(&d->dl);

@@ -62,6 +62,7 @@ struct snap_dlsrc {
 	int draining; /* returning the events of TEXT records (perf's error lines) */
 	int status;   /* perf's wait status once reaped */
 	int err;      /* sticky error */
+	int said;     /* err was reported (snap_log): the caller does not say it again */
 	struct snap_dlrec rd;
 	struct snap_perfscript ps; /* perf's stdout: error lines */
 	struct snap_cfi cfi;	   /* the DSOs' CFI, for both parsers */

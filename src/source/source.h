@@ -78,6 +78,7 @@ struct snap_source {
 	int dwarf;			   /* perf.data with dwarf call graphs */
 	struct snap_perfdata_lost lost;	   /* what perf lost while recording it */
 	struct snap_progress *progress;	   /* redrawn while perf prints nothing, or NULL */
+	int said; /* the error next or fill returned was reported: not to be said again */
 };
 
 /* Opens input (NULL: ./perf.data; "-": stdin): a perf.data file (or perf record

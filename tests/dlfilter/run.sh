@@ -280,6 +280,8 @@ else
 			fail "$1" "an output file was left behind"
 		elif ! grep -q "$2" "$tmp/$1.err" || ! grep -Eq "$3" "$tmp/$1.err"; then
 			fail "$1" "unclear message: $(head -c 300 "$tmp/$1.err" | tr '\n' '|')"
+		elif grep -q "failed: " "$tmp/$1.err"; then # said once, by the line above
+			fail "$1" "the failure said twice: $(head -c 300 "$tmp/$1.err" | tr '\n' '|')"
 		else
 			pass "$1"
 		fi
