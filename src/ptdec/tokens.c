@@ -187,6 +187,106 @@ static void tok_found(struct tokr *t, int k, uint64_t ip, int ok)
 	}
 }
 
+/* perf's clock took a CYC (or several, added to cycle_cnt already): the time
+ * they give, and what the reader notes of a moved clock (tok_time). */
+static void tok_cyc_time(struct tokr *t)
+{
+	ptt_cyc(&t->clk.st, 0);
+	if (t->clk.st.reset) {
+		t->reset_any = 1;
+		t->clk.st.reset = 0;
+		t->tsc_seen = 1;
+	}
+}
+
+/*
+ * The packets most of a trace is made of, outside a PSB+ and past a made-up
+ * prefix, read straight from the bytes with what ptd_tok_fill's general path
+ * does for them (docs/ptdec.md, "perf's clock"): CYC, an MTC while perf has no
+ * TMA (it moves nothing but ends a run of CYCs), TSC, PAD and TNT-8. A run of
+ * CYCs is added up and its time taken once, before anything that reads the
+ * clock: perf takes the time of every one, but each is the larger of the
+ * time before and a non-decreasing function of the cycle count (ptt_cyc), so
+ * the last one decides. Returns 1 with a TNT token, 0 at a packet for the
+ * general path (or the end).
+ */
+static int tok_quick(struct tokr *t)
+{
+	const uint8_t *b = t->buf;
+	size_t pos = t->pos, len = t->len;
+	struct ptt *c = &t->clk.st;
+	int cyc = 0; /* CYCs added to cycle_cnt whose time is not taken yet */
+
+	while (pos < len) {
+		uint8_t b0 = b[pos];
+
+		if ((b0 & 3) == 3) { /* CYC: 5 bits, then 7 a byte while bit 0 says more */
+			uint64_t v = b0 >> 3;
+			size_t n = 1;
+
+			if (b0 & 4) {
+				for (int shift = 5;; shift += 7) {
+					if (pos + n == len || shift > 57)
+						goto out; /* cut short, or libipt's bad packet */
+					v |= (uint64_t)(b[pos + n] >> 1) << shift;
+					if (!(b[pos + n++] & 1))
+						break;
+				}
+			}
+			if (cyc && c->cycle_cnt + v < c->cycle_cnt)
+				tok_cyc_time(t); /* the count wraps: not monotonic */
+			c->cycle_cnt += v;
+			c->last_cyc = 1;
+			t->time_stale = 1;
+			cyc = 1;
+			pos += n;
+		} else if (b0 == 0x59 && !c->have_tma && len - pos >= 2) {
+			c->last_cyc = 0; /* an MTC without TMA (ptt_mtc) */
+			t->time_stale = 1;
+			pos += 2;
+		} else if (b0 == 0x00) {
+			pos++;
+		} else if (b0 == 0x19 && len - pos >= 8) {
+			uint64_t v = 0;
+
+			for (int i = 7; i >= 1; i--)
+				v = v << 8 | b[pos + i];
+			if (cyc)
+				tok_cyc_time(t);
+			cyc = 0;
+			t->tsc = v;
+			ptt_tsc(c, t->clk.p, v);
+			c->last_cyc = 0;
+			if (c->reset) {
+				t->reset_any = 1;
+				c->reset = 0;
+				t->tsc_seen = 1;
+			}
+			t->time_stale = 1;
+			pos += 8;
+		} else if (!(b0 & 1) && b0 != 0x02) { /* TNT-8: payload bits, then a stop bit */
+			unsigned bits = b0 >> 1, size = 31 - (unsigned)__builtin_clz(bits);
+
+			if (cyc)
+				tok_cyc_time(t);
+			c->last_cyc = 0;
+			t->pos = pos + 1;
+			t->tnt_bits = bits & ~(1u << size);
+			t->tnt_left = (int)size - 1;
+			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+			tok_found(t, TOK_TNT, 0, 0);
+			return 1;
+		} else {
+			break;
+		}
+	}
+out:
+	if (cyc)
+		tok_cyc_time(t);
+	t->pos = pos;
+	return 0;
+}
+
 void ptd_tok_fill(struct tokr *t)
 {
 	struct pt_packet pkt;
@@ -198,6 +298,8 @@ void ptd_tok_fill(struct tokr *t)
 		return;
 	}
 	for (;;) {
+		if (t->pos >= t->skip_until && !t->in_psb && tok_quick(t))
+			return;
 		uint64_t ip = 0, at = t->pos, off;
 		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 
