@@ -42,6 +42,25 @@ uint64_t ptd_take(struct pstate *s, int want)
 {
 	struct tokr *t = &s->tk;
 
+	ptd_tok_fill(t);
+	/* the token wanted, with no new ratio and nothing to print: what the loop
+	 * below does for it, in short */
+	if (t->have && t->kind != TOK_CBR &&
+	    (t->kind == want || (want == TOK_TIP && t->kind == TOK_TNT) ||
+	     (want == TOK_TNT && t->kind == TOK_TIP)) &&
+	    !t->kcbrchg && s->d->debug <= 1) {
+		s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
+		s->since_take = 0;
+		s->sample_insns = s->ts_insns;
+		t->have = 0;
+		s->stime = t->ktime;
+		s->stsc = t->kts;
+		s->tcbr = t->kcbr;
+		s->tok_ip = t->kip;
+		s->tok_has_ip = t->has_ip;
+		s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
+		return t->ktime;
+	}
 	for (int guard = 0; guard < 64; guard++) {
 		ptd_tok_fill(t);
 		if (!t->have)

@@ -187,6 +187,18 @@ static void tok_found(struct tokr *t, int k, uint64_t ip, int ok)
 	}
 }
 
+/* The 8 bytes at p as a little-endian number. */
+static inline uint64_t le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
 /* perf's clock took a CYC (or several, added to cycle_cnt already): the time
  * they give, and what the reader notes of a moved clock (tok_time). */
 static void tok_cyc_time(struct tokr *t)
@@ -240,17 +252,35 @@ static int tok_quick(struct tokr *t)
 			t->time_stale = 1;
 			cyc = 1;
 			pos += n;
-		} else if (b0 == 0x59 && !c->have_tma && len - pos >= 2) {
+		} else if (!(b0 & 1)) {
+			unsigned bits = b0 >> 1, size;
+
+			if (b0 == 0x00) { /* PAD */
+				pos++;
+				continue;
+			}
+			if (b0 == 0x02)
+				break; /* an extended opcode */
+			/* TNT-8: payload bits, then a stop bit */
+			size = 31 - (unsigned)__builtin_clz(bits);
+			if (cyc)
+				tok_cyc_time(t);
+			c->last_cyc = 0;
+			t->pos = pos + 1;
+			t->tnt_bits = bits & ~(1u << size);
+			t->tnt_left = (int)size - 1;
+			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+			tok_found(t, TOK_TNT, 0, 0);
+			return 1;
+		} else if (b0 == 0x59) {
+			if (c->have_tma || len - pos < 2)
+				break;
 			c->last_cyc = 0; /* an MTC without TMA (ptt_mtc) */
 			t->time_stale = 1;
 			pos += 2;
-		} else if (b0 == 0x00) {
-			pos++;
 		} else if (b0 == 0x19 && len - pos >= 8) {
-			uint64_t v = 0;
+			uint64_t v = le64(b + pos) >> 8;
 
-			for (int i = 7; i >= 1; i--)
-				v = v << 8 | b[pos + i];
 			if (cyc)
 				tok_cyc_time(t);
 			cyc = 0;
@@ -264,18 +294,6 @@ static int tok_quick(struct tokr *t)
 			}
 			t->time_stale = 1;
 			pos += 8;
-		} else if (!(b0 & 1) && b0 != 0x02) { /* TNT-8: payload bits, then a stop bit */
-			unsigned bits = b0 >> 1, size = 31 - (unsigned)__builtin_clz(bits);
-
-			if (cyc)
-				tok_cyc_time(t);
-			c->last_cyc = 0;
-			t->pos = pos + 1;
-			t->tnt_bits = bits & ~(1u << size);
-			t->tnt_left = (int)size - 1;
-			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
-			tok_found(t, TOK_TNT, 0, 0);
-			return 1;
 		} else {
 			break;
 		}
@@ -287,7 +305,7 @@ out:
 	return 0;
 }
 
-void ptd_tok_fill(struct tokr *t)
+void ptd_tok_read(struct tokr *t)
 {
 	struct pt_packet pkt;
 
