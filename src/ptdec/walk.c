@@ -46,12 +46,24 @@ static void walk_run(struct pstate *s, struct run *r)
 		ptd_walk_insns(s, v, r->n);
 		return;
 	}
-	ptd_process_insn(s, &v[0]);
 	ptd_tok_fill(&s->tk);
-	if ((t->have && t->kind == TOK_PSB && (!t->has_ip || ptd_run_has(s->w, r, t->kip))) ||
-	    (pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))) {
-		ptd_walk_insns(s, v + 1, r->n - 1);
-		return;
+	if (!s->have_prev && t->have && t->kind != TOK_PSB && t->kind != TOK_CBR &&
+	    !(pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))) {
+		/* ptd_process_insn of the first, in short: nothing to resolve, no
+		 * token to take before it, no stop in the run */
+		pc->insns++;
+		s->errors_in_row = 0;
+		s->implicit_ok = 0;
+		s->since_take++;
+	} else {
+		ptd_process_insn(s, &v[0]);
+		ptd_tok_fill(&s->tk);
+		if ((t->have && t->kind == TOK_PSB &&
+		     (!t->has_ip || ptd_run_has(s->w, r, t->kip))) ||
+		    (pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))) {
+			ptd_walk_insns(s, v + 1, r->n - 1);
+			return;
+		}
 	}
 	for (uint32_t k = 0; k < r->nbr; k++)
 		ptd_emit_branch(s, v[br[k]].flags, v[br[k]].ip, v[br[k] + 1].ip, s->stime);
