@@ -214,7 +214,24 @@ void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t add
 	/* perf times a branch from the kernel (or from nowhere) into user space
 	 * with its estimate: the last timestamp plus the instructions since */
 	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
-	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
+	struct piece *pc = s->pc;
+	struct rawev *r;
+
+	/* what emit does when nothing is handed on and there is room */
+	if (!est && !s->err && pc->nev < pc->cap &&
+	    (!s->d->evcap || final_events(s) < s->d->evcap)) {
+		r = &pc->ev[pc->nev++];
+		memset(r, 0, sizeof(*r));
+		r->kind = RAW_BRANCH;
+		r->time = time;
+		r->pid = s->pid;
+		r->tid = s->tid;
+		r->flags = flags;
+		r->ip = ip;
+		r->addr = addr;
+		return;
+	}
+	r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
 		r->est = (uint8_t)est;

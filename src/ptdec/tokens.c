@@ -227,7 +227,12 @@ static int tok_quick(struct tokr *t)
 	const uint8_t *b = t->buf;
 	size_t pos = t->pos, len = t->len;
 	struct ptt *c = &t->clk.st;
-	int cyc = 0; /* CYCs added to cycle_cnt whose time is not taken yet */
+	/* c's cycle count, last_cyc, have_tma and t's time_stale, kept here
+	 * (stores through t or c could alias b); cyc: CYCs added to cnt whose
+	 * time is not taken yet (without, cnt is c->cycle_cnt) */
+	uint64_t cnt = c->cycle_cnt;
+	uint8_t last_cyc = c->last_cyc, tma = c->have_tma, stale = 0;
+	int cyc = 0;
 
 	while (pos < len) {
 		uint8_t b0 = b[pos];
@@ -245,11 +250,12 @@ static int tok_quick(struct tokr *t)
 						break;
 				}
 			}
-			if (cyc && c->cycle_cnt + v < c->cycle_cnt)
-				tok_cyc_time(t); /* the count wraps: not monotonic */
-			c->cycle_cnt += v;
-			c->last_cyc = 1;
-			t->time_stale = 1;
+			if (cyc && cnt + v < cnt) { /* the count wraps: not monotonic */
+				c->cycle_cnt = cnt;
+				tok_cyc_time(t);
+			}
+			cnt += v;
+			last_cyc = stale = 1;
 			cyc = 1;
 			pos += n;
 		} else if (!(b0 & 1)) {
@@ -263,9 +269,12 @@ static int tok_quick(struct tokr *t)
 				break; /* an extended opcode */
 			/* TNT-8: payload bits, then a stop bit */
 			size = 31 - (unsigned)__builtin_clz(bits);
-			if (cyc)
+			if (cyc) {
+				c->cycle_cnt = cnt;
 				tok_cyc_time(t);
+			}
 			c->last_cyc = 0;
+			t->time_stale |= stale;
 			t->pos = pos + 1;
 			t->tnt_bits = bits & ~(1u << size);
 			t->tnt_left = (int)size - 1;
@@ -273,34 +282,43 @@ static int tok_quick(struct tokr *t)
 			tok_found(t, TOK_TNT, 0, 0);
 			return 1;
 		} else if (b0 == 0x59) {
-			if (c->have_tma || len - pos < 2)
+			if (tma || len - pos < 2)
 				break;
-			c->last_cyc = 0; /* an MTC without TMA (ptt_mtc) */
-			t->time_stale = 1;
+			last_cyc = 0; /* an MTC without TMA (ptt_mtc) */
+			stale = 1;
 			pos += 2;
 		} else if (b0 == 0x19 && len - pos >= 8) {
 			uint64_t v = le64(b + pos) >> 8;
 
-			if (cyc)
+			if (cyc) {
+				c->cycle_cnt = cnt;
 				tok_cyc_time(t);
+			}
 			cyc = 0;
 			t->tsc = v;
+			c->last_cyc = last_cyc;
 			ptt_tsc(c, t->clk.p, v);
-			c->last_cyc = 0;
+			last_cyc = 0;
+			tma = c->have_tma;
+			cnt = c->cycle_cnt;
 			if (c->reset) {
 				t->reset_any = 1;
 				c->reset = 0;
 				t->tsc_seen = 1;
 			}
-			t->time_stale = 1;
+			stale = 1;
 			pos += 8;
 		} else {
 			break;
 		}
 	}
 out:
-	if (cyc)
+	if (cyc) {
+		c->cycle_cnt = cnt;
 		tok_cyc_time(t);
+	}
+	c->last_cyc = last_cyc;
+	t->time_stale |= stale;
 	t->pos = pos;
 	return 0;
 }
