@@ -281,12 +281,16 @@ static int tok_quick(struct tokr *t)
 			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
 			tok_found(t, TOK_TNT, 0, 0);
 			return 1;
-		} else if (b0 == 0x59) {
-			if (tma || len - pos < 2)
+		} else if (b0 == 0x59) { /* MTCs without TMA (ptt_mtc), often several */
+			if (tma)
 				break;
-			last_cyc = 0; /* an MTC without TMA (ptt_mtc) */
-			stale = 1;
-			pos += 2;
+			do {
+				if (len - pos < 2)
+					goto out;
+				pos += 2;
+				last_cyc = 0;
+				stale = 1;
+			} while (pos < len && b[pos] == 0x59);
 		} else if (b0 == 0x19 && len - pos >= 8) {
 			uint64_t v = le64(b + pos) >> 8;
 
