@@ -284,6 +284,11 @@ static int tok_quick(struct tokr *t)
 		} else if (b0 == 0x59) { /* MTCs without TMA (ptt_mtc), often several */
 			if (tma)
 				break;
+			if (c->reset) { /* the piece's start clock had moved (tok_time) */
+				t->reset_any = 1;
+				c->reset = 0;
+				t->tsc_seen = 1;
+			}
 			do {
 				if (len - pos < 2)
 					goto out;

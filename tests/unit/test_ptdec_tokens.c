@@ -109,11 +109,16 @@ struct tok {
 
 #define MAXTOK 4096
 
+/* The clock a piece starts with says it moved before (as the previous piece
+ * or the scan hands it on): the first timing packet read reports it. */
+static int start_moved;
+
 /* A clock with no history over buf[0..len), as a piece of a TSC trace starts. */
 static void clock_init(struct ptt_clock *c, const uint8_t *buf, size_t len)
 {
 	memset(c, 0, sizeof(*c));
 	ptt_init_fresh(&c->st);
+	c->st.reset = (uint8_t)start_moved;
 	c->p = &dec.tparams;
 	c->base = buf;
 	c->bend = buf + len;
@@ -158,7 +163,7 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 	struct pt_packet_decoder *pk;
 	struct ptt_clock c;
 	struct pt_packet pkt;
-	uint64_t off = 0, last_ip = 0;
+	uint64_t off = 0, last_ip = 0, psb_fup = 0;
 	uint32_t cbr_seen = 0;
 	int in_psb = 0, tsc_seen = 0;
 	size_t n = 0;
@@ -182,11 +187,12 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 		switch (pkt.type) {
 		case ppt_psb:
 			in_psb = 1;
+			psb_fup = 0;
 			break;
 		case ppt_psbend:
 			in_psb = 0;
 			kind = TOK_PSB;
-			ip = 0x401000;
+			ip = psb_fup;
 			break;
 		case ppt_tnt_8:
 			kind = TOK_TNT;
@@ -197,8 +203,8 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 			kind = TOK_TIP;
 			ip = last_ip;
 			break;
-		case ppt_fup:
-			last_ip = pkt.payload.ip.ip;
+		case ppt_fup: /* in PSB+ (make_stream's one FUP) */
+			psb_fup = last_ip = pkt.payload.ip.ip;
 			break;
 		default:
 			if (!ptt_is_timing(pkt.type))
@@ -321,6 +327,31 @@ static void a_wrapping_cycle_count(void)
 	CHECK_U64_EQ(17, compare_on(buf, encode(buf, sizeof(buf), pk, n)));
 }
 
+/* A piece whose PSB+ has no timing packet, its start clock moved before: the
+ * MTC after it (no TMA: it moves nothing) reports that, so the TNT after it
+ * has perf's instruction count reset (ktsc). */
+static void a_moved_start_clock_at_an_mtc(void)
+{
+	static struct pt_packet pk[16];
+	static uint8_t buf[256];
+	size_t n = 0;
+
+	memset(pk, 0, sizeof(pk));
+	pk[n++].type = ppt_psb;
+	pk[n].type = ppt_mode;
+	pk[n].payload.mode.leaf = pt_mol_exec;
+	pk[n++].payload.mode.bits.exec.csl = 1;
+	pk[n++].type = ppt_psbend;
+	pk[n].type = ppt_mtc;
+	pk[n++].payload.mtc.ctc = 3;
+	pk[n].type = ppt_tnt_8;
+	pk[n++].payload.tnt.bit_size = 1;
+	ptt_params_init(&dec.tparams, 0, 0, 2, 1, 24);
+	start_moved = 1;
+	CHECK_U64_EQ(2, compare_on(buf, encode(buf, sizeof(buf), pk, n)));
+	start_moved = 0;
+}
+
 /* A CYC cut by the end of the bytes: the quick path leaves it to libipt's
  * packet decoder, which fails: no clean end. The tokens before are perf's. */
 static void a_cut_cyc_is_no_clean_end(void)
@@ -349,6 +380,7 @@ int main(void)
 {
 	RUN(tokens_and_clock_are_perfs_packet_by_packet);
 	RUN(a_wrapping_cycle_count);
+	RUN(a_moved_start_clock_at_an_mtc);
 	RUN(a_cut_cyc_is_no_clean_end);
 	return snap_test_done();
 }
