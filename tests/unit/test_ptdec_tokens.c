@@ -22,9 +22,10 @@ static uint64_t rnd(void)
 	return rnd_state >> 33; /* 31 bits */
 }
 
-/* A PSB+ (TSC, TMA, CBR, FUP), then random packets: max in all. huge: one CYC
- * in 8 counts up to 2^60 cycles (16 of them wrap perf's 64-bit count). */
-static size_t make_stream(struct pt_packet *pk, size_t max, int huge)
+/* A PSB+ (TSC, TMA, CBR, FUP; bare: FUP only), then random packets: max in
+ * all. huge: one CYC in 8 counts up to 2^60 cycles (16 of them wrap perf's
+ * 64-bit count). */
+static size_t make_stream(struct pt_packet *pk, size_t max, int huge, int bare)
 {
 	uint64_t tsc = 0x100000 + rnd();
 	size_t n = 0;
@@ -34,13 +35,15 @@ static size_t make_stream(struct pt_packet *pk, size_t max, int huge)
 	pk[n].type = ppt_mode;
 	pk[n].payload.mode.leaf = pt_mol_exec;
 	pk[n++].payload.mode.bits.exec.csl = 1;
-	pk[n].type = ppt_tsc;
-	pk[n++].payload.tsc.tsc = tsc;
-	pk[n].type = ppt_tma;
-	pk[n].payload.tma.ctc = (uint16_t)rnd();
-	pk[n++].payload.tma.fc = (uint16_t)(rnd() & 0x1ff);
-	pk[n].type = ppt_cbr;
-	pk[n++].payload.cbr.ratio = 24;
+	if (!bare) {
+		pk[n].type = ppt_tsc;
+		pk[n++].payload.tsc.tsc = tsc;
+		pk[n].type = ppt_tma;
+		pk[n].payload.tma.ctc = (uint16_t)rnd();
+		pk[n++].payload.tma.fc = (uint16_t)(rnd() & 0x1ff);
+		pk[n].type = ppt_cbr;
+		pk[n++].payload.cbr.ratio = 24;
+	}
 	pk[n].type = ppt_fup;
 	pk[n].payload.ip.ipc = pt_ipc_sext_48;
 	pk[n++].payload.ip.ip = 0x401000;
@@ -206,8 +209,8 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 		case ppt_fup: /* in PSB+ (make_stream's one FUP) */
 			psb_fup = last_ip = pkt.payload.ip.ip;
 			break;
-		default:
-			if (!ptt_is_timing(pkt.type))
+		default: /* PAD is a timing packet to ptt_is_timing, not to tok_time */
+			if (!ptt_is_timing(pkt.type) || pkt.type == ppt_pad)
 				break;
 			ptt_packet(&c, &pkt, off);
 			if (c.st.reset) {
@@ -292,11 +295,14 @@ static void tokens_and_clock_are_perfs_packet_by_packet(void)
 		rnd_state = seed;
 		ptt_params_init(&dec.tparams, seed % 2 ? 3ULL << 14 : 0,
 				seed % 2 ? 0xfULL << 14 : 0, 2, 1, 24);
-		n = make_stream(pk, sizeof(pk) / sizeof(pk[0]), seed % 4 == 3);
+		/* one in five: a bare PSB+ and a start clock that moved before */
+		start_moved = seed % 5 == 0;
+		n = make_stream(pk, sizeof(pk) / sizeof(pk[0]), seed % 4 == 3, seed % 5 == 0);
 		len = encode(buf, sizeof(buf), pk, n);
 		CHECK(len > 16);
 		tokens += compare_on(buf, len);
 	}
+	start_moved = 0;
 	CHECK(tokens > 40 * 300);
 }
 
@@ -310,7 +316,7 @@ static void a_wrapping_cycle_count(void)
 
 	rnd_state = 11;
 	ptt_params_init(&dec.tparams, 0, 0, 2, 1, 24);
-	n = make_stream(pk, 7, 0); /* the PSB+ alone */
+	n = make_stream(pk, 7, 0, 0); /* the PSB+ alone */
 	for (int i = 0; i < 15; i++) {
 		pk[n].type = ppt_cyc;
 		pk[n++].payload.cyc.value = 1ULL << 60;
@@ -365,7 +371,7 @@ static void a_cut_cyc_is_no_clean_end(void)
 
 	rnd_state = 7;
 	ptt_params_init(&dec.tparams, 0, 0, 2, 1, 24);
-	n = make_stream(pk, 63, 0);
+	n = make_stream(pk, 63, 0, 0);
 	pk[n].type = ppt_cyc;
 	pk[n++].payload.cyc.value = 300; /* two bytes */
 	len = encode(buf, sizeof(buf), pk, n);
