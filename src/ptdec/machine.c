@@ -36,12 +36,39 @@ static void debug_token(const struct pstate *s, int want)
 		ptd_tok_desc(&s->tk, buf, sizeof(buf)));
 }
 
+/* The token wanted is next, with no new ratio and nothing to print: ptd_take
+ * of it, in short (1), else 0 and nothing done. */
+static inline int take_quick(struct pstate *s, int want)
+{
+	struct tokr *t = &s->tk;
+
+	ptd_tok_fill(t);
+	if (!t->have || t->kind == TOK_CBR ||
+	    !(t->kind == want || (want == TOK_TIP && t->kind == TOK_TNT) ||
+	      (want == TOK_TNT && t->kind == TOK_TIP)) ||
+	    t->kcbrchg || s->d->debug > 1)
+		return 0;
+	s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
+	s->since_take = 0;
+	s->sample_insns = s->ts_insns;
+	t->have = 0;
+	s->stime = t->ktime;
+	s->stsc = t->kts;
+	s->tcbr = t->kcbr;
+	s->tok_ip = t->kip;
+	s->tok_has_ip = t->has_ip;
+	s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
+	return 1;
+}
+
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 uint64_t ptd_take(struct pstate *s, int want)
 {
 	struct tokr *t = &s->tk;
 
+	if (take_quick(s, want))
+		return s->stime;
 	for (int guard = 0; guard < 64; guard++) {
 		ptd_tok_fill(t);
 		if (!t->have)
@@ -187,7 +214,24 @@ void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t add
 	/* perf times a branch from the kernel (or from nowhere) into user space
 	 * with its estimate: the last timestamp plus the instructions since */
 	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
-	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
+	struct piece *pc = s->pc;
+	struct rawev *r;
+
+	/* what emit does when nothing is handed on and there is room */
+	if (!est && !s->err && pc->nev < pc->cap &&
+	    (!s->d->evcap || final_events(s) < s->d->evcap)) {
+		r = &pc->ev[pc->nev++];
+		memset(r, 0, sizeof(*r));
+		r->kind = RAW_BRANCH;
+		r->time = time;
+		r->pid = s->pid;
+		r->tid = s->tid;
+		r->flags = flags;
+		r->ip = ip;
+		r->addr = addr;
+		return;
+	}
+	r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
 		r->est = (uint8_t)est;
@@ -328,7 +372,9 @@ void ptd_resolve_prev(struct pstate *s, uint64_t next_ip)
 	s->have_prev = 0;
 	q = p->trace;
 	if (q)
-		time = ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
+		time = take_quick(s, p->cond ? TOK_TNT : TOK_TIP)
+			       ? s->stime
+			       : ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
 	fl = p->flags;
 	if (fl && !(p->cond && next_ip == p->ip + p->size))
 		ptd_emit_branch(s, fl, p->ip, next_ip, time);

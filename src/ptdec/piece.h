@@ -140,8 +140,14 @@ struct pstate {
 int ptd_tok_open(struct tokr *t, const uint8_t *b, const uint8_t *e);
 /* Repositions the reader at the PSB at offset off (after libipt synchronised there). */
 void ptd_tok_sync(struct tokr *t, uint64_t off);
+/* Reads the next token into t (t->have): ptd_tok_fill without a peeked one. */
+void ptd_tok_read(struct tokr *t);
 /* Peeks the next token into t (t->have), unless one is peeked already. */
-void ptd_tok_fill(struct tokr *t);
+static inline void ptd_tok_fill(struct tokr *t)
+{
+	if (!t->have)
+		ptd_tok_read(t);
+}
 /* Describes the token t has peeked in buf (len bytes, NUL-terminated), as
  * perf's intel_pt_pkt_desc describes a packet: its kind ("TNT taken", "TIP
  * 0x401000", "PSB+ FUP 0x401000", "CBR 23"), perf's time and TSC at it and the

@@ -82,16 +82,6 @@ static uint64_t ctc_to_tsc(const struct ptt_params *p, uint64_t ctc)
 	return p->mult ? ctc * p->mult : multdiv(ctc, p->n, p->d);
 }
 
-/* A double time back to ticks, as C's conversion does for values in range. */
-static uint64_t to_ticks(double v)
-{
-	if (!(v >= 0))
-		return 0;
-	if (v >= 18446744073709551616.0)
-		return UINT64_MAX;
-	return (uint64_t)v;
-}
-
 /* A 7-byte TSC near a reference (perf's intel_pt_8b_tsc). */
 static uint64_t tsc_near(uint64_t tsc, uint64_t ref)
 {
@@ -288,26 +278,6 @@ void ptt_mtc(struct ptt *t, const struct ptt_params *p, uint32_t mtc, struct pt_
 		t->have_calc = 0;
 		calc_cyc_to_tsc(t, p, la, next_off);
 	}
-}
-
-void ptt_cyc(struct ptt *t, uint64_t cyc)
-{
-	double ts;
-	uint64_t v;
-
-	t->cycle_cnt += cyc;
-	if (!t->cyc_ref_timestamp)
-		return;
-	if (t->have_calc)
-		ts = (double)t->cyc_ref_timestamp + (double)t->cycle_cnt * t->calc_cyc_to_tsc;
-	else if (t->cbr)
-		ts = (double)t->cyc_ref_timestamp + (double)t->cycle_cnt * t->cbr_cyc_to_tsc;
-	else
-		return;
-	v = to_ticks(ts);
-	if (v >= t->timestamp)
-		t->timestamp = v;
-	t->reset = 1;
 }
 
 void ptt_cbr(struct ptt *t, const struct ptt_params *p, uint32_t cbr)

@@ -78,8 +78,39 @@ void ptt_reposition(struct ptt *t, uint64_t ref);
  * ptt_cyc and ptt_cbr move clock t as a TSC, TMA, CYC or CBR packet moves perf's. */
 void ptt_tsc(struct ptt *t, const struct ptt_params *p, uint64_t tsc);
 void ptt_tma(struct ptt *t, const struct ptt_params *p, uint32_t ctc, uint32_t fc);
-void ptt_cyc(struct ptt *t, uint64_t cyc);
 void ptt_cbr(struct ptt *t, const struct ptt_params *p, uint32_t cbr);
+
+/* A double time back to ticks, as C's conversion does for values in range. */
+static inline uint64_t ptt_to_ticks(double v)
+{
+	if (!(v >= 0))
+		return 0;
+	if (v >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return (uint64_t)v;
+}
+
+/* A CYC (inline: the most frequent packet of a cycle-accurate trace). */
+static inline void ptt_cyc(struct ptt *t, uint64_t cyc)
+{
+	double ts;
+	uint64_t v;
+
+	t->cycle_cnt += cyc;
+	if (!t->cyc_ref_timestamp)
+		return;
+	if (t->have_calc)
+		ts = (double)t->cyc_ref_timestamp + (double)t->cycle_cnt * t->calc_cyc_to_tsc;
+	else if (t->cbr)
+		ts = (double)t->cyc_ref_timestamp + (double)t->cycle_cnt * t->cbr_cyc_to_tsc;
+	else
+		return;
+	v = ptt_to_ticks(ts);
+	if (v >= t->timestamp)
+		t->timestamp = v;
+	t->reset = 1;
+}
+
 /*
  * An MTC. When a CYC came just before it, perf measures TSC ticks per cycle
  * by looking ahead to the next MTC through the packets at [next, end) (the

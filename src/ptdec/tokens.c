@@ -187,7 +187,152 @@ static void tok_found(struct tokr *t, int k, uint64_t ip, int ok)
 	}
 }
 
-void ptd_tok_fill(struct tokr *t)
+/* The 8 bytes at p as a little-endian number. */
+static inline uint64_t le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* perf's clock took a CYC (or several, added to cycle_cnt already): the time
+ * they give, and what the reader notes of a moved clock (tok_time). */
+static void tok_cyc_time(struct tokr *t)
+{
+	ptt_cyc(&t->clk.st, 0);
+	if (t->clk.st.reset) {
+		t->reset_any = 1;
+		t->clk.st.reset = 0;
+		t->tsc_seen = 1;
+	}
+}
+
+/*
+ * The packets most of a trace is made of, outside a PSB+ and past a made-up
+ * prefix, read straight from the bytes with what ptd_tok_fill's general path
+ * does for them (docs/ptdec.md, "perf's clock"): CYC, an MTC while perf has no
+ * TMA (it moves nothing but ends a run of CYCs), TSC, PAD and TNT-8. A run of
+ * CYCs is added up and its time taken once, before anything that reads the
+ * clock: perf takes the time of every one, but each is the larger of the
+ * time before and a non-decreasing function of the cycle count (ptt_cyc), so
+ * the last one decides. Returns 1 with a TNT token, 0 at a packet for the
+ * general path (or the end).
+ */
+static int tok_quick(struct tokr *t)
+{
+	const uint8_t *b = t->buf;
+	size_t pos = t->pos, len = t->len;
+	struct ptt *c = &t->clk.st;
+	/* c's cycle count, last_cyc, have_tma and t's time_stale, kept here
+	 * (stores through t or c could alias b); cyc: CYCs added to cnt whose
+	 * time is not taken yet (without, cnt is c->cycle_cnt) */
+	uint64_t cnt = c->cycle_cnt;
+	uint8_t last_cyc = c->last_cyc, tma = c->have_tma, stale = 0;
+	int cyc = 0;
+
+	while (pos < len) {
+		uint8_t b0 = b[pos];
+
+		if ((b0 & 3) == 3) { /* CYC: 5 bits, then 7 a byte while bit 0 says more */
+			uint64_t v = b0 >> 3;
+			size_t n = 1;
+
+			if (b0 & 4) {
+				for (int shift = 5;; shift += 7) {
+					if (pos + n == len || shift > 57)
+						goto out; /* cut short, or libipt's bad packet */
+					v |= (uint64_t)(b[pos + n] >> 1) << shift;
+					if (!(b[pos + n++] & 1))
+						break;
+				}
+			}
+			if (cyc && cnt + v < cnt) { /* the count wraps: not monotonic */
+				c->cycle_cnt = cnt;
+				tok_cyc_time(t);
+			}
+			cnt += v;
+			last_cyc = stale = 1;
+			cyc = 1;
+			pos += n;
+		} else if (!(b0 & 1)) {
+			unsigned bits = b0 >> 1, size;
+
+			if (b0 == 0x00) { /* PAD */
+				pos++;
+				continue;
+			}
+			if (b0 == 0x02)
+				break; /* an extended opcode */
+			/* TNT-8: payload bits, then a stop bit */
+			size = 31 - (unsigned)__builtin_clz(bits);
+			if (cyc) {
+				c->cycle_cnt = cnt;
+				tok_cyc_time(t);
+			}
+			c->last_cyc = 0;
+			t->time_stale |= stale;
+			t->pos = pos + 1;
+			t->tnt_bits = bits & ~(1u << size);
+			t->tnt_left = (int)size - 1;
+			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+			tok_found(t, TOK_TNT, 0, 0);
+			return 1;
+		} else if (b0 == 0x59) { /* MTCs without TMA (ptt_mtc), often several */
+			if (tma)
+				break;
+			if (c->reset) { /* the piece's start clock had moved (tok_time) */
+				t->reset_any = 1;
+				c->reset = 0;
+				t->tsc_seen = 1;
+			}
+			do {
+				if (len - pos < 2)
+					goto out;
+				pos += 2;
+				last_cyc = 0;
+				stale = 1;
+			} while (pos < len && b[pos] == 0x59);
+		} else if (b0 == 0x19 && len - pos >= 8) {
+			uint64_t v = le64(b + pos) >> 8;
+
+			if (cyc) {
+				c->cycle_cnt = cnt;
+				tok_cyc_time(t);
+			}
+			cyc = 0;
+			t->tsc = v;
+			c->last_cyc = last_cyc;
+			ptt_tsc(c, t->clk.p, v);
+			last_cyc = 0;
+			tma = c->have_tma;
+			cnt = c->cycle_cnt;
+			if (c->reset) {
+				t->reset_any = 1;
+				c->reset = 0;
+				t->tsc_seen = 1;
+			}
+			stale = 1;
+			pos += 8;
+		} else {
+			break;
+		}
+	}
+out:
+	if (cyc) {
+		c->cycle_cnt = cnt;
+		tok_cyc_time(t);
+	}
+	c->last_cyc = last_cyc;
+	t->time_stale |= stale;
+	t->pos = pos;
+	return 0;
+}
+
+void ptd_tok_read(struct tokr *t)
 {
 	struct pt_packet pkt;
 
@@ -198,6 +343,8 @@ void ptd_tok_fill(struct tokr *t)
 		return;
 	}
 	for (;;) {
+		if (t->pos >= t->skip_until && !t->in_psb && tok_quick(t))
+			return;
 		uint64_t ip = 0, at = t->pos, off;
 		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 

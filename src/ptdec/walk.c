@@ -24,13 +24,33 @@
  * takes ($SNAPTRACE_PTDEC_WALK=check compares the two on every piece).
  */
 
+/* The direct branches v[br[0..nbr)] of a run whose rest holds the stop IP yet
+ * to be reached: ptd_process_insn notes there the events before it, those of
+ * the branches before it (stop_idx). */
+static void branches_to_stop(struct pstate *s, const struct cinsn *v, const uint32_t *br,
+			     uint32_t nbr)
+{
+	uint32_t stop = 1;
+
+	while (v[stop].ip != s->pc->stop_ip)
+		stop++;
+	for (uint32_t k = 0; k < nbr; k++) {
+		if (br[k] >= stop && s->stop_idx == NO_IDX)
+			s->stop_idx = s->pc->nev;
+		ptd_emit_branch(s, v[br[k]].flags, v[br[k]].ip, v[br[k] + 1].ip, s->stime);
+	}
+	if (s->stop_idx == NO_IDX)
+		s->stop_idx = s->pc->nev;
+}
+
 /*
  * A run: what walk_insns does, in one step when nothing is watched for. Its
  * first instruction resolves the previous run's last one (taking its token);
  * then, unless a trace is yet to start, or the rest of the run holds the FUP
- * of a PSB+ that is the next token or the stop IP yet to be reached, its
- * direct branches are reported at the same time and its other instructions
- * only counted. The calls push their return addresses.
+ * of a PSB+ that is the next token, its direct branches are reported at the
+ * same time and its other instructions only counted; the stop IP yet to be
+ * reached marks the events of the branches before it (stop_idx). The calls
+ * push their return addresses.
  */
 static void walk_run(struct pstate *s, struct run *r)
 {
@@ -46,15 +66,28 @@ static void walk_run(struct pstate *s, struct run *r)
 		ptd_walk_insns(s, v, r->n);
 		return;
 	}
-	ptd_process_insn(s, &v[0]);
 	ptd_tok_fill(&s->tk);
-	if ((t->have && t->kind == TOK_PSB && (!t->has_ip || ptd_run_has(s->w, r, t->kip))) ||
-	    (pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))) {
-		ptd_walk_insns(s, v + 1, r->n - 1);
-		return;
+	if (!s->have_prev && t->have && t->kind != TOK_PSB && t->kind != TOK_CBR &&
+	    !(pc->has_stop && s->stop_idx == NO_IDX && v[0].ip == pc->stop_ip)) {
+		/* ptd_process_insn of the first, in short: nothing to resolve, no
+		 * token to take before it, not the stop IP */
+		pc->insns++;
+		s->errors_in_row = 0;
+		s->implicit_ok = 0;
+		s->since_take++;
+	} else {
+		ptd_process_insn(s, &v[0]);
+		ptd_tok_fill(&s->tk);
+		if (t->have && t->kind == TOK_PSB && (!t->has_ip || ptd_run_has(s->w, r, t->kip))) {
+			ptd_walk_insns(s, v + 1, r->n - 1);
+			return;
+		}
 	}
-	for (uint32_t k = 0; k < r->nbr; k++)
-		ptd_emit_branch(s, v[br[k]].flags, v[br[k]].ip, v[br[k] + 1].ip, s->stime);
+	if (pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))
+		branches_to_stop(s, v, br, r->nbr);
+	else
+		for (uint32_t k = 0; k < r->nbr; k++)
+			ptd_emit_branch(s, v[br[k]].flags, v[br[k]].ip, v[br[k] + 1].ip, s->stime);
 	pc->insns += r->n - 1;
 	s->since_take += r->n - 1;
 	s->prev = v[r->n - 1];
