@@ -133,10 +133,11 @@ void snap_decodemsg_lost(const struct snap_decode_result *r)
 	uint64_t all = r->perf_samples + r->lost_samples;
 
 	if (r->lost_samples)
-		snap_warn("perf lost %llu of %llu samples (%llu%%) while recording: its ring "
+		/* the share as perf's "Processed N samples and lost P%!" prints it */
+		snap_warn("perf lost %llu of %llu samples (%.2f%%) while recording: its ring "
 			  "filled faster than it was written out; the trace has gaps there",
 			  (unsigned long long)r->lost_samples, (unsigned long long)all,
-			  (unsigned long long)(r->lost_samples * 100 / all));
+			  (double)r->lost_samples / (double)all * 100.0);
 	else if (r->lost_records)
 		snap_warn("perf lost %llu records (samples, switches) in %llu chunk%s while "
 			  "recording: its ring filled faster than it was written out; the trace "

@@ -58,12 +58,12 @@ t_coverage_lost() {
 		failed coverage_lost_all "rc $rc: $(tail -1 "$tmp/cov5.err")"
 	fi
 	want=$(perf script -i "$tmp/w_cov4/perf.data" -F ip 2>&1 >/dev/null |
-		sed -n 's/^Processed \([0-9]*\) samples and lost \([0-9]*\)\..*/\2 of \1/p')
+		sed -n 's/^Processed \([0-9]*\) samples and lost \([0-9.]*\)%.*/\2 of \1/p')
 	if [ -z "$want" ]; then
 		skip coverage_lost "perf kept up with a 16 KiB ring this time (nothing lost)"
 		return
 	fi
-	got=$(sed -n 's/^snaptrace: perf lost [0-9]* of \([0-9]*\) samples (\([0-9]*\)%) while recording.*/\2 of \1/p' "$tmp/cov4.err")
+	got=$(sed -n 's/^snaptrace: perf lost [0-9]* of \([0-9]*\) samples (\([0-9.]*\)%) while recording.*/\2 of \1/p' "$tmp/cov4.err")
 	if [ "$got" = "$want" ] &&
 		grep -q "^snaptrace: the trace covers .*; perf lost [0-9]* samples while recording (its ring filled faster than perf wrote it out): -snapshot-size 64K or -callgraph-mode fp (smaller samples) loses less$" "$tmp/cov4.err"; then
 		pass coverage_lost
