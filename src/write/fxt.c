@@ -281,15 +281,11 @@ static uint32_t fxt_thread_define(struct snap_fxt *fx, uint64_t key)
 	return idx;
 }
 
-/* Returns the FXT thread index of (pid, tid), defining it if needed (0 on error). */
-static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
+/* Slow path of fxt_thread: another track than the last one. */
+static uint32_t fxt_thread_find(struct snap_fxt *fx, uint64_t key)
 {
-	uint64_t key = fxt_key(pid, tid), v;
+	uint64_t v;
 
-	if (fx->thr_last_idx && fx->thr_last_key == key && fx->thr_owner[fx->thr_last_idx] == key) {
-		fx->thr_ref[fx->thr_last_idx] = 1;
-		return fx->thr_last_idx;
-	}
 	if (!snap_u64map_get(&fx->thr_map, key, &v) || fx->thr_owner[v] != key)
 		v = fxt_thread_define(fx, key);
 	else
@@ -297,6 +293,20 @@ static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
 	fx->thr_last_key = key;
 	fx->thr_last_idx = (uint32_t)v;
 	return (uint32_t)v;
+}
+
+/* Returns the FXT thread index of (pid, tid), defining it if needed (0 on
+ * error). Inline: a run of events is almost always on the last track. */
+static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
+{
+	uint64_t key = fxt_key(pid, tid);
+	uint32_t idx = fx->thr_last_idx;
+
+	if (idx && fx->thr_last_key == key && fx->thr_owner[idx] == key) {
+		fx->thr_ref[idx] = 1;
+		return idx;
+	}
+	return fxt_thread_find(fx, key);
 }
 
 /* Encodes args at w (string refs resolved first). Returns the words used
