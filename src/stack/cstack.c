@@ -1071,12 +1071,45 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
 	return snap_cstack_end_thread(cs, t);
 }
 
-int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+/* Everything but the branches branch_fast takes: OCaml's exception notes,
+ * trace starts and ends, kernel entries and exits. Not inline, so that the
+ * common path keeps a small frame (gcc and clang would inline a static
+ * function called once). */
+__attribute__((noinline)) static int branch_slow(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
 {
 	int err = cs->ctx->eh ? eh_track(cs, ev, t) : 0;
 
-	if (err >= 0)
-		err = branch(cs, ev, t);
+	return err < 0 ? err : branch(cs, ev, t);
+}
+
+/* The commonest branches of user code, as branch() takes them: a call, a
+ * return, a jump (docs/behaviour.md §4.6), without OCaml's exception notes
+ * (whose test of every branch is eh_track). */
+static inline int branch_fast(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	int err;
+
+	if (cs->ctx->eh || ev->br_state != SNAP_BR_NOSTATE)
+		return branch_slow(cs, ev, t);
+	switch (ev->br_kind) {
+	case SNAP_BR_CALL:
+		return call(cs, ev->dst.ip, ev->dst.sym, t);
+	case SNAP_BR_RETURN:
+		if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain(cs, t)) < 0)
+			return err;
+		return check_current_symbol(cs, &ev->dst, t);
+	case SNAP_BR_JUMP:
+	case SNAP_BR_INT:
+		return check_current_symbol(cs, &ev->dst, t);
+	default:
+		return branch_slow(cs, ev, t);
+	}
+}
+
+int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	int err = branch_fast(cs, ev, t);
 
 	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
 		err = snap_cstack_trim(cs, t);
