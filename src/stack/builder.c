@@ -561,45 +561,13 @@ static int apply_task(struct snap_builder *bld, const struct snap_event *ev)
 	return err;
 }
 
-/* The commonest event of a PT trace, a branch in scope on the last event's
- * thread, with nothing pending around it (no base time or stack start to
- * set, no -filter, no transaction, the thread on the CPU with no off-CPU
- * slice waiting, its comm unchanged): the steps of snap_builder_feed and
- * apply that do something for it, in their order. Returns 1 if ev is not
- * such a branch (the general path then applies it), else what applying it
- * returned. */
-static inline int feed_branch(struct snap_builder *bld, const struct snap_event *ev)
-{
-	struct snap_bthread *th = bld->last;
-	uint64_t t;
-	int err;
-
-	if (ev->kind != SNAP_EV_BRANCH || !th || !bld->have_base || !bld->stack_started ||
-	    bld->filter || bld->last_key != snap_bld_tkey(ev->pid, ev->tid) ||
-	    (ev->comm && ev->comm != th->comm) || th->out_pend || th->offcpu != OFFCPU_NO ||
-	    (!bld->no_tx && (ev->in_tx || bld->ntx)) || snap_scope_violates(bld->ctx.scope, ev))
-		return 1;
-	th->floor = th->cs.last_time > th->cs.last_event_time ? th->cs.last_time
-							      : th->cs.last_event_time;
-	t = snap_cstack_time(&th->cs, ev->has_time,
-			     ev->has_time ? snap_bld_trace_time(bld, ev->time) : 0);
-	if (bld->ctx.srcloc && (err = snap_cstack_note_loc(&bld->ctx, &ev->dst)) < 0)
-		return err;
-	bld->saw_branch = 1;
-	th->last_was_sample = 0;
-	err = snap_cstack_branch(&th->cs, ev, t);
-	return err < 0 ? err : 0;
-}
-
-int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
+/* snap_builder_feed of every event but the commonest (feed_branch's).
+ * Not inline, so that the common path keeps a small frame. */
+__attribute__((noinline)) static int feed_other(struct snap_builder *bld,
+						const struct snap_event *ev)
 {
 	int err;
 
-	if (bld->finished)
-		return -EINVAL;
-	bld->stats.events++;
-	if ((err = feed_branch(bld, ev)) != 1)
-		return err;
 	if (ev->kind == SNAP_EV_TASK)
 		return apply_task(bld, ev); /* never the trace's base time */
 	if ((ev->kind == SNAP_EV_SAMPLE || ev->kind == SNAP_EV_SWITCH) && ev->frames &&
@@ -631,6 +599,36 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 			return err;
 	}
 	return apply(bld, ev);
+}
+
+int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
+{
+	struct snap_bthread *th = bld->last;
+	uint64_t t;
+	int err;
+
+	if (bld->finished)
+		return -EINVAL;
+	bld->stats.events++;
+	/* The commonest event of a PT trace, a branch in scope on the last
+	 * event's thread, with nothing pending around it (no base time or stack
+	 * start to set, no -filter, no transaction, the thread on the CPU with no
+	 * off-CPU slice waiting, its comm unchanged), takes only the steps of
+	 * feed_other and apply that do something for it, in their order. */
+	if (ev->kind != SNAP_EV_BRANCH || !th || !bld->have_base || !bld->stack_started ||
+	    bld->filter || bld->last_key != snap_bld_tkey(ev->pid, ev->tid) ||
+	    (ev->comm && ev->comm != th->comm) || th->out_pend || th->offcpu != OFFCPU_NO ||
+	    (!bld->no_tx && (ev->in_tx || bld->ntx)) || snap_scope_violates(bld->ctx.scope, ev))
+		return feed_other(bld, ev);
+	th->floor = th->cs.last_time > th->cs.last_event_time ? th->cs.last_time
+							      : th->cs.last_event_time;
+	t = snap_cstack_time(&th->cs, ev->has_time,
+			     ev->has_time ? snap_bld_trace_time(bld, ev->time) : 0);
+	if (bld->ctx.srcloc && (err = snap_cstack_note_loc(&bld->ctx, &ev->dst)) < 0)
+		return err;
+	bld->saw_branch = 1;
+	th->last_was_sample = 0;
+	return snap_cstack_branch(&th->cs, ev, t);
 }
 
 void snap_builder_new_snapshot(struct snap_builder *bld)
