@@ -389,22 +389,27 @@ static int pend_reserve(struct snap_cstack *cs)
 	return 0;
 }
 
-/* add(op, t); the caller has called pend_reserve (so this cannot fail to
- * queue the op; it returns a write error of the flush, if any). Inline: every call and
- * return comes here. */
-static inline int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+/* add(op, t) of docs/behaviour.md §4.3, in two steps so that the op is
+ * built in its queue slot, not copied there (every call and return comes
+ * here): add_slot flushes the batch if t starts a new one and returns the
+ * slot (the caller has called pend_reserve, so this cannot fail to queue the
+ * op; *err gets a write error of the flush, if any); add_commit queues what
+ * the caller wrote there. Inline. */
+static inline struct snap_cstack_op *add_slot(struct snap_cstack *cs, uint64_t t, int *err)
 {
-	int err = 0;
-
+	*err = 0;
 	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
-		err = flush(cs, t);
-	cs->pend[cs->npend] = *op;
+		*err = flush(cs, t);
+	return &cs->pend[cs->npend];
+}
+
+static inline void add_commit(struct snap_cstack *cs, struct snap_cstack_op *op)
+{
 	if (!op->k1)
-		cs->pend[cs->npend].k1 = ++cs->seq;
+		op->k1 = ++cs->seq;
 	cs->npend++;
 	if (op->type == OP_CALL)
 		cs->npend_calls++;
-	return err;
 }
 
 /* ---- primitive operations (docs/behaviour.md §4.5) ------------------------------------------ */
@@ -444,7 +449,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 
 static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 {
-	struct snap_cstack_op op;
+	struct snap_cstack_op *op;
 	int err = frame_reserve(cs);
 
 	if (err) {
@@ -454,9 +459,11 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 	}
 	if (pend_reserve(cs) < 0)
 		return -ENOMEM;
-	op = (struct snap_cstack_op){.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};
-	err = add(cs, &op, t);
-	frame_push(cs, op.ip, op.sym);
+	sym = symof(cs, sym);
+	op = add_slot(cs, t, &err);
+	*op = (struct snap_cstack_op){.type = OP_CALL, .ip = ip, .sym = sym};
+	add_commit(cs, op);
+	frame_push(cs, ip, sym);
 	/* starts with the segment: once closed, it encloses what came before */
 	cur(cs)->f[cur(cs)->n - 1].anchored = t <= cur(cs)->create_time;
 	return err;
@@ -465,7 +472,7 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 static int ret_plain(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
-	struct snap_cstack_op op;
+	struct snap_cstack_op *op;
 	int err;
 
 	if (s->overflow) {
@@ -480,11 +487,12 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 			cs->total--;
 			return 0;
 		}
-		op = (struct snap_cstack_op){.type = OP_RET,
-					     .sym = s->f[s->n - 1].sym,
-					     .inferred = s->f[s->n - 1].inf,
-					     .sampled = s->f[s->n - 1].sampled};
-		err = add(cs, &op, t);
+		op = add_slot(cs, t, &err);
+		*op = (struct snap_cstack_op){.type = OP_RET,
+					      .sym = s->f[s->n - 1].sym,
+					      .inferred = s->f[s->n - 1].inf,
+					      .sampled = s->f[s->n - 1].sampled};
+		add_commit(cs, op);
 		s->unk += s->f[s->n - 1].anchored;
 		s->n--;
 		cs->total--;
@@ -496,13 +504,15 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 		return 0;
 	}
 	s->unk++;
-	op = (struct snap_cstack_op){.type = OP_RETUNK};
-	op.t = s->create_time;
-	op.k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
+	op = add_slot(cs, t, &err);
+	*op = (struct snap_cstack_op){.type = OP_RETUNK};
+	op->t = s->create_time;
+	op->k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
 	/* Ordered by discovery with the inferred callers found after it (they are
 	 * outer, so they come first), not by when the pending batch is flushed. */
-	op.k2 = ~++cs->ninferred;
-	return add(cs, &op, t);
+	op->k2 = ~++cs->ninferred;
+	add_commit(cs, op);
+	return err;
 }
 
 static int is_one_of(uint32_t sym, const uint32_t ids[3])
