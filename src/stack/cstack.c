@@ -257,7 +257,7 @@ static int described(struct snap_cstack *cs, const struct snap_cstack_op *op, ui
 	return 1;
 }
 
-static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+static int write_op_args(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
@@ -299,6 +299,26 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 		return tl->ops->complete(tl, cs->pid, cs->tid, op->t, op->t2, ctx->n.unknown, NULL,
 					 0);
 	}
+}
+
+/* The args of a begin or end that has none (never read: nargs is 0). */
+static const struct snap_arg no_args[1];
+
+/* Writes op at t. Inline for the commonest ops, which carry no args: a
+ * return, and (ctx->args_once) a call of a function the thread described
+ * at the same address; write_op_args writes the rest, in the same way. */
+static inline int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_timeline *tl = ctx->tl;
+	uint64_t ip;
+
+	if (op->type == OP_RET && !op->sampled && !(op->inferred && ctx->debug_names))
+		return tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
+	if (op->type == OP_CALL && ctx->args_once && !op->inferred && !op->cut_start &&
+	    !op->inlined && snap_u64map_get(&cs->described, op->sym, &ip) && ip == op->ip)
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, no_args, 0);
+	return write_op_args(cs, op, t);
 }
 
 static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
