@@ -78,7 +78,14 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 
 static struct snap_cstack_stk *cur(struct snap_cstack *cs)
 {
-	return &cs->stk[cs->nstk - 1];
+	return cs->top;
+}
+
+/* Drops the current stack: the one underneath is current again. */
+static void stk_close(struct snap_cstack *cs)
+{
+	cs->nstk--;
+	cs->top = &cs->stk[cs->nstk - 1];
 }
 
 /* Starts a new segment of the current stack at t (new stack, decode error). */
@@ -102,7 +109,7 @@ static int stk_open(struct snap_cstack *cs)
 	cs->stk[cs->nstk].n = 0;
 	cs->stk[cs->nstk].overflow = 0;
 	cs->stk[cs->nstk].unk = 0;
-	cs->nstk++;
+	cs->top = &cs->stk[cs->nstk++];
 	return 0;
 }
 
@@ -730,7 +737,7 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 		s->overflow = 0;
 		if (cs->nstk == 1)
 			break;
-		cs->nstk--;
+		stk_close(cs);
 	}
 	cs->total = 0;
 	cs->draining = 0;
@@ -879,7 +886,7 @@ static int eh_resume(struct snap_cstack *cs, uint64_t t)
 	int err = flush(cs, t);
 
 	if (cs->nstk > 1)
-		cs->nstk--;
+		stk_close(cs);
 	else
 		cut(cs, t);
 	return err;
@@ -1042,7 +1049,7 @@ static int kernel_exit(struct snap_cstack *cs, const struct snap_event *ev, uint
 	if (err < 0)
 		return err;
 	if (cs->nstk > 1) {
-		cs->nstk--;
+		stk_close(cs);
 		return 0;
 	}
 	if ((err = new_callstack_for(cs, &ev->dst, t)) < 0)

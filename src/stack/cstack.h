@@ -179,6 +179,7 @@ struct snap_cstack {
 	struct snap_cstack_ctx *ctx;
 	int32_t pid, tid;
 	struct snap_cstack_stk *stk;	/* stk[nstk - 1] is current, the rest inactive */
+	struct snap_cstack_stk *top;	/* &stk[nstk - 1] (kept with nstk and stk) */
 	size_t nstk, capstk, nstk_init; /* stk[0..nstk_init) are initialised */
 	size_t total;			/* frames on all stacks (for the depth cap) */
 	struct snap_cstack_op *pend;
