@@ -216,19 +216,25 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
 /* snap_cstack_note_loc of a symbol not looked up yet. */
 int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
 
+/* The test of snap_cstack_note_loc: returns 1 if loc's function needs no
+ * look-up (no ctx->srcloc, no symbol, or looked up before), 0 if
+ * snap_cstack_lookup_loc must follow. */
+static inline int snap_cstack_loc_noted(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+{
+	uint32_t sym = loc->sym;
+
+	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
+		return 1;
+	ctx->src_last_sym = sym;
+	return sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1);
+}
+
 /* Looks up the source position of loc's function once per symbol (with
  * ctx->srcloc set). Returns 0 or a negative error. Inline: the builder notes
  * every branch's target, whose symbol was almost always looked up before. */
 static inline int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
 {
-	uint32_t sym = loc->sym;
-
-	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
-		return 0;
-	ctx->src_last_sym = sym;
-	if (sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1))
-		return 0;
-	return snap_cstack_lookup_loc(ctx, loc);
+	return snap_cstack_loc_noted(ctx, loc) ? 0 : snap_cstack_lookup_loc(ctx, loc);
 }
 
 /* Initialises one thread's state on track (pid, tid), created at trace time t
