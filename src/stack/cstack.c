@@ -63,6 +63,14 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 		    0 ||
 	    (err = snap_strtab_intern_id(st, SNAP_ARG_SAMPLED, &n->sampled_ns)) < 0)
 		return err;
+	ctx->caml_lo = ctx->caml_hi = ctx->caml_raise_exn;
+	for (int i = 0; i < 4; i++) {
+		uint32_t id = i < 2 ? ctx->caml_unwind[i] : i == 2 ? ctx->caml_raise_exn
+								  : ctx->caml_raise_exception;
+
+		ctx->caml_lo = id < ctx->caml_lo ? id : ctx->caml_lo;
+		ctx->caml_hi = id > ctx->caml_hi ? id : ctx->caml_hi;
+	}
 	return 0;
 }
 
@@ -476,6 +484,7 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 
 static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 {
+	struct snap_cstack_stk *s;
 	struct snap_cstack_op *op;
 	int err = frame_reserve(cs);
 
@@ -492,7 +501,8 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 	add_commit(cs, op);
 	frame_push(cs, ip, sym);
 	/* starts with the segment: once closed, it encloses what came before */
-	cur(cs)->f[cur(cs)->n - 1].anchored = t <= cur(cs)->create_time;
+	s = cur(cs);
+	s->f[s->n - 1].anchored = t <= s->create_time;
 	return err;
 }
 
@@ -975,6 +985,8 @@ static inline int eh_heuristic(struct snap_cstack *cs, uint64_t t)
 	if (ctx->eh || !s->n || s->overflow)
 		return 0;
 	top = s->f[s->n - 1].sym;
+	if (top - ctx->caml_lo > ctx->caml_hi - ctx->caml_lo)
+		return 0; /* none of the four (one test: they are interned together) */
 	if (top == ctx->caml_unwind[0] || top == ctx->caml_unwind[1]) {
 		cs->eh_unwind++;
 		return 0;

@@ -116,6 +116,7 @@ struct snap_cstack_ctx {
 	uint32_t caml_unwind[2];       /* "caml_next_frame_descriptor", "caml_stash_backtrace" */
 	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
 	uint32_t caml_raise_exception; /* "caml_raise_exception" */
+	uint32_t caml_lo, caml_hi;     /* the least and greatest of those four ids */
 	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
 	/* 1: a function's constant args once per thread (docs/behaviour.md §6.3):
 	 * its first begin carries address, [line, col,] symbol, [file]; later ones

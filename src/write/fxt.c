@@ -399,7 +399,8 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 /* fxt_event of the commonest records, a begin or end without args (most
  * calls and returns, docs/design.md "The common branch takes a lean path")
  * on the last event's track, whose name has a string index, with room in
- * the sink's buffer and no error: every test first, then the same effects as
+ * the sink's buffer and no error (name 0 has none: str_idx[0] stays 0):
+ * every test first, then the same effects as
  * fxt_event (the record's stamp, the reference bits, the two words, the
  * count), so that it needs no stack frame. Anything else: fxt_event. */
 static inline int fxt_event_plain(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t tid,
@@ -412,7 +413,7 @@ static inline int fxt_event_plain(struct snap_fxt *fx, unsigned etype, int32_t p
 	uint16_t nref;
 
 	if (fx->err || snap_sink_error(sink) || !thr || fx->thr_last_key != key ||
-	    fx->thr_owner[thr] != key || !name || name >= fx->str_idx_cap ||
+	    fx->thr_owner[thr] != key || name >= fx->str_idx_cap ||
 	    !(nref = fx->str_idx[name]) || ts > SNAP_FXT_MAX_TS ||
 	    !(p = snap_sink_room(sink, sizeof(w))))
 		return fxt_event(fx, etype, pid, tid, ts, name, NULL, 0, 0, 0);
