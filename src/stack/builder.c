@@ -647,8 +647,7 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 	    (ev->comm && ev->comm != th->comm) || th->out_pend || th->offcpu != OFFCPU_NO ||
 	    (!bld->no_tx && (ev->in_tx || bld->ntx)) || !branch_in_scope(bld->ctx.scope, ev))
 		return feed_other(bld, ev);
-	th->floor = th->cs.last_time > th->cs.last_event_time ? th->cs.last_time
-							      : th->cs.last_event_time;
+	/* (th->floor is not read on this path: bthread.h) */
 	t = snap_cstack_time(&th->cs, ev->has_time,
 			     ev->has_time ? snap_bld_trace_time(bld, ev->time) : 0);
 	if (!snap_cstack_loc_noted(&bld->ctx, &ev->dst))

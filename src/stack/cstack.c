@@ -65,8 +65,9 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 		return err;
 	ctx->caml_lo = ctx->caml_hi = ctx->caml_raise_exn;
 	for (int i = 0; i < 4; i++) {
-		uint32_t id = i < 2 ? ctx->caml_unwind[i] : i == 2 ? ctx->caml_raise_exn
-								  : ctx->caml_raise_exception;
+		uint32_t id = i < 2    ? ctx->caml_unwind[i]
+			      : i == 2 ? ctx->caml_raise_exn
+				       : ctx->caml_raise_exception;
 
 		ctx->caml_lo = id < ctx->caml_lo ? id : ctx->caml_lo;
 		ctx->caml_hi = id > ctx->caml_hi ? id : ctx->caml_hi;

@@ -413,9 +413,8 @@ static inline int fxt_event_plain(struct snap_fxt *fx, unsigned etype, int32_t p
 	uint16_t nref;
 
 	if (fx->err || snap_sink_error(sink) || !thr || fx->thr_last_key != key ||
-	    fx->thr_owner[thr] != key || name >= fx->str_idx_cap ||
-	    !(nref = fx->str_idx[name]) || ts > SNAP_FXT_MAX_TS ||
-	    !(p = snap_sink_room(sink, sizeof(w))))
+	    fx->thr_owner[thr] != key || name >= fx->str_idx_cap || !(nref = fx->str_idx[name]) ||
+	    ts > SNAP_FXT_MAX_TS || !(p = snap_sink_room(sink, sizeof(w))))
 		return fxt_event(fx, etype, pid, tid, ts, name, NULL, 0, 0, 0);
 	fx->stamp++;
 	fx->thr_ref[thr] = 1;
