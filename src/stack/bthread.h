@@ -43,7 +43,11 @@ struct snap_bthread {
 	uint64_t t_in, out_t;
 	/* the thread's latest time before the event being applied: times of the
 	 * model that lie in the past (a switch-in, half a period after a sample)
-	 * never go before it, so the track's ops stay in time order */
+	 * never go before it, so the track's ops stay in time order. Only the
+	 * off-CPU model reads it, after apply or apply_task set it for the event
+	 * (or, at the end, for a thread whose last event left an off-CPU slice
+	 * waiting); snap_builder_feed's common branch, which cannot lead there,
+	 * does not set it */
 	uint64_t floor;
 	uint64_t last_period; /* the last sample's period in ns (clock events), else 0 */
 	struct snap_bthread_extra *extra;

@@ -63,6 +63,15 @@ int snap_cstack_ctx_init(struct snap_cstack_ctx *ctx, struct snap_timeline *tl,
 		    0 ||
 	    (err = snap_strtab_intern_id(st, SNAP_ARG_SAMPLED, &n->sampled_ns)) < 0)
 		return err;
+	ctx->caml_lo = ctx->caml_hi = ctx->caml_raise_exn;
+	for (int i = 0; i < 4; i++) {
+		uint32_t id = i < 2    ? ctx->caml_unwind[i]
+			      : i == 2 ? ctx->caml_raise_exn
+				       : ctx->caml_raise_exception;
+
+		ctx->caml_lo = id < ctx->caml_lo ? id : ctx->caml_lo;
+		ctx->caml_hi = id > ctx->caml_hi ? id : ctx->caml_hi;
+	}
 	return 0;
 }
 
@@ -78,7 +87,14 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx)
 
 static struct snap_cstack_stk *cur(struct snap_cstack *cs)
 {
-	return &cs->stk[cs->nstk - 1];
+	return cs->top;
+}
+
+/* Drops the current stack: the one underneath is current again. */
+static void stk_close(struct snap_cstack *cs)
+{
+	cs->nstk--;
+	cs->top = &cs->stk[cs->nstk - 1];
 }
 
 /* Starts a new segment of the current stack at t (new stack, decode error). */
@@ -102,7 +118,7 @@ static int stk_open(struct snap_cstack *cs)
 	cs->stk[cs->nstk].n = 0;
 	cs->stk[cs->nstk].overflow = 0;
 	cs->stk[cs->nstk].unk = 0;
-	cs->nstk++;
+	cs->top = &cs->stk[cs->nstk++];
 	return 0;
 }
 
@@ -257,7 +273,7 @@ static int described(struct snap_cstack *cs, const struct snap_cstack_op *op, ui
 	return 1;
 }
 
-static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+static int write_op_args(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
@@ -299,6 +315,26 @@ static int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uin
 		return tl->ops->complete(tl, cs->pid, cs->tid, op->t, op->t2, ctx->n.unknown, NULL,
 					 0);
 	}
+}
+
+/* The args of a begin or end that has none (never read: nargs is 0). */
+static const struct snap_arg no_args[1];
+
+/* Writes op at t. Inline for the commonest ops, which carry no args: a
+ * return, and (ctx->args_once) a call of a function the thread described
+ * at the same address; write_op_args writes the rest, in the same way. */
+static inline int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_timeline *tl = ctx->tl;
+	uint64_t ip;
+
+	if (op->type == OP_RET && !op->sampled && !(op->inferred && ctx->debug_names))
+		return tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
+	if (op->type == OP_CALL && ctx->args_once && !op->inferred && !op->cut_start &&
+	    !op->inlined && snap_u64map_get(&cs->described, op->sym, &ip) && ip == op->ip)
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, no_args, 0);
+	return write_op_args(cs, op, t);
 }
 
 static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
@@ -389,22 +425,27 @@ static int pend_reserve(struct snap_cstack *cs)
 	return 0;
 }
 
-/* add(op, t); the caller has called pend_reserve (so this cannot fail to
- * queue the op; it returns a write error of the flush, if any). Inline: every call and
- * return comes here. */
-static inline int add(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+/* add(op, t) of docs/behaviour.md §4.3, in two steps so that the op is
+ * built in its queue slot, not copied there (every call and return comes
+ * here): add_slot flushes the batch if t starts a new one and returns the
+ * slot (the caller has called pend_reserve, so this cannot fail to queue the
+ * op; *err gets a write error of the flush, if any); add_commit queues what
+ * the caller wrote there. Inline. */
+static inline struct snap_cstack_op *add_slot(struct snap_cstack *cs, uint64_t t, int *err)
 {
-	int err = 0;
-
+	*err = 0;
 	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
-		err = flush(cs, t);
-	cs->pend[cs->npend] = *op;
+		*err = flush(cs, t);
+	return &cs->pend[cs->npend];
+}
+
+static inline void add_commit(struct snap_cstack *cs, struct snap_cstack_op *op)
+{
 	if (!op->k1)
-		cs->pend[cs->npend].k1 = ++cs->seq;
+		op->k1 = ++cs->seq;
 	cs->npend++;
 	if (op->type == OP_CALL)
 		cs->npend_calls++;
-	return err;
 }
 
 /* ---- primitive operations (docs/behaviour.md §4.5) ------------------------------------------ */
@@ -444,7 +485,8 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 
 static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 {
-	struct snap_cstack_op op;
+	struct snap_cstack_stk *s;
+	struct snap_cstack_op *op;
 	int err = frame_reserve(cs);
 
 	if (err) {
@@ -454,18 +496,21 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 	}
 	if (pend_reserve(cs) < 0)
 		return -ENOMEM;
-	op = (struct snap_cstack_op){.type = OP_CALL, .ip = ip, .sym = symof(cs, sym)};
-	err = add(cs, &op, t);
-	frame_push(cs, op.ip, op.sym);
+	sym = symof(cs, sym);
+	op = add_slot(cs, t, &err);
+	*op = (struct snap_cstack_op){.type = OP_CALL, .ip = ip, .sym = sym};
+	add_commit(cs, op);
+	frame_push(cs, ip, sym);
 	/* starts with the segment: once closed, it encloses what came before */
-	cur(cs)->f[cur(cs)->n - 1].anchored = t <= cur(cs)->create_time;
+	s = cur(cs);
+	s->f[s->n - 1].anchored = t <= s->create_time;
 	return err;
 }
 
 static int ret_plain(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
-	struct snap_cstack_op op;
+	struct snap_cstack_op *op;
 	int err;
 
 	if (s->overflow) {
@@ -480,11 +525,12 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 			cs->total--;
 			return 0;
 		}
-		op = (struct snap_cstack_op){.type = OP_RET,
-					     .sym = s->f[s->n - 1].sym,
-					     .inferred = s->f[s->n - 1].inf,
-					     .sampled = s->f[s->n - 1].sampled};
-		err = add(cs, &op, t);
+		op = add_slot(cs, t, &err);
+		*op = (struct snap_cstack_op){.type = OP_RET,
+					      .sym = s->f[s->n - 1].sym,
+					      .inferred = s->f[s->n - 1].inf,
+					      .sampled = s->f[s->n - 1].sampled};
+		add_commit(cs, op);
 		s->unk += s->f[s->n - 1].anchored;
 		s->n--;
 		cs->total--;
@@ -496,13 +542,15 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 		return 0;
 	}
 	s->unk++;
-	op = (struct snap_cstack_op){.type = OP_RETUNK};
-	op.t = s->create_time;
-	op.k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
+	op = add_slot(cs, t, &err);
+	*op = (struct snap_cstack_op){.type = OP_RETUNK};
+	op->t = s->create_time;
+	op->k1 = s->cut_seq; /* it belongs to this stack, wherever we are when it is emitted */
 	/* Ordered by discovery with the inferred callers found after it (they are
 	 * outer, so they come first), not by when the pending batch is flushed. */
-	op.k2 = ~++cs->ninferred;
-	return add(cs, &op, t);
+	op->k2 = ~++cs->ninferred;
+	add_commit(cs, op);
+	return err;
 }
 
 static int is_one_of(uint32_t sym, const uint32_t ids[3])
@@ -700,7 +748,7 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 		s->overflow = 0;
 		if (cs->nstk == 1)
 			break;
-		cs->nstk--;
+		stk_close(cs);
 	}
 	cs->total = 0;
 	cs->draining = 0;
@@ -849,7 +897,7 @@ static int eh_resume(struct snap_cstack *cs, uint64_t t)
 	int err = flush(cs, t);
 
 	if (cs->nstk > 1)
-		cs->nstk--;
+		stk_close(cs);
 	else
 		cut(cs, t);
 	return err;
@@ -938,6 +986,8 @@ static inline int eh_heuristic(struct snap_cstack *cs, uint64_t t)
 	if (ctx->eh || !s->n || s->overflow)
 		return 0;
 	top = s->f[s->n - 1].sym;
+	if (top - ctx->caml_lo > ctx->caml_hi - ctx->caml_lo)
+		return 0; /* none of the four (one test: they are interned together) */
 	if (top == ctx->caml_unwind[0] || top == ctx->caml_unwind[1]) {
 		cs->eh_unwind++;
 		return 0;
@@ -1012,7 +1062,7 @@ static int kernel_exit(struct snap_cstack *cs, const struct snap_event *ev, uint
 	if (err < 0)
 		return err;
 	if (cs->nstk > 1) {
-		cs->nstk--;
+		stk_close(cs);
 		return 0;
 	}
 	if ((err = new_callstack_for(cs, &ev->dst, t)) < 0)
@@ -1071,12 +1121,45 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
 	return snap_cstack_end_thread(cs, t);
 }
 
-int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+/* Everything but the branches branch_fast takes: OCaml's exception notes,
+ * trace starts and ends, kernel entries and exits. Not inline, so that the
+ * common path keeps a small frame (gcc and clang would inline a static
+ * function called once). */
+__attribute__((noinline)) static int branch_slow(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
 {
 	int err = cs->ctx->eh ? eh_track(cs, ev, t) : 0;
 
-	if (err >= 0)
-		err = branch(cs, ev, t);
+	return err < 0 ? err : branch(cs, ev, t);
+}
+
+/* The commonest branches of user code, as branch() takes them: a call, a
+ * return, a jump (docs/behaviour.md §4.6), without OCaml's exception notes
+ * (whose test of every branch is eh_track). */
+static inline int branch_fast(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	int err;
+
+	if (cs->ctx->eh || ev->br_state != SNAP_BR_NOSTATE)
+		return branch_slow(cs, ev, t);
+	switch (ev->br_kind) {
+	case SNAP_BR_CALL:
+		return call(cs, ev->dst.ip, ev->dst.sym, t);
+	case SNAP_BR_RETURN:
+		if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain(cs, t)) < 0)
+			return err;
+		return check_current_symbol(cs, &ev->dst, t);
+	case SNAP_BR_JUMP:
+	case SNAP_BR_INT:
+		return check_current_symbol(cs, &ev->dst, t);
+	default:
+		return branch_slow(cs, ev, t);
+	}
+}
+
+int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+{
+	int err = branch_fast(cs, ev, t);
 
 	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
 		err = snap_cstack_trim(cs, t);

@@ -116,6 +116,7 @@ struct snap_cstack_ctx {
 	uint32_t caml_unwind[2];       /* "caml_next_frame_descriptor", "caml_stash_backtrace" */
 	uint32_t caml_raise_exn;       /* "caml_raise_exn" */
 	uint32_t caml_raise_exception; /* "caml_raise_exception" */
+	uint32_t caml_lo, caml_hi;     /* the least and greatest of those four ids */
 	int debug_names;	       /* inferred frames: "NAME [inferred start time]" */
 	/* 1: a function's constant args once per thread (docs/behaviour.md §6.3):
 	 * its first begin carries address, [line, col,] symbol, [file]; later ones
@@ -179,6 +180,7 @@ struct snap_cstack {
 	struct snap_cstack_ctx *ctx;
 	int32_t pid, tid;
 	struct snap_cstack_stk *stk;	/* stk[nstk - 1] is current, the rest inactive */
+	struct snap_cstack_stk *top;	/* &stk[nstk - 1] (kept with nstk and stk) */
 	size_t nstk, capstk, nstk_init; /* stk[0..nstk_init) are initialised */
 	size_t total;			/* frames on all stacks (for the depth cap) */
 	struct snap_cstack_op *pend;
@@ -215,19 +217,25 @@ void snap_cstack_ctx_fini(struct snap_cstack_ctx *ctx);
 /* snap_cstack_note_loc of a symbol not looked up yet. */
 int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc);
 
+/* The test of snap_cstack_note_loc: returns 1 if loc's function needs no
+ * look-up (no ctx->srcloc, no symbol, or looked up before), 0 if
+ * snap_cstack_lookup_loc must follow. */
+static inline int snap_cstack_loc_noted(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
+{
+	uint32_t sym = loc->sym;
+
+	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
+		return 1;
+	ctx->src_last_sym = sym;
+	return sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1);
+}
+
 /* Looks up the source position of loc's function once per symbol (with
  * ctx->srcloc set). Returns 0 or a negative error. Inline: the builder notes
  * every branch's target, whose symbol was almost always looked up before. */
 static inline int snap_cstack_note_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *loc)
 {
-	uint32_t sym = loc->sym;
-
-	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
-		return 0;
-	ctx->src_last_sym = sym;
-	if (sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1))
-		return 0;
-	return snap_cstack_lookup_loc(ctx, loc);
+	return snap_cstack_loc_noted(ctx, loc) ? 0 : snap_cstack_lookup_loc(ctx, loc);
 }
 
 /* Initialises one thread's state on track (pid, tid), created at trace time t

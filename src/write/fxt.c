@@ -281,15 +281,11 @@ static uint32_t fxt_thread_define(struct snap_fxt *fx, uint64_t key)
 	return idx;
 }
 
-/* Returns the FXT thread index of (pid, tid), defining it if needed (0 on error). */
-static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
+/* Slow path of fxt_thread: another track than the last one. */
+static uint32_t fxt_thread_find(struct snap_fxt *fx, uint64_t key)
 {
-	uint64_t key = fxt_key(pid, tid), v;
+	uint64_t v;
 
-	if (fx->thr_last_idx && fx->thr_last_key == key && fx->thr_owner[fx->thr_last_idx] == key) {
-		fx->thr_ref[fx->thr_last_idx] = 1;
-		return fx->thr_last_idx;
-	}
 	if (!snap_u64map_get(&fx->thr_map, key, &v) || fx->thr_owner[v] != key)
 		v = fxt_thread_define(fx, key);
 	else
@@ -297,6 +293,20 @@ static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
 	fx->thr_last_key = key;
 	fx->thr_last_idx = (uint32_t)v;
 	return (uint32_t)v;
+}
+
+/* Returns the FXT thread index of (pid, tid), defining it if needed (0 on
+ * error). Inline: a run of events is almost always on the last track. */
+static inline uint32_t fxt_thread(struct snap_fxt *fx, int32_t pid, int32_t tid)
+{
+	uint64_t key = fxt_key(pid, tid);
+	uint32_t idx = fx->thr_last_idx;
+
+	if (idx && fx->thr_last_key == key && fx->thr_owner[idx] == key) {
+		fx->thr_ref[idx] = 1;
+		return idx;
+	}
+	return fxt_thread_find(fx, key);
 }
 
 /* Encodes args at w (string refs resolved first). Returns the words used
@@ -386,16 +396,51 @@ static int fxt_event(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t t
 	return fxt_status(fx);
 }
 
+/* fxt_event of the commonest records, a begin or end without args (most
+ * calls and returns, docs/design.md "The common branch takes a lean path")
+ * on the last event's track, whose name has a string index, with room in
+ * the sink's buffer and no error (name 0 has none: str_idx[0] stays 0):
+ * every test first, then the same effects as
+ * fxt_event (the record's stamp, the reference bits, the two words, the
+ * count), so that it needs no stack frame. Anything else: fxt_event. */
+static inline int fxt_event_plain(struct snap_fxt *fx, unsigned etype, int32_t pid, int32_t tid,
+				  uint64_t ts, uint32_t name)
+{
+	struct snap_sink *sink = fx->sink;
+	uint64_t key = fxt_key(pid, tid), w[2];
+	uint32_t thr = fx->thr_last_idx;
+	unsigned char *p;
+	uint16_t nref;
+
+	if (fx->err || snap_sink_error(sink) || !thr || fx->thr_last_key != key ||
+	    fx->thr_owner[thr] != key || name >= fx->str_idx_cap || !(nref = fx->str_idx[name]) ||
+	    ts > SNAP_FXT_MAX_TS || !(p = snap_sink_room(sink, sizeof(w))))
+		return fxt_event(fx, etype, pid, tid, ts, name, NULL, 0, 0, 0);
+	fx->stamp++;
+	fx->thr_ref[thr] = 1;
+	fx->str_slot[nref].ref = 1;
+	fx->str_slot[nref].stamp = fx->stamp;
+	w[0] = htole64(fxt_hdr(SNAP_FXT_EVENT, 2) | fxt_pack(etype, FXT_EV_TYPE) |
+		       fxt_pack(thr, FXT_EV_THREAD) | fxt_pack(nref, FXT_EV_NAME));
+	w[1] = htole64(ts);
+	memcpy(p, w, sizeof(w));
+	snap_sink_commit(sink, sizeof(w));
+	fx->stats.events++;
+	return 0;
+}
+
 static int fxt_op_begin(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 			uint32_t name, const struct snap_arg *args, size_t nargs)
 {
+	if (!nargs)
+		return fxt_event_plain(snap_fxt_of(tl), SNAP_FXT_EV_BEGIN, pid, tid, ts, name);
 	return fxt_event(snap_fxt_of(tl), SNAP_FXT_EV_BEGIN, pid, tid, ts, name, args, nargs, 0, 0);
 }
 
 static int fxt_op_end(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,
 		      uint32_t name)
 {
-	return fxt_event(snap_fxt_of(tl), SNAP_FXT_EV_END, pid, tid, ts, name, NULL, 0, 0, 0);
+	return fxt_event_plain(snap_fxt_of(tl), SNAP_FXT_EV_END, pid, tid, ts, name);
 }
 
 static int fxt_op_end_args(struct snap_timeline *tl, int32_t pid, int32_t tid, uint64_t ts,

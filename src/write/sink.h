@@ -92,6 +92,22 @@ int snap_sink_set_gz_jobs(struct snap_sink *s, int jobs);
 /* Slow path of snap_sink_write (buffer full); internal. */
 void snap_sink_write_slow(struct snap_sink *s, const void *p, size_t len);
 
+/* Where len more bytes go in the buffer, if they fit (the caller writes
+ * them there, then calls snap_sink_commit), else NULL (snap_sink_write then
+ * takes them). A writer that has checked every other condition first can so
+ * build its bytes in place with no call. */
+static inline unsigned char *snap_sink_room(struct snap_sink *s, size_t len)
+{
+	return s->used + len <= SNAP_SINK_BUF && s->buf ? s->buf + s->used : NULL;
+}
+
+/* Accepts the len bytes written where snap_sink_room(s, len) said. */
+static inline void snap_sink_commit(struct snap_sink *s, size_t len)
+{
+	s->used += len;
+	s->total += len;
+}
+
 /* Appends len bytes of p (borrowed). Never fails visibly: a failure is kept
  * as the sticky error, and after an error writes are dropped. */
 static inline void snap_sink_write(struct snap_sink *s, const void *p, size_t len)

@@ -961,6 +961,79 @@ static void comm_changes(void)
 	drv_fini(&d);
 }
 
+/* The common branch's path of snap_builder_feed (docs/design.md "The common
+ * branch takes a lean path") is only for a branch that needs nothing else:
+ * a branch on the last event's thread still renames its track when its comm
+ * changed, ends the thread's off-CPU slice, and opens the off-CPU slice a
+ * sched_switch chain left waiting, as the general path does. */
+static void common_branch_path(void)
+{
+	static const char *const renamed[] = {
+		"100 1/1 comm=a strt 0 - 400000 main",
+		"110 1/1 comm=a call 400010 main 401000 f",
+		"120 1/1 comm=b return 401010 f 400014 main",
+		NULL,
+	};
+	static const char *const offcpu[] = {
+		"1000 1/1 comm=p sample cpu-clock 400000 main 401000 spin",
+		"1100 1/1 switch out",
+		"1200 1/1 call 400010 main 402000 g",
+		NULL,
+	};
+	static const char *const chain[] = {
+		"1000 1/1 comm=p sample cpu-clock 400000 main 401000 nap",
+		"1100 1/1 switch chain 400010 main+0x10 401200 nap+0x4 ffffffff81000000 __schedule",
+		"1200 1/1 call 401210 nap 402000 g",
+		NULL,
+	};
+	struct drv d;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, renamed));
+	mock_lines(&d.m, "T", out, sizeof(out));
+	CHECK_STR_EQ("T pid=1 tid=1 proc=a [pid=1] thread=a [pid=1] [tid=1]\n"
+		     "T pid=1 tid=1 proc=a [pid=1] thread=b [pid=1] [tid=1]\n",
+		     out);
+	CHECK_U64_EQ(1, d.s.renames);
+	drv_fini(&d);
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, offcpu));
+	/* the branch ends [off-CPU] where it runs again, then calls */
+	check_out(&d, "offcpu",
+		  "T pid=1 tid=1 proc=p [pid=1] thread=p [pid=1] [tid=1]\n"
+		  "E 100 tid=1 spin\n"
+		  "E 100 tid=1 main\n"
+		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 200 tid=1 [off-CPU]\n"
+		  "B 200 tid=1 g address=0x402000 symbol=g\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 spin address=0x401000 symbol=spin inferred_start_time=true\n"
+		  "E 200 tid=1 g\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
+	drv_fini(&d);
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, chain));
+	/* the chain's [off-CPU] opens at the chain (no switch record came), and
+	 * the branch ends it */
+	check_out(&d, "chain",
+		  "T pid=1 tid=1 proc=p [pid=1] thread=p [pid=1] [tid=1]\n"
+		  "E 100 tid=1 nap\n"
+		  "B 100 tid=1 nap address=0x401200 symbol=nap\n"
+		  "B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		  "E 200 tid=1 [off-CPU]\n"
+		  "B 200 tid=1 g address=0x402000 symbol=g\n"
+		  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		  "B 0 tid=1 nap address=0x401000 inferred_start_time=true\n"
+		  "E 200 tid=1 g\n"
+		  "E 200 tid=1 nap\n"
+		  "E 200 tid=1 main\n"
+		  "C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n");
+	drv_fini(&d);
+}
+
 /* A thread the program named may be sampled before the main thread: its comm
  * is not the process's, which is the main thread's. The threads seen before
  * the main thread are named again from it (here: the worker, first named
@@ -1278,6 +1351,7 @@ int main(void)
 	RUN(threads_born_and_exiting);
 	RUN(switches_ignored_with_branches);
 	RUN(comm_changes);
+	RUN(common_branch_path);
 	RUN(named_thread_before_main);
 	RUN(chain_cut);
 	RUN(chain_end_marker);

@@ -729,6 +729,65 @@ static void push_now_top_is(void)
 	drv_fini(&d);
 }
 
+/* The ops write_op takes without building args (docs/design.md "The common
+ * branch takes a lean path"), with args_once: a begin of a described function
+ * at its address carries nothing, but an inlined one still says inlined=1 and
+ * a begin marked inferred_start_time still says so; with debug_names, the end
+ * of an inferred frame that returns is named "NAME [inferred start time]". */
+static void args_once_plain_ops(void)
+{
+	static const char *const in[] = {
+		"100 1/1 strt 0 - 401000 foo",
+		"110 1/1 return 401010 foo 400015 main", /* main: an inferred caller */
+		"120 1/1 return 400020 main 402000 top", /* ...that returns */
+		NULL,
+	};
+	struct drv d;
+	struct snap_cstack *cs = &d.cs[0];
+	uint32_t f;
+	char out[4096];
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	d.ctx.args_once = 1;
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, "f", &f));
+	CHECK_INT_EQ(0, snap_cstack_init(cs, &d.ctx, 1, 1, 0));
+	d.n = 1;
+	CHECK_INT_EQ(0, d.m.base.ops->thread(&d.m.base, 1, 1, f, f));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, f, 5, NULL)); /* describes f */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 6));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, f, 7, NULL)); /* nothing to say */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 8));
+	CHECK_INT_EQ(0, snap_cstack_push_inlined(cs, 0x10, f, 9, NULL));
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 10));
+	cs->start_cut = 1;
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, f, 11, NULL));
+	cs->start_cut = 0;
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 12));
+	CHECK_INT_EQ(0, snap_cstack_end_thread(cs, 13));
+	mock_lines(&d.m, NULL, out, sizeof(out));
+	CHECK_STR_EQ("T pid=1 tid=1 proc=f thread=f\n"
+		     "B 5 tid=1 f address=0x10 symbol=f\n"
+		     "E 6 tid=1 f\n"
+		     "B 7 tid=1 f\n"
+		     "E 8 tid=1 f\n"
+		     "B 9 tid=1 f inlined=1\n"
+		     "E 10 tid=1 f\n"
+		     "B 11 tid=1 f inferred_start_time=true\n"
+		     "E 12 tid=1 f\n",
+		     out);
+	drv_fini(&d);
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	d.ctx.args_once = 1;
+	d.ctx.debug_names = 1;
+	for (size_t i = 0; in[i]; i++)
+		CHECK_INT_EQ(0, drv_feed(&d, in[i]));
+	CHECK_INT_EQ(0, drv_finish(&d));
+	mock_lines(&d.m, "E", out, sizeof(out));
+	CHECK(strstr(out, "E 120 tid=1 main [inferred start time]\n") != NULL);
+	drv_fini(&d);
+}
+
 /* A source-position lookup that counts its calls per symbol; fail: the symbol whose first
  * lookup fails. */
 struct srccount {
@@ -805,6 +864,7 @@ int main(void)
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	RUN(push_now_top_is);
+	RUN(args_once_plain_ops);
 	RUN(note_loc_once);
 	return snap_test_done();
 }

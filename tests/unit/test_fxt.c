@@ -327,6 +327,62 @@ static void test_events_and_args(void)
 	tw_fini(&t);
 }
 
+/* Begins and ends without args, the records fxt_event_plain writes in place
+ * when it can: every case it leaves to fxt_event (another track, a name not
+ * defined yet or none, a time beyond INT64_MAX, a full sink buffer) gives
+ * the same records, and each plain record is 16 bytes. */
+static void test_plain_events(void)
+{
+	const uint64_t big = (uint64_t)INT64_MAX + 5;
+	struct tw t;
+	size_t len0, len1;
+	uint32_t f;
+	int check;
+	char *d;
+
+	tw_init(&t);
+	f = S(&t, "f");
+	CHECK_INT_EQ(0, t.tl->ops->thread(t.tl, 1, 2, S(&t, "p"), S(&t, "a")));
+	CHECK_INT_EQ(0, t.tl->ops->thread(t.tl, 1, 3, 0, S(&t, "b")));
+	CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 1, 2, 10, f, NULL, 0)); /* new track, new name */
+	CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 1, 3, 11, f, NULL, 0)); /* another track */
+	CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 1, 3, 12, f, NULL, 0)); /* in place */
+	CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 1, 3, 13, 0));	       /* no name */
+	CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 1, 3, big, f));	       /* clamped */
+	CHECK_INT_EQ(1, t.fx.stats.clamped_times);
+	CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 1, 2, 14, f));
+	CHECK_INT_EQ(6, t.fx.stats.events);
+	d = tw_dump(&t, 0, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK_STR_EQ("process koid=1 name=\"p\"\n"
+		     "thread koid=2 process=1 name=\"a\"\n"
+		     "thread koid=3 process=1 name=\"b\"\n"
+		     "begin ts=10 pid=1 tid=2 name=\"f\"\n"
+		     "begin ts=11 pid=1 tid=3 name=\"f\"\n"
+		     "begin ts=12 pid=1 tid=3 name=\"f\"\n"
+		     "end ts=13 pid=1 tid=3\n"
+		     "end ts=9223372036854775807 pid=1 tid=3 name=\"f\"\n"
+		     "end ts=14 pid=1 tid=2 name=\"f\"\n",
+		     d);
+	free(d);
+	/* past the sink's buffer (SNAP_SINK_BUF bytes) many times: 16 bytes each */
+	snap_sink_mem_data(&t.sink, &len0);
+	for (uint64_t i = 0; i < 3 * SNAP_SINK_BUF / 16 + 7; i++) {
+		CHECK_INT_EQ(0, t.tl->ops->begin(t.tl, 1, 2, 20 + 2 * i, f, NULL, 0));
+		CHECK_INT_EQ(0, t.tl->ops->end(t.tl, 1, 2, 21 + 2 * i, f));
+	}
+	snap_sink_mem_data(&t.sink, &len1);
+	CHECK_INT_EQ((3 * SNAP_SINK_BUF / 16 + 7) * 32, len1 - len0);
+	d = tw_dump(&t, 0, &check);
+	CHECK_INT_EQ(0, check);
+	CHECK(strstr(d, "end ts=14 pid=1 tid=2 name=\"f\"\n"
+			"begin ts=20 pid=1 tid=2 name=\"f\"\nend ts=21 pid=1 tid=2 name=\"f\"\n"));
+	CHECK(strstr(d, "begin ts=24608 pid=1 tid=2 name=\"f\"\nend ts=24609 pid=1 tid=2 "
+			"name=\"f\"\n"));
+	free(d);
+	tw_fini(&t);
+}
+
 /* Args: more than 15 are dropped and counted; counters keep only ints. */
 static void test_arg_limits(void)
 {
@@ -832,6 +888,7 @@ int main(void)
 {
 	RUN(test_header_records);
 	RUN(test_events_and_args);
+	RUN(test_plain_events);
 	RUN(test_arg_limits);
 	RUN(test_b6_5_string_reuse);
 	RUN(test_b6_5_thread_reuse);
