@@ -126,6 +126,9 @@ static void run_piece(struct wctx *w, struct piece *pc)
 {
 	int err = ptd_decode_piece(w, pc);
 
+	/* its bytes leave memory as soon as they are decoded, not when the reader
+	 * gets to the piece (docs/ptdec.md, "Memory") */
+	ptd_drop_bytes(w->d, pc->b, pc->e, 1);
 	pthread_mutex_lock(&w->d->mu);
 	piece_done(w->d, pc, err);
 	pthread_mutex_unlock(&w->d->mu);
@@ -236,6 +239,8 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		err = ptd_decode_piece(&reader_ctx, pc);
 		if (err == -EAGAIN)
 			to_helper(d, pc);
+		else
+			ptd_drop_bytes(d, pc->b, pc->e, 1);
 		pthread_mutex_lock(&d->mu);
 		if (err != -EAGAIN)
 			piece_done(d, pc, err);

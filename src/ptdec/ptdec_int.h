@@ -23,7 +23,7 @@
 #include "ptdec/timing.h"
 #include "util/u64map.h"
 
-#define AUTO_PIECE	 (64u << 10)
+#define AUTO_PIECE	 (16u << 10)
 #define ACACHE_BITS	 16
 #define WINDOW_PER_J	 4
 #define NO_IDX		 ((size_t)-1)
