@@ -273,10 +273,15 @@ void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t 
 
 	if (!m || !page || b >= e || b < m || e > m + d->maplen)
 		return; /* not the file's mapping (open_mem: the caller's memory) */
-	/* a fault maps the pages around it that the kernel has (fault-around,
-	 * 64 KiB): those before b that a read of b mapped again go too */
-	if (whole)
-		b = (size_t)(b - m) > PTD_FAULT_AROUND ? b - PTD_FAULT_AROUND : m;
+	/* a fault maps the pages around it that the kernel has: those before b
+	 * that a read of b mapped again go too, back to the start of the span it
+	 * maps at most (fault-around, 64 KiB, or a large folio of the page cache
+	 * mapped whole: up to the 2 MiB-aligned span around the fault) */
+	if (whole) {
+		uintptr_t lo = (uintptr_t)b & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1);
+
+		b = lo > (uintptr_t)m ? (const uint8_t *)lo : m;
+	}
 	from = (uintptr_t)b & ~(page - 1);
 	to = whole ? ((uintptr_t)e + page - 1) & ~(page - 1) : (uintptr_t)e & ~(page - 1);
 	if (to > (((uintptr_t)m + d->maplen + page - 1) & ~(page - 1)))

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -323,6 +324,10 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		d->map = buf;
 		d->maplen = len;
 		d->pagesz = ps > 0 ? (size_t)ps : 4096;
+		/* no 2 MiB mappings of the page cache's large folios: one fault
+		 * would map 2 MiB that ptd_drop_bytes drops in pages (docs/ptdec.md,
+		 * "Memory") */
+		madvise((void *)buf, len, MADV_NOHUGEPAGE);
 	}
 	d->names = names;
 	if (o)
@@ -349,7 +354,7 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 	if (d->o.kcore_dir)
 		snprintf(d->kcore_dir, sizeof(d->kcore_dir), "%s", d->o.kcore_dir);
 	snap_u64map_init(&d->tidpid);
-	err = snap_pd_parse(&d->pd, buf, len, why, whylen);
+	err = snap_pd_parse_map(&d->pd, buf, len, d->map ? d->pagesz : 0, why, whylen);
 	if (err >= 0)
 		err = check_support(d, why, whylen);
 	if (err < 0)
