@@ -305,6 +305,8 @@ struct wctx {
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
+	unsigned rbits; /* the run cache has 1 << rbits slots (insn.c: it grows as it fills) */
+	size_t rused;	/* of which rused are used */
 };
 
 /* ---- small helpers ---- */
