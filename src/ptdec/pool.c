@@ -282,10 +282,11 @@ void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t 
 
 		b = lo > (uintptr_t)m ? (const uint8_t *)lo : m;
 	}
+	/* the page of e stays when the next bytes share it (the next piece reads
+	 * them: it goes with the next drop, which goes back to its span's start) */
 	from = (uintptr_t)b & ~(page - 1);
-	to = whole ? ((uintptr_t)e + page - 1) & ~(page - 1) : (uintptr_t)e & ~(page - 1);
-	if (to > (((uintptr_t)m + d->maplen + page - 1) & ~(page - 1)))
-		to = ((uintptr_t)m + d->maplen + page - 1) & ~(page - 1);
+	to = e == m + d->maplen ? ((uintptr_t)e + page - 1) & ~(page - 1)
+				: (uintptr_t)e & ~(page - 1);
 	if (to > from)
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }

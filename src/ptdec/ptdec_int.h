@@ -424,10 +424,12 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap);
  * (pc->nev - n events, moved to the front). 0, -ENOMEM, or -ECANCELED when
  * the decoder closes. */
 int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n);
-/* The bytes b..e of the perf.data mapping (borrowed) are read: their pages
- * leave the process's memory (read again from the file if needed; the pages
- * around them too when whole, else only those entirely before e). A no-op on
- * memory that is not the file's mapping (snap_ptdec_open_mem). */
+/* The bytes b..e of the perf.data mapping (borrowed) are read: the pages
+ * entirely before e leave the process's memory (read again from the file if
+ * needed), from b's page, or when whole from the start of b's 2 MiB span (all
+ * a read of b may have mapped: SNAP_PD_DROP_SPAN); e's page too at the end of
+ * the file. A no-op on memory that is not the file's mapping
+ * (snap_ptdec_open_mem). */
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole);
 /* The reader is done with piece pc: its events (owned by the piece) are freed or
  * kept for a later piece, and a worker may start the next one. */
