@@ -141,6 +141,8 @@ static void drop_decoded(struct snap_ptdec *d, const struct piece *pc)
 		return;
 	at = (size_t)(pc->e - m);
 	end = (size_t)(pc->be - m);
+	if (((size_t)(pc->b - m) ^ at) < AHEAD_BYTES)
+		return; /* the piece did not cross a step: done by the one that did */
 	from = (at & ~(size_t)(AHEAD_BYTES - 1)) + 2 * (size_t)AHEAD_BYTES;
 	if ((at | (SNAP_PD_DROP_SPAN - 1)) + 1 < end)
 		end = (at | (SNAP_PD_DROP_SPAN - 1)) + 1; /* the end of e's span */
@@ -315,6 +317,28 @@ void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t 
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
+/* The areas ptd_slice_map makes: 128 KiB, or more for a file so long that
+ * there would be more than MAP_SLICES of them (the kernel's limit on a
+ * process's mappings is about 65530). */
+#define MAP_SLICE  ((size_t)128 << 10)
+#define MAP_SLICES ((size_t)16384)
+
+void ptd_slice_map(struct snap_ptdec *d)
+{
+	uint8_t *m = (uint8_t *)(uintptr_t)d->map;
+	size_t g = MAP_SLICE;
+
+	if (!m)
+		return;
+	while (d->maplen / g > MAP_SLICES)
+		g *= 2;
+	/* every other area gets MADV_NOHUGEPAGE (no 2 MiB mappings there either;
+	 * nothing else changes): areas of different flags are not merged */
+	for (size_t o = 0; o < d->maplen; o += 2 * g)
+		if (madvise(m + o, d->maplen - o < g ? d->maplen - o : g, MADV_NOHUGEPAGE))
+			break; /* too many mappings: the rest stays whole */
+}
+
 void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
 {
 	pthread_mutex_lock(&d->mu);
@@ -324,7 +348,10 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
 
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	ptd_drop_bytes(d, pc->b, pc->e, 1);
+	/* dropped once decoded (drop_decoded); the clock's scan (timing.c) may
+	 * have read the piece again since */
+	if (d->tscan)
+		ptd_drop_bytes(d, pc->b, pc->e, 1);
 	pthread_mutex_lock(&d->mu);
 	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;

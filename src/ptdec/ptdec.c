@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -324,10 +323,7 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		d->map = buf;
 		d->maplen = len;
 		d->pagesz = ps > 0 ? (size_t)ps : 4096;
-		/* no 2 MiB mappings of the page cache's large folios: one fault
-		 * would map 2 MiB that ptd_drop_bytes drops in pages (docs/ptdec.md,
-		 * "Memory") */
-		madvise((void *)buf, len, MADV_NOHUGEPAGE);
+		ptd_slice_map(d); /* a read maps little of the file (pool.c) */
 	}
 	d->names = names;
 	if (o)

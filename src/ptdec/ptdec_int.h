@@ -431,6 +431,12 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n);
  * the file. A no-op on memory that is not the file's mapping
  * (snap_ptdec_open_mem). */
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole);
+/* Cuts the perf.data mapping into areas of MAP_SLICE bytes (madvise) that no
+ * large folio of the page cache fits in, so that a read fault maps only the
+ * pages around it (fault-around), not a whole folio of up to 2 MiB (Linux
+ * 6.18 maps a folio whole when it lies inside one area: docs/ptdec.md,
+ * "Memory"). At open, once. */
+void ptd_slice_map(struct snap_ptdec *d);
 /* The reader is done with piece pc: its events (owned by the piece) are freed or
  * kept for a later piece, and a worker may start the next one. */
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);
