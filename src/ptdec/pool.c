@@ -122,32 +122,12 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 	pthread_cond_broadcast(&d->cv_done);
 }
 
-/* Of the bytes after a decoded piece that a read of it may have mapped (the
- * rest of a large folio, up to the end of its 2 MiB span), those past the
- * next AHEAD_BYTES leave memory (a step of AHEAD_BYTES at a time, so the
- * next pieces fault the folio in again once per step, not once a piece). */
-#define AHEAD_BYTES (128u << 10)
-
 /* Piece pc is decoded: its bytes leave memory now, not when the reader gets
- * to it, and the bytes past it in its buffer that the read mapped (above):
- * so only the pieces being decoded are resident (docs/ptdec.md, "Memory"). */
+ * to it, so only the pieces being decoded are resident (docs/ptdec.md,
+ * "Memory"). */
 static void drop_decoded(struct snap_ptdec *d, const struct piece *pc)
 {
-	const uint8_t *m = d->map;
-	size_t at, end, from;
-
 	ptd_drop_bytes(d, pc->b, pc->e, 1);
-	if (!m || pc->e < m || pc->be > m + d->maplen || pc->be <= pc->e)
-		return;
-	at = (size_t)(pc->e - m);
-	end = (size_t)(pc->be - m);
-	if (((size_t)(pc->b - m) ^ at) < AHEAD_BYTES)
-		return; /* the piece did not cross a step: done by the one that did */
-	from = (at & ~(size_t)(AHEAD_BYTES - 1)) + 2 * (size_t)AHEAD_BYTES;
-	if ((at | (SNAP_PD_DROP_SPAN - 1)) + 1 < end)
-		end = (at | (SNAP_PD_DROP_SPAN - 1)) + 1; /* the end of e's span */
-	if (from < end)
-		ptd_drop_bytes(d, m + from, m + end, 0);
 }
 
 static void run_piece(struct wctx *w, struct piece *pc)
