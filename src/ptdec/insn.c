@@ -57,7 +57,7 @@ void ptd_wctx_fini(struct wctx *w)
 	snap_free(w->rcache);
 	snap_free(w->rinsns);
 	snap_free(w->rbr);
-	w->rbits = 0;
+	w->rshift = 0;
 	w->rused = 0;
 	w->rcache = NULL;
 	w->rinsns = NULL;
@@ -366,13 +366,13 @@ static uint64_t run_hash(int32_t pid, uint64_t ip)
  * (docs/ptdec.md, "Memory"). 0, or -1 out of memory (the old one stays). */
 static int rcache_grow(struct wctx *w)
 {
-	unsigned bits = w->rcache ? w->rbits + 1 : RCACHE_MIN;
+	unsigned old = 64 - w->rshift, bits = w->rcache ? old + 1 : RCACHE_MIN;
 	struct run *t = snap_calloc((size_t)1 << bits, sizeof(*t));
 
 	if (!t)
 		return -1;
 	w->rused = 0;
-	for (size_t k = 0; w->rcache && k < (size_t)1 << w->rbits; k++) {
+	for (size_t k = 0; w->rcache && k < (size_t)1 << old; k++) {
 		const struct run *r = &w->rcache[k];
 		size_t i;
 
@@ -388,7 +388,7 @@ static int rcache_grow(struct wctx *w)
 	}
 	snap_free(w->rcache);
 	w->rcache = t;
-	w->rbits = bits;
+	w->rshift = 64 - bits;
 	return 0;
 }
 
@@ -402,7 +402,7 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 		return NULL;
 	/* two ways: the slot and its pair, the one used last in the slot (hot runs
 	 * whose slots collide no longer evict each other) */
-	i = h >> (64 - w->rbits);
+	i = h >> w->rshift;
 	r = &w->rcache[i];
 	if (!(r->used && r->ip == ip && r->pid == pid)) {
 		struct run *o = &w->rcache[i ^ 1], t;
@@ -413,14 +413,14 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 			*o = t;
 			return r->n ? r : NULL;
 		}
-		if (w->rbits < RCACHE_BITS && w->rused >= ((size_t)1 << w->rbits) / 2 &&
+		if (w->rshift > 64 - RCACHE_BITS && w->rused >= ((size_t)1 << (64 - w->rshift)) / 2 &&
 		    rcache_grow(w) == 0) {
-			i = h >> (64 - w->rbits);
+			i = h >> w->rshift;
 			r = &w->rcache[i];
 			o = &w->rcache[i ^ 1];
 		}
 		if (w->nrinsns > (8u << 20)) { /* bounded: start again */
-			memset(w->rcache, 0, sizeof(*w->rcache) << w->rbits);
+			memset(w->rcache, 0, sizeof(*w->rcache) << (64 - w->rshift));
 			w->nrinsns = w->nrbr = 0;
 			w->rused = 0;
 		} else if (r->used) {

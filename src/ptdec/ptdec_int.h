@@ -305,7 +305,7 @@ struct wctx {
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
-	unsigned rbits; /* the run cache has 1 << rbits slots (insn.c: it grows as it fills) */
+	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
 	size_t rused;	/* of which rused are used */
 };
 
