@@ -413,8 +413,8 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 			*o = t;
 			return r->n ? r : NULL;
 		}
-		if (w->rshift > 64 - RCACHE_BITS && w->rused >= ((size_t)1 << (64 - w->rshift)) / 2 &&
-		    rcache_grow(w) == 0) {
+		if (w->rshift > 64 - RCACHE_BITS &&
+		    w->rused >= ((size_t)1 << (64 - w->rshift)) / 2 && rcache_grow(w) == 0) {
 			i = h >> w->rshift;
 			r = &w->rcache[i];
 			o = &w->rcache[i ^ 1];

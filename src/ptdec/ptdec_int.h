@@ -306,7 +306,7 @@ struct wctx {
 	size_t nimgs, capimgs;
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
 	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
-	size_t rused;	/* of which rused are used */
+	size_t rused;	 /* of which rused are used */
 };
 
 /* ---- small helpers ---- */
