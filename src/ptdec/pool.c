@@ -346,6 +346,8 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	}
 }
 
+#define WINDOW_JOBS 2 /* the window ahead of the reader is that of 2 threads (below) */
+
 static struct snap_ptdec *sort_ctx;
 
 static int cmp_order(const void *x, const void *y)
@@ -377,13 +379,17 @@ int ptd_start_pool(struct snap_ptdec *d)
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
 	/* The reader holds a piece of every queue it merges: the workers' window
-	 * comes on top of those, WINDOW_PER_J pieces a thread up to WINDOW_BYTES
-	 * of events (a piece holds at most two segments of evcap before the
-	 * reader takes one), whatever the number of CPUs; no more workers start
-	 * than that part of the window has pieces for. */
+	 * comes on top of those, WINDOW_PER_J pieces a thread for at most
+	 * WINDOW_JOBS threads (the reading and the consumer thread are serial: at
+	 * about 250 and 450 instructions a branch against the decode's 500, more
+	 * workers have nothing to decode ahead) up to WINDOW_BYTES of events (a
+	 * piece holds at most two segments of evcap before the reader takes one),
+	 * whatever -j and the number of CPUs are, so the memory is too; no more
+	 * workers start than that part of the window has pieces for. */
 	{
 		const char *env = getenv("SNAPTRACE_PTDEC_CAP");
-		size_t extra = (size_t)jobs * WINDOW_PER_J, per;
+		size_t extra = (size_t)(jobs < WINDOW_JOBS ? jobs : WINDOW_JOBS) * WINDOW_PER_J,
+		       per;
 
 		d->evcap = env ? strtoul(env, NULL, 10) : AUTO_EVCAP;
 		if (d->evcap > SIZE_MAX / (2 * sizeof(struct rawev))) /* per and 2 * evcap fit */
