@@ -34,7 +34,8 @@
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
 /* A page fault maps the pages around it that the kernel has (fault-around):
- * dropping the bytes before an address drops this many more (ptd_drop_bytes). */
+ * dropping the bytes before the token reader drops this many more (machine.c;
+ * a whole drop goes back to the start of the 2 MiB span: ptd_drop_bytes). */
 #define PTD_FAULT_AROUND (64u << 10)
 
 enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
