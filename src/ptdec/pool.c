@@ -94,7 +94,8 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		pc->pub = pc->ev;
 		pc->npub = n - drop;
 		pc->cappub = pc->cap;
-		pthread_cond_broadcast(&d->cv_done);
+		if (d->rwait == pc)
+			pthread_cond_signal(&d->cv_done);
 	} else {
 		give_spare(d, pc->ev, pc->cap);
 	}
@@ -119,7 +120,9 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 		pc->nev -= drop;
 	}
 	pc->state = PIECE_DONE;
-	pthread_cond_broadcast(&d->cv_done);
+	/* only the reader waits, for one piece: no wake-up for the others */
+	if (d->rwait == pc)
+		pthread_cond_signal(&d->cv_done);
 }
 
 /* Piece pc is decoded: its bytes leave memory now, not when the reader gets
@@ -251,8 +254,10 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		if (err != -EAGAIN)
 			piece_done(d, pc, err);
 	}
+	d->rwait = pc;
 	while (pc->state == PIECE_RUNNING && !pc->pub)
 		pthread_cond_wait(&d->cv_done, &d->mu);
+	d->rwait = NULL;
 	if (pc->pub) {
 		*ev = pc->pub;
 		*n = pc->npub;
@@ -338,7 +343,7 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	pc->cap = 0;
 	pc->state = PIECE_RELEASED;
 	d->live--;
-	pthread_cond_broadcast(&d->cv_work);
+	pthread_cond_signal(&d->cv_work); /* one more piece may start: one worker */
 	pthread_mutex_unlock(&d->mu);
 	if (pc->has_helper) {
 		pthread_join(pc->helper, NULL);

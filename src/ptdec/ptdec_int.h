@@ -244,6 +244,7 @@ struct snap_ptdec {
 	pthread_cond_t cv_work, cv_done, cv_pub;
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
+	const struct piece *rwait; /* the piece the reader waits for (pool.c), NULL: none */
 	struct aent *acache;
 	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
 	const struct rawev *rival;
