@@ -57,6 +57,8 @@ void ptd_wctx_fini(struct wctx *w)
 	snap_free(w->rcache);
 	snap_free(w->rinsns);
 	snap_free(w->rbr);
+	w->rshift = 0;
+	w->rused = 0;
 	w->rcache = NULL;
 	w->rinsns = NULL;
 	w->rbr = NULL;
@@ -296,7 +298,8 @@ static int madeup_next(struct pt_insn_decoder *dec, int *status, struct cinsn *o
 	return 1;
 }
 
-#define RCACHE_BITS 14
+#define RCACHE_BITS 14 /* at most; it starts with RCACHE_MIN and doubles when half full */
+#define RCACHE_MIN  9
 #define RUN_MAX	    4096 /* longer runs (a loop of direct jumps) are left to libipt */
 
 /* The run cache (struct run): for a process and an IP, the instructions the
@@ -352,20 +355,54 @@ static int run_fill(struct wctx *w, struct run *r)
 	return 0;
 }
 
+static uint64_t run_hash(int32_t pid, uint64_t ip)
+{
+	return (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* The run cache with twice the slots (RCACHE_MIN at first), its runs moved
+ * over (one that finds its slot and the pair taken is dropped: a cache).
+ * A worker's cache so takes the memory its code needs, not the most it may
+ * (docs/ptdec.md, "Memory"). 0, or -1 out of memory (the old one stays). */
+static int rcache_grow(struct wctx *w)
+{
+	unsigned old = 64 - w->rshift, bits = w->rcache ? old + 1 : RCACHE_MIN;
+	struct run *t = snap_calloc((size_t)1 << bits, sizeof(*t));
+
+	if (!t)
+		return -1;
+	w->rused = 0;
+	for (size_t k = 0; w->rcache && k < (size_t)1 << old; k++) {
+		const struct run *r = &w->rcache[k];
+		size_t i;
+
+		if (!r->used)
+			continue;
+		i = run_hash(r->pid, r->ip) >> (64 - bits);
+		if (t[i].used)
+			i ^= 1;
+		if (!t[i].used) {
+			t[i] = *r;
+			w->rused++;
+		}
+	}
+	snap_free(w->rcache);
+	w->rcache = t;
+	w->rshift = 64 - bits;
+	return 0;
+}
+
 struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 {
 	struct run *r;
-	uint64_t h = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = run_hash(pid, ip);
 	size_t i;
 
-	if (!w->rcache) {
-		w->rcache = snap_calloc((size_t)1 << RCACHE_BITS, sizeof(*w->rcache));
-		if (!w->rcache)
-			return NULL;
-	}
+	if (!w->rcache && rcache_grow(w) < 0)
+		return NULL;
 	/* two ways: the slot and its pair, the one used last in the slot (hot runs
 	 * whose slots collide no longer evict each other) */
-	i = h >> (64 - RCACHE_BITS);
+	i = h >> w->rshift;
 	r = &w->rcache[i];
 	if (!(r->used && r->ip == ip && r->pid == pid)) {
 		struct run *o = &w->rcache[i ^ 1], t;
@@ -376,12 +413,21 @@ struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 			*o = t;
 			return r->n ? r : NULL;
 		}
+		if (w->rshift > 64 - RCACHE_BITS &&
+		    w->rused >= ((size_t)1 << (64 - w->rshift)) / 2 && rcache_grow(w) == 0) {
+			i = h >> w->rshift;
+			r = &w->rcache[i];
+			o = &w->rcache[i ^ 1];
+		}
 		if (w->nrinsns > (8u << 20)) { /* bounded: start again */
-			memset(w->rcache, 0, sizeof(*w->rcache) << RCACHE_BITS);
+			memset(w->rcache, 0, sizeof(*w->rcache) << (64 - w->rshift));
 			w->nrinsns = w->nrbr = 0;
+			w->rused = 0;
 		} else if (r->used) {
+			w->rused += !o->used;
 			*o = *r;
 		}
+		w->rused += !r->used;
 		memset(r, 0, sizeof(*r));
 		r->used = 1;
 		r->ip = ip;

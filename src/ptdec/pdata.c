@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util/alloc.h"
 #include "util/bytes.h"
@@ -259,7 +260,23 @@ void snap_pd_bid_hex(const uint8_t *id, size_t len, char *out)
 	out[2 * len] = 0;
 }
 
-int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, size_t whylen)
+/* snap_pd_parse_map: the spans of the file before the one at p leave memory. */
+static void drop_before(struct snap_pd *pd, const uint8_t *p)
+{
+	uintptr_t m = (uintptr_t)pd->buf, from, to;
+
+	if (!pd->drop_page || p < pd->buf || (size_t)(p - pd->buf) > pd->len)
+		return;
+	from = (m + pd->dropped) & ~(uintptr_t)(pd->drop_page - 1);
+	to = (uintptr_t)p & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1);
+	if (to <= from)
+		return;
+	madvise((void *)from, to - from, MADV_DONTNEED);
+	pd->dropped = to - m;
+}
+
+static int parse(struct snap_pd *pd, const void *buf, size_t len, size_t pagesz, char *why,
+		 size_t whylen)
 {
 	const uint8_t *b = buf;
 	uint64_t hsize, attr_size, aoff, asize, doff, dsize, end, pos;
@@ -268,6 +285,7 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 	memset(pd, 0, sizeof(*pd));
 	pd->buf = b;
 	pd->len = len;
+	pd->drop_page = pagesz;
 	if (why && whylen)
 		*why = 0;
 	if (len < 16 || memcmp(b, "PERFILE2", 8))
@@ -298,6 +316,7 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 		r.misc = snap_get16(p + 4);
 		r.size = snap_get16(p + 6);
 		r.p = p;
+		drop_before(pd, p);
 		if (r.size < 8 || r.size > end - pos) {
 			pd->bad_records++;
 			break; /* the rest cannot be framed */
@@ -379,9 +398,24 @@ int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, si
 		return snap_pd_notsup(why, whylen,
 				      "no event uses the Intel PT PMU of its AUXTRACE_INFO");
 	/* The trailer layout is the PT event's: re-read every record's sample_id. */
-	for (size_t i = 0; i < pd->nrecs; i++)
+	pd->dropped = 0;
+	for (size_t i = 0; i < pd->nrecs; i++) {
+		drop_before(pd, pd->recs[i].p);
 		sample_id(pd, &pd->recs[i]);
+	}
+	drop_before(pd, pd->buf + pd->len);
 	return 0;
+}
+
+int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, size_t whylen)
+{
+	return parse(pd, buf, len, 0, why, whylen);
+}
+
+int snap_pd_parse_map(struct snap_pd *pd, const void *buf, size_t len, size_t pagesz, char *why,
+		      size_t whylen)
+{
+	return parse(pd, buf, len, pagesz, why, whylen);
 }
 
 void snap_pd_fini(struct snap_pd *pd)

@@ -129,7 +129,14 @@ struct snap_pd {
 	struct snap_pd_bid *bids; /* HEADER_BUILD_ID */
 	size_t nbids, bidcap;
 	char osrelease[128]; /* HEADER_OSRELEASE, "" if none */
+	/* snap_pd_parse_map: buf is a file mapping whose pages leave memory as the
+	 * parse goes past them (drop_page: its page size; 0: never) */
+	size_t drop_page, dropped;
 };
+
+/* A read fault maps at most the 2 MiB-aligned span of the mapping around it
+ * (fault-around, or a large folio of the page cache mapped whole). */
+#define SNAP_PD_DROP_SPAN ((size_t)2 << 20)
 
 /* The build id recorded for DSO name (namelen bytes), or NULL. */
 const struct snap_pd_bid *snap_pd_find_bid(const struct snap_pd *pd, const char *name,
@@ -145,6 +152,12 @@ void snap_pd_bid_hex(const uint8_t *id, size_t len, char *out);
  * reader does not handle, or -ENOMEM.
  */
 int snap_pd_parse(struct snap_pd *pd, const void *buf, size_t len, char *why, size_t whylen);
+/* The same for buf a read-only file mapping (page size pagesz): the pages the
+ * parse read leave memory again as it goes (madvise(MADV_DONTNEED); read again
+ * from the page cache when needed), so that about SNAP_PD_DROP_SPAN of the
+ * file is resident at once however long it is (docs/ptdec.md, "Memory"). */
+int snap_pd_parse_map(struct snap_pd *pd, const void *buf, size_t len, size_t pagesz, char *why,
+		      size_t whylen);
 /* Frees the record, AUXTRACE and build-id tables parse gave pd and zeroes pd
  * (the records point into buf, which stays the caller's). Safe on a zeroed pd. */
 void snap_pd_fini(struct snap_pd *pd);

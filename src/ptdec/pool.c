@@ -94,7 +94,8 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		pc->pub = pc->ev;
 		pc->npub = n - drop;
 		pc->cappub = pc->cap;
-		pthread_cond_broadcast(&d->cv_done);
+		if (d->rwait == pc)
+			pthread_cond_signal(&d->cv_done);
 	} else {
 		give_spare(d, pc->ev, pc->cap);
 	}
@@ -119,13 +120,24 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 		pc->nev -= drop;
 	}
 	pc->state = PIECE_DONE;
-	pthread_cond_broadcast(&d->cv_done);
+	/* only the reader waits, for one piece: no wake-up for the others */
+	if (d->rwait == pc)
+		pthread_cond_signal(&d->cv_done);
+}
+
+/* Piece pc is decoded: its bytes leave memory now, not when the reader gets
+ * to it, so only the pieces being decoded are resident (docs/ptdec.md,
+ * "Memory"). */
+static void drop_decoded(struct snap_ptdec *d, const struct piece *pc)
+{
+	ptd_drop_bytes(d, pc->b, pc->e, 1);
 }
 
 static void run_piece(struct wctx *w, struct piece *pc)
 {
 	int err = ptd_decode_piece(w, pc);
 
+	drop_decoded(w->d, pc);
 	pthread_mutex_lock(&w->d->mu);
 	piece_done(w->d, pc, err);
 	pthread_mutex_unlock(&w->d->mu);
@@ -236,12 +248,16 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		err = ptd_decode_piece(&reader_ctx, pc);
 		if (err == -EAGAIN)
 			to_helper(d, pc);
+		else
+			drop_decoded(d, pc);
 		pthread_mutex_lock(&d->mu);
 		if (err != -EAGAIN)
 			piece_done(d, pc, err);
 	}
+	d->rwait = pc;
 	while (pc->state == PIECE_RUNNING && !pc->pub)
 		pthread_cond_wait(&d->cv_done, &d->mu);
+	d->rwait = NULL;
 	if (pc->pub) {
 		*ev = pc->pub;
 		*n = pc->npub;
@@ -268,16 +284,44 @@ void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t 
 
 	if (!m || !page || b >= e || b < m || e > m + d->maplen)
 		return; /* not the file's mapping (open_mem: the caller's memory) */
-	/* a fault maps the pages around it that the kernel has (fault-around,
-	 * 64 KiB): those before b that a read of b mapped again go too */
-	if (whole)
-		b = (size_t)(b - m) > PTD_FAULT_AROUND ? b - PTD_FAULT_AROUND : m;
+	/* a fault maps the pages around it that the kernel has: those before b
+	 * that a read of b mapped again go too, back to the start of the span it
+	 * maps at most (fault-around, 64 KiB, or a large folio of the page cache
+	 * mapped whole: up to the 2 MiB-aligned span around the fault) */
+	if (whole) {
+		uintptr_t lo = (uintptr_t)b & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1);
+
+		b = lo > (uintptr_t)m ? (const uint8_t *)lo : m;
+	}
+	/* the page of e stays when the next bytes share it (the next piece reads
+	 * them: it goes with the next drop, which goes back to its span's start) */
 	from = (uintptr_t)b & ~(page - 1);
-	to = whole ? ((uintptr_t)e + page - 1) & ~(page - 1) : (uintptr_t)e & ~(page - 1);
-	if (to > (((uintptr_t)m + d->maplen + page - 1) & ~(page - 1)))
-		to = ((uintptr_t)m + d->maplen + page - 1) & ~(page - 1);
+	to = e == m + d->maplen ? ((uintptr_t)e + page - 1) & ~(page - 1)
+				: (uintptr_t)e & ~(page - 1);
 	if (to > from)
 		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+/* The areas ptd_slice_map makes: 128 KiB, or more for a file so long that
+ * there would be more than MAP_SLICES of them (the kernel's limit on a
+ * process's mappings is about 65530). */
+#define MAP_SLICE  ((size_t)128 << 10)
+#define MAP_SLICES ((size_t)16384)
+
+void ptd_slice_map(struct snap_ptdec *d)
+{
+	uint8_t *m = (uint8_t *)(uintptr_t)d->map;
+	size_t g = MAP_SLICE;
+
+	if (!m)
+		return;
+	while (d->maplen / g > MAP_SLICES)
+		g *= 2;
+	/* every other area gets MADV_NOHUGEPAGE (no 2 MiB mappings there either;
+	 * nothing else changes): areas of different flags are not merged */
+	for (size_t o = 0; o < d->maplen; o += 2 * g)
+		if (madvise(m + o, d->maplen - o < g ? d->maplen - o : g, MADV_NOHUGEPAGE))
+			break; /* too many mappings: the rest stays whole */
 }
 
 void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
@@ -289,20 +333,25 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
 
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	ptd_drop_bytes(d, pc->b, pc->e, 1);
+	/* dropped once decoded (drop_decoded); the clock's scan (timing.c) may
+	 * have read the piece again since */
+	if (d->tscan)
+		ptd_drop_bytes(d, pc->b, pc->e, 1);
 	pthread_mutex_lock(&d->mu);
 	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;
 	pc->cap = 0;
 	pc->state = PIECE_RELEASED;
 	d->live--;
-	pthread_cond_broadcast(&d->cv_work);
+	pthread_cond_signal(&d->cv_work); /* one more piece may start: one worker */
 	pthread_mutex_unlock(&d->mu);
 	if (pc->has_helper) {
 		pthread_join(pc->helper, NULL);
 		pc->has_helper = 0;
 	}
 }
+
+#define WINDOW_JOBS 2 /* the window ahead of the reader is that of 2 threads (below) */
 
 static struct snap_ptdec *sort_ctx;
 
@@ -335,13 +384,17 @@ int ptd_start_pool(struct snap_ptdec *d)
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
 	/* The reader holds a piece of every queue it merges: the workers' window
-	 * comes on top of those, WINDOW_PER_J pieces a thread up to WINDOW_BYTES
-	 * of events (a piece holds at most two segments of evcap before the
-	 * reader takes one), whatever the number of CPUs; no more workers start
-	 * than that part of the window has pieces for. */
+	 * comes on top of those, WINDOW_PER_J pieces a thread for at most
+	 * WINDOW_JOBS threads (the reading and the consumer thread are serial: at
+	 * about 250 and 450 instructions a branch against the decode's 500, more
+	 * workers have nothing to decode ahead) up to WINDOW_BYTES of events (a
+	 * piece holds at most two segments of evcap before the reader takes one),
+	 * whatever -j and the number of CPUs are, so the memory is too; no more
+	 * workers start than that part of the window has pieces for. */
 	{
 		const char *env = getenv("SNAPTRACE_PTDEC_CAP");
-		size_t extra = (size_t)jobs * WINDOW_PER_J, per;
+		size_t extra = (size_t)(jobs < WINDOW_JOBS ? jobs : WINDOW_JOBS) * WINDOW_PER_J,
+		       per;
 
 		d->evcap = env ? strtoul(env, NULL, 10) : AUTO_EVCAP;
 		if (d->evcap > SIZE_MAX / (2 * sizeof(struct rawev))) /* per and 2 * evcap fit */

@@ -460,6 +460,7 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		d->map = buf;
 		d->maplen = len;
 		d->pagesz = ps > 0 ? (size_t)ps : 4096;
+		ptd_slice_map(d); /* a read maps little of the file (pool.c) */
 	}
 	d->names = names;
 	if (o)
@@ -486,7 +487,7 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 	if (d->o.kcore_dir)
 		snprintf(d->kcore_dir, sizeof(d->kcore_dir), "%s", d->o.kcore_dir);
 	snap_u64map_init(&d->tidpid);
-	err = snap_pd_parse(&d->pd, buf, len, why, whylen);
+	err = snap_pd_parse_map(&d->pd, buf, len, d->map ? d->pagesz : 0, why, whylen);
 	if (err >= 0)
 		err = check_support(d, why, whylen);
 	if (err < 0)

@@ -23,7 +23,7 @@
 #include "ptdec/timing.h"
 #include "util/u64map.h"
 
-#define AUTO_PIECE	 (64u << 10)
+#define AUTO_PIECE	 (16u << 10)
 #define ACACHE_BITS	 16
 #define WINDOW_PER_J	 4
 #define NO_IDX		 ((size_t)-1)
@@ -34,7 +34,8 @@
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
 /* A page fault maps the pages around it that the kernel has (fault-around):
- * dropping the bytes before an address drops this many more (ptd_drop_bytes). */
+ * dropping the bytes before the token reader drops this many more (machine.c;
+ * a whole drop goes back to the start of the 2 MiB span: ptd_drop_bytes). */
 #define PTD_FAULT_AROUND (64u << 10)
 
 enum { RAW_BRANCH = 1, RAW_ERROR, RAW_POWER };
@@ -245,6 +246,7 @@ struct snap_ptdec {
 	pthread_cond_t cv_work, cv_done, cv_pub;
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
+	const struct piece *rwait; /* the piece the reader waits for (pool.c), NULL: none */
 	struct aent *acache;
 	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
 	const struct rawev *rival;
@@ -308,6 +310,8 @@ struct wctx {
 	struct proc *imgs; /* this worker's copies of the process images */
 	size_t nimgs, capimgs;
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
+	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
+	size_t rused;	 /* of which rused are used */
 };
 
 /* ---- small helpers ---- */
@@ -425,11 +429,19 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap);
  * (pc->nev - n events, moved to the front). 0, -ENOMEM, or -ECANCELED when
  * the decoder closes. */
 int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n);
-/* The bytes b..e of the perf.data mapping (borrowed) are read: their pages
- * leave the process's memory (read again from the file if needed; the pages
- * around them too when whole, else only those entirely before e). A no-op on
- * memory that is not the file's mapping (snap_ptdec_open_mem). */
+/* The bytes b..e of the perf.data mapping (borrowed) are read: the pages
+ * entirely before e leave the process's memory (read again from the file if
+ * needed), from b's page, or when whole from the start of b's 2 MiB span (all
+ * a read of b may have mapped: SNAP_PD_DROP_SPAN); e's page too at the end of
+ * the file. A no-op on memory that is not the file's mapping
+ * (snap_ptdec_open_mem). */
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole);
+/* Cuts the perf.data mapping into areas of MAP_SLICE bytes (madvise) that no
+ * large folio of the page cache fits in, so that a read fault maps only the
+ * pages around it (fault-around), not a whole folio of up to 2 MiB (Linux
+ * 6.18 maps a folio whole when it lies inside one area: docs/ptdec.md,
+ * "Memory"). At open, once. */
+void ptd_slice_map(struct snap_ptdec *d);
 /* The reader is done with piece pc: its events (owned by the piece) are freed or
  * kept for a later piece, and a worker may start the next one. */
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc);

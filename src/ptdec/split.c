@@ -64,6 +64,26 @@ static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t 
 	pt_pkt_free_decoder(pk);
 }
 
+/* The walks over the whole file below: once one reaches p, the span it was in
+ * before leaves memory if p is in another (a read maps at most the span around
+ * it: SNAP_PD_DROP_SPAN), so about one span is resident; p NULL: the walk is
+ * over. */
+static void walk_at(struct snap_ptdec *d, uintptr_t *span, const uint8_t *p)
+{
+	const uint8_t *m = d->map;
+	uintptr_t s = p ? (uintptr_t)p & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1) : 0;
+
+	if (!m || s == *span)
+		return;
+	if (*span) {
+		size_t from = *span > (uintptr_t)m ? *span - (uintptr_t)m : 0,
+		       to = *span + SNAP_PD_DROP_SPAN - (uintptr_t)m;
+
+		ptd_drop_bytes(d, m + from, m + (to < d->maplen ? to : d->maplen), 0);
+	}
+	*span = s;
+}
+
 static int add_piece(struct snap_ptdec *d, struct queue *q, size_t qi, const uint8_t *b,
 		     const uint8_t *e, int run_start, const struct snap_pd_aux *a)
 {
@@ -113,6 +133,7 @@ static struct queue *queue_get(struct snap_ptdec *d, const struct snap_pd_aux *a
 int ptd_split_buffers(struct snap_ptdec *d)
 {
 	size_t want = d->o.piece_bytes ? d->o.piece_bytes : AUTO_PIECE;
+	uintptr_t span = 0;
 	int err;
 
 	for (size_t i = 0; i < d->pd.naux; i++) {
@@ -137,13 +158,14 @@ int ptd_split_buffers(struct snap_ptdec *d)
 				return err;
 			/* the pages looked at (and the kernel's fault-around) leave
 			 * memory again: the whole file is never resident at once */
-			ptd_drop_bytes(d, cur, next ? next : e, 1);
+			walk_at(d, &span, next ? next : e);
 			run_start = 0;
 			if (!next)
 				break;
 			cur = next;
 		}
 	}
+	walk_at(d, &span, NULL);
 	/* Each piece stops where the next one of its stream starts: at its PSB's FUP. */
 	for (size_t i = 0; i < d->npieces; i++) {
 		struct piece *pc = &d->pieces[i];
@@ -155,8 +177,9 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			psb_info(psb, pc->e, &has_tsc, &tsc, &has_fup, &fup);
 			pc->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
 		}
-		ptd_drop_bytes(d, pc->b, pc->e, 1);
+		walk_at(d, &span, pc->e);
 	}
+	walk_at(d, &span, NULL);
 	for (size_t qi = 0; qi < d->nqueues; qi++) {
 		struct queue *q = &d->queues[qi];
 
@@ -174,9 +197,10 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			psb_info(nx->b, nx->e, &has_tsc, &tsc, &has_fup, &fup);
 			pc->has_stop = has_fup;
 			pc->stop_ip = fup;
-			ptd_drop_bytes(d, nx->b, nx->e, 1);
+			walk_at(d, &span, nx->e);
 		}
 	}
+	walk_at(d, &span, NULL);
 	d->st.pieces = d->npieces;
 	return 0;
 }

@@ -4,8 +4,11 @@
  * checks, and ELF symbols of this test's own binary. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
@@ -247,6 +250,110 @@ static void any_segment_cap_decodes(void)
 		}
 	unsetenv("SNAPTRACE_PTDEC_CAP");
 	snap_strtab_fini(&st);
+}
+
+/* The mappings of file path in this process (/proc/self/smaps): how many, and
+ * their resident KB. */
+static void file_maps(const char *path, int *n, long *rss_kb)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[4352];
+	int in = 0;
+
+	*n = 0;
+	*rss_kb = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line), pl = strlen(path);
+		char *sp = strchr(line, ' ');
+
+		if (sp && sp > line && strchr(line, '-') && strchr(line, '-') < sp) {
+			in = l > pl && !strncmp(line + l - pl - 1, path, pl);
+			*n += in;
+		} else if (in && !strncmp(line, "Rss:", 4)) {
+			*rss_kb += strtol(line + 4, NULL, 10);
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * A long recording (8 AUXTRACE records of 1 MiB: a PSB+ every 4 KiB, pads
+ * between) read from a file: it is cut into pieces of about 16 KiB, its
+ * mapping into areas of at most 128 KiB (so that a read fault maps no large
+ * folio of the page cache whole), and what the open and the decode read leaves
+ * memory again: the file's pages stay out of the process's RSS
+ * (docs/ptdec.md, "Memory").
+ */
+static void long_recording_stays_out_of_memory(void)
+{
+	static uint8_t head[4096], pt[1 << 20];
+	char path[] = "/tmp/snaptrace-test-ptdec.XXXXXX", why[128] = "";
+	int fd = mkstemp(path), nmaps = 0;
+	size_t len = make_pt(head, 0, 1), total = len;
+	struct snap_ptdec_opts o;
+	struct snap_ptdec_stats stats;
+	struct snap_strtab st;
+	struct snap_ptdec *d = NULL;
+	struct snap_event ev;
+	long rss = 0;
+	FILE *f;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	memset(pt, 0, sizeof(pt));
+	for (size_t at = 0; at < sizeof(pt); at += 4096) {
+		memcpy(pt + at, "\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82",
+		       16);
+		pt[at + 16] = 0x02; /* PSBEND */
+		pt[at + 17] = 0x23;
+	}
+	total += 8 * (48 + sizeof(pt));
+	put64(head + 48, (uint64_t)total - (104 + 136 + 16)); /* the data section's size */
+	CHECK(fwrite(head, 1, len, f) == len);
+	for (int i = 0; i < 8; i++) {
+		uint8_t r[48];
+
+		memset(r, 0, sizeof(r));
+		rec(r, SNAP_PD_AUXTRACE, 0, 48);
+		put64(r + 8, sizeof(pt));
+		put32(r + 32, 0);
+		put32(r + 36, 43);
+		put32(r + 40, (uint32_t)-1);
+		CHECK(fwrite(r, 1, sizeof(r), f) == sizeof(r));
+		CHECK(fwrite(pt, 1, sizeof(pt), f) == sizeof(pt));
+	}
+	CHECK_INT_EQ(0, fclose(f));
+	memset(&o, 0, sizeof(o));
+	o.no_host_kernel = 1;
+	o.buildid_dir = "";
+	o.jobs = 2;
+	snap_strtab_init(&st);
+	CHECK_INT_EQ(0, snap_ptdec_open(&d, path, &o, &st, why, sizeof(why)));
+	if (d) {
+		void *probe = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		file_maps(path, &nmaps, &rss);
+		/* cut into areas (where the kernel has MADV_NOHUGEPAGE: THP) */
+		if (probe != MAP_FAILED && madvise(probe, 4096, MADV_NOHUGEPAGE) == 0)
+			CHECK(nmaps >= (int)(total / (256 << 10)));
+		if (probe != MAP_FAILED)
+			munmap(probe, 4096);
+		CHECK(rss <= 512);
+		while (snap_ptdec_next(d, &ev) > 0)
+			;
+		snap_ptdec_stats(d, &stats);
+		/* at the first PSB from 16 KiB on: 64 a record, and make_pt's one */
+		CHECK_U64_EQ(8 * 64 + 1, stats.pieces);
+		file_maps(path, &nmaps, &rss);
+		CHECK(rss <= 512);
+		snap_ptdec_close(d);
+	}
+	snap_strtab_fini(&st);
+	unlink(path);
 }
 
 /* HEADER_BUILD_ID (feature bit 2) after the data, before HEADER_AUXTRACE (bit 18). */
@@ -750,6 +857,7 @@ int main(void)
 	RUN(rejects_what_it_cannot_read);
 	RUN(opens_kernel_traces);
 	RUN(any_segment_cap_decodes);
+	RUN(long_recording_stays_out_of_memory);
 	RUN(reads_the_build_id_table);
 	RUN(reads_kallsyms);
 	RUN(symbols_of_this_binary);
