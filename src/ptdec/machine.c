@@ -36,6 +36,18 @@ static void debug_token(const struct pstate *s, int want)
 		ptd_tok_desc(&s->tk, buf, sizeof(buf)));
 }
 
+/* The token t holds is taken: its time, clock, IP and direction are s's. */
+static inline void took(struct pstate *s, struct tokr *t)
+{
+	t->have = 0;
+	s->stime = t->ktime;
+	s->stsc = t->kts;
+	s->tcbr = t->kcbr;
+	s->tok_ip = t->kip;
+	s->tok_has_ip = t->has_ip;
+	s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
+}
+
 /* The token wanted is next, with no new ratio and nothing to print: ptd_take
  * of it, in short (1), else 0 and nothing done. */
 static inline int take_quick(struct pstate *s, int want)
@@ -51,13 +63,7 @@ static inline int take_quick(struct pstate *s, int want)
 	s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
 	s->since_take = 0;
 	s->sample_insns = s->ts_insns;
-	t->have = 0;
-	s->stime = t->ktime;
-	s->stsc = t->kts;
-	s->tcbr = t->kcbr;
-	s->tok_ip = t->kip;
-	s->tok_has_ip = t->has_ip;
-	s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
+	took(s, t);
 	return 1;
 }
 
@@ -92,13 +98,7 @@ uint64_t ptd_take(struct pstate *s, int want)
 		}
 		if (s->d->debug > 1)
 			debug_token(s, want);
-		t->have = 0;
-		s->stime = t->ktime;
-		s->stsc = t->kts;
-		s->tcbr = t->kcbr;
-		s->tok_ip = t->kip;
-		s->tok_has_ip = t->has_ip;
-		s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
+		took(s, t);
 		if (!want || t->kind == want || want == TOK_PSB)
 			return t->ktime;
 		/* A return served by a TNT bit (compressed) or a TIP: either is fine. */
