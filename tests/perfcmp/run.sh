@@ -43,8 +43,11 @@
 #              -fno-omit-frame-pointer, recorded whole: -full-execution): virtual
 #              calls, std::sort, std::map, exceptions thrown through libgcc and
 #              libstdc++ (no frame pointers); also: Sq::area, Circ::area (20 calls
-#              each) and sorter (40) have between 2/3 of their calls and all of them,
-#              never more (one call, one slice, on templates and virtual calls)
+#              each) and sorter (40) have between 2/3 of their calls and 10 % more
+#              (one call, one slice, on templates and virtual calls; the 10 %: a
+#              sample in a frameless leaf, e.g. ld.so's lazy binding of memmove
+#              called by std::sort, skips sorter's frame and splits it, see
+#              docs/sampling.md "Against perf report on programs we did not write")
 #   http       Debian's python3 -m http.server (no frame pointers: -callgraph-mode
 #              dwarf; stripped, with libc's debug info: inlined leaves) serving 2000
 #              requests from one curl (-multi-thread: a thread per request, ~0.6 ms of
@@ -239,7 +242,7 @@ t_cxxmix() {
 	judge cxxmix "$tmp/w_cxxmix/perf.data" "$tmp/cxxmix.fxt.gz" \
 		--samples Sq::area:300 --samples Circ::area:300 \
 		--calls Sq::area:14 --calls Circ::area:14 --calls sorter:27 \
-		--calls-max Sq::area:20 --calls-max Circ::area:20 --calls-max sorter:40
+		--calls-max Sq::area:22 --calls-max Circ::area:22 --calls-max sorter:44
 }
 
 # http_serve PORT: snaptrace run of python3 -m http.server PORT in $tmp/www (its pid
