@@ -25,7 +25,8 @@ perf report names (`__poll`), learnt by running perf script with and without --n
 Passes when every function with >= --min share in either tool is within --tol points of
 perf's share, every --samples FUNC:N function has >= N perf samples (else the case proves
 too little: an error, exit 2), and every --calls FUNC:N function has >= N counted calls in
-snaptrace's report, every --total-le-span FUNC has a total no longer than the trace's
+snaptrace's report, every --calls-max FUNC:N function has at most N calls, counted and
+cut (a call the program makes once is one slice), every --total-le-span FUNC has a total no longer than the trace's
 span (a recursive function's nested calls counted once), and with --blocked-max PCT the
 blocking `[off-CPU]` slices cover at most PCT % of the span (a program that never blocks
 is only preempted: `[off-CPU: preempted]`). On failure prints one reason line, then
@@ -166,6 +167,8 @@ def main():
     ap.add_argument("--tol", type=float, default=10.0, help="allowed difference in points")
     ap.add_argument("--samples", action="append", default=[], metavar="FUNC:N")
     ap.add_argument("--calls", action="append", default=[], metavar="FUNC:N")
+    ap.add_argument("--calls-max", action="append", default=[], metavar="FUNC:N",
+                    help="FUNC has at most N calls in snaptrace's report (counted and cut)")
     ap.add_argument("--total-samples", type=int, default=0, metavar="N",
                     help="perf must have >= N samples of the event in all (else exit 2)")
     ap.add_argument("--inline-map", metavar="PERF_DATA",
@@ -229,6 +232,12 @@ def main():
         if calls < int(n):
             opn = f["open"] if f else 0
             problems.append(f"{fn} has {calls} counted calls (+{opn} cut), needs >= {n}")
+    for spec in a.calls_max:
+        fn, n = spec.rsplit(":", 1)
+        f = funcs.get(fn)
+        calls, opn = (f["calls"], f["open"]) if f else (0, 0)
+        if calls + opn > int(n):
+            problems.append(f"{fn} has {calls} counted calls (+{opn} cut), more than {n}")
 
     span = rep.get("span_ns", 0)
     for fn in a.total_le_span:
