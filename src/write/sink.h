@@ -64,6 +64,8 @@ struct snap_sink {
 	int named_tmp;	      /* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
 	int gz;		      /* 1: deflate into a gzip stream */
 	struct snap_pgz *pgz; /* the compressor (owned) when gz (write/pgz.h) */
+	uint64_t written;     /* bytes written to fd */
+	uint64_t wb_from;     /* writeback started up to here (sink.c, sink_write_file) */
 };
 
 /* Makes s an empty memory sink. Returns 0 or -ENOMEM (then s is a closed
