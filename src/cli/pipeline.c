@@ -127,7 +127,7 @@ static int builder_setup(struct snap_builder *bld, struct snap_timeline *tl, str
  * events in the same order, in batches (source/batch.h), while this thread
  * reads the next ones. The output is the same bytes either way.
  */
-#define CONSUMER_BATCHES 8    /* batches in the queue: the reader runs this far ahead */
+#define CONSUMER_BATCHES 16   /* batches in the queue: the reader runs this far ahead */
 #define CONSUMER_EVENTS	 1024 /* events a batch */
 #define CONSUMER_FRAMES	 4096 /* sample frames a batch holds to start with */
 
