@@ -12,6 +12,7 @@
  *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (level
  *    6, one gzip member a block, compressed by write/pgz on
  *    snap_sink_set_gz_jobs threads) if the target name ends in ".gz".
+ *    The file's writeback is started every few MB as it is written, and
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
  *    never truncated or half-written. The target's directory is opened once
