@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,36 @@ static void signals_restore(const struct sigaction old[3])
 	sigaction(SIGHUP, &old[2], NULL);
 }
 
+/*
+ * With -j > 1 the decode's threads (this one, and the consumer, ptdec's workers and
+ * the gzip threads it creates: they inherit it) are SCHED_BATCH while it runs: a
+ * thread woken by another (a free batch, a released piece) does not preempt the one
+ * that woke it but waits for its turn, so the threads that take turns on the cores
+ * switch a third less (docs/design.md, "The consumer thread"). Returns the policy to
+ * restore (sched_batch_end), or -1 when nothing was changed (-j 1, a policy other than
+ * SCHED_OTHER chosen by the user, or refused).
+ */
+static int sched_batch_begin(int jobs)
+{
+	struct sched_param sp;
+	int pol;
+
+	if (jobs == 1 || pthread_getschedparam(pthread_self(), &pol, &sp) != 0 ||
+	    pol != SCHED_OTHER)
+		return -1;
+	memset(&sp, 0, sizeof(sp));
+	return pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp) == 0 ? pol : -1;
+}
+
+static void sched_batch_end(int pol)
+{
+	struct sched_param sp;
+
+	memset(&sp, 0, sizeof(sp));
+	if (pol >= 0)
+		pthread_setschedparam(pthread_self(), pol, &sp);
+}
+
 /* How the sources read the inputs: o's input options. */
 static void source_opts(const struct snap_decode_opts *o, struct snap_source_opts *so)
 {
@@ -127,7 +158,7 @@ static int builder_setup(struct snap_builder *bld, struct snap_timeline *tl, str
  * events in the same order, in batches (source/batch.h), while this thread
  * reads the next ones. The output is the same bytes either way.
  */
-#define CONSUMER_BATCHES 8    /* batches in the queue: the reader runs this far ahead */
+#define CONSUMER_BATCHES 16   /* batches in the queue: the reader runs this far ahead */
 #define CONSUMER_EVENTS	 1024 /* events a batch */
 #define CONSUMER_FRAMES	 4096 /* sample frames a batch holds to start with */
 
@@ -556,7 +587,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	struct snap_decode_result res;
 	struct sigaction old_sig[3];
 	const char *who; /* of the decode errors: perf script, or ptdec in process */
-	int err;
+	int err, pol;
 
 	memset(&bld, 0, sizeof(bld));
 	memset(&res, 0, sizeof(res));
@@ -579,6 +610,7 @@ int snap_decode_run(const struct snap_decode_opts *o)
 	if (o->output_fd)
 		*o->output_fd = -1;
 	signals_catch(old_sig);
+	pol = sched_batch_begin(o->jobs);
 
 	if (o->perf_map_files && (err = snap_perfmaps_load(&maps, o->perf_map_files, &st)) < 0)
 		goto out;
@@ -622,6 +654,7 @@ out:
 	snap_perfmaps_fini(&maps);
 	snap_strtab_fini(&st);
 	snap_exeinfo_fini(&exe);
+	sched_batch_end(pol);
 	signals_restore(old_sig);
 	return err;
 }

@@ -21,6 +21,8 @@
 #include "write/pgz.h"
 
 #define SINK_GZ_LEVEL 6
+/* the file's bytes between two starts of writeback (sink_write_file) */
+#define SINK_WB_CHUNK (4u << 20)
 
 static void sink_set_err(struct snap_sink *s, int err)
 {
@@ -68,10 +70,31 @@ static int sink_write_fd(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* Writes (p, len) to the file and, every SINK_WB_CHUNK bytes, starts the
+ * writeback of the bytes since the last start (sync_file_range, no wait): the
+ * disk writes while the decode goes on, and close's fsync waits for the last
+ * chunk only, not the whole file (docs/design.md, "Output is never
+ * half-written"). A device or FIFO written in place has nothing to start. */
+static int sink_write_file(struct snap_sink *s, const unsigned char *p, size_t len)
+{
+	int err = sink_write_fd(s->fd, p, len);
+
+	if (err < 0)
+		return err;
+	s->written += len;
+	if (!s->in_place && s->written - s->wb_from >= SINK_WB_CHUNK) {
+		/* (best effort: an error here is fsync's to report) */
+		sync_file_range(s->fd, (off_t)s->wb_from, (off_t)(s->written - s->wb_from),
+				SYNC_FILE_RANGE_WRITE);
+		s->wb_from = s->written;
+	}
+	return 0;
+}
+
 /* The compressor's output (write/pgz.h, on this thread, in order) to the file. */
 static int sink_gz_out(void *ctx, const unsigned char *p, size_t len)
 {
-	return sink_write_fd(((struct snap_sink *)ctx)->fd, p, len);
+	return sink_write_file(ctx, p, len);
 }
 
 /* Sends (p, len) to the final destination (memory array, file or deflate). */
@@ -92,7 +115,7 @@ static int sink_emit(struct snap_sink *s, const unsigned char *p, size_t len)
 	case SNAP_SINK_FILE:
 		if (s->gz)
 			return snap_pgz_write(s->pgz, p, len);
-		return sink_write_fd(s->fd, p, len);
+		return sink_write_file(s, p, len);
 	default:
 		return -EBADF;
 	}

@@ -12,6 +12,7 @@
  *    the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC). Gzip-compressed (level
  *    6, one gzip member a block, compressed by write/pgz on
  *    snap_sink_set_gz_jobs threads) if the target name ends in ".gz".
+ *    The file's writeback is started every few MB as it is written, and
  *    snap_sink_close() fsyncs and renames the temporary file into place;
  *    snap_sink_abort() or any error unlinks it, so an existing output is
  *    never truncated or half-written. The target's directory is opened once
@@ -64,6 +65,8 @@ struct snap_sink {
 	int named_tmp;	      /* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
 	int gz;		      /* 1: deflate into a gzip stream */
 	struct snap_pgz *pgz; /* the compressor (owned) when gz (write/pgz.h) */
+	uint64_t written;     /* bytes written to fd */
+	uint64_t wb_from;     /* writeback started up to here (sink.c, sink_write_file) */
 };
 
 /* Makes s an empty memory sink. Returns 0 or -ENOMEM (then s is a closed

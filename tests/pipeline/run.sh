@@ -156,8 +156,51 @@ sigint_fifo() {
 	pass sigint_fifo
 }
 
+# With -j > 1 the decode's threads are SCHED_BATCH while it runs (a thread woken by
+# another does not preempt it: docs/design.md, "The consumer thread"), with -j 1 the
+# policy stays SCHED_OTHER. Looked at while the decode waits for input (a FIFO that a
+# writer keeps open), then the input ends and the decode writes its trace.
+sched_batch() {
+	local j pid rc n want pols
+	for j in 1 2; do
+		rm -f "$tmp/fifo" "$tmp/batch.fxt"
+		mkfifo "$tmp/fifo"
+		(
+			head -c 200000 "$tmp/deep.txt"
+			exec sleep 300
+		) >"$tmp/fifo" &
+		local wpid=$!
+		"$snap" decode -j $j "$tmp/fifo" -o "$tmp/batch.fxt" >/dev/null 2>"$tmp/batch.err" &
+		pid=$!
+		for ((n = 0; n < 600; n++)); do
+			[ "$(cat /proc/$wpid/comm 2>/dev/null)" = sleep ] &&
+				case $(cat /proc/$pid/wchan 2>/dev/null) in *pipe_read*) true ;; *) false ;; esac && break
+			sleep 0.1
+		done
+		# field 41 of a task's stat: its policy (0 SCHED_OTHER, 3 SCHED_BATCH)
+		pols=$(for t in /proc/$pid/task/*; do sed 's/.*) //' "$t/stat" | awk '{ print $39 }'; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+		kill $wpid 2>/dev/null
+		wait $wpid 2>/dev/null
+		rc=0
+		wait $pid || rc=$?
+		want=0
+		[ $j = 2 ] && want=3
+		if [ $rc -ne 0 ] || [ ! -s "$tmp/batch.fxt" ] || [ -z "$pols" ] ||
+			[ "$(echo "$pols" | tr ';' '\n' | awk 'NF { print $2 }' | sort -u)" != $want ]; then
+			failed sched_batch "-j $j: rc $rc, policies (count policy): $pols, $(head -2 "$tmp/batch.err")"
+			return
+		fi
+		[ $j = 2 ] && case $pols in " 2 3;"*) ;; *)
+			failed sched_batch "-j 2: not the reading and the consumer thread: $pols"
+			return ;;
+		esac
+	done
+	pass sched_batch
+}
+
 strict_scope_late
 deep_samples
 full_disk
 sigint_fifo
+sched_batch
 exit $fail

@@ -508,6 +508,32 @@ static void test_fifo_in_place(void)
 	unlink(path);
 }
 
+/* A long output's writeback starts while it is written, a chunk at a time (the
+ * fsync of close waits for the last one only): 9 MB written, the first 8 MB
+ * are under way before close. The bytes are all there after close. */
+static void test_writeback_started(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 9u << 20, chunk = 64 * 1024;
+	unsigned char *p = pattern(n), *back = malloc(n + 10);
+
+	path_of(path, sizeof(path), "long.fxt");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	for (size_t off = 0; off < n; off += chunk)
+		snap_sink_write(&s, p + off, chunk);
+	CHECK_INT_EQ(0, snap_sink_flush(&s));
+	CHECK(s.written == n);
+	CHECK(s.wb_from >= (8u << 20) && s.wb_from <= n);
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	CHECK_INT_EQ((long)n, slurp(path, back, n + 10));
+	CHECK(!memcmp(p, back, n));
+	unlink(path);
+	snap_sink_fini(&s);
+	free(p);
+	free(back);
+}
+
 /* As root: a character device (a private copy of /dev/null) is written in
  * place, never replaced by a regular file. */
 static void test_device_in_place(void)
@@ -678,6 +704,7 @@ int main(void)
 	RUN(test_directory_refused);
 	RUN(test_mode_kept);
 	RUN(test_symlink_followed);
+	RUN(test_writeback_started);
 	RUN(test_fifo_in_place);
 	RUN(test_device_in_place);
 	RUN(test_bad_directory);
