@@ -125,19 +125,10 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 		pthread_cond_signal(&d->cv_done);
 }
 
-/* Piece pc is decoded: its bytes leave memory now, not when the reader gets
- * to it, so only the pieces being decoded are resident (docs/ptdec.md,
- * "Memory"). */
-static void drop_decoded(struct snap_ptdec *d, const struct piece *pc)
-{
-	ptd_drop_bytes(d, pc->b, pc->e, 1);
-}
-
 static void run_piece(struct wctx *w, struct piece *pc)
 {
 	int err = ptd_decode_piece(w, pc);
 
-	drop_decoded(w->d, pc);
 	pthread_mutex_lock(&w->d->mu);
 	piece_done(w->d, pc, err);
 	pthread_mutex_unlock(&w->d->mu);
@@ -248,8 +239,6 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		err = ptd_decode_piece(&reader_ctx, pc);
 		if (err == -EAGAIN)
 			to_helper(d, pc);
-		else
-			drop_decoded(d, pc);
 		pthread_mutex_lock(&d->mu);
 		if (err != -EAGAIN)
 			piece_done(d, pc, err);
@@ -331,12 +320,32 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
 	pthread_mutex_unlock(&d->mu);
 }
 
+/* The bytes of the pieces of a queue leave memory once the reader has them
+ * (docs/ptdec.md, "Memory"), DROP_CHUNK at a time: each madvise that unmaps
+ * pages makes the kernel flush the TLBs of every CPU running the decode (an
+ * interprocessor interrupt), so one a piece of 16 KiB cost 10 % of a -j 2
+ * decode's CPU. A queue's pieces are consecutive in the file within a buffer. */
+#define DROP_CHUNK ((size_t)128 << 10)
+
+static void release_bytes(struct snap_ptdec *d, const struct piece *pc)
+{
+	struct queue *q = &d->queues[pc->q];
+
+	if (q->drop_hi != pc->b) { /* not after the last: a new range */
+		if (q->drop_lo)
+			ptd_drop_bytes(d, q->drop_lo, q->drop_hi, 1);
+		q->drop_lo = pc->b;
+	}
+	q->drop_hi = pc->e;
+	if ((size_t)(q->drop_hi - q->drop_lo) >= DROP_CHUNK || pc->qpos + 1 == q->npieces) {
+		ptd_drop_bytes(d, q->drop_lo, q->drop_hi, 1);
+		q->drop_lo = q->drop_hi = NULL;
+	}
+}
+
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	/* dropped once decoded (drop_decoded); the clock's scan (timing.c) may
-	 * have read the piece again since */
-	if (d->tscan)
-		ptd_drop_bytes(d, pc->b, pc->e, 1);
+	release_bytes(d, pc);
 	pthread_mutex_lock(&d->mu);
 	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;

@@ -176,6 +176,8 @@ struct queue {
 	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
 	size_t tnext;	  /* timing.c: pieces whose starting clock is known */
 	struct ptt tcur;  /* timing.c: the clock at the start of piece tnext */
+	/* pool.c: the bytes of the pieces released since the last drop */
+	const uint8_t *drop_lo, *drop_hi;
 };
 
 #define FLMEMO 16
