@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pt_encode.h"
 #include "ptdec/piece.h"
 #include "snap_test.h"
 #include "util/alloc.h"
@@ -42,26 +43,6 @@ static void return_stack_keeps_the_last_64_calls(void)
 	CHECK_INT_EQ(-1, ptd_ret_pop(&r, &ip));
 }
 
-static size_t encode(uint8_t *buf, size_t len, const struct pt_packet *pk, size_t n)
-{
-	struct pt_config cfg;
-	struct pt_encoder *enc;
-	uint64_t off = 0;
-
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + len;
-	enc = pt_alloc_encoder(&cfg);
-	CHECK(enc != NULL);
-	if (!enc)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		CHECK(pt_enc_next(enc, &pk[i]) >= 0);
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	return (size_t)off;
-}
-
 static struct snap_ptdec dec; /* timeless: the reader's times stay 0 */
 
 /* The token reader t over the n packets encoded into buf (size bytes),
@@ -69,7 +50,7 @@ static struct snap_ptdec dec; /* timeless: the reader's times stay 0 */
 static void open_tokens(struct tokr *t, uint8_t *buf, size_t size, const struct pt_packet *pk,
 			size_t n)
 {
-	size_t len = encode(buf, size, pk, n);
+	size_t len = pt_encode(buf, size, pk, n);
 
 	CHECK(len > 16);
 	memset(t, 0, sizeof(*t));

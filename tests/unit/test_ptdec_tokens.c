@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pt_encode.h"
 #include "ptdec/piece.h"
 #include "snap_test.h"
 
@@ -83,26 +84,6 @@ static size_t make_stream(struct pt_packet *pk, size_t max, int huge, int bare)
 		}
 	}
 	return n;
-}
-
-static size_t encode(uint8_t *buf, size_t len, const struct pt_packet *pk, size_t n)
-{
-	struct pt_config cfg;
-	struct pt_encoder *enc;
-	uint64_t off = 0;
-
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + len;
-	enc = pt_alloc_encoder(&cfg);
-	CHECK(enc != NULL);
-	if (!enc)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		CHECK(pt_enc_next(enc, &pk[i]) > 0);
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	return (size_t)off;
 }
 
 struct tok {
@@ -298,7 +279,7 @@ static void tokens_and_clock_are_perfs_packet_by_packet(void)
 		/* one in five: a bare PSB+ and a start clock that moved before */
 		start_moved = seed % 5 == 0;
 		n = make_stream(pk, sizeof(pk) / sizeof(pk[0]), seed % 4 == 3, seed % 5 == 0);
-		len = encode(buf, sizeof(buf), pk, n);
+		len = pt_encode(buf, sizeof(buf), pk, n);
 		CHECK(len > 16);
 		tokens += compare_on(buf, len);
 	}
@@ -330,7 +311,7 @@ static void a_wrapping_cycle_count(void)
 	pk[n++].payload.cyc.value = 2; /* 1 */
 	pk[n].type = ppt_tnt_8;
 	pk[n++].payload.tnt.bit_size = 1;
-	CHECK_U64_EQ(17, compare_on(buf, encode(buf, sizeof(buf), pk, n)));
+	CHECK_U64_EQ(17, compare_on(buf, pt_encode(buf, sizeof(buf), pk, n)));
 }
 
 /* A piece whose PSB+ has no timing packet, its start clock moved before: the
@@ -354,7 +335,7 @@ static void a_moved_start_clock_at_an_mtc(void)
 	pk[n++].payload.tnt.bit_size = 1;
 	ptt_params_init(&dec.tparams, 0, 0, 2, 1, 24);
 	start_moved = 1;
-	CHECK_U64_EQ(2, compare_on(buf, encode(buf, sizeof(buf), pk, n)));
+	CHECK_U64_EQ(2, compare_on(buf, pt_encode(buf, sizeof(buf), pk, n)));
 	start_moved = 0;
 }
 
@@ -374,7 +355,7 @@ static void a_cut_cyc_is_no_clean_end(void)
 	n = make_stream(pk, 63, 0, 0);
 	pk[n].type = ppt_cyc;
 	pk[n++].payload.cyc.value = 300; /* two bytes */
-	len = encode(buf, sizeof(buf), pk, n);
+	len = pt_encode(buf, sizeof(buf), pk, n);
 	ntok = reader_tokens(buf, len, got, &end, &odd);
 	CHECK(!odd);
 	CHECK(ntok > 0);
