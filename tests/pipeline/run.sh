@@ -110,30 +110,35 @@ full_disk() {
 	pass full_disk
 }
 
+# fifo_decode J NAME: `decode -j J` of a FIFO into $tmp/NAME.fxt (stderr $tmp/NAME.err),
+# pid in $pid; the writer (pid in $wpid) writes some samples, then holds the FIFO open (no
+# end of input). Returns once (at most 60 s) the decode sleeps in the FIFO's read after
+# the writer wrote all (it is sleep, exec'd): every sample read, the decode in its loop.
+fifo_decode() {
+	local n
+	rm -f "$tmp/fifo" "$tmp/$2.fxt"
+	mkfifo "$tmp/fifo"
+	(
+		head -c 200000 "$tmp/deep.txt"
+		exec sleep 300
+	) >"$tmp/fifo" &
+	wpid=$!
+	"$snap" decode -j "$1" "$tmp/fifo" -o "$tmp/$2.fxt" >/dev/null 2>"$tmp/$2.err" &
+	pid=$!
+	for ((n = 0; n < 600; n++)); do
+		[ "$(cat /proc/$wpid/comm 2>/dev/null)" = sleep ] &&
+			case $(cat /proc/$pid/wchan 2>/dev/null) in *pipe_read*) true ;; *) false ;; esac && break
+		sleep 0.1
+	done
+}
+
 # Ctrl-C while the reading thread waits for input (a FIFO that a writer keeps open): the
 # signal reaches the reading thread (the consumer blocks it), the decode stops at once,
 # says so once and writes nothing. The signal is sent once the decode sleeps in its read.
 sigint_fifo() {
-	local j pid rc n
+	local j pid wpid rc n
 	for j in 1 2; do
-		rm -f "$tmp/fifo" "$tmp/int.fxt"
-		mkfifo "$tmp/fifo"
-		# the writer: some samples, then it holds the FIFO open (no end of input): once
-		# it is sleep (exec'd), the samples are all in the FIFO or read
-		(
-			head -c 200000 "$tmp/deep.txt"
-			exec sleep 300
-		) >"$tmp/fifo" &
-		local wpid=$!
-		"$snap" decode -j $j "$tmp/fifo" -o "$tmp/int.fxt" >/dev/null 2>"$tmp/int.err" &
-		pid=$!
-		# wait (at most 60 s) until it sleeps in the FIFO's read after the writer wrote
-		# all: every sample read, the decode in its loop
-		for ((n = 0; n < 600; n++)); do
-			[ "$(cat /proc/$wpid/comm 2>/dev/null)" = sleep ] &&
-				case $(cat /proc/$pid/wchan 2>/dev/null) in *pipe_read*) true ;; *) false ;; esac && break
-			sleep 0.1
-		done
+		fifo_decode $j int
 		kill -INT $pid
 		for ((n = 0; n < 100; n++)); do
 			kill -0 $pid 2>/dev/null || break
@@ -161,22 +166,9 @@ sigint_fifo() {
 # policy stays SCHED_OTHER. Looked at while the decode waits for input (a FIFO that a
 # writer keeps open), then the input ends and the decode writes its trace.
 sched_batch() {
-	local j pid rc n want pols
+	local j pid wpid rc n want pols
 	for j in 1 2; do
-		rm -f "$tmp/fifo" "$tmp/batch.fxt"
-		mkfifo "$tmp/fifo"
-		(
-			head -c 200000 "$tmp/deep.txt"
-			exec sleep 300
-		) >"$tmp/fifo" &
-		local wpid=$!
-		"$snap" decode -j $j "$tmp/fifo" -o "$tmp/batch.fxt" >/dev/null 2>"$tmp/batch.err" &
-		pid=$!
-		for ((n = 0; n < 600; n++)); do
-			[ "$(cat /proc/$wpid/comm 2>/dev/null)" = sleep ] &&
-				case $(cat /proc/$pid/wchan 2>/dev/null) in *pipe_read*) true ;; *) false ;; esac && break
-			sleep 0.1
-		done
+		fifo_decode $j batch
 		# field 41 of a task's stat: its policy (0 SCHED_OTHER, 3 SCHED_BATCH)
 		pols=$(for t in /proc/$pid/task/*; do sed 's/.*) //' "$t/stat" | awk '{ print $39 }'; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
 		kill $wpid 2>/dev/null
