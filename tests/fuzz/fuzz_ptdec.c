@@ -120,10 +120,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setenv("SNAPTRACE_PTDEC_CAP", "7", 1);
 	else
 		unsetenv("SNAPTRACE_PTDEC_CAP");
-	/* one event a call, then several: the same events (ptdec.c, lead_run) */
+	/* one event a call, then several: the same events (ptdec.c, lead_run); compared
+	 * with one job only: with two, damaged input that enters code in the middle of
+	 * an instruction can decode differently from run to run (docs/ptdec.md,
+	 * "Limits and figures") */
 	if (decode(data, size, &o, 0, &h1, &n1, &last1) &&
-	    (decode(data, size, &o, 2 + size % 4, &h2, &n2, &last2) != 1 || h1 != h2 || n1 != n2 ||
-	     last1 != last2))
+	    (decode(data, size, &o, 2 + size % 4, &h2, &n2, &last2) != 1 ||
+	     (o.jobs == 1 && (h1 != h2 || n1 != n2 || last1 != last2))))
 		abort();
 	return 0;
 }
