@@ -34,6 +34,28 @@ struct snap_arg {
 	} v;
 };
 
+/* An arg of each type; name is a strtab id. */
+static inline struct snap_arg snap_arg_int(uint32_t name, int64_t v)
+{
+	struct snap_arg a = {.name = name, .type = SNAP_ARG_INT, .v.i = v};
+
+	return a;
+}
+
+static inline struct snap_arg snap_arg_ptr(uint32_t name, uint64_t v)
+{
+	struct snap_arg a = {.name = name, .type = SNAP_ARG_PTR, .v.u = v};
+
+	return a;
+}
+
+static inline struct snap_arg snap_arg_str(uint32_t name, uint32_t v)
+{
+	struct snap_arg a = {.name = name, .type = SNAP_ARG_STR, .v.str = v};
+
+	return a;
+}
+
 struct snap_timeline;
 
 struct snap_timeline_ops {

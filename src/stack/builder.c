@@ -306,15 +306,9 @@ static int apply_extra(struct snap_builder *bld, struct snap_bthread *th,
 
 	if (err < 0)
 		return err;
-	a[0].name = bld->ctx.n.symbol;
-	a[0].type = SNAP_ARG_STR;
-	a[0].v.str = ev->src.sym ? ev->src.sym : bld->ctx.n.unknown;
-	a[1].name = bld->n_addr;
-	a[1].type = SNAP_ARG_PTR;
-	a[1].v.u = ev->src.ip;
-	a[2].name = bld->n_count;
-	a[2].type = SNAP_ARG_INT;
-	a[2].v.i = (int64_t)ev->period;
+	a[0] = snap_arg_str(bld->ctx.n.symbol, ev->src.sym ? ev->src.sym : bld->ctx.n.unknown);
+	a[1] = snap_arg_ptr(bld->n_addr, ev->src.ip);
+	a[2] = snap_arg_int(bld->n_count, (int64_t)ev->period);
 	return bld->tl->ops->complete(bld->tl, th->pid, tid, t, t,
 				      ev->event ? ev->event : bld->ctx.n.unknown, a, 3);
 }
@@ -450,9 +444,7 @@ static int apply(struct snap_builder *bld, const struct snap_event *ev)
 	case SNAP_EV_SWITCH:
 		return snap_offcpu_switch(bld, th, ev, t);
 	case SNAP_EV_POWER:
-		a.name = bld->n_freq;
-		a.type = SNAP_ARG_INT;
-		a.v.i = ev->freq_mhz;
+		a = snap_arg_int(bld->n_freq, ev->freq_mhz);
 		return bld->tl->ops->counter(bld->tl, th->pid, th->tid, t, bld->n_cpu, &a, 1);
 	case SNAP_EV_EXTRA:
 		return apply_extra(bld, th, ev, t);

@@ -209,9 +209,7 @@ int snap_cstack_lookup_loc(struct snap_cstack_ctx *ctx, const struct snap_loc *l
 /* The end arg sampled_ns = ns (docs/sampling.md "Self time of a sampled trace"). */
 static void sampled_arg(const struct snap_cstack_ctx *ctx, uint64_t ns, struct snap_arg *a)
 {
-	a->name = ctx->n.sampled_ns;
-	a->type = SNAP_ARG_INT;
-	a->v.i = ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
+	*a = snap_arg_int(ctx->n.sampled_ns, ns > INT64_MAX ? INT64_MAX : (int64_t)ns);
 }
 
 /* The args magic-trace gives every begin, in its order: address, [line, col,]
@@ -222,29 +220,18 @@ static void function_args(const struct snap_cstack_ctx *ctx, const struct snap_c
 {
 	uint64_t v = 0;
 
-	a[*na].name = ctx->n.address;
-	a[*na].type = SNAP_ARG_PTR;
-	a[(*na)++].v.u = op->ip;
+	a[(*na)++] = snap_arg_ptr(ctx->n.address, op->ip);
 	if (ctx->srcloc && op->ip)
 		snap_u64map_get(&ctx->srcmap, op->sym, &v);
 	if (v) {
 		const struct snap_srcpos *p = &ctx->srcpos[v - 1];
 
-		a[*na].name = ctx->n.line;
-		a[*na].type = SNAP_ARG_INT;
-		a[(*na)++].v.i = p->line;
-		a[*na].name = ctx->n.col;
-		a[*na].type = SNAP_ARG_INT;
-		a[(*na)++].v.i = p->col;
+		a[(*na)++] = snap_arg_int(ctx->n.line, p->line);
+		a[(*na)++] = snap_arg_int(ctx->n.col, p->col);
 	}
-	a[*na].name = ctx->n.symbol;
-	a[*na].type = SNAP_ARG_STR;
-	a[(*na)++].v.str = op->sym;
-	if (v) {
-		a[*na].name = ctx->n.file;
-		a[*na].type = SNAP_ARG_STR;
-		a[(*na)++].v.str = ctx->srcpos[v - 1].file;
-	}
+	a[(*na)++] = snap_arg_str(ctx->n.symbol, op->sym);
+	if (v)
+		a[(*na)++] = snap_arg_str(ctx->n.file, ctx->srcpos[v - 1].file);
 }
 
 /* ctx->args_once (docs/behaviour.md §6.3 "Slices"): a begin of a function
@@ -260,16 +247,10 @@ static int described(struct snap_cstack *cs, const struct snap_cstack_op *op, ui
 
 	if (!snap_u64map_get(&cs->described, op->sym, &ip))
 		return snap_u64map_put(&cs->described, op->sym, op->ip) < 0 ? -ENOMEM : 0;
-	if (ip != op->ip) {
-		a[*na].name = cs->ctx->n.address;
-		a[*na].type = SNAP_ARG_PTR;
-		a[(*na)++].v.u = op->ip;
-	}
-	if (name != op->sym) {
-		a[*na].name = cs->ctx->n.symbol;
-		a[*na].type = SNAP_ARG_STR;
-		a[(*na)++].v.str = op->sym;
-	}
+	if (ip != op->ip)
+		a[(*na)++] = snap_arg_ptr(cs->ctx->n.address, op->ip);
+	if (name != op->sym)
+		a[(*na)++] = snap_arg_str(cs->ctx->n.symbol, op->sym);
 	return 1;
 }
 
@@ -291,16 +272,10 @@ static int write_op_args(struct snap_cstack *cs, const struct snap_cstack_op *op
 			return err;
 		if (!err)
 			function_args(ctx, op, a, &na);
-		if (op->inferred || op->cut_start) {
-			a[na].name = ctx->n.inferred;
-			a[na].type = SNAP_ARG_STR;
-			a[na++].v.str = ctx->n.true_;
-		}
-		if (op->inlined) {
-			a[na].name = ctx->n.inlined;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = 1;
-		}
+		if (op->inferred || op->cut_start)
+			a[na++] = snap_arg_str(ctx->n.inferred, ctx->n.true_);
+		if (op->inlined)
+			a[na++] = snap_arg_int(ctx->n.inlined, 1);
 		return tl->ops->begin(tl, cs->pid, cs->tid, t, name, a, na);
 	case OP_RET:
 		if (op->inferred && ctx->debug_names && (err = debug_name(ctx, op->sym, &name)) < 0)
@@ -733,11 +708,8 @@ static int drain_and_close(struct snap_cstack *cs, uint64_t t)
 				continue;
 			}
 			na = 0;
-			if (!cs->ends_known) {
-				a[na].name = cs->ctx->n.inferred_end;
-				a[na].type = SNAP_ARG_STR;
-				a[na++].v.str = cs->ctx->n.true_;
-			}
+			if (!cs->ends_known)
+				a[na++] = snap_arg_str(cs->ctx->n.inferred_end, cs->ctx->n.true_);
 			if (s->f[s->n].sampled)
 				sampled_arg(cs->ctx, s->f[s->n].sampled, &a[na++]);
 			e = snap_timeline_end_args(tl, cs->pid, cs->tid, t, name, na ? a : NULL,

@@ -78,24 +78,14 @@ int snap_marks_hits(struct snap_builder *bld)
 		/* magic-trace's args: [timestamp_passed, arg,] timestamp, tid, ip; a
 		 * stop indicator's slice starts at the time it was passed */
 		if (h->has_arg) {
-			a[na].name = bld->n_ts_passed;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = (int64_t)h->passed_time;
-			a[na].name = bld->n_arg;
-			a[na].type = SNAP_ARG_INT;
-			a[na++].v.i = h->arg;
+			a[na++] = snap_arg_int(bld->n_ts_passed, (int64_t)h->passed_time);
+			a[na++] = snap_arg_int(bld->n_arg, h->arg);
 			if (h->passed_time > bld->base && h->passed_time < h->time)
 				t0 = snap_bld_trace_time(bld, h->passed_time);
 		}
-		a[na].name = bld->n_ts;
-		a[na].type = SNAP_ARG_INT;
-		a[na++].v.i = (int64_t)h->time;
-		a[na].name = bld->n_tid;
-		a[na].type = SNAP_ARG_INT;
-		a[na++].v.i = h->tid;
-		a[na].name = bld->n_ip;
-		a[na].type = SNAP_ARG_PTR;
-		a[na++].v.u = h->ip;
+		a[na++] = snap_arg_int(bld->n_ts, (int64_t)h->time);
+		a[na++] = snap_arg_int(bld->n_tid, h->tid);
+		a[na++] = snap_arg_ptr(bld->n_ip, h->ip);
 		e = bld->tl->ops->complete(bld->tl, h->pid, tid, t0, t, bld->hit_names[i], a, na);
 		if (e < 0 && !err)
 			err = e;
@@ -115,23 +105,20 @@ int snap_marks_sampling(struct snap_builder *bld)
 	for (size_t i = 0; i < bld->nth && err >= 0; i++) {
 		struct snap_bthread *th = bld->th[i];
 		struct snap_arg a[2];
+		uint64_t period;
 
 		if (!th->nsamples)
 			continue;
-		a[0].name = bld->n_period;
-		a[0].type = SNAP_ARG_INT;
 		if (snap_bld_clock_event(bld, th->sample_event))
-			a[0].v.i = (int64_t)(th->period_sum / th->nsamples);
+			period = th->period_sum / th->nsamples;
 		else if (th->nsamples > 1)
-			a[0].v.i = (int64_t)((th->last_sample - th->first_sample) /
-					     (th->nsamples - 1));
+			period = (th->last_sample - th->first_sample) / (th->nsamples - 1);
 		else
-			a[0].v.i = 0;
+			period = 0;
+		a[0] = snap_arg_int(bld->n_period, (int64_t)period);
 		/* this trace flags the ends it cut (docs/report.md), even when no
 		 * thread had one to flag (every thread exited) */
-		a[1].name = bld->ctx.n.inferred_end;
-		a[1].type = SNAP_ARG_INT;
-		a[1].v.i = 1;
+		a[1] = snap_arg_int(bld->ctx.n.inferred_end, 1);
 		err = bld->tl->ops->counter(bld->tl, th->pid, th->tid, th->first_sample,
 					    bld->n_sampling, a, 2);
 	}
