@@ -52,10 +52,11 @@ struct snap_source;
 
 /* One kind of input. */
 struct snap_source_ops {
-	/* 1 and *ev (borrowed until the next call), 0 at the end, or <0 (reported). */
+	/* 1 and *ev (borrowed until the next call), 0 at the end, or <0: an error
+	 * the source reported itself sets src->said (the caller says the rest). */
 	int (*next)(struct snap_source *src, struct snap_event *ev);
 	/* Optional: up to n events into ev[0..n) (borrowed until the next call),
-	 * none with frames: how many (> 0), 0 at the end, or <0 (reported). NULL:
+	 * none with frames: how many (> 0), 0 at the end, or <0 (as next). NULL:
 	 * one next() a call. */
 	int (*fill)(struct snap_source *src, struct snap_event *ev, size_t n);
 	/* The perf script text parser's counters (lines, unknown lines), or NULL
