@@ -34,7 +34,7 @@ struct snap_arg {
 	} v;
 };
 
-/* An arg of each type; name is a strtab id. */
+/* An SNAP_ARG_INT arg named name (a strtab id). */
 static inline struct snap_arg snap_arg_int(uint32_t name, int64_t v)
 {
 	struct snap_arg a = {.name = name, .type = SNAP_ARG_INT, .v.i = v};
@@ -42,6 +42,7 @@ static inline struct snap_arg snap_arg_int(uint32_t name, int64_t v)
 	return a;
 }
 
+/* An SNAP_ARG_PTR arg (an address) named name. */
 static inline struct snap_arg snap_arg_ptr(uint32_t name, uint64_t v)
 {
 	struct snap_arg a = {.name = name, .type = SNAP_ARG_PTR, .v.u = v};
@@ -49,6 +50,7 @@ static inline struct snap_arg snap_arg_ptr(uint32_t name, uint64_t v)
 	return a;
 }
 
+/* An SNAP_ARG_STR arg named name whose value is the strtab id v. */
 static inline struct snap_arg snap_arg_str(uint32_t name, uint32_t v)
 {
 	struct snap_arg a = {.name = name, .type = SNAP_ARG_STR, .v.str = v};
