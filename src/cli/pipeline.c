@@ -446,7 +446,7 @@ static int decode_inputs(struct snap_source *src, struct snap_builder *bld,
 			 const struct snap_sink *sink, const char *output)
 {
 	size_t ninputs = o->ninputs ? o->ninputs : 1;
-	long jobs = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = snap_jobs(o->jobs);
 	struct feeder f;
 	int err, serr;
 

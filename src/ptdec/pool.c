@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
+#include "util/proc.h"
 
 /* ---- the pool ---- */
 
@@ -378,8 +378,7 @@ static int cmp_order(const void *x, const void *y)
 
 int ptd_start_pool(struct snap_ptdec *d)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = d->o.jobs > 0 ? d->o.jobs : (ncpu > 0 ? (int)ncpu : 1), nworkers;
+	int jobs = snap_jobs(d->o.jobs), nworkers;
 
 	if (jobs > 256)
 		jobs = 256;

@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -17,6 +19,23 @@ long snap_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+int snap_jobs(int jobs)
+{
+	long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int snap_cpus_allowed(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	return n > 0 ? n : snap_jobs(0);
 }
 
 double snap_thread_cpu_seconds(void)

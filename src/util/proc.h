@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Processes and time: the monotonic clock in ms, a thread's CPU time, what a forked child does
+ * Processes and time: the monotonic clock in ms, a thread's CPU time, the CPUs -j uses, what a forked child does
  * before exec, exec with piped output, and running a command for its output.
  * The one home for these (record/ and cli/ spawn perf, fzf and the traced program).
  */
@@ -15,6 +15,14 @@ long snap_now_ms(void);
 /* The CPU time (user + system) of the calling thread in seconds, 0 if unknown
  * (-v: the decode's reading and consumer threads, docs/design.md). */
 double snap_thread_cpu_seconds(void);
+
+/* The threads a -j jobs asks for: jobs when above 0, else one per online CPU
+ * (at least 1). */
+int snap_jobs(int jobs);
+
+/* The CPUs this process may run on: its affinity mask, else the online CPUs
+ * (at least 1). */
+int snap_cpus_allowed(void);
 
 /* In a freshly forked child: default signal dispositions and an empty mask,
  * so perf and the traced program do not inherit our blocked signals or our

@@ -5,12 +5,11 @@
 #include <errno.h>
 #include <libdeflate.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/proc.h"
 
 enum pgz_state { PGZ_FREE = 0, PGZ_QUEUED, PGZ_DONE };
 
@@ -39,24 +38,12 @@ struct snap_pgz {
 	pthread_cond_t cv_work, cv_done;
 };
 
-/* jobs as asked: 0 or less means one per online CPU */
+/* jobs as asked (snap_jobs), at most 1024 */
 static int pgz_jobs(int jobs)
 {
-	long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	int n = snap_jobs(jobs);
 
-	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-}
-
-/* The CPUs this process may run on (its affinity mask; the online CPUs if
- * that cannot be read). */
-static int pgz_cpus(void)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		n = CPU_COUNT(&set);
-	return n > 0 ? n : pgz_jobs(0);
+	return n > 1024 ? 1024 : n;
 }
 
 static void pgz_set_err(struct snap_pgz *z, int err)
@@ -148,7 +135,7 @@ static void *pgz_worker(void *arg)
  * compresses (the output is the same). */
 static int pgz_start(struct snap_pgz *z)
 {
-	int cpus = pgz_cpus();
+	int cpus = snap_cpus_allowed();
 	int want = z->jobs < cpus ? z->jobs : cpus;
 	int ndc;
 
