@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "model/event.h"
 #include "snap_test.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/esc.h"
+#include "util/proc.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 #include "util/vec.h"
@@ -286,9 +289,24 @@ static void strtab_shared_by_two_threads(void)
 	snap_strtab_fini(&st);
 }
 
+/* -j N is N threads; -j 0 (or less) one per online CPU; the CPUs allowed are the
+ * affinity mask's. */
+static void jobs_and_cpus(void)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CHECK_INT_EQ(3, snap_jobs(3));
+	CHECK_INT_EQ(online > 0 ? (int)online : 1, snap_jobs(0));
+	CHECK_INT_EQ(snap_jobs(0), snap_jobs(-2));
+	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0);
+	CHECK_INT_EQ(CPU_COUNT(&set), snap_cpus_allowed());
+}
+
 int main(void)
 {
 	RUN(strtab_interns_and_dedups);
+	RUN(jobs_and_cpus);
 	RUN(strtab_many_strings);
 	RUN(strtab_alloc_failures);
 	RUN(strtab_segments_keep_every_id);
