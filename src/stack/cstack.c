@@ -393,7 +393,7 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 	return err;
 }
 
-static int pend_reserve(struct snap_cstack *cs)
+static inline int pend_reserve(struct snap_cstack *cs)
 {
 	if (snap_vec_reserve(&cs->pend, &cs->cappend, cs->npend + 1, sizeof(*cs->pend)) < 0)
 		return -ENOMEM;
@@ -458,7 +458,10 @@ static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
 	cs->total++;
 }
 
-static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
+/* call(): the frame and its begin queued at t. Always inline: call() is the
+ * copy for every caller but the call branch, which has its own (call_branch). */
+static inline __attribute__((always_inline)) int call_in(struct snap_cstack *cs, uint64_t ip,
+							 uint32_t sym, uint64_t t)
 {
 	struct snap_cstack_stk *s;
 	struct snap_cstack_op *op;
@@ -482,7 +485,15 @@ static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
 	return err;
 }
 
-static int ret_plain(struct snap_cstack *cs, uint64_t t)
+static int call(struct snap_cstack *cs, uint64_t ip, uint32_t sym, uint64_t t)
+{
+	return call_in(cs, ip, sym, t);
+}
+
+/* ret_plain(): pops the top frame and queues its end at t. Always inline:
+ * ret_plain() is the copy for every caller but the return branch
+ * (ret_branch). */
+static inline __attribute__((always_inline)) int ret_plain_in(struct snap_cstack *cs, uint64_t t)
 {
 	struct snap_cstack_stk *s = cur(cs);
 	struct snap_cstack_op *op;
@@ -526,6 +537,11 @@ static int ret_plain(struct snap_cstack *cs, uint64_t t)
 	op->k2 = ~++cs->ninferred;
 	add_commit(cs, op);
 	return err;
+}
+
+static int ret_plain(struct snap_cstack *cs, uint64_t t)
+{
+	return ret_plain_in(cs, t);
 }
 
 static int is_one_of(uint32_t sym, const uint32_t ids[3])
@@ -1093,49 +1109,79 @@ int snap_cstack_trim(struct snap_cstack *cs, uint64_t t)
 	return snap_cstack_end_thread(cs, t);
 }
 
-/* Everything but the branches branch_fast takes: OCaml's exception notes,
- * trace starts and ends, kernel entries and exits. Not inline, so that the
- * common path keeps a small frame (gcc and clang would inline a static
- * function called once). */
+/* The end of every branch (snap_cstack_branch): the segment is ended if too
+ * many ops are deferred. Inline: each of the branch functions below ends
+ * with it, so that snap_cstack_branch reaches them by a jump. */
+static inline int branch_done(struct snap_cstack *cs, int err, uint64_t t)
+{
+	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
+		err = snap_cstack_trim(cs, t);
+	return err;
+}
+
+/* A call branch (docs/behaviour.md §4.6), without OCaml's exception notes. */
+__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
+{
+	return branch_done(cs, call_in(cs, ev->dst.ip, ev->dst.sym, t), t);
+}
+
+/* A return branch, without OCaml's exception notes. */
+__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
+						uint64_t t)
+{
+	int err;
+
+	if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain_in(cs, t)) < 0)
+		return err;
+	return branch_done(cs, check_current_symbol(cs, &ev->dst, t), t);
+}
+
+/* A jump (or a trap's return) to a function other than the top frame's, or
+ * with too many ops deferred. */
+__attribute__((noinline)) static int jump_branch(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
+{
+	return branch_done(cs, check_current_symbol(cs, &ev->dst, t), t);
+}
+
+/* Everything but the branches the three above take: OCaml's exception
+ * notes, trace starts and ends, kernel entries and exits. */
 __attribute__((noinline)) static int branch_slow(struct snap_cstack *cs,
 						 const struct snap_event *ev, uint64_t t)
 {
 	int err = cs->ctx->eh ? eh_track(cs, ev, t) : 0;
 
-	return err < 0 ? err : branch(cs, ev, t);
+	return branch_done(cs, err < 0 ? err : branch(cs, ev, t), t);
 }
 
 /* The commonest branches of user code, as branch() takes them: a call, a
  * return, a jump (docs/behaviour.md §4.6), without OCaml's exception notes
- * (whose test of every branch is eh_track). */
-static inline int branch_fast(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
+ * (whose test of every branch is eh_track), each in a function of its own
+ * that ends with branch_done; a jump within the top frame's function, the
+ * commonest, only tests that (check_current_symbol's first cases) and that
+ * branch_done has nothing to do. So this keeps no stack frame. */
+int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
 {
-	int err;
+	const struct snap_cstack_stk *s;
 
 	if (cs->ctx->eh || ev->br_state != SNAP_BR_NOSTATE)
 		return branch_slow(cs, ev, t);
 	switch (ev->br_kind) {
 	case SNAP_BR_CALL:
-		return call(cs, ev->dst.ip, ev->dst.sym, t);
+		return call_branch(cs, ev, t);
 	case SNAP_BR_RETURN:
-		if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain(cs, t)) < 0)
-			return err;
-		return check_current_symbol(cs, &ev->dst, t);
+		return ret_branch(cs, ev, t);
 	case SNAP_BR_JUMP:
 	case SNAP_BR_INT:
-		return check_current_symbol(cs, &ev->dst, t);
+		s = cur(cs);
+		if ((s->overflow || (s->n && s->f[s->n - 1].sym == symof(cs, ev->dst.sym))) &&
+		    cs->ndefer < cs->ctx->max_defer)
+			return 0;
+		return jump_branch(cs, ev, t);
 	default:
 		return branch_slow(cs, ev, t);
 	}
-}
-
-int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t)
-{
-	int err = branch_fast(cs, ev, t);
-
-	if (err >= 0 && cs->ndefer >= cs->ctx->max_defer)
-		err = snap_cstack_trim(cs, t);
-	return err;
 }
 
 /* ---- sampdiff primitives ---------------------------------------------- */

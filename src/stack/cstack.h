@@ -130,7 +130,6 @@ struct snap_cstack_ctx {
 	struct snap_u64map srcmap; /* sym -> index + 1 in srcpos, or 0 (no position) */
 	struct snap_srcpos *srcpos;
 	size_t nsrcpos, capsrcpos;
-	uint32_t src_last_sym;	       /* the last symbol noted (a fast path) */
 	uint64_t *noted;	       /* bit sym: sym is in srcmap (the test per branch) */
 	size_t nnoted, capnoted;       /* words of noted, all initialised; capacity */
 	struct snap_u64map debugnames; /* sym -> "NAME [inferred start time]" id */
@@ -224,10 +223,10 @@ static inline int snap_cstack_loc_noted(struct snap_cstack_ctx *ctx, const struc
 {
 	uint32_t sym = loc->sym;
 
-	if (!ctx->srcloc || !sym || sym == ctx->src_last_sym)
+	/* the bit first: set for every symbol looked up (so almost always) */
+	if (sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1))
 		return 1;
-	ctx->src_last_sym = sym;
-	return sym / 64 < ctx->nnoted && (ctx->noted[sym / 64] >> sym % 64 & 1);
+	return !ctx->srcloc || !sym;
 }
 
 /* Looks up the source position of loc's function once per symbol (with
