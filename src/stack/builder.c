@@ -553,10 +553,9 @@ static int apply_task(struct snap_builder *bld, const struct snap_event *ev)
 	return err;
 }
 
-/* snap_builder_feed of every event but the commonest (feed_branch's).
- * Not inline, so that the common path keeps a small frame. */
-__attribute__((noinline)) static int feed_other(struct snap_builder *bld,
-						const struct snap_event *ev)
+/* The general path of snap_builder_feed, of every event but the commonest
+ * (feed_slow's). */
+static int feed_other(struct snap_builder *bld, const struct snap_event *ev)
 {
 	int err;
 
@@ -620,25 +619,55 @@ static inline int branch_in_scope(enum snap_scope scope, const struct snap_event
 	       !snap_loc_is_kernel(&ev->src) && !snap_loc_is_kernel(&ev->dst);
 }
 
-int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
+/* bld->lean: the last event's thread if the lean path's tests of the
+ * builder's and the thread's state hold (a base time and a stack start set,
+ * no -filter, no transaction pending or transactions ignored, the thread on
+ * the CPU with no off-CPU slice waiting), else NULL. Only the general path
+ * (feed_slow) and snap_builder_new_snapshot / _finish change that state (the
+ * lean path changes none of it: it touches the thread's stack alone), so
+ * it is set after each of them, and the lean path tests only the event. */
+static struct snap_bthread *lean_thread(const struct snap_builder *bld)
 {
 	struct snap_bthread *th = bld->last;
-	uint64_t t;
+
+	if (!th || bld->finished || !bld->have_base || !bld->stack_started || bld->filter ||
+	    (!bld->no_tx && bld->ntx) || th->out_pend || th->offcpu != OFFCPU_NO)
+		return NULL;
+	return th;
+}
+
+/* snap_builder_feed of an event that does not take the lean path. Not
+ * inline, so that the lean path keeps no stack frame. */
+__attribute__((noinline)) static int feed_slow(struct snap_builder *bld,
+					       const struct snap_event *ev)
+{
+	int err;
 
 	if (bld->finished)
 		return -EINVAL;
 	bld->stats.events++;
+	err = feed_other(bld, ev);
+	bld->lean = lean_thread(bld);
+	return err;
+}
+
+int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
+{
+	struct snap_bthread *th = bld->lean;
+	uint64_t t;
+
 	/* The commonest event of a PT trace, a branch in scope on the last
-	 * event's thread, with nothing pending around it (no base time or stack
-	 * start to set, no -filter, no transaction, the thread on the CPU with no
-	 * off-CPU slice waiting, its comm unchanged), takes only the steps of
-	 * feed_other and apply that do something for it, in their order, with no
-	 * call but the last (so no stack frame either). */
-	if (ev->kind != SNAP_EV_BRANCH || !th || !bld->have_base || !bld->stack_started ||
-	    bld->filter || bld->last_key != snap_bld_tkey(ev->pid, ev->tid) ||
-	    (ev->comm && ev->comm != th->comm) || th->out_pend || th->offcpu != OFFCPU_NO ||
-	    (!bld->no_tx && (ev->in_tx || bld->ntx)) || !branch_in_scope(bld->ctx.scope, ev))
-		return feed_other(bld, ev);
+	 * event's thread, with nothing pending around it (bld->lean: no base
+	 * time or stack start to set, no -filter, no transaction, the thread
+	 * on the CPU with no off-CPU slice waiting; the event: its comm
+	 * unchanged, not in a transaction), takes only the steps of feed_other
+	 * and apply that do something for it, in their order, with no call but
+	 * the last (so no stack frame either). */
+	if (!th || ev->kind != SNAP_EV_BRANCH || bld->last_key != snap_bld_tkey(ev->pid, ev->tid) ||
+	    (ev->comm && ev->comm != th->comm) || (ev->in_tx && !bld->no_tx) ||
+	    !branch_in_scope(bld->ctx.scope, ev))
+		return feed_slow(bld, ev);
+	bld->stats.events++;
 	/* (th->floor is not read on this path: bthread.h) */
 	t = snap_cstack_time(&th->cs, ev->has_time,
 			     ev->has_time ? snap_bld_trace_time(bld, ev->time) : 0);
@@ -652,6 +681,7 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 void snap_builder_new_snapshot(struct snap_builder *bld)
 {
 	bld->stack_started = 0;
+	bld->lean = NULL;
 }
 
 int snap_builder_finish(struct snap_builder *bld)
@@ -662,6 +692,7 @@ int snap_builder_finish(struct snap_builder *bld)
 	if (bld->finished)
 		return 0;
 	bld->finished = 1;
+	bld->lean = NULL;
 	if (bld->ntx)
 		err = tx_replay(bld);
 	for (i = 0; i < bld->nth; i++) {

@@ -166,6 +166,10 @@ struct snap_builder {
 	size_t nth, capth;
 	uint64_t last_key;
 	struct snap_bthread *last;
+	/* last while nothing of the builder's or of last's state stops its branches
+	 * from taking snap_builder_feed's lean path, else NULL (builder.c,
+	 * lean_thread): set after every event that takes the general path */
+	struct snap_bthread *lean;
 	int have_base, have_hit_min, stack_started, finished;
 	uint64_t base, hit_min;
 	struct snap_hit *hits; /* symbol NULL: see hit_names */
