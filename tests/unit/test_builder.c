@@ -1034,6 +1034,28 @@ static void common_branch_path(void)
 	drv_fini(&d);
 }
 
+/* After snap_builder_finish every event is refused (-EINVAL) and writes
+ * nothing, the branches that took the lean path before it too. */
+static void feed_after_finish(void)
+{
+	static const char *const in[] = {
+		"100 1/1 strt 0 - 400000 main",
+		"110 1/1 call 400010 main 401000 f",
+		"120 1/1 call 401010 f 402000 g",
+		NULL,
+	};
+	struct drv d;
+	size_t before;
+
+	CHECK_INT_EQ(0, drv_init(&d, NULL));
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	before = d.m.len;
+	CHECK_INT_EQ(-EINVAL, drv_feed(&d, "130 1/1 return 402010 g 401014 f"));
+	CHECK_INT_EQ(-EINVAL, drv_feed(&d, "140 1/1 call 401020 f 402000 g"));
+	CHECK_U64_EQ(before, d.m.len);
+	drv_fini(&d);
+}
+
 /* A thread the program named may be sampled before the main thread: its comm
  * is not the process's, which is the main thread's. The threads seen before
  * the main thread are named again from it (here: the worker, first named
@@ -1330,6 +1352,7 @@ int main(void)
 	RUN(end_order_is_first_appearance);
 	RUN(first_branch_restarts_early_threads);
 	RUN(snapshot_boundary_restarts);
+	RUN(feed_after_finish);
 	RUN(power_and_extra_tracks);
 	RUN(hits_and_base_time);
 	RUN(base_time_override);

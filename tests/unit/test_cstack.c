@@ -644,6 +644,32 @@ static void b4_4_deferred_bounded(void)
 	drv_fini(&d);
 }
 
+/* Any branch ends the segment once max_defer ops are deferred, whatever
+ * deferred them: here snap_cstack_reopen (the open frames begun again,
+ * deferred), then a jump within the top frame's function, which changes
+ * nothing else (snap_cstack_branch's shortest path, which must still test
+ * the deferred ops). (The reopened frames begin twice: -filter's gate drops
+ * what came before, so this timeline is not balanced.) */
+static void deferred_bound_any_branch(void)
+{
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	CHECK_INT_EQ(0, drv_feed(&d, "5 1/1 call 401000 a 402000 b"));
+	CHECK_INT_EQ(0, drv_feed(&d, "6 1/1 call 402010 b 403000 c"));
+	CHECK_INT_EQ(0, drv_feed(&d, "7 1/1 call 403010 c 404000 e"));
+	CHECK_INT_EQ(0, drv_feed(&d, "8 1/1 jmp 404010 e 404020 e"));
+	CHECK_U64_EQ(0, d.ctx.stats.trimmed);
+	d.ctx.max_defer = 2;
+	CHECK_INT_EQ(0, snap_cstack_reopen(&d.cs[0], 9));
+	CHECK(d.cs[0].ndefer >= 2);
+	CHECK_INT_EQ(0, drv_feed(&d, "10 1/1 jmp 404030 e 404040 e"));
+	CHECK_U64_EQ(1, d.ctx.stats.trimmed);
+	CHECK_U64_EQ(0, d.cs[0].ndefer);
+	CHECK_INT_EQ(0, drv_finish(&d));
+	drv_fini(&d);
+}
+
 /* Timeline errors are passed up. */
 static void timeline_error_propagates(void)
 {
@@ -861,6 +887,7 @@ int main(void)
 	RUN(mock_detects_imbalance);
 	RUN(b4_3_pending_bounded);
 	RUN(b4_4_deferred_bounded);
+	RUN(deferred_bound_any_branch);
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	RUN(push_now_top_is);
