@@ -298,7 +298,8 @@ static const struct snap_arg no_args[1];
 /* Writes op at t. Inline for the commonest ops, which carry no args: a
  * return, and (ctx->args_once) a call of a function the thread described
  * at the same address; write_op_args writes the rest, in the same way. */
-static inline int write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+static inline __attribute__((always_inline)) int
+write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	const struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
@@ -324,7 +325,8 @@ static int defer(struct snap_cstack *cs, const struct snap_cstack_op *op)
  * spans are deferred with the current stack's cut sequence; other ops are written now unless a
  * deferred op may still have to precede them (t <= the latest cut time). op is copied only
  * where it changes (deferred ops): the common op, written now, is not. */
-static inline int emit(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
+static inline __attribute__((always_inline)) int emit(struct snap_cstack *cs,
+						      const struct snap_cstack_op *op, uint64_t t)
 {
 	struct snap_cstack_op d;
 	uint64_t k1;
@@ -380,7 +382,8 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 
 		if (cs->pend[i].type == OP_CALL) {
 			k++;
-			share = (total - off) / (n - k + 1);
+			/* the last call takes the rest (no division: most batches hold one) */
+			share = k == n ? total - off : (total - off) / (n - k + 1);
 			off += share;
 		}
 		e = emit(cs, &cs->pend[i], t);
@@ -393,11 +396,18 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 	return err;
 }
 
+/* pend_reserve and frame_reserve when the array is full. Not inline, so
+ * that the branch functions do not carry the growth code. */
+__attribute__((noinline)) static int grow(void *pptr, size_t *cap, size_t need, size_t elem)
+{
+	return snap_vec_reserve(pptr, cap, need, elem) < 0 ? -ENOMEM : 0;
+}
+
 static inline int pend_reserve(struct snap_cstack *cs)
 {
-	if (snap_vec_reserve(&cs->pend, &cs->cappend, cs->npend + 1, sizeof(*cs->pend)) < 0)
-		return -ENOMEM;
-	return 0;
+	if (cs->npend + 1 <= cs->cappend)
+		return 0;
+	return grow(&cs->pend, &cs->cappend, cs->npend + 1, sizeof(*cs->pend));
 }
 
 /* add(op, t) of docs/behaviour.md §4.3, in two steps so that the op is
@@ -439,9 +449,9 @@ static inline int frame_reserve(struct snap_cstack *cs)
 		cs->ctx->stats.depth_capped++;
 		return 1;
 	}
-	if (snap_vec_reserve(&s->f, &s->cap, s->n + 1, sizeof(*s->f)) < 0)
-		return -ENOMEM;
-	return 0;
+	if (s->n + 1 <= s->cap)
+		return 0;
+	return grow(&s->f, &s->cap, s->n + 1, sizeof(*s->f));
 }
 
 static void frame_push(struct snap_cstack *cs, uint64_t ip, uint32_t sym)
