@@ -96,7 +96,8 @@ static void own_executable(void)
 		return;
 	CHECK_INT_EQ(0, snap_elf_open(&e, buf, len, 0));
 	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "main", &s));
-	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "own_executable", &s));
+	/* a function of the library it links (a static one of this file may be inlined away) */
+	CHECK_INT_EQ(1, snap_elfsym_find_func(&e, "snap_elf_open", &s));
 	free(buf);
 }
 
