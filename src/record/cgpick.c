@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/caps.h"
 #include "record/elfsym.h"
 #include "record/perfrun.h"
 #include "record/trigger.h"
@@ -459,14 +460,75 @@ static void add_mapped(struct pick *pk, int pid)
 	fclose(f);
 }
 
+int snap_cgpick_shebang(const void *buf, size_t len, char *out, size_t size, int *on_path)
+{
+	const char *p = buf, *end, *w;
+	size_t n;
+
+	*on_path = 0;
+	if (len < 3 || p[0] != '#' || p[1] != '!')
+		return 0;
+	end = memchr(p, '\n', len);
+	if (!end)
+		end = p + len;
+	p += 2;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	for (w = p; p < end && *p != ' ' && *p != '\t' && *p != '\r'; p++)
+		;
+	n = (size_t)(p - w);
+	if (!n)
+		return 0;
+	if (n >= 4 && !memcmp(w + n - 4, "/env", 4)) { /* #!/usr/bin/env NAME */
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		for (w = p; p < end && *p != ' ' && *p != '\t' && *p != '\r'; p++)
+			;
+		n = (size_t)(p - w);
+		if (!n || *w == '-' || memchr(w, '=', n)) /* env's options or settings */
+			return 0;
+		*on_path = memchr(w, '/', n) == NULL;
+	}
+	if (n >= size || memchr(w, '\0', n))
+		return 0;
+	memcpy(out, w, n);
+	out[n] = '\0';
+	return 1;
+}
+
+/* The interpreter's path when exe is a script (snap_cgpick_shebang), into out. */
+static int script_interp(const char *exe, char *out, size_t size)
+{
+	char name[PATH_MAX];
+	const void *buf;
+	size_t len;
+	int on_path, r;
+
+	if (snap_file_map(exe, &buf, &len) < 0)
+		return 0;
+	r = snap_cgpick_shebang(buf, len < 256 ? len : 256, name, sizeof(name), &on_path);
+	snap_file_unmap(buf, len);
+	if (!r)
+		return 0;
+	if (on_path)
+		return snap_caps_find_in_path(name, out, size) == 0;
+	return (size_t)snprintf(out, size, "%s", name) < size;
+}
+
 enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len)
 {
 	struct pick *pk = snap_calloc(1, sizeof(*pk));
+	char interp[PATH_MAX], sub[512];
+	const char *script = NULL;
 	enum snap_cg cg;
 
 	if (!pk) {
 		snprintf(why, len, "out of memory while examining the program");
 		return SNAP_CG_FP;
+	}
+	if (exe && pid <= 0 && script_interp(exe, interp, sizeof(interp))) {
+		script = base_name(exe);
+		exe = interp;
 	}
 	if (exe)
 		add_file(pk, exe);
@@ -475,6 +537,10 @@ enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t le
 	else if (exe)
 		add_needed(pk, exe);
 	cg = snap_cgpick_decide(pk->f, pk->n, lbr, why, len);
+	if (script && len) {
+		snprintf(sub, sizeof(sub), "%s", why);
+		snprintf(why, len, "%s is a script run by %s: %s", script, base_name(interp), sub);
+	}
 	snap_free(pk);
 	return cg;
 }

@@ -62,10 +62,19 @@ int snap_cgpick_is_runtime(const char *base);
 enum snap_cg snap_cgpick_decide(const struct snap_cgfile *files, size_t n, int lbr, char *why,
 				size_t len);
 
+/* The interpreter of a script: buf (len bytes, from outside) starting "#!"
+ * names it, e.g. "#!/bin/sh -e" gives "/bin/sh"; "#!/usr/bin/env NAME" gives
+ * NAME (a bare name, found on PATH by the caller: *on_path = 1). Writes it to
+ * out (size bytes, NUL-terminated); returns 1, or 0 when buf is no script or the
+ * line says nothing usable (env with options, a name too long). */
+int snap_cgpick_shebang(const void *buf, size_t len, char *out, size_t size, int *on_path);
+
 /* Reads the executable exe and the libraries it needs (DT_NEEDED found
  * through its RUNPATH, LD_LIBRARY_PATH and the system directories), or with
- * pid > 0 the executable files mapped by that process, and decides. Returns
- * the mode; why as above. */
+ * pid > 0 the executable files mapped by that process, and decides. A script
+ * (snap_cgpick_shebang) is judged by its interpreter, one level deep: what
+ * runs is the interpreter's code (why then starts "NAME is a script run by
+ * INTERP: "). Returns the mode; why as above. */
 enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fuzz target: the ELF64 symbol reader (record/elfsym.c) and the frame-pointer
- * and .dynamic scans of -callgraph-mode auto (record/cgpick.c) on arbitrary bytes. */
+ * and .dynamic scans of -callgraph-mode auto (record/cgpick.c) and its reading of a
+ * script's "#!" line on arbitrary bytes. */
 #include <stdint.h>
 #include <string.h>
 
@@ -24,6 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (snap_fpscan_elf(data, size, &fs) == 0)
 		sum += fs.funcs + fs.fp + (uint64_t)fs.eh_frame;
+	{
+		char interp[64];
+		int on_path;
+
+		if (snap_cgpick_shebang(data, size, interp, sizeof(interp), &on_path) == 1)
+			sum += strlen(interp) + (uint64_t)on_path; /* NUL-terminated in interp */
+	}
 	while (snap_cgpick_dyn_next(data, size, &cur, &tag, &str) == 1 && guard++ < 100000)
 		sum += strlen(str) + (uint64_t)tag;
 	cur = 0;

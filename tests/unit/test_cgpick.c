@@ -474,6 +474,46 @@ static int write_file(const char *path, const struct img *m)
 
 /* The whole pick: an executable with frame pointers that needs a library
  * (found through $ORIGIN in its RUNPATH) without them. */
+/* The interpreter a script's first line names. */
+static void shebang_lines(void)
+{
+	static const struct {
+		const char *text, *want;
+		int on_path;
+	} cases[] = {
+		{"#!/bin/sh\necho\n", "/bin/sh", 0},
+		{"#! /usr/bin/python3 -u\n", "/usr/bin/python3", 0},
+		{"#!/usr/bin/env bash\n", "bash", 1},
+		{"#!/usr/bin/env\tpython3 -u\r\n", "python3", 1},
+		{"#!/usr/bin/env /opt/py/bin/python3\n", "/opt/py/bin/python3", 0},
+		{"#!/bin/bash", "/bin/bash", 0}, /* no newline: the file's end */
+		{"#!/usr/bin/env -S python3 -u\n", NULL, 0},
+		{"#!/usr/bin/env A=1 python3\n", NULL, 0},
+		{"#!/usr/bin/env\n", NULL, 0},
+		{"#!\n/bin/sh\n", NULL, 0},
+		{"#", NULL, 0},
+		{"\x7f"
+		 "ELF\x02\x01",
+		 NULL, 0},
+	};
+	char out[64];
+	int on_path;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = snap_cgpick_shebang(cases[i].text, strlen(cases[i].text), out, sizeof(out),
+					    &on_path);
+
+		CHECK_INT_EQ(cases[i].want != NULL, r);
+		if (r && cases[i].want) {
+			CHECK_STR_EQ(cases[i].want, out);
+			CHECK_INT_EQ(cases[i].on_path, on_path);
+		}
+	}
+	/* a name that does not fit out, and a NUL inside it */
+	CHECK_INT_EQ(0, snap_cgpick_shebang("#!/usr/bin/python3\n", 19, out, 8, &on_path));
+	CHECK_INT_EQ(0, snap_cgpick_shebang("#!/bin/s\0h\n", 12, out, sizeof(out), &on_path));
+}
+
 static void b8_14_pick_files(void)
 {
 	static const char *const needed[] = {"libwork.so", "libc.so.6"};
@@ -501,6 +541,28 @@ static void b8_14_pick_files(void)
 	CHECK_INT_EQ(0, write_file(lib, &m));
 	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick(exe, 0, 0, why, sizeof(why)));
 	CHECK(strstr(why, "and so do its libraries") != NULL);
+	/* a script is judged by its interpreter (here the program, found by its path) */
+	{
+		char script[340], line[400];
+		FILE *f;
+
+		snprintf(script, sizeof(script), "%s/run.sh", dir);
+		snprintf(line, sizeof(line), "#!%s -x\necho\n", exe);
+		CHECK((f = fopen(script, "w")) != NULL);
+		if (f) {
+			fputs(line, f);
+			fclose(f);
+		}
+		CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick(script, 0, 0, why, sizeof(why)));
+		CHECK(strstr(why, "run.sh is a script run by prog: prog keeps frame pointers") ==
+		      why);
+		build(&m, no_fp, 5, 1, NULL, 0, NULL);
+		CHECK_INT_EQ(0, write_file(exe, &m));
+		CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick(script, 0, 0, why, sizeof(why)));
+		CHECK(strstr(why, "run.sh is a script run by prog: prog has no frame pointers") ==
+		      why);
+		unlink(script);
+	}
 	/* not an ELF at all */
 	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick("/proc/self/status", 0, 0, why, sizeof(why)));
 	/* attach: the mappings of a running process (this test, with frame
@@ -521,6 +583,7 @@ int main(void)
 	RUN(dynamic_entries);
 	RUN(damaged_files);
 	RUN(b8_14_decisions);
+	RUN(shebang_lines);
 	RUN(b8_14_pick_files);
 	return snap_test_done();
 }
