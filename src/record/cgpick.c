@@ -518,17 +518,24 @@ static int script_interp(const char *exe, char *out, size_t size)
 enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len)
 {
 	struct pick *pk = snap_calloc(1, sizeof(*pk));
-	char interp[PATH_MAX], sub[512];
-	const char *script = NULL;
+	char interp[2][PATH_MAX], chain[512] = "", sub[512];
 	enum snap_cg cg;
 
 	if (!pk) {
 		snprintf(why, len, "out of memory while examining the program");
 		return SNAP_CG_FP;
 	}
-	if (exe && pid <= 0 && script_interp(exe, interp, sizeof(interp))) {
-		script = base_name(exe);
-		exe = interp;
+	/* a script runs its interpreter, which may be a script too (the kernel
+	 * follows 4 levels: BINPRM_MAX_RECURSION) */
+	for (int lvl = 0; exe && pid <= 0 && lvl < 4; lvl++) {
+		char *next = interp[lvl & 1];
+		size_t used = strlen(chain);
+
+		if (!script_interp(exe, next, PATH_MAX))
+			break;
+		snprintf(chain + used, sizeof(chain) - used, "%s%s is a script run by %s",
+			 used ? ", " : "", lvl ? "which" : base_name(exe), base_name(next));
+		exe = next;
 	}
 	if (exe)
 		add_file(pk, exe);
@@ -537,9 +544,9 @@ enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t le
 	else if (exe)
 		add_needed(pk, exe);
 	cg = snap_cgpick_decide(pk->f, pk->n, lbr, why, len);
-	if (script && len) {
+	if (chain[0] && len) {
 		snprintf(sub, sizeof(sub), "%s", why);
-		snprintf(why, len, "%s is a script run by %s: %s", script, base_name(interp), sub);
+		snprintf(why, len, "%s: %s", chain, sub);
 	}
 	snap_free(pk);
 	return cg;

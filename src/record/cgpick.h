@@ -72,9 +72,10 @@ int snap_cgpick_shebang(const void *buf, size_t len, char *out, size_t size, int
 /* Reads the executable exe and the libraries it needs (DT_NEEDED found
  * through its RUNPATH, LD_LIBRARY_PATH and the system directories), or with
  * pid > 0 the executable files mapped by that process, and decides. A script
- * (snap_cgpick_shebang) is judged by its interpreter, one level deep: what
- * runs is the interpreter's code (why then starts "NAME is a script run by
- * INTERP: "). Returns the mode; why as above. */
+ * (snap_cgpick_shebang) is judged by its interpreter (itself a script: by
+ * its own, up to 4 levels as the kernel): what runs is the interpreter's code
+ * (why then starts "NAME is a script run by INTERP: "). Returns the mode; why
+ * as above. */
 enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len);
 
 #endif

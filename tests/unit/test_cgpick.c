@@ -561,6 +561,17 @@ static void b8_14_pick_files(void)
 		CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick(script, 0, 0, why, sizeof(why)));
 		CHECK(strstr(why, "run.sh is a script run by prog: prog has no frame pointers") ==
 		      why);
+		/* a script whose interpreter is a script (a shim) */
+		snprintf(line, sizeof(line), "%s/outer", dir);
+		CHECK((f = fopen(line, "w")) != NULL);
+		if (f) {
+			fprintf(f, "#!%s\n", script);
+			fclose(f);
+		}
+		CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick(line, 0, 0, why, sizeof(why)));
+		CHECK(strstr(why, "outer is a script run by run.sh, which is a script run by "
+				  "prog: prog has no frame pointers") == why);
+		unlink(line);
 		unlink(script);
 	}
 	/* not an ELF at all */
