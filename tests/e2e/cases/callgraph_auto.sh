@@ -44,6 +44,18 @@ t_callgraph_auto() {
 	else
 		failed callgraph_auto_fp_o2 "rc $rc1, leaf<outer<main in ${r% *}% of ${r#* } samples: $(grep callgraph "$tmp/cgo2.err")"
 	fi
+	# a script is judged by its interpreter (Debian's sh, without frame pointers):
+	# dwarf, and the program it execs unwinds to main
+	printf '#!/bin/sh\nexec "%s" 3000 5\n' "$progs/omitfp" >"$tmp/cgsh.sh"
+	chmod +x "$tmp/cgsh.sh"
+	snap cgsh run -working-directory "$tmp/w_cgsh" -o "$tmp/cgsh.fxt.gz" -- "$tmp/cgsh.sh"
+	r=$(dump_nesting "$tmp/cgsh.fxt.gz" main outer inner leaf)
+	if grep -q "^snaptrace: -callgraph-mode dwarf: cgsh.sh is a script run by sh: " "$tmp/cgsh.err" &&
+		[ $rc -eq 5 ] && [ "${r% *}" -ge 80 ] && [ "${r#* }" -ge 1 ]; then
+		pass callgraph_auto_script
+	else
+		failed callgraph_auto_script "rc $rc, main>outer>inner>leaf in ${r% *}% of ${r#* } leaf slices: $(grep callgraph "$tmp/cgsh.err")"
+	fi
 	callgraph_auto_go
 	callgraph_dwarf_cxx
 }
