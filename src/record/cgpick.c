@@ -515,6 +515,26 @@ static int script_interp(const char *exe, char *out, size_t size)
 	return (size_t)snprintf(out, size, "%s", name) < size;
 }
 
+/* What runs when exe is run: a script runs its interpreter, which may be a
+ * script too (the kernel follows 4 levels: BINPRM_MAX_RECURSION). Returns exe
+ * or the interpreter's path (in interp); chain says "NAME is a script run
+ * by ..." when it is not exe. */
+static const char *follow_scripts(const char *exe, char interp[2][PATH_MAX], char *chain,
+				  size_t size)
+{
+	for (int lvl = 0; lvl < 4; lvl++) {
+		char *next = interp[lvl & 1];
+		size_t used = strlen(chain);
+
+		if (!script_interp(exe, next, PATH_MAX))
+			break;
+		snprintf(chain + used, size - used, "%s%s is a script run by %s", used ? ", " : "",
+			 lvl ? "which" : base_name(exe), base_name(next));
+		exe = next;
+	}
+	return exe;
+}
+
 enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len)
 {
 	struct pick *pk = snap_calloc(1, sizeof(*pk));
@@ -525,18 +545,8 @@ enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t le
 		snprintf(why, len, "out of memory while examining the program");
 		return SNAP_CG_FP;
 	}
-	/* a script runs its interpreter, which may be a script too (the kernel
-	 * follows 4 levels: BINPRM_MAX_RECURSION) */
-	for (int lvl = 0; exe && pid <= 0 && lvl < 4; lvl++) {
-		char *next = interp[lvl & 1];
-		size_t used = strlen(chain);
-
-		if (!script_interp(exe, next, PATH_MAX))
-			break;
-		snprintf(chain + used, sizeof(chain) - used, "%s%s is a script run by %s",
-			 used ? ", " : "", lvl ? "which" : base_name(exe), base_name(next));
-		exe = next;
-	}
+	if (exe && pid <= 0)
+		exe = follow_scripts(exe, interp, chain, sizeof(chain));
 	if (exe)
 		add_file(pk, exe);
 	if (pid > 0)
