@@ -148,6 +148,10 @@ static inline void ptd_tok_fill(struct tokr *t)
 	if (!t->have)
 		ptd_tok_read(t);
 }
+/* perf's clock c over the bytes b[at..len) (c->base is b): the clock's scan
+ * (timing.c) with the token reader's quick loop, no tokens made. Returns the
+ * offset of the first packet its reader does not know, or len. */
+size_t ptd_tok_scan(struct ptt_clock *c, const uint8_t *b, size_t at, size_t len);
 /* Describes the token t has peeked in buf (len bytes, NUL-terminated), as
  * perf's intel_pt_pkt_desc describes a packet: its kind ("TNT taken", "TIP
  * 0x401000", "PSB+ FUP 0x401000", "CBR 23"), perf's time and TSC at it and the

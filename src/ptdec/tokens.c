@@ -221,8 +221,13 @@ static void tok_cyc_time(struct tokr *t)
  * time before and a non-decreasing function of the cycle count (ptt_cyc), so
  * the last one decides. Returns 1 with a TNT token, 0 at a packet for the
  * general path (or the end).
+ *
+ * With scan set it is the clock's scan (ptd_tok_scan): no tokens, so a TNT-8
+ * and the TIP family only end a run of CYCs for perf's "a CYC came just
+ * before" (they read no time), and are read on. The compiler makes two loops
+ * of it (always inline, scan a constant).
  */
-static int tok_quick(struct tokr *t)
+static inline __attribute__((always_inline)) int quick_loop(struct tokr *t, const int scan)
 {
 	const uint8_t *b = t->buf;
 	size_t pos = t->pos, len = t->len;
@@ -267,6 +272,11 @@ static int tok_quick(struct tokr *t)
 			}
 			if (b0 == 0x02)
 				break; /* an extended opcode */
+			if (scan) {    /* TNT-8 */
+				last_cyc = 0;
+				pos++;
+				continue;
+			}
 			/* TNT-8: payload bits, then a stop bit */
 			size = 31 - (unsigned)__builtin_clz(bits);
 			if (cyc) {
@@ -317,6 +327,15 @@ static int tok_quick(struct tokr *t)
 			}
 			stale = 1;
 			pos += 8;
+		} else if (scan && ((b0 & 0x1f) == 0x0d || (b0 & 0x1f) == 0x11 ||
+				    (b0 & 0x1f) == 0x01 || (b0 & 0x1f) == 0x1d)) {
+			/* TIP, TIP.PGE, TIP.PGD, FUP (reserved or cut: the general path's) */
+			int n = ip_bytes[b0 >> 5];
+
+			if (n < 0 || len - pos < 1 + (size_t)n)
+				break;
+			last_cyc = 0;
+			pos += 1 + (size_t)n;
 		} else {
 			break;
 		}
@@ -330,6 +349,35 @@ out:
 	t->time_stale |= stale;
 	t->pos = pos;
 	return 0;
+}
+
+/* The token reader's quick loop. */
+static int tok_quick(struct tokr *t)
+{
+	return quick_loop(t, 0);
+}
+
+size_t ptd_tok_scan(struct ptt_clock *c, const uint8_t *b, size_t at, size_t len)
+{
+	struct tokr t;
+	struct pt_packet pkt;
+	int n;
+
+	memset(&t, 0, sizeof(t));
+	t.buf = b;
+	t.len = len;
+	t.pos = at;
+	t.clk = *c;
+	for (;;) {
+		quick_loop(&t, 1);
+		if (t.pos >= len || !(n = ptt_walk_packet(b + t.pos, len - t.pos, &pkt)))
+			break;
+		t.pos += (size_t)n;
+		ptt_packet(&t.clk, &pkt, t.pos);
+	}
+	t.clk.st.reset |= t.reset_any;
+	*c = t.clk;
+	return t.pos;
 }
 
 void ptd_tok_read(struct tokr *t)
