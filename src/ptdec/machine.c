@@ -149,7 +149,7 @@ void ptd_confirm_all(struct pstate *s)
  * and pass_psb moves confirm beyond it). */
 static size_t final_events(const struct pstate *s)
 {
-	return s->stop_idx < s->confirm ? s->stop_idx : s->confirm;
+	return ptd_final_events(s);
 }
 
 /* The final events go to the reader as a segment (pool.c); the reader itself
@@ -209,29 +209,11 @@ static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 
 static uint64_t est_time(const struct pstate *s);
 
-void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time)
+void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
+			  uint64_t time)
 {
-	/* perf times a branch from the kernel (or from nowhere) into user space
-	 * with its estimate: the last timestamp plus the instructions since */
-	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
-	struct piece *pc = s->pc;
-	struct rawev *r;
-
-	/* what emit does when nothing is handed on and there is room */
-	if (!est && !s->err && pc->nev < pc->cap &&
-	    (!s->d->evcap || final_events(s) < s->d->evcap)) {
-		r = &pc->ev[pc->nev++];
-		memset(r, 0, sizeof(*r));
-		r->kind = RAW_BRANCH;
-		r->time = time;
-		r->pid = s->pid;
-		r->tid = s->tid;
-		r->flags = flags;
-		r->ip = ip;
-		r->addr = addr;
-		return;
-	}
-	r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
+	int est = ptd_branch_est(s, ip, addr);
+	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
 		r->est = (uint8_t)est;

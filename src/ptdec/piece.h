@@ -142,10 +142,26 @@ int ptd_tok_open(struct tokr *t, const uint8_t *b, const uint8_t *e);
 void ptd_tok_sync(struct tokr *t, uint64_t off);
 /* Reads the next token into t (t->have): ptd_tok_fill without a peeked one. */
 void ptd_tok_read(struct tokr *t);
+/* The next bit of the TNT packet being read: a token of its own. */
+static inline void ptd_tok_next_bit(struct tokr *t)
+{
+	t->tnt_left--;
+	t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+	t->have = 1;
+	t->kind = TOK_TNT;
+	t->ktime = t->time;
+	t->kts = t->clk.st.timestamp;
+	t->has_ip = 0;
+	t->ktsc = 0;
+}
 /* Peeks the next token into t (t->have), unless one is peeked already. */
 static inline void ptd_tok_fill(struct tokr *t)
 {
-	if (!t->have)
+	if (t->have)
+		return;
+	if (t->tnt_left && t->pk)
+		ptd_tok_next_bit(t);
+	else
 		ptd_tok_read(t);
 }
 /* perf's clock c over the bytes b[at..len) (c->base is b): the clock's scan
@@ -171,8 +187,42 @@ void ptd_pstate_init(struct pstate *s, struct wctx *w, struct piece *pc);
 uint64_t ptd_take(struct pstate *s, int want);
 /* Everything so far was determined by packets read: the watermark moves to the end. */
 void ptd_confirm_all(struct pstate *s);
-/* A provisional branch event (kept once confirmed). */
-void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time);
+/* How many of the piece's first events are final: those below confirm, but
+ * not past stop_idx (ptd_end_piece keeps pc->ev[0..stop_idx) when it is set,
+ * and pass_psb moves confirm beyond it). */
+static inline size_t ptd_final_events(const struct pstate *s)
+{
+	return s->stop_idx < s->confirm ? s->stop_idx : s->confirm;
+}
+/* Whether perf times the branch ip -> addr with its estimate: one from the
+ * kernel (or from nowhere) into user space. */
+static inline int ptd_branch_est(const struct pstate *s, uint64_t ip, uint64_t addr)
+{
+	return (ip - 1) >> 63 && addr && !(addr >> 63) && !s->d->timeless;
+}
+/* ptd_emit_branch when the event cannot simply be appended. */
+void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
+			  uint64_t time);
+/* A provisional branch event (kept once confirmed): appended in place when
+ * there is room, nothing is to be handed on and its time is the one given. */
+static inline void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
+				   uint64_t time)
+{
+	struct piece *pc = s->pc;
+
+	if (pc->nev < pc->cap && !s->err && !ptd_branch_est(s, ip, addr) &&
+	    (!s->d->evcap || ptd_final_events(s) < s->d->evcap)) {
+		pc->ev[pc->nev++] = (struct rawev){.time = time,
+						   .ip = ip,
+						   .addr = addr,
+						   .flags = flags,
+						   .pid = s->pid,
+						   .tid = s->tid,
+						   .kind = RAW_BRANCH};
+		return;
+	}
+	ptd_emit_branch_slow(s, flags, ip, addr, time);
+}
 /* An error event (perf's code ERR_*) at ip; it confirms everything before it. */
 void ptd_emit_error(struct pstate *s, int code, uint64_t ip);
 /* perf reports a new core:bus ratio (how: see machine.c). */

@@ -29,6 +29,18 @@ static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 /* The size of the IP payload by IP compression (-1: reserved). */
 static const int8_t ip_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 
+/* The 8 bytes at p as a little-endian number. */
+static inline uint64_t le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
 /*
  * The next packet, at t->pos: the common ones (PAD, short TNT, TIP, TIP.PGE,
  * TIP.PGD, FUP, TSC, PSB, PSBEND) decoded here as libipt's packet decoder
@@ -71,8 +83,11 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 	} else if (((b[0] & 0x1f) == 0x0d || (b[0] & 0x1f) == 0x11 || (b[0] & 0x1f) == 0x01 ||
 		    (b[0] & 0x1f) == 0x1d) &&
 		   (n = ip_bytes[b[0] >> 5]) >= 0 && left >= (size_t)n + 1) {
-		for (int i = n; i >= 1; i--)
-			v = v << 8 | b[i];
+		if (left >= 9) /* the payload's n bytes in one read */
+			v = n ? le64(b + 1) & (~0ULL >> (64 - 8 * n)) : 0;
+		else
+			for (int i = n; i >= 1; i--)
+				v = v << 8 | b[i];
 		p->type = (b[0] & 0x1f) == 0x0d	  ? ppt_tip
 			  : (b[0] & 0x1f) == 0x11 ? ppt_tip_pge
 			  : (b[0] & 0x1f) == 0x01 ? ppt_tip_pgd
@@ -111,19 +126,6 @@ static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
 		t->tsc_seen = 1;
 	}
 	t->time_stale = 1; /* converted to perf time at the next token */
-}
-
-/* The next bit of the TNT packet being read: a token of its own. */
-static void tok_next_bit(struct tokr *t)
-{
-	t->tnt_left--;
-	t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
-	t->have = 1;
-	t->kind = TOK_TNT;
-	t->ktime = t->time;
-	t->kts = t->clk.st.timestamp;
-	t->has_ip = 0;
-	t->ktsc = 0;
 }
 
 /* A TIP, TIP.PGE, TIP.PGD or FUP: its token kind and IP (*ok: it has one), or
@@ -187,21 +189,9 @@ static void tok_found(struct tokr *t, int k, uint64_t ip, int ok)
 	}
 }
 
-/* The 8 bytes at p as a little-endian number. */
-static inline uint64_t le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
 /* perf's clock took a CYC (or several, added to cycle_cnt already): the time
  * they give, and what the reader notes of a moved clock (tok_time). */
-static void tok_cyc_time(struct tokr *t)
+static inline __attribute__((always_inline)) void tok_cyc_time(struct tokr *t)
 {
 	ptt_cyc(&t->clk.st, 0);
 	if (t->clk.st.reset) {
@@ -316,7 +306,7 @@ static inline __attribute__((always_inline)) int quick_loop(struct tokr *t, cons
 			cyc = 0;
 			t->tsc = v;
 			c->last_cyc = last_cyc;
-			ptt_tsc(c, t->clk.p, v);
+			ptt_tsc_quick(c, t->clk.p, v);
 			last_cyc = 0;
 			tma = c->have_tma;
 			cnt = c->cycle_cnt;
@@ -387,7 +377,7 @@ void ptd_tok_read(struct tokr *t)
 	if (t->have || !t->pk)
 		return;
 	if (t->tnt_left) {
-		tok_next_bit(t);
+		ptd_tok_next_bit(t);
 		return;
 	}
 	for (;;) {
