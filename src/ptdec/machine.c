@@ -36,44 +36,13 @@ static void debug_token(const struct pstate *s, int want)
 		ptd_tok_desc(&s->tk, buf, sizeof(buf)));
 }
 
-/* The token t holds is taken: its time, clock, IP and direction are s's. */
-static inline void took(struct pstate *s, struct tokr *t)
-{
-	t->have = 0;
-	s->stime = t->ktime;
-	s->stsc = t->kts;
-	s->tcbr = t->kcbr;
-	s->tok_ip = t->kip;
-	s->tok_has_ip = t->has_ip;
-	s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
-}
-
-/* The token wanted is next, with no new ratio and nothing to print: ptd_take
- * of it, in short (1), else 0 and nothing done. */
-static inline int take_quick(struct pstate *s, int want)
-{
-	struct tokr *t = &s->tk;
-
-	ptd_tok_fill(t);
-	if (!t->have || t->kind == TOK_CBR ||
-	    !(t->kind == want || (want == TOK_TIP && t->kind == TOK_TNT) ||
-	      (want == TOK_TNT && t->kind == TOK_TIP)) ||
-	    t->kcbrchg || s->d->debug > 1)
-		return 0;
-	s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
-	s->since_take = 0;
-	s->sample_insns = s->ts_insns;
-	took(s, t);
-	return 1;
-}
-
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 uint64_t ptd_take(struct pstate *s, int want)
 {
 	struct tokr *t = &s->tk;
 
-	if (take_quick(s, want))
+	if (ptd_take_quick(s, want))
 		return s->stime;
 	for (int guard = 0; guard < 64; guard++) {
 		ptd_tok_fill(t);
@@ -98,7 +67,7 @@ uint64_t ptd_take(struct pstate *s, int want)
 		}
 		if (s->d->debug > 1)
 			debug_token(s, want);
-		took(s, t);
+		ptd_took(s, t);
 		if (!want || t->kind == want || want == TOK_PSB)
 			return t->ktime;
 		/* A return served by a TNT bit (compressed) or a TIP: either is fine. */
@@ -135,13 +104,6 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 			ptd_cbr_change(s, t->kcbr, t->ktime, 0);
 		t->kcbrchg = 0;
 	}
-}
-
-/* Everything so far was determined by packets the decoder had read. */
-void ptd_confirm_all(struct pstate *s)
-{
-	s->confirm = s->pc->nev;
-	s->stop_idx = NO_IDX;
 }
 
 /* How many of the piece's first events are final: those below confirm, but
@@ -338,30 +300,6 @@ static void set_task(struct pstate *s, uint64_t time)
 	img = ptd_wimage(s->w, s->pid);
 	if (img)
 		ptd_dec_set_image(s, img);
-}
-
-/* The previous instruction went on to next_ip: report its branch if it took one
- * (taking its token when it needed trace). */
-void ptd_resolve_prev(struct pstate *s, uint64_t next_ip)
-{
-	const struct cinsn *p = &s->prev;
-	uint64_t time = s->stime;
-	uint32_t fl;
-	int q;
-
-	if (!s->have_prev)
-		return;
-	s->have_prev = 0;
-	q = p->trace;
-	if (q)
-		time = take_quick(s, p->cond ? TOK_TNT : TOK_TIP)
-			       ? s->stime
-			       : ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
-	fl = p->flags;
-	if (fl && !(p->cond && next_ip == p->ip + p->size))
-		ptd_emit_branch(s, fl, p->ip, next_ip, time);
-	if (q)
-		ptd_confirm_all(s);
 }
 
 static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t time)

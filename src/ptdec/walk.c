@@ -121,7 +121,7 @@ static int psb_is_last(const struct tokr *t)
  * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt.
  * A PSB+ with a FUP is passed where the walk reaches its IP (pass_psb): one
  * still there is off the path the trace took, which libipt reports. */
-static int next_token(struct pstate *s)
+static inline int next_token(struct pstate *s)
 {
 	for (;;) {
 		ptd_tok_fill(&s->tk);
