@@ -370,10 +370,87 @@ size_t ptd_tok_scan(struct ptt_clock *c, const uint8_t *b, size_t at, size_t len
 	return t.pos;
 }
 
-void ptd_tok_read(struct tokr *t)
+/* One packet of the general path (ptd_tok_read): 1 with a token found, 0
+ * to read on, -1 at the end (or a packet that cannot be read). Out of line:
+ * the quick loop keeps its registers. */
+static __attribute__((noinline)) int tok_general(struct tokr *t)
 {
 	struct pt_packet pkt;
+	uint64_t ip = 0, at = t->pos, off;
+	int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 
+	if (st < 0) { /* a packet cut by the end is no clean end */
+		t->odd |= st != -pte_eos || t->pos < t->len;
+		return -1;
+	}
+	off = t->pos; /* just after the packet */
+	/* PSB+ holds only timing packets, MODE and FUP (libipt's header);
+	 * anything else there (an unterminated PSB+, found by differential
+	 * fuzzing) is libipt's */
+	if (t->in_psb && !ptt_is_timing(pkt.type) && pkt.type != ppt_mode && pkt.type != ppt_fup &&
+	    pkt.type != ppt_psbend)
+		t->odd = 1;
+	if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
+	    (!t->skip_until || off > t->skip_until))
+		t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
+	switch (pkt.type) {
+	case ppt_tsc:
+	case ppt_mtc:
+	case ppt_cyc:
+	case ppt_tma:
+	case ppt_stop:
+	case ppt_cbr:
+		if ((k = tok_timing_packet(t, &pkt, off)) == TOK_NONE)
+			return 0;
+		break;
+	case ppt_psb:
+		t->psb_off = at;
+		t->in_psb = 1;
+		t->psb_has_fup = 0;
+		t->last_ip = 0;
+		return 0;
+	case ppt_psbend:
+		t->in_psb = 0;
+		k = TOK_PSB;
+		ok = t->psb_has_fup;
+		ip = t->psb_fup;
+		break;
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+		if (!pkt.payload.tnt.bit_size)
+			return 0;
+		t->tnt_bits = pkt.payload.tnt.payload;
+		t->tnt_left = pkt.payload.tnt.bit_size - 1;
+		t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+		k = TOK_TNT;
+		break;
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+	case ppt_fup:
+		if ((k = tok_ip_packet(t, &pkt, &ip, &ok)) == TOK_NONE)
+			return 0;
+		break;
+	case ppt_ovf:
+		k = TOK_OVF;
+		break;
+	case ppt_pad:
+		return 0;
+	case ppt_mode: /* 64-bit code changes nothing for the walk */
+		t->odd |= pkt.payload.mode.leaf != pt_mol_exec || !pkt.payload.mode.bits.exec.csl ||
+			  pkt.payload.mode.bits.exec.csd;
+		t->mode64 = 1;
+		return 0;
+	default:
+		t->odd = 1;
+		return 0;
+	}
+	tok_found(t, k, ip, ok);
+	return 1;
+}
+
+void ptd_tok_read(struct tokr *t)
+{
 	if (t->have || !t->pk)
 		return;
 	if (t->tnt_left) {
@@ -383,77 +460,8 @@ void ptd_tok_read(struct tokr *t)
 	for (;;) {
 		if (t->pos >= t->skip_until && !t->in_psb && tok_quick(t))
 			return;
-		uint64_t ip = 0, at = t->pos, off;
-		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
-
-		if (st < 0) { /* a packet cut by the end is no clean end */
-			t->odd |= st != -pte_eos || t->pos < t->len;
-			break;
-		}
-		off = t->pos; /* just after the packet */
-		/* PSB+ holds only timing packets, MODE and FUP (libipt's header);
-		 * anything else there (an unterminated PSB+, found by differential
-		 * fuzzing) is libipt's */
-		if (t->in_psb && !ptt_is_timing(pkt.type) && pkt.type != ppt_mode &&
-		    pkt.type != ppt_fup && pkt.type != ppt_psbend)
-			t->odd = 1;
-		if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
-		    (!t->skip_until || off > t->skip_until))
-			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
-		switch (pkt.type) {
-		case ppt_tsc:
-		case ppt_mtc:
-		case ppt_cyc:
-		case ppt_tma:
-		case ppt_stop:
-		case ppt_cbr:
-			if ((k = tok_timing_packet(t, &pkt, off)) == TOK_NONE)
-				continue;
-			break;
-		case ppt_psb:
-			t->psb_off = at;
-			t->in_psb = 1;
-			t->psb_has_fup = 0;
-			t->last_ip = 0;
-			continue;
-		case ppt_psbend:
-			t->in_psb = 0;
-			k = TOK_PSB;
-			ok = t->psb_has_fup;
-			ip = t->psb_fup;
-			break;
-		case ppt_tnt_8:
-		case ppt_tnt_64:
-			if (!pkt.payload.tnt.bit_size)
-				continue;
-			t->tnt_bits = pkt.payload.tnt.payload;
-			t->tnt_left = pkt.payload.tnt.bit_size - 1;
-			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
-			k = TOK_TNT;
-			break;
-		case ppt_tip:
-		case ppt_tip_pge:
-		case ppt_tip_pgd:
-		case ppt_fup:
-			if ((k = tok_ip_packet(t, &pkt, &ip, &ok)) == TOK_NONE)
-				continue;
-			break;
-		case ppt_ovf:
-			k = TOK_OVF;
-			break;
-		case ppt_pad:
-			continue;
-		case ppt_mode: /* 64-bit code changes nothing for the walk */
-			t->odd |= pkt.payload.mode.leaf != pt_mol_exec ||
-				  !pkt.payload.mode.bits.exec.csl || pkt.payload.mode.bits.exec.csd;
-			t->mode64 = 1;
-			continue;
-		default:
-			t->odd = 1;
-			continue;
-		}
-		tok_found(t, k, ip, ok);
-		return;
+		if (tok_general(t))
+			return;
 	}
 }
 
