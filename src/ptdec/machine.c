@@ -529,6 +529,7 @@ void ptd_pstate_init(struct pstate *s, struct wctx *w, struct piece *pc)
 	s->pid = w->d->per_cpu ? -2 : pc->pid; /* per CPU: set_task picks it on the first sync */
 	s->tid = w->d->per_cpu ? -2 : pc->tid;
 	s->stop_idx = NO_IDX;
+	s->evlim = w->d->evcap ? w->d->evcap : SIZE_MAX;
 	s->tk.d = w->d;
 	ptd_piece_clock(w->d, pc, &s->tk.clk.st);
 	s->tk.clk.p = &w->d->tparams;

@@ -132,6 +132,7 @@ struct pstate {
 	struct retstack rets; /* the calls' return addresses (compressed returns) */
 	int walk_rets;	      /* the fast walk keeps rets itself (walk.c), else ptd_process_insn */
 	uint64_t ret_to;      /* what the last return popped (0: nothing) */
+	size_t evlim;	      /* d->evcap, SIZE_MAX without: ptd_emit_branch's quick bound */
 };
 
 /* ---- tokens.c ---- */
@@ -237,14 +238,15 @@ static inline int ptd_branch_est(const struct pstate *s, uint64_t ip, uint64_t a
 void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
 			  uint64_t time);
 /* A provisional branch event (kept once confirmed): appended in place when
- * there is room, nothing is to be handed on and its time is the one given. */
+ * there is room, nothing can be handed on and its time is the one given. */
 static inline void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
 				   uint64_t time)
 {
 	struct piece *pc = s->pc;
 
-	if (pc->nev < pc->cap && !s->err && !ptd_branch_est(s, ip, addr) &&
-	    (!s->d->evcap || ptd_final_events(s) < s->d->evcap)) {
+	/* below evlim the final events (at most nev) are below the segment's
+	 * size: nothing is handed on */
+	if (pc->nev < pc->cap && pc->nev < s->evlim && !s->err && !ptd_branch_est(s, ip, addr)) {
 		pc->ev[pc->nev++] = (struct rawev){.time = time,
 						   .ip = ip,
 						   .addr = addr,
