@@ -282,7 +282,7 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 			enabled = 1;
 			continue;
 		}
-		if (!(r = ptd_run_get(w, s.pid, ip)) || r->callnext)
+		if (!(r = ptd_run_find(w, s.pid, ip)) || r->callnext)
 			goto out;
 		ptd_tok_fill(&s.tk);
 		if (s.tk.have && s.tk.kind == TOK_FUP) { /* an interrupt in this run */
