@@ -232,7 +232,7 @@ static inline size_t ptd_final_events(const struct pstate *s)
  * kernel (or from nowhere) into user space. */
 static inline int ptd_branch_est(const struct pstate *s, uint64_t ip, uint64_t addr)
 {
-	return (ip - 1) >> 63 && addr && !(addr >> 63) && !s->d->timeless;
+	return (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
 }
 /* ptd_emit_branch when the event cannot simply be appended. */
 void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
