@@ -355,11 +355,6 @@ static int run_fill(struct wctx *w, struct run *r)
 	return 0;
 }
 
-static uint64_t run_hash(int32_t pid, uint64_t ip)
-{
-	return (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
-}
-
 /* The run cache with twice the slots (RCACHE_MIN at first), its runs moved
  * over (one that finds its slot and the pair taken is dropped: a cache).
  * A worker's cache so takes the memory its code needs, not the most it may
@@ -378,7 +373,7 @@ static int rcache_grow(struct wctx *w)
 
 		if (!r->used)
 			continue;
-		i = run_hash(r->pid, r->ip) >> (64 - bits);
+		i = ptd_run_hash(r->pid, r->ip) >> (64 - bits);
 		if (t[i].used)
 			i ^= 1;
 		if (!t[i].used) {
@@ -395,7 +390,7 @@ static int rcache_grow(struct wctx *w)
 struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip)
 {
 	struct run *r;
-	uint64_t h = run_hash(pid, ip);
+	uint64_t h = ptd_run_hash(pid, ip);
 	size_t i;
 
 	if (!w->rcache && rcache_grow(w) < 0)

@@ -36,44 +36,13 @@ static void debug_token(const struct pstate *s, int want)
 		ptd_tok_desc(&s->tk, buf, sizeof(buf)));
 }
 
-/* The token t holds is taken: its time, clock, IP and direction are s's. */
-static inline void took(struct pstate *s, struct tokr *t)
-{
-	t->have = 0;
-	s->stime = t->ktime;
-	s->stsc = t->kts;
-	s->tcbr = t->kcbr;
-	s->tok_ip = t->kip;
-	s->tok_has_ip = t->has_ip;
-	s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
-}
-
-/* The token wanted is next, with no new ratio and nothing to print: ptd_take
- * of it, in short (1), else 0 and nothing done. */
-static inline int take_quick(struct pstate *s, int want)
-{
-	struct tokr *t = &s->tk;
-
-	ptd_tok_fill(t);
-	if (!t->have || t->kind == TOK_CBR ||
-	    !(t->kind == want || (want == TOK_TIP && t->kind == TOK_TNT) ||
-	      (want == TOK_TNT && t->kind == TOK_TIP)) ||
-	    t->kcbrchg || s->d->debug > 1)
-		return 0;
-	s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
-	s->since_take = 0;
-	s->sample_insns = s->ts_insns;
-	took(s, t);
-	return 1;
-}
-
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 uint64_t ptd_take(struct pstate *s, int want)
 {
 	struct tokr *t = &s->tk;
 
-	if (take_quick(s, want))
+	if (ptd_take_quick(s, want))
 		return s->stime;
 	for (int guard = 0; guard < 64; guard++) {
 		ptd_tok_fill(t);
@@ -98,7 +67,7 @@ uint64_t ptd_take(struct pstate *s, int want)
 		}
 		if (s->d->debug > 1)
 			debug_token(s, want);
-		took(s, t);
+		ptd_took(s, t);
 		if (!want || t->kind == want || want == TOK_PSB)
 			return t->ktime;
 		/* A return served by a TNT bit (compressed) or a TIP: either is fine. */
@@ -137,19 +106,12 @@ static void pass_psb(struct pstate *s, uint64_t ip)
 	}
 }
 
-/* Everything so far was determined by packets the decoder had read. */
-void ptd_confirm_all(struct pstate *s)
-{
-	s->confirm = s->pc->nev;
-	s->stop_idx = NO_IDX;
-}
-
 /* How many of the piece's first events are final: those below confirm, but
  * not past stop_idx (ptd_end_piece keeps pc->ev[0..stop_idx) when it is set,
  * and pass_psb moves confirm beyond it). */
 static size_t final_events(const struct pstate *s)
 {
-	return s->stop_idx < s->confirm ? s->stop_idx : s->confirm;
+	return ptd_final_events(s);
 }
 
 /* The final events go to the reader as a segment (pool.c); the reader itself
@@ -209,29 +171,11 @@ static struct rawev *emit(struct pstate *s, uint8_t kind, uint64_t time)
 
 static uint64_t est_time(const struct pstate *s);
 
-void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time)
+void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
+			  uint64_t time)
 {
-	/* perf times a branch from the kernel (or from nowhere) into user space
-	 * with its estimate: the last timestamp plus the instructions since */
-	int est = (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
-	struct piece *pc = s->pc;
-	struct rawev *r;
-
-	/* what emit does when nothing is handed on and there is room */
-	if (!est && !s->err && pc->nev < pc->cap &&
-	    (!s->d->evcap || final_events(s) < s->d->evcap)) {
-		r = &pc->ev[pc->nev++];
-		memset(r, 0, sizeof(*r));
-		r->kind = RAW_BRANCH;
-		r->time = time;
-		r->pid = s->pid;
-		r->tid = s->tid;
-		r->flags = flags;
-		r->ip = ip;
-		r->addr = addr;
-		return;
-	}
-	r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
+	int est = ptd_branch_est(s, ip, addr);
+	struct rawev *r = emit(s, RAW_BRANCH, est ? est_time(s) : time);
 
 	if (r) {
 		r->est = (uint8_t)est;
@@ -356,30 +300,6 @@ static void set_task(struct pstate *s, uint64_t time)
 	img = ptd_wimage(s->w, s->pid);
 	if (img)
 		ptd_dec_set_image(s, img);
-}
-
-/* The previous instruction went on to next_ip: report its branch if it took one
- * (taking its token when it needed trace). */
-void ptd_resolve_prev(struct pstate *s, uint64_t next_ip)
-{
-	const struct cinsn *p = &s->prev;
-	uint64_t time = s->stime;
-	uint32_t fl;
-	int q;
-
-	if (!s->have_prev)
-		return;
-	s->have_prev = 0;
-	q = p->trace;
-	if (q)
-		time = take_quick(s, p->cond ? TOK_TNT : TOK_TIP)
-			       ? s->stime
-			       : ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
-	fl = p->flags;
-	if (fl && !(p->cond && next_ip == p->ip + p->size))
-		ptd_emit_branch(s, fl, p->ip, next_ip, time);
-	if (q)
-		ptd_confirm_all(s);
 }
 
 static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t time)
@@ -609,6 +529,7 @@ void ptd_pstate_init(struct pstate *s, struct wctx *w, struct piece *pc)
 	s->pid = w->d->per_cpu ? -2 : pc->pid; /* per CPU: set_task picks it on the first sync */
 	s->tid = w->d->per_cpu ? -2 : pc->tid;
 	s->stop_idx = NO_IDX;
+	s->evlim = w->d->evcap ? w->d->evcap : SIZE_MAX;
 	s->tk.d = w->d;
 	ptd_piece_clock(w->d, pc, &s->tk.clk.st);
 	s->tk.clk.p = &w->d->tparams;

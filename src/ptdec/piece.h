@@ -132,6 +132,7 @@ struct pstate {
 	struct retstack rets; /* the calls' return addresses (compressed returns) */
 	int walk_rets;	      /* the fast walk keeps rets itself (walk.c), else ptd_process_insn */
 	uint64_t ret_to;      /* what the last return popped (0: nothing) */
+	size_t evlim;	      /* d->evcap, SIZE_MAX without: ptd_emit_branch's quick bound */
 };
 
 /* ---- tokens.c ---- */
@@ -142,12 +143,32 @@ int ptd_tok_open(struct tokr *t, const uint8_t *b, const uint8_t *e);
 void ptd_tok_sync(struct tokr *t, uint64_t off);
 /* Reads the next token into t (t->have): ptd_tok_fill without a peeked one. */
 void ptd_tok_read(struct tokr *t);
+/* The next bit of the TNT packet being read: a token of its own. */
+static inline void ptd_tok_next_bit(struct tokr *t)
+{
+	t->tnt_left--;
+	t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+	t->have = 1;
+	t->kind = TOK_TNT;
+	t->ktime = t->time;
+	t->kts = t->clk.st.timestamp;
+	t->has_ip = 0;
+	t->ktsc = 0;
+}
 /* Peeks the next token into t (t->have), unless one is peeked already. */
 static inline void ptd_tok_fill(struct tokr *t)
 {
-	if (!t->have)
+	if (t->have)
+		return;
+	if (t->tnt_left && t->pk)
+		ptd_tok_next_bit(t);
+	else
 		ptd_tok_read(t);
 }
+/* perf's clock c over the bytes b[at..len) (c->base is b): the clock's scan
+ * (timing.c) with the token reader's quick loop, no tokens made. Returns the
+ * offset of the first packet its reader does not know, or len. */
+size_t ptd_tok_scan(struct ptt_clock *c, const uint8_t *b, size_t at, size_t len);
 /* Describes the token t has peeked in buf (len bytes, NUL-terminated), as
  * perf's intel_pt_pkt_desc describes a packet: its kind ("TNT taken", "TIP
  * 0x401000", "PSB+ FUP 0x401000", "CBR 23"), perf's time and TSC at it and the
@@ -165,10 +186,101 @@ void ptd_pstate_init(struct pstate *s, struct wctx *w, struct piece *pc);
 /* Consumes the next token, preferring kind want (0 = any); PSB markers on the
  * way update the sample time. Returns the token's time. */
 uint64_t ptd_take(struct pstate *s, int want);
+/* The token t holds is taken: its time, clock, IP and direction are s's. */
+static inline void ptd_took(struct pstate *s, struct tokr *t)
+{
+	t->have = 0;
+	s->stime = t->ktime;
+	s->stsc = t->kts;
+	s->tcbr = t->kcbr;
+	s->tok_ip = t->kip;
+	s->tok_has_ip = t->has_ip;
+	s->tok_taken = t->kind == TOK_TNT ? t->ktaken : -1;
+}
+/* The token wanted is next, with no new ratio and nothing to print: ptd_take
+ * of it, in short (1), else 0 and nothing done. */
+static inline int ptd_take_quick(struct pstate *s, int want)
+{
+	struct tokr *t = &s->tk;
+
+	ptd_tok_fill(t);
+	if (!t->have || t->kind == TOK_CBR ||
+	    !(t->kind == want || (want == TOK_TIP && t->kind == TOK_TNT) ||
+	      (want == TOK_TNT && t->kind == TOK_TIP)) ||
+	    t->kcbrchg || s->d->debug > 1)
+		return 0;
+	s->ts_insns = t->ktsc ? s->since_take : s->ts_insns + s->since_take;
+	s->since_take = 0;
+	s->sample_insns = s->ts_insns;
+	ptd_took(s, t);
+	return 1;
+}
 /* Everything so far was determined by packets read: the watermark moves to the end. */
-void ptd_confirm_all(struct pstate *s);
-/* A provisional branch event (kept once confirmed). */
-void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time);
+static inline void ptd_confirm_all(struct pstate *s)
+{
+	s->confirm = s->pc->nev;
+	s->stop_idx = NO_IDX;
+}
+/* How many of the piece's first events are final: those below confirm, but
+ * not past stop_idx (ptd_end_piece keeps pc->ev[0..stop_idx) when it is set,
+ * and pass_psb moves confirm beyond it). */
+static inline size_t ptd_final_events(const struct pstate *s)
+{
+	return s->stop_idx < s->confirm ? s->stop_idx : s->confirm;
+}
+/* Whether perf times the branch ip -> addr with its estimate: one from the
+ * kernel (or from nowhere) into user space. */
+static inline int ptd_branch_est(const struct pstate *s, uint64_t ip, uint64_t addr)
+{
+	return (ip >> 63 || !ip) && addr && !(addr >> 63) && !s->d->timeless;
+}
+/* ptd_emit_branch when the event cannot simply be appended. */
+void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
+			  uint64_t time);
+/* A provisional branch event (kept once confirmed): appended in place when
+ * there is room, nothing can be handed on and its time is the one given. */
+static inline void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
+				   uint64_t time)
+{
+	struct piece *pc = s->pc;
+
+	/* below evlim the final events (at most nev) are below the segment's
+	 * size: nothing is handed on */
+	if (pc->nev < pc->cap && pc->nev < s->evlim && !s->err && !ptd_branch_est(s, ip, addr)) {
+		pc->ev[pc->nev++] = (struct rawev){.time = time,
+						   .ip = ip,
+						   .addr = addr,
+						   .flags = flags,
+						   .pid = s->pid,
+						   .tid = s->tid,
+						   .kind = RAW_BRANCH};
+		return;
+	}
+	ptd_emit_branch_slow(s, flags, ip, addr, time);
+}
+/* The previous instruction went on to next_ip: its branch, if it took one
+ * (taking its token when it needed trace). */
+static inline void ptd_resolve_prev(struct pstate *s, uint64_t next_ip)
+{
+	const struct cinsn *p = &s->prev;
+	uint64_t time = s->stime;
+	uint32_t fl;
+	int q;
+
+	if (!s->have_prev)
+		return;
+	s->have_prev = 0;
+	q = p->trace;
+	if (q)
+		time = ptd_take_quick(s, p->cond ? TOK_TNT : TOK_TIP)
+			       ? s->stime
+			       : ptd_take(s, p->cond ? TOK_TNT : TOK_TIP);
+	fl = p->flags;
+	if (fl && !(p->cond && next_ip == p->ip + p->size))
+		ptd_emit_branch(s, fl, p->ip, next_ip, time);
+	if (q)
+		ptd_confirm_all(s);
+}
 /* An error event (perf's code ERR_*) at ip; it confirms everything before it. */
 void ptd_emit_error(struct pstate *s, int code, uint64_t ip);
 /* perf reports a new core:bus ratio (how: see machine.c). */
@@ -176,9 +288,6 @@ void ptd_cbr_change(struct pstate *s, uint32_t cbr, uint64_t time, int how);
 /* perf fails walking on from an unreadable branch target at the next packet
  * that needs a walk: the error gets the time perf has there. */
 void ptd_err_at_next_token(struct pstate *s);
-/* The previous instruction went on to next_ip: its branch, if it took one
- * (taking its token when it needed trace). */
-void ptd_resolve_prev(struct pstate *s, uint64_t next_ip);
 /* An event of libipt's decoder (or one the fast walk makes up). */
 void ptd_handle_event(struct pstate *s, const struct pt_event *ev);
 /* Synchronised at a PSB+ (the next token): the task, and a cbr event when tracing is off. */

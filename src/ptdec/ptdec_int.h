@@ -405,6 +405,23 @@ const struct cinsn *ptd_bcache_get(struct wctx *w, int32_t pid, const struct pt_
 struct run *ptd_run_get(struct wctx *w, int32_t pid, uint64_t ip);
 /* Whether the run holds ip after its first instruction (remembered for the last ip). */
 int ptd_run_has(const struct wctx *w, struct run *r, uint64_t ip);
+/* The run cache's hash of a run's process and first ip (insn.c). */
+static inline uint64_t ptd_run_hash(int32_t pid, uint64_t ip)
+{
+	return (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+}
+/* ptd_run_get, inline when the run is in its own slot (what the fast walk
+ * finds nearly every time: walk.c). */
+static inline struct run *ptd_run_find(struct wctx *w, int32_t pid, uint64_t ip)
+{
+	if (w->rcache) {
+		struct run *r = &w->rcache[ptd_run_hash(pid, ip) >> w->rshift];
+
+		if (r->used && r->ip == ip && r->pid == pid)
+			return r->n ? r : NULL;
+	}
+	return ptd_run_get(w, pid, ip);
+}
 /* decode.c: decodes piece pc (borrowed; its events into pc->ev, owned by the piece)
  * with worker context w. 0, or -ENOMEM. */
 int ptd_decode_piece(struct wctx *w, struct piece *pc);

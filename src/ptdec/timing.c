@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptdec/piece.h"
 #include "ptdec/ptdec_int.h"
 
 #define TSC_TOP (0xffULL << 56) /* TSC packets carry 56 bits */
@@ -477,7 +478,8 @@ int ptt_walk_packet(const uint8_t *p, size_t n, struct pt_packet *pkt)
 }
 
 /* Runs a clock over piece pc (from its first PSB when the buffer starts afresh):
- * its own reader while it knows the packets, else libipt's. */
+ * the token reader's quick loop and ptt_walk_packet while they know the
+ * packets (ptd_tok_scan), else libipt's reader. */
 static void scan_piece(struct snap_ptdec *d, struct piece *pc, struct ptt_clock *c)
 {
 	struct pt_config cfg;
@@ -485,7 +487,7 @@ static void scan_piece(struct snap_ptdec *d, struct piece *pc, struct ptt_clock 
 	struct pt_packet pkt;
 	uint64_t off = 0;
 	size_t len = (size_t)(pc->e - pc->b), at = 0;
-	int status = 0, n;
+	int status = 0;
 
 	if (pc->buf_start && (pc->run_start || d->snapshot)) {
 		/* perf looks for the buffer's first PSB */
@@ -498,13 +500,7 @@ static void scan_piece(struct snap_ptdec *d, struct piece *pc, struct ptt_clock 
 			return;
 		at = (size_t)(psb - pc->b);
 	}
-	while (at < len) {
-		n = ptt_walk_packet(pc->b + at, len - at, &pkt);
-		if (!n)
-			break;
-		at += (size_t)n;
-		ptt_packet(c, &pkt, at);
-	}
+	at = ptd_tok_scan(c, pc->b, at, len);
 	if (at >= len)
 		return;
 	/* the rest with libipt: what the workers' readers make of it */

@@ -80,6 +80,26 @@ void ptt_tsc(struct ptt *t, const struct ptt_params *p, uint64_t tsc);
 void ptt_tma(struct ptt *t, const struct ptt_params *p, uint32_t ctc, uint32_t fc);
 void ptt_cbr(struct ptt *t, const struct ptt_params *p, uint32_t cbr);
 
+/* ptt_tsc, its usual case here (a TSC at or after the time, in the same 2^56
+ * ticks): the most frequent packet of a TSC trace. */
+static inline void ptt_tsc_quick(struct ptt *t, const struct ptt_params *p, uint64_t payload)
+{
+	uint64_t ts = payload | (t->timestamp & (0xffULL << 56));
+
+	if (t->fresh || t->ref_timestamp || !t->timestamp || ts < t->timestamp) {
+		ptt_tsc(t, p, payload);
+		return;
+	}
+	t->have_tma = 0;
+	t->tsc_timestamp = t->timestamp = ts;
+	t->reset = 1;
+	if (t->last_cyc) {
+		t->cyc_ref_timestamp = ts;
+		t->cycle_cnt = 0;
+		t->have_calc = 0;
+	}
+}
+
 /* A double time back to ticks, as C's conversion does for values in range. */
 static inline uint64_t ptt_to_ticks(double v)
 {

@@ -29,6 +29,18 @@ static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *p, int *ok)
 /* The size of the IP payload by IP compression (-1: reserved). */
 static const int8_t ip_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 
+/* The 8 bytes at p as a little-endian number. */
+static inline uint64_t le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
 /*
  * The next packet, at t->pos: the common ones (PAD, short TNT, TIP, TIP.PGE,
  * TIP.PGD, FUP, TSC, PSB, PSBEND) decoded here as libipt's packet decoder
@@ -71,8 +83,11 @@ static int tok_packet(struct tokr *t, struct pt_packet *p)
 	} else if (((b[0] & 0x1f) == 0x0d || (b[0] & 0x1f) == 0x11 || (b[0] & 0x1f) == 0x01 ||
 		    (b[0] & 0x1f) == 0x1d) &&
 		   (n = ip_bytes[b[0] >> 5]) >= 0 && left >= (size_t)n + 1) {
-		for (int i = n; i >= 1; i--)
-			v = v << 8 | b[i];
+		if (left >= 9) /* the payload's n bytes in one read */
+			v = n ? le64(b + 1) & (~0ULL >> (64 - 8 * n)) : 0;
+		else
+			for (int i = n; i >= 1; i--)
+				v = v << 8 | b[i];
 		p->type = (b[0] & 0x1f) == 0x0d	  ? ppt_tip
 			  : (b[0] & 0x1f) == 0x11 ? ppt_tip_pge
 			  : (b[0] & 0x1f) == 0x01 ? ppt_tip_pgd
@@ -111,19 +126,6 @@ static void tok_time(struct tokr *t, const struct pt_packet *pkt, uint64_t end)
 		t->tsc_seen = 1;
 	}
 	t->time_stale = 1; /* converted to perf time at the next token */
-}
-
-/* The next bit of the TNT packet being read: a token of its own. */
-static void tok_next_bit(struct tokr *t)
-{
-	t->tnt_left--;
-	t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
-	t->have = 1;
-	t->kind = TOK_TNT;
-	t->ktime = t->time;
-	t->kts = t->clk.st.timestamp;
-	t->has_ip = 0;
-	t->ktsc = 0;
 }
 
 /* A TIP, TIP.PGE, TIP.PGD or FUP: its token kind and IP (*ok: it has one), or
@@ -187,21 +189,9 @@ static void tok_found(struct tokr *t, int k, uint64_t ip, int ok)
 	}
 }
 
-/* The 8 bytes at p as a little-endian number. */
-static inline uint64_t le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
 /* perf's clock took a CYC (or several, added to cycle_cnt already): the time
  * they give, and what the reader notes of a moved clock (tok_time). */
-static void tok_cyc_time(struct tokr *t)
+static inline __attribute__((always_inline)) void tok_cyc_time(struct tokr *t)
 {
 	ptt_cyc(&t->clk.st, 0);
 	if (t->clk.st.reset) {
@@ -221,8 +211,13 @@ static void tok_cyc_time(struct tokr *t)
  * time before and a non-decreasing function of the cycle count (ptt_cyc), so
  * the last one decides. Returns 1 with a TNT token, 0 at a packet for the
  * general path (or the end).
+ *
+ * With scan set it is the clock's scan (ptd_tok_scan): no tokens, so a TNT-8
+ * and the TIP family only end a run of CYCs for perf's "a CYC came just
+ * before" (they read no time), and are read on. The compiler makes two loops
+ * of it (always inline, scan a constant).
  */
-static int tok_quick(struct tokr *t)
+static inline __attribute__((always_inline)) int quick_loop(struct tokr *t, const int scan)
 {
 	const uint8_t *b = t->buf;
 	size_t pos = t->pos, len = t->len;
@@ -267,6 +262,11 @@ static int tok_quick(struct tokr *t)
 			}
 			if (b0 == 0x02)
 				break; /* an extended opcode */
+			if (scan) {    /* TNT-8 */
+				last_cyc = 0;
+				pos++;
+				continue;
+			}
 			/* TNT-8: payload bits, then a stop bit */
 			size = 31 - (unsigned)__builtin_clz(bits);
 			if (cyc) {
@@ -306,7 +306,7 @@ static int tok_quick(struct tokr *t)
 			cyc = 0;
 			t->tsc = v;
 			c->last_cyc = last_cyc;
-			ptt_tsc(c, t->clk.p, v);
+			ptt_tsc_quick(c, t->clk.p, v);
 			last_cyc = 0;
 			tma = c->have_tma;
 			cnt = c->cycle_cnt;
@@ -317,6 +317,15 @@ static int tok_quick(struct tokr *t)
 			}
 			stale = 1;
 			pos += 8;
+		} else if (scan && ((b0 & 0x1f) == 0x0d || (b0 & 0x1f) == 0x11 ||
+				    (b0 & 0x1f) == 0x01 || (b0 & 0x1f) == 0x1d)) {
+			/* TIP, TIP.PGE, TIP.PGD, FUP (reserved or cut: the general path's) */
+			int n = ip_bytes[b0 >> 5];
+
+			if (n < 0 || len - pos < 1 + (size_t)n)
+				break;
+			last_cyc = 0;
+			pos += 1 + (size_t)n;
 		} else {
 			break;
 		}
@@ -332,90 +341,127 @@ out:
 	return 0;
 }
 
-void ptd_tok_read(struct tokr *t)
+/* The token reader's quick loop. */
+static int tok_quick(struct tokr *t)
+{
+	return quick_loop(t, 0);
+}
+
+size_t ptd_tok_scan(struct ptt_clock *c, const uint8_t *b, size_t at, size_t len)
+{
+	struct tokr t;
+	struct pt_packet pkt;
+	int n;
+
+	memset(&t, 0, sizeof(t));
+	t.buf = b;
+	t.len = len;
+	t.pos = at;
+	t.clk = *c;
+	for (;;) {
+		quick_loop(&t, 1);
+		if (t.pos >= len || !(n = ptt_walk_packet(b + t.pos, len - t.pos, &pkt)))
+			break;
+		t.pos += (size_t)n;
+		ptt_packet(&t.clk, &pkt, t.pos);
+	}
+	t.clk.st.reset |= t.reset_any;
+	*c = t.clk;
+	return t.pos;
+}
+
+/* One packet of the general path (ptd_tok_read): 1 with a token found, 0
+ * to read on, -1 at the end (or a packet that cannot be read). Out of line:
+ * the quick loop keeps its registers. */
+static __attribute__((noinline)) int tok_general(struct tokr *t)
 {
 	struct pt_packet pkt;
+	uint64_t ip = 0, at = t->pos, off;
+	int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
 
+	if (st < 0) { /* a packet cut by the end is no clean end */
+		t->odd |= st != -pte_eos || t->pos < t->len;
+		return -1;
+	}
+	off = t->pos; /* just after the packet */
+	/* PSB+ holds only timing packets, MODE and FUP (libipt's header);
+	 * anything else there (an unterminated PSB+, found by differential
+	 * fuzzing) is libipt's */
+	if (t->in_psb && !ptt_is_timing(pkt.type) && pkt.type != ppt_mode && pkt.type != ppt_fup &&
+	    pkt.type != ppt_psbend)
+		t->odd = 1;
+	if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
+	    (!t->skip_until || off > t->skip_until))
+		t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
+	switch (pkt.type) {
+	case ppt_tsc:
+	case ppt_mtc:
+	case ppt_cyc:
+	case ppt_tma:
+	case ppt_stop:
+	case ppt_cbr:
+		if ((k = tok_timing_packet(t, &pkt, off)) == TOK_NONE)
+			return 0;
+		break;
+	case ppt_psb:
+		t->psb_off = at;
+		t->in_psb = 1;
+		t->psb_has_fup = 0;
+		t->last_ip = 0;
+		return 0;
+	case ppt_psbend:
+		t->in_psb = 0;
+		k = TOK_PSB;
+		ok = t->psb_has_fup;
+		ip = t->psb_fup;
+		break;
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+		if (!pkt.payload.tnt.bit_size)
+			return 0;
+		t->tnt_bits = pkt.payload.tnt.payload;
+		t->tnt_left = pkt.payload.tnt.bit_size - 1;
+		t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
+		k = TOK_TNT;
+		break;
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+	case ppt_fup:
+		if ((k = tok_ip_packet(t, &pkt, &ip, &ok)) == TOK_NONE)
+			return 0;
+		break;
+	case ppt_ovf:
+		k = TOK_OVF;
+		break;
+	case ppt_pad:
+		return 0;
+	case ppt_mode: /* 64-bit code changes nothing for the walk */
+		t->odd |= pkt.payload.mode.leaf != pt_mol_exec || !pkt.payload.mode.bits.exec.csl ||
+			  pkt.payload.mode.bits.exec.csd;
+		t->mode64 = 1;
+		return 0;
+	default:
+		t->odd = 1;
+		return 0;
+	}
+	tok_found(t, k, ip, ok);
+	return 1;
+}
+
+void ptd_tok_read(struct tokr *t)
+{
 	if (t->have || !t->pk)
 		return;
 	if (t->tnt_left) {
-		tok_next_bit(t);
+		ptd_tok_next_bit(t);
 		return;
 	}
 	for (;;) {
 		if (t->pos >= t->skip_until && !t->in_psb && tok_quick(t))
 			return;
-		uint64_t ip = 0, at = t->pos, off;
-		int k = TOK_NONE, ok = 0, st = tok_packet(t, &pkt);
-
-		if (st < 0) { /* a packet cut by the end is no clean end */
-			t->odd |= st != -pte_eos || t->pos < t->len;
-			break;
-		}
-		off = t->pos; /* just after the packet */
-		/* PSB+ holds only timing packets, MODE and FUP (libipt's header);
-		 * anything else there (an unterminated PSB+, found by differential
-		 * fuzzing) is libipt's */
-		if (t->in_psb && !ptt_is_timing(pkt.type) && pkt.type != ppt_mode &&
-		    pkt.type != ppt_fup && pkt.type != ppt_psbend)
-			t->odd = 1;
-		if (t->clk.st.last_cyc && !ptt_is_timing(pkt.type) &&
-		    (!t->skip_until || off > t->skip_until))
-			t->clk.st.last_cyc = 0; /* perf asks whether a CYC came just before */
-		switch (pkt.type) {
-		case ppt_tsc:
-		case ppt_mtc:
-		case ppt_cyc:
-		case ppt_tma:
-		case ppt_stop:
-		case ppt_cbr:
-			if ((k = tok_timing_packet(t, &pkt, off)) == TOK_NONE)
-				continue;
-			break;
-		case ppt_psb:
-			t->psb_off = at;
-			t->in_psb = 1;
-			t->psb_has_fup = 0;
-			t->last_ip = 0;
-			continue;
-		case ppt_psbend:
-			t->in_psb = 0;
-			k = TOK_PSB;
-			ok = t->psb_has_fup;
-			ip = t->psb_fup;
-			break;
-		case ppt_tnt_8:
-		case ppt_tnt_64:
-			if (!pkt.payload.tnt.bit_size)
-				continue;
-			t->tnt_bits = pkt.payload.tnt.payload;
-			t->tnt_left = pkt.payload.tnt.bit_size - 1;
-			t->ktaken = (t->tnt_bits >> t->tnt_left) & 1;
-			k = TOK_TNT;
-			break;
-		case ppt_tip:
-		case ppt_tip_pge:
-		case ppt_tip_pgd:
-		case ppt_fup:
-			if ((k = tok_ip_packet(t, &pkt, &ip, &ok)) == TOK_NONE)
-				continue;
-			break;
-		case ppt_ovf:
-			k = TOK_OVF;
-			break;
-		case ppt_pad:
-			continue;
-		case ppt_mode: /* 64-bit code changes nothing for the walk */
-			t->odd |= pkt.payload.mode.leaf != pt_mol_exec ||
-				  !pkt.payload.mode.bits.exec.csl || pkt.payload.mode.bits.exec.csd;
-			t->mode64 = 1;
-			continue;
-		default:
-			t->odd = 1;
-			continue;
-		}
-		tok_found(t, k, ip, ok);
-		return;
+		if (tok_general(t))
+			return;
 	}
 }
 

@@ -24,6 +24,13 @@
  * takes ($SNAPTRACE_PTDEC_WALK=check compares the two on every piece).
  */
 
+/* ptd_run_has (insn.c) with its memo looked at here first: the stop IP is
+ * asked of nearly every run. */
+static inline int run_has(const struct wctx *w, struct run *r, uint64_t ip)
+{
+	return r->asked && r->asked_ip == ip ? r->has : ptd_run_has(w, r, ip);
+}
+
 /* The direct branches v[br[0..nbr)] of a run whose rest holds the stop IP yet
  * to be reached: ptd_process_insn notes there the events before it, those of
  * the branches before it (stop_idx). */
@@ -78,12 +85,12 @@ static void walk_run(struct pstate *s, struct run *r)
 	} else {
 		ptd_process_insn(s, &v[0]);
 		ptd_tok_fill(&s->tk);
-		if (t->have && t->kind == TOK_PSB && (!t->has_ip || ptd_run_has(s->w, r, t->kip))) {
+		if (t->have && t->kind == TOK_PSB && (!t->has_ip || run_has(s->w, r, t->kip))) {
 			ptd_walk_insns(s, v + 1, r->n - 1);
 			return;
 		}
 	}
-	if (pc->has_stop && s->stop_idx == NO_IDX && ptd_run_has(s->w, r, pc->stop_ip))
+	if (pc->has_stop && s->stop_idx == NO_IDX && run_has(s->w, r, pc->stop_ip))
 		branches_to_stop(s, v, br, r->nbr);
 	else
 		for (uint32_t k = 0; k < r->nbr; k++)
@@ -114,7 +121,7 @@ static int psb_is_last(const struct tokr *t)
  * 1: a token, 0: the end of the piece, -1: a packet the walk leaves to libipt.
  * A PSB+ with a FUP is passed where the walk reaches its IP (pass_psb): one
  * still there is off the path the trace took, which libipt reports. */
-static int next_token(struct pstate *s)
+static inline int next_token(struct pstate *s)
 {
 	for (;;) {
 		ptd_tok_fill(&s->tk);
@@ -275,7 +282,7 @@ int ptd_walk_piece(struct wctx *w, struct piece *pc)
 			enabled = 1;
 			continue;
 		}
-		if (!(r = ptd_run_get(w, s.pid, ip)) || r->callnext)
+		if (!(r = ptd_run_find(w, s.pid, ip)) || r->callnext)
 			goto out;
 		ptd_tok_fill(&s.tk);
 		if (s.tk.have && s.tk.kind == TOK_FUP) { /* an interrupt in this run */

@@ -3,7 +3,9 @@
  * docs/ptdec.md "perf's clock"): on random streams of the packets it reads
  * straight from the bytes (CYC, MTC, TSC, PAD, TNT-8) mixed with those it
  * leaves to its general path (TMA, CBR, TIP), its tokens and its clock are
- * those of perf's clock fed one packet at a time (ptt_packet, timing.c). */
+ * those of perf's clock fed one packet at a time (ptt_packet, timing.c); so
+ * is the clock of the scan's reader (ptd_tok_scan: the same quick loop, which
+ * reads on through TNT-8 and the TIP family). */
 #include <intel-pt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,6 +99,9 @@ struct tok {
  * or the scan hands it on): the first timing packet read reports it. */
 static int start_moved;
 
+/* The reference clock moved (ptt_packet set reset), or start_moved. */
+static int ref_moved;
+
 /* A clock with no history over buf[0..len), as a piece of a TSC trace starts. */
 static void clock_init(struct ptt_clock *c, const uint8_t *buf, size_t len)
 {
@@ -139,6 +144,20 @@ static size_t reader_tokens(const uint8_t *buf, size_t len, struct tok *v, struc
 	return n;
 }
 
+/* The clock's scan over buf[0..len) (ptd_tok_scan): its clock after the last
+ * packet into *end; returns where its reader stopped. */
+static size_t scan_clock(const uint8_t *buf, size_t len, struct ptt *end)
+{
+	struct ptt_clock c;
+	size_t at;
+
+	clock_init(&c, buf, len);
+	at = ptd_tok_scan(&c, buf, 0, len);
+	*end = c.st;
+	ptt_clock_fini(&c);
+	return at;
+}
+
 /* The same read packet by packet with libipt's packet decoder, every timing
  * packet through ptt_packet: perf's decoder as docs/ptdec.md describes it. */
 static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, struct ptt *end)
@@ -153,6 +172,7 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 	size_t n = 0;
 
 	clock_init(&c, buf, len);
+	ref_moved = start_moved;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
@@ -197,6 +217,7 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 			if (c.st.reset) {
 				c.st.reset = 0;
 				tsc_seen = 1;
+				ref_moved = 1;
 			}
 			if (pkt.type == ppt_cbr && !in_psb && c.st.cbr != cbr_seen)
 				kind = TOK_CBR;
@@ -214,6 +235,7 @@ static size_t reference_tokens(const uint8_t *buf, size_t len, struct tok *v, st
 		cbr_seen = c.st.cbr;
 	}
 	*end = c.st;
+	end->reset = (uint8_t)ref_moved;
 	pt_pkt_free_decoder(pk);
 	ptt_clock_fini(&c);
 	return n;
@@ -240,10 +262,13 @@ static void check_same_clock(const struct ptt *a, const struct ptt *b)
 static size_t compare_on(const uint8_t *buf, size_t len)
 {
 	static struct tok got[MAXTOK], want[MAXTOK];
-	struct ptt gend, wend;
+	struct ptt gend, wend, send;
 	int odd = 0;
-	size_t ngot = reader_tokens(buf, len, got, &gend, &odd);
-	size_t nwant = reference_tokens(buf, len, want, &wend);
+	size_t ngot, nwant;
+
+	memset(&wend, 0, sizeof(wend));
+	ngot = reader_tokens(buf, len, got, &gend, &odd);
+	nwant = reference_tokens(buf, len, want, &wend);
 
 	CHECK(!odd);
 	CHECK_U64_EQ(nwant, ngot);
@@ -258,6 +283,10 @@ static size_t compare_on(const uint8_t *buf, size_t len)
 		}
 	}
 	check_same_clock(&wend, &gend);
+	/* the scan: the same clock, and perf's "the clock moved" flag kept */
+	CHECK_U64_EQ(len, scan_clock(buf, len, &send));
+	check_same_clock(&wend, &send);
+	CHECK_INT_EQ(wend.reset, send.reset);
 	return ngot;
 }
 
@@ -285,6 +314,87 @@ static void tokens_and_clock_are_perfs_packet_by_packet(void)
 	}
 	start_moved = 0;
 	CHECK(tokens > 40 * 300);
+}
+
+/* The old scan, libipt's packet decoder and ptt_packet on every packet, over
+ * buf[0..len): its clock into *end. */
+static void reference_scan(const uint8_t *buf, size_t len, struct ptt *end)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *pk;
+	struct ptt_clock c;
+	struct pt_packet pkt;
+	uint64_t off = 0;
+
+	clock_init(&c, buf, len);
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	pk = pt_pkt_alloc_decoder(&cfg);
+	CHECK(pk != NULL);
+	if (!pk)
+		return;
+	CHECK(pt_pkt_sync_set(pk, 0) >= 0);
+	while (pt_pkt_next(pk, &pkt, sizeof(pkt)) >= 0) {
+		pt_pkt_get_offset(pk, &off);
+		ptt_packet(&c, &pkt, off);
+	}
+	*end = c.st;
+	pt_pkt_free_decoder(pk);
+	ptt_clock_fini(&c);
+}
+
+/* The scan reads the TIP family in its quick loop: on random streams of CYCs
+ * and MTCs (a run of CYCs ends at any packet but PAD) between TIP, TIP.PGE,
+ * TIP.PGD and FUP packets of every IP compression, TNT-8 and MODE, its clock
+ * is the old scan's, and it reads to the end. */
+static void the_scan_reads_every_ip_packet(void)
+{
+	static const enum pt_packet_type ipt[4] = {ppt_tip, ppt_tip_pge, ppt_tip_pgd, ppt_fup};
+	static const enum pt_ip_compression ipc[6] = {pt_ipc_suppressed, pt_ipc_update_16,
+						      pt_ipc_update_32,	 pt_ipc_update_48,
+						      pt_ipc_sext_48,	 pt_ipc_full};
+	static struct pt_packet pk[1200];
+	static uint8_t buf[1200 * 10];
+
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		struct ptt want, got;
+		size_t n, len;
+
+		memset(&want, 0, sizeof(want));
+		rnd_state = 1000 + seed;
+		ptt_params_init(&dec.tparams, 3ULL << 14, 0xfULL << 14, 2, 1, 24);
+		n = make_stream(pk, sizeof(pk) / sizeof(pk[0]), 0, 0);
+		for (size_t i = 9; i < n; i++) { /* past the PSB+ */
+			unsigned r = (unsigned)(rnd() % 100);
+
+			if (pk[i].type != ppt_tip && pk[i].type != ppt_tnt_8)
+				continue;
+			if (r < 60) {
+				memset(&pk[i], 0, sizeof(pk[i]));
+				pk[i].type = ipt[rnd() % 4];
+				pk[i].payload.ip.ipc = ipc[rnd() % 6];
+				pk[i].payload.ip.ip = rnd() << 20 | rnd();
+			} else if (r < 65) {
+				memset(&pk[i], 0, sizeof(pk[i]));
+				pk[i].type = ppt_mode;
+				pk[i].payload.mode.leaf = pt_mol_exec;
+				pk[i].payload.mode.bits.exec.csl = 1;
+			}
+		}
+		len = pt_encode(buf, sizeof(buf), pk, n);
+		CHECK(len > 16);
+		reference_scan(buf, len, &want);
+		CHECK_U64_EQ(len, scan_clock(buf, len, &got));
+		check_same_clock(&want, &got);
+		/* a TIP with the reserved IP compression 5, or a TIP cut by the end:
+		 * the scan's reader stops at it (timing.c reads on with libipt) */
+		buf[len] = 0xad;
+		CHECK_U64_EQ(len, scan_clock(buf, len + 1, &got));
+		buf[len] = 0x6d; /* a TIP with 6 bytes of IP, 2 of them there */
+		CHECK_U64_EQ(len, scan_clock(buf, len + 3, &got));
+		check_same_clock(&want, &got);
+	}
 }
 
 /* perf's cycle count wraps in a run of CYCs with no token between: the time
@@ -361,11 +471,14 @@ static void a_cut_cyc_is_no_clean_end(void)
 	CHECK(ntok > 0);
 	CHECK_U64_EQ(ntok, reader_tokens(buf, len - 1, got, &end, &odd));
 	CHECK(odd);
+	/* the scan's reader stops there too (timing.c reads on with libipt) */
+	CHECK_U64_EQ(len - 2, scan_clock(buf, len - 1, &end));
 }
 
 int main(void)
 {
 	RUN(tokens_and_clock_are_perfs_packet_by_packet);
+	RUN(the_scan_reads_every_ip_packet);
 	RUN(a_wrapping_cycle_count);
 	RUN(a_moved_start_clock_at_an_mtc);
 	RUN(a_cut_cyc_is_no_clean_end);
