@@ -2,6 +2,7 @@
 /* Function starts from call frame information (libdw). See cfi.h. */
 #include "parse/cfi.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,16 @@
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/strtab.h"
 #include "util/vec.h"
+
+/* x86-64 DWARF register numbers (the psABI's table) */
+#define DWREG_RBP 6
+#define DWREG_RSP 7
+
+/* snap_cfi's byid values: index + 1 in files (0: nothing to read), and whether the
+ * DSO was counted in the stats of function starts (files, no_cfi) */
+#define BYID_NAMED (1ull << 40)
 
 struct fde {
 	uint64_t start, end; /* virtual addresses */
@@ -28,6 +38,12 @@ struct snap_cfi_file {
 	size_t bidlen;
 	struct fde *fde; /* sorted by start */
 	size_t nfde, cap;
+	/* the unwind rows (snap_cfi_file_frameless): libdw's CFI of .eh_frame, on the
+	 * Elf kept open with its sections read (the file closed), or on img, the copy
+	 * of an image in memory; NULL: not known */
+	Elf *elf;
+	Dwarf_CFI *dcfi;
+	void *img;
 };
 
 struct snap_cfi_want {
@@ -113,6 +129,11 @@ void snap_cfi_file_close(struct snap_cfi_file *f)
 {
 	if (!f)
 		return;
+	if (f->dcfi)
+		dwarf_cfi_end(f->dcfi);
+	if (f->elf)
+		elf_end(f->elf);
+	snap_free(f->img);
 	snap_free(f->fde);
 	snap_free(f);
 }
@@ -381,12 +402,29 @@ static void elf_init(void)
 	}
 }
 
-/* Reads elf into a new file (elf stays the caller's). */
-static int file_read(Elf *elf, struct snap_cfi_file **out)
+/* The unwind rows of an x86-64 elf's .eh_frame (libdw reads the section and
+ * .eh_frame_hdr's search table now): 1 if f keeps them, else 0. */
+static int rows_setup(struct snap_cfi_file *f, Elf *elf)
+{
+	GElf_Ehdr ehdr;
+
+	if (!gelf_getehdr(elf, &ehdr) || ehdr.e_machine != EM_X86_64)
+		return 0;
+	f->dcfi = dwarf_getcfi_elf(elf);
+	if (!f->dcfi)
+		return 0;
+	f->elf = elf;
+	return 1;
+}
+
+/* Reads elf into a new file; elf is the file's if it keeps it (*kept = 1),
+ * else the caller's. */
+static int file_read(Elf *elf, struct snap_cfi_file **out, int *kept)
 {
 	struct snap_cfi_file *f = snap_calloc(1, sizeof(*f));
 	int err;
 
+	*kept = 0;
 	if (!f)
 		return -ENOMEM;
 	err = elf ? file_setup(f, elf) : -SNAP_EFORMAT;
@@ -394,6 +432,7 @@ static int file_read(Elf *elf, struct snap_cfi_file **out)
 		snap_cfi_file_close(f);
 		return err;
 	}
+	*kept = rows_setup(f, elf);
 	*out = f;
 	return 0;
 }
@@ -402,7 +441,7 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 {
 	struct stat sb;
 	Elf *elf;
-	int fd, err;
+	int fd, err, kept;
 
 	*out = NULL;
 	/* O_NONBLOCK: a FIFO put where the DSO was must not stop the decode */
@@ -417,8 +456,10 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 	/* ELF_C_READ reads what is asked for with pread: no mapping that a
 	 * shrinking file could turn into SIGBUS */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = file_read(elf, out);
-	if (elf)
+	err = file_read(elf, out, &kept);
+	if (kept)
+		elf_cntl(elf, ELF_C_FDDONE); /* what the rows need is read: the file closes */
+	else if (elf)
 		elf_end(elf);
 	close(fd);
 	return err;
@@ -426,15 +467,25 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 
 int snap_cfi_file_open_mem(const void *buf, size_t len, struct snap_cfi_file **out)
 {
+	void *img = len ? snap_malloc(len) : NULL; /* the rows read it later */
 	Elf *elf;
-	int err;
+	int err, kept;
 
 	*out = NULL;
+	if (len && !img)
+		return -ENOMEM;
+	if (len)
+		memcpy(img, buf, len);
 	elf_init();
-	elf = elf_memory((char *)(uintptr_t)buf, len);
-	err = file_read(elf, out);
-	if (elf)
-		elf_end(elf);
+	elf = elf_memory(img ? img : (char *)(uintptr_t)buf, len);
+	err = file_read(elf, out, &kept);
+	if (kept)
+		(*out)->img = img;
+	else {
+		if (elf)
+			elf_end(elf);
+		snap_free(img);
+	}
 	return err;
 }
 
@@ -518,42 +569,138 @@ static int open_checked(struct snap_cfi *c, const char *path, struct snap_cfi_fi
 	return 0;
 }
 
-int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off,
-			uint64_t *start)
+/* The file of the DSO (read at its first use): 1 and *f, 0 if nothing to read there,
+ * -ENOMEM. named: a function-start lookup (counted in files, no_cfi). */
+static int file_of(struct snap_cfi *c, uint32_t dso, const char *path, int named,
+		   struct snap_cfi_file **f)
 {
-	struct snap_cfi_file *f = NULL;
+	struct snap_cfi_file *nf = NULL;
 	uint64_t v;
-	int err, r;
+	int err;
 
 	if (!dso || !path || path[0] != '/')
 		return 0;
 	if (!snap_u64map_get(&c->byid, dso, &v)) {
 		if (c->byid.count >= SNAP_CFI_MAX_FILES) {
-			c->st.over++;
+			c->st.over += (uint64_t)named;
 			return 0;
 		}
-		c->st.files++;
-		err = open_checked(c, path, &f);
+		err = open_checked(c, path, &nf);
 		if (err == -ENOMEM)
 			return err;
 		v = 0;
-		if (f && snap_vec_reserve(&c->files, &c->cap, c->nfiles + 1, sizeof(*c->files))) {
-			snap_cfi_file_close(f);
+		if (nf && snap_vec_reserve(&c->files, &c->cap, c->nfiles + 1, sizeof(*c->files))) {
+			snap_cfi_file_close(nf);
 			return -ENOMEM;
 		}
-		if (f) {
-			c->files[c->nfiles++] = f;
+		if (nf) {
+			c->files[c->nfiles++] = nf;
 			v = c->nfiles;
-		} else {
-			c->st.no_cfi++;
 		}
 		if (snap_u64map_put(&c->byid, dso, v) < 0)
 			return -ENOMEM;
 	}
+	if (named && !(v & BYID_NAMED)) {
+		c->st.files++;
+		c->st.no_cfi += (uint64_t) !(v & ~BYID_NAMED);
+		if (snap_u64map_put(&c->byid, dso, v | BYID_NAMED) < 0)
+			return -ENOMEM;
+	}
+	v &= ~BYID_NAMED;
 	if (!v)
 		return 0;
+	*f = c->files[v - 1];
+	return 1;
+}
+
+int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off,
+			uint64_t *start)
+{
+	struct snap_cfi_file *f;
+	int r = file_of(c, dso, path, 1, &f);
+
+	if (r <= 0)
+		return r;
 	c->st.lookups++;
-	r = snap_cfi_file_start(c->files[v - 1], off, start);
+	r = snap_cfi_file_start(f, off, start);
 	c->st.found += (uint64_t)r;
 	return r;
+}
+
+/* 1 if op is a DWARF register plus an offset (DW_OP_bregN, DW_OP_bregx) of register reg. */
+static int is_breg(const Dwarf_Op *op, unsigned reg)
+{
+	return op->atom == DW_OP_breg0 + reg || (op->atom == DW_OP_bregx && op->number == reg);
+}
+
+int snap_cfi_file_frameless(struct snap_cfi_file *f, uint64_t off)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t nops = 0;
+	uint64_t va;
+	int r = -1;
+
+	if (!f->dcfi || snap_loadseg_off2vaddr(f->seg, f->nseg, off, &va) ||
+	    dwarf_cfi_addrframe(f->dcfi, va, &fr) != 0)
+		return -1;
+	/* the CFA: %rbp-based once the frame is set up, %rsp-based before and in
+	 * code that never sets one up (a DWARF expression: the first op decides,
+	 * e.g. a PLT entry's %rsp + 8 + ...) */
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops >= 1) {
+		if (is_breg(&ops[0], DWREG_RBP))
+			r = 0;
+		else if (is_breg(&ops[0], DWREG_RSP) &&
+			 dwarf_frame_register(fr, DWREG_RBP, mem, &ops, &nops) == 0)
+			r = nops == 0; /* %rbp "same value" or undefined: not saved */
+	}
+	free(fr);
+	return r;
+}
+
+int snap_cfi_frameless(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off)
+{
+	struct snap_cfi_file *f;
+	int r = file_of(c, dso, path, 0, &f);
+
+	if (r <= 0)
+		return r;
+	c->st.leaf_lookups++;
+	r = snap_cfi_file_frameless(f, off) == 1;
+	c->st.leaf_frameless += (uint64_t)r;
+	return r;
+}
+
+void snap_cfi_set_fp_chains(struct snap_cfi *c, int on)
+{
+	c->fp_chains = on != 0;
+}
+
+int snap_cfi_mark_leaf(struct snap_cfi *c, const struct snap_strtab *names, struct snap_loc *frames,
+		       uint32_t n)
+{
+	uint32_t i = n;
+	int r;
+
+	if (!c || !c->fp_chains)
+		return 0;
+	while (i > 0 && snap_loc_is_kernel(&frames[i - 1]))
+		i--; /* the innermost user frame: where perf's walk of the user stack began */
+	/* (the first frame of a chain has no frame outside it to be wrong about) */
+	if (i < 2 || !frames[i - 1].ip || frames[i - 1].inlined || !frames[i - 1].dso)
+		return 0;
+	r = snap_cfi_frameless(c, frames[i - 1].dso, snap_strtab_get(names, frames[i - 1].dso),
+			       frames[i - 1].ip);
+	if (r > 0)
+		frames[i - 1].frameless = 1;
+	return r < 0 ? r : 0;
+}
+
+int snap_cfi_mark_event(struct snap_cfi *c, const struct snap_strtab *names,
+			const struct snap_event *ev)
+{
+	if ((ev->kind != SNAP_EV_SAMPLE && ev->kind != SNAP_EV_SWITCH) || !ev->frames)
+		return 0;
+	/* the parser's own frames (event.h: borrowed until its next next()) */
+	return snap_cfi_mark_leaf(c, names, (struct snap_loc *)(uintptr_t)ev->frames, ev->nframes);
 }
