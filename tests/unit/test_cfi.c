@@ -3,7 +3,9 @@
  * parse/cfi and util/loadseg: file offset <-> virtual address, FDE tables read
  * from hand-made ELF images (pc-relative and absolute encodings, .debug_frame)
  * and from this test's own executable, the per-DSO cache, and files that are
- * missing, FIFOs, truncated or damaged.
+ * missing, FIFOs, truncated or damaged; unwind rows (frameless or not at a pc)
+ * of two functions of this executable and the marking of frame-pointer
+ * chains' leaves.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include "snap_test.h"
 #include "util/err.h"
 #include "util/loadseg.h"
+#include "util/strtab.h"
 
 /* ---- util/loadseg ---- */
 
@@ -355,6 +358,164 @@ static void own_executable(void)
 	snap_cfi_file_close(f);
 }
 
+/* ---- unwind rows: frameless at a pc (docs/sampling.md) ---- */
+
+/*
+ * Two functions of this executable with their CFI written out (the assembler
+ * builds their .eh_frame rows): cfi_frameless never sets up a frame (CFA
+ * %rsp + 8, %rbp untouched); cfi_framed pushes %rbp and makes it the CFA's
+ * register, like gcc -fno-omit-frame-pointer. The labels are the pcs checked.
+ */
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl cfi_frameless, cfi_framed, cfi_framed_pushed, cfi_framed_set, cfi_framed_popped\n"
+	".type cfi_frameless, @function\n"
+	"cfi_frameless:\n"
+	".cfi_startproc\n"
+	"	leaq 1(%rdi), %rax\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size cfi_frameless, .-cfi_frameless\n"
+	".type cfi_framed, @function\n"
+	"cfi_framed:\n"
+	".cfi_startproc\n"
+	"	pushq %rbp\n"
+	"cfi_framed_pushed:\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	"cfi_framed_set:\n"
+	".cfi_def_cfa_register %rbp\n"
+	"	leaq 2(%rdi), %rax\n"
+	"	popq %rbp\n"
+	"cfi_framed_popped:\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size cfi_framed, .-cfi_framed\n");
+long cfi_frameless(long x);
+long cfi_framed(long x);
+extern const char cfi_framed_pushed[], cfi_framed_set[], cfi_framed_popped[];
+
+/* The mapped address of p and its file (CHECKs that it has one). */
+static uint64_t mapped_of(const void *p, char *path, size_t plen)
+{
+	uint64_t m = 0;
+
+	CHECK(mapped((uint64_t)(uintptr_t)p, &m, path, plen));
+	return m;
+}
+
+static void rows_frameless(void)
+{
+	struct snap_cfi_file *f = NULL;
+	char path[PATH_MAX];
+	uint64_t fl, fr, pushed, set, popped;
+
+	CHECK_INT_EQ(2, cfi_frameless(1));
+	CHECK_INT_EQ(3, cfi_framed(1));
+	fl = mapped_of((const void *)&cfi_frameless, path, sizeof(path));
+	fr = mapped_of((const void *)&cfi_framed, path, sizeof(path));
+	pushed = mapped_of(cfi_framed_pushed, path, sizeof(path));
+	set = mapped_of(cfi_framed_set, path, sizeof(path));
+	popped = mapped_of(cfi_framed_popped, path, sizeof(path));
+	CHECK_INT_EQ(0, snap_cfi_file_open(path, &f));
+	if (!f)
+		return;
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl));     /* its first instruction */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl + 4)); /* its ret */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fr));     /* before push %rbp */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, pushed)); /* %rbp saved */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set));    /* CFA %rbp-based */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set + 4));
+	/* its ret, after pop %rbp: the row still says %rbp saved (gcc writes no
+	 * .cfi_restore there either): taken as framed, i.e. as the model was */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, popped));
+	/* rows are read again in any order (libdw's cache) */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set));
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl));
+	/* no row: outside every FDE, outside every segment */
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, 0));
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, UINT64_MAX / 2));
+	snap_cfi_file_close(f);
+}
+
+/* A chain (outermost first) ending in leaf, with frames of path named in names. */
+static void chain(struct snap_loc *fs, uint32_t n, uint32_t dso, uint64_t leaf)
+{
+	memset(fs, 0, n * sizeof(*fs));
+	for (uint32_t i = 0; i < n; i++) {
+		fs[i].ip = 0x1000 + i; /* call sites: never looked up */
+		fs[i].dso = dso;
+		fs[i].frameless = 1; /* (what the parser cleared: the marker leaves it) */
+	}
+	fs[n - 1].ip = leaf;
+	fs[n - 1].frameless = 0;
+}
+
+static void mark_leaves(void)
+{
+	struct snap_strtab names;
+	struct snap_cfi c;
+	struct snap_loc fs[4];
+	struct snap_event ev;
+	char path[PATH_MAX];
+	uint64_t fl, set;
+	uint32_t dso;
+
+	fl = mapped_of((const void *)&cfi_frameless, path, sizeof(path));
+	set = mapped_of(cfi_framed_set, path, sizeof(path));
+	snap_strtab_init(&names);
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&names, path, &dso));
+	snap_cfi_init(&c);
+	/* not known to be frame-pointer chains (dwarf, or not said): nothing marked */
+	chain(fs, 3, dso, fl);
+	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[2].frameless);
+	CHECK_INT_EQ(0, (int)c.st.leaf_lookups);
+	snap_cfi_set_fp_chains(&c, 1);
+	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	CHECK_INT_EQ(1, fs[2].frameless);
+	CHECK_INT_EQ(1, fs[1].frameless); /* others: as they were */
+	/* a leaf with its frame set up; a chain of the leaf alone */
+	chain(fs, 3, dso, set);
+	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[2].frameless);
+	chain(fs, 1, dso, fl);
+	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 1));
+	CHECK_INT_EQ(0, fs[0].frameless);
+	/* kernel frames inside: the innermost user frame is the one looked up */
+	chain(fs, 4, dso, 0xffffffff81000000ull);
+	fs[2].ip = fl;
+	fs[2].frameless = 0;
+	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 4));
+	CHECK_INT_EQ(1, fs[2].frameless);
+	CHECK_INT_EQ(0, fs[3].frameless);
+	/* a DSO that is not a file ([vdso]) or unknown (0): not known, not marked */
+	chain(fs, 3, 0, fl);
+	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[2].frameless);
+	CHECK_U64_EQ(3, c.st.leaf_lookups);
+	CHECK_U64_EQ(2, c.st.leaf_frameless);
+	/* looked at for leaves only: not counted as files of unknown code */
+	CHECK_U64_EQ(0, c.st.files);
+	/* events: samples and switches, whose frames they borrow */
+	chain(fs, 2, dso, fl);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = SNAP_EV_BRANCH;
+	ev.frames = fs;
+	ev.nframes = 2;
+	CHECK_INT_EQ(0, snap_cfi_mark_event(&c, &names, &ev));
+	CHECK_INT_EQ(0, fs[1].frameless);
+	ev.kind = SNAP_EV_SWITCH;
+	CHECK_INT_EQ(0, snap_cfi_mark_event(&c, &names, &ev));
+	CHECK_INT_EQ(1, fs[1].frameless);
+	CHECK_INT_EQ(0, snap_cfi_mark_event(NULL, &names, &ev));
+	snap_cfi_fini(&c);
+	snap_strtab_fini(&names);
+}
+#endif
+
 /* ---- the per-DSO cache and files that are not what they seem ---- */
 
 static void cache_and_bad_files(void)
@@ -532,6 +693,10 @@ int main(int argc, char **argv)
 	RUN(fde_debug_frame);
 	RUN(damaged_images);
 	RUN(own_executable);
+#if defined(__x86_64__)
+	RUN(rows_frameless);
+	RUN(mark_leaves);
+#endif
 	RUN(cache_and_bad_files);
 	RUN(build_ids);
 	return snap_test_done();
