@@ -77,8 +77,8 @@ struct snap_loc {
 	/* a call-chain frame perf printed "(inlined)": code inlined into the next
 	 * outer frame's function, in its DSO (docs/report.md) */
 	uint8_t inlined;
-	/* the innermost user frame of a frame-pointer chain, frameless at its pc: the
-	 * frame outside it is not its caller (parse/cfi.h snap_cfi_mark_leaf,
+	/* a user frame of a frame-pointer chain without a frame of its own at ip:
+	 * the frame outside it is not its caller (parse/cfi.h snap_cfi_mark_frames,
 	 * docs/sampling.md); in the struct's padding */
 	uint8_t frameless;
 };

@@ -38,6 +38,7 @@
 #define SNAP_CFI_MAX_FILES 512	      /* DSOs looked at; later ones find nothing */
 #define SNAP_CFI_MAX_SEGS  64	      /* PT_LOAD headers kept per file */
 #define SNAP_CFI_MAX_FDES  (1u << 22) /* functions kept per file */
+#define SNAP_CFI_MAX_ROWS  (1u << 20) /* frameless answers cached */
 
 struct snap_cfi_file; /* one ELF file's CFI */
 
@@ -51,8 +52,8 @@ struct snap_cfi_stats {
 	uint64_t found;		 /* of which inside a function */
 	uint64_t other_build;	 /* files at their path of another build than recorded */
 	uint64_t from_cache;	 /* build-id cache copies read instead */
-	uint64_t leaf_lookups;	 /* leaves of frame-pointer chains looked up (snap_cfi_mark_leaf) */
-	uint64_t leaf_frameless; /* of which frameless at their pc */
+	uint64_t leaf_lookups;	 /* frames of frame-pointer chains looked up (mark_frames) */
+	uint64_t leaf_frameless; /* of which frameless at their address */
 };
 
 struct snap_cfi {
@@ -63,7 +64,8 @@ struct snap_cfi {
 	size_t nwant, wantcap;
 	struct snap_u64map wantidx; /* hash of the path -> index + 1 in want */
 	char *cache_dir;	    /* perf's build-id cache (~/.debug), NULL = none */
-	int fp_chains;		    /* call chains are frame-pointer walks (snap_cfi_mark_leaf) */
+	int fp_chains;		    /* call chains are frame-pointer walks (snap_cfi_mark_frames) */
+	struct snap_u64map rows;    /* DSO << 44 | address -> snap_cfi_frameless's answer */
 	struct snap_cfi_stats st;
 };
 
@@ -93,25 +95,31 @@ int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint
 			uint64_t *start);
 
 /*
- * Frameless leaves (docs/sampling.md, "Call counts where a frame-pointer chain
+ * Frameless frames (docs/sampling.md, "Call counts where a frame-pointer chain
  * loses a frame"): whether the code at the mapped address off of the DSO path
- * has no frame of its own at that pc, by its unwind row there (libdw evaluates
- * the .eh_frame row; x86-64 only): the CFA is %rsp-based and %rbp is not saved
- * (a function before its push %rbp, or one that never pushes it). Then perf's
- * walk of %rbp skips the function's caller. Returns 1 (frameless), 0 (a frame
- * is set up, or not known: no file, no row, another machine), -ENOMEM.
+ * has no frame of its own there, by its unwind row (libdw evaluates the
+ * .eh_frame row, else the .debug_frame one; x86-64 only): the CFA is %rsp + 8
+ * (nothing pushed yet, or all popped), or, in .eh_frame (whose rows say where
+ * %rbp is saved; Go's .debug_frame does not), %rsp-based with %rbp not saved.
+ * perf's walk of %rbp then skips the function's caller: for the leaf (a libc
+ * wrapper before its system call, a Go leaf without locals, a function before
+ * its push %rbp), and for a frame the walk reached by a return address into
+ * code without frame pointers (a libc function calling back into framed code)
+ * or by a call injected at an interrupted pc (Go's asyncPreempt). Answers are
+ * cached (SNAP_CFI_MAX_ROWS). Returns 1 (frameless), 0 (a frame is set up, or
+ * not known: no file, no row, another machine), -ENOMEM.
  */
 int snap_cfi_frameless(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off);
 /* Whether chains are frame-pointer walks (perf.data's events sample call chains
  * and no user stacks, PERF_SAMPLE_STACK_USER: not dwarf); 0 at init. */
 void snap_cfi_set_fp_chains(struct snap_cfi *c, int on);
-/* For frame-pointer chains only (c may be NULL: nothing): sets frameless on the
- * innermost user frame of frames[0..n) (outermost first; DSO names in names)
- * if it is frameless at its pc (snap_cfi_frameless) and has a frame outside it.
- * Other frames are left alone (the parsers clear the bit). 0 or -ENOMEM. */
-int snap_cfi_mark_leaf(struct snap_cfi *c, const struct snap_strtab *names, struct snap_loc *frames,
-		       uint32_t n);
-/* snap_cfi_mark_leaf on the frames of a SAMPLE or SWITCH event just parsed
+/* For frame-pointer chains only (c may be NULL: nothing): sets frameless on
+ * every user frame of frames[0..n) (outermost first; DSO names in names) but
+ * the outermost that is frameless at its address (snap_cfi_frameless). Other
+ * frames are left alone (the parsers clear the bit). 0 or -ENOMEM. */
+int snap_cfi_mark_frames(struct snap_cfi *c, const struct snap_strtab *names,
+			 struct snap_loc *frames, uint32_t n);
+/* snap_cfi_mark_frames on the frames of a SAMPLE or SWITCH event just parsed
  * (the parser's own array, which ev borrows); other events: nothing. */
 int snap_cfi_mark_event(struct snap_cfi *c, const struct snap_strtab *names,
 			const struct snap_event *ev);
@@ -126,8 +134,9 @@ void snap_cfi_file_close(struct snap_cfi_file *f);
 /* The function start around the mapped address off: 1 (found) or 0. */
 int snap_cfi_file_start(const struct snap_cfi_file *f, uint64_t off, uint64_t *start);
 /* The unwind row at the mapped address off: 1 frameless (as snap_cfi_frameless),
- * 0 a frame set up (CFA %rbp-based, or %rbp saved), -1 not known (no .eh_frame
- * row there, not x86-64, outside the segments). */
+ * 0 a frame set up (CFA %rbp-based, or %rbp saved), -1 not known (no row
+ * there, not x86-64, outside the segments, a .debug_frame row with the CFA
+ * %rsp-based beyond + 8). */
 int snap_cfi_file_frameless(struct snap_cfi_file *f, uint64_t off);
 /* The file's GNU build id (len 0 if none): the bytes, borrowed. */
 const uint8_t *snap_cfi_file_build_id(const struct snap_cfi_file *f, size_t *len);

@@ -47,12 +47,12 @@ static int same_call(const struct snap_frame *cur, const struct snap_sampdiff_th
 }
 
 /*
- * A frame-pointer chain whose leaf f was frameless at its pc lost f's caller
- * (model/event.h frameless, docs/sampling.md): f differs from open frame m
- * while the frame outside f (m - 1, remembered as old before this sample)
- * still calls from the same address (pip) as when it called frame m. Then
- * frame m goes on and f is compared with the frame open inside it. Only a
- * remembered call site proves it (not a leaf's pc).
+ * A frame-pointer chain lost the caller of a frame f without a frame of its
+ * own at its address (model/event.h frameless, docs/sampling.md): f differs
+ * from open frame m while the frame outside f (m - 1, remembered as old before
+ * this sample) still calls from the same address (pip) as when it called
+ * frame m. Then frame m goes on and f is compared with the frame open inside
+ * it. Only a remembered call site proves it (not a leaf's pc).
  */
 static int lost_caller(const struct snap_sampdiff_thread *sdt, size_t m, size_t depth,
 		       const struct snap_loc *f, const struct snap_sampdiff_frame *old,

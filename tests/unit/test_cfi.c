@@ -428,9 +428,9 @@ static void rows_frameless(void)
 	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, pushed)); /* %rbp saved */
 	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set));    /* CFA %rbp-based */
 	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set + 4));
-	/* its ret, after pop %rbp: the row still says %rbp saved (gcc writes no
-	 * .cfi_restore there either): taken as framed, i.e. as the model was */
-	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, popped));
+	/* its ret, after pop %rbp: CFA %rsp + 8 (the row still says %rbp saved:
+	 * gcc writes no .cfi_restore there either) */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, popped));
 	/* rows are read again in any order (libdw's cache) */
 	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set));
 	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl));
@@ -440,20 +440,17 @@ static void rows_frameless(void)
 	snap_cfi_file_close(f);
 }
 
-/* A chain (outermost first) ending in leaf, with frames of path named in names. */
-static void chain(struct snap_loc *fs, uint32_t n, uint32_t dso, uint64_t leaf)
+/* A chain of n frames of dso (outermost first): ips[i], none marked. */
+static void chain(struct snap_loc *fs, uint32_t n, uint32_t dso, const uint64_t *ips)
 {
 	memset(fs, 0, n * sizeof(*fs));
 	for (uint32_t i = 0; i < n; i++) {
-		fs[i].ip = 0x1000 + i; /* call sites: never looked up */
+		fs[i].ip = ips[i];
 		fs[i].dso = dso;
-		fs[i].frameless = 1; /* (what the parser cleared: the marker leaves it) */
 	}
-	fs[n - 1].ip = leaf;
-	fs[n - 1].frameless = 0;
 }
 
-static void mark_leaves(void)
+static void mark_frames(void)
 {
 	struct snap_strtab names;
 	struct snap_cfi c;
@@ -469,38 +466,44 @@ static void mark_leaves(void)
 	CHECK_INT_EQ(0, snap_strtab_intern_id(&names, path, &dso));
 	snap_cfi_init(&c);
 	/* not known to be frame-pointer chains (dwarf, or not said): nothing marked */
-	chain(fs, 3, dso, fl);
-	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	chain(fs, 3, dso, (const uint64_t[]){fl, set, fl});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
 	CHECK_INT_EQ(0, fs[2].frameless);
-	CHECK_INT_EQ(0, (int)c.st.leaf_lookups);
+	CHECK_U64_EQ(0, c.st.leaf_lookups);
 	snap_cfi_set_fp_chains(&c, 1);
-	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	/* a frameless leaf under a framed frame; the outermost frame is not looked at */
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
 	CHECK_INT_EQ(1, fs[2].frameless);
-	CHECK_INT_EQ(1, fs[1].frameless); /* others: as they were */
-	/* a leaf with its frame set up; a chain of the leaf alone */
-	chain(fs, 3, dso, set);
-	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
-	CHECK_INT_EQ(0, fs[2].frameless);
-	chain(fs, 1, dso, fl);
-	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 1));
+	CHECK_INT_EQ(0, fs[1].frameless);
 	CHECK_INT_EQ(0, fs[0].frameless);
-	/* kernel frames inside: the innermost user frame is the one looked up */
-	chain(fs, 4, dso, 0xffffffff81000000ull);
-	fs[2].ip = fl;
-	fs[2].frameless = 0;
-	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 4));
-	CHECK_INT_EQ(1, fs[2].frameless);
-	CHECK_INT_EQ(0, fs[3].frameless);
-	/* a DSO that is not a file ([vdso]) or unknown (0): not known, not marked */
-	chain(fs, 3, 0, fl);
-	CHECK_INT_EQ(0, snap_cfi_mark_leaf(&c, &names, fs, 3));
+	CHECK_U64_EQ(2, c.st.leaf_lookups);
+	/* a framed leaf; a return address into frameless code; the leaf alone */
+	chain(fs, 3, dso, (const uint64_t[]){set, fl, set});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[0].frameless);
+	CHECK_INT_EQ(1, fs[1].frameless);
 	CHECK_INT_EQ(0, fs[2].frameless);
-	CHECK_U64_EQ(3, c.st.leaf_lookups);
-	CHECK_U64_EQ(2, c.st.leaf_frameless);
-	/* looked at for leaves only: not counted as files of unknown code */
+	chain(fs, 1, dso, (const uint64_t[]){fl});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 1));
+	CHECK_INT_EQ(0, fs[0].frameless);
+	/* kernel frames inside (never looked up), an inlined frame (not a pc of
+	 * its own), a frame of a DSO that is no file or unknown (0) */
+	chain(fs, 4, dso, (const uint64_t[]){set, fl, fl, 0xffffffff81000000ull});
+	fs[2].inlined = 1;
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 4));
+	CHECK_INT_EQ(1, fs[1].frameless);
+	CHECK_INT_EQ(0, fs[2].frameless);
+	CHECK_INT_EQ(0, fs[3].frameless);
+	chain(fs, 3, 0, (const uint64_t[]){set, set, fl});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[2].frameless);
+	/* answers are cached: two addresses looked up in all, one frameless */
+	CHECK_U64_EQ(2, c.st.leaf_lookups);
+	CHECK_U64_EQ(1, c.st.leaf_frameless);
+	/* looked at for frames only: not counted as files of unknown code */
 	CHECK_U64_EQ(0, c.st.files);
 	/* events: samples and switches, whose frames they borrow */
-	chain(fs, 2, dso, fl);
+	chain(fs, 2, dso, (const uint64_t[]){set, fl});
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = SNAP_EV_BRANCH;
 	ev.frames = fs;
@@ -510,7 +513,9 @@ static void mark_leaves(void)
 	ev.kind = SNAP_EV_SWITCH;
 	CHECK_INT_EQ(0, snap_cfi_mark_event(&c, &names, &ev));
 	CHECK_INT_EQ(1, fs[1].frameless);
+	fs[1].frameless = 0;
 	CHECK_INT_EQ(0, snap_cfi_mark_event(NULL, &names, &ev));
+	CHECK_INT_EQ(0, fs[1].frameless);
 	snap_cfi_fini(&c);
 	snap_strtab_fini(&names);
 }
@@ -695,7 +700,7 @@ int main(int argc, char **argv)
 	RUN(own_executable);
 #if defined(__x86_64__)
 	RUN(rows_frameless);
-	RUN(mark_leaves);
+	RUN(mark_frames);
 #endif
 	RUN(cache_and_bad_files);
 	RUN(build_ids);
