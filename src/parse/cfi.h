@@ -38,7 +38,7 @@
 #define SNAP_CFI_MAX_FILES 512	      /* DSOs looked at; later ones find nothing */
 #define SNAP_CFI_MAX_SEGS  64	      /* PT_LOAD headers kept per file */
 #define SNAP_CFI_MAX_FDES  (1u << 22) /* functions kept per file */
-#define SNAP_CFI_MAX_ROWS  (1u << 20) /* frameless answers cached */
+#define SNAP_CFI_MAX_ROWS  (1u << 18) /* frameless answers cached */
 
 struct snap_cfi_file; /* one ELF file's CFI */
 
