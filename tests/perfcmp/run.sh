@@ -54,7 +54,8 @@
 #              the walk of %rbp skips its caller); also: main is one call, as the
 #              program says (the leaf's .eh_frame row tells the model the chain lost
 #              a frame, docs/sampling.md "Call counts where a frame-pointer chain
-#              loses a frame"; before, main ended at every sleep: 100 calls)
+#              loses a frame"; before, main ended at every sleep: 100 calls); the
+#              same decoded by the text path (sleeploop_text)
 #   http       Debian's python3 -m http.server (no frame pointers: -callgraph-mode
 #              dwarf; stripped, with libc's debug info: inlined leaves) serving 2000
 #              requests from one curl (-multi-thread: a thread per request, ~0.6 ms of
@@ -259,6 +260,15 @@ t_sleeploop() {
 		return
 	fi
 	judge sleeploop "$tmp/w_sleeploop/perf.data" "$tmp/sleeploop.fxt.gz" \
+		--samples work:300 --calls main:1 --calls-max main:1
+	# the text path marks the same frames (the run above took the plugin path)
+	snap sleeploop_text decode -no-dlfilter -o "$tmp/sleeploop_text.fxt.gz" \
+		"$tmp/w_sleeploop/perf.data"
+	if [ "$rc" -ne 0 ]; then
+		failed sleeploop_text "snaptrace decode -no-dlfilter failed (rc $rc): $(tail -3 "$tmp/sleeploop_text.err" | tr '\n' ' ')"
+		return
+	fi
+	judge sleeploop_text "$tmp/w_sleeploop/perf.data" "$tmp/sleeploop_text.fxt.gz" \
 		--samples work:300 --calls main:1 --calls-max main:1
 }
 
