@@ -144,6 +144,9 @@ static void make_elf_bid(struct img *m, enum kind k, uint8_t bid)
 		add(m, 1, 1);				 /* augmentation data length */
 		add(m, k == EH_PCREL4 ? 0x1b : 0x04, 1); /* pcrel|sdata4, or udata8 */
 	}
+	add(m, 0x0c, 1); /* DW_CFA_def_cfa %rsp + 8: the rows at a function's entry */
+	add(m, 7, 1);
+	add(m, 8, 1);
 	while ((m->n - cie) % 8)
 		add(m, 0, 1); /* DW_CFA_nop */
 	put(m, len_at, m->n - cie - 4, 4);
@@ -164,6 +167,13 @@ static void make_elf_bid(struct img *m, enum kind k, uint8_t bid)
 		}
 		if (k == EH_PCREL4 || k == EH_ABS8)
 			add(m, 0, 1); /* augmentation data length */
+		if (i == 1) { /* from 0x204: push %rbp done (CFA %rsp + 16, %rbp at CFA - 16) */
+			add(m, 0x44, 1); /* DW_CFA_advance_loc 4 */
+			add(m, 0x0e, 1); /* DW_CFA_def_cfa_offset 16 */
+			add(m, 16, 1);
+			add(m, 0x86, 1); /* DW_CFA_offset %rbp, 2 * -8 */
+			add(m, 2, 1);
+		}
 		while ((m->n - f) % 8)
 			add(m, 0, 1);
 		put(m, len_at, m->n - f - 4, 4);
@@ -234,6 +244,14 @@ static void check_image(enum kind k)
 	CHECK_INT_EQ(0, snap_cfi_file_start(f, 0x280, &s));   /* the end is not inside */
 	CHECK_INT_EQ(0, snap_cfi_file_start(f, 0x10120, &s)); /* an address, not an offset */
 	CHECK_INT_EQ(0, snap_cfi_file_start(f, 0x50, &s));
+	/* unwind rows (libdw; .debug_frame through its copy): CFA %rsp + 8 is
+	 * frameless; after the push, %rbp saved (.eh_frame) or not said (.debug_frame,
+	 * whose rows Go writes without %rbp); no row between the functions */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, 0x120));
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, 0x203));
+	CHECK_INT_EQ(k == DEBUG_FRAME ? -1 : 0, snap_cfi_file_frameless(f, 0x204));
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, 0x140));
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, 0x10120));
 	snap_cfi_file_close(f);
 }
 
@@ -275,6 +293,7 @@ static void damaged_images(void)
 			CHECK(r == 0 || r == -SNAP_EFORMAT);
 			if (!r) {
 				(void)snap_cfi_file_start(f, 0x120, &s);
+				CHECK(snap_cfi_file_frameless(f, 0x204) <= 1);
 				snap_cfi_file_close(f);
 			}
 		}
@@ -286,9 +305,11 @@ static void damaged_images(void)
 				d = m;
 				d.b[i] ^= (uint8_t)x;
 				if (snap_cfi_file_open_mem(d.b, d.n, &f) == 0) {
-					for (uint64_t o = 0; o < 0x300; o += 0x10)
+					for (uint64_t o = 0; o < 0x300; o += 0x10) {
 						if (snap_cfi_file_start(f, o, &s) == 1)
 							CHECK(s <= o);
+						CHECK(snap_cfi_file_frameless(f, o + 4) <= 1);
+					}
 					snap_cfi_file_close(f);
 				}
 			}
