@@ -536,7 +536,7 @@ void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data)
 		(void)snap_perfdata_build_ids(snap_fd_pread, &fd, want_build, c);
 		/* frame-pointer chains: their frameless leaves are marked (parse/cfi.h) */
 		if (snap_perfdata_probe(snap_fd_pread, &fd, &info) == 0)
-			snap_cfi_set_fp_chains(c, info.callchain && !info.dwarf);
+			snap_cfi_set_fp_chains(c, info.callchain && !info.dwarf && !info.lbr);
 	}
 	if (fd >= 0)
 		close(fd);
