@@ -785,16 +785,23 @@ void snap_cfi_set_fp_chains(struct snap_cfi *c, int on)
 int snap_cfi_mark_frames(struct snap_cfi *c, const struct snap_strtab *names,
 			 struct snap_loc *frames, uint32_t n)
 {
+	uint32_t inner = n;
+
 	if (!c || !c->fp_chains)
 		return 0;
+	while (inner > 0 && snap_loc_is_kernel(&frames[inner - 1]))
+		inner--; /* frames[inner - 1]: the user pc where perf's walk began */
 	/* (the outermost frame has no frame outside it to be wrong about) */
-	for (uint32_t i = 1; i < n; i++) {
+	for (uint32_t i = 1; i < inner; i++) {
 		struct snap_loc *l = &frames[i];
+		/* a return address is looked up at its call: the address after a call
+		 * of a function that does not return may be the next function's */
+		uint64_t at = i == inner - 1 ? l->ip : l->ip - 1;
 		int r;
 
 		if (!l->ip || snap_loc_is_kernel(l) || l->inlined || !l->dso)
 			continue;
-		r = snap_cfi_frameless(c, l->dso, snap_strtab_get(names, l->dso), l->ip);
+		r = snap_cfi_frameless(c, l->dso, snap_strtab_get(names, l->dso), at);
 		if (r < 0)
 			return r;
 		if (r)

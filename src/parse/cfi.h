@@ -115,8 +115,10 @@ int snap_cfi_frameless(struct snap_cfi *c, uint32_t dso, const char *path, uint6
 void snap_cfi_set_fp_chains(struct snap_cfi *c, int on);
 /* For frame-pointer chains only (c may be NULL: nothing): sets frameless on
  * every user frame of frames[0..n) (outermost first; DSO names in names) but
- * the outermost that is frameless at its address (snap_cfi_frameless). Other
- * frames are left alone (the parsers clear the bit). 0 or -ENOMEM. */
+ * the outermost that is frameless at its address (snap_cfi_frameless): at its
+ * pc for the innermost user frame, at the byte before (the call) for the
+ * return addresses outside it. Other frames are left alone (the parsers clear
+ * the bit). 0 or -ENOMEM. */
 int snap_cfi_mark_frames(struct snap_cfi *c, const struct snap_strtab *names,
 			 struct snap_loc *frames, uint32_t n);
 /* snap_cfi_mark_frames on the frames of a SAMPLE or SWITCH event just parsed

@@ -498,18 +498,24 @@ static void mark_frames(void)
 	CHECK_INT_EQ(0, fs[1].frameless);
 	CHECK_INT_EQ(0, fs[0].frameless);
 	CHECK_U64_EQ(2, c.st.leaf_lookups);
-	/* a framed leaf; a return address into frameless code; the leaf alone */
-	chain(fs, 3, dso, (const uint64_t[]){set, fl, set});
+	/* a framed leaf; a return address into frameless code (looked up at the
+	 * byte before it, its call); the leaf alone */
+	chain(fs, 3, dso, (const uint64_t[]){set, fl + 4, set});
 	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
 	CHECK_INT_EQ(0, fs[0].frameless);
 	CHECK_INT_EQ(1, fs[1].frameless);
 	CHECK_INT_EQ(0, fs[2].frameless);
+	/* a return address just past a function (a call that does not return):
+	 * the function before, not the frameless one starting there */
+	chain(fs, 3, dso, (const uint64_t[]){set, fl, set});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[1].frameless);
 	chain(fs, 1, dso, (const uint64_t[]){fl});
 	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 1));
 	CHECK_INT_EQ(0, fs[0].frameless);
 	/* kernel frames inside (never looked up), an inlined frame (not a pc of
 	 * its own), a frame of a DSO that is no file or unknown (0) */
-	chain(fs, 4, dso, (const uint64_t[]){set, fl, fl, 0xffffffff81000000ull});
+	chain(fs, 4, dso, (const uint64_t[]){set, fl + 4, fl, 0xffffffff81000000ull});
 	fs[2].inlined = 1;
 	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 4));
 	CHECK_INT_EQ(1, fs[1].frameless);
@@ -518,9 +524,10 @@ static void mark_frames(void)
 	chain(fs, 3, 0, (const uint64_t[]){set, set, fl});
 	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
 	CHECK_INT_EQ(0, fs[2].frameless);
-	/* answers are cached: two addresses looked up in all, one frameless */
-	CHECK_U64_EQ(2, c.st.leaf_lookups);
-	CHECK_U64_EQ(1, c.st.leaf_frameless);
+	/* answers are cached: five addresses looked up in all (set - 1, fl,
+	 * fl + 3, set, fl - 1), two frameless */
+	CHECK_U64_EQ(5, c.st.leaf_lookups);
+	CHECK_U64_EQ(2, c.st.leaf_frameless);
 	/* looked at for frames only: not counted as files of unknown code */
 	CHECK_U64_EQ(0, c.st.files);
 	/* events: samples and switches, whose frames they borrow */
