@@ -77,6 +77,10 @@ struct snap_loc {
 	/* a call-chain frame perf printed "(inlined)": code inlined into the next
 	 * outer frame's function, in its DSO (docs/report.md) */
 	uint8_t inlined;
+	/* a user frame of a frame-pointer chain without a frame of its own at ip:
+	 * the frame outside it is not its caller (parse/cfi.h snap_cfi_mark_frames,
+	 * docs/sampling.md); in the struct's padding */
+	uint8_t frameless;
 };
 
 /* 1 if l's address is a kernel one (top bit set, docs/behaviour.md §3.3). */

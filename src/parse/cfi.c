@@ -2,6 +2,7 @@
 /* Function starts from call frame information (libdw). See cfi.h. */
 #include "parse/cfi.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,12 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/strtab.h"
 #include "util/vec.h"
+
+/* x86-64 DWARF register numbers (the psABI's table) */
+#define DWREG_RBP 6
+#define DWREG_RSP 7
+
+/* snap_cfi's byid values: index + 1 in files (0: nothing to read), and whether the
+ * DSO was counted in the stats of function starts (files, no_cfi) */
+#define BYID_NAMED (1ull << 40)
 
 struct fde {
 	uint64_t start, end; /* virtual addresses */
@@ -28,6 +39,18 @@ struct snap_cfi_file {
 	size_t bidlen;
 	struct fde *fde; /* sorted by start */
 	size_t nfde, cap;
+	/* the unwind rows (snap_cfi_file_frameless): libdw's CFI of .eh_frame, on the
+	 * Elf kept open with its sections read (the file closed), or on img, the copy
+	 * of an image in memory; NULL: not known */
+	Elf *elf;
+	Dwarf_CFI *dcfi;
+	void *img;
+	/* or of .debug_frame (no .eh_frame: Go): a copy of that section alone in an
+	 * ELF image of its own (frame_img, frame_elf), read by libdw as frame_dw */
+	int eh_rows; /* rows of .eh_frame, which describe %rbp (Go's do not) */
+	void *frame_img;
+	Elf *frame_elf;
+	Dwarf *frame_dw;
 };
 
 struct snap_cfi_want {
@@ -41,6 +64,7 @@ void snap_cfi_init(struct snap_cfi *c)
 	memset(c, 0, sizeof(*c));
 	snap_u64map_init(&c->byid);
 	snap_u64map_init(&c->wantidx);
+	snap_u64map_init(&c->rows);
 }
 
 void snap_cfi_fini(struct snap_cfi *c)
@@ -56,6 +80,7 @@ void snap_cfi_fini(struct snap_cfi *c)
 	snap_free(c->cache_dir);
 	snap_u64map_fini(&c->byid);
 	snap_u64map_fini(&c->wantidx);
+	snap_u64map_fini(&c->rows);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -113,6 +138,16 @@ void snap_cfi_file_close(struct snap_cfi_file *f)
 {
 	if (!f)
 		return;
+	if (f->dcfi && f->eh_rows)
+		dwarf_cfi_end(f->dcfi); /* (.debug_frame's is frame_dw's) */
+	if (f->frame_dw)
+		dwarf_end(f->frame_dw);
+	if (f->frame_elf)
+		elf_end(f->frame_elf);
+	snap_free(f->frame_img);
+	if (f->elf)
+		elf_end(f->elf);
+	snap_free(f->img);
 	snap_free(f->fde);
 	snap_free(f);
 }
@@ -318,8 +353,10 @@ static void read_build_id(struct snap_cfi_file *f, Elf_Data *data)
 	}
 }
 
-/* Reads the program headers and the FDEs of elf into f. 0, -SNAP_EFORMAT, -ENOMEM. */
-static int file_setup(struct snap_cfi_file *f, Elf *elf)
+/* Reads the program headers and the FDEs of elf into f (none: f->nfde 0), and
+ * finds its .debug_frame, compressed or not (*rows, or NULL). 0, -SNAP_EFORMAT,
+ * -ENOMEM. */
+static int file_setup(struct snap_cfi_file *f, Elf *elf, Elf_Scn **rows)
 {
 	Elf_Scn *scn = NULL, *eh = NULL, *dbg = NULL;
 	GElf_Ehdr ehdr;
@@ -350,6 +387,9 @@ static int file_setup(struct snap_cfi_file *f, Elf *elf)
 
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE && !f->bidlen)
 			read_build_id(f, elf_getdata(scn, NULL));
+		if (!*rows && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(elf, shstr, sh.sh_name)) && !strcmp(name, ".debug_frame"))
+			*rows = scn;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    (sh.sh_flags & SHF_COMPRESSED) || !(name = elf_strptr(elf, shstr, sh.sh_name)))
 			continue;
@@ -365,9 +405,8 @@ static int file_setup(struct snap_cfi_file *f, Elf *elf)
 		err = add_fdes(f, elf, elf_rawdata(dbg, NULL), 0, 0);
 	if (err)
 		return err;
-	if (!f->nfde)
-		return -SNAP_EFORMAT;
-	qsort(f->fde, f->nfde, sizeof(*f->fde), fde_cmp);
+	if (f->nfde)
+		qsort(f->fde, f->nfde, sizeof(*f->fde), fde_cmp);
 	return 0;
 }
 
@@ -381,16 +420,107 @@ static void elf_init(void)
 	}
 }
 
-/* Reads elf into a new file (elf stays the caller's). */
-static int file_read(Elf *elf, struct snap_cfi_file **out)
+/*
+ * The rows of .debug_frame (scn): its bytes (decompressed) copied into an ELF
+ * image holding that section alone, written by libelf into a memfd and read
+ * back, so that libdw's dwarf_begin_elf reads it and no other debug section.
+ * Returns 1 if f keeps them.
+ */
+static int frame_rows(struct snap_cfi_file *f, Elf *elf, Elf_Scn *scn, const GElf_Ehdr *eh)
+{
+	static const char names[] = "\0.debug_frame\0.shstrtab";
+	Elf_Data *d, *nd;
+	GElf_Ehdr nh;
+	GElf_Shdr sh;
+	Elf_Scn *ns[2];
+	Elf *out;
+	off_t size;
+	int fd, ok = 0;
+
+	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
+	    !(d = elf_getdata(scn, NULL)) || !d->d_buf || !d->d_size)
+		return 0;
+	fd = memfd_create("snaptrace-cfi", MFD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	out = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (out && gelf_newehdr(out, gelf_getclass(elf)) && gelf_getehdr(out, &nh) &&
+	    (ns[0] = elf_newscn(out)) && (ns[1] = elf_newscn(out))) {
+		nh.e_ident[EI_DATA] = eh->e_ident[EI_DATA];
+		nh.e_type = eh->e_type;
+		nh.e_machine = eh->e_machine;
+		nh.e_version = EV_CURRENT;
+		nh.e_shstrndx = (uint16_t)elf_ndxscn(ns[1]);
+		ok = gelf_update_ehdr(out, &nh) != 0;
+		for (int i = 0; i < 2 && ok; i++) {
+			ok = (nd = elf_newdata(ns[i])) && gelf_getshdr(ns[i], &sh);
+			if (!ok)
+				break;
+			nd->d_buf = i ? (void *)(uintptr_t)names : d->d_buf;
+			nd->d_size = i ? sizeof(names) : d->d_size;
+			nd->d_type = ELF_T_BYTE;
+			nd->d_align = 1;
+			sh.sh_name = i ? 14 : 1;
+			sh.sh_type = i ? SHT_STRTAB : SHT_PROGBITS;
+			sh.sh_addralign = 1;
+			ok = gelf_update_shdr(ns[i], &sh) != 0;
+		}
+		ok = ok && elf_update(out, ELF_C_WRITE) > 0;
+	}
+	if (out)
+		elf_end(out);
+	size = ok ? lseek(fd, 0, SEEK_END) : -1;
+	if (size > 0 && (f->frame_img = snap_malloc((size_t)size)) &&
+	    pread(fd, f->frame_img, (size_t)size, 0) == size &&
+	    (f->frame_elf = elf_memory(f->frame_img, (size_t)size)) &&
+	    (f->frame_dw = dwarf_begin_elf(f->frame_elf, DWARF_C_READ, NULL)))
+		f->dcfi = dwarf_getcfi(f->frame_dw);
+	close(fd);
+	return f->dcfi != NULL;
+}
+
+/* The unwind rows of an x86-64 elf: .eh_frame's (libdw reads the section and
+ * .eh_frame_hdr's search table now; f keeps elf: returns 1), else those of
+ * .debug_frame (dbg, or NULL), copied (returns 0: elf stays the caller's). */
+static int rows_setup(struct snap_cfi_file *f, Elf *elf, Elf_Scn *dbg)
+{
+	GElf_Ehdr ehdr;
+
+	if (!gelf_getehdr(elf, &ehdr) || ehdr.e_machine != EM_X86_64)
+		return 0;
+	f->dcfi = dwarf_getcfi_elf(elf);
+	if (f->dcfi) {
+		f->eh_rows = 1;
+		f->elf = elf;
+		return 1;
+	}
+	if (dbg)
+		(void)frame_rows(f, elf, dbg, &ehdr);
+	return 0;
+}
+
+/* Reads elf into a new file; elf is the file's if it keeps it (*kept = 1),
+ * else the caller's. */
+static int file_read(Elf *elf, struct snap_cfi_file **out, int *kept)
 {
 	struct snap_cfi_file *f = snap_calloc(1, sizeof(*f));
+	Elf_Scn *rows = NULL;
 	int err;
 
+	*kept = 0;
 	if (!f)
 		return -ENOMEM;
-	err = elf ? file_setup(f, elf) : -SNAP_EFORMAT;
+	*out = NULL;
+	err = elf ? file_setup(f, elf, &rows) : -SNAP_EFORMAT;
+	if (!err)
+		*kept = rows_setup(f, elf, rows);
+	if (!err && !f->nfde && !f->dcfi)
+		err = -SNAP_EFORMAT; /* no CFI at all */
 	if (err) {
+		if (*kept)
+			f->elf = NULL; /* the caller ends it */
+		*kept = 0;
 		snap_cfi_file_close(f);
 		return err;
 	}
@@ -402,7 +532,7 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 {
 	struct stat sb;
 	Elf *elf;
-	int fd, err;
+	int fd, err, kept;
 
 	*out = NULL;
 	/* O_NONBLOCK: a FIFO put where the DSO was must not stop the decode */
@@ -417,8 +547,10 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 	/* ELF_C_READ reads what is asked for with pread: no mapping that a
 	 * shrinking file could turn into SIGBUS */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = file_read(elf, out);
-	if (elf)
+	err = file_read(elf, out, &kept);
+	if (kept)
+		elf_cntl(elf, ELF_C_FDDONE); /* what the rows need is read: the file closes */
+	else if (elf)
 		elf_end(elf);
 	close(fd);
 	return err;
@@ -426,15 +558,25 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 
 int snap_cfi_file_open_mem(const void *buf, size_t len, struct snap_cfi_file **out)
 {
+	void *img = len ? snap_malloc(len) : NULL; /* the rows read it later */
 	Elf *elf;
-	int err;
+	int err, kept;
 
 	*out = NULL;
+	if (len && !img)
+		return -ENOMEM;
+	if (len)
+		memcpy(img, buf, len);
 	elf_init();
-	elf = elf_memory((char *)(uintptr_t)buf, len);
-	err = file_read(elf, out);
-	if (elf)
-		elf_end(elf);
+	elf = elf_memory(img ? img : (char *)(uintptr_t)buf, len);
+	err = file_read(elf, out, &kept);
+	if (kept)
+		(*out)->img = img;
+	else {
+		if (elf)
+			elf_end(elf);
+		snap_free(img);
+	}
 	return err;
 }
 
@@ -518,42 +660,162 @@ static int open_checked(struct snap_cfi *c, const char *path, struct snap_cfi_fi
 	return 0;
 }
 
-int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off,
-			uint64_t *start)
+/* The file of the DSO (read at its first use): 1 and *f, 0 if nothing to read there,
+ * -ENOMEM. named: a function-start lookup (counted in files, no_cfi). */
+static int file_of(struct snap_cfi *c, uint32_t dso, const char *path, int named,
+		   struct snap_cfi_file **f)
 {
-	struct snap_cfi_file *f = NULL;
+	struct snap_cfi_file *nf = NULL;
 	uint64_t v;
-	int err, r;
+	int err;
 
 	if (!dso || !path || path[0] != '/')
 		return 0;
 	if (!snap_u64map_get(&c->byid, dso, &v)) {
 		if (c->byid.count >= SNAP_CFI_MAX_FILES) {
-			c->st.over++;
+			c->st.over += (uint64_t)named;
 			return 0;
 		}
-		c->st.files++;
-		err = open_checked(c, path, &f);
+		err = open_checked(c, path, &nf);
 		if (err == -ENOMEM)
 			return err;
 		v = 0;
-		if (f && snap_vec_reserve(&c->files, &c->cap, c->nfiles + 1, sizeof(*c->files))) {
-			snap_cfi_file_close(f);
+		if (nf && snap_vec_reserve(&c->files, &c->cap, c->nfiles + 1, sizeof(*c->files))) {
+			snap_cfi_file_close(nf);
 			return -ENOMEM;
 		}
-		if (f) {
-			c->files[c->nfiles++] = f;
+		if (nf) {
+			c->files[c->nfiles++] = nf;
 			v = c->nfiles;
-		} else {
-			c->st.no_cfi++;
 		}
 		if (snap_u64map_put(&c->byid, dso, v) < 0)
 			return -ENOMEM;
 	}
+	if (named && !(v & BYID_NAMED)) {
+		c->st.files++;
+		c->st.no_cfi += (uint64_t) !(v & ~BYID_NAMED);
+		if (snap_u64map_put(&c->byid, dso, v | BYID_NAMED) < 0)
+			return -ENOMEM;
+	}
+	v &= ~BYID_NAMED;
 	if (!v)
 		return 0;
+	*f = c->files[v - 1];
+	return 1;
+}
+
+int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off,
+			uint64_t *start)
+{
+	struct snap_cfi_file *f;
+	int r = file_of(c, dso, path, 1, &f);
+
+	if (r <= 0)
+		return r;
 	c->st.lookups++;
-	r = snap_cfi_file_start(c->files[v - 1], off, start);
+	r = snap_cfi_file_start(f, off, start);
 	c->st.found += (uint64_t)r;
 	return r;
+}
+
+/* 1 if op is a DWARF register plus an offset (DW_OP_bregN, DW_OP_bregx) of register reg. */
+static int is_breg(const Dwarf_Op *op, unsigned reg)
+{
+	return op->atom == DW_OP_breg0 + reg || (op->atom == DW_OP_bregx && op->number == reg);
+}
+
+int snap_cfi_file_frameless(struct snap_cfi_file *f, uint64_t off)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t nops = 0;
+	uint64_t va;
+	int r = -1;
+
+	if (!f->dcfi || snap_loadseg_off2vaddr(f->seg, f->nseg, off, &va) ||
+	    dwarf_cfi_addrframe(f->dcfi, va, &fr) != 0)
+		return -1;
+	/* the CFA: %rbp-based once the frame is set up, %rsp-based before and in
+	 * code that never sets one up (a DWARF expression: the first op decides,
+	 * e.g. a PLT entry's %rsp + 8 + ...). %rsp + 8: nothing pushed yet, or
+	 * all popped: %rbp is the caller's whatever the row says of it. */
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops >= 1) {
+		if (is_breg(&ops[0], DWREG_RBP))
+			r = 0;
+		else if (is_breg(&ops[0], DWREG_RSP) && nops == 1 &&
+			 (ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number) == 8)
+			r = 1;
+		else if (is_breg(&ops[0], DWREG_RSP) && !f->eh_rows)
+			r = -1; /* .debug_frame of Go: %rbp's saving is not described */
+		else if (is_breg(&ops[0], DWREG_RSP) &&
+			 dwarf_frame_register(fr, DWREG_RBP, mem, &ops, &nops) == 0)
+			r = nops == 0; /* %rbp "same value" or undefined: not saved */
+	}
+	free(fr);
+	return r;
+}
+
+int snap_cfi_frameless(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off)
+{
+	/* answers are cached by DSO and address (a chain's frames repeat) */
+	uint64_t key = (uint64_t)dso << 44 | off, v;
+	int cache = off < (1ull << 44) && dso < (1u << 20), r;
+	struct snap_cfi_file *f;
+
+	if (cache && snap_u64map_get(&c->rows, key, &v))
+		return (int)v;
+	r = file_of(c, dso, path, 0, &f);
+	if (r < 0)
+		return r;
+	if (r) {
+		c->st.leaf_lookups++;
+		r = snap_cfi_file_frameless(f, off) == 1;
+		c->st.leaf_frameless += (uint64_t)r;
+	}
+	if (cache && c->rows.count < SNAP_CFI_MAX_ROWS && snap_u64map_put(&c->rows, key, r) < 0)
+		return -ENOMEM;
+	return r;
+}
+
+void snap_cfi_set_fp_chains(struct snap_cfi *c, int on)
+{
+	c->fp_chains = on != 0;
+}
+
+int snap_cfi_mark_frames(struct snap_cfi *c, const struct snap_strtab *names,
+			 struct snap_loc *frames, uint32_t n)
+{
+	uint32_t inner = n;
+
+	if (!c || !c->fp_chains)
+		return 0;
+	while (inner > 0 && snap_loc_is_kernel(&frames[inner - 1]))
+		inner--; /* frames[inner - 1]: the user pc where perf's walk began */
+	/* (the outermost frame has no frame outside it to be wrong about) */
+	for (uint32_t i = 1; i < inner; i++) {
+		struct snap_loc *l = &frames[i];
+		/* a return address is looked up at its call: the address after a call
+		 * of a function that does not return may be the next function's */
+		uint64_t at = i == inner - 1 ? l->ip : l->ip - 1;
+		int r;
+
+		if (!l->ip || snap_loc_is_kernel(l) || l->inlined || !l->dso)
+			continue;
+		r = snap_cfi_frameless(c, l->dso, snap_strtab_get(names, l->dso), at);
+		if (r < 0)
+			return r;
+		if (r)
+			l->frameless = 1;
+	}
+	return 0;
+}
+
+int snap_cfi_mark_event(struct snap_cfi *c, const struct snap_strtab *names,
+			const struct snap_event *ev)
+{
+	if ((ev->kind != SNAP_EV_SAMPLE && ev->kind != SNAP_EV_SWITCH) || !ev->frames)
+		return 0;
+	/* the parser's own frames (event.h: borrowed until its next next()) */
+	return snap_cfi_mark_frames(c, names, (struct snap_loc *)(uintptr_t)ev->frames,
+				    ev->nframes);
 }

@@ -31,25 +31,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/event.h"
 #include "util/loadseg.h"
 #include "util/u64map.h"
 
 #define SNAP_CFI_MAX_FILES 512	      /* DSOs looked at; later ones find nothing */
 #define SNAP_CFI_MAX_SEGS  64	      /* PT_LOAD headers kept per file */
 #define SNAP_CFI_MAX_FDES  (1u << 22) /* functions kept per file */
+#define SNAP_CFI_MAX_ROWS  (1u << 18) /* frameless answers cached */
 
 struct snap_cfi_file; /* one ELF file's CFI */
 
 struct snap_cfi_want; /* expected build ids */
 
 struct snap_cfi_stats {
-	uint64_t files;	      /* files looked at (read or not) */
-	uint64_t no_cfi;      /* of which missing, not a regular file, not ELF, or without CFI */
-	uint64_t over;	      /* lookups in DSOs beyond SNAP_CFI_MAX_FILES */
-	uint64_t lookups;     /* addresses looked up */
-	uint64_t found;	      /* of which inside a function */
-	uint64_t other_build; /* files at their path of another build than recorded */
-	uint64_t from_cache;  /* build-id cache copies read instead */
+	uint64_t files;		 /* files looked at (read or not) */
+	uint64_t no_cfi;	 /* of which missing, not a regular file, not ELF, or without CFI */
+	uint64_t over;		 /* lookups in DSOs beyond SNAP_CFI_MAX_FILES */
+	uint64_t lookups;	 /* addresses looked up */
+	uint64_t found;		 /* of which inside a function */
+	uint64_t other_build;	 /* files at their path of another build than recorded */
+	uint64_t from_cache;	 /* build-id cache copies read instead */
+	uint64_t leaf_lookups;	 /* frames of frame-pointer chains looked up (mark_frames) */
+	uint64_t leaf_frameless; /* of which frameless at their address */
 };
 
 struct snap_cfi {
@@ -60,6 +64,8 @@ struct snap_cfi {
 	size_t nwant, wantcap;
 	struct snap_u64map wantidx; /* hash of the path -> index + 1 in want */
 	char *cache_dir;	    /* perf's build-id cache (~/.debug), NULL = none */
+	int fp_chains;		    /* call chains are frame-pointer walks (snap_cfi_mark_frames) */
+	struct snap_u64map rows;    /* DSO << 44 | address -> snap_cfi_frameless's answer */
 	struct snap_cfi_stats st;
 };
 
@@ -88,6 +94,38 @@ int snap_cfi_set_cache_dir(struct snap_cfi *c, const char *dir);
 int snap_cfi_func_start(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off,
 			uint64_t *start);
 
+/*
+ * Frameless frames (docs/sampling.md, "Call counts where a frame-pointer chain
+ * loses a frame"): whether the code at the mapped address off of the DSO path
+ * has no frame of its own there, by its unwind row (libdw evaluates the
+ * .eh_frame row, else the .debug_frame one; x86-64 only): the CFA is %rsp + 8
+ * (nothing pushed yet, or all popped), or, in .eh_frame (whose rows say where
+ * %rbp is saved; Go's .debug_frame does not), %rsp-based with %rbp not saved.
+ * perf's walk of %rbp then skips the function's caller: for the leaf (a libc
+ * wrapper before its system call, a Go leaf without locals, a function before
+ * its push %rbp), and for a frame the walk reached by a return address into
+ * code without frame pointers (a libc function calling back into framed code)
+ * or by a call injected at an interrupted pc (Go's asyncPreempt). Answers are
+ * cached (SNAP_CFI_MAX_ROWS). Returns 1 (frameless), 0 (a frame is set up, or
+ * not known: no file, no row, another machine), -ENOMEM.
+ */
+int snap_cfi_frameless(struct snap_cfi *c, uint32_t dso, const char *path, uint64_t off);
+/* Whether chains are frame-pointer walks (perf.data's events sample call chains
+ * and no user stacks, PERF_SAMPLE_STACK_USER: not dwarf); 0 at init. */
+void snap_cfi_set_fp_chains(struct snap_cfi *c, int on);
+/* For frame-pointer chains only (c may be NULL: nothing): sets frameless on
+ * every user frame of frames[0..n) (outermost first; DSO names in names) but
+ * the outermost that is frameless at its address (snap_cfi_frameless): at its
+ * pc for the innermost user frame, at the byte before (the call) for the
+ * return addresses outside it. Other frames are left alone (the parsers clear
+ * the bit). 0 or -ENOMEM. */
+int snap_cfi_mark_frames(struct snap_cfi *c, const struct snap_strtab *names,
+			 struct snap_loc *frames, uint32_t n);
+/* snap_cfi_mark_frames on the frames of a SAMPLE or SWITCH event just parsed
+ * (the parser's own array, which ev borrows); other events: nothing. */
+int snap_cfi_mark_event(struct snap_cfi *c, const struct snap_strtab *names,
+			const struct snap_event *ev);
+
 /* One file, for tests and the fuzz target. open: 0, -errno, -SNAP_ENOTREG (not
  * a regular file), -SNAP_EFORMAT (not an ELF executable or library, or no CFI),
  * -ENOMEM. open_mem reads an ELF image in memory (not kept). close frees f
@@ -97,6 +135,11 @@ int snap_cfi_file_open_mem(const void *buf, size_t len, struct snap_cfi_file **o
 void snap_cfi_file_close(struct snap_cfi_file *f);
 /* The function start around the mapped address off: 1 (found) or 0. */
 int snap_cfi_file_start(const struct snap_cfi_file *f, uint64_t off, uint64_t *start);
+/* The unwind row at the mapped address off: 1 frameless (as snap_cfi_frameless),
+ * 0 a frame set up (CFA %rbp-based, or %rbp saved), -1 not known (no row
+ * there, not x86-64, outside the segments, a .debug_frame row with the CFA
+ * %rsp-based beyond + 8). */
+int snap_cfi_file_frameless(struct snap_cfi_file *f, uint64_t off);
 /* The file's GNU build id (len 0 if none): the bytes, borrowed. */
 const uint8_t *snap_cfi_file_build_id(const struct snap_cfi_file *f, size_t *len);
 /* The number of functions (FDEs) read. */

@@ -120,7 +120,8 @@ static int dlrec_loc(struct snap_dlrec *r, const uint8_t *p, struct snap_loc *l,
 
 	l->ip = get64(p);
 	l->off = get64(p + 8);
-	l->inlined = 0; /* perf's dlfilter API resolves an address to its symbol only */
+	l->inlined = 0;	  /* perf's dlfilter API resolves an address to its symbol only */
+	l->frameless = 0; /* set by the source (parse/cfi.h snap_cfi_mark_frames) */
 	if (dlrec_id(r, get32(p + 16), &sym) || dlrec_id(r, get32(p + 20), &dso))
 		return -SNAP_EPLUGIN;
 	l->dso = dso;

@@ -16,6 +16,7 @@
 #define FEAT_BUILD_ID	 2
 #define FEAT_AUXTRACE	 18
 #define SAMPLE_CALLCHAIN (1u << 5)
+#define SAMPLE_BRSTACK	 (1u << 11) /* PERF_SAMPLE_BRANCH_STACK: LBR call graphs */
 #define SAMPLE_USERSTACK (1u << 13) /* PERF_SAMPLE_STACK_USER: dwarf call graphs */
 #define ATTR_MIN_SIZE	 64	    /* PERF_ATTR_SIZE_VER0 */
 #define PERF_TYPE_MAX	 6	    /* types above are dynamic PMUs (intel_pt, ...) */
@@ -74,6 +75,8 @@ int snap_perfdata_probe(snap_perfdata_read_fn read, void *ctx, struct snap_perfd
 			info->callchain = 1;
 		if (snap_get64(attr + 24) & SAMPLE_USERSTACK)
 			info->dwarf = 1;
+		if (snap_get64(attr + 24) & SAMPLE_BRSTACK)
+			info->lbr = 1;
 		/* The AUX event is the dynamic-PMU one; without its tsc bit there are
 		 * no timestamps and perf script refuses -F time. */
 		if (info->kind == SNAP_PERFDATA_AUX && snap_get32(attr) >= PERF_TYPE_MAX &&

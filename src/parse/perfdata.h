@@ -21,6 +21,7 @@ struct snap_perfdata_info {
 	uint32_t nattrs;
 	int callchain; /* some event samples call chains */
 	int dwarf;     /* some event samples user stack copies (dwarf call graphs) */
+	int lbr;       /* some event samples branch stacks (LBR call graphs) */
 	int pipe_mode; /* written to a pipe: no attribute section */
 	int timeless;  /* AUX trace of a PMU event recorded without TSC packets */
 	/* The header's sections (0 in pipe mode), for snap_perfdata_check_size. */

@@ -480,6 +480,7 @@ static int ps_loc(struct snap_perfscript *ps, const char *p, const char *e, stru
 	t = skip_sp(t, e);
 	loc->ip = ip;
 	loc->inlined = 0;
+	loc->frameless = 0; /* set by the source (parse/cfi.h snap_cfi_mark_frames) */
 	if (t == e) {
 		loc->off = 0;
 		loc->sym = loc->dso = 0;

@@ -444,7 +444,7 @@ int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev)
 			return src->err;
 		if (src->draining) {
 			r = snap_perfscript_next(&src->ps, ev);
-			if (r > 0) {
+			if (r > 0 && (r = snap_cfi_mark_event(&src->cfi, src->ps.names, ev)) == 0) {
 				src->events++;
 				return 1;
 			}
@@ -455,7 +455,7 @@ int snap_dlsrc_next(struct snap_dlsrc *src, struct snap_event *ev)
 		if (src->done)
 			return 0;
 		r = snap_dlrec_next(&src->rd, ev);
-		if (r == 1) {
+		if (r == 1 && (r = snap_cfi_mark_event(&src->cfi, src->rd.names, ev)) == 0) {
 			src->events++;
 			return 1;
 		}
@@ -518,6 +518,7 @@ static int want_build(void *arg, const char *path, const uint8_t *id, size_t idl
 
 void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data)
 {
+	struct snap_perfdata_info info;
 	const char *home = getenv("HOME");
 	char path[PATH_MAX];
 	struct stat sb;
@@ -531,8 +532,12 @@ void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data)
 			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	}
 	/* (the table is a help: a damaged one keeps the entries before the damage) */
-	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		(void)snap_perfdata_build_ids(snap_fd_pread, &fd, want_build, c);
+		/* frame-pointer chains: their frameless leaves are marked (parse/cfi.h) */
+		if (snap_perfdata_probe(snap_fd_pread, &fd, &info) == 0)
+			snap_cfi_set_fp_chains(c, info.callchain && !info.dwarf && !info.lbr);
+	}
 	if (fd >= 0)
 		close(fd);
 	/* perf's build-id cache: ~/.debug (perf's default; its buildid.dir setting is not read) */

@@ -200,8 +200,13 @@ void snap_perfsrc_set_progress(struct snap_perfsrc *src, struct snap_progress *p
 
 int snap_perfsrc_next(struct snap_perfsrc *src, struct snap_event *ev)
 {
-	return perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms,
-			    src->progress, &src->perr);
+	int err, r;
+
+	r = perfsrc_pull(&src->ps, src->fd, src->buf, PERFSRC_BUF, &src->eof, ev, src->stall_ms,
+			 src->progress, &src->perr);
+	if (r > 0 && (err = snap_cfi_mark_event(&src->cfi, src->ps.names, ev)) < 0)
+		return err;
+	return r;
 }
 
 int snap_perfsrc_close(struct snap_perfsrc *src)

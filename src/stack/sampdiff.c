@@ -46,6 +46,22 @@ static int same_call(const struct snap_frame *cur, const struct snap_sampdiff_th
 	return !caller || caller->leaf || caller->ip == pip;
 }
 
+/*
+ * A frame-pointer chain lost the caller of a frame f without a frame of its
+ * own at its address (model/event.h frameless, docs/sampling.md): f differs
+ * from open frame m while the frame outside f (m - 1, remembered as old before
+ * this sample) still calls from the same address (pip) as when it called
+ * frame m. Then frame m goes on and f is compared with the frame open inside
+ * it. Only a remembered call site proves it (not a leaf's pc).
+ */
+static int lost_caller(const struct snap_sampdiff_thread *sdt, size_t m, size_t depth,
+		       const struct snap_loc *f, const struct snap_sampdiff_frame *old,
+		       uint64_t pip)
+{
+	return f->frameless && sdt && m > 0 && m < depth && m < sdt->n && !old->leaf &&
+	       old->ip == pip;
+}
+
 static int remember(struct snap_sampdiff_thread *sdt, size_t m, const struct snap_loc *f,
 		    uint32_t sym, int leaf)
 {
@@ -89,8 +105,14 @@ size_t snap_sampdiff_common(const struct snap_cstack *cs, const struct snap_samp
 
 		if (!snap_scope_keeps(keep, f))
 			continue;
-		if (!same_call(cur, sdt ? &mem : NULL, m, f, sym, m ? &old : NULL, pip))
-			break;
+		if (!same_call(cur, sdt ? &mem : NULL, m, f, sym, m ? &old : NULL, pip)) {
+			if (!lost_caller(sdt ? &mem : NULL, m, depth, f, &old, pip))
+				break;
+			old = mem.f[m++]; /* goes on; its call site now is not known */
+			old.leaf = 1;
+			if (m == depth || !same_call(cur, &mem, m, f, sym, &old, pip))
+				break;
+		}
 		if (sdt && m < mem.n)
 			old = mem.f[m];
 		else
@@ -135,8 +157,17 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 		if (!kept(keep, f, st))
 			continue;
 		any = 1;
-		if (m == depth || !same_call(cur, sdt, m, f, sym, m ? &old : NULL, pip))
+		if (m == depth)
 			break;
+		if (!same_call(cur, sdt, m, f, sym, m ? &old : NULL, pip)) {
+			if (!lost_caller(sdt, m, depth, f, &old, pip))
+				break;
+			old = sdt->f[m++]; /* goes on (remembered as it was); its call site
+					    * now is not known */
+			old.leaf = 1;
+			if (m == depth || !same_call(cur, sdt, m, f, sym, &old, pip))
+				break;
+		}
 		if (sdt && m < sdt->n)
 			old = sdt->f[m];
 		else

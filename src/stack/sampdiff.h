@@ -16,6 +16,16 @@
  * no symbol start: its name carries its address ("[unknown @ 0x...]"), so
  * such a frame continues only at the same address.
  *
+ * A frame of a frame-pointer chain marked frameless (model/event.h: no frame
+ * of its own at its address, so perf's walk skipped its caller: a leaf in a
+ * libc wrapper, a return address into code without frame pointers) that
+ * differs from the open frame at its depth, while the frame outside it still
+ * calls from the same call site, does not end that open frame: the open frame
+ * goes on (it is the caller the chain lost) and the marked frame is compared
+ * with the frame open inside it (docs/sampling.md, "Call counts where a
+ * frame-pointer chain loses a frame"). Unmarked frames (dwarf chains, files not
+ * known) are as above.
+ *
  * Design choice: everything happens at the sample time. magic-trace pushes
  * the new frames through the pending-call spreading of docs/behaviour.md §4.3, which draws
  * them as a "staircase" across the gap to the next sample (the k-th of n new

@@ -48,6 +48,14 @@
 #              sample in a frameless leaf, e.g. ld.so's lazy binding of memmove
 #              called by std::sort, skips sorter's frame and splits it, see
 #              docs/sampling.md "Against perf report on programs we did not write")
+#   sleeploop  main calls work() (10 ms of CPU) and usleep(2000) 100 times, recorded
+#              whole (-full-execution) with fp call graphs: the sleeps' sched_switch
+#              chains lack main (libc's clock_nanosleep has no frame of its own, so
+#              the walk of %rbp skips its caller); also: main is one call, as the
+#              program says (the leaf's .eh_frame row tells the model the chain lost
+#              a frame, docs/sampling.md "Call counts where a frame-pointer chain
+#              loses a frame"; before, main ended at every sleep: 100 calls); the
+#              same decoded by the text path (sleeploop_text)
 #   http       Debian's python3 -m http.server (no frame pointers: -callgraph-mode
 #              dwarf; stripped, with libc's debug info: inlined leaves) serving 2000
 #              requests from one curl (-multi-thread: a thread per request, ~0.6 ms of
@@ -86,7 +94,7 @@ skip() { echo "SKIP perfcmp_$1: $2"; }
 
 here=tests/perfcmp
 bin=$tmp/bin
-cases="pipewake burstmix requests workpark cpubound recurse cxxmix http"
+cases="pipewake burstmix requests workpark cpubound recurse cxxmix sleeploop http"
 
 # report_of NAME DATA FXT: perf report of DATA and snaptrace report -json of FXT.
 report_of() {
@@ -243,6 +251,25 @@ t_cxxmix() {
 		--samples Sq::area:300 --samples Circ::area:300 \
 		--calls Sq::area:14 --calls Circ::area:14 --calls sorter:27 \
 		--calls-max Sq::area:22 --calls-max Circ::area:22 --calls-max sorter:44
+}
+
+t_sleeploop() {
+	record sleeploop -full-execution -- "$bin/sleeploop" 100 || return
+	if ! grep -q '^main 1 work 100 sleeps 100$' "$tmp/sleeploop.out"; then
+		failed sleeploop "the program did not run 100 rounds: $(head -c 200 "$tmp/sleeploop.out")"
+		return
+	fi
+	judge sleeploop "$tmp/w_sleeploop/perf.data" "$tmp/sleeploop.fxt.gz" \
+		--samples work:300 --calls main:1 --calls-max main:1
+	# the text path marks the same frames (the run above took the plugin path)
+	snap sleeploop_text decode -no-dlfilter -o "$tmp/sleeploop_text.fxt.gz" \
+		"$tmp/w_sleeploop/perf.data"
+	if [ "$rc" -ne 0 ]; then
+		failed sleeploop_text "snaptrace decode -no-dlfilter failed (rc $rc): $(tail -3 "$tmp/sleeploop_text.err" | tr '\n' ' ')"
+		return
+	fi
+	judge sleeploop_text "$tmp/w_sleeploop/perf.data" "$tmp/sleeploop_text.fxt.gz" \
+		--samples work:300 --calls main:1 --calls-max main:1
 }
 
 # http_serve PORT: snaptrace run of python3 -m http.server PORT in $tmp/www (its pid

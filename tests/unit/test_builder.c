@@ -44,6 +44,22 @@ static int drv_feed(struct drv *d, const char *line)
 	return snap_builder_feed(&d->bld, &te.ev);
 }
 
+/* drv_feed, with the frame named fl (if any) marked frameless at its pc, as the
+ * sample source marks a frame-pointer chain's innermost user frame (parse/cfi.h). */
+static int drv_feed_fl(struct drv *d, const char *line, const char *fl)
+{
+	struct test_ev te;
+
+	if (test_ev_parse(&d->st, line, &te) < 0) {
+		fprintf(stderr, "bad test line: %s\n", line);
+		return -SNAP_EPARSE;
+	}
+	for (uint32_t i = 0; fl && i < te.ev.nframes; i++)
+		if (te.frames[i].sym && !strcmp(snap_strtab_get(&d->st, te.frames[i].sym), fl))
+			te.frames[i].frameless = 1;
+	return snap_builder_feed(&d->bld, &te.ev);
+}
+
 /* Feeds lines (NULL-terminated), finishes; returns the first error. */
 static int drv_run(struct drv *d, const char *const *lines)
 {
@@ -702,6 +718,87 @@ static void offcpu_switches(void)
 	CHECK_U64_EQ(1, d.s.preempted_slices);
 	CHECK_U64_EQ(1, d.s.switches_ignored);
 	drv_fini(&d);
+}
+
+/* docs/sampling.md "Call counts where a frame-pointer chain loses a frame": a
+ * loop in main calling work and sleeping; the sched_switch chains of the
+ * sleeps lack main (nanosleep is frameless at its pc). Marked, main is one call
+ * with the waits inside it; unmarked (dwarf chains, framed leaves), main ends
+ * at every wait, as before. */
+static void frameless_switch_chains(void)
+{
+	static const char *const in[] = {
+		"1000 1/1 comm=p sample cpu-clock 400000 start 401000 main 402000 work",
+		"1100 1/1 switch chain 400000 start 7000 nanosleep+0x3 ffffffff81000000 __schedule",
+		"2000 1/1 switch in",
+		"2100 1/1 sample cpu-clock 400000 start 401000 main 402010 work",
+		"2200 1/1 switch chain 400000 start 7000 nanosleep+0x3 ffffffff81000000 __schedule",
+		"3000 1/1 switch in",
+		"3100 1/1 sample cpu-clock 400000 start 401000 main 402020 work",
+		NULL,
+	};
+	static const char *const out[2] = {
+		/* unmarked: main ends at each wait and begins again after it */
+		"T pid=1 tid=1 proc=p [pid=1] thread=p [pid=1] [tid=1]\n"
+		"E 100 tid=1 work\n"
+		"E 100 tid=1 main\n"
+		"B 100 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+		"B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		"E 1000 tid=1 [off-CPU]\n"
+		"E 1000 tid=1 nanosleep\n"
+		"B 1000 tid=1 main address=0x401000 symbol=main\n"
+		"B 1000 tid=1 work address=0x402010 symbol=work\n"
+		"E 1200 tid=1 work\n"
+		"E 1200 tid=1 main\n"
+		"B 1200 tid=1 nanosleep\n"
+		"B 1200 tid=1 [off-CPU]\n"
+		"E 2000 tid=1 [off-CPU]\n"
+		"E 2000 tid=1 nanosleep\n"
+		"B 2000 tid=1 main\n"
+		"B 2000 tid=1 work address=0x402020\n"
+		"B 0 tid=1 start address=0x400000 symbol=start inferred_start_time=true\n"
+		"B 0 tid=1 main inferred_start_time=true\n"
+		"B 0 tid=1 work address=0x402000 inferred_start_time=true\n"
+		"E 2100 tid=1 work\n"
+		"E 2100 tid=1 main\n"
+		"E 2100 tid=1 start\n"
+		"C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n",
+		/* marked: one main, the waits inside it */
+		"T pid=1 tid=1 proc=p [pid=1] thread=p [pid=1] [tid=1]\n"
+		"E 100 tid=1 work\n"
+		"B 100 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+		"B 100 tid=1 [off-CPU] address=0x0 symbol=[off-CPU]\n"
+		"E 1000 tid=1 [off-CPU]\n"
+		"E 1000 tid=1 nanosleep\n"
+		"B 1000 tid=1 work address=0x402010 symbol=work\n"
+		"E 1200 tid=1 work\n"
+		"B 1200 tid=1 nanosleep\n"
+		"B 1200 tid=1 [off-CPU]\n"
+		"E 2000 tid=1 [off-CPU]\n"
+		"E 2000 tid=1 nanosleep\n"
+		"B 2000 tid=1 work address=0x402020\n"
+		"B 0 tid=1 start address=0x400000 symbol=start inferred_start_time=true\n"
+		"B 0 tid=1 main address=0x401000 symbol=main inferred_start_time=true\n"
+		"B 0 tid=1 work address=0x402000 inferred_start_time=true\n"
+		"E 2100 tid=1 work\n"
+		"E 2100 tid=1 main\n"
+		"E 2100 tid=1 start\n"
+		"C 0 tid=1 snaptrace.sampling period_ns=1 inferred_end_time=1\n"};
+
+	for (int marked = 0; marked < 2; marked++) {
+		struct drv d;
+		int err = 0;
+
+		CHECK_INT_EQ(0, drv_init(&d, NULL));
+		for (size_t i = 0; in[i] && err >= 0; i++)
+			err = drv_feed_fl(&d, in[i], marked ? "nanosleep" : NULL);
+		CHECK_INT_EQ(0, err);
+		CHECK_INT_EQ(0, snap_builder_finish(&d.bld));
+		snap_builder_stats(&d.bld, &d.s);
+		check_out(&d, marked ? "frameless_marked" : "frameless_unmarked", out[marked]);
+		CHECK_U64_EQ(2, d.s.offcpu_slices);
+		drv_fini(&d);
+	}
 }
 
 /* docs/sampling.md "Off-CPU time": a burst between a switch-in and the next
@@ -1368,6 +1465,7 @@ int main(void)
 	RUN(time_before_base);
 	RUN(alloc_failures);
 	RUN(offcpu_switches);
+	RUN(frameless_switch_chains);
 	RUN(offcpu_across_snapshot);
 	RUN(wakeup_model);
 	RUN(idle_gaps);

@@ -3,7 +3,9 @@
  * parse/cfi and util/loadseg: file offset <-> virtual address, FDE tables read
  * from hand-made ELF images (pc-relative and absolute encodings, .debug_frame)
  * and from this test's own executable, the per-DSO cache, and files that are
- * missing, FIFOs, truncated or damaged.
+ * missing, FIFOs, truncated or damaged; unwind rows (frameless or not at a pc)
+ * of two functions of this executable and the marking of frame-pointer
+ * chains' leaves.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include "snap_test.h"
 #include "util/err.h"
 #include "util/loadseg.h"
+#include "util/strtab.h"
 
 /* ---- util/loadseg ---- */
 
@@ -141,6 +144,9 @@ static void make_elf_bid(struct img *m, enum kind k, uint8_t bid)
 		add(m, 1, 1);				 /* augmentation data length */
 		add(m, k == EH_PCREL4 ? 0x1b : 0x04, 1); /* pcrel|sdata4, or udata8 */
 	}
+	add(m, 0x0c, 1); /* DW_CFA_def_cfa %rsp + 8: the rows at a function's entry */
+	add(m, 7, 1);
+	add(m, 8, 1);
 	while ((m->n - cie) % 8)
 		add(m, 0, 1); /* DW_CFA_nop */
 	put(m, len_at, m->n - cie - 4, 4);
@@ -161,6 +167,13 @@ static void make_elf_bid(struct img *m, enum kind k, uint8_t bid)
 		}
 		if (k == EH_PCREL4 || k == EH_ABS8)
 			add(m, 0, 1); /* augmentation data length */
+		if (i == 1) { /* from 0x204: push %rbp done (CFA %rsp + 16, %rbp at CFA - 16) */
+			add(m, 0x44, 1); /* DW_CFA_advance_loc 4 */
+			add(m, 0x0e, 1); /* DW_CFA_def_cfa_offset 16 */
+			add(m, 16, 1);
+			add(m, 0x86, 1); /* DW_CFA_offset %rbp, 2 * -8 */
+			add(m, 2, 1);
+		}
 		while ((m->n - f) % 8)
 			add(m, 0, 1);
 		put(m, len_at, m->n - f - 4, 4);
@@ -231,6 +244,14 @@ static void check_image(enum kind k)
 	CHECK_INT_EQ(0, snap_cfi_file_start(f, 0x280, &s));   /* the end is not inside */
 	CHECK_INT_EQ(0, snap_cfi_file_start(f, 0x10120, &s)); /* an address, not an offset */
 	CHECK_INT_EQ(0, snap_cfi_file_start(f, 0x50, &s));
+	/* unwind rows (libdw; .debug_frame through its copy): CFA %rsp + 8 is
+	 * frameless; after the push, %rbp saved (.eh_frame) or not said (.debug_frame,
+	 * whose rows Go writes without %rbp); no row between the functions */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, 0x120));
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, 0x203));
+	CHECK_INT_EQ(k == DEBUG_FRAME ? -1 : 0, snap_cfi_file_frameless(f, 0x204));
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, 0x140));
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, 0x10120));
 	snap_cfi_file_close(f);
 }
 
@@ -272,6 +293,7 @@ static void damaged_images(void)
 			CHECK(r == 0 || r == -SNAP_EFORMAT);
 			if (!r) {
 				(void)snap_cfi_file_start(f, 0x120, &s);
+				CHECK(snap_cfi_file_frameless(f, 0x204) <= 1);
 				snap_cfi_file_close(f);
 			}
 		}
@@ -283,9 +305,11 @@ static void damaged_images(void)
 				d = m;
 				d.b[i] ^= (uint8_t)x;
 				if (snap_cfi_file_open_mem(d.b, d.n, &f) == 0) {
-					for (uint64_t o = 0; o < 0x300; o += 0x10)
+					for (uint64_t o = 0; o < 0x300; o += 0x10) {
 						if (snap_cfi_file_start(f, o, &s) == 1)
 							CHECK(s <= o);
+						CHECK(snap_cfi_file_frameless(f, o + 4) <= 1);
+					}
 					snap_cfi_file_close(f);
 				}
 			}
@@ -354,6 +378,176 @@ static void own_executable(void)
 	CHECK_U64_EQ(m, s);
 	snap_cfi_file_close(f);
 }
+
+/* ---- unwind rows: frameless at a pc (docs/sampling.md) ---- */
+
+/*
+ * Two functions of this executable with their CFI written out (the assembler
+ * builds their .eh_frame rows): cfi_frameless never sets up a frame (CFA
+ * %rsp + 8, %rbp untouched); cfi_framed pushes %rbp and makes it the CFA's
+ * register, like gcc -fno-omit-frame-pointer. The labels are the pcs checked.
+ */
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl cfi_frameless, cfi_framed, cfi_framed_pushed, cfi_framed_set, cfi_framed_popped\n"
+	".type cfi_frameless, @function\n"
+	"cfi_frameless:\n"
+	".cfi_startproc\n"
+	"	leaq 1(%rdi), %rax\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size cfi_frameless, .-cfi_frameless\n"
+	".type cfi_framed, @function\n"
+	"cfi_framed:\n"
+	".cfi_startproc\n"
+	"	pushq %rbp\n"
+	"cfi_framed_pushed:\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	"cfi_framed_set:\n"
+	".cfi_def_cfa_register %rbp\n"
+	"	leaq 2(%rdi), %rax\n"
+	"	popq %rbp\n"
+	"cfi_framed_popped:\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size cfi_framed, .-cfi_framed\n");
+long cfi_frameless(long x);
+long cfi_framed(long x);
+extern const char cfi_framed_pushed[], cfi_framed_set[], cfi_framed_popped[];
+
+/* The mapped address of p and its file (CHECKs that it has one). */
+static uint64_t mapped_of(const void *p, char *path, size_t plen)
+{
+	uint64_t m = 0;
+
+	CHECK(mapped((uint64_t)(uintptr_t)p, &m, path, plen));
+	return m;
+}
+
+static void rows_frameless(void)
+{
+	struct snap_cfi_file *f = NULL;
+	char path[PATH_MAX];
+	uint64_t fl, fr, pushed, set, popped;
+
+	CHECK_INT_EQ(2, cfi_frameless(1));
+	CHECK_INT_EQ(3, cfi_framed(1));
+	fl = mapped_of((const void *)&cfi_frameless, path, sizeof(path));
+	fr = mapped_of((const void *)&cfi_framed, path, sizeof(path));
+	pushed = mapped_of(cfi_framed_pushed, path, sizeof(path));
+	set = mapped_of(cfi_framed_set, path, sizeof(path));
+	popped = mapped_of(cfi_framed_popped, path, sizeof(path));
+	CHECK_INT_EQ(0, snap_cfi_file_open(path, &f));
+	if (!f)
+		return;
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl));     /* its first instruction */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl + 4)); /* its ret */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fr));     /* before push %rbp */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, pushed)); /* %rbp saved */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set));    /* CFA %rbp-based */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set + 4));
+	/* its ret, after pop %rbp: CFA %rsp + 8 (the row still says %rbp saved:
+	 * gcc writes no .cfi_restore there either) */
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, popped));
+	/* rows are read again in any order (libdw's cache) */
+	CHECK_INT_EQ(0, snap_cfi_file_frameless(f, set));
+	CHECK_INT_EQ(1, snap_cfi_file_frameless(f, fl));
+	/* no row: outside every FDE, outside every segment */
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, 0));
+	CHECK_INT_EQ(-1, snap_cfi_file_frameless(f, UINT64_MAX / 2));
+	snap_cfi_file_close(f);
+}
+
+/* A chain of n frames of dso (outermost first): ips[i], none marked. */
+static void chain(struct snap_loc *fs, uint32_t n, uint32_t dso, const uint64_t *ips)
+{
+	memset(fs, 0, n * sizeof(*fs));
+	for (uint32_t i = 0; i < n; i++) {
+		fs[i].ip = ips[i];
+		fs[i].dso = dso;
+	}
+}
+
+static void mark_frames(void)
+{
+	struct snap_strtab names;
+	struct snap_cfi c;
+	struct snap_loc fs[4];
+	struct snap_event ev;
+	char path[PATH_MAX];
+	uint64_t fl, set;
+	uint32_t dso;
+
+	fl = mapped_of((const void *)&cfi_frameless, path, sizeof(path));
+	set = mapped_of(cfi_framed_set, path, sizeof(path));
+	snap_strtab_init(&names);
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&names, path, &dso));
+	snap_cfi_init(&c);
+	/* not known to be frame-pointer chains (dwarf, or not said): nothing marked */
+	chain(fs, 3, dso, (const uint64_t[]){fl, set, fl});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[2].frameless);
+	CHECK_U64_EQ(0, c.st.leaf_lookups);
+	snap_cfi_set_fp_chains(&c, 1);
+	/* a frameless leaf under a framed frame; the outermost frame is not looked at */
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(1, fs[2].frameless);
+	CHECK_INT_EQ(0, fs[1].frameless);
+	CHECK_INT_EQ(0, fs[0].frameless);
+	CHECK_U64_EQ(2, c.st.leaf_lookups);
+	/* a framed leaf; a return address into frameless code (looked up at the
+	 * byte before it, its call); the leaf alone */
+	chain(fs, 3, dso, (const uint64_t[]){set, fl + 4, set});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[0].frameless);
+	CHECK_INT_EQ(1, fs[1].frameless);
+	CHECK_INT_EQ(0, fs[2].frameless);
+	/* a return address just past a function (a call that does not return):
+	 * the function before, not the frameless one starting there */
+	chain(fs, 3, dso, (const uint64_t[]){set, fl, set});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[1].frameless);
+	chain(fs, 1, dso, (const uint64_t[]){fl});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 1));
+	CHECK_INT_EQ(0, fs[0].frameless);
+	/* kernel frames inside (never looked up), an inlined frame (not a pc of
+	 * its own), a frame of a DSO that is no file or unknown (0) */
+	chain(fs, 4, dso, (const uint64_t[]){set, fl + 4, fl, 0xffffffff81000000ull});
+	fs[2].inlined = 1;
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 4));
+	CHECK_INT_EQ(1, fs[1].frameless);
+	CHECK_INT_EQ(0, fs[2].frameless);
+	CHECK_INT_EQ(0, fs[3].frameless);
+	chain(fs, 3, 0, (const uint64_t[]){set, set, fl});
+	CHECK_INT_EQ(0, snap_cfi_mark_frames(&c, &names, fs, 3));
+	CHECK_INT_EQ(0, fs[2].frameless);
+	/* answers are cached: five addresses looked up in all (set - 1, fl,
+	 * fl + 3, set, fl - 1), two frameless */
+	CHECK_U64_EQ(5, c.st.leaf_lookups);
+	CHECK_U64_EQ(2, c.st.leaf_frameless);
+	/* looked at for frames only: not counted as files of unknown code */
+	CHECK_U64_EQ(0, c.st.files);
+	/* events: samples and switches, whose frames they borrow */
+	chain(fs, 2, dso, (const uint64_t[]){set, fl});
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = SNAP_EV_BRANCH;
+	ev.frames = fs;
+	ev.nframes = 2;
+	CHECK_INT_EQ(0, snap_cfi_mark_event(&c, &names, &ev));
+	CHECK_INT_EQ(0, fs[1].frameless);
+	ev.kind = SNAP_EV_SWITCH;
+	CHECK_INT_EQ(0, snap_cfi_mark_event(&c, &names, &ev));
+	CHECK_INT_EQ(1, fs[1].frameless);
+	fs[1].frameless = 0;
+	CHECK_INT_EQ(0, snap_cfi_mark_event(NULL, &names, &ev));
+	CHECK_INT_EQ(0, fs[1].frameless);
+	snap_cfi_fini(&c);
+	snap_strtab_fini(&names);
+}
+#endif
 
 /* ---- the per-DSO cache and files that are not what they seem ---- */
 
@@ -532,6 +726,10 @@ int main(int argc, char **argv)
 	RUN(fde_debug_frame);
 	RUN(damaged_images);
 	RUN(own_executable);
+#if defined(__x86_64__)
+	RUN(rows_frameless);
+	RUN(mark_frames);
+#endif
 	RUN(cache_and_bad_files);
 	RUN(build_ids);
 	return snap_test_done();

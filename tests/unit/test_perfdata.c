@@ -53,6 +53,12 @@ static void probe_classifies_files(void)
 	m.len = make_file(buf, 1, 0, 0x127 | 0x1000 | 0x2000);
 	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
 	CHECK_INT_EQ(1, info.dwarf);
+	CHECK_INT_EQ(0, info.lbr);
+	/* LBR call graphs: BRANCH_STACK (perf record --call-graph lbr) */
+	m.len = make_file(buf, 1, 0, 0x127 | 0x800);
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(0, info.dwarf);
+	CHECK_INT_EQ(1, info.lbr);
 }
 
 static void probe_finds_timeless_pt(void)

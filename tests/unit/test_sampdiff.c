@@ -44,7 +44,8 @@ static void drv_fini(struct drv *d)
 	snap_strtab_fini(&d->st);
 }
 
-static int drv_feed(struct drv *d, const char *line, enum snap_scope keep)
+/* frameless: the chain's leaf is marked frameless at its pc (model/event.h). */
+static int drv_feed_fl(struct drv *d, const char *line, enum snap_scope keep, int frameless)
 {
 	struct test_ev te;
 	struct snap_cstack *cs = NULL;
@@ -55,12 +56,19 @@ static int drv_feed(struct drv *d, const char *line, enum snap_scope keep)
 		fprintf(stderr, "bad test line: %s\n", line);
 		return -SNAP_EPARSE;
 	}
+	if (frameless && te.ev.nframes)
+		te.frames[te.ev.nframes - 1].frameless = 1;
 	err = cstack_threads_get(d->cs, &d->n, MAXTH, &d->ctx, &te.ev, &cs);
 	if (err < 0)
 		return err;
 	t = snap_cstack_time(cs, te.ev.has_time, te.ev.time);
 	return snap_sampdiff_apply(cs, &d->sdt[cs - d->cs], te.ev.frames, te.ev.nframes, keep, t,
 				   &d->stats);
+}
+
+static int drv_feed(struct drv *d, const char *line, enum snap_scope keep)
+{
+	return drv_feed_fl(d, line, keep, 0);
 }
 
 static int drv_finish(struct drv *d)
@@ -75,9 +83,86 @@ struct scase {
 	const char *in[12];
 	const char *out;
 	uint64_t dropped, zero, empty, capped;
+	unsigned fl; /* bit i: the leaf of in[i] is frameless at its pc */
 };
 
 static const struct scase cases[] = {
+	/* A frame-pointer chain whose leaf is frameless at its pc lacks the leaf's
+	 * caller (a libc wrapper's caller: main). main goes on, nanosleep opens
+	 * inside it and continues there; work is a new call after it. */
+	{"frameless_leaf_caller_goes_on",
+	 SNAP_SCOPE_BOTH,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 402000 work+0x0",
+	  "20 1/1 sample cpu-clock 400000 start+0x0 7000 nanosleep+0x0",
+	  "30 1/1 sample cpu-clock 400000 start+0x0 7010 nanosleep+0x10",
+	  "40 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 402040 work+0x40"},
+	 "B 11 tid=1 start address=0x400000 symbol=start\n"
+	 "B 11 tid=1 main address=0x401000 symbol=main\n"
+	 "B 11 tid=1 work address=0x402000 symbol=work\n"
+	 "E 20 tid=1 work\n"
+	 "B 20 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+	 "E 40 tid=1 nanosleep\n"
+	 "B 40 tid=1 work address=0x402040 symbol=work\n"
+	 "E 40 tid=1 work\n"
+	 "E 40 tid=1 main\n"
+	 "E 40 tid=1 start\n",
+	 .fl = 0x6},
+	/* The same chains without the mark (a leaf with its frame set up, dwarf
+	 * chains, a file not known): main ends at the short chain, as before. */
+	{"framed_leaf_ends_caller",
+	 SNAP_SCOPE_BOTH,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 402000 work+0x0",
+	  "20 1/1 sample cpu-clock 400000 start+0x0 7000 nanosleep+0x0",
+	  "30 1/1 sample cpu-clock 400000 start+0x0 7010 nanosleep+0x10",
+	  "40 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 402040 work+0x40"},
+	 "B 11 tid=1 start address=0x400000 symbol=start\n"
+	 "B 11 tid=1 main address=0x401000 symbol=main\n"
+	 "B 11 tid=1 work address=0x402000 symbol=work\n"
+	 "E 20 tid=1 work\n"
+	 "E 20 tid=1 main\n"
+	 "B 20 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+	 "E 40 tid=1 nanosleep\n"
+	 "B 40 tid=1 main address=0x401000 symbol=main\n"
+	 "B 40 tid=1 work address=0x402040 symbol=work\n"
+	 "E 40 tid=1 work\n"
+	 "E 40 tid=1 main\n"
+	 "E 40 tid=1 start\n"},
+	/* Frameless, but the frame outside it calls from another address than
+	 * when it called main: no proof, main ends. A first chain: nothing open. */
+	{"frameless_leaf_other_call_site",
+	 SNAP_SCOPE_BOTH,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 start+0x0 7000 nanosleep+0x0",
+	  "20 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 402000 work+0x0",
+	  "30 1/1 sample cpu-clock 400010 start+0x10 7000 nanosleep+0x0"},
+	 "B 11 tid=1 start address=0x400000 symbol=start\n"
+	 "B 11 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+	 "E 20 tid=1 nanosleep\n"
+	 "B 20 tid=1 main address=0x401000 symbol=main\n"
+	 "B 20 tid=1 work address=0x402000 symbol=work\n"
+	 "E 30 tid=1 work\n"
+	 "E 30 tid=1 main\n"
+	 "B 30 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+	 "E 30 tid=1 nanosleep\n"
+	 "E 30 tid=1 start\n",
+	 .fl = 0x5},
+	/* The open callee was the last chain's leaf (main interrupted in its own
+	 * code): it goes on, the frameless leaf opens inside it. */
+	{"frameless_leaf_inside_last_leaf",
+	 SNAP_SCOPE_BOTH,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0",
+	  "20 1/1 sample cpu-clock 400000 start+0x0 7000 nanosleep+0x0",
+	  "30 1/1 sample cpu-clock 400000 start+0x0 401020 main+0x20"},
+	 "B 11 tid=1 start address=0x400000 symbol=start\n"
+	 "B 11 tid=1 main address=0x401000 symbol=main\n"
+	 "B 20 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+	 "E 30 tid=1 nanosleep\n"
+	 "E 30 tid=1 main\n"
+	 "E 30 tid=1 start\n",
+	 .fl = 0x2},
 	{"common_prefix_kept_leaf_changes",
 	 SNAP_SCOPE_BOTH,
 	 0,
@@ -259,7 +344,7 @@ static void table(void)
 
 		err = drv_init(&d, c->depth);
 		for (size_t i = 0; i < 12 && c->in[i] && err >= 0; i++)
-			err = drv_feed(&d, c->in[i], c->keep);
+			err = drv_feed_fl(&d, c->in[i], c->keep, (c->fl >> i) & 1);
 		if (err >= 0)
 			err = drv_finish(&d);
 		CHECK_INT_EQ(0, err);
@@ -317,13 +402,19 @@ static void random_chains_balanced(void)
  * sampdiff.h), without changing anything: same function and same call site. */
 static void common_prefix(void)
 {
-	static const char *const probes[][2] = {
+	static const char *const probes[][3] = {
 		{"2000 1/1 sample e 400000 main+0x0 401000 loop+0x0 402000 crunch+0x0", "3"},
 		{"2000 1/1 sample e 400000 main+0x0 401000 loop+0x0 402080 crunch+0x80", "3"},
 		{"2000 1/1 sample e 400000 main+0x0 401010 loop+0x10 7000 read+0x0", "2"},
 		{"2000 1/1 sample e 400000 main+0x0 401040 loop+0x40 402000 crunch+0x0", "2"},
 		{"2000 1/1 sample e 400800 other+0x0", "0"},
 		{"2000 1/1 sample e 400000 main+0x0", "1"},
+		/* leaves frameless at their pc: the chain lost their caller (loop) */
+		{"2000 1/1 sample e 400000 main+0x0 7000 read+0x0", "1"},
+		{"2000 1/1 sample e 400000 main+0x0 7000 read+0x0", "2", "fl"},
+		{"2000 1/1 sample e 400000 main+0x0 402040 crunch+0x40", "1"},
+		{"2000 1/1 sample e 400000 main+0x0 402040 crunch+0x40", "3", "fl"},
+		{"2000 1/1 sample e 400040 main+0x40 402040 crunch+0x40", "1", "fl"},
 	};
 	struct drv d;
 	struct test_ev te;
@@ -337,6 +428,7 @@ static void common_prefix(void)
 	mock_lines(&d.m, NULL, before, sizeof(before));
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		CHECK_INT_EQ(0, test_ev_parse(&d.st, probes[i][0], &te));
+		te.frames[te.ev.nframes - 1].frameless = probes[i][2] != NULL;
 		CHECK_U64_EQ((uint64_t)atoi(probes[i][1]),
 			     snap_sampdiff_common(&d.cs[0], &d.sdt[0], te.ev.frames, te.ev.nframes,
 						  SNAP_SCOPE_BOTH));
