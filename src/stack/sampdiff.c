@@ -162,9 +162,10 @@ int snap_sampdiff_apply(struct snap_cstack *cs, struct snap_sampdiff_thread *sdt
 		if (!same_call(cur, sdt, m, f, sym, m ? &old : NULL, pip)) {
 			if (!lost_caller(sdt, m, depth, f, &old, pip))
 				break;
-			old = sdt->f[m++]; /* goes on (remembered as it was); its call site
-					    * now is not known */
-			old.leaf = 1;
+			/* goes on; its call site now is not known, also to the next
+			 * samples (the frame opened inside it proves nothing about it) */
+			sdt->f[m].leaf = 1;
+			old = sdt->f[m++];
 			if (m == depth || !same_call(cur, sdt, m, f, sym, &old, pip))
 				break;
 		}

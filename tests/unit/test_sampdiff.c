@@ -148,6 +148,27 @@ static const struct scase cases[] = {
 	 "E 30 tid=1 nanosleep\n"
 	 "E 30 tid=1 start\n",
 	 .fl = 0x5},
+	/* The frame kept by a frameless leaf's chain (main) has no known call site
+	 * after it: a later frameless chain through main's old call site (work's
+	 * frame lost under a frameless gettime) does not keep nanosleep, which the
+	 * chain without main opened inside it. */
+	{"frameless_leaf_kept_frame_site_unknown",
+	 SNAP_SCOPE_BOTH,
+	 0,
+	 {"10 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 402000 work+0x0",
+	  "20 1/1 sample cpu-clock 400000 start+0x0 7000 nanosleep+0x0",
+	  "30 1/1 sample cpu-clock 400000 start+0x0 401000 main+0x0 5000 gettime+0x0"},
+	 "B 11 tid=1 start address=0x400000 symbol=start\n"
+	 "B 11 tid=1 main address=0x401000 symbol=main\n"
+	 "B 11 tid=1 work address=0x402000 symbol=work\n"
+	 "E 20 tid=1 work\n"
+	 "B 20 tid=1 nanosleep address=0x7000 symbol=nanosleep\n"
+	 "E 30 tid=1 nanosleep\n"
+	 "B 30 tid=1 gettime address=0x5000 symbol=gettime\n"
+	 "E 30 tid=1 gettime\n"
+	 "E 30 tid=1 main\n"
+	 "E 30 tid=1 start\n",
+	 .fl = 0x6},
 	/* The open callee was the last chain's leaf (main interrupted in its own
 	 * code): it goes on, the frameless leaf opens inside it. */
 	{"frameless_leaf_inside_last_leaf",
