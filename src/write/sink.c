@@ -251,7 +251,7 @@ static int sink_wr_append(struct snap_sink *s, const unsigned char *p, size_t le
 }
 
 /* Ends the writer thread (what it holds is dropped: a sync comes first where
- * it is to be written) and frees the ring. cancel: an in-place output, whose
+ * it is to be written) and frees the ring but the slot a plain sink fills. cancel: an in-place output, whose
  * write may never return (a FIFO nobody reads), is cancelled in it. */
 static void sink_wr_stop(struct snap_sink *s, int cancel)
 {
@@ -269,10 +269,9 @@ static void sink_wr_stop(struct snap_sink *s, int cancel)
 	pthread_cond_destroy(&w->cv_work);
 	pthread_cond_destroy(&w->cv_free);
 	pthread_mutex_destroy(&w->mu);
-	if (!s->gz)
-		s->buf = NULL; /* one of the ring's */
 	for (int i = 0; i < WR_N; i++)
-		snap_free(w->buf[i]);
+		if (w->buf[i] != s->buf) /* (a plain sink keeps its slot as its buffer) */
+			snap_free(w->buf[i]);
 	snap_free(w);
 	s->wr = NULL;
 }
