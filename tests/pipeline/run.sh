@@ -146,12 +146,15 @@ fifo_decode() {
 }
 
 # Ctrl-C while the reading thread waits for input (a FIFO that a writer keeps open): the
-# signal reaches the reading thread (the consumer blocks it), the decode stops at once,
-# says so once and writes nothing. The signal is sent once the decode sleeps in its read.
+# signal reaches the reading thread (the consumer and the sink's writer thread block it),
+# the decode stops at once, says so once and writes nothing; -j 2 with the consumer (c1)
+# and without (c0). The signal is sent once the decode sleeps in its read.
 sigint_fifo() {
-	local j pid wpid rc n
-	for j in 1 2; do
-		fifo_decode $j int
+	local t j pid wpid rc n
+	for t in j1 c1 c0; do
+		j=2
+		[ $t = j1 ] && j=1
+		SNAPTRACE_CONSUMER=${t#c} fifo_decode $j int
 		kill -INT $pid
 		for ((n = 0; n < 100; n++)); do
 			kill -0 $pid 2>/dev/null || break
@@ -159,7 +162,7 @@ sigint_fifo() {
 		done
 		if kill -0 $pid 2>/dev/null; then
 			kill -KILL $pid
-			failed sigint_fifo "-j $j: still running 10 s after SIGINT"
+			failed sigint_fifo "$t: still running 10 s after SIGINT"
 		fi
 		rc=0
 		wait $pid || rc=$?
@@ -167,7 +170,7 @@ sigint_fifo() {
 		wait $wpid 2>/dev/null
 		if [ $rc -eq 0 ] || [ "$(grep -c . "$tmp/int.err")" != 1 ] ||
 			! grep -q "interrupted: nothing written" "$tmp/int.err" || [ -e "$tmp/int.fxt" ]; then
-			failed sigint_fifo "-j $j: rc $rc, $(head -2 "$tmp/int.err")"
+			failed sigint_fifo "$t: rc $rc, $(head -2 "$tmp/int.err")"
 			return
 		fi
 	done
