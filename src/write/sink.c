@@ -109,7 +109,7 @@ static int sink_write_file(struct snap_sink *s, const unsigned char *p, size_t l
 #define WR_N	SNAP_SINK_WR_BUFS
 #define WR_HALF (WR_N / 2)
 
-struct sink_writer {
+struct snap_sink_writer {
 	struct snap_sink *s;
 	pthread_t thr;
 	pthread_mutex_t mu;
@@ -127,7 +127,7 @@ struct sink_writer {
 
 static void *sink_writer_main(void *arg)
 {
-	struct sink_writer *w = arg;
+	struct snap_sink_writer *w = arg;
 	struct snap_sink *s = w->s;
 
 	/* cancelled (an in-place output's abort) only inside write(): sink_wr_stop */
@@ -169,7 +169,7 @@ static void *sink_writer_main(void *arg)
 }
 
 /* The slot the producer fills. */
-static unsigned char *sink_wr_slot(const struct sink_writer *w)
+static unsigned char *sink_wr_slot(const struct snap_sink_writer *w)
 {
 	return w->buf[w->submitted % WR_N];
 }
@@ -179,7 +179,7 @@ static unsigned char *sink_wr_slot(const struct sink_writer *w)
  * the writer's first error once it has one. */
 static int sink_wr_submit(struct snap_sink *s, size_t len)
 {
-	struct sink_writer *w = s->wr;
+	struct snap_sink_writer *w = s->wr;
 	int wake, err;
 
 	pthread_mutex_lock(&w->mu);
@@ -210,7 +210,7 @@ static int sink_wr_submit(struct snap_sink *s, size_t len)
  * the sticky error. */
 static int sink_wr_wait(struct snap_sink *s)
 {
-	struct sink_writer *w = s->wr;
+	struct snap_sink_writer *w = s->wr;
 	int err;
 
 	pthread_mutex_lock(&w->mu);
@@ -233,7 +233,7 @@ static int sink_wr_wait(struct snap_sink *s)
 /* Copies (p, len), compressed bytes, into the ring, handing full slots over. */
 static int sink_wr_append(struct snap_sink *s, const unsigned char *p, size_t len)
 {
-	struct sink_writer *w = s->wr;
+	struct snap_sink_writer *w = s->wr;
 
 	while (len && !s->err) {
 		size_t n = SNAP_SINK_BUF - w->fill;
@@ -255,7 +255,7 @@ static int sink_wr_append(struct snap_sink *s, const unsigned char *p, size_t le
  * write may never return (a FIFO nobody reads), is cancelled in it. */
 static void sink_wr_stop(struct snap_sink *s, int cancel)
 {
-	struct sink_writer *w = s->wr;
+	struct snap_sink_writer *w = s->wr;
 
 	if (!w)
 		return;
@@ -278,7 +278,7 @@ static void sink_wr_stop(struct snap_sink *s, int cancel)
 
 int snap_sink_set_writer(struct snap_sink *s, int on)
 {
-	struct sink_writer *w;
+	struct snap_sink_writer *w;
 	sigset_t set, old;
 	int i, r;
 

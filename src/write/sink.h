@@ -51,7 +51,7 @@ enum snap_sink_kind {
 };
 
 struct snap_pgz;
-struct sink_writer;
+struct snap_sink_writer;
 
 struct snap_sink {
 	int err; /* sticky: the first error (negative), 0 if none */
@@ -63,19 +63,19 @@ struct snap_sink {
 	unsigned char *mem;
 	size_t mem_len, mem_cap;
 	/* file sink */
-	int fd;			/* temporary file, -1 if none */
-	int dirfd;		/* the target's directory, -1 if none */
-	char *path;		/* target path, links followed (owned) */
-	const char *name;	/* its last name (in path), relative to dirfd */
-	char *tmp;		/* temporary name in dirfd (owned) */
-	int in_place;		/* 1: fd is the target itself (not a regular file) */
-	int unnamed;		/* 1: fd is an O_TMPFILE file, linked in by close */
-	int named_tmp;		/* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
-	int gz;			/* 1: deflate into a gzip stream */
-	struct snap_pgz *pgz;	/* the compressor (owned) when gz (write/pgz.h) */
-	uint64_t written;	/* bytes written to fd */
-	uint64_t wb_from;	/* writeback started up to here (sink.c, sink_write_file) */
-	struct sink_writer *wr; /* the writer thread (owned), or NULL: this thread writes */
+	int fd;		      /* temporary file, -1 if none */
+	int dirfd;	      /* the target's directory, -1 if none */
+	char *path;	      /* target path, links followed (owned) */
+	const char *name;     /* its last name (in path), relative to dirfd */
+	char *tmp;	      /* temporary name in dirfd (owned) */
+	int in_place;	      /* 1: fd is the target itself (not a regular file) */
+	int unnamed;	      /* 1: fd is an O_TMPFILE file, linked in by close */
+	int named_tmp;	      /* 1: fd is the file tmp names (no O_TMPFILE), renamed by close */
+	int gz;		      /* 1: deflate into a gzip stream */
+	struct snap_pgz *pgz; /* the compressor (owned) when gz (write/pgz.h) */
+	uint64_t written;     /* bytes written to fd */
+	uint64_t wb_from;     /* writeback started up to here (sink.c, sink_write_file) */
+	struct snap_sink_writer *wr; /* the writer thread (owned), or NULL: this thread writes */
 };
 
 /* Makes s an empty memory sink. Returns 0 or -ENOMEM (then s is a closed
@@ -102,9 +102,10 @@ int snap_sink_set_gz_level(struct snap_sink *s, int level);
 int snap_sink_set_gz_jobs(struct snap_sink *s, int jobs);
 
 /* File sink: when on, write() and sync_file_range run on a writer thread
- * (started now; signals stay blocked in it), set before anything is written.
- * The file is the same bytes either way. A thread that cannot be created
- * leaves the writes on the caller's thread. Returns 0, or -EINVAL for a sink
+ * (started now; signals stay blocked in it), set before anything is written;
+ * off stops it. The file is the same bytes either way. A thread that cannot
+ * be created leaves the writes on the caller's thread (0). Returns 0, -ENOMEM
+ * (no ring: the writes stay on the caller's thread), or -EINVAL for a sink
  * that is not a file sink, or after the first write. */
 int snap_sink_set_writer(struct snap_sink *s, int on);
 
