@@ -5,7 +5,9 @@
  * stdin) -> stack/builder -> write/fxt -> a file sink that writes a temporary
  * file and renames it into place only when everything succeeded. With -j > 1
  * the builder, the writer and the sink run on a consumer thread of their own,
- * fed in batches (struct feeder below; docs/design.md "The consumer thread").
+ * fed in batches, where the decode's other threads leave it a core
+ * (consumer_wanted, struct feeder below; docs/design.md "The consumer thread"),
+ * and the sink's write() runs on a writer thread (write/sink.h).
  */
 #include "cli/pipeline.h"
 
@@ -196,6 +198,43 @@ static void *consumer_main(void *arg)
 	}
 	f->cpu = snap_thread_cpu_seconds(); /* (-v -v: make bench prints it) */
 	return NULL;
+}
+
+/*
+ * Whether a -j jobs decode of src into sink gets a consumer thread: only where it
+ * has a core (docs/design.md, "The consumer thread"). The decode's busy threads with
+ * it are the reading thread, the consumer, the source's own (ptdec's workers: the
+ * window ahead of the reader is that of 2 threads whatever -j is, src/ptdec/pool.c
+ * ptd_start_pool; the source with a fill op is the in-process decoder, source.h;
+ * a source that waits on perf has perf script beside it) and pgz's gzip threads
+ * (about one thread's work together, write/pgz.h) when they run; it is started when
+ * they are no more than the CPUs the process may use. On 2 CPUs a -j 2 decode of a
+ * perf.data in process has 4 busy threads: the reading thread feeds the builder
+ * itself. SNAPTRACE_CONSUMER=1 (or 0) forces it on (off) for -j > 1: the tests run
+ * both paths.
+ */
+#define PTDEC_BUSY_WORKERS 2
+
+static int consumer_wanted(int jobs, const struct snap_source *src, const struct snap_sink *sink)
+{
+	const char *env = getenv("SNAPTRACE_CONSUMER");
+	int busy = 2, cpus; /* the reading thread and the consumer */
+
+	if (jobs <= 1)
+		return 0;
+	if (env && *env)
+		return strcmp(env, "0") != 0;
+	cpus = snap_cpus_allowed();
+	if (src->ops && src->ops->fill)
+		busy += jobs < PTDEC_BUSY_WORKERS ? jobs : PTDEC_BUSY_WORKERS;
+	else if (src->ops && src->ops->set_progress)
+		busy++; /* perf script */
+	if (sink->gz && cpus > 1)
+		busy++; /* pgz's threads: min(jobs, cpus, 4) */
+	snap_debug("%d busy threads with a consumer thread on %d CPUs: %s", busy, cpus,
+		   busy <= cpus ? "a consumer thread"
+				: "none (the reading thread feeds the builder)");
+	return busy <= cpus;
 }
 
 /* Starts the consumer thread if f->threads; feeds on this thread if it cannot. */
@@ -452,8 +491,8 @@ static int decode_inputs(struct snap_source *src, struct snap_builder *bld,
 
 	memset(&f, 0, sizeof(f));
 	f.bld = bld;
-	f.threads = jobs > 1;
 	for (size_t i = 0;; i++) {
+		f.threads = consumer_wanted(jobs, src, sink);
 		err = decode_loop(src, &f, o->scope, maps, res, sink, output);
 		snap_source_set_progress(src, NULL); /* decode_loop's, gone */
 		res->dwarf |= src->dwarf;
@@ -511,6 +550,11 @@ static int output_open(struct decode_out *out, const struct snap_decode_opts *o,
 	 * docs/design.md); decode speed is what users wait for. */
 	snap_sink_set_gz_level(&out->sink, 1);
 	snap_sink_set_gz_jobs(&out->sink, o->jobs); /* -j (0: cores); the same file for every -j */
+	/* -j > 1: write() and sync_file_range on a thread of their own, the same bytes
+	 * (docs/design.md, "Output is never half-written"; SNAPTRACE_WRITER=0: not) */
+	if (!out->no_file && snap_jobs(o->jobs) > 1 &&
+	    (!getenv("SNAPTRACE_WRITER") || env_on("SNAPTRACE_WRITER")))
+		snap_sink_set_writer(&out->sink, 1);
 	err = out->no_file ? 0 : snap_fxt_init(&out->fx, &out->sink, st);
 	out->tl = &out->fx.base;
 	if (out->no_file)

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,10 +93,248 @@ static int sink_write_file(struct snap_sink *s, const unsigned char *p, size_t l
 	return 0;
 }
 
-/* The compressor's output (write/pgz.h, on this thread, in order) to the file. */
+/*
+ * The writer thread (snap_sink_set_writer; docs/design.md, "Output is never
+ * half-written"): a ring of SNAP_SINK_WR_BUFS buffers of SNAP_SINK_BUF bytes.
+ * The producer fills slot submitted % N (a plain sink's s->buf is that slot
+ * itself, no copy; a gzip sink copies pgz's compressed blocks into it) and
+ * hands it over; the writer writes the slots in order with sink_write_file
+ * (fd, written, wb_from are the writer's while it runs) and keeps its first
+ * error, which the producer takes as the sticky error at its next hand-over
+ * or at the sync of close. The writer is woken when half the ring is ready
+ * (or the producer waits for it), not at every buffer, as source/batch does;
+ * the producer waits only when every slot is in use. After an error the
+ * writer drops what it is handed.
+ */
+#define WR_N	SNAP_SINK_WR_BUFS
+#define WR_HALF (WR_N / 2)
+
+struct snap_sink_writer {
+	struct snap_sink *s;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_free;
+	unsigned char *buf[WR_N];
+	size_t len[WR_N];
+	size_t fill;	    /* gzip: bytes in the slot being filled (the producer's) */
+	uint64_t submitted; /* slots handed over (changed by the producer, under mu) */
+	uint64_t taken;	    /* slots the writer took (under mu) */
+	uint64_t done;	    /* slots written or dropped (under mu) */
+	int err;	    /* the writer's first error (under mu) */
+	int sync, stop;	    /* the producer waits for everything / ends the writer (under mu) */
+	int wsleep, psleep; /* the writer sleeps on cv_work, the producer on cv_free */
+};
+
+static void *sink_writer_main(void *arg)
+{
+	struct snap_sink_writer *w = arg;
+	struct snap_sink *s = w->s;
+
+	/* cancelled (an in-place output's abort) only inside write(): sink_wr_stop */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		uint64_t from, to;
+		int err;
+
+		while (!w->stop &&
+		       (w->taken == w->submitted ||
+			(!w->sync && !w->psleep && w->submitted - w->taken < WR_HALF))) {
+			w->wsleep = 1;
+			pthread_cond_wait(&w->cv_work, &w->mu);
+			w->wsleep = 0;
+		}
+		if (w->stop)
+			break;
+		from = w->taken;
+		to = w->taken = w->submitted;
+		err = w->err;
+		pthread_mutex_unlock(&w->mu);
+		for (uint64_t k = from; !err && k < to; k++) {
+			if (s->in_place) /* a FIFO nobody reads: abort cancels the write */
+				pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+			err = sink_write_file(s, w->buf[k % WR_N], w->len[k % WR_N]);
+			if (s->in_place)
+				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		}
+		pthread_mutex_lock(&w->mu);
+		if (err < 0 && !w->err)
+			w->err = err;
+		w->done = to;
+		if (w->psleep)
+			pthread_cond_signal(&w->cv_free);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* The slot the producer fills. */
+static unsigned char *sink_wr_slot(const struct snap_sink_writer *w)
+{
+	return w->buf[w->submitted % WR_N];
+}
+
+/* Hands the slot being filled (len bytes) to the writer and waits for a free
+ * one (a plain sink's s->buf then points to it). Returns the sticky error,
+ * the writer's first error once it has one. */
+static int sink_wr_submit(struct snap_sink *s, size_t len)
+{
+	struct snap_sink_writer *w = s->wr;
+	int wake, err;
+
+	pthread_mutex_lock(&w->mu);
+	w->len[w->submitted % WR_N] = len;
+	w->submitted++;
+	wake = w->wsleep && w->submitted - w->taken >= WR_HALF;
+	while (w->submitted - w->done == WR_N) {
+		if (w->wsleep)
+			pthread_cond_signal(&w->cv_work);
+		wake = 0;
+		w->psleep = 1;
+		pthread_cond_wait(&w->cv_free, &w->mu);
+		w->psleep = 0;
+	}
+	err = w->err;
+	pthread_mutex_unlock(&w->mu);
+	if (wake) /* (after the unlock: a thread woken into a held lock sleeps again) */
+		pthread_cond_signal(&w->cv_work);
+	w->fill = 0;
+	if (!s->gz)
+		s->buf = sink_wr_slot(w);
+	if (err < 0)
+		sink_set_err(s, err);
+	return s->err;
+}
+
+/* Waits until the writer wrote (or dropped) every slot handed over; returns
+ * the sticky error. */
+static int sink_wr_wait(struct snap_sink *s)
+{
+	struct snap_sink_writer *w = s->wr;
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	w->sync = 1;
+	while (w->done != w->submitted) {
+		if (w->wsleep)
+			pthread_cond_signal(&w->cv_work);
+		w->psleep = 1;
+		pthread_cond_wait(&w->cv_free, &w->mu);
+		w->psleep = 0;
+	}
+	w->sync = 0;
+	err = w->err;
+	pthread_mutex_unlock(&w->mu);
+	if (err < 0)
+		sink_set_err(s, err);
+	return s->err;
+}
+
+/* Copies (p, len), compressed bytes, into the ring, handing full slots over. */
+static int sink_wr_append(struct snap_sink *s, const unsigned char *p, size_t len)
+{
+	struct snap_sink_writer *w = s->wr;
+
+	while (len && !s->err) {
+		size_t n = SNAP_SINK_BUF - w->fill;
+
+		if (n > len)
+			n = len;
+		memcpy(sink_wr_slot(w) + w->fill, p, n);
+		w->fill += n;
+		p += n;
+		len -= n;
+		if (w->fill == SNAP_SINK_BUF)
+			sink_wr_submit(s, w->fill);
+	}
+	return s->err;
+}
+
+/* Ends the writer thread (what it holds is dropped: a sync comes first where
+ * it is to be written) and frees the ring but the slot a plain sink fills. cancel: an in-place output, whose
+ * write may never return (a FIFO nobody reads), is cancelled in it. */
+static void sink_wr_stop(struct snap_sink *s, int cancel)
+{
+	struct snap_sink_writer *w = s->wr;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_signal(&w->cv_work);
+	pthread_mutex_unlock(&w->mu);
+	if (cancel)
+		pthread_cancel(w->thr);
+	pthread_join(w->thr, NULL);
+	pthread_cond_destroy(&w->cv_work);
+	pthread_cond_destroy(&w->cv_free);
+	pthread_mutex_destroy(&w->mu);
+	for (int i = 0; i < WR_N; i++)
+		if (w->buf[i] != s->buf) /* (a plain sink keeps its slot as its buffer) */
+			snap_free(w->buf[i]);
+	snap_free(w);
+	s->wr = NULL;
+}
+
+int snap_sink_set_writer(struct snap_sink *s, int on)
+{
+	struct snap_sink_writer *w;
+	sigset_t set, old;
+	int i, r;
+
+	if (s->kind != SNAP_SINK_FILE || s->fd < 0 || s->total || !s->buf)
+		return -EINVAL;
+	if (!on || s->wr) {
+		if (!on)
+			sink_wr_stop(s, 0);
+		return 0;
+	}
+	w = snap_calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (i = s->gz ? 0 : 1; i < WR_N; i++)
+		if (!(w->buf[i] = snap_malloc(SNAP_SINK_BUF)))
+			break;
+	if (i < WR_N) {
+		while (i-- > 0)
+			snap_free(w->buf[i]);
+		snap_free(w);
+		return -ENOMEM;
+	}
+	if (!s->gz)
+		w->buf[0] = s->buf; /* the buffer writers fill is the ring's first slot */
+	w->s = s;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_work, NULL);
+	pthread_cond_init(&w->cv_free, NULL);
+	/* signals stay with the producing threads (cli/pipeline.c, SIGINT) */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	r = pthread_create(&w->thr, NULL, sink_writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) { /* the writes stay on this thread: the same bytes */
+		pthread_cond_destroy(&w->cv_work);
+		pthread_cond_destroy(&w->cv_free);
+		pthread_mutex_destroy(&w->mu);
+		for (i = s->gz ? 0 : 1; i < WR_N; i++)
+			snap_free(w->buf[i]);
+		snap_free(w);
+		return 0;
+	}
+	s->wr = w;
+	return 0;
+}
+
+/* The compressor's output (write/pgz.h, on this thread, in order) to the
+ * file, or to the writer thread's ring. */
 static int sink_gz_out(void *ctx, const unsigned char *p, size_t len)
 {
-	return sink_write_file(ctx, p, len);
+	struct snap_sink *s = ctx;
+
+	return s->wr ? sink_wr_append(s, p, len) : sink_write_file(s, p, len);
 }
 
 /* Sends (p, len) to the final destination (memory array, file or deflate). */
@@ -123,7 +363,9 @@ static int sink_emit(struct snap_sink *s, const unsigned char *p, size_t len)
 
 int snap_sink_flush(struct snap_sink *s)
 {
-	if (!s->err && s->used) {
+	if (!s->err && s->used && s->wr && !s->gz) {
+		sink_wr_submit(s, s->used); /* (s->buf: the next slot) */
+	} else if (!s->err && s->used) {
 		int err = sink_emit(s, s->buf, s->used);
 
 		if (err < 0)
@@ -133,12 +375,39 @@ int snap_sink_flush(struct snap_sink *s)
 	return s->err;
 }
 
+int snap_sink_sync(struct snap_sink *s)
+{
+	if (snap_sink_flush(s) < 0 || !s->wr)
+		return s->err;
+	if (s->wr->fill)
+		sink_wr_submit(s, s->wr->fill);
+	return sink_wr_wait(s);
+}
+
 void snap_sink_write_slow(struct snap_sink *s, const void *p, size_t len)
 {
 	if (s->err)
 		return;
 	if (!s->buf) {
 		sink_set_err(s, -EBADF);
+		return;
+	}
+	if (s->wr && !s->gz) { /* through the ring's slots, whatever len */
+		const unsigned char *b = p;
+
+		while (len && !s->err) {
+			size_t n = SNAP_SINK_BUF - s->used;
+
+			if (n > len)
+				n = len;
+			memcpy(s->buf + s->used, b, n);
+			s->used += n;
+			s->total += n;
+			b += n;
+			len -= n;
+			if (s->used == SNAP_SINK_BUF)
+				snap_sink_flush(s);
+		}
 		return;
 	}
 	if (snap_sink_flush(s) < 0)
@@ -529,6 +798,7 @@ fail:
 /* Releases memory and the descriptors; unlinks the temporary file if unlink. */
 static void sink_release(struct snap_sink *s, int unlink_tmp)
 {
+	sink_wr_stop(s, s->in_place);
 	if (s->kind == SNAP_SINK_FILE && s->fd >= 0)
 		close(s->fd);
 	if (unlink_tmp && s->named_tmp && s->dirfd >= 0)
@@ -558,6 +828,11 @@ int snap_sink_close_fd(struct snap_sink *s, int *keep)
 	err = snap_sink_flush(s);
 	if (!err && s->gz)
 		err = snap_pgz_finish(s->pgz);
+	if (s->wr) { /* every byte written, then this thread has the file again */
+		if (!err)
+			err = snap_sink_sync(s);
+		sink_wr_stop(s, err < 0 && s->in_place);
+	}
 	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
 	if (!err && s->unnamed)

@@ -25,8 +25,14 @@
  *    target that is not a regular file (a character device, a FIFO) is
  *    written in place, never replaced; a directory or block device is
  *    refused (docs/guarantees.md).
- * Writes are buffered (SNAP_SINK_BUF bytes). This file is the only place
- * below cli/ that does file I/O: it is the edge of the pipeline.
+ * Writes are buffered (SNAP_SINK_BUF bytes). With snap_sink_set_writer a
+ * file sink's write() and sync_file_range run on a writer thread of its own
+ * (a decode with -j > 1): full buffers, and pgz's compressed blocks, are
+ * handed to it through a ring of SNAP_SINK_WR_BUFS buffers (the producer waits
+ * while all are in use, so memory stays flat), written in order, and its
+ * first error becomes the sticky error at the next hand-over or at close
+ * (docs/design.md, "Output is never half-written"). This file is the only
+ * place below cli/ that does file I/O: it is the edge of the pipeline.
  */
 #ifndef SNAP_WRITE_SINK_H
 #define SNAP_WRITE_SINK_H
@@ -35,7 +41,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SNAP_SINK_BUF (64 * 1024)
+#define SNAP_SINK_BUF	  (64 * 1024)
+#define SNAP_SINK_WR_BUFS 8 /* the writer thread's ring: 512 KiB */
 
 enum snap_sink_kind {
 	SNAP_SINK_NONE = 0,
@@ -44,6 +51,7 @@ enum snap_sink_kind {
 };
 
 struct snap_pgz;
+struct snap_sink_writer;
 
 struct snap_sink {
 	int err; /* sticky: the first error (negative), 0 if none */
@@ -67,6 +75,7 @@ struct snap_sink {
 	struct snap_pgz *pgz; /* the compressor (owned) when gz (write/pgz.h) */
 	uint64_t written;     /* bytes written to fd */
 	uint64_t wb_from;     /* writeback started up to here (sink.c, sink_write_file) */
+	struct snap_sink_writer *wr; /* the writer thread (owned), or NULL: this thread writes */
 };
 
 /* Makes s an empty memory sink. Returns 0 or -ENOMEM (then s is a closed
@@ -91,6 +100,14 @@ int snap_sink_set_gz_level(struct snap_sink *s, int level);
  * every count. Returns 0, or -EINVAL for a sink that does not compress, or
  * after the first write. */
 int snap_sink_set_gz_jobs(struct snap_sink *s, int jobs);
+
+/* File sink: when on, write() and sync_file_range run on a writer thread
+ * (started now; signals stay blocked in it), set before anything is written;
+ * off stops it. The file is the same bytes either way. A thread that cannot
+ * be created leaves the writes on the caller's thread (0). Returns 0, -ENOMEM
+ * (no ring: the writes stay on the caller's thread), or -EINVAL for a sink
+ * that is not a file sink, or after the first write. */
+int snap_sink_set_writer(struct snap_sink *s, int on);
 
 /* Slow path of snap_sink_write (buffer full); internal. */
 void snap_sink_write_slow(struct snap_sink *s, const void *p, size_t len);
@@ -125,9 +142,14 @@ static inline void snap_sink_write(struct snap_sink *s, const void *p, size_t le
 }
 
 /* Pushes buffered bytes down (to the memory array, or through the
- * compressor into the temporary file; a gzip stream is not finished).
+ * compressor into the temporary file, or to the writer thread, which has
+ * them written once snap_sink_sync returns; a gzip stream is not finished).
  * Returns the sticky error (0 if none). */
 int snap_sink_flush(struct snap_sink *s);
+
+/* snap_sink_flush, and waits until the writer thread (if any) has written
+ * everything handed to it. Returns the sticky error (0 if none). */
+int snap_sink_sync(struct snap_sink *s);
 
 /* Records err (negative) as the sticky error unless one is already set, so
  * a producer can fail the output (close will then discard it). Returns the

@@ -22,27 +22,37 @@ if [ ! -x "$snap" ]; then
 	exit 1
 fi
 
-# same NAME INPUT ARGS...: decodes INPUT with -j 1, 2 and 8 into $tmp/NAME.jJ.fxt; the
-# exit status, stderr (the output's name made common) and dump (when written) must be the
+# The runs same compares: -j 1, and -j 2 and -j 8 with the consumer thread forced on
+# (c1) and off (c0: the reading thread feeds the builder, as it does where the decode's
+# threads leave the consumer no core; SNAPTRACE_CONSUMER, docs/design.md). Every -j > 1
+# writes through the sink's writer thread.
+tags="j1 j2c1 j2c0 j8c1 j8c0"
+
+# same NAME INPUT ARGS...: decodes INPUT as each of $tags into $tmp/NAME.TAG.fxt; the exit
+# status, stderr (the output's name made common) and dump (when written) must be the
 # same. Leaves -j 1's in $tmp/NAME.j1.{rc,err,dump}. Returns 1 (and says why) if not.
 same() {
-	local name=$1 in=$2 j rc
+	local name=$1 in=$2 t j c rc
 	shift 2
-	for j in 1 2 8; do
+	for t in $tags; do
+		j=${t#j}
+		j=${j%c*}
+		c=1
+		case $t in *c0) c=0 ;; esac
 		rc=0
-		timeout -s KILL 120 "$snap" decode -j $j "$in" -o "$tmp/$name.j$j.fxt" "$@" \
-			>/dev/null 2>"$tmp/$name.j$j.err" </dev/null || rc=$?
-		echo $rc >"$tmp/$name.j$j.rc"
-		sed -i "s|$name\.j$j\.fxt|$name.fxt|g" "$tmp/$name.j$j.err"
-		if [ -f "$tmp/$name.j$j.fxt" ]; then
-			"$snap" dump "$tmp/$name.j$j.fxt" >"$tmp/$name.j$j.dump" 2>&1
+		SNAPTRACE_CONSUMER=$c timeout -s KILL 120 "$snap" decode -j $j "$in" -o "$tmp/$name.$t.fxt" "$@" \
+			>/dev/null 2>"$tmp/$name.$t.err" </dev/null || rc=$?
+		echo $rc >"$tmp/$name.$t.rc"
+		sed -i "s|$name\.$t\.fxt|$name.fxt|g" "$tmp/$name.$t.err"
+		if [ -f "$tmp/$name.$t.fxt" ]; then
+			"$snap" dump "$tmp/$name.$t.fxt" >"$tmp/$name.$t.dump" 2>&1
 		else
-			echo "(no file)" >"$tmp/$name.j$j.dump"
+			echo "(no file)" >"$tmp/$name.$t.dump"
 		fi
-		if [ $j != 1 ]; then
+		if [ $t != j1 ]; then
 			for x in rc err dump; do
-				if ! cmp -s "$tmp/$name.j1.$x" "$tmp/$name.j$j.$x"; then
-					failed "$name" "-j $j's $x differs from -j 1's: $(diff "$tmp/$name.j1.$x" "$tmp/$name.j$j.$x" | head -3 | tr '\n' ' ')"
+				if ! cmp -s "$tmp/$name.j1.$x" "$tmp/$name.$t.$x"; then
+					failed "$name" "$t's $x differs from -j 1's: $(diff "$tmp/$name.j1.$x" "$tmp/$name.$t.$x" | head -3 | tr '\n' ' ')"
 					return 1
 				fi
 			done
@@ -94,16 +104,19 @@ deep_samples() {
 # A full disk (as root: a private /dev/full) found by the consumer's writes: one message
 # naming the output, exit 1, the device left alone.
 full_disk() {
+	local t
 	if [ "$(id -u)" -ne 0 ] || ! mknod "$tmp/full.j1.fxt" c 1 7 2>/dev/null; then
 		echo "SKIP pipeline_full_disk: needs root (mknod)"
 		return
 	fi
-	mknod "$tmp/full.j2.fxt" c 1 7 && mknod "$tmp/full.j8.fxt" c 1 7 || return
+	for t in $tags; do
+		[ $t = j1 ] || mknod "$tmp/full.$t.fxt" c 1 7 || return
+	done
 	awk 'BEGIN { for (i = 0; i < 40000; i++) printf "prog 123/123 1.%09d:     250000 cpu-clock:\n\t401000 f%d+0x0 (/t)\n\n", i, i }' >"$tmp/many.txt"
 	# (a character device: no dump)
 	same full "$tmp/many.txt" || return
 	if [ "$(cat "$tmp/full.j1.rc")" != 1 ] || ! grep -q "cannot write $tmp/full.fxt: No space left" "$tmp/full.j1.err" ||
-		[ "$(grep -c . "$tmp/full.j1.err")" != 1 ] || [ ! -c "$tmp/full.j2.fxt" ]; then
+		[ "$(grep -c . "$tmp/full.j1.err")" != 1 ] || [ ! -c "$tmp/full.j2c1.fxt" ] || [ ! -c "$tmp/full.j2c0.fxt" ]; then
 		failed full_disk "-j 1: rc $(cat "$tmp/full.j1.rc"), $(head -2 "$tmp/full.j1.err")"
 		return
 	fi
@@ -133,12 +146,15 @@ fifo_decode() {
 }
 
 # Ctrl-C while the reading thread waits for input (a FIFO that a writer keeps open): the
-# signal reaches the reading thread (the consumer blocks it), the decode stops at once,
-# says so once and writes nothing. The signal is sent once the decode sleeps in its read.
+# signal reaches the reading thread (the consumer and the sink's writer thread block it),
+# the decode stops at once, says so once and writes nothing; -j 2 with the consumer (c1)
+# and without (c0). The signal is sent once the decode sleeps in its read.
 sigint_fifo() {
-	local j pid wpid rc n
-	for j in 1 2; do
-		fifo_decode $j int
+	local t j pid wpid rc n
+	for t in j1 c1 c0; do
+		j=2
+		[ $t = j1 ] && j=1
+		SNAPTRACE_CONSUMER=${t#c} fifo_decode $j int
 		kill -INT $pid
 		for ((n = 0; n < 100; n++)); do
 			kill -0 $pid 2>/dev/null || break
@@ -146,7 +162,7 @@ sigint_fifo() {
 		done
 		if kill -0 $pid 2>/dev/null; then
 			kill -KILL $pid
-			failed sigint_fifo "-j $j: still running 10 s after SIGINT"
+			failed sigint_fifo "$t: still running 10 s after SIGINT"
 		fi
 		rc=0
 		wait $pid || rc=$?
@@ -154,7 +170,7 @@ sigint_fifo() {
 		wait $wpid 2>/dev/null
 		if [ $rc -eq 0 ] || [ "$(grep -c . "$tmp/int.err")" != 1 ] ||
 			! grep -q "interrupted: nothing written" "$tmp/int.err" || [ -e "$tmp/int.fxt" ]; then
-			failed sigint_fifo "-j $j: rc $rc, $(head -2 "$tmp/int.err")"
+			failed sigint_fifo "$t: rc $rc, $(head -2 "$tmp/int.err")"
 			return
 		fi
 	done
@@ -164,30 +180,82 @@ sigint_fifo() {
 # With -j > 1 the decode's threads are SCHED_BATCH while it runs (a thread woken by
 # another does not preempt it: docs/design.md, "The consumer thread"), with -j 1 the
 # policy stays SCHED_OTHER. Looked at while the decode waits for input (a FIFO that a
-# writer keeps open), then the input ends and the decode writes its trace.
+# writer keeps open), then the input ends and the decode writes its trace. -j 1 runs one
+# thread; -j 2 the reading thread, the sink's writer thread and (c1) the consumer.
 sched_batch() {
-	local j pid wpid rc n want pols
-	for j in 1 2; do
-		fifo_decode $j batch
+	local t j pid wpid rc want pols
+	for t in j1 c1 c0; do
+		j=2
+		[ $t = j1 ] && j=1
+		SNAPTRACE_CONSUMER=${t#c} fifo_decode $j batch
 		# field 41 of a task's stat: its policy (0 SCHED_OTHER, 3 SCHED_BATCH)
-		pols=$(for t in /proc/$pid/task/*; do sed 's/.*) //' "$t/stat" | awk '{ print $39 }'; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+		pols=$(for t2 in /proc/$pid/task/*; do sed 's/.*) //' "$t2/stat" | awk '{ print $39 }'; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
 		kill $wpid 2>/dev/null
 		wait $wpid 2>/dev/null
 		rc=0
 		wait $pid || rc=$?
-		want=0
-		[ $j = 2 ] && want=3
-		if [ $rc -ne 0 ] || [ ! -s "$tmp/batch.fxt" ] || [ -z "$pols" ] ||
-			[ "$(echo "$pols" | tr ';' '\n' | awk 'NF { print $2 }' | sort -u)" != $want ]; then
-			failed sched_batch "-j $j: rc $rc, policies (count policy): $pols, $(head -2 "$tmp/batch.err")"
+		case $t in j1) want=" 1 0;" ;; c1) want=" 3 3;" ;; *) want=" 2 3;" ;; esac
+		if [ $rc -ne 0 ] || [ ! -s "$tmp/batch.fxt" ] || [ "$pols" != "$want" ]; then
+			failed sched_batch "$t: rc $rc, policies (count policy): $pols, not $want, $(head -2 "$tmp/batch.err")"
 			return
 		fi
-		[ $j = 2 ] && case $pols in " 2 3;"*) ;; *)
-			failed sched_batch "-j 2: not the reading and the consumer thread: $pols"
-			return ;;
-		esac
 	done
 	pass sched_batch
+}
+
+# Without SNAPTRACE_CONSUMER the consumer thread starts only where the decode's busy
+# threads (here the reading thread and the consumer: a text input, a plain output) have
+# the CPUs the process may use: not on one CPU (taskset), on two (when there are).
+consumer_cores() {
+	local cpus line
+	for cpus in 0 0,1; do
+		[ $cpus = 0,1 ] && [ "$(nproc --all)" -lt 2 ] && break
+		taskset -c $cpus "$snap" decode -v -v -j 2 "$tmp/deep.txt" -o "$tmp/cores.fxt" >/dev/null 2>"$tmp/cores.err" </dev/null
+		line=$(grep "busy threads with a consumer thread" "$tmp/cores.err")
+		case $cpus,$line in
+		0,*"2 busy threads with a consumer thread on 1 CPUs: none"*) ;;
+		0,1,*"2 busy threads with a consumer thread on 2 CPUs: a consumer thread"*) ;;
+		*)
+			failed consumer_cores "taskset -c $cpus: '$line'"
+			return
+			;;
+		esac
+		if ! cmp -s <("$snap" dump "$tmp/cores.fxt") "$tmp/deep.j1.dump"; then
+			failed consumer_cores "taskset -c $cpus: another trace than -j 1's"
+			return
+		fi
+	done
+	pass consumer_cores
+}
+
+# -o FIFO whose reader goes away after 1000 bytes: the write fails with EPIPE (on the
+# sink's writer thread with -j > 1) and SIGPIPE ends the decode, for every -j (the shell's
+# 141); where SIGPIPE is ignored (trap '' PIPE), the error is reported once, exit 1.
+fifo_reader_gone() {
+	local t n
+	[ -f "$tmp/many.txt" ] || awk 'BEGIN { for (i = 0; i < 40000; i++) printf "prog 123/123 1.%09d:     250000 cpu-clock:\n\t401000 f%d+0x0 (/t)\n\n", i, i }' >"$tmp/many.txt"
+	for n in gone ign; do
+		for t in $tags; do
+			mkfifo "$tmp/$n.$t.fxt" || return
+			head -c 1000 <"$tmp/$n.$t.fxt" >/dev/null &
+		done
+	done
+	same gone "$tmp/many.txt" || return
+	if ! (
+		trap '' PIPE
+		same ign "$tmp/many.txt"
+	); then
+		fail=1
+		return
+	fi
+	wait
+	if [ "$(cat "$tmp/gone.j1.rc")" != 141 ] || [ -s "$tmp/gone.j1.err" ] ||
+		[ "$(cat "$tmp/ign.j1.rc")" != 1 ] || ! grep -q "cannot write $tmp/ign.fxt: Broken pipe" "$tmp/ign.j1.err" ||
+		[ "$(grep -c . "$tmp/ign.j1.err")" != 1 ]; then
+		failed fifo_reader_gone "-j 1: rc $(cat "$tmp/gone.j1.rc") / $(cat "$tmp/ign.j1.rc"), $(head -2 "$tmp/gone.j1.err" "$tmp/ign.j1.err")"
+		return
+	fi
+	pass fifo_reader_gone
 }
 
 strict_scope_late
@@ -195,4 +263,6 @@ deep_samples
 full_disk
 sigint_fifo
 sched_batch
+consumer_cores
+fifo_reader_gone
 exit $fail

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Tests of write/sink: memory sink, temp file + rename, gzip, error paths. */
+/* Tests of write/sink: memory sink, temp file + rename, gzip, error paths; the
+ * file tests run twice, the second time with the writer thread (snap_sink_set_writer). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -16,6 +18,19 @@
 #include "write/sink.h"
 
 static char dir[64];
+static int with_writer; /* open_sink starts the writer thread (main's second round) */
+
+/* snap_sink_open, then with with_writer the writer thread. */
+static int open_sink(struct snap_sink *s, const char *path)
+{
+	int err = snap_sink_open(s, path);
+
+	if (!err && with_writer) {
+		CHECK_INT_EQ(0, snap_sink_set_writer(s, 1));
+		CHECK(s->wr != NULL);
+	}
+	return err;
+}
 
 /* Number of entries in dir besides . and .. */
 static int dir_entries(void)
@@ -136,7 +151,7 @@ static void test_file_plain(void)
 	mode_t mask = umask(022);
 
 	path_of(path, sizeof(path), "out.fxt");
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	CHECK(dir_entries() <= 1);	/* the temporary file, if it has a name */
 	CHECK(access(path, F_OK) != 0); /* the target appears only at close */
 	snap_sink_write(&s, p, 1000);
@@ -163,7 +178,7 @@ static void test_file_gz(void)
 	int fd;
 
 	path_of(path, sizeof(path), "out.fxt.gz");
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, p, n);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	fd = open(path, O_RDONLY);
@@ -187,7 +202,7 @@ static unsigned char *gz_file_with_jobs(const char *path, int jobs, const unsign
 	unsigned char *f = malloc(2 * n + 1024);
 	int fd;
 
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	CHECK_INT_EQ(0, snap_sink_set_gz_level(&s, 1));
 	CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, jobs));
 	for (size_t i = 0; i < n; i += 30011)
@@ -247,10 +262,12 @@ static void check_write_error(const char *name, size_t n, int gz_jobs)
 	lim = old;
 	lim.rlim_cur = 100000;
 	CHECK_INT_EQ(0, setrlimit(RLIMIT_FSIZE, &lim));
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	if (gz_jobs)
 		CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, gz_jobs));
 	snap_sink_write(&s, p, n);
+	if (!gz_jobs && with_writer) /* the writer's error, at the next hand-over */
+		snap_sink_sync(&s);
 	if (!gz_jobs)
 		CHECK_INT_EQ(-EFBIG, snap_sink_error(&s)); /* sticky, seen before close */
 	snap_sink_write(&s, p, 10);
@@ -284,7 +301,7 @@ static void test_b8_16_gz_level(void)
 	for (int k = 0; k < 2; k++) {
 		struct stat sb;
 
-		CHECK_INT_EQ(0, snap_sink_open(&s, path));
+		CHECK_INT_EQ(0, open_sink(&s, path));
 		CHECK_INT_EQ(-EINVAL, snap_sink_set_gz_level(&s, 10));
 		CHECK_INT_EQ(0, snap_sink_set_gz_level(&s, k ? 9 : 0));
 		snap_sink_write(&s, p, n);
@@ -315,7 +332,7 @@ static void test_b6_1_existing_output_kept(void)
 
 	path_of(path, sizeof(path), "keep.fxt.gz");
 	write_file(path, "OLD CONTENT");
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "new", 3);
 	snap_sink_flush(&s);
 	snap_sink_abort(&s);
@@ -324,14 +341,14 @@ static void test_b6_1_existing_output_kept(void)
 	CHECK(!memcmp(back, "OLD CONTENT", 11));
 	CHECK_INT_EQ(1, dir_entries());
 
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "new", 3);
 	snap_sink_fail(&s, -ENOSPC);
 	CHECK_INT_EQ(-ENOSPC, snap_sink_close(&s));
 	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
 	CHECK_INT_EQ(1, dir_entries());
 	/* fini of an unclosed sink aborts too */
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "new", 3);
 	snap_sink_fini(&s);
 	CHECK_INT_EQ(11, slurp(path, back, sizeof(back)));
@@ -363,14 +380,14 @@ static void test_b6_1_unnamed_while_writing(void)
 	}
 	close(fd);
 	path_of(path, sizeof(path), "unnamed.fxt.gz");
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "abc", 3);
 	CHECK_INT_EQ(0, snap_sink_flush(&s));
 	CHECK_INT_EQ(0, dir_entries());
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	CHECK_INT_EQ(1, dir_entries());
 	CHECK_INT_EQ(3, slurp(path, back, sizeof(back)));
-	CHECK_INT_EQ(0, snap_sink_open(&s, path)); /* replacing it */
+	CHECK_INT_EQ(0, open_sink(&s, path)); /* replacing it */
 	snap_sink_write(&s, "defg", 4);
 	CHECK_INT_EQ(0, snap_sink_flush(&s));
 	CHECK_INT_EQ(1, dir_entries());
@@ -391,11 +408,11 @@ static void test_long_name(void)
 	memset(name, 'n', 255);
 	name[255] = '\0';
 	path_of(path, sizeof(path), name);
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "x", 1);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	CHECK(stat(path, &st) == 0 && st.st_size == 1);
-	CHECK_INT_EQ(0, snap_sink_open(&s, path)); /* replacing it */
+	CHECK_INT_EQ(0, open_sink(&s, path)); /* replacing it */
 	snap_sink_write(&s, "yy", 2);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	CHECK(stat(path, &st) == 0 && st.st_size == 2);
@@ -430,7 +447,7 @@ static void test_mode_kept(void)
 	path_of(path, sizeof(path), "private.fxt");
 	write_file(path, "OLD");
 	CHECK_INT_EQ(0, chmod(path, 0600));
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "new", 3);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	CHECK_INT_EQ(0, stat(path, &st));
@@ -497,7 +514,7 @@ static void test_fifo_in_place(void)
 	CHECK_INT_EQ(0, mkfifo(path, 0600));
 	rfd = open(path, O_RDONLY | O_NONBLOCK); /* a reader, so the writer's open does not wait */
 	CHECK(rfd >= 0);
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "piped", 5);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	CHECK_INT_EQ(5, read(rfd, back, sizeof(back)));
@@ -519,10 +536,10 @@ static void test_writeback_started(void)
 	unsigned char *p = pattern(n), *back = malloc(n + 10);
 
 	path_of(path, sizeof(path), "long.fxt");
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	for (size_t off = 0; off < n; off += chunk)
 		snap_sink_write(&s, p + off, chunk);
-	CHECK_INT_EQ(0, snap_sink_flush(&s));
+	CHECK_INT_EQ(0, snap_sink_sync(&s)); /* (a flush, and the writer thread's end) */
 	CHECK(s.written == n);
 	CHECK(s.wb_from >= (8u << 20) && s.wb_from <= n);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
@@ -551,7 +568,7 @@ static void test_device_in_place(void)
 		printf("SKIP test_sink.c:test_device_in_place: mknod not allowed here\n");
 		return;
 	}
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "gone", 4);
 	CHECK_INT_EQ(0, snap_sink_close(&s));
 	CHECK(lstat(path, &st) == 0 && S_ISCHR(st.st_mode));
@@ -666,7 +683,7 @@ static void test_close_keeps_fd(void)
 	int fd;
 
 	path_of(path, sizeof(path), "kept.fxt");
-	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, open_sink(&s, path));
 	snap_sink_write(&s, "trace", 5);
 	CHECK_INT_EQ(0, snap_sink_close_fd(&s, &fd));
 	CHECK(fd >= 0);
@@ -682,6 +699,259 @@ static void test_close_keeps_fd(void)
 	CHECK_INT_EQ(-1, fd);
 	CHECK_INT_EQ(0, dir_entries());
 }
+
+/* ---- the writer thread (snap_sink_set_writer) ---- */
+
+/* Writes n bytes of p to path through a sink (writer thread when wr, gzip
+ * threads when gz_jobs), in pieces of every size: one byte, a few, more than
+ * a buffer. Returns the file's bytes (owned), their count in *len. */
+static unsigned char *write_through(const char *path, int wr, int gz_jobs, const unsigned char *p,
+				    size_t n, long *len)
+{
+	static const size_t sizes[] = {1, 7, 100, 4096, 65535, 65536, 70000, 300000};
+	struct snap_sink s;
+	unsigned char *f = malloc(2 * n + 1024);
+	size_t off = 0;
+	int fd;
+
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	if (gz_jobs) {
+		CHECK_INT_EQ(0, snap_sink_set_gz_level(&s, 1));
+		CHECK_INT_EQ(0, snap_sink_set_gz_jobs(&s, gz_jobs));
+	}
+	CHECK_INT_EQ(0, snap_sink_set_writer(&s, wr));
+	CHECK(!wr == !s.wr);
+	for (size_t i = 0; off < n; i++) {
+		size_t k = sizes[(i * 5) % 8];
+
+		if (k > n - off)
+			k = n - off;
+		snap_sink_write(&s, p + off, k);
+		off += k;
+	}
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_writer(&s, 1)); /* too late */
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	CHECK(s.wr == NULL);
+	fd = open(path, O_RDONLY);
+	*len = fd >= 0 ? read(fd, f, 2 * n + 1024) : -1;
+	close(fd);
+	return f;
+}
+
+/* A large output through the writer thread: the same bytes, in order, as
+ * without it, plain and gzip-compressed on 2 threads; its writeback started
+ * on the way (the writer's sync_file_range). */
+static void test_writer_large(void)
+{
+	char path[128];
+	size_t n = 12u << 20;
+	unsigned char *p = pattern(n), *a, *b;
+	long alen, blen;
+	struct snap_sink s;
+
+	path_of(path, sizeof(path), "wlarge.fxt");
+	a = write_through(path, 1, 0, p, n, &alen);
+	CHECK_INT_EQ((long)n, alen);
+	CHECK(alen == (long)n && !memcmp(a, p, n));
+	free(a);
+	path_of(path, sizeof(path), "wlarge.fxt.gz");
+	a = write_through(path, 0, 2, p, n, &alen);
+	b = write_through(path, 1, 2, p, n, &blen);
+	CHECK_INT_EQ(alen, blen);
+	CHECK(alen == blen && !memcmp(a, b, (size_t)alen));
+	free(a);
+	free(b);
+	a = malloc(n + 10);
+	CHECK_INT_EQ((long)n, slurp(path, a, n + 10));
+	CHECK(!memcmp(a, p, n));
+	free(a);
+	unlink(path);
+	path_of(path, sizeof(path), "wlarge.fxt");
+	unlink(path);
+	/* the writeback of all but the last chunk is under way once the writer wrote it */
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, snap_sink_set_writer(&s, 1));
+	snap_sink_write(&s, p, n);
+	CHECK_INT_EQ(0, snap_sink_sync(&s));
+	CHECK(s.written == n && s.wb_from >= n - (4u << 20));
+	CHECK(access(path, F_OK) != 0); /* named at close only */
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	unlink(path);
+	free(p);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+/* Not a file sink, after the first write: -EINVAL; off again before a write:
+ * the writes stay on this thread. */
+static void test_writer_settings(void)
+{
+	struct snap_sink s;
+	char path[128];
+	unsigned char back[16];
+
+	CHECK_INT_EQ(0, snap_sink_init_mem(&s));
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_writer(&s, 1));
+	snap_sink_fini(&s);
+	path_of(path, sizeof(path), "wset.fxt");
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	snap_sink_write(&s, "ab", 2);
+	CHECK_INT_EQ(-EINVAL, snap_sink_set_writer(&s, 1));
+	snap_sink_abort(&s);
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, snap_sink_set_writer(&s, 1));
+	CHECK_INT_EQ(0, snap_sink_set_writer(&s, 0));
+	CHECK(s.wr == NULL && s.buf != NULL);
+	snap_sink_write(&s, "cd", 2);
+	CHECK_INT_EQ(0, snap_sink_close(&s));
+	CHECK_INT_EQ(2, slurp(path, back, sizeof(back)));
+	unlink(path);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+/* As root: a private /dev/full written in place by the writer thread: its
+ * ENOSPC is the sticky error at the next hand-over (here the sync), later
+ * writes are dropped, close returns it; the device stays. Gzip too. */
+static void test_writer_full(void)
+{
+	struct snap_sink s;
+	char path[128];
+	struct stat st;
+	size_t n = 1u << 20;
+	unsigned char *p = pattern(n);
+
+	if (geteuid() != 0) {
+		printf("SKIP test_sink.c:test_writer_full: needs root (mknod)\n");
+		free(p);
+		return;
+	}
+	for (int gz = 0; gz < 2; gz++) {
+		path_of(path, sizeof(path), gz ? "full.gz" : "full");
+		if (stat("/dev/full", &st) < 0 || mknod(path, S_IFCHR | 0666, st.st_rdev) < 0) {
+			printf("SKIP test_sink.c:test_writer_full: mknod not allowed here\n");
+			break;
+		}
+		CHECK_INT_EQ(0, snap_sink_open(&s, path));
+		CHECK_INT_EQ(0, snap_sink_set_writer(&s, 1));
+		snap_sink_write(&s, p, n);
+		CHECK_INT_EQ(-ENOSPC, snap_sink_sync(&s));
+		CHECK_INT_EQ(-ENOSPC, snap_sink_error(&s));
+		snap_sink_write(&s, p, 100);
+		CHECK_INT_EQ(-ENOSPC, snap_sink_close(&s));
+		CHECK(lstat(path, &st) == 0 && S_ISCHR(st.st_mode));
+		unlink(path);
+	}
+	free(p);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+/* A FIFO whose reader went away (SIGPIPE ignored, as under trap '' PIPE):
+ * the writer thread's EPIPE is close's error. */
+static void test_writer_fifo_gone(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 300000;
+	unsigned char *p = pattern(n);
+	void (*oldsig)(int) = signal(SIGPIPE, SIG_IGN);
+	int rfd;
+
+	path_of(path, sizeof(path), "gone.fxt");
+	CHECK_INT_EQ(0, mkfifo(path, 0600));
+	rfd = open(path, O_RDONLY | O_NONBLOCK);
+	CHECK(rfd >= 0);
+	CHECK_INT_EQ(0, snap_sink_open(&s, path));
+	CHECK_INT_EQ(0, snap_sink_set_writer(&s, 1));
+	close(rfd);
+	snap_sink_write(&s, p, n);
+	CHECK_INT_EQ(-EPIPE, snap_sink_close(&s));
+	signal(SIGPIPE, oldsig);
+	unlink(path);
+	free(p);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	fprintf(stderr, "test_writer_abort_stuck: the abort did not return\n");
+	_exit(1);
+}
+
+/* A FIFO whose reader never reads: the writer thread sleeps in write(); an
+ * abort (a failed decode, Ctrl-C) still returns (the write is cancelled). */
+static void test_writer_abort_stuck(void)
+{
+	struct snap_sink s;
+	char path[128];
+	size_t n = 300000;
+	unsigned char *p = pattern(n);
+	struct stat st;
+	int rfd;
+
+	path_of(path, sizeof(path), "stuck.fxt");
+	CHECK_INT_EQ(0, mkfifo(path, 0600));
+	rfd = open(path, O_RDONLY | O_NONBLOCK);
+	CHECK(rfd >= 0);
+	for (int close_err = 0; close_err < 2; close_err++) {
+		CHECK_INT_EQ(0, snap_sink_open(&s, path));
+		CHECK_INT_EQ(0, snap_sink_set_writer(&s, 1));
+		snap_sink_write(&s, p, n); /* more than the pipe holds, less than the ring */
+		snap_sink_flush(&s);
+		signal(SIGALRM, on_alarm);
+		alarm(60);
+		if (close_err) { /* a close after an error aborts too */
+			snap_sink_fail(&s, -EIO);
+			CHECK_INT_EQ(-EIO, snap_sink_close(&s));
+		} else {
+			snap_sink_abort(&s);
+		}
+		alarm(0);
+		signal(SIGALRM, SIG_DFL);
+		CHECK(s.wr == NULL && s.fd == -1);
+		/* empty the pipe for the next round */
+		while (read(rfd, p, n) > 0)
+			;
+	}
+	close(rfd);
+	CHECK(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	unlink(path);
+	free(p);
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+/* Out of memory for the writer's ring: -ENOMEM, nothing leaks, and the sink
+ * writes on this thread as before. */
+static void test_writer_alloc_failures(void)
+{
+	char path[128];
+
+	path_of(path, sizeof(path), "walloc.fxt");
+	for (long k = 0; k < 12; k++) {
+		struct snap_sink s;
+		size_t n = 200000;
+		unsigned char *p = pattern(n), *back = malloc(n + 10);
+		int err;
+
+		CHECK_INT_EQ(0, snap_sink_open(&s, path));
+		snap_alloc_fail_after(k);
+		err = snap_sink_set_writer(&s, 1);
+		snap_alloc_fail_after(-1);
+		CHECK(err == 0 || err == -ENOMEM);
+		CHECK(!err == !!s.wr);
+		snap_sink_write(&s, p, n);
+		CHECK_INT_EQ(0, snap_sink_close(&s));
+		CHECK_INT_EQ((long)n, slurp(path, back, n + 10));
+		CHECK(!memcmp(back, p, n));
+		unlink(path);
+		free(p);
+		free(back);
+		if (!err)
+			break;
+	}
+	CHECK_INT_EQ(0, dir_entries());
+}
+
+#define RUNW(fn) snap_test_run(__FILE__, #fn " (writer thread)", fn)
 
 int main(void)
 {
@@ -711,6 +981,28 @@ int main(void)
 	RUN(test_open_alloc_failures);
 	RUN(test_foreign_link_refused);
 	RUN(test_close_keeps_fd);
+	RUN(test_writer_large);
+	RUN(test_writer_settings);
+	RUN(test_writer_full);
+	RUN(test_writer_fifo_gone);
+	RUN(test_writer_abort_stuck);
+	RUN(test_writer_alloc_failures);
+	/* the file tests again, with the writer thread */
+	with_writer = 1;
+	RUNW(test_file_plain);
+	RUNW(test_file_gz);
+	RUNW(test_gz_write_error_with_jobs);
+	RUNW(test_b6_1_existing_output_kept);
+	RUNW(test_write_error);
+	RUNW(test_b6_1_unnamed_while_writing);
+	RUNW(test_long_name);
+	RUNW(test_mode_kept);
+	RUNW(test_symlink_followed);
+	RUNW(test_writeback_started);
+	RUNW(test_fifo_in_place);
+	RUNW(test_device_in_place);
+	RUNW(test_close_keeps_fd);
+	with_writer = 0;
 	rmdir(dir);
 	return snap_test_done();
 }
