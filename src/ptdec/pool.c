@@ -36,6 +36,73 @@ static size_t skipped(struct piece *pc, size_t n)
 	return drop;
 }
 
+/* wlocate's miss: ptd_locate's location, remembered in slot l (NULL: out of
+ * memory, left to the reader). */
+static struct lent *wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip)
+{
+	struct lent *e;
+
+	if (!ip)
+		return &w->d->lnone;
+	if ((e = ptd_locate(w->d, pid, ip)) != NULL) {
+		l->ip = ip;
+		l->pid = pid;
+		l->e = e;
+	}
+	return e;
+}
+
+/* The location of ip in process pid for a branch of w's thread, from its own
+ * cache (w->lcache: set) first. */
+static inline struct lent *wlocate(struct wctx *w, int32_t pid, uint64_t ip)
+{
+	struct lslot *l = &w->lcache[(ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >>
+				     (64 - LCACHE_BITS)];
+
+	if (l->ip == ip && l->pid == pid && l->e) /* (ip 0 is never cached) */
+		return l->e;
+	return wlocate_miss(w, l, pid, ip);
+}
+
+/* The event bytes of branch flags flags (has_time set) into b, remembered in w
+ * for the few flag values a trace has. */
+static inline void wflags(struct wctx *w, uint32_t flags, uint8_t *b)
+{
+	struct flmemo *m = &w->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
+
+	if (m->key != (uint64_t)flags + 1) {
+		struct snap_event t;
+
+		memset(&t, 0, sizeof(t));
+		t.has_time = 1;
+		snap_event_set_branch_flags(&t, flags);
+		memcpy(m->b, (const char *)&t + PTD_EV_FLAGS_AT, sizeof(m->b));
+		m->key = (uint64_t)flags + 1;
+	}
+	memcpy(b, m->b, sizeof(m->b));
+}
+
+/* The final events ev[0..n) of a piece its thread (context w) hands on: each
+ * branch gets its flags' event bytes and its locations, so that the reader,
+ * the serial part of a decode, only copies them (docs/ptdec.md, "The reader"). */
+static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
+{
+	int cached = w->lcache ||
+		     (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(struct lslot)));
+
+	for (struct rawev *r = ev, *e = ev + n; r < e; r++) {
+		if (r->kind != RAW_BRANCH)
+			continue;
+		wflags(w, r->flags, r->evfl);
+		if (cached) {
+			r->sl = wlocate(w, r->pid, r->ip);
+			r->dl = wlocate(w, r->pid, r->addr);
+		} else { /* out of memory: left to the reader */
+			r->sl = r->dl = NULL;
+		}
+	}
+}
+
 /* Under the lock: an event array for a piece, from the spare ones. */
 static void take_spare(struct snap_ptdec *d, struct rawev **ev, size_t *cap)
 {
@@ -82,6 +149,8 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		memcpy(tail, pc->ev + n, rest * sizeof(*tail));
 	if (drop && n > drop)
 		memmove(pc->ev, pc->ev + drop, (n - drop) * sizeof(*pc->ev));
+	if (n > drop)
+		prep_events(pc->w, pc->ev, n - drop);
 	pthread_mutex_lock(&d->mu);
 	while (n > drop && pc->pub && !d->stop)
 		pthread_cond_wait(&d->cv_pub, &d->mu);
@@ -125,9 +194,22 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 		pthread_cond_signal(&d->cv_done);
 }
 
+/* Decodes piece pc with w (the events handed on before the last are prepared
+ * by ptd_publish, the last ones here). ptd_decode_piece's result. */
+static int decode(struct wctx *w, struct piece *pc)
+{
+	int err;
+
+	pc->w = w;
+	err = ptd_decode_piece(w, pc);
+	if (err >= 0)
+		prep_events(w, pc->ev, pc->nev);
+	return err;
+}
+
 static void run_piece(struct wctx *w, struct piece *pc)
 {
-	int err = ptd_decode_piece(w, pc);
+	int err = decode(w, pc);
 
 	pthread_mutex_lock(&w->d->mu);
 	piece_done(w->d, pc, err);
@@ -236,7 +318,7 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
 		reader_ctx.d = d;
-		err = ptd_decode_piece(&reader_ctx, pc);
+		err = decode(&reader_ctx, pc);
 		if (err == -EAGAIN)
 			to_helper(d, pc);
 		pthread_mutex_lock(&d->mu);

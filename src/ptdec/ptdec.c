@@ -107,12 +107,14 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 				/* perf resynced at this FUP after the last piece's error */
 				r->time = r->strt_time;
 				r->ip = 0;
+				r->sl = &d->lnone;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			} else if (r->implicit && r->kind == RAW_BRANCH) {
 				r->ip = 0; /* a stream's first start: from nowhere */
+				r->sl = &d->lnone;
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
@@ -214,42 +216,6 @@ static struct queue *merge_next(struct snap_ptdec *d)
 	return best ? &d->queues[bi] : NULL;
 }
 
-/* A branch event's bytes from has_time to src: has_time, br_kind, br_state,
- * in_tx, sw_out, sw_preempt, task_exit and the padding, set by set_flags at once. */
-#define EV_FLAGS_AT offsetof(struct snap_event, has_time)
-_Static_assert(offsetof(struct snap_event, src) == EV_FLAGS_AT + 8, "set_flags' 8 bytes");
-
-/* has_time and snap_event_set_branch_flags (the rest of the 8 bytes zero),
- * remembered for the few flag values a trace has. */
-static inline void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
-{
-	struct flmemo *m = &d->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
-
-	if (m->key != (uint64_t)flags + 1) {
-		struct snap_event t;
-
-		memset(&t, 0, sizeof(t));
-		t.has_time = 1;
-		snap_event_set_branch_flags(&t, flags);
-		memcpy(m->b, (const char *)&t + EV_FLAGS_AT, sizeof(m->b));
-		m->key = (uint64_t)flags + 1;
-	}
-	memcpy((char *)ev + EV_FLAGS_AT, m->b, sizeof(m->b));
-}
-
-/* ptd_resolve with its cache hit in line (two per branch, on the reader; a slot
- * never used has ip 0). */
-static inline int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
-{
-	const struct aent *e = ptd_aslot(d, pid, ip);
-
-	if (ip && e->ip == ip && e->pid == pid) {
-		*l = e->loc;
-		return 0;
-	}
-	return ptd_resolve(d, pid, ip, l);
-}
-
 /* ptd_comm_at with its memo's hit in line (once per event, on the reader). */
 static inline uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
 {
@@ -296,19 +262,57 @@ _Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
 		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
 	       "pid and tid copied at once");
 
-/* The branch r into ev (stale: every field is set). 0, or -ENOMEM. */
-static inline int branch_event(struct snap_ptdec *d, const struct rawev *r, struct snap_event *ev)
+/* A branch's location e (from its raw event: NULL when its producer could not
+ * get it) of ip in process pid, named. NULL: out of memory. */
+static struct lent *named_loc(struct snap_ptdec *d, struct lent *e, int32_t pid, uint64_t ip)
 {
-	int err;
+	if (!e && !(e = ip ? ptd_locate(d, pid, ip) : &d->lnone))
+		return NULL;
+	return ptd_name_loc(d, e) < 0 ? NULL : e;
+}
 
+/* The reader's memo of ptd_comm_at, in lead_run's locals: tid's comm is val
+ * from from until until (val 0: none). */
+struct cmemo {
+	int32_t tid;
+	uint32_t val;
+	uint64_t from, until;
+};
+
+/* The branch r at time t into ev (stale: every field is set): its flags and
+ * locations are the producer's (prep_events, pool.c), their names interned
+ * here on first use. 0, or -ENOMEM. */
+static inline int branch_event(struct snap_ptdec *d, struct cmemo *cm, const struct rawev *r,
+			       uint64_t t, struct snap_event *ev)
+{
+	struct lent *s = r->sl, *e = r->dl;
+	uint64_t pidtid, fl;
+	uint32_t comm;
+
+	if (__builtin_expect(!s || !e || !(s->named & e->named), 0)) {
+		/* the source first: names are interned in the order of the events */
+		if (!(s = named_loc(d, s, r->pid, r->ip)) || !(e = named_loc(d, e, r->pid, r->addr)))
+			return -ENOMEM;
+	}
+	if (r->tid == cm->tid && cm->val && t >= cm->from && t < cm->until) {
+		comm = cm->val;
+	} else {
+		comm = ptd_comm_at(d, r->tid, t);
+		cm->tid = d->comm_tid;
+		cm->val = d->comm_val;
+		cm->from = d->comm_from;
+		cm->until = d->comm_until;
+	}
+	/* everything read before the event's stores (its byte fields alias all) */
+	memcpy(&pidtid, &r->pid, 8);
+	memcpy(&fl, r->evfl, 8);
 	ev->kind = SNAP_EV_BRANCH;
-	memcpy((char *)ev + EV_PIDTID_AT, &r->pid, 8);
-	ev->comm = comm_at(d, r->tid, r->time);
-	ev->time = r->time;
-	set_flags(d, ev, r->flags); /* and has_time */
-	if ((err = resolve(d, r->pid, r->ip, &ev->src)) < 0 ||
-	    (err = resolve(d, r->pid, r->addr, &ev->dst)) < 0)
-		return err;
+	memcpy((char *)ev + EV_PIDTID_AT, &pidtid, 8);
+	ev->comm = comm;
+	ev->time = t;
+	memcpy((char *)ev + PTD_EV_FLAGS_AT, &fl, 8); /* has_time and the flags */
+	ev->src = s->loc;
+	ev->dst = e->loc;
 	ev->msg = ev->freq_mhz = ev->event = 0;
 	ev->period = 0;
 	ev->frames = NULL;
@@ -333,22 +337,23 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	int lose_eq = d->rival && d->rival_q < d->lead;
 	size_t k = *i;
 	int err = 0;
+	struct cmemo cm = {d->comm_tid, d->comm_val, d->comm_from, d->comm_until};
 
 	if (one)
 		n = k + 1;
 	for (; k < n && r < e; r++) {
-		uint64_t t;
+		uint64_t t = r->time;
 
 		if (!one) {
 			if (r->implicit || r->kind != RAW_BRANCH)
 				break;
 			/* perf's queue time, as queue_peek */
-			t = r->est || r->time > ts ? r->time : ts;
+			t = r->est || t > ts ? t : ts;
 			if (t > rt || (t == rt && lose_eq))
 				break;
-			r->time = ts = t;
+			ts = t;
 		}
-		if ((err = branch_event(d, r, &evs[k])) < 0) {
+		if ((err = branch_event(d, &cm, r, t, &evs[k])) < 0) {
 			r++;
 			break;
 		}
@@ -526,14 +531,16 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		if (pthread_mutex_init(&d->tmu, NULL) == 0)
 			d->tmu_init = 1;
 	}
+	d->lnone.named = 1;
 	d->st.lost = d->pd.lost;
 	d->st.aux_truncated = d->pd.aux_truncated;
 	d->st.aux_partial = d->pd.aux_partial;
 	d->iscache = pt_iscache_alloc(NULL);
 	d->acache = snap_calloc((size_t)1 << ACACHE_BITS, sizeof(*d->acache));
 	err = -ENOMEM;
-	if (!d->iscache || !d->acache)
+	if (!d->iscache || !d->acache || pthread_mutex_init(&d->symu, NULL) != 0)
 		goto fail;
+	d->symu_init = 1;
 	if ((err = ptd_read_sideband(d)) < 0) {
 		if (err == -SNAP_ENOTSUP)
 			snap_pd_notsup(why, whylen, d->notsup);
@@ -625,6 +632,14 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	ptd_stop_pool(d);
 	if (d->tmu_init)
 		pthread_mutex_destroy(&d->tmu);
+	if (d->symu_init)
+		pthread_mutex_destroy(&d->symu);
+	while (d->lblocks) {
+		struct lblock *b = d->lblocks;
+
+		d->lblocks = b->next;
+		snap_free(b);
+	}
 	snap_free(d->threads);
 	for (size_t i = 0; i < d->npieces; i++) {
 		snap_free(d->pieces[i].ev);

@@ -52,6 +52,8 @@ enum {
 	ERR_NELOOP,
 };
 
+struct lent;
+
 /* An event of a piece as perf reports it (machine.c), before the reader joins
  * the pieces and resolves the addresses (ptdec.c). */
 struct rawev {
@@ -73,6 +75,10 @@ struct rawev {
 			    * after an error (ptdec.c, queue_peek) */
 	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
+	/* RAW_BRANCH, set by the piece's producer as it hands the events on (pool.c,
+	 * prep_events), so that the reader only copies them (ptdec.c, branch_event): */
+	uint8_t evfl[8];      /* the event's 8 bytes from has_time on (set_flags) */
+	struct lent *sl, *dl; /* where ip and addr are (NULL: the reader looks it up) */
 };
 
 struct mapping {
@@ -159,6 +165,7 @@ struct piece {
 	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
 	int has_helper;
 	pthread_t helper; /* the thread decoding a big piece, joined at its release */
+	struct wctx *w;	  /* the context of the thread decoding it (pool.c: prep_events) */
 };
 
 struct queue {
@@ -189,11 +196,44 @@ struct flmemo {
 	uint8_t b[8];
 };
 
+/* A branch event's bytes from has_time to src: has_time, br_kind, br_state, in_tx,
+ * sw_out, sw_preempt, task_exit and the padding (struct rawev's evfl). */
+#define PTD_EV_FLAGS_AT offsetof(struct snap_event, has_time)
+_Static_assert(offsetof(struct snap_event, src) == PTD_EV_FLAGS_AT + 8, "evfl's 8 bytes");
+
+/* A location of the trace: an address of a process and its DSO, symbol and
+ * offset (sideband.c, ptd_locate). Made by any decode thread, under d->symu;
+ * the reader interns its symbol's name when it first reads it (ptd_name_loc),
+ * so names get their strtab ids in the order of the events, whatever -j is.
+ * Entries never move (blocks of LENT_BLOCK) and live until close. */
+struct lent {
+	struct snap_loc loc; /* loc.sym: 0 until named */
+	const char *name;    /* the symbol's name (borrowed from its DSO's symbols), NULL:
+			      * "[unknown @ ...]" */
+	int named;	     /* loc is final (the reader's: workers do not read it) */
+};
+
+#define LENT_BLOCK 255
+
+struct lblock {
+	struct lblock *next;
+	size_t n;
+	struct lent e[LENT_BLOCK];
+};
+
+/* The shared cache of locations by process and address (ptd_aslot; under d->symu). */
 struct aent {
 	uint64_t ip;
 	int32_t pid;
-	int used;
-	struct snap_loc loc;
+	struct lent *e; /* NULL: unused slot */
+};
+
+/* A decode thread's own cache of locations (pool.c, LCACHE_BITS slots; e NULL: unused). */
+#define LCACHE_BITS 12
+struct lslot {
+	uint64_t ip;
+	int32_t pid;
+	struct lent *e;
 };
 
 /* Where a section of the image-section cache lies (insn.c: ptd_add_section):
@@ -252,7 +292,10 @@ struct snap_ptdec {
 	struct aent *acache;
 	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
 	const struct rawev *rival;
-	struct flmemo flmemo[FLMEMO]; /* the reader's branch flags */
+	pthread_mutex_t symu; /* guards the symbols and locations (sideband.c, ptd_locate) */
+	int symu_init;
+	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
+	struct lent lnone;	/* the location of address 0 (named) */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
@@ -314,6 +357,9 @@ struct wctx {
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
 	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
 	size_t rused;	 /* of which rused are used */
+	/* pool.c: the events' flags and locations, set as they are handed on */
+	struct lslot *lcache;	      /* LCACHE_BITS slots, allocated on first use */
+	struct flmemo flmemo[FLMEMO]; /* the branch flags' event bytes (prep_events) */
 };
 
 /* ---- small helpers ---- */
@@ -361,10 +407,14 @@ int ptd_kernel_switch_sym(struct snap_ptdec *d);
 /* The task on cpu at perf time t: its last switch-in at or before t, else the
  * CPU's first; NULL when the CPU has none. Borrowed from d. */
 const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);
-/* Fills *l with the DSO, symbol and offset of ip in process pid (names interned
- * in d->names: "[unknown @ ...]" when there is no symbol; cached). Reader thread
- * only. 0, or -ENOMEM. */
-int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
+/* The location of ip (not 0) in process pid: its DSO, symbol and offset, the
+ * symbol's name not interned yet (ptd_name_loc); cached in d, owned by d. Any
+ * thread (takes d->symu). NULL: out of memory. */
+struct lent *ptd_locate(struct snap_ptdec *d, int32_t pid, uint64_t ip);
+/* Interns the name of location e (from ptd_locate) in d->names ("[unknown @
+ * ...]" when it has no symbol): e->loc is final. Reader thread only. 0, or
+ * -ENOMEM. */
+int ptd_name_loc(struct snap_ptdec *d, struct lent *e);
 /* The id in d->names of thread tid's command at perf time t: its last COMM at or
  * before t, else its first; 0 if it has none. Memoised in d: reader thread only. */
 uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);

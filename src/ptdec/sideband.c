@@ -864,28 +864,39 @@ static const struct mapping *find_map(struct snap_ptdec *d, int32_t pid, uint64_
 	return NULL;
 }
 
-int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
+/* Under d->symu: a new location, in d->lblocks. NULL: out of memory. */
+static struct lent *lent_new(struct snap_ptdec *d)
 {
-	struct aent *e;
+	struct lblock *b = d->lblocks;
+
+	if (!b || b->n == LENT_BLOCK) {
+		if (!(b = snap_calloc(1, sizeof(*b))))
+			return NULL;
+		b->next = d->lblocks;
+		d->lblocks = b;
+	}
+	return &b->e[b->n++];
+}
+
+/* Under d->symu: ptd_locate's work. */
+static struct lent *locate(struct snap_ptdec *d, int32_t pid, uint64_t ip)
+{
+	struct aent *a = ptd_aslot(d, pid, ip);
 	const struct mapping *m;
 	struct dso *x;
 	uint64_t va;
 	const struct snap_elfsyms_ent *sym;
-	int err;
+	struct lent *e;
 
-	memset(l, 0, sizeof(*l));
-	l->ip = ip;
-	if (!ip)
-		return 0;
-	e = ptd_aslot(d, pid, ip);
-	if (e->used && e->ip == ip && e->pid == pid) {
-		*l = e->loc;
-		return 0;
-	}
+	if (a->e && a->ip == ip && a->pid == pid)
+		return a->e;
+	if (!(e = lent_new(d)))
+		return NULL;
+	e->loc.ip = ip;
 	m = find_map(d, pid, ip);
 	if (m) {
 		x = &d->dsos[m->dso];
-		l->dso = x->name;
+		e->loc.dso = x->name;
 		if (!x->loaded) {
 			x->loaded = 1;
 			if (x->ksyms)
@@ -900,21 +911,43 @@ int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc 
 		    (x->vaddr ||
 		     !snap_elfsyms_off2vaddr(&x->syms, ip - m->start + m->pgoff, &va)) &&
 		    (sym = snap_elfsyms_find(&x->syms, va)) != NULL) {
-			int64_t id =
-				snap_strtab_intern_cstr(d->names, snap_elfsyms_name(&x->syms, sym));
-
-			if (id < 0)
-				return (int)id;
-			l->sym = (uint32_t)id;
-			l->off = va - sym->start;
+			e->name = snap_elfsyms_name(&x->syms, sym);
+			e->loc.off = va - sym->start;
 		}
 	}
-	if (!l->sym && (err = unknown_name(d, ip, l->dso, &l->sym)) < 0)
-		return err;
-	e->used = 1;
-	e->ip = ip;
-	e->pid = pid;
-	e->loc = *l;
+	a->ip = ip;
+	a->pid = pid;
+	a->e = e;
+	return e;
+}
+
+struct lent *ptd_locate(struct snap_ptdec *d, int32_t pid, uint64_t ip)
+{
+	struct lent *e;
+
+	pthread_mutex_lock(&d->symu);
+	e = locate(d, pid, ip);
+	pthread_mutex_unlock(&d->symu);
+	return e;
+}
+
+int ptd_name_loc(struct snap_ptdec *d, struct lent *e)
+{
+	if (e->named)
+		return 0;
+	if (e->name) {
+		int64_t id = snap_strtab_intern_cstr(d->names, e->name);
+
+		if (id < 0)
+			return (int)id;
+		e->loc.sym = (uint32_t)id;
+	} else {
+		int err = unknown_name(d, e->loc.ip, e->loc.dso, &e->loc.sym);
+
+		if (err < 0)
+			return err;
+	}
+	e->named = 1;
 	return 0;
 }
 
