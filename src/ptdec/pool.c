@@ -64,36 +64,37 @@ static inline struct lent *wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 	return wlocate_miss(w, l, pid, ip);
 }
 
-/* The event bytes of branch flags flags (has_time set) into b, remembered in w
- * for the few flag values a trace has. */
-static inline void wflags(struct wctx *w, uint32_t flags, uint8_t *b)
+/* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
+static uint32_t flags_bytes(uint32_t flags)
 {
-	struct flmemo *m = &w->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
+	struct snap_event t;
+	uint32_t b;
 
-	if (m->key != (uint64_t)flags + 1) {
-		struct snap_event t;
-
-		memset(&t, 0, sizeof(t));
-		t.has_time = 1;
-		snap_event_set_branch_flags(&t, flags);
-		memcpy(m->b, (const char *)&t + PTD_EV_FLAGS_AT, sizeof(m->b));
-		m->key = (uint64_t)flags + 1;
-	}
-	memcpy(b, m->b, sizeof(m->b));
+	memset(&t, 0, sizeof(t));
+	t.has_time = 1;
+	snap_event_set_branch_flags(&t, flags);
+	memcpy(&b, (const char *)&t + PTD_EV_FLAGS_AT, sizeof(b));
+	return b;
 }
 
 /* The final events ev[0..n) of a piece its thread (context w) hands on: each
- * branch gets its flags' event bytes and its locations, so that the reader,
- * the serial part of a decode, only copies them (docs/ptdec.md, "The reader"). */
+ * branch gets its flags' event bytes, its command and its locations, so that the
+ * reader, the serial part of a decode, only copies them (docs/ptdec.md, "The
+ * reader"). */
 static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
 {
+	const struct snap_ptdec *d = w->d;
 	int cached = w->lcache ||
 		     (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(struct lslot)));
 
 	for (struct rawev *r = ev, *e = ev + n; r < e; r++) {
+		uint32_t fl;
+
 		if (r->kind != RAW_BRANCH)
 			continue;
-		wflags(w, r->flags, r->evfl);
+		fl = r->flags < FLTAB_N ? d->fltab[r->flags] : flags_bytes(r->flags);
+		memcpy(r->evfl, &fl, sizeof(r->evfl));
+		r->comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
 		if (cached) {
 			r->sl = wlocate(w, r->pid, r->ip);
 			r->dl = wlocate(w, r->pid, r->addr);
@@ -149,7 +150,7 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		memcpy(tail, pc->ev + n, rest * sizeof(*tail));
 	if (drop && n > drop)
 		memmove(pc->ev, pc->ev + drop, (n - drop) * sizeof(*pc->ev));
-	if (n > drop)
+	if (n > drop && pc->w) /* (pc->w: set by decode below; a unit test has none) */
 		prep_events(pc->w, pc->ev, n - drop);
 	pthread_mutex_lock(&d->mu);
 	while (n > drop && pc->pub && !d->stop)
@@ -473,6 +474,8 @@ int ptd_start_pool(struct snap_ptdec *d)
 		d->order[i] = i;
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
+	for (uint32_t f = 0; f < FLTAB_N; f++)
+		d->fltab[f] = flags_bytes(f);
 	/* The reader holds a piece of every queue it merges: the workers' window
 	 * comes on top of those, WINDOW_PER_J pieces a thread for at most
 	 * WINDOW_JOBS threads (the reading and the consumer thread are serial: at

@@ -81,6 +81,15 @@ const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len)
 
 /* ---- the reader ---- */
 
+/* Gives raw event r perf's time t (its queue's): a branch's command is then the
+ * one at t (its producer's is the one at the time it had: prep_events). */
+static inline void set_time(struct snap_ptdec *d, struct rawev *r, uint64_t t)
+{
+	if (t != r->time && r->kind == RAW_BRANCH)
+		r->comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
+	r->time = t;
+}
+
 /* The next raw event of queue q, or NULL at its end. Joins pieces, and takes
  * each piece's events a segment at a time (pool.c). */
 static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
@@ -105,7 +114,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
 				/* perf resynced at this FUP after the last piece's error */
-				r->time = r->strt_time;
+				set_time(d, r, r->strt_time);
 				r->ip = 0;
 				r->sl = &d->lnone;
 				q->prev_err_open = 0;
@@ -127,7 +136,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (!d->timeless) {
 				if (r->kind == RAW_ERROR || r->est || r->time > q->ts)
 					q->ts = r->time;
-				r->time = q->ts;
+				set_time(d, r, q->ts);
 			}
 			return r;
 		}
@@ -161,7 +170,7 @@ static inline const struct rawev *queue_head(struct snap_ptdec *d, struct queue 
 		if (!r->implicit && r->kind == RAW_BRANCH && !d->timeless) {
 			if (r->est || r->time > q->ts) /* as queue_peek */
 				q->ts = r->time;
-			r->time = q->ts;
+			set_time(d, r, q->ts);
 			q->head = r;
 			q->head_ok = 1;
 			return r;
@@ -216,14 +225,6 @@ static struct queue *merge_next(struct snap_ptdec *d)
 	return best ? &d->queues[bi] : NULL;
 }
 
-/* ptd_comm_at with its memo's hit in line (once per event, on the reader). */
-static inline uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
-{
-	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
-		return d->comm_val;
-	return ptd_comm_at(d, tid, t);
-}
-
 /* A cbr or an error (best, just taken from queue bq) into ev (stale: zeroed
  * first). 0, or -ENOMEM. */
 static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawev *best,
@@ -236,7 +237,7 @@ static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawe
 	ev->tid = best->tid;
 	ev->time = best->time;
 	ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
-	ev->comm = comm_at(d, best->tid, best->time);
+	ev->comm = ptd_comm_at(d, &d->cmemo, best->tid, best->time);
 	if (best->kind == RAW_POWER) {
 		bq->last_cbr = (int64_t)best->cbr;
 		ev->kind = SNAP_EV_POWER;
@@ -271,52 +272,43 @@ static struct lent *named_loc(struct snap_ptdec *d, struct lent *e, int32_t pid,
 	return ptd_name_loc(d, e) < 0 ? NULL : e;
 }
 
-/* The reader's memo of ptd_comm_at, in lead_run's locals: tid's comm is val
- * from from until until (val 0: none). */
-struct cmemo {
-	int32_t tid;
-	uint32_t val;
-	uint64_t from, until;
-};
+/* The event's bytes from msg to its end: zero in a branch. */
+#define EV_TAIL_AT offsetof(struct snap_event, msg)
+_Static_assert(offsetof(struct snap_event, src) + 2 * sizeof(struct snap_loc) == EV_TAIL_AT,
+	       "a branch's tail follows dst");
 
-/* The branch r at time t into ev (stale: every field is set): its flags and
- * locations are the producer's (prep_events, pool.c), their names interned
- * here on first use. 0, or -ENOMEM. */
-static inline int branch_event(struct snap_ptdec *d, struct cmemo *cm, const struct rawev *r,
-			       uint64_t t, struct snap_event *ev)
+/* The branch r at time t into ev (stale: every field is set): its flags, command
+ * and locations are the producer's (prep_events, pool.c), the command again when
+ * the queue's time moved it, the locations' names interned here on first use (a
+ * location NULL or not named: named_loc). 0, or -ENOMEM. */
+__attribute__((always_inline)) static inline int
+branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct snap_event *ev)
 {
 	struct lent *s = r->sl, *e = r->dl;
-	uint64_t pidtid, fl;
-	uint32_t comm;
+	uint64_t pidtid;
+	uint32_t comm = r->comm;
+	uint8_t fl[8] = {0};
 
-	if (__builtin_expect(!s || !e || !(s->named & e->named), 0)) {
+	if (!s || !e || !(s->named & e->named)) {
 		/* the source first: names are interned in the order of the events */
-		if (!(s = named_loc(d, s, r->pid, r->ip)) || !(e = named_loc(d, e, r->pid, r->addr)))
+		if (!(s = named_loc(d, s, r->pid, r->ip)) ||
+		    !(e = named_loc(d, e, r->pid, r->addr)))
 			return -ENOMEM;
 	}
-	if (r->tid == cm->tid && cm->val && t >= cm->from && t < cm->until) {
-		comm = cm->val;
-	} else {
-		comm = ptd_comm_at(d, r->tid, t);
-		cm->tid = d->comm_tid;
-		cm->val = d->comm_val;
-		cm->from = d->comm_from;
-		cm->until = d->comm_until;
-	}
+	if (t != r->time)
+		comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
 	/* everything read before the event's stores (its byte fields alias all) */
 	memcpy(&pidtid, &r->pid, 8);
-	memcpy(&fl, r->evfl, 8);
+	memcpy(fl, r->evfl, sizeof(r->evfl));
 	ev->kind = SNAP_EV_BRANCH;
 	memcpy((char *)ev + EV_PIDTID_AT, &pidtid, 8);
 	ev->comm = comm;
 	ev->time = t;
-	memcpy((char *)ev + PTD_EV_FLAGS_AT, &fl, 8); /* has_time and the flags */
+	memcpy((char *)ev + PTD_EV_FLAGS_AT, fl, 8); /* has_time and the flags, then zeros */
 	ev->src = s->loc;
 	ev->dst = e->loc;
-	ev->msg = ev->freq_mhz = ev->event = 0;
-	ev->period = 0;
-	ev->frames = NULL;
-	ev->nframes = 0;
+	/* msg, freq_mhz, event, period, frames, nframes and the padding */
+	memset((char *)ev + EV_TAIL_AT, 0, sizeof(*ev) - EV_TAIL_AT);
 	return 0;
 }
 
@@ -335,16 +327,20 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	uint64_t ts = q->ts, rt = d->rival ? d->rival->time : UINT64_MAX;
 	/* at equal times the lower queue goes first */
 	int lose_eq = d->rival && d->rival_q < d->lead;
-	size_t k = *i;
+	struct snap_event *ev = evs + *i, *ev0 = ev;
 	int err = 0;
-	struct cmemo cm = {d->comm_tid, d->comm_val, d->comm_from, d->comm_until};
+	if (one) {
+		if (r < e) {
+			if ((err = branch_event(d, r, r->time, ev)) >= 0)
+				ev++;
+			r++;
+		}
+	} else {
+		if ((size_t)(e - r) > n - *i) /* no more than the room left */
+			e = r + (n - *i);
+		for (; r < e; r++, ev++) {
+			uint64_t t = r->time;
 
-	if (one)
-		n = k + 1;
-	for (; k < n && r < e; r++) {
-		uint64_t t = r->time;
-
-		if (!one) {
 			if (r->implicit || r->kind != RAW_BRANCH)
 				break;
 			/* perf's queue time, as queue_peek */
@@ -352,15 +348,14 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 			if (t > rt || (t == rt && lose_eq))
 				break;
 			ts = t;
+			if ((err = branch_event(d, r, t, ev)) < 0) {
+				r++;
+				break;
+			}
 		}
-		if ((err = branch_event(d, &cm, r, t, &evs[k])) < 0) {
-			r++;
-			break;
-		}
-		k++;
 	}
-	d->st.branches += k - *i;
-	*i = k;
+	d->st.branches += (size_t)(ev - ev0);
+	*i += (size_t)(ev - ev0);
 	q->pos = (size_t)(r - q->rev);
 	q->ts = ts;
 	return err;
@@ -477,7 +472,6 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		d->walk = !strcmp(env, "check") ? 2 : strcmp(env, "0") != 0;
 	else
 		d->walk = 1;
-	d->comm_tid = -3;
 	d->lead = NO_IDX;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");

@@ -77,7 +77,9 @@ struct rawev {
 		      * the kernel or 0 to user space): not raised to the queue's time */
 	/* RAW_BRANCH, set by the piece's producer as it hands the events on (pool.c,
 	 * prep_events), so that the reader only copies them (ptdec.c, branch_event): */
-	uint8_t evfl[8];      /* the event's 8 bytes from has_time on (set_flags) */
+	uint8_t evfl[4];      /* the event's has_time, br_kind, br_state and in_tx */
+	uint32_t comm;	      /* the thread's command at time (set again when the reader
+			       * changes the time: ptdec.c, set_time) */
 	struct lent *sl, *dl; /* where ip and addr are (NULL: the reader looks it up) */
 };
 
@@ -187,19 +189,23 @@ struct queue {
 	const uint8_t *drop_lo, *drop_hi;
 };
 
-#define FLMEMO 16
-
-/* A branch's flags (key: flags + 1, 0 = none) and the 8 bytes of its event
- * from has_time on (ptdec.c, set_flags). */
-struct flmemo {
-	uint64_t key;
-	uint8_t b[8];
-};
-
-/* A branch event's bytes from has_time to src: has_time, br_kind, br_state, in_tx,
- * sw_out, sw_preempt, task_exit and the padding (struct rawev's evfl). */
+/* A branch event's bytes from has_time to src: has_time, br_kind, br_state, in_tx
+ * (struct rawev's evfl), then sw_out, sw_preempt, task_exit and the padding (zero). */
 #define PTD_EV_FLAGS_AT offsetof(struct snap_event, has_time)
-_Static_assert(offsetof(struct snap_event, src) == PTD_EV_FLAGS_AT + 8, "evfl's 8 bytes");
+_Static_assert(offsetof(struct snap_event, in_tx) == PTD_EV_FLAGS_AT + 3 &&
+		       offsetof(struct snap_event, src) == PTD_EV_FLAGS_AT + 8,
+	       "evfl's 4 bytes, then 4 zero ones");
+/* The flag values whose evfl bytes d->fltab holds (all that perf's decoder gives
+ * but VMENTRY, VMEXIT and the INTR bits, which newer perf only sets). */
+#define FLTAB_N 0x800u
+
+/* A memo of thread tid's command: val from perf time from on, for span (val 0:
+ * span 0, never used; sideband.c, ptd_comm_memo). */
+struct cmemo {
+	int32_t tid;
+	uint32_t val;
+	uint64_t from, span;
+};
 
 /* A location of the trace: an address of a process and its DSO, symbol and
  * offset (sideband.c, ptd_locate). Made by any decode thread, under d->symu;
@@ -304,10 +310,9 @@ struct snap_ptdec {
 	int tscan;	     /* CYC or MTC timing: piece clocks come from a scan (timing.c) */
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
-	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
-	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
-	uint32_t comm_val;
-	uint64_t comm_from, comm_until;
+	int debug;	    /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
+	struct cmemo cmemo; /* the reader's, for the events but branches (ptd_comm_at) */
+	uint32_t fltab[FLTAB_N]; /* the evfl bytes of each flag value (pool.c, prep_events) */
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
 	int fill_err; /* snap_ptdec_fill's error after the events before it, for the next call */
@@ -358,8 +363,8 @@ struct wctx {
 	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
 	size_t rused;	 /* of which rused are used */
 	/* pool.c: the events' flags and locations, set as they are handed on */
-	struct lslot *lcache;	      /* LCACHE_BITS slots, allocated on first use */
-	struct flmemo flmemo[FLMEMO]; /* the branch flags' event bytes (prep_events) */
+	struct lslot *lcache; /* LCACHE_BITS slots, allocated on first use */
+	struct cmemo cmemo;   /* the branches' commands */
 };
 
 /* ---- small helpers ---- */
@@ -415,9 +420,18 @@ struct lent *ptd_locate(struct snap_ptdec *d, int32_t pid, uint64_t ip);
  * ...]" when it has no symbol): e->loc is final. Reader thread only. 0, or
  * -ENOMEM. */
 int ptd_name_loc(struct snap_ptdec *d, struct lent *e);
-/* The id in d->names of thread tid's command at perf time t: its last COMM at or
- * before t, else its first; 0 if it has none. Memoised in d: reader thread only. */
-uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
+/* Sets *m to thread tid's command at perf time t, the id in d->names of its last
+ * COMM at or before t, else of its first (0 if it has none), and for how long it
+ * is that. Any thread (d->comms is read only once the sideband is read). */
+void ptd_comm_memo(const struct snap_ptdec *d, int32_t tid, uint64_t t, struct cmemo *m);
+/* ptd_comm_memo's command, from memo m when it holds (tid, t). */
+static inline uint32_t ptd_comm_at(const struct snap_ptdec *d, struct cmemo *m, int32_t tid,
+				   uint64_t t)
+{
+	if (tid != m->tid || t - m->from >= m->span)
+		ptd_comm_memo(d, tid, t, m);
+	return m->val;
+}
 /* split.c */
 extern const uint8_t ptd_psb[16]; /* a PSB packet */
 /* Splits every AUXTRACE buffer of d->pd into pieces (at the first PSB after

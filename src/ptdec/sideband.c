@@ -951,14 +951,11 @@ int ptd_name_loc(struct snap_ptdec *d, struct lent *e)
 	return 0;
 }
 
-/* The thread's command at time t: its last COMM at or before t, else its first. */
-uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
+void ptd_comm_memo(const struct snap_ptdec *d, int32_t tid, uint64_t t, struct cmemo *m)
 {
 	uint32_t c = 0, first = 0;
 	uint64_t from = 0, until = UINT64_MAX;
 
-	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
-		return d->comm_val;
 	for (size_t i = 0; i < d->ncomms; i++) {
 		if (d->comms[i].tid != tid)
 			continue;
@@ -971,11 +968,10 @@ uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
 			until = d->comms[i].time;
 		}
 	}
-	d->comm_tid = tid;
-	d->comm_val = c ? c : first;
-	d->comm_from = c ? from : 0;
-	d->comm_until = c ? until : (until == UINT64_MAX ? UINT64_MAX : until);
-	if (!c)
-		d->comm_from = 0;
-	return d->comm_val;
+	/* its last COMM from its time until the next one; else its first until then
+	 * (none: 0 for ever) */
+	m->tid = tid;
+	m->val = c ? c : first;
+	m->from = c ? from : 0;
+	m->span = until - m->from;
 }
