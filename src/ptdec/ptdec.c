@@ -531,6 +531,7 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 	d->st.aux_partial = d->pd.aux_partial;
 	d->iscache = pt_iscache_alloc(NULL);
 	d->acache = snap_calloc((size_t)1 << ACACHE_BITS, sizeof(*d->acache));
+	d->abits = ACACHE_BITS;
 	err = -ENOMEM;
 	if (!d->iscache || !d->acache || pthread_mutex_init(&d->symu, NULL) != 0)
 		goto fail;

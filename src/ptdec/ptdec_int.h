@@ -24,7 +24,7 @@
 #include "util/u64map.h"
 
 #define AUTO_PIECE	 (16u << 10)
-#define ACACHE_BITS	 16
+#define ACACHE_BITS	 10 /* the locations' table starts with 1 << ACACHE_BITS slots */
 #define WINDOW_PER_J	 4
 #define NO_IDX		 ((size_t)-1)
 /* A piece hands its events to the reader in segments of at most AUTO_EVCAP
@@ -227,7 +227,8 @@ struct lblock {
 	struct lent e[LENT_BLOCK];
 };
 
-/* The shared cache of locations by process and address (ptd_aslot; under d->symu). */
+/* A slot of the locations' table by process and address (sideband.c, ptd_locate;
+ * under d->symu; e NULL: free). */
 struct aent {
 	uint64_t ip;
 	int32_t pid;
@@ -295,7 +296,9 @@ struct snap_ptdec {
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	const struct piece *rwait; /* the piece the reader waits for (pool.c), NULL: none */
-	struct aent *acache;
+	struct aent *acache;	   /* the locations by process and address: open addressing */
+	unsigned abits;		   /* 1 << abits slots, of which nalocs used */
+	size_t nalocs;
 	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
 	const struct rawev *rival;
 	pthread_mutex_t symu; /* guards the symbols and locations (sideband.c, ptd_locate) */
@@ -386,13 +389,6 @@ static inline int32_t pid_of(const struct snap_ptdec *d, int32_t tid)
 	if (snap_u64map_get(&d->tidpid, (uint32_t)tid, &v))
 		return (int32_t)v;
 	return tid;
-}
-
-/* The symbol cache's slot for an address of a process. */
-static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, uint64_t ip)
-{
-	return &d->acache[(ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >>
-			  (64 - ACACHE_BITS)];
 }
 
 /* ptdec.c */

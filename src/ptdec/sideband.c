@@ -878,20 +878,53 @@ static struct lent *lent_new(struct snap_ptdec *d)
 	return &b->e[b->n++];
 }
 
+/* The slot of (pid, ip) in the locations' table (tab, 1 << bits slots): its
+ * own, or the free one where it goes. */
+static struct aent *aslot(struct aent *tab, unsigned bits, int32_t pid, uint64_t ip)
+{
+	size_t mask = ((size_t)1 << bits) - 1,
+	       i = (size_t)((ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >> (64 - bits));
+
+	while (tab[i].e && (tab[i].ip != ip || tab[i].pid != pid))
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
+/* Under d->symu: the table has room for one more (at most half full). 0, or
+ * -ENOMEM. */
+static int alocs_room(struct snap_ptdec *d)
+{
+	unsigned bits = d->abits + 1;
+	struct aent *t;
+
+	if (2 * (d->nalocs + 1) <= (size_t)1 << d->abits)
+		return 0;
+	if (bits >= sizeof(size_t) * 8 - 6 || !(t = snap_calloc((size_t)1 << bits, sizeof(*t))))
+		return -ENOMEM;
+	for (size_t i = 0; i < (size_t)1 << d->abits; i++)
+		if (d->acache[i].e)
+			*aslot(t, bits, d->acache[i].pid, d->acache[i].ip) = d->acache[i];
+	snap_free(d->acache);
+	d->acache = t;
+	d->abits = bits;
+	return 0;
+}
+
 /* Under d->symu: ptd_locate's work. */
 static struct lent *locate(struct snap_ptdec *d, int32_t pid, uint64_t ip)
 {
-	struct aent *a = ptd_aslot(d, pid, ip);
+	struct aent *a = aslot(d->acache, d->abits, pid, ip);
 	const struct mapping *m;
 	struct dso *x;
 	uint64_t va;
 	const struct snap_elfsyms_ent *sym;
 	struct lent *e;
 
-	if (a->e && a->ip == ip && a->pid == pid)
+	if (a->e)
 		return a->e;
-	if (!(e = lent_new(d)))
+	if (alocs_room(d) < 0 || !(e = lent_new(d)))
 		return NULL;
+	a = aslot(d->acache, d->abits, pid, ip); /* (the table may have grown) */
 	e->loc.ip = ip;
 	m = find_map(d, pid, ip);
 	if (m) {
@@ -918,6 +951,7 @@ static struct lent *locate(struct snap_ptdec *d, int32_t pid, uint64_t ip)
 	a->ip = ip;
 	a->pid = pid;
 	a->e = e;
+	d->nalocs++;
 	return e;
 }
 
