@@ -227,10 +227,26 @@ static void start_piece(struct snap_ptdec *d, struct piece *pc)
 		take_spare(d, &pc->ev, &pc->cap);
 }
 
+/* Under the lock: the drops left to the workers, into b and e (DROPQ each), and
+ * how many. */
+static size_t take_drops(struct snap_ptdec *d, const uint8_t **b, const uint8_t **e)
+{
+	size_t n = d->ndrops;
+
+	for (size_t i = 0; i < n; i++) {
+		b[i] = d->drops[i].b;
+		e[i] = d->drops[i].e;
+	}
+	d->ndrops = 0;
+	return n;
+}
+
 static void *worker(void *arg)
 {
 	struct snap_ptdec *d = arg;
 	struct wctx w;
+	const uint8_t *db[DROPQ], *de[DROPQ];
+	size_t ndrops;
 
 	memset(&w, 0, sizeof(w));
 	w.d = d;
@@ -239,10 +255,19 @@ static void *worker(void *arg)
 	for (;;) {
 		struct piece *pc;
 
-		while (!d->stop && (d->dispatched == d->npieces || d->live >= d->window))
+		while (!d->stop && !d->ndrops &&
+		       (d->dispatched == d->npieces || d->live >= d->window))
 			pthread_cond_wait(&d->cv_work, &d->mu);
 		if (d->stop)
 			break;
+		if (d->ndrops) { /* the reader's drops first */
+			ndrops = take_drops(d, db, de);
+			pthread_mutex_unlock(&d->mu);
+			for (size_t i = 0; i < ndrops; i++)
+				ptd_drop_bytes(d, db[i], de[i], 1);
+			pthread_mutex_lock(&d->mu);
+			continue;
+		}
 		pc = &d->pieces[d->order[d->dispatched++]];
 		if (pc->state != PIECE_WAITING)
 			continue; /* the reader decoded it itself */
@@ -407,36 +432,64 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
  * (docs/ptdec.md, "Memory"), DROP_CHUNK at a time: each madvise that unmaps
  * pages makes the kernel flush the TLBs of every CPU running the decode (an
  * interprocessor interrupt), so one a piece of 16 KiB cost 10 % of a -j 2
- * decode's CPU. A queue's pieces are consecutive in the file within a buffer. */
+ * decode's CPU. A queue's pieces are consecutive in the file within a buffer.
+ * With workers, a worker drops them (the one woken by the release): the reader,
+ * the serial part of the decode, makes no madvise call while they keep up. */
 #define DROP_CHUNK ((size_t)128 << 10)
 
-static void release_bytes(struct snap_ptdec *d, const struct piece *pc)
+/* A released piece wakes a worker once this many pieces may start: a worker
+ * woken decodes them one after the other, and the reader, whose every wake-up
+ * of a waiting worker is a futex call, wakes one a WAKE_ROOM pieces, not one a
+ * piece (docs/ptdec.md, "Locking"). */
+#define WAKE_ROOM 3
+
+/* The bytes of queue q's pieces to drop now that pc is read (*b, *e; NULL: none
+ * yet); up to two ranges, when pc does not follow the last one. */
+static size_t release_bytes(struct snap_ptdec *d, const struct piece *pc, const uint8_t *b[2],
+			    const uint8_t *e[2])
 {
 	struct queue *q = &d->queues[pc->q];
+	size_t n = 0;
 
 	if (q->drop_hi != pc->b) { /* not after the last: a new range */
-		if (q->drop_lo)
-			ptd_drop_bytes(d, q->drop_lo, q->drop_hi, 1);
+		if (q->drop_lo) {
+			b[n] = q->drop_lo;
+			e[n++] = q->drop_hi;
+		}
 		q->drop_lo = pc->b;
 	}
 	q->drop_hi = pc->e;
 	if ((size_t)(q->drop_hi - q->drop_lo) >= DROP_CHUNK || pc->qpos + 1 == q->npieces) {
-		ptd_drop_bytes(d, q->drop_lo, q->drop_hi, 1);
+		b[n] = q->drop_lo;
+		e[n++] = q->drop_hi;
 		q->drop_lo = q->drop_hi = NULL;
 	}
+	return n;
 }
 
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	release_bytes(d, pc);
+	const uint8_t *b[2], *e[2];
+	size_t n = d->map ? release_bytes(d, pc, b, e) : 0, left = 0;
+
 	pthread_mutex_lock(&d->mu);
+	if (d->nthreads) /* to a worker (woken below) */
+		for (; left < n && d->ndrops < DROPQ; left++) {
+			d->drops[d->ndrops].b = b[left];
+			d->drops[d->ndrops++].e = e[left];
+		}
 	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;
 	pc->cap = 0;
 	pc->state = PIECE_RELEASED;
 	d->live--;
-	pthread_cond_signal(&d->cv_work); /* one more piece may start: one worker */
+	/* pieces may start: one worker, once WAKE_ROOM may (each wake-up of a
+	 * worker that waits is a futex call of the reader's) */
+	if (d->live + WAKE_ROOM <= d->window)
+		pthread_cond_signal(&d->cv_work);
 	pthread_mutex_unlock(&d->mu);
+	for (; left < n; left++)
+		ptd_drop_bytes(d, b[left], e[left], 1);
 	if (pc->has_helper) {
 		pthread_join(pc->helper, NULL);
 		pc->has_helper = 0;

@@ -33,6 +33,7 @@
 #define AUTO_EVCAP	 16384u
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
+#define DROPQ		 8 /* the drops the reader leaves to the workers (pool.c) */
 /* A page fault maps the pages around it that the kernel has (fault-around):
  * dropping the bytes before the token reader drops this many more (machine.c;
  * a whole drop goes back to the start of the 2 MiB span: ptd_drop_bytes). */
@@ -296,8 +297,12 @@ struct snap_ptdec {
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	const struct piece *rwait; /* the piece the reader waits for (pool.c), NULL: none */
-	struct aent *acache;	   /* the locations by process and address: open addressing */
-	unsigned abits;		   /* 1 << abits slots, of which nalocs used */
+	struct {
+		const uint8_t *b, *e;
+	} drops[DROPQ]; /* bytes the reader is done with, for a worker to drop (pool.c) */
+	size_t ndrops;
+	struct aent *acache; /* the locations by process and address: open addressing */
+	unsigned abits;	     /* 1 << abits slots, of which nalocs used */
 	size_t nalocs;
 	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
 	const struct rawev *rival;
