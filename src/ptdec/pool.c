@@ -36,19 +36,19 @@ static size_t skipped(struct piece *pc, size_t n)
 	return drop;
 }
 
-/* wlocate's miss: ptd_locate's location, remembered in slot l (NULL: out of
- * memory, left to the reader). */
+/* wlocate's miss: ptd_locate's location, remembered in slot l (d->lunres: out
+ * of memory, left to the reader). */
 static struct lent *wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip)
 {
 	struct lent *e;
 
 	if (!ip)
 		return &w->d->lnone;
-	if ((e = ptd_locate(w->d, pid, ip)) != NULL) {
-		l->ip = ip;
-		l->pid = pid;
-		l->e = e;
-	}
+	if (!(e = ptd_locate(w->d, pid, ip)))
+		return &w->d->lunres; /* out of memory: left to the reader */
+	l->ip = ip;
+	l->pid = pid;
+	l->e = e;
 	return e;
 }
 
@@ -56,7 +56,7 @@ static struct lent *wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, u
  * cache (w->lcache: set) first. */
 static inline struct lent *wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 {
-	struct lslot *l = &w->lcache[(ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >>
+	struct lslot *l = &w->lcache[((ip ^ (uint64_t)(uint32_t)pid) * 0x9e3779b97f4a7c15ull) >>
 				     (64 - LCACHE_BITS)];
 
 	if (l->ip == ip && l->pid == pid && l->e) /* (ip 0 is never cached) */
@@ -77,30 +77,39 @@ static uint32_t flags_bytes(uint32_t flags)
 	return b;
 }
 
+/* prep_events for branch r (with w->lcache when cached, else out of memory: the
+ * locations are left to the reader). Everything is looked up before r's stores. */
+__attribute__((always_inline)) static inline void prep_branch(struct wctx *w, struct rawev *r,
+							      int cached)
+{
+	const struct snap_ptdec *d = w->d;
+	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : flags_bytes(r->flags);
+	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
+	struct lent *sl = cached ? wlocate(w, r->pid, r->ip) : &w->d->lunres,
+		    *dl = cached ? wlocate(w, r->pid, r->addr) : &w->d->lunres;
+
+	memcpy(r->evfl, &fl, sizeof(r->evfl));
+	r->comm = comm;
+	r->sl = sl;
+	r->dl = dl;
+}
+
 /* The final events ev[0..n) of a piece its thread (context w) hands on: each
  * branch gets its flags' event bytes, its command and its locations, so that the
  * reader, the serial part of a decode, only copies them (docs/ptdec.md, "The
  * reader"). */
 static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
 {
-	const struct snap_ptdec *d = w->d;
-	int cached = w->lcache ||
-		     (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(struct lslot)));
+	struct rawev *r, *e = ev + n;
 
-	for (struct rawev *r = ev, *e = ev + n; r < e; r++) {
-		uint32_t fl;
-
-		if (r->kind != RAW_BRANCH)
-			continue;
-		fl = r->flags < FLTAB_N ? d->fltab[r->flags] : flags_bytes(r->flags);
-		memcpy(r->evfl, &fl, sizeof(r->evfl));
-		r->comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
-		if (cached) {
-			r->sl = wlocate(w, r->pid, r->ip);
-			r->dl = wlocate(w, r->pid, r->addr);
-		} else { /* out of memory: left to the reader */
-			r->sl = r->dl = NULL;
-		}
+	if (w->lcache || (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache)))) {
+		for (r = ev; r < e; r++)
+			if (r->kind == RAW_BRANCH)
+				prep_branch(w, r, 1);
+	} else {
+		for (r = ev; r < e; r++)
+			if (r->kind == RAW_BRANCH)
+				prep_branch(w, r, 0);
 	}
 }
 

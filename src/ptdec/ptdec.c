@@ -263,11 +263,11 @@ _Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
 		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
 	       "pid and tid copied at once");
 
-/* A branch's location e (from its raw event: NULL when its producer could not
- * get it) of ip in process pid, named. NULL: out of memory. */
+/* A branch's location e (from its raw event: d->lunres when its producer could
+ * not get it) of ip in process pid, named. NULL: out of memory. */
 static struct lent *named_loc(struct snap_ptdec *d, struct lent *e, int32_t pid, uint64_t ip)
 {
-	if (!e && !(e = ip ? ptd_locate(d, pid, ip) : &d->lnone))
+	if (e == &d->lunres && !(e = ip ? ptd_locate(d, pid, ip) : &d->lnone))
 		return NULL;
 	return ptd_name_loc(d, e) < 0 ? NULL : e;
 }
@@ -280,7 +280,7 @@ _Static_assert(offsetof(struct snap_event, src) + 2 * sizeof(struct snap_loc) ==
 /* The branch r at time t into ev (stale: every field is set): its flags, command
  * and locations are the producer's (prep_events, pool.c), the command again when
  * the queue's time moved it, the locations' names interned here on first use (a
- * location NULL or not named: named_loc). 0, or -ENOMEM. */
+ * location not named: named_loc). 0, or -ENOMEM. */
 __attribute__((always_inline)) static inline int
 branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct snap_event *ev)
 {
@@ -289,7 +289,7 @@ branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct sna
 	uint32_t comm = r->comm;
 	uint8_t fl[8] = {0};
 
-	if (!s || !e || !(s->named & e->named)) {
+	if (!(s->named & e->named)) {
 		/* the source first: names are interned in the order of the events */
 		if (!(s = named_loc(d, s, r->pid, r->ip)) ||
 		    !(e = named_loc(d, e, r->pid, r->addr)))
@@ -324,8 +324,9 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 		    size_t n, int one)
 {
 	struct rawev *r = q->rev + q->pos, *e = q->rev + q->rn;
-	uint64_t ts = q->ts, rt = d->rival ? d->rival->time : UINT64_MAX;
-	/* at equal times the lower queue goes first */
+	/* the last time that goes before the rival's head: at equal times the
+	 * lower queue goes first (the rival's head at 0 goes first: none goes) */
+	uint64_t ts = q->ts, last = d->rival ? d->rival->time : UINT64_MAX;
 	int lose_eq = d->rival && d->rival_q < d->lead;
 	struct snap_event *ev = evs + *i, *ev0 = ev;
 	int err = 0;
@@ -338,6 +339,9 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	} else {
 		if ((size_t)(e - r) > n - *i) /* no more than the room left */
 			e = r + (n - *i);
+		if (lose_eq && !last)
+			e = r;
+		last -= (uint64_t)lose_eq;
 		for (; r < e; r++, ev++) {
 			uint64_t t = r->time;
 
@@ -345,7 +349,7 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 				break;
 			/* perf's queue time, as queue_peek */
 			t = r->est || t > ts ? t : ts;
-			if (t > rt || (t == rt && lose_eq))
+			if (t > last)
 				break;
 			ts = t;
 			if ((err = branch_event(d, r, t, ev)) < 0) {

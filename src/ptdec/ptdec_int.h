@@ -81,7 +81,7 @@ struct rawev {
 	uint8_t evfl[4];      /* the event's has_time, br_kind, br_state and in_tx */
 	uint32_t comm;	      /* the thread's command at time (set again when the reader
 			       * changes the time: ptdec.c, set_time) */
-	struct lent *sl, *dl; /* where ip and addr are (NULL: the reader looks it up) */
+	struct lent *sl, *dl; /* where ip and addr are (d->lunres: the reader looks it up) */
 };
 
 struct mapping {
@@ -310,6 +310,8 @@ struct snap_ptdec {
 	int symu_init;
 	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
 	struct lent lnone;	/* the location of address 0 (named) */
+	struct lent lunres;	/* a location its producer could not get (never named: the
+			     * reader looks it up) */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
