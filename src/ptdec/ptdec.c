@@ -8,8 +8,10 @@
  * libipt.c, for what the walk leaves to it; both drive machine.c's state
  * machine, piece.h). Workers take pieces in the
  * order of their first timestamp and write raw events (struct rawev) into the
- * piece; the thread calling next() walks each queue's pieces in order, joins
- * them and merges the queues by time, resolving symbols on the way.
+ * piece, and give each branch its flags' event bytes, command and locations as
+ * they hand the events on (pool.c); the thread calling next() walks each queue's
+ * pieces in order, joins them and merges the queues by time, naming each
+ * location the first time it reads it (docs/ptdec.md, "Joining").
  *
  * What perf reports, reproduced here:
  *  - a direct branch is reported only once a later packet made the decoder

@@ -321,7 +321,8 @@ struct snap_ptdec {
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
 	int debug;	    /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
-	struct cmemo cmemo; /* the reader's, for the events but branches (ptd_comm_at) */
+	struct cmemo cmemo; /* the reader's (ptd_comm_at): other events, and branches whose
+			     * time the queue's rule moved */
 	uint32_t fltab[FLTAB_N]; /* the evfl bytes of each flag value (pool.c, prep_events) */
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
