@@ -36,9 +36,7 @@ static size_t skipped(struct piece *pc, size_t n)
 	return drop;
 }
 
-/* wlocate's miss: ptd_locate's location, remembered in slot l (d->lunres: out
- * of memory, left to the reader). */
-static struct lent *wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip)
+struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip)
 {
 	struct lent *e;
 
@@ -52,20 +50,7 @@ static struct lent *wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, u
 	return e;
 }
 
-/* The location of ip in process pid for a branch of w's thread, from its own
- * cache (w->lcache: set) first. */
-static inline struct lent *wlocate(struct wctx *w, int32_t pid, uint64_t ip)
-{
-	struct lslot *l = &w->lcache[((ip ^ (uint64_t)(uint32_t)pid) * 0x9e3779b97f4a7c15ull) >>
-				     (64 - LCACHE_BITS)];
-
-	if (l->ip == ip && l->pid == pid && l->e) /* (ip 0 is never cached) */
-		return l->e;
-	return wlocate_miss(w, l, pid, ip);
-}
-
-/* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
-static uint32_t flags_bytes(uint32_t flags)
+uint32_t ptd_flags_bytes(uint32_t flags)
 {
 	struct snap_event t;
 	uint32_t b;
@@ -75,23 +60,6 @@ static uint32_t flags_bytes(uint32_t flags)
 	snap_event_set_branch_flags(&t, flags);
 	memcpy(&b, (const char *)&t + PTD_EV_FLAGS_AT, sizeof(b));
 	return b;
-}
-
-/* prep_events for branch r (with w->lcache when cached, else out of memory: the
- * locations are left to the reader). Everything is looked up before r's stores. */
-__attribute__((always_inline)) static inline void prep_branch(struct wctx *w, struct rawev *r,
-							      int cached)
-{
-	const struct snap_ptdec *d = w->d;
-	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : flags_bytes(r->flags);
-	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
-	struct lent *sl = cached ? wlocate(w, r->pid, r->ip) : &w->d->lunres,
-		    *dl = cached ? wlocate(w, r->pid, r->addr) : &w->d->lunres;
-
-	memcpy(r->evfl, &fl, sizeof(r->evfl));
-	r->comm = comm;
-	r->sl = sl;
-	r->dl = dl;
 }
 
 /* The final events ev[0..n) of a piece its thread (context w) hands on: each
@@ -105,11 +73,11 @@ static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
 	if (w->lcache || (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache)))) {
 		for (r = ev; r < e; r++)
 			if (r->kind == RAW_BRANCH)
-				prep_branch(w, r, 1);
+				ptd_prep_branch(w, r, 1);
 	} else {
 		for (r = ev; r < e; r++)
 			if (r->kind == RAW_BRANCH)
-				prep_branch(w, r, 0);
+				ptd_prep_branch(w, r, 0);
 	}
 }
 
@@ -212,7 +180,10 @@ static int decode(struct wctx *w, struct piece *pc)
 
 	pc->w = w;
 	err = ptd_decode_piece(w, pc);
-	if (err >= 0)
+	/* the reader prepares the events of a piece it decoded as it reads them: one
+	 * pass over them (ptdec.c, lead_run) */
+	pc->raw = !w->can_block && w->lcache;
+	if (err >= 0 && !pc->raw)
 		prep_events(w, pc->ev, pc->nev);
 	return err;
 }
@@ -352,7 +323,9 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
-		reader_ctx.d = d;
+		if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
+			reader_ctx.lcache =
+				snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
 		err = decode(&reader_ctx, pc);
 		if (err == -EAGAIN)
 			to_helper(d, pc);
@@ -536,8 +509,10 @@ int ptd_start_pool(struct snap_ptdec *d)
 		d->order[i] = i;
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
+	reader_ctx.d = d;
+	d->rctx = &reader_ctx;
 	for (uint32_t f = 0; f < FLTAB_N; f++)
-		d->fltab[f] = flags_bytes(f);
+		d->fltab[f] = ptd_flags_bytes(f);
 	/* The reader holds a piece of every queue it merges: the workers' window
 	 * comes on top of those, WINDOW_PER_J pieces a thread for at most
 	 * WINDOW_JOBS threads (the reading and the consumer thread are serial: at

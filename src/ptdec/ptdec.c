@@ -107,6 +107,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			ptd_next_segment(d, q->pieces[q->cur], &q->rev, &q->rn, &q->rcap,
 					 &q->rlast);
 			q->rok = 1;
+			q->raw = q->rlast && pc->raw; /* (the reader decoded it: pool.c) */
 			q->pos = 0;
 		}
 		if (q->pos < q->rn) {
@@ -331,9 +332,12 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	uint64_t ts = q->ts, last = d->rival ? d->rival->time : UINT64_MAX;
 	int lose_eq = d->rival && d->rival_q < d->lead;
 	struct snap_event *ev = evs + *i, *ev0 = ev;
-	int err = 0;
+	int err = 0, raw = q->raw;
+
 	if (one) {
 		if (r < e) {
+			if (raw)
+				ptd_prep_branch(d->rctx, r, 1);
 			if ((err = branch_event(d, r, r->time, ev)) >= 0)
 				ev++;
 			r++;
@@ -354,6 +358,8 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 			if (t > last)
 				break;
 			ts = t;
+			if (raw) /* the reader decoded the piece: prepared here, in one pass */
+				ptd_prep_branch(d->rctx, r, 1);
 			if ((err = branch_event(d, r, t, ev)) < 0) {
 				r++;
 				break;

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
@@ -169,6 +170,7 @@ struct piece {
 	int has_helper;
 	pthread_t helper; /* the thread decoding a big piece, joined at its release */
 	struct wctx *w;	  /* the context of the thread decoding it (pool.c: prep_events) */
+	int raw; /* the reader decoded it: its events are prepared as they are read (ptdec.c) */
 };
 
 struct queue {
@@ -181,6 +183,7 @@ struct queue {
 	struct rawev *rev;	  /* the segment of piece cur being read, rn events */
 	size_t rn, rcap;
 	int rok, rlast; /* rev is set; it is the piece's last segment (the piece is done) */
+	int raw;	/* rev's branches are not prepared yet (its piece's raw) */
 	int head_ok, prev_clean, prev_err_open;
 	int64_t last_cbr; /* -1 = none reported yet */
 	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
@@ -309,6 +312,7 @@ struct snap_ptdec {
 	pthread_mutex_t symu; /* guards the symbols and locations (sideband.c, ptd_locate) */
 	int symu_init;
 	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
+	struct wctx *rctx;	/* the reader's own context (pool.c) */
 	struct lent lnone;	/* the location of address 0 (named) */
 	struct lent lunres;	/* a location its producer could not get (never named: the
 			     * reader looks it up) */
@@ -521,5 +525,41 @@ int ptd_start_pool(struct snap_ptdec *d);
 /* Stops and joins the workers and frees the pool's state (spare event arrays, the
  * reader's own context). */
 void ptd_stop_pool(struct snap_ptdec *d);
+/* ptd_wlocate's miss: ptd_locate's location, remembered in slot l of w's cache
+ * (d->lnone for ip 0, d->lunres when out of memory: left to the reader). */
+struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip);
+/* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
+uint32_t ptd_flags_bytes(uint32_t flags);
+
+/* The location of ip in process pid for a branch of w's thread, from its own
+ * cache (w->lcache: set) first. */
+static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
+{
+	struct lslot *l = &w->lcache[((ip ^ (uint64_t)(uint32_t)pid) * 0x9e3779b97f4a7c15ull) >>
+				     (64 - LCACHE_BITS)];
+
+	if (l->ip == ip && l->pid == pid && l->e) /* (ip 0 is never cached) */
+		return l->e;
+	return ptd_wlocate_miss(w, l, pid, ip);
+}
+
+/* Prepares branch r for the reader: its flags' event bytes, its command at its
+ * time and its locations, with w's caches (cached: w->lcache is set; else the
+ * locations are left to the reader, d->lunres). Everything is looked up before
+ * r's stores. */
+__attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r,
+								  int cached)
+{
+	const struct snap_ptdec *d = w->d;
+	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : ptd_flags_bytes(r->flags);
+	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
+	struct lent *sl = cached ? ptd_wlocate(w, r->pid, r->ip) : &w->d->lunres,
+		    *dl = cached ? ptd_wlocate(w, r->pid, r->addr) : &w->d->lunres;
+
+	memcpy(r->evfl, &fl, sizeof(r->evfl));
+	r->comm = comm;
+	r->sl = sl;
+	r->dl = dl;
+}
 
 #endif
