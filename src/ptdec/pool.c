@@ -64,8 +64,8 @@ uint32_t ptd_flags_bytes(uint32_t flags)
 
 /* The final events ev[0..n) of a piece its thread (context w) hands on: each
  * branch gets its flags' event bytes, its command and its locations, so that the
- * reader, the serial part of a decode, only copies them (docs/ptdec.md, "The
- * reader"). */
+ * reader, the serial part of a decode, only copies them (docs/ptdec.md,
+ * "Joining"). */
 static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
 {
 	struct rawev *r, *e = ev + n;
