@@ -201,11 +201,98 @@ static void producer_fills_the_branches(void)
 	dec_fini(&d, &st);
 }
 
+/* A branch whose time perf's queue time rule raises past a COMM of its thread
+ * gets the command at its new time, not the one its producer saw at its own
+ * (the reader looks it up again), whether the producer or the reader (a piece
+ * it decoded itself: raw) prepared the branch. */
+static void raised_time_takes_the_new_command(void)
+{
+	struct comm comms[] = {{0, 9, 11}, {100, 9, 12}};
+
+	for (int raw = 0; raw < 2; raw++) {
+		struct snap_ptdec d;
+		struct snap_strtab st;
+		struct wctx w;
+		struct queue q;
+		struct piece pc;
+		size_t qp = 0;
+		struct rawev *ev = snap_calloc(2, sizeof(*ev));
+		struct snap_event out[4];
+
+		dec_init(&d, &st);
+		CHECK(ev != NULL);
+		if (!ev)
+			return;
+		d.comms = comms;
+		d.ncomms = 2;
+		d.lead = NO_IDX;
+		for (uint32_t f = 0; f < FLTAB_N; f++)
+			d.fltab[f] = ptd_flags_bytes(f);
+		pthread_mutex_init(&d.mu, NULL);
+		pthread_cond_init(&d.cv_work, NULL);
+		pthread_cond_init(&d.cv_done, NULL);
+		pthread_cond_init(&d.cv_pub, NULL);
+		memset(&w, 0, sizeof(w));
+		w.d = &d;
+		w.lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w.lcache));
+		CHECK(w.lcache != NULL);
+		d.rctx = &w;
+		for (int i = 0; i < 2; i++) {
+			ev[i].kind = RAW_BRANCH;
+			ev[i].pid = ev[i].tid = 9;
+			ev[i].flags = SNAP_PF_BRANCH | SNAP_PF_CALL;
+			ev[i].ip = 0x401000 + (uint64_t)i;
+			ev[i].addr = 0x402000;
+		}
+		ev[0].time = 150; /* estimated: the queue's time is 150 from it on */
+		ev[0].est = 1;
+		ev[1].time = 50; /* before the second COMM: raised to 150, after it */
+		if (!raw)
+			for (int i = 0; i < 2; i++)
+				ptd_prep_branch(&w, &ev[i], 1);
+		CHECK_INT_EQ(raw ? 0 : 11, (int)ev[1].comm);
+		memset(&pc, 0, sizeof(pc));
+		pc.state = PIECE_DONE;
+		pc.run_start = 1;
+		pc.ev = ev;
+		pc.nev = pc.cap = 2;
+		pc.raw = raw;
+		memset(&q, 0, sizeof(q));
+		q.pieces = &qp;
+		q.npieces = 1;
+		q.last_cbr = -1;
+		d.pieces = &pc;
+		d.npieces = 1;
+		d.queues = &q;
+		d.nqueues = 1;
+		d.live = 1;
+		CHECK_INT_EQ(2, snap_ptdec_fill(&d, out, 4));
+		CHECK_U64_EQ(150, out[1].time);
+		CHECK_INT_EQ(12, (int)out[0].comm);
+		CHECK_INT_EQ(12, (int)out[1].comm);
+		CHECK_INT_EQ(SNAP_BR_CALL, out[1].br_kind);
+		CHECK_INT_EQ(1, out[1].has_time);
+		CHECK_U64_EQ(0x401001, out[1].src.ip);
+		CHECK_STR_EQ("[unknown @ 0x402000 ([unknown])]",
+			     snap_strtab_get(&st, out[1].dst.sym));
+		CHECK_INT_EQ(0, snap_ptdec_fill(&d, out, 4));
+		CHECK(pc.state == PIECE_RELEASED);
+		ptd_wctx_fini(&w);
+		pthread_mutex_destroy(&d.mu);
+		pthread_cond_destroy(&d.cv_work);
+		pthread_cond_destroy(&d.cv_done);
+		pthread_cond_destroy(&d.cv_pub);
+		d.comms = NULL;
+		dec_fini(&d, &st);
+	}
+}
+
 int main(void)
 {
 	RUN(one_location_per_address);
 	RUN(names_in_the_readers_order);
 	RUN(command_memo_is_the_scan);
 	RUN(producer_fills_the_branches);
+	RUN(raised_time_takes_the_new_command);
 	return snap_test_done();
 }
