@@ -451,27 +451,36 @@ static size_t release_bytes(struct snap_ptdec *d, const struct piece *pc, const 
 
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	const uint8_t *b[2], *e[2];
+	const uint8_t *b[2 + DROPQ], *e[2 + DROPQ];
 	size_t n = d->map ? release_bytes(d, pc, b, e) : 0, left = 0;
 
 	pthread_mutex_lock(&d->mu);
-	if (d->nthreads) /* to a worker (woken below) */
+	if (d->nthreads && d->dispatched < d->npieces) { /* to a worker (woken below) */
 		for (; left < n && d->ndrops < DROPQ; left++) {
 			d->drops[d->ndrops].b = b[left];
 			d->drops[d->ndrops++].e = e[left];
 		}
+	} else if (d->ndrops) {
+		/* every piece has started: the workers may not wake again, so the
+		 * drops left to them are the reader's (none stays undone at the end) */
+		n += take_drops(d, b + n, e + n);
+	}
 	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;
 	pc->cap = 0;
 	pc->state = PIECE_RELEASED;
 	d->live--;
 	/* pieces may start: one worker, once WAKE_ROOM may (each wake-up of a
-	 * worker that waits is a futex call of the reader's) */
-	if (d->live + WAKE_ROOM <= d->window)
+	 * worker that waits is a futex call of the reader's); or drops to make */
+	if (d->live + WAKE_ROOM <= d->window || left)
 		pthread_cond_signal(&d->cv_work);
 	pthread_mutex_unlock(&d->mu);
 	for (; left < n; left++)
 		ptd_drop_bytes(d, b[left], e[left], 1);
+	/* the last piece read: a worker may still be making a drop it took, so the
+	 * whole file goes once more (its pages that are left: none, or a few) */
+	if (++d->nreleased == d->npieces && d->nthreads)
+		ptd_drop_bytes(d, d->map, (const uint8_t *)d->map + d->maplen, 1);
 	if (pc->has_helper) {
 		pthread_join(pc->helper, NULL);
 		pc->has_helper = 0;

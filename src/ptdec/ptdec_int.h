@@ -304,6 +304,7 @@ struct snap_ptdec {
 		const uint8_t *b, *e;
 	} drops[DROPQ]; /* bytes the reader is done with, for a worker to drop (pool.c) */
 	size_t ndrops;
+	size_t nreleased;    /* pieces the reader has released (pool.c) */
 	struct aent *acache; /* the locations by process and address: open addressing */
 	unsigned abits;	     /* 1 << abits slots, of which nalocs used */
 	size_t nalocs;
