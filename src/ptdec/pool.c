@@ -36,6 +36,51 @@ static size_t skipped(struct piece *pc, size_t n)
 	return drop;
 }
 
+struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip)
+{
+	struct lent *e;
+
+	if (!ip)
+		return &w->d->lnone;
+	if (!(e = ptd_locate(w->d, pid, ip)))
+		return &w->d->lunres; /* out of memory: left to the reader */
+	l->ip = ip;
+	l->pid = pid;
+	l->e = e;
+	return e;
+}
+
+uint32_t ptd_flags_bytes(uint32_t flags)
+{
+	struct snap_event t;
+	uint32_t b;
+
+	memset(&t, 0, sizeof(t));
+	t.has_time = 1;
+	snap_event_set_branch_flags(&t, flags);
+	memcpy(&b, (const char *)&t + PTD_EV_FLAGS_AT, sizeof(b));
+	return b;
+}
+
+/* The final events ev[0..n) of a piece its thread (context w) hands on: each
+ * branch gets its flags' event bytes, its command and its locations, so that the
+ * reader, the serial part of a decode, only copies them (docs/ptdec.md,
+ * "Joining"). */
+static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
+{
+	struct rawev *r, *e = ev + n;
+
+	if (w->lcache || (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache)))) {
+		for (r = ev; r < e; r++)
+			if (r->kind == RAW_BRANCH)
+				ptd_prep_branch(w, r, 1);
+	} else {
+		for (r = ev; r < e; r++)
+			if (r->kind == RAW_BRANCH)
+				ptd_prep_branch(w, r, 0);
+	}
+}
+
 /* Under the lock: an event array for a piece, from the spare ones. */
 static void take_spare(struct snap_ptdec *d, struct rawev **ev, size_t *cap)
 {
@@ -82,6 +127,8 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		memcpy(tail, pc->ev + n, rest * sizeof(*tail));
 	if (drop && n > drop)
 		memmove(pc->ev, pc->ev + drop, (n - drop) * sizeof(*pc->ev));
+	if (n > drop && pc->w) /* (pc->w: set by decode below; a unit test has none) */
+		prep_events(pc->w, pc->ev, n - drop);
 	pthread_mutex_lock(&d->mu);
 	while (n > drop && pc->pub && !d->stop)
 		pthread_cond_wait(&d->cv_pub, &d->mu);
@@ -125,9 +172,25 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 		pthread_cond_signal(&d->cv_done);
 }
 
+/* Decodes piece pc with w (the events handed on before the last are prepared
+ * by ptd_publish, the last ones here). ptd_decode_piece's result. */
+static int decode(struct wctx *w, struct piece *pc)
+{
+	int err;
+
+	pc->w = w;
+	err = ptd_decode_piece(w, pc);
+	/* the reader prepares the events of a piece it decoded as it reads them: one
+	 * pass over them (ptdec.c, lead_run) */
+	pc->raw = !w->can_block && w->lcache;
+	if (err >= 0 && !pc->raw)
+		prep_events(w, pc->ev, pc->nev);
+	return err;
+}
+
 static void run_piece(struct wctx *w, struct piece *pc)
 {
-	int err = ptd_decode_piece(w, pc);
+	int err = decode(w, pc);
 
 	pthread_mutex_lock(&w->d->mu);
 	piece_done(w->d, pc, err);
@@ -144,10 +207,26 @@ static void start_piece(struct snap_ptdec *d, struct piece *pc)
 		take_spare(d, &pc->ev, &pc->cap);
 }
 
+/* Under the lock: the drops left to the workers, into b and e (DROPQ each), and
+ * how many. */
+static size_t take_drops(struct snap_ptdec *d, const uint8_t **b, const uint8_t **e)
+{
+	size_t n = d->ndrops;
+
+	for (size_t i = 0; i < n; i++) {
+		b[i] = d->drops[i].b;
+		e[i] = d->drops[i].e;
+	}
+	d->ndrops = 0;
+	return n;
+}
+
 static void *worker(void *arg)
 {
 	struct snap_ptdec *d = arg;
 	struct wctx w;
+	const uint8_t *db[DROPQ], *de[DROPQ];
+	size_t ndrops;
 
 	memset(&w, 0, sizeof(w));
 	w.d = d;
@@ -156,10 +235,19 @@ static void *worker(void *arg)
 	for (;;) {
 		struct piece *pc;
 
-		while (!d->stop && (d->dispatched == d->npieces || d->live >= d->window))
+		while (!d->stop && !d->ndrops &&
+		       (d->dispatched == d->npieces || d->live >= d->window))
 			pthread_cond_wait(&d->cv_work, &d->mu);
 		if (d->stop)
 			break;
+		if (d->ndrops) { /* the reader's drops first */
+			ndrops = take_drops(d, db, de);
+			pthread_mutex_unlock(&d->mu);
+			for (size_t i = 0; i < ndrops; i++)
+				ptd_drop_bytes(d, db[i], de[i], 1);
+			pthread_mutex_lock(&d->mu);
+			continue;
+		}
 		pc = &d->pieces[d->order[d->dispatched++]];
 		if (pc->state != PIECE_WAITING)
 			continue; /* the reader decoded it itself */
@@ -235,8 +323,10 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
-		reader_ctx.d = d;
-		err = ptd_decode_piece(&reader_ctx, pc);
+		if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
+			reader_ctx.lcache =
+				snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
+		err = decode(&reader_ctx, pc);
 		if (err == -EAGAIN)
 			to_helper(d, pc);
 		pthread_mutex_lock(&d->mu);
@@ -324,36 +414,73 @@ void ptd_release_segment(struct snap_ptdec *d, struct rawev *ev, size_t cap)
  * (docs/ptdec.md, "Memory"), DROP_CHUNK at a time: each madvise that unmaps
  * pages makes the kernel flush the TLBs of every CPU running the decode (an
  * interprocessor interrupt), so one a piece of 16 KiB cost 10 % of a -j 2
- * decode's CPU. A queue's pieces are consecutive in the file within a buffer. */
+ * decode's CPU. A queue's pieces are consecutive in the file within a buffer.
+ * With workers, a worker drops them (the one woken by the release): the reader,
+ * the serial part of the decode, makes no madvise call while they keep up. */
 #define DROP_CHUNK ((size_t)128 << 10)
 
-static void release_bytes(struct snap_ptdec *d, const struct piece *pc)
+/* A released piece wakes a worker once this many pieces may start: a worker
+ * woken decodes them one after the other, and the reader, whose every wake-up
+ * of a waiting worker is a futex call, wakes one a WAKE_ROOM pieces, not one a
+ * piece (docs/ptdec.md, "Locking"). */
+#define WAKE_ROOM 3
+
+/* The bytes of queue q's pieces to drop now that pc is read (*b, *e; NULL: none
+ * yet); up to two ranges, when pc does not follow the last one. */
+static size_t release_bytes(struct snap_ptdec *d, const struct piece *pc, const uint8_t *b[2],
+			    const uint8_t *e[2])
 {
 	struct queue *q = &d->queues[pc->q];
+	size_t n = 0;
 
 	if (q->drop_hi != pc->b) { /* not after the last: a new range */
-		if (q->drop_lo)
-			ptd_drop_bytes(d, q->drop_lo, q->drop_hi, 1);
+		if (q->drop_lo) {
+			b[n] = q->drop_lo;
+			e[n++] = q->drop_hi;
+		}
 		q->drop_lo = pc->b;
 	}
 	q->drop_hi = pc->e;
 	if ((size_t)(q->drop_hi - q->drop_lo) >= DROP_CHUNK || pc->qpos + 1 == q->npieces) {
-		ptd_drop_bytes(d, q->drop_lo, q->drop_hi, 1);
+		b[n] = q->drop_lo;
+		e[n++] = q->drop_hi;
 		q->drop_lo = q->drop_hi = NULL;
 	}
+	return n;
 }
 
 void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
-	release_bytes(d, pc);
+	const uint8_t *b[2 + DROPQ], *e[2 + DROPQ];
+	size_t n = d->map ? release_bytes(d, pc, b, e) : 0, left = 0;
+
 	pthread_mutex_lock(&d->mu);
+	if (d->nthreads && d->dispatched < d->npieces) { /* to a worker (woken below) */
+		for (; left < n && d->ndrops < DROPQ; left++) {
+			d->drops[d->ndrops].b = b[left];
+			d->drops[d->ndrops++].e = e[left];
+		}
+	} else if (d->ndrops) {
+		/* every piece has started: the workers may not wake again, so the
+		 * drops left to them are the reader's (none stays undone at the end) */
+		n += take_drops(d, b + n, e + n);
+	}
 	give_spare(d, pc->ev, pc->cap);
 	pc->ev = NULL;
 	pc->cap = 0;
 	pc->state = PIECE_RELEASED;
 	d->live--;
-	pthread_cond_signal(&d->cv_work); /* one more piece may start: one worker */
+	/* pieces may start: one worker, once WAKE_ROOM may (each wake-up of a
+	 * worker that waits is a futex call of the reader's); or drops to make */
+	if (d->live + WAKE_ROOM <= d->window || left)
+		pthread_cond_signal(&d->cv_work);
 	pthread_mutex_unlock(&d->mu);
+	for (; left < n; left++)
+		ptd_drop_bytes(d, b[left], e[left], 1);
+	/* the last piece read: a worker may still be making a drop it took, so the
+	 * whole file goes once more (its pages that are left: none, or a few) */
+	if (++d->nreleased == d->npieces && d->nthreads)
+		ptd_drop_bytes(d, d->map, (const uint8_t *)d->map + d->maplen, 1);
 	if (pc->has_helper) {
 		pthread_join(pc->helper, NULL);
 		pc->has_helper = 0;
@@ -391,6 +518,10 @@ int ptd_start_pool(struct snap_ptdec *d)
 		d->order[i] = i;
 	sort_ctx = d;
 	qsort(d->order, d->npieces, sizeof(*d->order), cmp_order);
+	reader_ctx.d = d;
+	d->rctx = &reader_ctx;
+	for (uint32_t f = 0; f < FLTAB_N; f++)
+		d->fltab[f] = ptd_flags_bytes(f);
 	/* The reader holds a piece of every queue it merges: the workers' window
 	 * comes on top of those, WINDOW_PER_J pieces a thread for at most
 	 * WINDOW_JOBS threads (the reading and the consumer thread are serial: at

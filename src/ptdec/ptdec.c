@@ -8,8 +8,10 @@
  * libipt.c, for what the walk leaves to it; both drive machine.c's state
  * machine, piece.h). Workers take pieces in the
  * order of their first timestamp and write raw events (struct rawev) into the
- * piece; the thread calling next() walks each queue's pieces in order, joins
- * them and merges the queues by time, resolving symbols on the way.
+ * piece, and give each branch its flags' event bytes, command and locations as
+ * they hand the events on (pool.c); the thread calling next() walks each queue's
+ * pieces in order, joins them and merges the queues by time, naming each
+ * location the first time it reads it (docs/ptdec.md, "Joining").
  *
  * What perf reports, reproduced here:
  *  - a direct branch is reported only once a later packet made the decoder
@@ -81,6 +83,15 @@ const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len)
 
 /* ---- the reader ---- */
 
+/* Gives raw event r perf's time t (its queue's): a branch's command is then the
+ * one at t (its producer's is the one at the time it had: prep_events). */
+static inline void set_time(struct snap_ptdec *d, struct rawev *r, uint64_t t)
+{
+	if (t != r->time && r->kind == RAW_BRANCH)
+		r->comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
+	r->time = t;
+}
+
 /* The next raw event of queue q, or NULL at its end. Joins pieces, and takes
  * each piece's events a segment at a time (pool.c). */
 static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
@@ -96,6 +107,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			ptd_next_segment(d, q->pieces[q->cur], &q->rev, &q->rn, &q->rcap,
 					 &q->rlast);
 			q->rok = 1;
+			q->raw = q->rlast && pc->raw; /* (the reader decoded it: pool.c) */
 			q->pos = 0;
 		}
 		if (q->pos < q->rn) {
@@ -105,14 +117,16 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
 				/* perf resynced at this FUP after the last piece's error */
-				r->time = r->strt_time;
+				set_time(d, r, r->strt_time);
 				r->ip = 0;
+				r->sl = &d->lnone;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
 			} else if (r->implicit && r->kind == RAW_BRANCH) {
 				r->ip = 0; /* a stream's first start: from nowhere */
+				r->sl = &d->lnone;
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
@@ -125,7 +139,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (!d->timeless) {
 				if (r->kind == RAW_ERROR || r->est || r->time > q->ts)
 					q->ts = r->time;
-				r->time = q->ts;
+				set_time(d, r, q->ts);
 			}
 			return r;
 		}
@@ -159,7 +173,7 @@ static inline const struct rawev *queue_head(struct snap_ptdec *d, struct queue 
 		if (!r->implicit && r->kind == RAW_BRANCH && !d->timeless) {
 			if (r->est || r->time > q->ts) /* as queue_peek */
 				q->ts = r->time;
-			r->time = q->ts;
+			set_time(d, r, q->ts);
 			q->head = r;
 			q->head_ok = 1;
 			return r;
@@ -214,50 +228,6 @@ static struct queue *merge_next(struct snap_ptdec *d)
 	return best ? &d->queues[bi] : NULL;
 }
 
-/* A branch event's bytes from has_time to src: has_time, br_kind, br_state,
- * in_tx, sw_out, sw_preempt, task_exit and the padding, set by set_flags at once. */
-#define EV_FLAGS_AT offsetof(struct snap_event, has_time)
-_Static_assert(offsetof(struct snap_event, src) == EV_FLAGS_AT + 8, "set_flags' 8 bytes");
-
-/* has_time and snap_event_set_branch_flags (the rest of the 8 bytes zero),
- * remembered for the few flag values a trace has. */
-static inline void set_flags(struct snap_ptdec *d, struct snap_event *ev, uint32_t flags)
-{
-	struct flmemo *m = &d->flmemo[(flags ^ (flags >> 5) ^ (flags >> 10)) % FLMEMO];
-
-	if (m->key != (uint64_t)flags + 1) {
-		struct snap_event t;
-
-		memset(&t, 0, sizeof(t));
-		t.has_time = 1;
-		snap_event_set_branch_flags(&t, flags);
-		memcpy(m->b, (const char *)&t + EV_FLAGS_AT, sizeof(m->b));
-		m->key = (uint64_t)flags + 1;
-	}
-	memcpy((char *)ev + EV_FLAGS_AT, m->b, sizeof(m->b));
-}
-
-/* ptd_resolve with its cache hit in line (two per branch, on the reader; a slot
- * never used has ip 0). */
-static inline int resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
-{
-	const struct aent *e = ptd_aslot(d, pid, ip);
-
-	if (ip && e->ip == ip && e->pid == pid) {
-		*l = e->loc;
-		return 0;
-	}
-	return ptd_resolve(d, pid, ip, l);
-}
-
-/* ptd_comm_at with its memo's hit in line (once per event, on the reader). */
-static inline uint32_t comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
-{
-	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
-		return d->comm_val;
-	return ptd_comm_at(d, tid, t);
-}
-
 /* A cbr or an error (best, just taken from queue bq) into ev (stale: zeroed
  * first). 0, or -ENOMEM. */
 static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawev *best,
@@ -270,7 +240,7 @@ static int other_event(struct snap_ptdec *d, struct queue *bq, const struct rawe
 	ev->tid = best->tid;
 	ev->time = best->time;
 	ev->has_time = 1; /* timeless: numbered by the caller (source/source.h) */
-	ev->comm = comm_at(d, best->tid, best->time);
+	ev->comm = ptd_comm_at(d, &d->cmemo, best->tid, best->time);
 	if (best->kind == RAW_POWER) {
 		bq->last_cbr = (int64_t)best->cbr;
 		ev->kind = SNAP_EV_POWER;
@@ -296,23 +266,52 @@ _Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
 		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
 	       "pid and tid copied at once");
 
-/* The branch r into ev (stale: every field is set). 0, or -ENOMEM. */
-static inline int branch_event(struct snap_ptdec *d, const struct rawev *r, struct snap_event *ev)
+/* A branch's location e (from its raw event: d->lunres when its producer could
+ * not get it) of ip in process pid, named. NULL: out of memory. */
+static struct lent *named_loc(struct snap_ptdec *d, struct lent *e, int32_t pid, uint64_t ip)
 {
-	int err;
+	if (e == &d->lunres && !(e = ip ? ptd_locate(d, pid, ip) : &d->lnone))
+		return NULL;
+	return ptd_name_loc(d, e) < 0 ? NULL : e;
+}
 
+/* The event's bytes from msg to its end: zero in a branch. */
+#define EV_TAIL_AT offsetof(struct snap_event, msg)
+_Static_assert(offsetof(struct snap_event, src) + 2 * sizeof(struct snap_loc) == EV_TAIL_AT,
+	       "a branch's tail follows dst");
+
+/* The branch r at time t into ev (stale: every field is set): its flags, command
+ * and locations are the producer's (prep_events, pool.c), the command again when
+ * the queue's time moved it, the locations' names interned here on first use (a
+ * location not named: named_loc). 0, or -ENOMEM. */
+__attribute__((always_inline)) static inline int
+branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct snap_event *ev)
+{
+	struct lent *s = r->sl, *e = r->dl;
+	uint64_t pidtid;
+	uint32_t comm = r->comm;
+	uint8_t fl[8] = {0};
+
+	if (!(s->named & e->named)) {
+		/* the source first: names are interned in the order of the events */
+		if (!(s = named_loc(d, s, r->pid, r->ip)) ||
+		    !(e = named_loc(d, e, r->pid, r->addr)))
+			return -ENOMEM;
+	}
+	if (t != r->time)
+		comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
+	/* everything read before the event's stores (its byte fields alias all) */
+	memcpy(&pidtid, &r->pid, 8);
+	memcpy(fl, r->evfl, sizeof(r->evfl));
 	ev->kind = SNAP_EV_BRANCH;
-	memcpy((char *)ev + EV_PIDTID_AT, &r->pid, 8);
-	ev->comm = comm_at(d, r->tid, r->time);
-	ev->time = r->time;
-	set_flags(d, ev, r->flags); /* and has_time */
-	if ((err = resolve(d, r->pid, r->ip, &ev->src)) < 0 ||
-	    (err = resolve(d, r->pid, r->addr, &ev->dst)) < 0)
-		return err;
-	ev->msg = ev->freq_mhz = ev->event = 0;
-	ev->period = 0;
-	ev->frames = NULL;
-	ev->nframes = 0;
+	memcpy((char *)ev + EV_PIDTID_AT, &pidtid, 8);
+	ev->comm = comm;
+	ev->time = t;
+	memcpy((char *)ev + PTD_EV_FLAGS_AT, fl, 8); /* has_time and the flags, then zeros */
+	ev->src = s->loc;
+	ev->dst = e->loc;
+	/* msg, freq_mhz, event, period, frames, nframes and the padding */
+	memset((char *)ev + EV_TAIL_AT, 0, sizeof(*ev) - EV_TAIL_AT);
 	return 0;
 }
 
@@ -328,34 +327,47 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 		    size_t n, int one)
 {
 	struct rawev *r = q->rev + q->pos, *e = q->rev + q->rn;
-	uint64_t ts = q->ts, rt = d->rival ? d->rival->time : UINT64_MAX;
-	/* at equal times the lower queue goes first */
+	/* the last time that goes before the rival's head: at equal times the
+	 * lower queue goes first (the rival's head at 0 goes first: none goes) */
+	uint64_t ts = q->ts, last = d->rival ? d->rival->time : UINT64_MAX;
 	int lose_eq = d->rival && d->rival_q < d->lead;
-	size_t k = *i;
-	int err = 0;
+	struct snap_event *ev = evs + *i, *ev0 = ev;
+	int err = 0, raw = q->raw;
 
-	if (one)
-		n = k + 1;
-	for (; k < n && r < e; r++) {
-		uint64_t t;
+	if (one) {
+		if (r < e) {
+			if (raw)
+				ptd_prep_branch(d->rctx, r, 1);
+			if ((err = branch_event(d, r, r->time, ev)) >= 0)
+				ev++;
+			r++;
+		}
+	} else {
+		if ((size_t)(e - r) > n - *i) /* no more than the room left */
+			e = r + (n - *i);
+		if (lose_eq && !last)
+			e = r;
+		last -= (uint64_t)lose_eq;
+		for (; r < e; r++, ev++) {
+			uint64_t t = r->time;
 
-		if (!one) {
 			if (r->implicit || r->kind != RAW_BRANCH)
 				break;
 			/* perf's queue time, as queue_peek */
-			t = r->est || r->time > ts ? r->time : ts;
-			if (t > rt || (t == rt && lose_eq))
+			t = r->est || t > ts ? t : ts;
+			if (t > last)
 				break;
-			r->time = ts = t;
+			ts = t;
+			if (raw) /* the reader decoded the piece: prepared here, in one pass */
+				ptd_prep_branch(d->rctx, r, 1);
+			if ((err = branch_event(d, r, t, ev)) < 0) {
+				r++;
+				break;
+			}
 		}
-		if ((err = branch_event(d, r, &evs[k])) < 0) {
-			r++;
-			break;
-		}
-		k++;
 	}
-	d->st.branches += k - *i;
-	*i = k;
+	d->st.branches += (size_t)(ev - ev0);
+	*i += (size_t)(ev - ev0);
 	q->pos = (size_t)(r - q->rev);
 	q->ts = ts;
 	return err;
@@ -472,7 +484,6 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		d->walk = !strcmp(env, "check") ? 2 : strcmp(env, "0") != 0;
 	else
 		d->walk = 1;
-	d->comm_tid = -3;
 	d->lead = NO_IDX;
 	snprintf(d->debug_dir, sizeof(d->debug_dir), "%s",
 		 d->o.debug_dir ? d->o.debug_dir : "/usr/lib/debug");
@@ -526,14 +537,17 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		if (pthread_mutex_init(&d->tmu, NULL) == 0)
 			d->tmu_init = 1;
 	}
+	d->lnone.named = 1;
 	d->st.lost = d->pd.lost;
 	d->st.aux_truncated = d->pd.aux_truncated;
 	d->st.aux_partial = d->pd.aux_partial;
 	d->iscache = pt_iscache_alloc(NULL);
 	d->acache = snap_calloc((size_t)1 << ACACHE_BITS, sizeof(*d->acache));
+	d->abits = ACACHE_BITS;
 	err = -ENOMEM;
-	if (!d->iscache || !d->acache)
+	if (!d->iscache || !d->acache || pthread_mutex_init(&d->symu, NULL) != 0)
 		goto fail;
+	d->symu_init = 1;
 	if ((err = ptd_read_sideband(d)) < 0) {
 		if (err == -SNAP_ENOTSUP)
 			snap_pd_notsup(why, whylen, d->notsup);
@@ -625,6 +639,14 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	ptd_stop_pool(d);
 	if (d->tmu_init)
 		pthread_mutex_destroy(&d->tmu);
+	if (d->symu_init)
+		pthread_mutex_destroy(&d->symu);
+	while (d->lblocks) {
+		struct lblock *b = d->lblocks;
+
+		d->lblocks = b->next;
+		snap_free(b);
+	}
 	snap_free(d->threads);
 	for (size_t i = 0; i < d->npieces; i++) {
 		snap_free(d->pieces[i].ev);

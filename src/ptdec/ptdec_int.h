@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
@@ -24,7 +25,7 @@
 #include "util/u64map.h"
 
 #define AUTO_PIECE	 (16u << 10)
-#define ACACHE_BITS	 16
+#define ACACHE_BITS	 10 /* the locations' table starts with 1 << ACACHE_BITS slots */
 #define WINDOW_PER_J	 4
 #define NO_IDX		 ((size_t)-1)
 /* A piece hands its events to the reader in segments of at most AUTO_EVCAP
@@ -33,6 +34,7 @@
 #define AUTO_EVCAP	 16384u
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
+#define DROPQ		 8 /* the drops the reader leaves to the workers (pool.c) */
 /* A page fault maps the pages around it that the kernel has (fault-around):
  * dropping the bytes before the token reader drops this many more (machine.c;
  * a whole drop goes back to the start of the 2 MiB span: ptd_drop_bytes). */
@@ -51,6 +53,8 @@ enum {
 	ERR_INTERN,
 	ERR_NELOOP,
 };
+
+struct lent;
 
 /* An event of a piece as perf reports it (machine.c), before the reader joins
  * the pieces and resolves the addresses (ptdec.c). */
@@ -73,6 +77,12 @@ struct rawev {
 			    * after an error (ptdec.c, queue_peek) */
 	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
+	/* RAW_BRANCH, set by the piece's producer as it hands the events on (pool.c,
+	 * prep_events), so that the reader only copies them (ptdec.c, branch_event): */
+	uint8_t evfl[4];      /* the event's has_time, br_kind, br_state and in_tx */
+	uint32_t comm;	      /* the thread's command at time (set again when the reader
+			       * changes the time: ptdec.c, set_time) */
+	struct lent *sl, *dl; /* where ip and addr are (d->lunres: the reader looks it up) */
 };
 
 struct mapping {
@@ -159,6 +169,8 @@ struct piece {
 	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
 	int has_helper;
 	pthread_t helper; /* the thread decoding a big piece, joined at its release */
+	struct wctx *w;	  /* the context of the thread decoding it (pool.c: prep_events) */
+	int raw; /* the reader decoded it: its events are prepared as they are read (ptdec.c) */
 };
 
 struct queue {
@@ -171,6 +183,7 @@ struct queue {
 	struct rawev *rev;	  /* the segment of piece cur being read, rn events */
 	size_t rn, rcap;
 	int rok, rlast; /* rev is set; it is the piece's last segment (the piece is done) */
+	int raw;	/* rev's branches are not prepared yet (its piece's raw) */
 	int head_ok, prev_clean, prev_err_open;
 	int64_t last_cbr; /* -1 = none reported yet */
 	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
@@ -180,20 +193,58 @@ struct queue {
 	const uint8_t *drop_lo, *drop_hi;
 };
 
-#define FLMEMO 16
+/* A branch event's bytes from has_time to src: has_time, br_kind, br_state, in_tx
+ * (struct rawev's evfl), then sw_out, sw_preempt, task_exit and the padding (zero). */
+#define PTD_EV_FLAGS_AT offsetof(struct snap_event, has_time)
+_Static_assert(offsetof(struct snap_event, in_tx) == PTD_EV_FLAGS_AT + 3 &&
+		       offsetof(struct snap_event, src) == PTD_EV_FLAGS_AT + 8,
+	       "evfl's 4 bytes, then 4 zero ones");
+/* The flag values whose evfl bytes d->fltab holds (all that perf's decoder gives
+ * but VMENTRY, VMEXIT and the INTR bits, which newer perf only sets). */
+#define FLTAB_N 0x800u
 
-/* A branch's flags (key: flags + 1, 0 = none) and the 8 bytes of its event
- * from has_time on (ptdec.c, set_flags). */
-struct flmemo {
-	uint64_t key;
-	uint8_t b[8];
+/* A memo of thread tid's command: val from perf time from on, for span (val 0:
+ * span 0, never used; sideband.c, ptd_comm_memo). */
+struct cmemo {
+	int32_t tid;
+	uint32_t val;
+	uint64_t from, span;
 };
 
+/* A location of the trace: an address of a process and its DSO, symbol and
+ * offset (sideband.c, ptd_locate). Made by any decode thread, under d->symu;
+ * the reader interns its symbol's name when it first reads it (ptd_name_loc),
+ * so names get their strtab ids in the order of the events, whatever -j is.
+ * Entries never move (blocks of LENT_BLOCK) and live until close. */
+struct lent {
+	struct snap_loc loc; /* loc.sym: 0 until named */
+	const char *name;    /* the symbol's name (borrowed from its DSO's symbols), NULL:
+			      * "[unknown @ ...]" */
+	int named;	     /* loc is final (the reader's: workers do not read it) */
+};
+
+#define LENT_BLOCK 255
+
+struct lblock {
+	struct lblock *next;
+	size_t n;
+	struct lent e[LENT_BLOCK];
+};
+
+/* A slot of the locations' table by process and address (sideband.c, ptd_locate;
+ * under d->symu; e NULL: free). */
 struct aent {
 	uint64_t ip;
 	int32_t pid;
-	int used;
-	struct snap_loc loc;
+	struct lent *e; /* NULL: unused slot */
+};
+
+/* A decode thread's own cache of locations (pool.c, LCACHE_BITS slots; e NULL: unused). */
+#define LCACHE_BITS 12
+struct lslot {
+	uint64_t ip;
+	int32_t pid;
+	struct lent *e;
 };
 
 /* Where a section of the image-section cache lies (insn.c: ptd_add_section):
@@ -249,10 +300,23 @@ struct snap_ptdec {
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
 	const struct piece *rwait; /* the piece the reader waits for (pool.c), NULL: none */
-	struct aent *acache;
+	struct {
+		const uint8_t *b, *e;
+	} drops[DROPQ]; /* bytes the reader is done with, for a worker to drop (pool.c) */
+	size_t ndrops;
+	size_t nreleased;    /* pieces the reader has released (pool.c) */
+	struct aent *acache; /* the locations by process and address: open addressing */
+	unsigned abits;	     /* 1 << abits slots, of which nalocs used */
+	size_t nalocs;
 	size_t lead, rival_q; /* the merge: the queue consumed last, the best other one */
 	const struct rawev *rival;
-	struct flmemo flmemo[FLMEMO]; /* the reader's branch flags */
+	pthread_mutex_t symu; /* guards the symbols and locations (sideband.c, ptd_locate) */
+	int symu_init;
+	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
+	struct wctx *rctx;	/* the reader's own context (pool.c) */
+	struct lent lnone;	/* the location of address 0 (named) */
+	struct lent lunres;	/* a location its producer could not get (never named: the
+			     * reader looks it up) */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
@@ -261,10 +325,10 @@ struct snap_ptdec {
 	int tscan;	     /* CYC or MTC timing: piece clocks come from a scan (timing.c) */
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
-	int debug;	  /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
-	int32_t comm_tid; /* ptd_comm_at's cache: tid, its comm, valid until comm_until */
-	uint32_t comm_val;
-	uint64_t comm_from, comm_until;
+	int debug;	    /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
+	struct cmemo cmemo; /* the reader's (ptd_comm_at): other events, and branches whose
+			     * time the queue's rule moved */
+	uint32_t fltab[FLTAB_N]; /* the evfl bytes of each flag value (pool.c, prep_events) */
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
 	int fill_err; /* snap_ptdec_fill's error after the events before it, for the next call */
@@ -314,6 +378,9 @@ struct wctx {
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
 	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
 	size_t rused;	 /* of which rused are used */
+	/* pool.c: the events' flags and locations, set as they are handed on */
+	struct lslot *lcache; /* LCACHE_BITS slots, allocated on first use */
+	struct cmemo cmemo;   /* the branches' commands */
 };
 
 /* ---- small helpers ---- */
@@ -337,13 +404,6 @@ static inline int32_t pid_of(const struct snap_ptdec *d, int32_t tid)
 	return tid;
 }
 
-/* The symbol cache's slot for an address of a process. */
-static inline struct aent *ptd_aslot(const struct snap_ptdec *d, int32_t pid, uint64_t ip)
-{
-	return &d->acache[(ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >>
-			  (64 - ACACHE_BITS)];
-}
-
 /* ptdec.c */
 /* Describes raw event r (borrowed) in buf (len bytes, NUL-terminated): its kind,
  * addresses or error or ratio, time, pid/tid and marks ("branch 0x401000 ->
@@ -361,13 +421,26 @@ int ptd_kernel_switch_sym(struct snap_ptdec *d);
 /* The task on cpu at perf time t: its last switch-in at or before t, else the
  * CPU's first; NULL when the CPU has none. Borrowed from d. */
 const struct sw *ptd_task_at(const struct snap_ptdec *d, int32_t cpu, uint64_t t);
-/* Fills *l with the DSO, symbol and offset of ip in process pid (names interned
- * in d->names: "[unknown @ ...]" when there is no symbol; cached). Reader thread
- * only. 0, or -ENOMEM. */
-int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l);
-/* The id in d->names of thread tid's command at perf time t: its last COMM at or
- * before t, else its first; 0 if it has none. Memoised in d: reader thread only. */
-uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t);
+/* The location of ip (not 0) in process pid: its DSO, symbol and offset, the
+ * symbol's name not interned yet (ptd_name_loc); cached in d, owned by d. Any
+ * thread (takes d->symu). NULL: out of memory. */
+struct lent *ptd_locate(struct snap_ptdec *d, int32_t pid, uint64_t ip);
+/* Interns the name of location e (from ptd_locate) in d->names ("[unknown @
+ * ...]" when it has no symbol): e->loc is final. Reader thread only. 0, or
+ * -ENOMEM. */
+int ptd_name_loc(struct snap_ptdec *d, struct lent *e);
+/* Sets *m to thread tid's command at perf time t, the id in d->names of its last
+ * COMM at or before t, else of its first (0 if it has none), and for how long it
+ * is that. Any thread (d->comms is read only once the sideband is read). */
+void ptd_comm_memo(const struct snap_ptdec *d, int32_t tid, uint64_t t, struct cmemo *m);
+/* ptd_comm_memo's command, from memo m when it holds (tid, t). */
+static inline uint32_t ptd_comm_at(const struct snap_ptdec *d, struct cmemo *m, int32_t tid,
+				   uint64_t t)
+{
+	if (tid != m->tid || t - m->from >= m->span)
+		ptd_comm_memo(d, tid, t, m);
+	return m->val;
+}
 /* split.c */
 extern const uint8_t ptd_psb[16]; /* a PSB packet */
 /* Splits every AUXTRACE buffer of d->pd into pieces (at the first PSB after
@@ -470,5 +543,41 @@ int ptd_start_pool(struct snap_ptdec *d);
 /* Stops and joins the workers and frees the pool's state (spare event arrays, the
  * reader's own context). */
 void ptd_stop_pool(struct snap_ptdec *d);
+/* ptd_wlocate's miss: ptd_locate's location, remembered in slot l of w's cache
+ * (d->lnone for ip 0, d->lunres when out of memory: left to the reader). */
+struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip);
+/* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
+uint32_t ptd_flags_bytes(uint32_t flags);
+
+/* The location of ip in process pid for a branch of w's thread, from its own
+ * cache (w->lcache: set) first. */
+static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
+{
+	struct lslot *l = &w->lcache[((ip ^ (uint64_t)(uint32_t)pid) * 0x9e3779b97f4a7c15ull) >>
+				     (64 - LCACHE_BITS)];
+
+	if (l->ip == ip && l->pid == pid && l->e) /* (ip 0 is never cached) */
+		return l->e;
+	return ptd_wlocate_miss(w, l, pid, ip);
+}
+
+/* Prepares branch r for the reader: its flags' event bytes, its command at its
+ * time and its locations, with w's caches (cached: w->lcache is set; else the
+ * locations are left to the reader, d->lunres). Everything is looked up before
+ * r's stores. */
+__attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r,
+								  int cached)
+{
+	const struct snap_ptdec *d = w->d;
+	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : ptd_flags_bytes(r->flags);
+	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
+	struct lent *sl = cached ? ptd_wlocate(w, r->pid, r->ip) : &w->d->lunres,
+		    *dl = cached ? ptd_wlocate(w, r->pid, r->addr) : &w->d->lunres;
+
+	memcpy(r->evfl, &fl, sizeof(r->evfl));
+	r->comm = comm;
+	r->sl = sl;
+	r->dl = dl;
+}
 
 #endif

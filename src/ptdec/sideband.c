@@ -864,28 +864,72 @@ static const struct mapping *find_map(struct snap_ptdec *d, int32_t pid, uint64_
 	return NULL;
 }
 
-int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc *l)
+/* Under d->symu: a new location, in d->lblocks. NULL: out of memory. */
+static struct lent *lent_new(struct snap_ptdec *d)
 {
-	struct aent *e;
+	struct lblock *b = d->lblocks;
+
+	if (!b || b->n == LENT_BLOCK) {
+		if (!(b = snap_calloc(1, sizeof(*b))))
+			return NULL;
+		b->next = d->lblocks;
+		d->lblocks = b;
+	}
+	return &b->e[b->n++];
+}
+
+/* The slot of (pid, ip) in the locations' table (tab, 1 << bits slots): its
+ * own, or the free one where it goes. */
+static struct aent *aslot(struct aent *tab, unsigned bits, int32_t pid, uint64_t ip)
+{
+	size_t mask = ((size_t)1 << bits) - 1,
+	       i = (size_t)((ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid) >> (64 - bits));
+
+	while (tab[i].e && (tab[i].ip != ip || tab[i].pid != pid))
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
+/* Under d->symu: the table has room for one more (at most half full). 0, or
+ * -ENOMEM. */
+static int alocs_room(struct snap_ptdec *d)
+{
+	unsigned bits = d->abits + 1;
+	struct aent *t;
+
+	if (2 * (d->nalocs + 1) <= (size_t)1 << d->abits)
+		return 0;
+	if (bits >= sizeof(size_t) * 8 - 6 || !(t = snap_calloc((size_t)1 << bits, sizeof(*t))))
+		return -ENOMEM;
+	for (size_t i = 0; i < (size_t)1 << d->abits; i++)
+		if (d->acache[i].e)
+			*aslot(t, bits, d->acache[i].pid, d->acache[i].ip) = d->acache[i];
+	snap_free(d->acache);
+	d->acache = t;
+	d->abits = bits;
+	return 0;
+}
+
+/* Under d->symu: ptd_locate's work. */
+static struct lent *locate(struct snap_ptdec *d, int32_t pid, uint64_t ip)
+{
+	struct aent *a = aslot(d->acache, d->abits, pid, ip);
 	const struct mapping *m;
 	struct dso *x;
 	uint64_t va;
 	const struct snap_elfsyms_ent *sym;
-	int err;
+	struct lent *e;
 
-	memset(l, 0, sizeof(*l));
-	l->ip = ip;
-	if (!ip)
-		return 0;
-	e = ptd_aslot(d, pid, ip);
-	if (e->used && e->ip == ip && e->pid == pid) {
-		*l = e->loc;
-		return 0;
-	}
+	if (a->e)
+		return a->e;
+	if (alocs_room(d) < 0 || !(e = lent_new(d)))
+		return NULL;
+	a = aslot(d->acache, d->abits, pid, ip); /* (the table may have grown) */
+	e->loc.ip = ip;
 	m = find_map(d, pid, ip);
 	if (m) {
 		x = &d->dsos[m->dso];
-		l->dso = x->name;
+		e->loc.dso = x->name;
 		if (!x->loaded) {
 			x->loaded = 1;
 			if (x->ksyms)
@@ -900,32 +944,52 @@ int ptd_resolve(struct snap_ptdec *d, int32_t pid, uint64_t ip, struct snap_loc 
 		    (x->vaddr ||
 		     !snap_elfsyms_off2vaddr(&x->syms, ip - m->start + m->pgoff, &va)) &&
 		    (sym = snap_elfsyms_find(&x->syms, va)) != NULL) {
-			int64_t id =
-				snap_strtab_intern_cstr(d->names, snap_elfsyms_name(&x->syms, sym));
-
-			if (id < 0)
-				return (int)id;
-			l->sym = (uint32_t)id;
-			l->off = va - sym->start;
+			e->name = snap_elfsyms_name(&x->syms, sym);
+			e->loc.off = va - sym->start;
 		}
 	}
-	if (!l->sym && (err = unknown_name(d, ip, l->dso, &l->sym)) < 0)
-		return err;
-	e->used = 1;
-	e->ip = ip;
-	e->pid = pid;
-	e->loc = *l;
+	a->ip = ip;
+	a->pid = pid;
+	a->e = e;
+	d->nalocs++;
+	return e;
+}
+
+struct lent *ptd_locate(struct snap_ptdec *d, int32_t pid, uint64_t ip)
+{
+	struct lent *e;
+
+	pthread_mutex_lock(&d->symu);
+	e = locate(d, pid, ip);
+	pthread_mutex_unlock(&d->symu);
+	return e;
+}
+
+int ptd_name_loc(struct snap_ptdec *d, struct lent *e)
+{
+	if (e->named)
+		return 0;
+	if (e->name) {
+		int64_t id = snap_strtab_intern_cstr(d->names, e->name);
+
+		if (id < 0)
+			return (int)id;
+		e->loc.sym = (uint32_t)id;
+	} else {
+		int err = unknown_name(d, e->loc.ip, e->loc.dso, &e->loc.sym);
+
+		if (err < 0)
+			return err;
+	}
+	e->named = 1;
 	return 0;
 }
 
-/* The thread's command at time t: its last COMM at or before t, else its first. */
-uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
+void ptd_comm_memo(const struct snap_ptdec *d, int32_t tid, uint64_t t, struct cmemo *m)
 {
 	uint32_t c = 0, first = 0;
 	uint64_t from = 0, until = UINT64_MAX;
 
-	if (d->comm_tid == tid && d->comm_val && t >= d->comm_from && t < d->comm_until)
-		return d->comm_val;
 	for (size_t i = 0; i < d->ncomms; i++) {
 		if (d->comms[i].tid != tid)
 			continue;
@@ -938,11 +1002,10 @@ uint32_t ptd_comm_at(struct snap_ptdec *d, int32_t tid, uint64_t t)
 			until = d->comms[i].time;
 		}
 	}
-	d->comm_tid = tid;
-	d->comm_val = c ? c : first;
-	d->comm_from = c ? from : 0;
-	d->comm_until = c ? until : (until == UINT64_MAX ? UINT64_MAX : until);
-	if (!c)
-		d->comm_from = 0;
-	return d->comm_val;
+	/* its last COMM from its time until the next one; else its first until then
+	 * (none: 0 for ever) */
+	m->tid = tid;
+	m->val = c ? c : first;
+	m->from = c ? from : 0;
+	m->span = until - m->from;
 }

@@ -130,6 +130,30 @@ static struct queue *queue_get(struct snap_ptdec *d, const struct snap_pd_aux *a
 	return &d->queues[d->nqueues++];
 }
 
+/* The piece just cut (the last of queue q): its start time from its first PSB+,
+ * and where the piece before it on its stream stops, at that PSB's FUP when the
+ * piece starts with it (perf decodes successive snapshot buffers as one stream,
+ * but drops the direct branches after the last packet of each buffer). Read as
+ * the piece is cut, while its first bytes are in memory. */
+static void piece_psb(struct snap_ptdec *d, const struct queue *q)
+{
+	struct piece *pc = &d->pieces[q->pieces[q->npieces - 1]];
+	const uint8_t *psb = find_psb(pc->b, pc->e);
+	int has_tsc, has_fup;
+	uint64_t tsc = 0, fup = 0;
+
+	if (!psb)
+		return;
+	psb_info(psb, pc->e, &has_tsc, &tsc, &has_fup, &fup);
+	pc->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
+	if (psb == pc->b && q->npieces > 1 && !pc->run_start && !(d->snapshot && pc->buf_start)) {
+		struct piece *prev = &d->pieces[q->pieces[q->npieces - 2]];
+
+		prev->has_stop = has_fup;
+		prev->stop_ip = fup;
+	}
+}
+
 int ptd_split_buffers(struct snap_ptdec *d)
 {
 	size_t want = d->o.piece_bytes ? d->o.piece_bytes : AUTO_PIECE;
@@ -156,48 +180,15 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			next = from < e ? find_psb(from, e) : NULL;
 			if ((err = add_piece(d, q, qi, cur, next ? next : e, run_start, a)) < 0)
 				return err;
+			piece_psb(d, q);
 			/* the pages looked at (and the kernel's fault-around) leave
-			 * memory again: the whole file is never resident at once */
+			 * memory again: the whole file is never resident at once, and
+			 * is read once */
 			walk_at(d, &span, next ? next : e);
 			run_start = 0;
 			if (!next)
 				break;
 			cur = next;
-		}
-	}
-	walk_at(d, &span, NULL);
-	/* Each piece stops where the next one of its stream starts: at its PSB's FUP. */
-	for (size_t i = 0; i < d->npieces; i++) {
-		struct piece *pc = &d->pieces[i];
-		int has_tsc, has_fup;
-		uint64_t tsc = 0, fup = 0;
-		const uint8_t *psb = find_psb(pc->b, pc->e);
-
-		if (psb) {
-			psb_info(psb, pc->e, &has_tsc, &tsc, &has_fup, &fup);
-			pc->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
-		}
-		walk_at(d, &span, pc->e);
-	}
-	walk_at(d, &span, NULL);
-	for (size_t qi = 0; qi < d->nqueues; qi++) {
-		struct queue *q = &d->queues[qi];
-
-		for (size_t k = 0; k + 1 < q->npieces; k++) {
-			struct piece *pc = &d->pieces[q->pieces[k]],
-				     *nx = &d->pieces[q->pieces[k + 1]];
-			int has_tsc, has_fup;
-			uint64_t tsc, fup = 0;
-
-			/* perf decodes successive snapshot buffers as one stream, but drops
-			 * the direct branches after the last packet of each buffer. */
-			if (nx->run_start || (d->snapshot && nx->buf_start) || nx->e - nx->b < 16 ||
-			    memcmp(nx->b, ptd_psb, 16))
-				continue;
-			psb_info(nx->b, nx->e, &has_tsc, &tsc, &has_fup, &fup);
-			pc->has_stop = has_fup;
-			pc->stop_ip = fup;
-			walk_at(d, &span, nx->e);
 		}
 	}
 	walk_at(d, &span, NULL);
