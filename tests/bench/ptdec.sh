@@ -16,6 +16,7 @@
 #   -j 1, -j N        snaptrace decode -decoder ipt (N = online CPUs), to .fxt and .fxt.gz,
 #                     and the CPU time of the reading and the consumer thread with -j N
 #                     (the busier one's is its wall time on idle cores)
+#   N x -j 1          N independent -j 1 decodes side by side: the machine's ceiling for -j N
 #   ptdec alone       the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
 #   bytes per slice   of the -j N .fxt and .fxt.gz (slices: begins and complete events)
 # then the peak RSS of -j N to .fxt.gz at 1x, 4x and 16x and with -j 64 (the largest of 3
@@ -227,6 +228,16 @@ for f in tsc cyc; do
 	best "-j $NCPU -> .fxt" iptn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
 	best "-j 1 -> .fxt.gz" gz1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt.gz"
 	best "-j $NCPU -> .fxt.gz" gzn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
+	# The machine's own ceiling for -j N: N independent -j 1 decodes side by side (no
+	# sharing at all) against one alone; cores that share caches, memory or a host's
+	# hyperthreads give less than N.
+	pcmd=""
+	for ((k = 0; k < NCPU; k++)); do
+		pcmd="$pcmd$S -decoder ipt -j 1 $data -o $OUT/side$k.fxt & "
+	done
+	best "$NCPU x -j 1 side by side -> .fxt" pair "${pcmd}wait"
+	rm -f "$OUT"/side*.fxt
+	awk -v a="$wall_ipt1" -v p="$wall_pair" -v n="$NCPU" 'BEGIN { if (p > 0) printf "bench ptdec:   this machine'\''s ceiling for -j %d: %d -j 1 decodes side by side take %.2fx the wall of one, %.2fx the work per second\n", n, n, p / a, n * a / p }'
 	# The reading thread (events) or the consumer thread (stacks, FXT), the busier, is the
 	# serial part: with idle cores the -j N decode's wall time is its CPU time, or the CPU
 	# time of all threads over N.
@@ -269,7 +280,8 @@ for f in tsc cyc; do
 	# and -j 1's wall time its CPU time
 	sp=$(awk -v a="$cpu_ipt1" -v i="$idle" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
 	spgz=$(awk -v a="$cpu_gz1" -v i="$idlegz" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
-	target "-j 1 wall / -j $NCPU wall, .fxt" "$(ratio "$wall_ipt1" "$wall_iptn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${sp}x)"
+	ceil=$(awk -v a="$wall_ipt1" -v p="$wall_pair" -v n="$NCPU" 'BEGIN { printf "%.2f", (p > 0) ? n * a / p : 0 }')
+	target "-j 1 wall / -j $NCPU wall, .fxt" "$(ratio "$wall_ipt1" "$wall_iptn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${sp}x; the machine's ceiling ${ceil}x)"
 	target "-j 1 wall / -j $NCPU wall, .fxt.gz" "$(ratio "$wall_gz1" "$wall_gzn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${spgz}x)"
 	maxrss=$(printf '%s\n' "$rss_ipt1" "$rss_iptn" "$rss_gz1" "$rss_gzn" "$rss_s1" "$rss_s4" "$rss_j64" "$rss_j64f" | sort -g | tail -1)
 	target "peak RSS (MB), the largest of the decodes" "$maxrss" le $TGT_RSS
