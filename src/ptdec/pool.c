@@ -479,7 +479,7 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 		ptd_drop_bytes(d, b[left], e[left], 1);
 	/* the last piece read: a worker may still be making a drop it took, so the
 	 * whole file goes once more (its pages that are left: none, or a few) */
-	if (++d->nreleased == d->npieces && d->nthreads)
+	if (++d->nreleased == d->npieces && d->nthreads && d->map)
 		ptd_drop_bytes(d, d->map, (const uint8_t *)d->map + d->maplen, 1);
 	if (pc->has_helper) {
 		pthread_join(pc->helper, NULL);
