@@ -200,10 +200,13 @@ int snap_perfdata_build_ids(snap_perfdata_read_fn read, void *ctx,
 	return r;
 }
 
-/* Record types (perf_event.h): PERF_RECORD_LOST = 2, _SAMPLE = 9, _LOST_SAMPLES = 13. */
+/* Record types (perf_event.h): PERF_RECORD_LOST = 2, _SAMPLE = 9, _LOST_SAMPLES = 13;
+ * perf's own PERF_RECORD_AUXTRACE = 71 (tools/perf/util/event.h: after its header, a
+ * u64 size of the trace bytes that follow the record, not counted in header.size). */
 #define REC_LOST	 2
 #define REC_SAMPLE	 9
 #define REC_LOST_SAMPLES 13
+#define REC_AUXTRACE	 71
 #define LOST_CHUNK	 (1u << 20)
 
 int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_perfdata_info *info,
@@ -223,6 +226,7 @@ int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_
 		return -ENOMEM;
 	while (off < end && !err) {
 		size_t want = end - off < LOST_CHUNK ? (size_t)(end - off) : LOST_CHUNK, pos = 0;
+		uint64_t skip = 0; /* an AUXTRACE record's trace bytes past this chunk */
 		long n = read(ctx, info->data_off + off, buf, want);
 
 		if (n < 0) {
@@ -244,6 +248,22 @@ int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_
 			}
 			if (pos + size > (size_t)n)
 				break;
+			if (type == REC_AUXTRACE && size >= 16) {
+				/* its trace bytes are no records: skipped, not read */
+				uint64_t aux = snap_get64(buf + pos + 8);
+
+				if (aux > end - (off + pos + size)) {
+					err = -SNAP_EPARSE;
+					break;
+				}
+				if (aux > (size_t)n - pos - size) {
+					skip = off + pos + size + aux;
+					pos = (size_t)n; /* (not 0: not a cut record) */
+					break;
+				}
+				pos += size + (size_t)aux;
+				continue;
+			}
 			if (type == REC_LOST && size >= 24) {
 				out->chunks++;
 				out->lost += snap_get64(buf + pos + 16);
@@ -256,7 +276,7 @@ int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_
 		}
 		if (!pos && !err) /* a record cut by the end of the file */
 			err = (size_t)n < want ? -SNAP_ETRUNC : -SNAP_EPARSE;
-		off += pos;
+		off = skip ? skip : off + pos;
 	}
 	snap_free(buf);
 	return err;

@@ -77,7 +77,8 @@ struct snap_perfdata_lost {
 
 /*
  * Walks the record headers of the data section of a probed (non-pipe) file
- * and fills *out. Reads the section in chunks (any size works). Returns 0,
+ * and fills *out. Reads the section in chunks (any size works); the trace
+ * bytes after a PERF_RECORD_AUXTRACE (Intel PT) are skipped unread. Returns 0,
  * -SNAP_EPARSE at a record that cannot be (size < 8, or past the section:
  * what came before it is counted), or the reader's error.
  */

@@ -307,9 +307,51 @@ static void lost_records(void)
 	free(buf);
 }
 
+/* An Intel PT recording: the trace bytes after each PERF_RECORD_AUXTRACE are
+ * not records (they are skipped, also when they run past the reader's chunk),
+ * and the LOST records between them are all counted. */
+static void lost_records_between_aux(void)
+{
+	size_t cap = (3u << 20) + 4096, n, data, big = (3u << 19) + 40;
+	uint8_t *buf = calloc(1, cap);
+	struct snap_perfdata_info info;
+	struct snap_perfdata_lost l;
+	struct snap_membuf m;
+
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	make_file(buf, 1, 0, 0x127);
+	n = 104 + 152;
+	data = n;
+	n += rec(buf + n, 3, 40, 0, 0);	   /* COMM */
+	n += rec(buf + n, 71, 48, big, 0); /* AUXTRACE, 1.5 MiB of trace after it */
+	for (size_t k = 0; k + 24 <= big; k += 24)
+		rec(buf + n + k, 2, 24, 9, 1000); /* bytes that look like LOST records */
+	n += big;
+	n += rec(buf + n, 2, 24, 7, 5); /* LOST: 5 */
+	n += rec(buf + n, 71, 48, 100, 0);
+	memset(buf + n, 0xff, 100); /* not a record */
+	n += 100;
+	n += rec(buf + n, 2, 24, 7, 3);
+	put64(buf + 40, data);
+	put64(buf + 48, n - data);
+	m = (struct snap_membuf){buf, n};
+	CHECK_INT_EQ(0, snap_perfdata_probe(snap_mem_read, &m, &info));
+	CHECK_INT_EQ(0, snap_perfdata_lost(snap_mem_read, &m, &info, &l));
+	CHECK_U64_EQ(2, l.chunks);
+	CHECK_U64_EQ(8, l.lost);
+	/* trace bytes said to run past the data section */
+	put64(buf + data + 40 + 8, (uint64_t)n);
+	CHECK_INT_EQ(-SNAP_EPARSE, snap_perfdata_lost(snap_mem_read, &m, &info, &l));
+	CHECK_U64_EQ(0, l.chunks);
+	free(buf);
+}
+
 int main(void)
 {
 	RUN(lost_records);
+	RUN(lost_records_between_aux);
 	RUN(build_ids);
 	RUN(check_size_against_file);
 	RUN(probe_classifies_files);
