@@ -68,8 +68,11 @@ uint32_t ptd_flags_bytes(uint32_t flags)
  * "Joining"). */
 static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
 {
-	struct rawev *r, *e = ev + n;
+	struct rawev *r, *e;
 
+	if (!n)
+		return; /* (ev may be NULL) */
+	e = ev + n;
 	if (w->lcache || (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache)))) {
 		for (r = ev; r < e; r++)
 			if (r->kind == RAW_BRANCH)
