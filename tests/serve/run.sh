@@ -210,7 +210,8 @@ for mode in plain nohup; do
 	if [ $mode = nohup ]; then
 		nohup "$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/hup.err" &
 	else
-		"$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/hup.err" &
+		# (SIGHUP as by default even when this suite runs under nohup)
+		env --default-signal=HUP "$snap" serve -serve-port 0 "$tmp/b.fxt" >/dev/null 2>"$tmp/hup.err" &
 	fi
 	pid=$!
 	pids+=("$pid")
