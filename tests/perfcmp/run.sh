@@ -277,7 +277,9 @@ t_sleeploop() {
 http_serve() {
 	local port=$1
 	rm -rf "$tmp/w_http"
-	(cd "$tmp/www" && exec "$snap" run -sampling -multi-thread -callgraph-mode dwarf \
+	# (SIGINT as by default: a background job of a script starts with it ignored, and
+	# snaptrace keeps an ignored signal ignored, as the program would)
+	(cd "$tmp/www" && exec env --default-signal=INT "$snap" run -sampling -multi-thread -callgraph-mode dwarf \
 		-working-directory "$tmp/w_http" -o "$tmp/http.fxt.gz" \
 		-- "$py" -m http.server "$port" --bind 127.0.0.1) >"$tmp/http.out" 2>"$tmp/http.err" &
 	spid=$!
