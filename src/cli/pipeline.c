@@ -203,32 +203,23 @@ static void *consumer_main(void *arg)
 /*
  * Whether a -j jobs decode of src into sink gets a consumer thread: only where it
  * has a core (docs/design.md, "The consumer thread"). The decode's busy threads with
- * it are the reading thread, the consumer, the source's own (ptdec's workers: the
- * window ahead of the reader is that of 2 threads whatever -j is, src/ptdec/pool.c
- * ptd_start_pool; the source with a fill op is the in-process decoder, source.h;
- * a source that waits on perf has perf script beside it) and pgz's gzip threads
- * (about one thread's work together, write/pgz.h) when they run; it is started when
- * they are no more than the CPUs the process may use. On 2 CPUs a -j 2 decode of a
- * perf.data in process has 4 busy threads: the reading thread feeds the builder
- * itself. SNAPTRACE_CONSUMER=1 (or 0) forces it on (off) for -j > 1: the tests run
- * both paths.
+ * it are the reading thread, the consumer, the source's own (src->busy: ptdec's
+ * workers, perf script) and pgz's gzip threads (about one thread's work together,
+ * write/pgz.h) when they run; it is started when they are no more than the CPUs the
+ * process may use. On 2 CPUs a -j 2 decode of a perf.data in process has 4 busy
+ * threads: the reading thread feeds the builder itself. SNAPTRACE_CONSUMER=1 (or 0)
+ * forces it on (off) for -j > 1: the tests run both paths.
  */
-#define PTDEC_BUSY_WORKERS 2
-
 static int consumer_wanted(int jobs, const struct snap_source *src, const struct snap_sink *sink)
 {
 	const char *env = getenv("SNAPTRACE_CONSUMER");
-	int busy = 2, cpus; /* the reading thread and the consumer */
+	int busy = 2 + src->busy, cpus; /* the reading thread, the consumer, the source's */
 
 	if (jobs <= 1)
 		return 0;
 	if (env && *env)
 		return strcmp(env, "0") != 0;
 	cpus = snap_cpus_allowed();
-	if (src->ops && src->ops->fill)
-		busy += jobs < PTDEC_BUSY_WORKERS ? jobs : PTDEC_BUSY_WORKERS;
-	else if (src->ops && src->ops->set_progress)
-		busy++; /* perf script */
 	if (sink->gz && cpus > 1)
 		busy++; /* pgz's threads: min(jobs, cpus, 4) */
 	snap_debug("%d busy threads with a consumer thread on %d CPUs: %s", busy, cpus,

@@ -730,5 +730,6 @@ int snap_source_dlfilter(struct snap_source *src, const struct snap_perfsrc_opts
 	src->ops = &dlsrc_ops;
 	src->impl = d;
 	src->who = "perf";
+	src->busy = 1; /* perf script */
 	return 0;
 }

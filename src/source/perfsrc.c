@@ -294,6 +294,7 @@ int snap_source_perf(struct snap_source *src, const struct snap_perfsrc_opts *o,
 	src->ops = &perfsrc_ops;
 	src->impl = p;
 	src->who = "perf";
+	src->busy = 1;		   /* perf script */
 	perfsrc_src_progress(src); /* (set already when the plugin path hands over) */
 	return 0;
 }

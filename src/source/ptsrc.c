@@ -109,6 +109,14 @@ int snap_source_ptdec(struct snap_source *src, const struct snap_source_opts *o,
 	src->impl = d;
 	src->who = "the in-process PT decoder (libipt)";
 	src->timeless = snap_ptdec_timeless(d); /* numbered by snap_source_next */
+	{
+		struct snap_ptdec_stats s;
+
+		/* its workers (none with one job), busy for the window's 2 at most
+		 * (ptdec/pool.c, ptd_start_pool) */
+		snap_ptdec_stats(d, &s);
+		src->busy = s.jobs <= 1 ? 0 : s.jobs > 2 ? 2 : s.jobs;
+	}
 	snap_info("%s: decoding Intel PT in-process (libipt)", src->name);
 	return 0;
 }

@@ -80,6 +80,8 @@ struct snap_source {
 	struct snap_perfdata_lost lost;	   /* what perf lost while recording it */
 	struct snap_progress *progress;	   /* redrawn while perf prints nothing, or NULL */
 	int said; /* the error next or fill returned was reported: not to be said again */
+	int busy; /* threads it keeps busy beside the one reading it: the in-process
+		   * decoder's workers, perf script; cli/pipeline.c counts them */
 };
 
 /* Opens input (NULL: ./perf.data; "-": stdin): a perf.data file (or perf record
