@@ -333,11 +333,12 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	int lose_eq = d->rival && d->rival_q < d->lead;
 	struct snap_event *ev = evs + *i, *ev0 = ev;
 	int err = 0, raw = q->raw;
+	int cached = d->rctx->lcache != NULL; /* (its allocation may have failed) */
 
 	if (one) {
 		if (r < e) {
 			if (raw)
-				ptd_prep_branch(d->rctx, r, 1);
+				ptd_prep_branch(d->rctx, r, cached);
 			if ((err = branch_event(d, r, r->time, ev)) >= 0)
 				ev++;
 			r++;
@@ -359,7 +360,7 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 				break;
 			ts = t;
 			if (raw) /* the reader decoded the piece: prepared here, in one pass */
-				ptd_prep_branch(d->rctx, r, 1);
+				ptd_prep_branch(d->rctx, r, cached);
 			if ((err = branch_event(d, r, t, ev)) < 0) {
 				r++;
 				break;
