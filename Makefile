@@ -47,7 +47,13 @@ Q := @
 msg = $(if $(SILENT),,@$(say) '$(1)' '$(patsubst $(B)/%,%,$(2))')
 endif
 LDLIBS_SNAP := -lz -ldeflate -ldw -lelf # libdeflate: write/pgz; elfutils libdw: DWARF line tables (record/dwline.c)
-LDLIBS_CLI  := -lmicrohttpd # only ./snaptrace (cli/serve.c) links the HTTP server
+# The HTTP server (libmicrohttpd) is not linked: cli/serve.c opens it for -serve only (linked,
+# it and gnutls cost every command ~1.5 ms of start-up, docs/design.md). Its SONAME is the one
+# of the libmicrohttpd.so this compiler finds; its header stays a build dependency.
+MHD_SONAME = $(shell objdump -p "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+$(B)/src/cli/serve.o: ALL_CFLAGS += -DSNAP_MHD_SONAME='"$(or $(MHD_SONAME),libmicrohttpd.so.12)"'
+LDLIBS_CLI  := -ldl # dlopen (in libc since glibc 2.34)
 # The in-process PT decoder (src/ptdec): libipt, libiberty's demangler, threads.
 LDLIBS_PTDEC := -lipt -liberty -lpthread
 

@@ -317,6 +317,10 @@ int snap_cmd_decode(int argc, char **argv)
 	rc = decode_parse(argc, argv, &o, inputs, &ninputs, &c);
 	if (rc >= 0)
 		goto out;
+	if (c.serve && snap_serve_load("decode") < 0) { /* before decoding */
+		rc = 1;
+		goto out;
+	}
 	workdir = c.workdir;
 	if (!ninputs && workdir) {
 		nfound = snap_workdir_list_dir(workdir, &found);

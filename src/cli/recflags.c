@@ -273,6 +273,9 @@ int snap_recflags_prepare(struct snap_recflags *f, const char *cmd, struct snap_
 	/* First: a refused -o is the only line printed, and nothing runs. */
 	if (!f->print_cmds && check_output(cmd, f->output))
 		return 1;
+	/* -serve without its library fails now, not after the recording */
+	if (f->serve && !f->print_cmds && snap_serve_load(cmd) < 0)
+		return 1;
 
 	if (f->verbose)
 		snap_log_level = f->verbose > 1 ? SNAP_LOG_DEBUG : SNAP_LOG_INFO;

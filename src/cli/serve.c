@@ -3,6 +3,7 @@
 #include "cli/serve.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -30,6 +31,74 @@ struct served {
 	unsigned long requests, refused;
 };
 
+/* libmicrohttpd is opened only when serving (snap_serve_load): linked, it and
+ * gnutls, nettle, p11-kit... cost every command ~1.5 ms of start-up
+ * (docs/design.md, "Dependencies"). Its header checks the prototypes;
+ * SNAP_MHD_SONAME is the library the build found (Makefile). */
+#ifndef SNAP_MHD_SONAME
+#define SNAP_MHD_SONAME "libmicrohttpd.so.12"
+#endif
+#define MHD_FUNCS(X)                                                                               \
+	X(MHD_start_daemon)                                                                        \
+	X(MHD_stop_daemon)                                                                         \
+	X(MHD_get_daemon_info)                                                                     \
+	X(MHD_lookup_connection_value)                                                             \
+	X(MHD_create_response_from_buffer)                                                         \
+	X(MHD_create_response_from_fd_at_offset64)                                                 \
+	X(MHD_add_response_header)                                                                 \
+	X(MHD_queue_response)                                                                      \
+	X(MHD_destroy_response)
+#define MHD_MEMBER(f) __typeof__(f) *f;
+static struct {
+	MHD_FUNCS(MHD_MEMBER)
+} mhd;
+#undef MHD_MEMBER
+
+/* The library's name: SNAPTRACE_TEST_MHD_LIB replaces it, for the tests of a
+ * missing or wrong library only (tests/serve). */
+static const char *mhd_name(void)
+{
+	const char *env = getenv("SNAPTRACE_TEST_MHD_LIB");
+
+	return env && *env ? env : SNAP_MHD_SONAME;
+}
+
+int snap_serve_load(const char *cmd)
+{
+	static int loaded;
+	const char *name = mhd_name();
+	char pkg[64];
+	const char *so = strstr(SNAP_MHD_SONAME, ".so.");
+	void *h;
+
+	if (loaded)
+		return 0;
+	/* the Debian package: libmicrohttpd.so.12 is in libmicrohttpd12 */
+	snprintf(pkg, sizeof(pkg), "%.*s%s", so ? (int)(so - SNAP_MHD_SONAME) : 0, SNAP_MHD_SONAME,
+		 so ? so + 4 : SNAP_MHD_SONAME);
+	h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr,
+			"snaptrace %s: serving needs libmicrohttpd (%s); install it: sudo "
+			"apt-get install %s\n",
+			cmd, dlerror(), pkg);
+		return -1;
+	}
+#define MHD_LOOKUP(f)                                                                              \
+	if (!(mhd.f = (__typeof__(mhd.f))dlsym(h, #f))) {                                          \
+		fprintf(stderr,                                                                    \
+			"snaptrace %s: serving needs libmicrohttpd: %s has no %s (not "            \
+			"libmicrohttpd, or too old); install it: sudo apt-get install %s\n",       \
+			cmd, name, #f, pkg);                                                       \
+		dlclose(h);                                                                        \
+		return -1;                                                                         \
+	}
+	MHD_FUNCS(MHD_LOOKUP)
+#undef MHD_LOOKUP
+	loaded = 1; /* kept open until exit */
+	return 0;
+}
+
 int snap_serve_port_parse(const char *s)
 {
 	char *end;
@@ -46,26 +115,27 @@ int snap_serve_port_parse(const char *s)
 
 static int add_cors(struct MHD_Response *r)
 {
-	return MHD_add_response_header(r, "Access-Control-Allow-Origin", SNAP_SERVE_ORIGIN) ==
+	return mhd.MHD_add_response_header(r, "Access-Control-Allow-Origin", SNAP_SERVE_ORIGIN) ==
 				       MHD_YES &&
-			       MHD_add_response_header(r, "Vary", "Origin") == MHD_YES &&
-			       MHD_add_response_header(r, "Cache-Control", "no-cache") == MHD_YES
+			       mhd.MHD_add_response_header(r, "Vary", "Origin") == MHD_YES &&
+			       mhd.MHD_add_response_header(r, "Cache-Control", "no-cache") ==
+				       MHD_YES
 		       ? 0
 		       : -1;
 }
 
 static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *text)
 {
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = mhd.MHD_create_response_from_buffer(strlen(text), (void *)text,
+								     MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
 	add_cors(r);
-	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	mhd.MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	ret = mhd.MHD_queue_response(c, status, r);
+	mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -108,7 +178,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)upload;
 	(void)upload_size;
 	(void)state;
-	if (!host_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))) {
+	if (!host_ok(mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))) {
 		sv->refused++;
 		return reply_text(c, MHD_HTTP_FORBIDDEN,
 				  "snaptrace serves 127.0.0.1, localhost and [::1] only\n");
@@ -118,14 +188,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 	}
 	if (!strcmp(method, "OPTIONS")) { /* a CORS preflight */
-		r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		r = mhd.MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (!r)
 			return MHD_NO;
 		add_cors(r);
-		MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
-		MHD_add_response_header(r, "Access-Control-Allow-Headers", "*");
-		ret = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, r);
-		MHD_destroy_response(r);
+		mhd.MHD_add_response_header(r, "Access-Control-Allow-Methods",
+					    "GET, HEAD, OPTIONS");
+		mhd.MHD_add_response_header(r, "Access-Control-Allow-Headers", "*");
+		ret = mhd.MHD_queue_response(c, MHD_HTTP_NO_CONTENT, r);
+		mhd.MHD_destroy_response(r);
 		return ret;
 	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
@@ -134,15 +205,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	fd = fcntl(sv->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of file descriptors\n");
-	r = MHD_create_response_from_fd_at_offset64(sv->size, fd, 0);
+	r = mhd.MHD_create_response_from_fd_at_offset64(sv->size, fd, 0);
 	if (!r) {
 		close(fd);
 		return MHD_NO;
 	}
 	add_cors(r);
-	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	mhd.MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+	ret = mhd.MHD_queue_response(c, MHD_HTTP_OK, r);
+	mhd.MHD_destroy_response(r);
 	sv->requests++;
 	return ret;
 }
@@ -196,8 +267,11 @@ int snap_serve(const char *cmd, const char *path, int port)
 {
 	struct stat st;
 	char shown[512];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd;
 
+	if (snap_serve_load(cmd) < 0)
+		return 1;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown, strerror(errno));
@@ -232,6 +306,11 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	int sig = 0, err;
 
 	name = name ? name + 1 : path;
+	if (snap_serve_load(cmd) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
 	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
 	memset(&sv, 0, sizeof(sv));
 	sv.fd = fd;
@@ -278,11 +357,11 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old_pipe);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port, NULL,
-			     NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, &addr,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_IDLE_SEC,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)SERVE_PER_IP,
-			     MHD_OPTION_END);
+	d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port,
+				 NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, &addr,
+				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_IDLE_SEC,
+				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)SERVE_PER_IP,
+				 MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr,
 			"snaptrace %s: cannot serve on 127.0.0.1:%d (is the port in use? pick "
@@ -295,7 +374,7 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	info = mhd.MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	if (info)
 		port = info->port;
 	fprintf(stderr,
@@ -316,7 +395,7 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	fflush(stderr);
 	while (sigwait(&set, &sig) != 0)
 		;
-	MHD_stop_daemon(d);
+	mhd.MHD_stop_daemon(d);
 	close(sv.fd);
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	for (int i = 0; i < 3; i++)

@@ -280,4 +280,36 @@ one_line missing_file 1 "cannot serve" serve -serve-port 0 "$tmp/nope.fxt"
 one_line device_refused 1 "not a regular file" serve -serve-port 0 /dev/zero
 one_line fifo_refused 1 "is a FIFO" serve -serve-port 0 "$tmp/in.fifo"
 one_line dir_refused 1 "is a directory" serve -serve-port 0 "$tmp"
+
+# 5. libmicrohttpd is opened only to serve (docs/design.md, "Dependencies"): without it
+# (SNAPTRACE_TEST_MHD_LIB names another library, for these tests only), or with a library
+# that is not it, one line names the package, and nothing is decoded or recorded first.
+no_mhd() { # name pattern args...
+	local name=$1 pat=$2
+	shift 2
+	SNAPTRACE_TEST_MHD_LIB=$mhd timeout -s KILL 10 "$snap" "$@" >/dev/null 2>"$tmp/$name.err"
+	local rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <"$tmp/$name.err")" = 1 ] && grep -q -- "$pat" "$tmp/$name.err" &&
+		grep -q "apt-get install libmicrohttpd[0-9]" "$tmp/$name.err"; then
+		echo "PASS serve_$name"
+	else
+		echo "FAIL serve_$name: exit $rc: $(head -3 "$tmp/$name.err" | tr '\n' ' ')"
+	fi
+}
+mhd=libsnaptrace-no-such-mhd.so.12
+no_mhd no_mhd_serve "serving needs libmicrohttpd (libsnaptrace-no-such-mhd" serve -serve-port 0 "$tmp/b.fxt"
+no_mhd no_mhd_decode "serving needs libmicrohttpd" decode -serve -serve-port 0 -o "$tmp/nomhd.fxt" \
+	tests/golden/pt/call_return.txt
+[ -e "$tmp/nomhd.fxt" ] && echo "FAIL serve_no_mhd_decode/before: the trace was written first"
+no_mhd no_mhd_run "serving needs libmicrohttpd" run -serve -serve-port 0 -o "$tmp/nomhd-run.fxt" \
+	-- sh -c "touch '$tmp/nomhd.ran'"
+[ -e "$tmp/nomhd.ran" ] || [ -e "$tmp/nomhd-run.fxt" ] &&
+	echo "FAIL serve_no_mhd_run/before: the command was recorded first"
+mhd=libz.so.1 # a library, but not libmicrohttpd: a function is missing
+no_mhd wrong_mhd "libz.so.1 has no MHD_" serve -serve-port 0 "$tmp/b.fxt"
+if command -v ldd >/dev/null && ldd "$snap" | grep -Eq 'libmicrohttpd|libgnutls'; then
+	echo "FAIL serve_mhd_not_linked: $(ldd "$snap" | grep -E 'libmicrohttpd|libgnutls' | tr '\n' ' ')"
+else
+	echo "PASS serve_mhd_not_linked"
+fi
 exit 0
