@@ -208,6 +208,12 @@ int snap_perfdata_build_ids(snap_perfdata_read_fn read, void *ctx,
 #define REC_LOST_SAMPLES 13
 #define REC_AUXTRACE	 71
 #define LOST_CHUNK	 (1u << 20)
+/* A chunk starts at 64 KiB (a record's largest size, u16, fits) and doubles
+ * while whole chunks are records: after an AUXTRACE record the next chunk is
+ * small again, as the 1 MiB read after each of a PT recording's records was
+ * mostly trace bytes, copied to be skipped (8 of a 16 MB file's; docs/design.md,
+ * "Start-up"). */
+#define LOST_FIRST	 (1u << 16)
 
 int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_perfdata_info *info,
 		       struct snap_perfdata_lost *out)
@@ -224,8 +230,8 @@ int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_
 	buf = snap_malloc(LOST_CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	while (off < end && !err) {
-		size_t want = end - off < LOST_CHUNK ? (size_t)(end - off) : LOST_CHUNK, pos = 0;
+	for (size_t chunk = LOST_FIRST; off < end && !err;) {
+		size_t want = end - off < chunk ? (size_t)(end - off) : chunk, pos = 0;
 		uint64_t skip = 0; /* an AUXTRACE record's trace bytes past this chunk */
 		long n = read(ctx, info->data_off + off, buf, want);
 
@@ -277,6 +283,7 @@ int snap_perfdata_lost(snap_perfdata_read_fn read, void *ctx, const struct snap_
 		if (!pos && !err) /* a record cut by the end of the file */
 			err = (size_t)n < want ? -SNAP_ETRUNC : -SNAP_EPARSE;
 		off = skip ? skip : off + pos;
+		chunk = skip ? LOST_FIRST : chunk < LOST_CHUNK ? 2 * chunk : LOST_CHUNK;
 	}
 	snap_free(buf);
 	return err;
