@@ -169,11 +169,32 @@ int snap_caps_find_in_path(const char *prog, char *out, size_t len)
 	return -ENOENT;
 }
 
+/* perf --version's output, run once a process for a perf path: it takes ~7 ms
+ * (perf's start-up), and run and attach asked twice, detecting the machine,
+ * then picking the decode's flags (docs/design.md, "Start-up"). */
+static int perf_version_out(const char *perf, char *out, size_t len)
+{
+	static struct {
+		char perf[PATH_MAX];
+		char out[256];
+		int r, valid;
+	} memo;
+	char *argv[] = {(char *)(perf ? perf : "perf"), (char *)"--version", NULL};
+
+	if (!memo.valid || strcmp(memo.perf, argv[0])) {
+		memo.r = snap_run_capture(argv, memo.out, sizeof(memo.out));
+		memo.valid = strlen(argv[0]) < sizeof(memo.perf);
+		if (memo.valid)
+			snprintf(memo.perf, sizeof(memo.perf), "%s", argv[0]);
+	}
+	snprintf(out, len, "%s", memo.out);
+	return memo.r;
+}
+
 int snap_caps_perf_version(const char *perf, int *major, int *minor)
 {
-	char *argv[] = {(char *)(perf ? perf : "perf"), (char *)"--version", NULL};
 	char out[256];
-	int r = snap_run_capture(argv, out, sizeof(out));
+	int r = perf_version_out(perf, out, sizeof(out));
 
 	*major = *minor = 0;
 	if (r != 0)
@@ -318,12 +339,11 @@ void snap_caps_detect(struct snap_machine *m, const char *perf, const char *exe_
 {
 	size_t cpuinfo_len = 1 << 20;
 	char *cpuinfo = snap_malloc(cpuinfo_len), status[4096], out[256];
-	char *argv[] = {(char *)(perf ? perf : "perf"), (char *)"--version", NULL};
 	struct snap_perfcaps *c = &m->caps;
 	long n;
 
 	memset(m, 0, sizeof(*m));
-	if (snap_run_capture(argv, out, sizeof(out)) == 0 &&
+	if (perf_version_out(perf, out, sizeof(out)) == 0 &&
 	    snap_caps_parse_perf_version(out, &c->perf_major, &c->perf_minor, m->perf_version,
 					 sizeof(m->perf_version)) == 0)
 		m->perf_found = 1;

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* snaptrace doctor's decisions and the capability parsers under them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "record/caps.h"
 #include "record/doctor.h"
 #include "snap_test.h"
@@ -168,6 +173,67 @@ static void b1_8_cpuinfo_and_status(void)
 	CHECK_INT_EQ(0, snap_caps_status_perfmon("CapPrm:\t0000004000000000\n", 25));
 }
 
+/* Writes dir/name, a perf that prints version ver and logs each run to dir/log. */
+static void fake_perf(const char *dir, const char *name, const char *ver, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "#!/bin/sh\necho %s >>'%s/log'\necho 'perf version %s'\n", name, dir, ver);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+static long lines_of(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = 0;
+	int c;
+
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* perf --version runs once a process for a perf (~7 ms each: run asked while
+ * detecting the machine, and again for the decode's flags). */
+static void perf_version_asked_once(void)
+{
+	char dir[] = "/tmp/snaptrace-unit-perfver.XXXXXX", p1[128], p2[128], log[160];
+	struct snap_machine m;
+	int a = -1, b = -1;
+
+	CHECK(mkdtemp(dir) != NULL);
+	fake_perf(dir, "perf1", "6.2.5", p1, sizeof(p1));
+	fake_perf(dir, "perf2", "5.10.0", p2, sizeof(p2));
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snap_caps_detect(&m, p1, NULL);
+	CHECK(m.perf_found);
+	CHECK_INT_EQ(6, m.caps.perf_major);
+	CHECK(!strcmp(m.perf_version, "6.2.5"));
+	CHECK_INT_EQ(0, snap_caps_perf_version(p1, &a, &b));
+	CHECK_INT_EQ(6, a);
+	CHECK_INT_EQ(2, b);
+	CHECK_INT_EQ(0, snap_caps_perf_version(p1, &a, &b));
+	CHECK_INT_EQ(1, (int)lines_of(log));
+	/* another perf is asked */
+	CHECK_INT_EQ(0, snap_caps_perf_version(p2, &a, &b));
+	CHECK_INT_EQ(5, a);
+	CHECK_INT_EQ(10, b);
+	CHECK_INT_EQ(2, (int)lines_of(log));
+	unlink(p1);
+	unlink(p2);
+	unlink(log);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(b1_8_vm_non_root);
@@ -175,5 +241,6 @@ int main(void)
 	RUN(b1_8_broken_machine);
 	RUN(b2_1_perf_versions);
 	RUN(b1_8_cpuinfo_and_status);
+	RUN(perf_version_asked_once);
 	return snap_test_done();
 }
