@@ -33,8 +33,9 @@ struct served {
 
 /* libmicrohttpd is opened only when serving (snap_serve_load): linked, it and
  * gnutls, nettle, p11-kit... cost every command ~1.5 ms of start-up
- * (docs/design.md, "Dependencies"). Its header checks the prototypes;
- * SNAP_MHD_SONAME is the library the build found (Makefile). */
+ * (docs/design.md, "Start-up"). Its header checks the prototypes (the table's
+ * types are its functions'); SNAP_MHD_SONAME is the library the build found
+ * (Makefile). */
 #ifndef SNAP_MHD_SONAME
 #define SNAP_MHD_SONAME "libmicrohttpd.so.12"
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Serving a trace to the Perfetto UI (snaptrace serve, -serve): an HTTP
- * server (libmicrohttpd, opened when serving) on 127.0.0.1 only, that answers GET /TOKEN/NAME
+ * server (libmicrohttpd, opened when serving: snap_serve_load) on 127.0.0.1
+ * only, that answers GET /TOKEN/NAME
  * (TOKEN: 128 random bits in hex, new each run, printed only in the link)
  * with the file's bytes and the CORS header the public UI at
  * https://ui.perfetto.dev needs, until Ctrl-C. Anything else gets 404; a
@@ -26,7 +27,7 @@ int snap_serve_port_parse(const char *s);
 /* Opens libmicrohttpd (SNAP_MHD_SONAME, from the build) and looks up the
  * functions serving uses: -serve checks it before anything is recorded or
  * decoded. Returns 0, or -1 after one line naming the package to install.
- * Linked instead, it cost every command ~1.5 ms (docs/design.md). */
+ * Linked instead, it cost every command ~1.5 ms (docs/design.md, "Start-up"). */
 int snap_serve_load(const char *cmd);
 
 /* Serves path until SIGINT, SIGTERM or SIGHUP; prints the link and how to

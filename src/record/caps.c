@@ -169,9 +169,10 @@ int snap_caps_find_in_path(const char *prog, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* perf --version's output, run once a process for a perf path: it takes ~7 ms
- * (perf's start-up), and run and attach asked twice, detecting the machine,
- * then picking the decode's flags (docs/design.md, "Start-up"). */
+/* perf --version's output, run once a process for a perf path (asked on the
+ * main thread): it takes ~7 ms (perf's start-up), and run and attach asked
+ * twice, detecting the machine, then picking the decode's flags
+ * (docs/design.md, "Start-up"). */
 static int perf_version_out(const char *perf, char *out, size_t len)
 {
 	static struct {
