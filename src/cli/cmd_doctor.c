@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/opts.h"
+#include "cli/serve.h"
 #include "record/caps.h"
 #include "record/doctor.h"
 
@@ -46,6 +47,14 @@ int snap_cmd_doctor(int argc, char **argv)
 		printf("%-3s %-20s %s\n", tag, items[i].what, items[i].detail);
 		if (items[i].fix[0])
 			printf("    %-20s fix: %s\n", "", items[i].fix);
+	}
+	{ /* -serve's library, opened when serving only (cli/serve.c) */
+		char detail[512], fix[128];
+		int ok = snap_serve_probe(detail, sizeof(detail), fix, sizeof(fix)) == 0;
+
+		printf("%-3s %-20s %s\n", ok ? "ok" : "--", "-serve", detail);
+		if (!ok)
+			printf("    %-20s fix: %s\n", "", fix);
 	}
 	printf("\n%s\n", snap_doctor_mode(&m));
 	return snap_doctor_can_record(&m) ? 0 : 1;

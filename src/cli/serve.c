@@ -64,33 +64,27 @@ static const char *mhd_name(void)
 	return env && *env ? env : SNAP_MHD_SONAME;
 }
 
-int snap_serve_load(const char *cmd)
+int snap_serve_probe(char *detail, size_t dlen, char *fix, size_t flen)
 {
 	static int loaded;
 	const char *name = mhd_name();
-	char pkg[64];
 	const char *so = strstr(SNAP_MHD_SONAME, ".so.");
 	void *h;
 
+	/* the Debian package: libmicrohttpd.so.12 is in libmicrohttpd12 */
+	snprintf(fix, flen, "sudo apt-get install %.*s%s", so ? (int)(so - SNAP_MHD_SONAME) : 0,
+		 SNAP_MHD_SONAME, so ? so + 4 : SNAP_MHD_SONAME);
+	snprintf(detail, dlen, "%s", name);
 	if (loaded)
 		return 0;
-	/* the Debian package: libmicrohttpd.so.12 is in libmicrohttpd12 */
-	snprintf(pkg, sizeof(pkg), "%.*s%s", so ? (int)(so - SNAP_MHD_SONAME) : 0, SNAP_MHD_SONAME,
-		 so ? so + 4 : SNAP_MHD_SONAME);
 	h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		fprintf(stderr,
-			"snaptrace %s: serving needs libmicrohttpd (%s); install it: sudo "
-			"apt-get install %s\n",
-			cmd, dlerror(), pkg);
+		snprintf(detail, dlen, "%s", dlerror());
 		return -1;
 	}
 #define MHD_LOOKUP(f)                                                                              \
 	if (!(mhd.f = (__typeof__(mhd.f))dlsym(h, #f))) {                                          \
-		fprintf(stderr,                                                                    \
-			"snaptrace %s: serving needs libmicrohttpd: %s has no %s (not "            \
-			"libmicrohttpd, or too old); install it: sudo apt-get install %s\n",       \
-			cmd, name, #f, pkg);                                                       \
+		snprintf(detail, dlen, "%s has no %s: not libmicrohttpd, or too old", name, #f);   \
 		dlclose(h);                                                                        \
 		return -1;                                                                         \
 	}
@@ -98,6 +92,17 @@ int snap_serve_load(const char *cmd)
 #undef MHD_LOOKUP
 	loaded = 1; /* kept open until exit */
 	return 0;
+}
+
+int snap_serve_load(const char *cmd)
+{
+	char detail[512], fix[128];
+
+	if (snap_serve_probe(detail, sizeof(detail), fix, sizeof(fix)) == 0)
+		return 0;
+	fprintf(stderr, "snaptrace %s: serving needs libmicrohttpd (%s); install it: %s\n", cmd,
+		detail, fix);
+	return -1;
 }
 
 int snap_serve_port_parse(const char *s)

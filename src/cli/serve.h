@@ -16,6 +16,8 @@
 #ifndef SNAP_CLI_SERVE_H
 #define SNAP_CLI_SERVE_H
 
+#include <stddef.h>
+
 #define SNAP_SERVE_PORT	       9001
 #define SNAP_SERVE_ORIGIN      "https://ui.perfetto.dev"
 #define SNAP_SERVE_TOKEN_BYTES 16
@@ -29,6 +31,10 @@ int snap_serve_port_parse(const char *s);
  * decoded. Returns 0, or -1 after one line naming the package to install.
  * Linked instead, it cost every command ~1.5 ms (docs/design.md, "Start-up"). */
 int snap_serve_load(const char *cmd);
+
+/* The same, quiet (snaptrace doctor): 0 and the library's name in detail, or
+ * -1 and why in detail; fix: the package to install. */
+int snap_serve_probe(char *detail, size_t dlen, char *fix, size_t flen);
 
 /* Serves path until SIGINT, SIGTERM or SIGHUP; prints the link and how to
  * stop. cmd names the command in messages. A path that is not a regular

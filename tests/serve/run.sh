@@ -307,6 +307,16 @@ no_mhd no_mhd_run "serving needs libmicrohttpd" run -serve -serve-port 0 -o "$tm
 	echo "FAIL serve_no_mhd_run/before: the command was recorded first"
 mhd=libz.so.1 # a library, but not libmicrohttpd: a function is missing
 no_mhd wrong_mhd "libz.so.1 has no MHD_" serve -serve-port 0 "$tmp/b.fxt"
+# snaptrace doctor says whether -serve can work, and the fix
+"$snap" doctor >"$tmp/doc.out" 2>&1
+SNAPTRACE_TEST_MHD_LIB=libsnaptrace-no-such-mhd.so.12 "$snap" doctor >"$tmp/doc-no.out" 2>&1
+if grep -Eq '^ok +-serve +libmicrohttpd' "$tmp/doc.out" &&
+	grep -Eq '^-- +-serve +.*libsnaptrace-no-such-mhd' "$tmp/doc-no.out" &&
+	grep -Eq 'fix: sudo apt-get install libmicrohttpd[0-9]' "$tmp/doc-no.out"; then
+	echo "PASS serve_doctor_says"
+else
+	echo "FAIL serve_doctor_says: $(grep -e '-serve' -A1 "$tmp/doc.out" "$tmp/doc-no.out" | tr '\n' ' ')"
+fi
 if command -v ldd >/dev/null && ldd "$snap" | grep -Eq 'libmicrohttpd|libgnutls'; then
 	echo "FAIL serve_mhd_not_linked: $(ldd "$snap" | grep -E 'libmicrohttpd|libgnutls' | tr '\n' ' ')"
 else
