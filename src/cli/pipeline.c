@@ -184,15 +184,13 @@ static void *consumer_main(void *arg)
 	struct snap_batch *b;
 
 	while (!f->err && (b = snap_batchq_get(&f->q))) {
-		for (size_t i = 0; i < b->n; i++) {
-			int r = snap_builder_feed(f->bld, &b->ev[i]);
+		size_t i;
+		int r = snap_builder_feed_n(f->bld, b->ev, b->n, &i);
 
-			if (r < 0) {
-				f->err = r;
-				snap_builder_desc(f->bld, &b->ev[i], f->desc, sizeof(f->desc));
-				snap_batchq_stop(&f->q, r);
-				break;
-			}
+		if (r < 0) {
+			f->err = r;
+			snap_builder_desc(f->bld, &b->ev[i], f->desc, sizeof(f->desc));
+			snap_batchq_stop(&f->q, r);
 		}
 		snap_batchq_done(&f->q, b);
 	}
@@ -278,6 +276,7 @@ static inline int decode_slots(struct feeder *f, struct snap_event *local, struc
  * f->put_err: decode_end reports it). */
 static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
 {
+	size_t i;
 	int r;
 
 	if (f->running) {
@@ -289,12 +288,11 @@ static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
 			f->put_err = r;
 		return r;
 	}
-	for (size_t i = 0; i < n; i++)
-		if ((r = snap_builder_feed(f->bld, &ev[i])) < 0) {
-			f->err = r;
-			snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
-			return r;
-		}
+	if ((r = snap_builder_feed_n(f->bld, ev, n, &i)) < 0) {
+		f->err = r;
+		snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
+		return r;
+	}
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "model/names.h"
@@ -676,6 +677,86 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 	bld->saw_branch = 1;
 	th->last_was_sample = 0;
 	return snap_cstack_branch(&th->cs, ev, t);
+}
+
+/* The 8 bytes of an event's pid and tid (side by side: model/event.h) read as one
+ * word, for the key (pid, tid) of snap_bld_tkey. */
+_Static_assert(offsetof(struct snap_event, tid) == offsetof(struct snap_event, pid) + 4,
+	       "pid and tid read at once");
+static inline uint64_t ev_pidtid_word(uint64_t key)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return key << 32 | key >> 32; /* pid in the low half */
+#else
+	return key;
+#endif
+}
+
+/*
+ * snap_builder_feed of ev[0..n) in order, stopping at the first error (*at: the
+ * event it failed on, or n). The lean path's state (bld->lean: its thread, that
+ * thread's key and comm, the scope, the transaction switch) changes only on the
+ * general path (feed_slow), so a run of branches that take it tests each event
+ * against that state held in locals; the first event that leaves it goes
+ * through snap_builder_feed, which sets the state again for the next run.
+ */
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n,
+			size_t *at)
+{
+	size_t i = 0;
+	int err = 0;
+
+	while (i < n) {
+		struct snap_bthread *th = bld->lean;
+
+		if (th) {
+			/* last_key as the word pid and tid make in an event's memory */
+			uint64_t key = ev_pidtid_word(bld->last_key);
+			uint32_t comm = th->comm;
+			enum snap_scope scope = bld->ctx.scope;
+			int tx = !bld->no_tx;
+			uint64_t base = bld->base;
+			size_t i0 = i;
+
+			for (; i < n; i++) {
+				const struct snap_event *e = &ev[i];
+				uint64_t pidtid, t;
+
+				memcpy(&pidtid, &e->pid, sizeof(pidtid));
+				/* snap_builder_feed's tests of the lean path, in locals */
+				if (e->kind != SNAP_EV_BRANCH || pidtid != key ||
+				    (e->comm && e->comm != comm) || (e->in_tx && tx) ||
+				    !branch_in_scope(scope, e) || (e->has_time && e->time < base))
+					break;
+				t = snap_cstack_time(&th->cs, e->has_time,
+						     e->has_time ? e->time - base : 0);
+				if (!snap_cstack_loc_noted(&bld->ctx, &e->dst))
+					err = feed_branch_loc(bld, th, e, t);
+				else if (!snap_cstack_branch_none(&th->cs, e))
+					err = snap_cstack_branch(&th->cs, e, t);
+				if (err < 0)
+					break;
+			}
+			/* the events taken (the one that failed too), and what only
+			 * the general path reads, once */
+			bld->stats.events += i - i0 + (err < 0);
+			if (i > i0 || err < 0) {
+				bld->saw_branch = 1;
+				th->last_was_sample = 0;
+			}
+			if (err < 0) {
+				*at = i;
+				return err;
+			}
+			if (i == n)
+				break;
+		}
+		if ((err = snap_builder_feed(bld, &ev[i])) < 0)
+			break;
+		i++;
+	}
+	*at = i;
+	return err;
 }
 
 void snap_builder_new_snapshot(struct snap_builder *bld)

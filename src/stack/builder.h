@@ -210,6 +210,11 @@ void snap_builder_fini(struct snap_builder *bld);
  * -EINVAL after snap_builder_finish, or a timeline error. After an error
  * other than -SNAP_ESCOPE the builder should only be finished or freed. */
 int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev);
+/* snap_builder_feed of ev[0..n), in order, up to the first error: *at gets the
+ * index of the event it failed on (n when all went in). The same effects as n
+ * calls of snap_builder_feed, with the common branch's tests in one loop. */
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n,
+			size_t *at);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or
  * sample event every thread is ended and restarted at that event's time

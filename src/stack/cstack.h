@@ -71,6 +71,9 @@
  * apart (bytes of straight-line code). */
 #define SNAP_CSTACK_EH_MAX_RANGE      (1u << 20)
 
+/* Entries of a thread's cache of its described functions (struct snap_cstack). */
+#define SNAP_CSTACK_DCACHE 64u
+
 struct snap_srcpos {
 	uint32_t file;
 	int32_t line, col;
@@ -204,6 +207,11 @@ struct snap_cstack {
 	uint32_t eh_unwind;  /* OCaml without handler notes: frames being unwound */
 	/* ctx->args_once: sym -> the address its described (first) begin carried */
 	struct snap_u64map described;
+	/* the last entries of described found or put, by sym % SNAP_CSTACK_DCACHE
+	 * (key: sym + 1, 0 = none): the test of every plain begin (cstack.c, write_op) */
+	struct {
+		uint64_t key, ip;
+	} dcache[SNAP_CSTACK_DCACHE];
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the
@@ -273,6 +281,20 @@ static inline uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, ui
 /* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
  * dispatch table of docs/behaviour.md §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
 int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t);
+/* Whether snap_cstack_branch of ev does nothing (returns 0 at once, whatever
+ * its time): a jump (or a trap's return) within the top frame's function, or
+ * on top of frames the depth cap dropped, with OCaml's exception notes off and
+ * no trim due. Its first test, inline: the commonest branch of user code. */
+static inline int snap_cstack_branch_none(const struct snap_cstack *cs, const struct snap_event *ev)
+{
+	const struct snap_cstack_stk *s = cs->top;
+	uint32_t sym = ev->dst.sym ? ev->dst.sym : cs->ctx->n.unknown;
+
+	return (ev->br_kind == SNAP_BR_JUMP || ev->br_kind == SNAP_BR_INT) &&
+	       ev->br_state == SNAP_BR_NOSTATE && !cs->ctx->eh &&
+	       (s->overflow || (s->n && s->f[s->n - 1].sym == sym)) &&
+	       cs->ndefer < cs->ctx->max_defer;
+}
 
 /* A decode error at t (docs/behaviour.md §4.8): zero-length "[decode error: MSG]" slice, every
  * open frame closed, a fresh stack. msg is a strtab id (0 = no message).
