@@ -234,6 +234,35 @@ static void function_args(const struct snap_cstack_ctx *ctx, const struct snap_c
 		a[(*na)++] = snap_arg_str(ctx->n.file, ctx->srcpos[v - 1].file);
 }
 
+/* cs->described's entry sym -> ip into its cache. */
+static inline void dcache_note(struct snap_cstack *cs, uint32_t sym, uint64_t ip)
+{
+	cs->dcache[sym % SNAP_CSTACK_DCACHE].key = (uint64_t)sym + 1;
+	cs->dcache[sym % SNAP_CSTACK_DCACHE].ip = ip;
+}
+
+/* Whether the thread described sym at ip: cs->described's entry, from its
+ * cache when there (entries are only ever added, and all dropped at once:
+ * dcache_clear). */
+static inline int described_at(struct snap_cstack *cs, uint32_t sym, uint64_t ip)
+{
+	uint64_t dip;
+
+	if (cs->dcache[sym % SNAP_CSTACK_DCACHE].key == (uint64_t)sym + 1)
+		return cs->dcache[sym % SNAP_CSTACK_DCACHE].ip == ip;
+	if (!snap_u64map_get(&cs->described, sym, &dip))
+		return 0;
+	dcache_note(cs, sym, dip);
+	return dip == ip;
+}
+
+/* Empties cs->described and its cache. */
+static void dcache_clear(struct snap_cstack *cs)
+{
+	snap_u64map_fini(&cs->described);
+	memset(cs->dcache, 0, sizeof(cs->dcache));
+}
+
 /* ctx->args_once (docs/behaviour.md §6.3 "Slices"): a begin of a function
  * the thread has described already gets only the args that differ from its
  * description: address when not the described one, symbol when the slice
@@ -245,8 +274,12 @@ static int described(struct snap_cstack *cs, const struct snap_cstack_op *op, ui
 {
 	uint64_t ip;
 
-	if (!snap_u64map_get(&cs->described, op->sym, &ip))
-		return snap_u64map_put(&cs->described, op->sym, op->ip) < 0 ? -ENOMEM : 0;
+	if (!snap_u64map_get(&cs->described, op->sym, &ip)) {
+		if (snap_u64map_put(&cs->described, op->sym, op->ip) < 0)
+			return -ENOMEM;
+		dcache_note(cs, op->sym, op->ip);
+		return 0;
+	}
 	if (ip != op->ip)
 		a[(*na)++] = snap_arg_ptr(cs->ctx->n.address, op->ip);
 	if (name != op->sym)
@@ -303,12 +336,11 @@ write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	const struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
-	uint64_t ip;
 
 	if (op->type == OP_RET && !op->sampled && !(op->inferred && ctx->debug_names))
 		return tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
 	if (op->type == OP_CALL && ctx->args_once && !op->inferred && !op->cut_start &&
-	    !op->inlined && snap_u64map_get(&cs->described, op->sym, &ip) && ip == op->ip)
+	    !op->inlined && described_at(cs, op->sym, op->ip))
 		return tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, no_args, 0);
 	return write_op_args(cs, op, t);
 }
@@ -365,30 +397,82 @@ static inline __attribute__((always_inline)) int emit(struct snap_cstack *cs,
 	return write_op(cs, op, t);
 }
 
+/* The four flag bytes of an op (type, inferred, inlined, cut_start) as one
+ * word: OP_PLAIN(OP_RET) is a return of a frame not inferred, OP_PLAIN(OP_CALL)
+ * a begin neither inferred, inlined nor cut. */
+_Static_assert(offsetof(struct snap_cstack_op, cut_start) ==
+		       offsetof(struct snap_cstack_op, type) + 3,
+	       "an op's flag bytes side by side");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define OP_PLAIN(type) ((uint32_t)(type))
+#else
+#define OP_PLAIN(type) ((uint32_t)(type) << 24)
+#endif
+static inline uint32_t op_word(const struct snap_cstack_op *op)
+{
+	uint32_t w;
+
+	memcpy(&w, &op->type, sizeof(w));
+	return w;
+}
+
 /* flush(to) of docs/behaviour.md §4.3: spreads the pending calls evenly over
- * [pending_time, to). */
+ * [pending_time, to). When nothing can be deferred but inferred begins and
+ * [unknown] spans (not draining, the batch after the latest cut), a plain
+ * return and a plain begin of a function the thread described there are
+ * written at once, as write_op writes them, and anything else goes through
+ * emit. */
 static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
 	uint32_t n = cs->npend_calls, k = 0;
-	size_t i;
+	struct snap_cstack_op *op = cs->pend, *end = cs->pend + cs->npend;
 	int err = 0, e;
 
 	if (to < cs->pending_time)
 		to = cs->pending_time;
 	total = to - cs->pending_time;
-	for (i = 0; i < cs->npend; i++) {
-		uint64_t t = cs->pending_time + off;
+	if (!cs->draining && cs->pending_time > cs->cut_time) {
+		const struct snap_cstack_ctx *ctx = cs->ctx;
+		struct snap_timeline *tl = ctx->tl;
+		uint64_t t0 = cs->pending_time;
 
-		if (cs->pend[i].type == OP_CALL) {
-			k++;
-			/* the last call takes the rest (no division: most batches hold one) */
-			share = k == n ? total - off : (total - off) / (n - k + 1);
-			off += share;
+		for (; op < end; op++) {
+			uint64_t t = t0 + off;
+			uint32_t w = op_word(op);
+
+			if (w == OP_PLAIN(OP_RET) && !op->sampled) {
+				e = tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
+			} else {
+				if (op->type == OP_CALL) {
+					k++;
+					share = k == n ? total - off : (total - off) / (n - k + 1);
+					off += share;
+				}
+				if (w == OP_PLAIN(OP_CALL) && ctx->args_once &&
+				    described_at(cs, op->sym, op->ip))
+					e = tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, no_args,
+							   0);
+				else
+					e = emit(cs, op, t);
+			}
+			if (e < 0 && !err)
+				err = e;
 		}
-		e = emit(cs, &cs->pend[i], t);
-		if (e < 0 && !err)
-			err = e;
+	} else {
+		for (; op < end; op++) {
+			uint64_t t = cs->pending_time + off;
+
+			if (op->type == OP_CALL) {
+				k++;
+				/* the last call takes the rest (no division: most batches hold one) */
+				share = k == n ? total - off : (total - off) / (n - k + 1);
+				off += share;
+			}
+			e = emit(cs, op, t);
+			if (e < 0 && !err)
+				err = e;
+		}
 	}
 	cs->npend = 0;
 	cs->npend_calls = 0;
@@ -1212,7 +1296,7 @@ int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 
 	if (t < cs->pending_time)
 		t = cs->pending_time;
-	snap_u64map_fini(&cs->described); /* empty again: its begins were dropped */
+	dcache_clear(cs); /* empty again: its begins were dropped */
 	/* Each stack is cut at t, then its frames are re-begun at t after the cut:
 	 * callers inferred later for a stack sort before its frames (by the cut
 	 * sequence) and after the frames of the stacks underneath it, so the
