@@ -700,9 +700,27 @@ static inline uint64_t ev_pidtid_word(uint64_t key)
  * against that state held in locals; the first event that leaves it goes
  * through snap_builder_feed, which sets the state again for the next run.
  */
-int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n,
-			size_t *at)
+/* The count of one event (snap_feed_count). */
+static inline void count_one(struct snap_feed_count *c, const struct snap_event *ev)
 {
+	if (ev->kind == SNAP_EV_SAMPLE)
+		c->samples++;
+	else if (ev->kind == SNAP_EV_BRANCH)
+		c->branches++;
+	else
+		return;
+	if (ev->has_time) {
+		if (!c->first_time || ev->time < c->first_time)
+			c->first_time = ev->time;
+		if (ev->time > c->last_time)
+			c->last_time = ev->time;
+	}
+}
+
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n,
+			size_t *at, struct snap_feed_count *cnt)
+{
+	struct snap_feed_count none = {0}, c = cnt ? *cnt : none;
 	size_t i = 0;
 	int err = 0;
 
@@ -715,21 +733,24 @@ int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, s
 			uint32_t comm = th->comm;
 			enum snap_scope scope = bld->ctx.scope;
 			int tx = !bld->no_tx;
-			uint64_t base = bld->base;
+			uint64_t base = bld->base, first = c.first_time, last = c.last_time;
 			size_t i0 = i;
 
 			for (; i < n; i++) {
 				const struct snap_event *e = &ev[i];
-				uint64_t pidtid, t;
+				uint64_t pidtid, t, et = e->time;
 
 				memcpy(&pidtid, &e->pid, sizeof(pidtid));
 				/* snap_builder_feed's tests of the lean path, in locals */
 				if (e->kind != SNAP_EV_BRANCH || pidtid != key ||
 				    (e->comm && e->comm != comm) || (e->in_tx && tx) ||
-				    !branch_in_scope(scope, e) || (e->has_time && e->time < base))
+				    !branch_in_scope(scope, e) || (e->has_time && et < base))
 					break;
-				t = snap_cstack_time(&th->cs, e->has_time,
-						     e->has_time ? e->time - base : 0);
+				if (e->has_time) { /* (count_one's) */
+					first = !first || et < first ? et : first;
+					last = et > last ? et : last;
+				}
+				t = snap_cstack_time(&th->cs, e->has_time, e->has_time ? et - base : 0);
 				if (!snap_cstack_loc_noted(&bld->ctx, &e->dst))
 					err = feed_branch_loc(bld, th, e, t);
 				else if (!snap_cstack_branch_none(&th->cs, e))
@@ -740,22 +761,24 @@ int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, s
 			/* the events taken (the one that failed too), and what only
 			 * the general path reads, once */
 			bld->stats.events += i - i0 + (err < 0);
+			c.branches += i - i0 + (err < 0);
+			c.first_time = first;
+			c.last_time = last;
 			if (i > i0 || err < 0) {
 				bld->saw_branch = 1;
 				th->last_was_sample = 0;
 			}
-			if (err < 0) {
-				*at = i;
-				return err;
-			}
-			if (i == n)
+			if (err < 0 || i == n)
 				break;
 		}
+		count_one(&c, &ev[i]);
 		if ((err = snap_builder_feed(bld, &ev[i])) < 0)
 			break;
 		i++;
 	}
 	*at = i;
+	if (cnt)
+		*cnt = c;
 	return err;
 }
 
