@@ -1213,22 +1213,103 @@ static inline int branch_done(struct snap_cstack *cs, int err, uint64_t t)
 	return err;
 }
 
-/* A call branch (docs/behaviour.md §4.6), without OCaml's exception notes. */
-__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
-						 const struct snap_event *ev, uint64_t t)
+/* A call branch (docs/behaviour.md §4.6), without OCaml's exception notes:
+ * call_in and branch_done. */
+__attribute__((noinline)) static int call_branch_slow(struct snap_cstack *cs,
+						      const struct snap_event *ev, uint64_t t)
 {
 	return branch_done(cs, call_in(cs, ev->dst.ip, ev->dst.sym, t), t);
 }
 
+/* Whether an op at t goes in the pending queue as it is, with room for it:
+ * add_slot flushes nothing and pend_reserve grows nothing (nor does
+ * branch_done trim after it: no op is deferred on the way). */
+static inline int pend_as_is(const struct snap_cstack *cs, uint64_t t)
+{
+	return t == cs->pending_time && cs->npend < cs->cappend &&
+	       cs->npend < SNAP_CSTACK_MAX_PENDING && cs->ndefer < cs->ctx->max_defer;
+}
+
+/* A call branch: call_branch_slow, whose steps do only this when the op goes in
+ * the queue as it is and the frame fits under the cap in the room there is (a
+ * leaf function, then: no flush to call). */
+__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+	struct snap_cstack_op *op;
+	struct snap_frame *f;
+	uint32_t sym;
+
+	if (!pend_as_is(cs, t) || s->overflow || cs->total + s->unk >= cs->ctx->max_depth ||
+	    s->n >= s->cap)
+		return call_branch_slow(cs, ev, t);
+	sym = symof(cs, ev->dst.sym);
+	op = &cs->pend[cs->npend++];
+	*op = (struct snap_cstack_op){
+		.type = OP_CALL, .ip = ev->dst.ip, .sym = sym, .k1 = ++cs->seq};
+	cs->npend_calls++;
+	f = &s->f[s->n++];
+	f->ip = ev->dst.ip;
+	f->sym = sym;
+	f->dup = 0;
+	f->inf = 0;
+	f->sampled = 0;
+	f->anchored = t <= s->create_time;
+	cs->total++;
+	return 0;
+}
+
 /* A return branch, without OCaml's exception notes. */
-__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
-						uint64_t t)
+__attribute__((noinline)) static int ret_branch_slow(struct snap_cstack *cs,
+						     const struct snap_event *ev, uint64_t t)
 {
 	int err;
 
 	if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain_in(cs, t)) < 0)
 		return err;
 	return branch_done(cs, check_current_symbol(cs, &ev->dst, t), t);
+}
+
+/* The end of ret_branch when the return lands outside the new top frame's
+ * function. */
+__attribute__((noinline)) static int ret_changed(struct snap_cstack *cs, const struct snap_event *ev,
+						 uint32_t sym, uint64_t t)
+{
+	return branch_done(cs, symbol_changed(cs, &ev->dst, sym, t), t);
+}
+
+/* A return branch: ret_branch_slow, whose steps do only this when the op goes
+ * in the queue as it is and the top frame is a plain one (not dropped by the
+ * cap, no OCaml try-block copy, none of the names eh_heuristic looks for). */
+__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
+						uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_cstack_stk *s = cur(cs);
+	const struct snap_frame *f;
+	struct snap_cstack_op *op;
+	uint32_t sym;
+
+	if (!pend_as_is(cs, t) || s->overflow || !s->n)
+		return ret_branch_slow(cs, ev, t);
+	f = &s->f[s->n - 1];
+	if (f->dup || f->sym - ctx->caml_lo <= ctx->caml_hi - ctx->caml_lo)
+		return ret_branch_slow(cs, ev, t);
+	op = &cs->pend[cs->npend++];
+	*op = (struct snap_cstack_op){.type = OP_RET,
+				      .sym = f->sym,
+				      .inferred = f->inf,
+				      .sampled = f->sampled,
+				      .k1 = ++cs->seq};
+	s->unk += f->anchored;
+	s->n--;
+	cs->total--;
+	/* check_current_symbol */
+	sym = symof(cs, ev->dst.sym);
+	if (s->n && s->f[s->n - 1].sym == sym)
+		return 0;
+	return ret_changed(cs, ev, sym, t);
 }
 
 /* A jump (or a trap's return) to a function other than the top frame's, or
