@@ -753,7 +753,7 @@ int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, s
 				t = snap_cstack_time(&th->cs, e->has_time, e->has_time ? et - base : 0);
 				if (!snap_cstack_loc_noted(&bld->ctx, &e->dst))
 					err = feed_branch_loc(bld, th, e, t);
-				else if (!snap_cstack_branch_none(&th->cs, e))
+				else
 					err = snap_cstack_branch(&th->cs, e, t);
 				if (err < 0)
 					break;

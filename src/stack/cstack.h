@@ -281,20 +281,6 @@ static inline uint64_t snap_cstack_time(struct snap_cstack *cs, int has_time, ui
 /* Applies one SNAP_EV_BRANCH event at time t (from snap_cstack_time) per the
  * dispatch table of docs/behaviour.md §4.6. Returns 0 or a negative error (-ENOMEM, timeline). */
 int snap_cstack_branch(struct snap_cstack *cs, const struct snap_event *ev, uint64_t t);
-/* Whether snap_cstack_branch of ev does nothing (returns 0 at once, whatever
- * its time): a jump (or a trap's return) within the top frame's function, or
- * on top of frames the depth cap dropped, with OCaml's exception notes off and
- * no trim due. Its first test, inline: the commonest branch of user code. */
-static inline int snap_cstack_branch_none(const struct snap_cstack *cs, const struct snap_event *ev)
-{
-	const struct snap_cstack_stk *s = cs->top;
-	uint32_t sym = ev->dst.sym ? ev->dst.sym : cs->ctx->n.unknown;
-
-	return (ev->br_kind == SNAP_BR_JUMP || ev->br_kind == SNAP_BR_INT) &&
-	       ev->br_state == SNAP_BR_NOSTATE && !cs->ctx->eh &&
-	       (s->overflow || (s->n && s->f[s->n - 1].sym == sym)) &&
-	       cs->ndefer < cs->ctx->max_defer;
-}
 
 /* A decode error at t (docs/behaviour.md §4.8): zero-length "[decode error: MSG]" slice, every
  * open frame closed, a fresh stack. msg is a strtab id (0 = no message).
