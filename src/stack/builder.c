@@ -717,8 +717,8 @@ static inline void count_one(struct snap_feed_count *c, const struct snap_event 
 	}
 }
 
-int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n,
-			size_t *at, struct snap_feed_count *cnt)
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n, size_t *at,
+			struct snap_feed_count *cnt)
 {
 	struct snap_feed_count none = {0}, c = cnt ? *cnt : none;
 	size_t i = 0;
@@ -750,7 +750,8 @@ int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, s
 					first = !first || et < first ? et : first;
 					last = et > last ? et : last;
 				}
-				t = snap_cstack_time(&th->cs, e->has_time, e->has_time ? et - base : 0);
+				t = snap_cstack_time(&th->cs, e->has_time,
+						     e->has_time ? et - base : 0);
 				if (!snap_cstack_loc_noted(&bld->ctx, &e->dst))
 					err = feed_branch_loc(bld, th, e, t);
 				else

@@ -223,8 +223,8 @@ struct snap_feed_count {
  * index of the event it failed on (n when all went in). The same effects as n
  * calls of snap_builder_feed, with the common branch's tests in one loop; c (or
  * NULL) counts the events as they go in (all n when none failed). */
-int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n,
-			size_t *at, struct snap_feed_count *c);
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n, size_t *at,
+			struct snap_feed_count *c);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or
  * sample event every thread is ended and restarted at that event's time

@@ -451,8 +451,8 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 				}
 				if (w == OP_PLAIN(OP_CALL) && ctx->args_once &&
 				    described_at(cs, op->sym, op->ip))
-					e = tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, no_args,
-							   0);
+					e = tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym,
+							   no_args, 0);
 				else
 					e = emit(cs, op, t);
 			}
@@ -1273,8 +1273,8 @@ __attribute__((noinline)) static int ret_branch_slow(struct snap_cstack *cs,
 
 /* The end of ret_branch when the return lands outside the new top frame's
  * function. */
-__attribute__((noinline)) static int ret_changed(struct snap_cstack *cs, const struct snap_event *ev,
-						 uint32_t sym, uint64_t t)
+__attribute__((noinline)) static int
+ret_changed(struct snap_cstack *cs, const struct snap_event *ev, uint32_t sym, uint64_t t)
 {
 	return branch_done(cs, symbol_changed(cs, &ev->dst, sym, t), t);
 }
