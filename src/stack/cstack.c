@@ -416,12 +416,19 @@ static inline uint32_t op_word(const struct snap_cstack_op *op)
 	return w;
 }
 
+/* Whether flush may write plain ops at once: nothing can be deferred but
+ * inferred begins and [unknown] spans (not draining, the batch after the
+ * latest cut). */
+static inline int flush_direct(const struct snap_cstack *cs)
+{
+	return !cs->draining && cs->pending_time > cs->cut_time;
+}
+
 /* flush(to) of docs/behaviour.md §4.3: spreads the pending calls evenly over
  * [pending_time, to). When nothing can be deferred but inferred begins and
- * [unknown] spans (not draining, the batch after the latest cut), a plain
- * return and a plain begin of a function the thread described there are
- * written at once, as write_op writes them, and anything else goes through
- * emit. */
+ * [unknown] spans (flush_direct), a plain return and a plain begin of a
+ * function the thread described there are written at once, as write_op writes
+ * them, and anything else goes through emit. */
 static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
@@ -432,7 +439,7 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 	if (to < cs->pending_time)
 		to = cs->pending_time;
 	total = to - cs->pending_time;
-	if (!cs->draining && cs->pending_time > cs->cut_time) {
+	if (flush_direct(cs)) {
 		const struct snap_cstack_ctx *ctx = cs->ctx;
 		struct snap_timeline *tl = ctx->tl;
 		uint64_t t0 = cs->pending_time;
@@ -480,6 +487,34 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 	return err;
 }
 
+/* flush(to) of a batch of one op: a plain return, or a plain begin of a
+ * function the thread described there, at pending_time, when nothing can be
+ * deferred (as flush's own test), is written by a jump to the timeline, the
+ * queue emptied first; anything else: flush. */
+static int flush_one(struct snap_cstack *cs, uint64_t to)
+{
+	const struct snap_cstack_op *op = cs->pend;
+	struct snap_timeline *tl = cs->ctx->tl;
+	uint64_t t = cs->pending_time;
+	uint32_t w = op_word(op), sym = op->sym;
+
+	if (!flush_direct(cs))
+		return flush(cs, to);
+	if (w == OP_PLAIN(OP_RET) && !op->sampled) {
+		cs->npend = 0;
+		cs->npend_calls = 0;
+		cs->pending_time = to < t ? t : to;
+		return tl->ops->end(tl, cs->pid, cs->tid, t, sym);
+	}
+	if (w == OP_PLAIN(OP_CALL) && cs->ctx->args_once && described_at(cs, sym, op->ip)) {
+		cs->npend = 0;
+		cs->npend_calls = 0;
+		cs->pending_time = to < t ? t : to;
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, sym, no_args, 0);
+	}
+	return flush(cs, to);
+}
+
 /* pend_reserve and frame_reserve when the array is full. Not inline, so
  * that the branch functions do not carry the growth code. */
 __attribute__((noinline)) static int grow(void *pptr, size_t *cap, size_t need, size_t elem)
@@ -504,7 +539,7 @@ static inline struct snap_cstack_op *add_slot(struct snap_cstack *cs, uint64_t t
 {
 	*err = 0;
 	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
-		*err = flush(cs, t);
+		*err = cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
 	return &cs->pend[cs->npend];
 }
 
