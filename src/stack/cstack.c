@@ -1256,31 +1256,30 @@ __attribute__((noinline)) static int call_branch_slow(struct snap_cstack *cs,
 	return branch_done(cs, call_in(cs, ev->dst.ip, ev->dst.sym, t), t);
 }
 
-/* Whether an op at t goes in the pending queue as it is, with room for it:
- * add_slot flushes nothing and pend_reserve grows nothing (nor does
- * branch_done trim after it: no op is deferred on the way). */
-static inline int pend_as_is(const struct snap_cstack *cs, uint64_t t)
+/* Whether the pending queue takes an op with no growth (pend_reserve) and no
+ * flush for being full (add_slot), and branch_done has nothing to trim before
+ * it (no op is deferred on the way unless the op's time flushes the batch). */
+static inline int pend_room(const struct snap_cstack *cs)
 {
-	return t == cs->pending_time && cs->npend < cs->cappend &&
-	       cs->npend < SNAP_CSTACK_MAX_PENDING && cs->ndefer < cs->ctx->max_defer;
+	return cs->npend < cs->cappend && cs->npend < SNAP_CSTACK_MAX_PENDING &&
+	       cs->ndefer < cs->ctx->max_defer;
 }
 
-/* A call branch: call_branch_slow, whose steps do only this when the op goes in
- * the queue as it is and the frame fits under the cap in the room there is (a
- * leaf function, then: no flush to call). */
-__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
-						 const struct snap_event *ev, uint64_t t)
+/* add_slot's flush at a new time: a batch of one op by flush_one. */
+static inline int flush_batch(struct snap_cstack *cs, uint64_t t)
 {
-	struct snap_cstack_stk *s = cur(cs);
-	struct snap_cstack_op *op;
-	struct snap_frame *f;
-	uint32_t sym;
+	return cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
+}
 
-	if (!pend_as_is(cs, t) || s->overflow || cs->total + s->unk >= cs->ctx->max_depth ||
-	    s->n >= s->cap)
-		return call_branch_slow(cs, ev, t);
-	sym = symof(cs, ev->dst.sym);
-	op = &cs->pend[cs->npend++];
+/* call_in's steps after frame_reserve, pend_reserve and add_slot when none of
+ * them had anything to do: the op and the frame. */
+static inline __attribute__((always_inline)) void
+call_put(struct snap_cstack *cs, struct snap_cstack_stk *s, const struct snap_event *ev, uint64_t t)
+{
+	uint32_t sym = symof(cs, ev->dst.sym);
+	struct snap_cstack_op *op = &cs->pend[cs->npend++];
+	struct snap_frame *f;
+
 	*op = (struct snap_cstack_op){
 		.type = OP_CALL, .ip = ev->dst.ip, .sym = sym, .k1 = ++cs->seq};
 	cs->npend_calls++;
@@ -1292,6 +1291,33 @@ __attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
 	f->sampled = 0;
 	f->anchored = t <= s->create_time;
 	cs->total++;
+}
+
+/* call_branch at a new time: add_slot's flush, then as call_in and
+ * branch_done go on. */
+__attribute__((noinline)) static int call_flush(struct snap_cstack *cs, const struct snap_event *ev,
+						uint64_t t)
+{
+	int err = flush_batch(cs, t);
+
+	call_put(cs, cur(cs), ev, t);
+	return branch_done(cs, err, t);
+}
+
+/* A call branch: call_branch_slow, whose steps do only this when the op goes in
+ * the queue's room and the frame fits under the cap in the room there is (a
+ * leaf function, then, but for the flush at a new time: call_flush). */
+__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+
+	if (!pend_room(cs) || s->overflow || cs->total + s->unk >= cs->ctx->max_depth ||
+	    s->n >= s->cap)
+		return call_branch_slow(cs, ev, t);
+	if (t != cs->pending_time)
+		return call_flush(cs, ev, t);
+	call_put(cs, s, ev, t);
 	return 0;
 }
 
@@ -1314,24 +1340,13 @@ ret_changed(struct snap_cstack *cs, const struct snap_event *ev, uint32_t sym, u
 	return branch_done(cs, symbol_changed(cs, &ev->dst, sym, t), t);
 }
 
-/* A return branch: ret_branch_slow, whose steps do only this when the op goes
- * in the queue as it is and the top frame is a plain one (not dropped by the
- * cap, no OCaml try-block copy, none of the names eh_heuristic looks for). */
-__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
-						uint64_t t)
+/* ret_plain_in's steps after pend_reserve and add_slot when the top frame f
+ * is a plain one: its end and its pop. */
+static inline __attribute__((always_inline)) void
+ret_put(struct snap_cstack *cs, struct snap_cstack_stk *s, const struct snap_frame *f)
 {
-	const struct snap_cstack_ctx *ctx = cs->ctx;
-	struct snap_cstack_stk *s = cur(cs);
-	const struct snap_frame *f;
-	struct snap_cstack_op *op;
-	uint32_t sym;
+	struct snap_cstack_op *op = &cs->pend[cs->npend++];
 
-	if (!pend_as_is(cs, t) || s->overflow || !s->n)
-		return ret_branch_slow(cs, ev, t);
-	f = &s->f[s->n - 1];
-	if (f->dup || f->sym - ctx->caml_lo <= ctx->caml_hi - ctx->caml_lo)
-		return ret_branch_slow(cs, ev, t);
-	op = &cs->pend[cs->npend++];
 	*op = (struct snap_cstack_op){.type = OP_RET,
 				      .sym = f->sym,
 				      .inferred = f->inf,
@@ -1340,6 +1355,42 @@ __attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const st
 	s->unk += f->anchored;
 	s->n--;
 	cs->total--;
+}
+
+/* ret_branch at a new time: add_slot's flush, then as ret_plain_in and
+ * ret_branch_slow go on (after a flush error: that error, nothing more). */
+__attribute__((noinline)) static int ret_flush(struct snap_cstack *cs, const struct snap_event *ev,
+					       uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+	int err = flush_batch(cs, t);
+
+	ret_put(cs, s, &s->f[s->n - 1]);
+	if (err < 0)
+		return err;
+	return branch_done(cs, check_current_symbol(cs, &ev->dst, t), t);
+}
+
+/* A return branch: ret_branch_slow, whose steps do only this when the op goes
+ * in the queue's room and the top frame is a plain one (not dropped by the
+ * cap, no OCaml try-block copy, none of the names eh_heuristic looks for); at a
+ * new time, ret_flush. */
+__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
+						uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_cstack_stk *s = cur(cs);
+	const struct snap_frame *f;
+	uint32_t sym;
+
+	if (!pend_room(cs) || s->overflow || !s->n)
+		return ret_branch_slow(cs, ev, t);
+	f = &s->f[s->n - 1];
+	if (f->dup || f->sym - ctx->caml_lo <= ctx->caml_hi - ctx->caml_lo)
+		return ret_branch_slow(cs, ev, t);
+	if (t != cs->pending_time)
+		return ret_flush(cs, ev, t);
+	ret_put(cs, s, f);
 	/* check_current_symbol */
 	sym = symof(cs, ev->dst.sym);
 	if (s->n && s->f[s->n - 1].sym == sym)
