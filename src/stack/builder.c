@@ -617,7 +617,7 @@ static inline int branch_in_scope(enum snap_scope scope, const struct snap_event
 	return scope == SNAP_SCOPE_USER &&
 	       (ev->br_kind == SNAP_BR_CALL || ev->br_kind == SNAP_BR_RETURN ||
 		ev->br_kind == SNAP_BR_JUMP) &&
-	       !snap_loc_is_kernel(&ev->src) && !snap_loc_is_kernel(&ev->dst);
+	       !((ev->src.ip | ev->dst.ip) >> 63); /* neither is a kernel address */
 }
 
 /* bld->lean: the last event's thread if the lean path's tests of the
