@@ -692,14 +692,6 @@ static inline uint64_t ev_pidtid_word(uint64_t key)
 #endif
 }
 
-/*
- * snap_builder_feed of ev[0..n) in order, stopping at the first error (*at: the
- * event it failed on, or n). The lean path's state (bld->lean: its thread, that
- * thread's key and comm, the scope, the transaction switch) changes only on the
- * general path (feed_slow), so a run of branches that take it tests each event
- * against that state held in locals; the first event that leaves it goes
- * through snap_builder_feed, which sets the state again for the next run.
- */
 /* The count of one event (snap_feed_count). */
 static inline void count_one(struct snap_feed_count *c, const struct snap_event *ev)
 {
@@ -717,6 +709,14 @@ static inline void count_one(struct snap_feed_count *c, const struct snap_event 
 	}
 }
 
+/*
+ * snap_builder_feed of ev[0..n) in order, stopping at the first error (*at: the
+ * event it failed on, or n). The lean path's state (bld->lean: its thread, that
+ * thread's key and comm, the scope, the transaction switch) changes only on the
+ * general path (feed_slow), so a run of branches that take it tests each event
+ * against that state held in locals; the first event that leaves it goes
+ * through snap_builder_feed, which sets the state again for the next run.
+ */
 int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n, size_t *at,
 			struct snap_feed_count *cnt)
 {
