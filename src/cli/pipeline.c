@@ -184,15 +184,13 @@ static void *consumer_main(void *arg)
 	struct snap_batch *b;
 
 	while (!f->err && (b = snap_batchq_get(&f->q))) {
-		for (size_t i = 0; i < b->n; i++) {
-			int r = snap_builder_feed(f->bld, &b->ev[i]);
+		size_t i;
+		int r = snap_builder_feed_n(f->bld, b->ev, b->n, &i, NULL);
 
-			if (r < 0) {
-				f->err = r;
-				snap_builder_desc(f->bld, &b->ev[i], f->desc, sizeof(f->desc));
-				snap_batchq_stop(&f->q, r);
-				break;
-			}
+		if (r < 0) {
+			f->err = r;
+			snap_builder_desc(f->bld, &b->ev[i], f->desc, sizeof(f->desc));
+			snap_batchq_stop(&f->q, r);
 		}
 		snap_batchq_done(&f->q, b);
 	}
@@ -273,14 +271,46 @@ static inline int decode_slots(struct feeder *f, struct snap_event *local, struc
 	return r;
 }
 
-/* Hands the n events ev[0..n) (from decode_slots, filled; several only
- * without frames) to the builder. Returns 0 or a negative error (f->err or
- * f->put_err: decode_end reports it). */
-static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
+/* Counts the samples and branches of ev[0..n) in res, and the span of their
+ * times (the span of the samples: switch records cover the whole run; or of
+ * everything in a PT trace). */
+static void count_events(struct snap_decode_result *res, const struct snap_event *ev, size_t n)
 {
+	uint64_t first = res->first_time, last = res->last_time;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t t = ev[k].time;
+
+		if (ev[k].kind == SNAP_EV_SAMPLE)
+			res->samples++;
+		else if (ev[k].kind == SNAP_EV_BRANCH)
+			res->branches++;
+		else
+			continue;
+		if (!ev[k].has_time)
+			continue;
+		if (!first || t < first)
+			first = t;
+		if (t > last)
+			last = t;
+	}
+	res->first_time = first;
+	res->last_time = last;
+}
+
+/* Hands the n events ev[0..n) (from decode_slots, filled; several only
+ * without frames) to the builder, counting them in res when it feeds them
+ * itself (count_events: res is read only after a decode that fed all).
+ * Returns 0 or a negative error (f->err or f->put_err: decode_end reports it). */
+static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n,
+			      struct snap_decode_result *res)
+{
+	struct snap_feed_count c;
+	size_t i;
 	int r;
 
 	if (f->running) {
+		count_events(res, ev, n);
 		if (n != 1) {
 			snap_batchq_commit_n(&f->q, n);
 			return 0;
@@ -289,12 +319,20 @@ static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n)
 			f->put_err = r;
 		return r;
 	}
-	for (size_t i = 0; i < n; i++)
-		if ((r = snap_builder_feed(f->bld, &ev[i])) < 0) {
-			f->err = r;
-			snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
-			return r;
-		}
+	c.samples = res->samples;
+	c.branches = res->branches;
+	c.first_time = res->first_time;
+	c.last_time = res->last_time;
+	r = snap_builder_feed_n(f->bld, ev, n, &i, &c);
+	res->samples = c.samples;
+	res->branches = c.branches;
+	res->first_time = c.first_time;
+	res->last_time = c.last_time;
+	if (r < 0) {
+		f->err = r;
+		snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
+		return r;
+	}
 	return 0;
 }
 
@@ -346,33 +384,6 @@ static int decode_end(struct feeder *f, struct snap_source *src, enum snap_scope
 	return r;
 }
 
-/* Counts the samples and branches of ev[0..n) in res, and the span of their
- * times (the span of the samples: switch records cover the whole run; or of
- * everything in a PT trace). */
-static void count_events(struct snap_decode_result *res, const struct snap_event *ev, size_t n)
-{
-	uint64_t first = res->first_time, last = res->last_time;
-
-	for (size_t k = 0; k < n; k++) {
-		uint64_t t = ev[k].time;
-
-		if (ev[k].kind == SNAP_EV_SAMPLE)
-			res->samples++;
-		else if (ev[k].kind == SNAP_EV_BRANCH)
-			res->branches++;
-		else
-			continue;
-		if (!ev[k].has_time)
-			continue;
-		if (!first || t < first)
-			first = t;
-		if (t > last)
-			last = t;
-	}
-	res->first_time = first;
-	res->last_time = last;
-}
-
 /* The event loop. Returns 0 or a negative error, already reported. */
 static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scope scope,
 		       struct snap_perfmaps *maps, struct snap_decode_result *res,
@@ -401,16 +412,15 @@ static int decode_loop(struct snap_source *src, struct feeder *f, enum snap_scop
 				break;
 		if (!maps->n)
 			k = n;
-		count_events(res, ev, k);
 		for (size_t i = 0; res->cover && i < k; i++)
 			if (snap_thcover_feed(res->cover, &ev[i], f->bld->st) < 0)
 				res->cover = NULL; /* out of memory: no per-thread coverage */
 		if (k < n) {			   /* perfmaps' error: the events before it go on */
 			if (k)
-				decode_feed(f, ev, k);
+				decode_feed(f, ev, k, res);
 			break;
 		}
-		if ((r = decode_feed(f, ev, n)) < 0)
+		if ((r = decode_feed(f, ev, n, res)) < 0)
 			break;
 	}
 	return decode_end(f, src, scope, &prog, r, sink, output);

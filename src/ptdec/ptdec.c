@@ -315,6 +315,39 @@ branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct sna
 	return 0;
 }
 
+/* lead_run's loop over r[0..e) into *evp on, up to last (*ts: the queue's
+ * time), for a piece the reader decoded (raw: prepared here) or not; one copy
+ * of each, so that the common one tests nothing of it. Returns where it
+ * stopped; *err: branch_event's error (its event consumed). */
+__attribute__((always_inline)) static inline struct rawev *
+lead_loop(struct snap_ptdec *d, struct rawev *r, const struct rawev *e, struct snap_event **evp,
+	  uint64_t *tsp, uint64_t last, const int raw, int cached, int *err)
+{
+	struct snap_event *ev = *evp;
+	uint64_t ts = *tsp;
+
+	for (; r < e; r++, ev++) {
+		uint64_t t = r->time;
+
+		if (r->implicit || r->kind != RAW_BRANCH)
+			break;
+		/* perf's queue time, as queue_peek */
+		t = r->est || t > ts ? t : ts;
+		if (t > last)
+			break;
+		ts = t;
+		if (raw)
+			ptd_prep_branch(d->rctx, r, cached);
+		if ((*err = branch_event(d, r, t, ev)) < 0) {
+			r++;
+			break;
+		}
+	}
+	*evp = ev;
+	*tsp = ts;
+	return r;
+}
+
 /*
  * The events of queue q, d->lead, from its next one on into evs[*i..n), while
  * they are plain branches (not a piece's first sync) that go before the head
@@ -349,23 +382,11 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 		if (lose_eq && !last)
 			e = r;
 		last -= (uint64_t)lose_eq;
-		for (; r < e; r++, ev++) {
-			uint64_t t = r->time;
-
-			if (r->implicit || r->kind != RAW_BRANCH)
-				break;
-			/* perf's queue time, as queue_peek */
-			t = r->est || t > ts ? t : ts;
-			if (t > last)
-				break;
-			ts = t;
-			if (raw) /* the reader decoded the piece: prepared here, in one pass */
-				ptd_prep_branch(d->rctx, r, cached);
-			if ((err = branch_event(d, r, t, ev)) < 0) {
-				r++;
-				break;
-			}
-		}
+		/* the reader decoded the piece: its branches prepared here, in one pass */
+		if (raw)
+			r = lead_loop(d, r, e, &ev, &ts, last, 1, cached, &err);
+		else
+			r = lead_loop(d, r, e, &ev, &ts, last, 0, 0, &err);
 	}
 	d->st.branches += (size_t)(ev - ev0);
 	*i += (size_t)(ev - ev0);

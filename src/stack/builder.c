@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "model/names.h"
@@ -616,7 +617,7 @@ static inline int branch_in_scope(enum snap_scope scope, const struct snap_event
 	return scope == SNAP_SCOPE_USER &&
 	       (ev->br_kind == SNAP_BR_CALL || ev->br_kind == SNAP_BR_RETURN ||
 		ev->br_kind == SNAP_BR_JUMP) &&
-	       !snap_loc_is_kernel(&ev->src) && !snap_loc_is_kernel(&ev->dst);
+	       !((ev->src.ip | ev->dst.ip) >> 63); /* neither is a kernel address */
 }
 
 /* bld->lean: the last event's thread if the lean path's tests of the
@@ -676,6 +677,110 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 	bld->saw_branch = 1;
 	th->last_was_sample = 0;
 	return snap_cstack_branch(&th->cs, ev, t);
+}
+
+/* The 8 bytes of an event's pid and tid (side by side: model/event.h) read as one
+ * word, for the key (pid, tid) of snap_bld_tkey. */
+_Static_assert(offsetof(struct snap_event, tid) == offsetof(struct snap_event, pid) + 4,
+	       "pid and tid read at once");
+static inline uint64_t ev_pidtid_word(uint64_t key)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return key << 32 | key >> 32; /* pid in the low half */
+#else
+	return key;
+#endif
+}
+
+/* The count of one event (snap_feed_count). */
+static inline void count_one(struct snap_feed_count *c, const struct snap_event *ev)
+{
+	if (ev->kind == SNAP_EV_SAMPLE)
+		c->samples++;
+	else if (ev->kind == SNAP_EV_BRANCH)
+		c->branches++;
+	else
+		return;
+	if (ev->has_time) {
+		if (!c->first_time || ev->time < c->first_time)
+			c->first_time = ev->time;
+		if (ev->time > c->last_time)
+			c->last_time = ev->time;
+	}
+}
+
+/*
+ * snap_builder_feed of ev[0..n) in order, stopping at the first error (*at: the
+ * event it failed on, or n). The lean path's state (bld->lean: its thread, that
+ * thread's key and comm, the scope, the transaction switch) changes only on the
+ * general path (feed_slow), so a run of branches that take it tests each event
+ * against that state held in locals; the first event that leaves it goes
+ * through snap_builder_feed, which sets the state again for the next run.
+ */
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n, size_t *at,
+			struct snap_feed_count *cnt)
+{
+	struct snap_feed_count none = {0}, c = cnt ? *cnt : none;
+	size_t i = 0;
+	int err = 0;
+
+	while (i < n) {
+		struct snap_bthread *th = bld->lean;
+
+		if (th) {
+			/* last_key as the word pid and tid make in an event's memory */
+			uint64_t key = ev_pidtid_word(bld->last_key);
+			uint32_t comm = th->comm;
+			enum snap_scope scope = bld->ctx.scope;
+			int tx = !bld->no_tx;
+			uint64_t base = bld->base, first = c.first_time, last = c.last_time;
+			size_t i0 = i;
+
+			for (; i < n; i++) {
+				const struct snap_event *e = &ev[i];
+				uint64_t pidtid, t, et = e->time;
+
+				memcpy(&pidtid, &e->pid, sizeof(pidtid));
+				/* snap_builder_feed's tests of the lean path, in locals */
+				if (e->kind != SNAP_EV_BRANCH || pidtid != key ||
+				    (e->comm && e->comm != comm) || (e->in_tx && tx) ||
+				    !branch_in_scope(scope, e) || (e->has_time && et < base))
+					break;
+				if (e->has_time) { /* (count_one's) */
+					first = !first || et < first ? et : first;
+					last = et > last ? et : last;
+				}
+				t = snap_cstack_time(&th->cs, e->has_time,
+						     e->has_time ? et - base : 0);
+				if (!snap_cstack_loc_noted(&bld->ctx, &e->dst))
+					err = feed_branch_loc(bld, th, e, t);
+				else
+					err = snap_cstack_branch(&th->cs, e, t);
+				if (err < 0)
+					break;
+			}
+			/* the events taken (the one that failed too), and what only
+			 * the general path reads, once */
+			bld->stats.events += i - i0 + (err < 0);
+			c.branches += i - i0 + (err < 0);
+			c.first_time = first;
+			c.last_time = last;
+			if (i > i0 || err < 0) {
+				bld->saw_branch = 1;
+				th->last_was_sample = 0;
+			}
+			if (err < 0 || i == n)
+				break;
+		}
+		count_one(&c, &ev[i]);
+		if ((err = snap_builder_feed(bld, &ev[i])) < 0)
+			break;
+		i++;
+	}
+	*at = i;
+	if (cnt)
+		*cnt = c;
+	return err;
 }
 
 void snap_builder_new_snapshot(struct snap_builder *bld)

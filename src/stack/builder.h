@@ -210,6 +210,21 @@ void snap_builder_fini(struct snap_builder *bld);
  * -EINVAL after snap_builder_finish, or a timeline error. After an error
  * other than -SNAP_ESCOPE the builder should only be finished or freed. */
 int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev);
+/* What snap_builder_feed_n adds up of the events it is given (the caller's
+ * totals, carried from call to call): the samples and branches, and the least
+ * and the greatest time of those with a time (first_time 0: none yet; an event at
+ * time 0 makes it 0 again). */
+struct snap_feed_count {
+	uint64_t samples, branches;
+	uint64_t first_time, last_time;
+};
+
+/* snap_builder_feed of ev[0..n), in order, up to the first error: *at gets the
+ * index of the event it failed on (n when all went in). The same effects as n
+ * calls of snap_builder_feed, with the common branch's tests in one loop; c (or
+ * NULL) counts the events as they go in (all n when none failed). */
+int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, size_t n, size_t *at,
+			struct snap_feed_count *c);
 
 /* Marks a snapshot boundary (next perf.data file): at the next branch or
  * sample event every thread is ended and restarted at that event's time

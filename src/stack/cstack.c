@@ -234,6 +234,35 @@ static void function_args(const struct snap_cstack_ctx *ctx, const struct snap_c
 		a[(*na)++] = snap_arg_str(ctx->n.file, ctx->srcpos[v - 1].file);
 }
 
+/* cs->described's entry sym -> ip into its cache. */
+static inline void dcache_note(struct snap_cstack *cs, uint32_t sym, uint64_t ip)
+{
+	cs->dcache[sym % SNAP_CSTACK_DCACHE].key = (uint64_t)sym + 1;
+	cs->dcache[sym % SNAP_CSTACK_DCACHE].ip = ip;
+}
+
+/* Whether the thread described sym at ip: cs->described's entry, from its
+ * cache when there (entries are only ever added, and all dropped at once:
+ * dcache_clear). */
+static inline int described_at(struct snap_cstack *cs, uint32_t sym, uint64_t ip)
+{
+	uint64_t dip;
+
+	if (cs->dcache[sym % SNAP_CSTACK_DCACHE].key == (uint64_t)sym + 1)
+		return cs->dcache[sym % SNAP_CSTACK_DCACHE].ip == ip;
+	if (!snap_u64map_get(&cs->described, sym, &dip))
+		return 0;
+	dcache_note(cs, sym, dip);
+	return dip == ip;
+}
+
+/* Empties cs->described and its cache. */
+static void dcache_clear(struct snap_cstack *cs)
+{
+	snap_u64map_fini(&cs->described);
+	memset(cs->dcache, 0, sizeof(cs->dcache));
+}
+
 /* ctx->args_once (docs/behaviour.md §6.3 "Slices"): a begin of a function
  * the thread has described already gets only the args that differ from its
  * description: address when not the described one, symbol when the slice
@@ -245,8 +274,12 @@ static int described(struct snap_cstack *cs, const struct snap_cstack_op *op, ui
 {
 	uint64_t ip;
 
-	if (!snap_u64map_get(&cs->described, op->sym, &ip))
-		return snap_u64map_put(&cs->described, op->sym, op->ip) < 0 ? -ENOMEM : 0;
+	if (!snap_u64map_get(&cs->described, op->sym, &ip)) {
+		if (snap_u64map_put(&cs->described, op->sym, op->ip) < 0)
+			return -ENOMEM;
+		dcache_note(cs, op->sym, op->ip);
+		return 0;
+	}
 	if (ip != op->ip)
 		a[(*na)++] = snap_arg_ptr(cs->ctx->n.address, op->ip);
 	if (name != op->sym)
@@ -303,12 +336,11 @@ write_op(struct snap_cstack *cs, const struct snap_cstack_op *op, uint64_t t)
 {
 	const struct snap_cstack_ctx *ctx = cs->ctx;
 	struct snap_timeline *tl = ctx->tl;
-	uint64_t ip;
 
 	if (op->type == OP_RET && !op->sampled && !(op->inferred && ctx->debug_names))
 		return tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
 	if (op->type == OP_CALL && ctx->args_once && !op->inferred && !op->cut_start &&
-	    !op->inlined && snap_u64map_get(&cs->described, op->sym, &ip) && ip == op->ip)
+	    !op->inlined && described_at(cs, op->sym, op->ip))
 		return tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym, no_args, 0);
 	return write_op_args(cs, op, t);
 }
@@ -365,35 +397,122 @@ static inline __attribute__((always_inline)) int emit(struct snap_cstack *cs,
 	return write_op(cs, op, t);
 }
 
+/* The four flag bytes of an op (type, inferred, inlined, cut_start) as one
+ * word: OP_PLAIN(OP_RET) is a return of a frame not inferred, OP_PLAIN(OP_CALL)
+ * a begin neither inferred, inlined nor cut. */
+_Static_assert(offsetof(struct snap_cstack_op, cut_start) ==
+		       offsetof(struct snap_cstack_op, type) + 3,
+	       "an op's flag bytes side by side");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define OP_PLAIN(type) ((uint32_t)(type))
+#else
+#define OP_PLAIN(type) ((uint32_t)(type) << 24)
+#endif
+static inline uint32_t op_word(const struct snap_cstack_op *op)
+{
+	uint32_t w;
+
+	memcpy(&w, &op->type, sizeof(w));
+	return w;
+}
+
+/* Whether flush may write plain ops at once: nothing can be deferred but
+ * inferred begins and [unknown] spans (not draining, the batch after the
+ * latest cut). */
+static inline int flush_direct(const struct snap_cstack *cs)
+{
+	return !cs->draining && cs->pending_time > cs->cut_time;
+}
+
 /* flush(to) of docs/behaviour.md §4.3: spreads the pending calls evenly over
- * [pending_time, to). */
+ * [pending_time, to). When nothing can be deferred but inferred begins and
+ * [unknown] spans (flush_direct), a plain return and a plain begin of a
+ * function the thread described there are written at once, as write_op writes
+ * them, and anything else goes through emit. */
 static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
 	uint32_t n = cs->npend_calls, k = 0;
-	size_t i;
+	struct snap_cstack_op *op = cs->pend, *end = cs->pend + cs->npend;
 	int err = 0, e;
 
 	if (to < cs->pending_time)
 		to = cs->pending_time;
 	total = to - cs->pending_time;
-	for (i = 0; i < cs->npend; i++) {
-		uint64_t t = cs->pending_time + off;
+	if (flush_direct(cs)) {
+		const struct snap_cstack_ctx *ctx = cs->ctx;
+		struct snap_timeline *tl = ctx->tl;
+		uint64_t t0 = cs->pending_time;
 
-		if (cs->pend[i].type == OP_CALL) {
-			k++;
-			/* the last call takes the rest (no division: most batches hold one) */
-			share = k == n ? total - off : (total - off) / (n - k + 1);
-			off += share;
+		for (; op < end; op++) {
+			uint64_t t = t0 + off;
+			uint32_t w = op_word(op);
+
+			if (w == OP_PLAIN(OP_RET) && !op->sampled) {
+				e = tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
+			} else {
+				if (op->type == OP_CALL) {
+					k++;
+					share = k == n ? total - off : (total - off) / (n - k + 1);
+					off += share;
+				}
+				if (w == OP_PLAIN(OP_CALL) && ctx->args_once &&
+				    described_at(cs, op->sym, op->ip))
+					e = tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym,
+							   no_args, 0);
+				else
+					e = emit(cs, op, t);
+			}
+			if (e < 0 && !err)
+				err = e;
 		}
-		e = emit(cs, &cs->pend[i], t);
-		if (e < 0 && !err)
-			err = e;
+	} else {
+		for (; op < end; op++) {
+			uint64_t t = cs->pending_time + off;
+
+			if (op->type == OP_CALL) {
+				k++;
+				/* the last call takes the rest (no division: most batches hold one) */
+				share = k == n ? total - off : (total - off) / (n - k + 1);
+				off += share;
+			}
+			e = emit(cs, op, t);
+			if (e < 0 && !err)
+				err = e;
+		}
 	}
 	cs->npend = 0;
 	cs->npend_calls = 0;
 	cs->pending_time = to;
 	return err;
+}
+
+/* flush(to) of a batch of one op: a plain return, or a plain begin of a
+ * function the thread described there, at pending_time, when nothing can be
+ * deferred (as flush's own test), is written by a jump to the timeline, the
+ * queue emptied first; anything else: flush. */
+static int flush_one(struct snap_cstack *cs, uint64_t to)
+{
+	const struct snap_cstack_op *op = cs->pend;
+	struct snap_timeline *tl = cs->ctx->tl;
+	uint64_t t = cs->pending_time;
+	uint32_t w = op_word(op), sym = op->sym;
+
+	if (!flush_direct(cs))
+		return flush(cs, to);
+	if (w == OP_PLAIN(OP_RET) && !op->sampled) {
+		cs->npend = 0;
+		cs->npend_calls = 0;
+		cs->pending_time = to < t ? t : to;
+		return tl->ops->end(tl, cs->pid, cs->tid, t, sym);
+	}
+	if (w == OP_PLAIN(OP_CALL) && cs->ctx->args_once && described_at(cs, sym, op->ip)) {
+		cs->npend = 0;
+		cs->npend_calls = 0;
+		cs->pending_time = to < t ? t : to;
+		return tl->ops->begin(tl, cs->pid, cs->tid, t, sym, no_args, 0);
+	}
+	return flush(cs, to);
 }
 
 /* pend_reserve and frame_reserve when the array is full. Not inline, so
@@ -420,7 +539,7 @@ static inline struct snap_cstack_op *add_slot(struct snap_cstack *cs, uint64_t t
 {
 	*err = 0;
 	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
-		*err = flush(cs, t);
+		*err = cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
 	return &cs->pend[cs->npend];
 }
 
@@ -1129,22 +1248,154 @@ static inline int branch_done(struct snap_cstack *cs, int err, uint64_t t)
 	return err;
 }
 
-/* A call branch (docs/behaviour.md §4.6), without OCaml's exception notes. */
-__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
-						 const struct snap_event *ev, uint64_t t)
+/* A call branch (docs/behaviour.md §4.6), without OCaml's exception notes:
+ * call_in and branch_done. */
+__attribute__((noinline)) static int call_branch_slow(struct snap_cstack *cs,
+						      const struct snap_event *ev, uint64_t t)
 {
 	return branch_done(cs, call_in(cs, ev->dst.ip, ev->dst.sym, t), t);
 }
 
-/* A return branch, without OCaml's exception notes. */
-__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
+/* Whether the pending queue takes an op with no growth (pend_reserve) and no
+ * flush for being full (add_slot), and branch_done has nothing to trim before
+ * it (no op is deferred on the way unless the op's time flushes the batch). */
+static inline int pend_room(const struct snap_cstack *cs)
+{
+	return cs->npend < cs->cappend && cs->npend < SNAP_CSTACK_MAX_PENDING &&
+	       cs->ndefer < cs->ctx->max_defer;
+}
+
+/* add_slot's flush at a new time: a batch of one op by flush_one. */
+static inline int flush_batch(struct snap_cstack *cs, uint64_t t)
+{
+	return cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
+}
+
+/* call_in's steps after frame_reserve, pend_reserve and add_slot when none of
+ * them had anything to do: the op and the frame. */
+static inline __attribute__((always_inline)) void
+call_put(struct snap_cstack *cs, struct snap_cstack_stk *s, const struct snap_event *ev, uint64_t t)
+{
+	uint32_t sym = symof(cs, ev->dst.sym);
+	struct snap_cstack_op *op = &cs->pend[cs->npend++];
+	struct snap_frame *f;
+
+	*op = (struct snap_cstack_op){
+		.type = OP_CALL, .ip = ev->dst.ip, .sym = sym, .k1 = ++cs->seq};
+	cs->npend_calls++;
+	f = &s->f[s->n++];
+	f->ip = ev->dst.ip;
+	f->sym = sym;
+	f->dup = 0;
+	f->inf = 0;
+	f->sampled = 0;
+	f->anchored = t <= s->create_time;
+	cs->total++;
+}
+
+/* call_branch at a new time: add_slot's flush, then as call_in and
+ * branch_done go on. */
+__attribute__((noinline)) static int call_flush(struct snap_cstack *cs, const struct snap_event *ev,
 						uint64_t t)
+{
+	int err = flush_batch(cs, t);
+
+	call_put(cs, cur(cs), ev, t);
+	return branch_done(cs, err, t);
+}
+
+/* A call branch: call_branch_slow, whose steps do only this when the op goes in
+ * the queue's room and the frame fits under the cap in the room there is (a
+ * leaf function, then, but for the flush at a new time: call_flush). */
+__attribute__((noinline)) static int call_branch(struct snap_cstack *cs,
+						 const struct snap_event *ev, uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+
+	if (!pend_room(cs) || s->overflow || cs->total + s->unk >= cs->ctx->max_depth ||
+	    s->n >= s->cap)
+		return call_branch_slow(cs, ev, t);
+	if (t != cs->pending_time)
+		return call_flush(cs, ev, t);
+	call_put(cs, s, ev, t);
+	return 0;
+}
+
+/* A return branch, without OCaml's exception notes. */
+__attribute__((noinline)) static int ret_branch_slow(struct snap_cstack *cs,
+						     const struct snap_event *ev, uint64_t t)
 {
 	int err;
 
 	if ((err = eh_heuristic(cs, t)) < 0 || (err = ret_plain_in(cs, t)) < 0)
 		return err;
 	return branch_done(cs, check_current_symbol(cs, &ev->dst, t), t);
+}
+
+/* The end of ret_branch when the return lands outside the new top frame's
+ * function. */
+__attribute__((noinline)) static int
+ret_changed(struct snap_cstack *cs, const struct snap_event *ev, uint32_t sym, uint64_t t)
+{
+	return branch_done(cs, symbol_changed(cs, &ev->dst, sym, t), t);
+}
+
+/* ret_plain_in's steps after pend_reserve and add_slot when the top frame f
+ * is a plain one: its end and its pop. */
+static inline __attribute__((always_inline)) void
+ret_put(struct snap_cstack *cs, struct snap_cstack_stk *s, const struct snap_frame *f)
+{
+	struct snap_cstack_op *op = &cs->pend[cs->npend++];
+
+	*op = (struct snap_cstack_op){.type = OP_RET,
+				      .sym = f->sym,
+				      .inferred = f->inf,
+				      .sampled = f->sampled,
+				      .k1 = ++cs->seq};
+	s->unk += f->anchored;
+	s->n--;
+	cs->total--;
+}
+
+/* ret_branch at a new time: add_slot's flush, then as ret_plain_in and
+ * ret_branch_slow go on (after a flush error: that error, nothing more). */
+__attribute__((noinline)) static int ret_flush(struct snap_cstack *cs, const struct snap_event *ev,
+					       uint64_t t)
+{
+	struct snap_cstack_stk *s = cur(cs);
+	int err = flush_batch(cs, t);
+
+	ret_put(cs, s, &s->f[s->n - 1]);
+	if (err < 0)
+		return err;
+	return branch_done(cs, check_current_symbol(cs, &ev->dst, t), t);
+}
+
+/* A return branch: ret_branch_slow, whose steps do only this when the op goes
+ * in the queue's room and the top frame is a plain one (not dropped by the
+ * cap, no OCaml try-block copy, none of the names eh_heuristic looks for); at a
+ * new time, ret_flush. */
+__attribute__((noinline)) static int ret_branch(struct snap_cstack *cs, const struct snap_event *ev,
+						uint64_t t)
+{
+	const struct snap_cstack_ctx *ctx = cs->ctx;
+	struct snap_cstack_stk *s = cur(cs);
+	const struct snap_frame *f;
+	uint32_t sym;
+
+	if (!pend_room(cs) || s->overflow || !s->n)
+		return ret_branch_slow(cs, ev, t);
+	f = &s->f[s->n - 1];
+	if (f->dup || f->sym - ctx->caml_lo <= ctx->caml_hi - ctx->caml_lo)
+		return ret_branch_slow(cs, ev, t);
+	if (t != cs->pending_time)
+		return ret_flush(cs, ev, t);
+	ret_put(cs, s, f);
+	/* check_current_symbol */
+	sym = symof(cs, ev->dst.sym);
+	if (s->n && s->f[s->n - 1].sym == sym)
+		return 0;
+	return ret_changed(cs, ev, sym, t);
 }
 
 /* A jump (or a trap's return) to a function other than the top frame's, or
@@ -1212,7 +1463,7 @@ int snap_cstack_reopen(struct snap_cstack *cs, uint64_t t)
 
 	if (t < cs->pending_time)
 		t = cs->pending_time;
-	snap_u64map_fini(&cs->described); /* empty again: its begins were dropped */
+	dcache_clear(cs); /* empty again: its begins were dropped */
 	/* Each stack is cut at t, then its frames are re-begun at t after the cut:
 	 * callers inferred later for a stack sort before its frames (by the cut
 	 * sequence) and after the frames of the stacks underneath it, so the

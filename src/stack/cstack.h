@@ -71,6 +71,9 @@
  * apart (bytes of straight-line code). */
 #define SNAP_CSTACK_EH_MAX_RANGE      (1u << 20)
 
+/* Entries of a thread's cache of its described functions (struct snap_cstack). */
+#define SNAP_CSTACK_DCACHE 64u
+
 struct snap_srcpos {
 	uint32_t file;
 	int32_t line, col;
@@ -204,6 +207,11 @@ struct snap_cstack {
 	uint32_t eh_unwind;  /* OCaml without handler notes: frames being unwound */
 	/* ctx->args_once: sym -> the address its described (first) begin carried */
 	struct snap_u64map described;
+	/* the last entries of described found or put, by sym % SNAP_CSTACK_DCACHE
+	 * (key: sym + 1, 0 = none): the test of every plain begin (cstack.c, write_op) */
+	struct {
+		uint64_t key, ip;
+	} dcache[SNAP_CSTACK_DCACHE];
 };
 
 /* Initialises ctx: borrows tl and st (both must outlive ctx), interns the

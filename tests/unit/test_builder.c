@@ -1131,6 +1131,127 @@ static void common_branch_path(void)
 	drv_fini(&d);
 }
 
+/* The pipeline's count of what it fed (cli/pipeline.c count_events): what
+ * snap_builder_feed_n's count must give. */
+static void count_like_pipeline(struct snap_feed_count *c, const struct snap_event *ev)
+{
+	if (ev->kind == SNAP_EV_SAMPLE)
+		c->samples++;
+	else if (ev->kind == SNAP_EV_BRANCH)
+		c->branches++;
+	else
+		return;
+	if (!ev->has_time)
+		return;
+	if (!c->first_time || ev->time < c->first_time)
+		c->first_time = ev->time;
+	if (ev->time > c->last_time)
+		c->last_time = ev->time;
+}
+
+/* in fed to a builder one event at a time (snap_builder_feed) and in runs of
+ * chunk events (snap_builder_feed_n, 0: all at once) gives the same output,
+ * stats and counts: a run of branches on the lean path leaves it at the first
+ * event that needs the general path (another thread, a new comm, a
+ * transaction, a kernel address, a time before the base or at 0, a sample or
+ * a switch), and takes it up again after. */
+static void feed_n_case(const char *name, const char *const *in, size_t chunk)
+{
+	static struct test_ev te[32], tb[32]; /* (tb[i].ev.frames point in tb[i]) */
+	struct snap_event ev[32];
+	struct snap_feed_count c1 = {0}, c2 = {0};
+	struct snap_builder_stats s1, s2;
+	struct drv a, b;
+	size_t n = 0, at = 0;
+
+	CHECK_INT_EQ(0, drv_init(&a, NULL));
+	CHECK_INT_EQ(0, drv_init(&b, NULL));
+	for (; in[n]; n++) {
+		CHECK(n < 32);
+		CHECK_INT_EQ(0, test_ev_parse(&a.st, in[n], &te[n]));
+		CHECK_INT_EQ(0, snap_builder_feed(&a.bld, &te[n].ev));
+		count_like_pipeline(&c1, &te[n].ev);
+		CHECK_INT_EQ(0, test_ev_parse(&b.st, in[n], &tb[n]));
+		ev[n] = tb[n].ev;
+	}
+	for (size_t i = 0; i < n; i += at) {
+		size_t m = chunk && n - i > chunk ? chunk : n - i;
+
+		CHECK_INT_EQ(0, snap_builder_feed_n(&b.bld, ev + i, m, &at, &c2));
+		CHECK_U64_EQ(m, at);
+	}
+	CHECK_INT_EQ(0, snap_builder_finish(&a.bld));
+	CHECK_INT_EQ(0, snap_builder_finish(&b.bld));
+	if (strcmp(a.m.text, b.m.text))
+		fprintf(stderr, "case %s, chunk %zu:\n--- one at a time\n%s--- in runs\n%s", name,
+			chunk, a.m.text, b.m.text);
+	CHECK_STR_EQ(a.m.text, b.m.text);
+	snap_builder_stats(&a.bld, &s1);
+	snap_builder_stats(&b.bld, &s2);
+	CHECK_U64_EQ(s1.events, s2.events);
+	CHECK_U64_EQ(n, s2.events);
+	CHECK_U64_EQ(s1.time_backwards, s2.time_backwards);
+	CHECK_U64_EQ(s1.renames, s2.renames);
+	CHECK_U64_EQ(s1.unmatched_returns, s2.unmatched_returns);
+	CHECK_U64_EQ(c1.samples, c2.samples);
+	CHECK_U64_EQ(c1.branches, c2.branches);
+	CHECK_U64_EQ(c1.first_time, c2.first_time);
+	CHECK_U64_EQ(c1.last_time, c2.last_time);
+	drv_fini(&a);
+	drv_fini(&b);
+}
+
+static void feed_n_leaves_the_lean_path(void)
+{
+	static const char *const branches[] = {
+		"1000 1/1 comm=a strt 0 - 400000 main",
+		"1010 1/1 call 400010 main 401000 f",
+		"1010 1/1 call 401010 f 402000 g",
+		"1020 1/1 return 402010 g 401014 f",
+		"1030 1/1 jmp 401020 f 401030 f",
+		"1035 1/1 jmp 401030 f 403000 h",
+		"1040 1/1 comm=b call 403010 h 402000 g",
+		"1050 1/1 call (x) 402010 g 404000 tx",
+		"1060 1/1 return (x) 404010 tx 402014 g",
+		"1070 1/1 call 402020 g ffffffff81000000 k",
+		"900 1/1 return 402030 g 403014 h",
+		"1080 1/2 call 400010 main 401000 f",
+		"1090 1/1 return 403020 h 400014 main",
+		"1100 1/1 return 400030 main 0 -",
+		"1110 1/2 return 401010 f 400014 main",
+		"1120 1/2 call 400020 main 402000 g",
+		NULL,
+	};
+	static const char *const backwards[] = {
+		"1000 1/1 strt 0 - 400000 main",	"1010 1/1 call 400010 main 401000 f",
+		"900 1/1 return 401010 f 400014 main",	"1020 1/1 call 400020 main 402000 g",
+		"1030 1/1 call (x) 402010 g 404000 tx", "1035 1/1 tx abrt 404010 tx 402014 g",
+		"1040 1/1 return 402020 g 400024 main", NULL,
+	};
+	static const char *const zero[] = {
+		"0 1/1 strt 0 - 400000 main",	     "0 1/1 call 400010 main 401000 f",
+		"5 1/1 return 401010 f 400014 main", "0 1/1 call 400020 main 402000 g",
+		"7 1/1 return 402010 g 400024 main", NULL,
+	};
+	static const char *const offcpu[] = {
+		"1000 1/1 comm=p sample cpu-clock 400000 main 401000 spin",
+		"1100 1/1 switch out",
+		"1200 1/1 call 400010 main 402000 g",
+		"1210 1/1 return 402010 g 400014 main",
+		"1300 1/1 sample cpu-clock 400000 main 401000 spin",
+		"1310 1/1 call 400010 main 402000 g",
+		NULL,
+	};
+	static const size_t chunks[] = {0, 1, 2, 3, 5};
+
+	for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		feed_n_case("branches", branches, chunks[k]);
+		feed_n_case("backwards", backwards, chunks[k]);
+		feed_n_case("zero", zero, chunks[k]);
+		feed_n_case("offcpu", offcpu, chunks[k]);
+	}
+}
+
 /* After snap_builder_finish every event is refused (-EINVAL) and writes
  * nothing, the branches that took the lean path before it too. */
 static void feed_after_finish(void)
@@ -1473,6 +1594,7 @@ int main(void)
 	RUN(switches_ignored_with_branches);
 	RUN(comm_changes);
 	RUN(common_branch_path);
+	RUN(feed_n_leaves_the_lean_path);
 	RUN(named_thread_before_main);
 	RUN(chain_cut);
 	RUN(chain_end_marker);

@@ -670,6 +670,54 @@ static void deferred_bound_any_branch(void)
 	drv_fini(&d);
 }
 
+/* The same bound for a call and a return queued at the pending ops' time (their
+ * shortest paths, call_branch and ret_branch, which flush nothing): the segment ends
+ * there too. */
+static void deferred_bound_same_time(void)
+{
+	static const char *const last[] = {
+		"9 1/1 call 404030 e 405000 f",
+		"9 1/1 return 404030 e 403014 c",
+	};
+
+	for (size_t k = 0; k < 2; k++) {
+		struct drv d;
+
+		CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+		CHECK_INT_EQ(0, drv_feed(&d, "5 1/1 call 401000 a 402000 b"));
+		CHECK_INT_EQ(0, drv_feed(&d, "6 1/1 call 402010 b 403000 c"));
+		CHECK_INT_EQ(0, drv_feed(&d, "7 1/1 call 403010 c 404000 e"));
+		CHECK_INT_EQ(0, drv_feed(&d, "9 1/1 jmp 404010 e 404020 e"));
+		d.ctx.max_defer = 2;
+		CHECK_INT_EQ(0, snap_cstack_reopen(&d.cs[0], 9));
+		CHECK(d.cs[0].ndefer >= 2);
+		CHECK_U64_EQ(9, d.cs[0].pending_time);
+		CHECK_INT_EQ(0, drv_feed(&d, last[k]));
+		CHECK_U64_EQ(1, d.ctx.stats.trimmed);
+		CHECK_U64_EQ(0, d.cs[0].ndefer);
+		CHECK_INT_EQ(0, drv_finish(&d));
+		drv_fini(&d);
+	}
+}
+
+/* A call on a stack whose top frames the depth cap dropped is dropped too (and
+ * counted), whatever the frames below: call_branch's shortest path tests the
+ * stack's dropped frames, as call_in does. */
+static void call_on_dropped_top(void)
+{
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	CHECK_INT_EQ(0, drv_feed(&d, "5 1/1 call 401000 a 402000 b"));
+	CHECK_INT_EQ(0, drv_feed(&d, "6 1/1 call 402010 b 403000 c"));
+	d.cs[0].top->overflow = 1; /* (as the cap leaves it) */
+	CHECK_INT_EQ(0, drv_feed(&d, "6 1/1 call 403010 c 404000 e"));
+	CHECK_U64_EQ(1, d.ctx.stats.depth_capped);
+	CHECK_U64_EQ(2, d.cs[0].top->overflow);
+	CHECK_U64_EQ(2, d.cs[0].top->n);
+	drv_fini(&d);
+}
+
 /* Timeline errors are passed up. */
 static void timeline_error_propagates(void)
 {
@@ -814,6 +862,64 @@ static void args_once_plain_ops(void)
 	drv_fini(&d);
 }
 
+/* args_once's described functions (write_op, and flush's own copy of its test) through the
+ * thread's cache in front of its map: two functions whose symbols share a cache entry
+ * (ids SNAP_CSTACK_DCACHE apart), described at one address, are each described once and
+ * then keep it, and
+ * snap_cstack_reopen forgets them all, the cache too: the next begin of g is described
+ * again. */
+static void described_cache(void)
+{
+	struct drv d;
+	struct snap_cstack *cs = &d.cs[0];
+	uint32_t f, g, x;
+	char out[4096], name[16];
+
+	CHECK_INT_EQ(0, drv_init(&d, SNAP_SCOPE_USER, 0));
+	d.ctx.args_once = 1;
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, "f", &f));
+	for (unsigned i = 1; i < SNAP_CSTACK_DCACHE; i++) {
+		snprintf(name, sizeof(name), "x%u", i);
+		CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, name, &x));
+	}
+	CHECK_INT_EQ(0, snap_strtab_intern_id(&d.st, "g", &g));
+	CHECK_U64_EQ(f + SNAP_CSTACK_DCACHE, g);
+	CHECK_INT_EQ(0, snap_cstack_init(cs, &d.ctx, 1, 1, 0));
+	d.n = 1;
+	CHECK_INT_EQ(0, d.m.base.ops->thread(&d.m.base, 1, 1, f, f));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, f, 5, NULL)); /* describes f */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 6));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, g, 7, NULL)); /* describes g */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 8));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, f, 9, NULL)); /* as described */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 10));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x30, f, 11, NULL)); /* elsewhere */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 12));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, g, 13, NULL)); /* as described */
+	CHECK_INT_EQ(0, snap_cstack_reopen(cs, 14));		      /* g begun again (deferred) */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 15));
+	CHECK_INT_EQ(0, snap_cstack_push_now(cs, 0x10, g, 16, NULL)); /* described again */
+	CHECK_INT_EQ(0, snap_cstack_pop_now(cs, 17));
+	CHECK_INT_EQ(0, snap_cstack_end_thread(cs, 18));
+	mock_lines(&d.m, NULL, out, sizeof(out));
+	CHECK_STR_EQ("T pid=1 tid=1 proc=f thread=f\n"
+		     "B 5 tid=1 f address=0x10 symbol=f\n"
+		     "E 6 tid=1 f\n"
+		     "B 7 tid=1 g address=0x10 symbol=g\n"
+		     "E 8 tid=1 g\n"
+		     "B 9 tid=1 f\n"
+		     "E 10 tid=1 f\n"
+		     "B 11 tid=1 f address=0x30\n"
+		     "E 12 tid=1 f\n"
+		     "B 13 tid=1 g\n"
+		     "E 15 tid=1 g\n"
+		     "B 16 tid=1 g address=0x10 symbol=g\n"
+		     "E 17 tid=1 g\n"
+		     "B 14 tid=1 g inferred_start_time=true\n",
+		     out);
+	drv_fini(&d);
+}
+
 /* A source-position lookup that counts its calls per symbol; fail: the symbol whose first
  * lookup fails. */
 struct srccount {
@@ -888,10 +994,13 @@ int main(void)
 	RUN(b4_3_pending_bounded);
 	RUN(b4_4_deferred_bounded);
 	RUN(deferred_bound_any_branch);
+	RUN(deferred_bound_same_time);
+	RUN(call_on_dropped_top);
 	RUN(timeline_error_propagates);
 	RUN(alloc_failures);
 	RUN(push_now_top_is);
 	RUN(args_once_plain_ops);
+	RUN(described_cache);
 	RUN(note_loc_once);
 	return snap_test_done();
 }
