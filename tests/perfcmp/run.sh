@@ -49,7 +49,11 @@
 #              called by std::sort, skips sorter's frame and splits it, see
 #              docs/sampling.md "Against perf report on programs we did not write")
 #   sleeploop  main calls work() (10 ms of CPU) and usleep(2000) 100 times, recorded
-#              whole (-full-execution) with fp call graphs: the sleeps' sched_switch
+#              whole (-full-execution) with fp call graphs (calibrated in a
+#              constructor, so the first samples are before main and its begin is
+#              seen: a thread's first frames count as running before the data, and
+#              run's program has no exec record; the case checks that the first
+#              sample is not in main): the sleeps' sched_switch
 #              chains lack main (libc's clock_nanosleep has no frame of its own, so
 #              the walk of %rbp skips its caller); also: main is one call, as the
 #              program says (the leaf's .eh_frame row tells the model the chain lost
@@ -259,6 +263,17 @@ t_sleeploop() {
 		failed sleeploop "the program did not run 100 rounds: $(head -c 200 "$tmp/sleeploop.out")"
 		return
 	fi
+	# main's one call is seen begin only after a first sample outside it (the
+	# constructor's): the thread's first frames are taken as running before the data
+	local first
+	first=$(perf script -i "$tmp/w_sleeploop/perf.data" -F ip,sym 2>/dev/null |
+		awk 'NF == 0 { if (n) exit; next } { n++; printf "%s ", $2 }')
+	case " $first" in
+	*" main "*)
+		failed sleeploop "the recording's first sample is already in main ($first): no call of main can be seen beginning"
+		return
+		;;
+	esac
 	judge sleeploop "$tmp/w_sleeploop/perf.data" "$tmp/sleeploop.fxt.gz" \
 		--samples work:300 --calls main:1 --calls-max main:1
 	# the text path marks the same frames (the run above took the plugin path)
