@@ -49,11 +49,12 @@ root=0
 [ "$(id -u)" -eq 0 ] && root=1
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 
-# snap NAME ARGS...: runs snaptrace (30 s cap), output in $tmp/NAME.{out,err}, rc in $rc.
+# snap NAME ARGS...: runs snaptrace (a cap of $snap_cap s, default 30), output in
+# $tmp/NAME.{out,err}, rc in $rc.
 snap() {
 	local name=$1
 	shift
-	timeout -s KILL 30 "$snap" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	timeout -s KILL "${snap_cap:-30}" "$snap" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 }
 
