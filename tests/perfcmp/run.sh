@@ -294,7 +294,8 @@ t_sleeploop() {
 }
 
 # http_serve PORT: snaptrace run of python3 -m http.server PORT in $tmp/www (its pid
-# in $spid); returns 1 if it does not answer within ~15 s.
+# in $spid); returns 1 if it does not answer within ~60 s (it ends at once if python3
+# exits: a port taken).
 http_serve() {
 	local port=$1
 	rm -rf "$tmp/w_http"
@@ -305,7 +306,7 @@ http_serve() {
 		-- "$py" -m http.server "$port" --bind 127.0.0.1) >"$tmp/http.out" 2>"$tmp/http.err" &
 	spid=$!
 	bgpids+=("$spid")
-	for _ in $(seq 150); do
+	for _ in $(seq 600); do
 		curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/a.txt" && return 0
 		kill -0 "$spid" 2>/dev/null || return 1
 		sleep 0.1
