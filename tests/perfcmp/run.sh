@@ -215,7 +215,7 @@ t_cpubound() {
 	"$bin/cpubound" 0 >"$tmp/spinner.out" 2>&1 &
 	local spid=$! npre
 	bgpids+=("$spid")
-	for _ in $(seq 100); do
+	for _ in $(seq 500); do
 		grep -q spinning "$tmp/spinner.out" 2>/dev/null && break
 		sleep 0.02
 	done
