@@ -402,9 +402,14 @@ fi
 cc=${PERFCMP_CC:-clang} # PERFCMP_CC=gcc: the other compiler (gcc 12 needs -O0 here)
 command -v "$cc" >/dev/null || cc=gcc
 mkdir -p "$bin"
+# -z now: libc's functions are bound at start-up, not at their first call inside
+# the loops, where ld.so's resolver (no frame pointers) would run under the
+# program's frames; a sample or preemption there has a chain cut at ld.so, which
+# ends them: sleeploop's main was 2 calls once, preempted in do_lookup_x binding
+# usleep, on a busy machine (session 28; cxxmix, built by its case, keeps it)
 for src in "$here"/progs/*.c; do
 	p=$(basename "$src" .c)
-	if ! $cc -O0 -g -fno-omit-frame-pointer -pthread -o "$bin/$p" "$src" 2>"$tmp/cc.err"; then
+	if ! $cc -O0 -g -fno-omit-frame-pointer -pthread -Wl,-z,now -o "$bin/$p" "$src" 2>"$tmp/cc.err"; then
 		failed build "$cc $src: $(head -c 300 "$tmp/cc.err")"
 		exit 1
 	fi
