@@ -49,11 +49,12 @@ root=0
 [ "$(id -u)" -eq 0 ] && root=1
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 
-# snap NAME ARGS...: runs snaptrace (30 s cap), output in $tmp/NAME.{out,err}, rc in $rc.
+# snap NAME ARGS...: runs snaptrace (a cap of $snap_cap s, default 30), output in
+# $tmp/NAME.{out,err}, rc in $rc.
 snap() {
 	local name=$1
 	shift
-	timeout -s KILL 30 "$snap" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	timeout -s KILL "${snap_cap:-30}" "$snap" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 }
 
@@ -147,8 +148,27 @@ start_target() { # start_target ARGS...: $tpid is the running nest
 	"$nest" "$@" >"$tmp/target.out" 2>&1 &
 	tpid=$!
 	bgpids+=("$tpid")
-	for _ in $(seq 100); do
+	for _ in $(seq 500); do
 		grep -q ready "$tmp/target.out" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# cpu_wait PID MS: returns once process PID has run MS more milliseconds on a CPU
+# (utime + stime of /proc/PID/stat, all its threads) or ended (a zombie too), or
+# after 60 s (returns 1 then). A test that needs N samples waits for the CPU time
+# they take, not for wall time: a loaded machine makes it slower, never short of them.
+cpu_ticks() { awk '{ sub(/^.*\) /, "") } $1 != "Z" { print $12 + $13 }' "/proc/$1/stat" 2>/dev/null; }
+cpu_wait() {
+	local pid=$1 ms=$2 hz t0 t
+	hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+	t0=$(cpu_ticks "$pid")
+	[ -n "$t0" ] || return 1
+	for _ in $(seq 3000); do
+		t=$(cpu_ticks "$pid")
+		[ -n "$t" ] || return 0 # it ended
+		[ $(((t - t0) * 1000)) -ge $((ms * hz)) ] && return 0
 		sleep 0.02
 	done
 	return 1

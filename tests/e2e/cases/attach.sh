@@ -8,8 +8,8 @@ t_attach() {
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-working-directory "$w" -o "$tmp/attach.fxt.gz" >"$tmp/attach.out" 2>"$tmp/attach.err" &
 	spid=$!
-	for _ in $(seq 100); do grep -qs "attached" "$tmp/attach.err" && break; sleep 0.02; done
-	sleep 0.5
+	for _ in $(seq 1000); do grep -qs "attached" "$tmp/attach.err" && break; sleep 0.02; done
+	cpu_wait "$tpid" 250 # ~500 samples at 2 kHz, however busy the machine
 	kill -INT "$spid"
 	wait "$spid"
 	rc=$?
@@ -39,14 +39,17 @@ t_attach_twice() {
 	timeout -s KILL 30 "$snap" attach -pid "$tpid" -sampling -timer-resolution Sample:2000 \
 		-trigger trigger_here -o "$tmp/twice.fxt.gz" >"$tmp/twice.out" 2>"$tmp/twice.err" &
 	spid=$!
-	for _ in $(seq 100); do grep -qs "attached" "$tmp/twice.err" && break; sleep 0.02; done
+	for _ in $(seq 1000); do grep -qs "attached" "$tmp/twice.err" && break; sleep 0.02; done
 	sleep 0.3
 	kill -INT "$spid"
 	sleep 0.05
 	kill -INT "$spid" 2>/dev/null
 	wait "$spid"
-	sleep 0.3
-	before=$(ls "$TMPDIR")
+	for _ in $(seq 500); do # (perf, its child, may still be ending)
+		before=$(ls "$TMPDIR")
+		[ -z "$before" ] && break
+		sleep 0.02
+	done
 	if ! kill -0 "$tpid" 2>/dev/null; then
 		failed attach_ctrl_c_twice "the target died"
 	elif grep -q "^State:.*[tT]" /proc/"$tpid"/status; then

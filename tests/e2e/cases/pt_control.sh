@@ -43,7 +43,7 @@ t_pt_control() {
 		-- "$nest" 300 >"$tmp/ptc3.out" 2>"$tmp/ptc3.err" &
 	spid=$!
 	bgpids+=("$spid")
-	for _ in $(seq 250); do grep -qs "^cmd: stop" "$log" && break; sleep 0.02; done
+	for _ in $(seq 1000); do grep -qs "^cmd: stop" "$log" && break; sleep 0.02; done
 	kill -USR1 "$spid"
 	wait "$spid"
 	rc=$?
