@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -224,6 +226,36 @@ static size_t take_drops(struct snap_ptdec *d, const uint8_t **b, const uint8_t 
 	return n;
 }
 
+/*
+ * A worker's nice (d->wnice: WORKER_NICE where the reading thread and the
+ * workers outnumber the CPUs the process may use, else 0; ptd_start_pool): so
+ * many steps above the thread that started it, whose nice a new thread
+ * inherits (a user's `nice snaptrace` moves them all), at most 19. The reading
+ * thread is the serial part of a decode: where the workers take turns with it
+ * on the cores, they leave it the larger share (docs/ptdec.md, "Pieces,
+ * threads and the join"); a small step, as a large one would starve them
+ * behind other programs' threads on a loaded machine, and a piece a starved
+ * worker holds stops the reader ("Limits and figures"). Raising one's own nice
+ * takes no privilege (and cannot be undone without it: the step is taken once,
+ * at the start); if it is refused anyway (a sandbox's filter), the worker runs
+ * at the reader's priority, as before: only the scheduling changes, never the
+ * output.
+ */
+static void worker_nice(const struct snap_ptdec *d)
+{
+	id_t tid = (id_t)gettid(); /* Linux: PRIO_PROCESS of a thread id is that thread */
+	int cur;
+
+	if (!d->wnice)
+		return;
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, tid);
+	if (cur == -1 && errno)
+		return;
+	cur = cur + d->wnice > 19 ? 19 : cur + d->wnice;
+	(void)setpriority(PRIO_PROCESS, tid, cur); /* refused: see above */
+}
+
 static void *worker(void *arg)
 {
 	struct snap_ptdec *d = arg;
@@ -234,6 +266,7 @@ static void *worker(void *arg)
 	memset(&w, 0, sizeof(w));
 	w.d = d;
 	w.can_block = 1;
+	worker_nice(d);
 	pthread_mutex_lock(&d->mu);
 	for (;;) {
 		struct piece *pc;
@@ -315,30 +348,66 @@ static void to_helper(struct snap_ptdec *d, struct piece *pc)
 	run_piece(&reader_ctx, pc); /* big: the whole piece at once */
 }
 
+/* Piece pc, running, the reader's: decoded on the reader (or a helper thread,
+ * when it gives up). Called without the lock, returns with it. */
+static void reader_decode(struct snap_ptdec *d, struct piece *pc)
+{
+	int err;
+
+	if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
+		reader_ctx.lcache =
+			snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
+	err = decode(&reader_ctx, pc);
+	if (err == -EAGAIN)
+		to_helper(d, pc);
+	pthread_mutex_lock(&d->mu);
+	if (err != -EAGAIN)
+		piece_done(d, pc, err);
+}
+
+/* Under the lock, with workers: the next piece in the dispatch order that no
+ * thread has started, taken, if the window has room (NULL: none). The reader
+ * decodes it while a worker decodes the piece it waits for: a worker left
+ * without a core (on a loaded machine; the workers' nice, above) would stop the
+ * reader, the serial part of the decode, and the piece is one the reader
+ * needs soon (docs/ptdec.md, "Pieces, threads and the join"). */
+static struct piece *take_ahead(struct snap_ptdec *d)
+{
+	while (d->nthreads && d->dispatched < d->npieces) {
+		struct piece *pc = &d->pieces[d->order[d->dispatched]];
+
+		if (pc->state == PIECE_WAITING) {
+			if (d->live >= d->window)
+				return NULL;
+			d->dispatched++;
+			start_piece(d, pc);
+			return pc;
+		}
+		d->dispatched++; /* the reader decoded it itself */
+	}
+	return NULL;
+}
+
 void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
 		      int *last)
 {
-	struct piece *pc = &d->pieces[i];
+	struct piece *pc = &d->pieces[i], *o;
 
 	pthread_mutex_lock(&d->mu);
 	if (pc->state == PIECE_WAITING) {
-		int err;
-
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
-		if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
-			reader_ctx.lcache =
-				snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
-		err = decode(&reader_ctx, pc);
-		if (err == -EAGAIN)
-			to_helper(d, pc);
-		pthread_mutex_lock(&d->mu);
-		if (err != -EAGAIN)
-			piece_done(d, pc, err);
+		reader_decode(d, pc);
 	}
 	d->rwait = pc;
-	while (pc->state == PIECE_RUNNING && !pc->pub)
-		pthread_cond_wait(&d->cv_done, &d->mu);
+	while (pc->state == PIECE_RUNNING && !pc->pub) {
+		if ((o = take_ahead(d))) {
+			pthread_mutex_unlock(&d->mu);
+			reader_decode(d, o);
+		} else {
+			pthread_cond_wait(&d->cv_done, &d->mu);
+		}
+	}
 	d->rwait = NULL;
 	if (pc->pub) {
 		*ev = pc->pub;
@@ -553,6 +622,9 @@ int ptd_start_pool(struct snap_ptdec *d)
 			nworkers = (int)extra;
 		d->st.jobs = nworkers;
 	}
+	/* the reading thread and the workers take turns on the cores: the workers
+	 * step down (worker_nice) */
+	d->wnice = jobs > 1 && 1 + nworkers > snap_cpus_allowed() ? WORKER_NICE : 0;
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
 		return -ENOMEM;
