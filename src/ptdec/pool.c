@@ -227,19 +227,12 @@ static size_t take_drops(struct snap_ptdec *d, const uint8_t **b, const uint8_t 
 }
 
 /*
- * A worker's nice (d->wnice: WORKER_NICE where the reading thread and the
- * workers outnumber the CPUs the process may use, else 0; ptd_start_pool): so
- * many steps above the thread that started it, whose nice a new thread
- * inherits (a user's `nice snaptrace` moves them all), at most 19. The reading
- * thread is the serial part of a decode: where the workers take turns with it
- * on the cores, they leave it the larger share (docs/ptdec.md, "Pieces,
- * threads and the join"); a small step, as a large one would starve them
- * behind other programs' threads on a loaded machine, and a piece a starved
- * worker holds stops the reader ("Limits and figures"). Raising one's own nice
- * takes no privilege (and cannot be undone without it: the step is taken once,
- * at the start); if it is refused anyway (a sandbox's filter), the worker runs
- * at the reader's priority, as before: only the scheduling changes, never the
- * output.
+ * A worker's nice: d->wnice (workers_nice, below) steps above the thread that
+ * started it, whose nice a new thread inherits (a user's `nice snaptrace`
+ * moves them all), at most 19. Raising one's own nice takes no privilege (and
+ * cannot be undone without it: the step is taken once, at the start); if it is
+ * refused anyway (a sandbox's filter), the worker runs at the reader's
+ * priority, as before: only the scheduling changes, never the output.
  */
 static void worker_nice(const struct snap_ptdec *d)
 {
@@ -365,33 +358,10 @@ static void reader_decode(struct snap_ptdec *d, struct piece *pc)
 		piece_done(d, pc, err);
 }
 
-/* Under the lock, with workers: the next piece in the dispatch order that no
- * thread has started, taken, if the window has room (NULL: none). The reader
- * decodes it while a worker decodes the piece it waits for: a worker left
- * without a core (on a loaded machine; the workers' nice, above) would stop the
- * reader, the serial part of the decode, and the piece is one the reader
- * needs soon (docs/ptdec.md, "Pieces, threads and the join"). */
-static struct piece *take_ahead(struct snap_ptdec *d)
-{
-	while (d->nthreads && d->dispatched < d->npieces) {
-		struct piece *pc = &d->pieces[d->order[d->dispatched]];
-
-		if (pc->state == PIECE_WAITING) {
-			if (d->live >= d->window)
-				return NULL;
-			d->dispatched++;
-			start_piece(d, pc);
-			return pc;
-		}
-		d->dispatched++; /* the reader decoded it itself */
-	}
-	return NULL;
-}
-
 void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
 		      int *last)
 {
-	struct piece *pc = &d->pieces[i], *o;
+	struct piece *pc = &d->pieces[i];
 
 	pthread_mutex_lock(&d->mu);
 	if (pc->state == PIECE_WAITING) {
@@ -400,14 +370,8 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		reader_decode(d, pc);
 	}
 	d->rwait = pc;
-	while (pc->state == PIECE_RUNNING && !pc->pub) {
-		if ((o = take_ahead(d))) {
-			pthread_mutex_unlock(&d->mu);
-			reader_decode(d, o);
-		} else {
-			pthread_cond_wait(&d->cv_done, &d->mu);
-		}
-	}
+	while (pc->state == PIECE_RUNNING && !pc->pub)
+		pthread_cond_wait(&d->cv_done, &d->mu);
 	d->rwait = NULL;
 	if (pc->pub) {
 		*ev = pc->pub;
@@ -559,6 +523,39 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	}
 }
 
+/*
+ * How many steps of nice the workers take above the reading thread, the serial
+ * part of a decode (docs/ptdec.md, "Pieces, threads and the join"): where they
+ * and it outnumber the CPUs the process may use (-j 2 on 2 CPUs: three busy
+ * threads on two cores), WORKER_NICE, so that the reader keeps the larger share
+ * of a core it shares with a worker; but not when other programs' threads are
+ * running as the decode starts (the running tasks, /proc/loadavg, more than
+ * this one): there the workers would lose their share to them rather than to
+ * the reader, and a piece a worker left without a core holds stops the reader
+ * ("Limits and figures" has the measurements). $SNAPTRACE_PTDEC_NICE=N sets the
+ * step where the threads outnumber the CPUs, whatever runs (0: none; the tests).
+ */
+static int workers_nice(int nworkers)
+{
+	const char *env = getenv("SNAPTRACE_PTDEC_NICE");
+	FILE *f;
+	int running = 0;
+
+	if (1 + nworkers <= snap_cpus_allowed())
+		return 0;
+	if (env && *env) {
+		long n = strtol(env, NULL, 10);
+
+		return n < 0 ? 0 : n > 19 ? 19 : (int)n;
+	}
+	if ((f = fopen("/proc/loadavg", "r"))) { /* "0.00 0.01 0.05 RUNNING/TASKS LAST" */
+		if (fscanf(f, "%*s %*s %*s %d", &running) != 1)
+			running = 0;
+		fclose(f);
+	}
+	return running == 1 ? WORKER_NICE : 0;
+}
+
 #define WINDOW_JOBS 2 /* the window ahead of the reader is that of 2 threads (below) */
 
 static struct snap_ptdec *sort_ctx;
@@ -622,9 +619,7 @@ int ptd_start_pool(struct snap_ptdec *d)
 			nworkers = (int)extra;
 		d->st.jobs = nworkers;
 	}
-	/* the reading thread and the workers take turns on the cores: the workers
-	 * step down (worker_nice) */
-	d->wnice = jobs > 1 && 1 + nworkers > snap_cpus_allowed() ? WORKER_NICE : 0;
+	d->wnice = jobs > 1 ? workers_nice(nworkers) : 0;
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
 		return -ENOMEM;

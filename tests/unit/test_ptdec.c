@@ -295,8 +295,10 @@ static int threads_at_nice(int want)
 /* A -j 2 decode's workers where they and the reading thread outnumber the CPUs
  * run WORKER_NICE above it (docs/ptdec.md, "Pieces, threads and the join"),
  * from wherever it is (a user's `nice`), at most 19; the reader stays where it
- * was. In a child (pinned to one CPU; a nice once raised stays). Each worker
- * sets its own at its start: looked at until they all have (or 20 s). */
+ * was. In a child (pinned to one CPU; a nice once raised stays), with the step
+ * set ($SNAPTRACE_PTDEC_NICE: without it, none is taken while other programs
+ * run, which the test cannot rule out). Each worker sets its own at its start:
+ * looked at until they all have (or 20 s). */
 static void workers_run_below_the_reader(void)
 {
 	static uint8_t buf[4096];
@@ -320,6 +322,8 @@ static void workers_run_below_the_reader(void)
 				break;
 			}
 		CHECK_INT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+		snprintf(why, sizeof(why), "%d", WORKER_NICE);
+		setenv("SNAPTRACE_PTDEC_NICE", why, 1);
 		errno = 0;
 		base[0] = getpriority(PRIO_PROCESS, 0);
 		base[1] = 19 - WORKER_NICE + 1; /* capped at 19 */
