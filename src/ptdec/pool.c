@@ -341,23 +341,6 @@ static void to_helper(struct snap_ptdec *d, struct piece *pc)
 	run_piece(&reader_ctx, pc); /* big: the whole piece at once */
 }
 
-/* Piece pc, running, the reader's: decoded on the reader (or a helper thread,
- * when it gives up). Called without the lock, returns with it. */
-static void reader_decode(struct snap_ptdec *d, struct piece *pc)
-{
-	int err;
-
-	if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
-		reader_ctx.lcache =
-			snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
-	err = decode(&reader_ctx, pc);
-	if (err == -EAGAIN)
-		to_helper(d, pc);
-	pthread_mutex_lock(&d->mu);
-	if (err != -EAGAIN)
-		piece_done(d, pc, err);
-}
-
 void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
 		      int *last)
 {
@@ -365,9 +348,19 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 
 	pthread_mutex_lock(&d->mu);
 	if (pc->state == PIECE_WAITING) {
+		int err;
+
 		start_piece(d, pc);
 		pthread_mutex_unlock(&d->mu);
-		reader_decode(d, pc);
+		if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
+			reader_ctx.lcache =
+				snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
+		err = decode(&reader_ctx, pc);
+		if (err == -EAGAIN)
+			to_helper(d, pc);
+		pthread_mutex_lock(&d->mu);
+		if (err != -EAGAIN)
+			piece_done(d, pc, err);
 	}
 	d->rwait = pc;
 	while (pc->state == PIECE_RUNNING && !pc->pub)
