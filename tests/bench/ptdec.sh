@@ -17,6 +17,9 @@
 #                     and the CPU time of the reading and the consumer thread with -j N
 #                     (the busier one's is its wall time on idle cores)
 #   N x -j 1          N independent -j 1 decodes side by side: the machine's ceiling for -j N
+# (-j 1, -j N and N x -j 1: best of SNAP_BENCH_ROUNDS (7) rounds that run each in turn, so
+# that their ratios, the speed-up and the ceiling, come from the same minutes: the ratio of
+# the best walls, and the least, median and largest of a round's own ratio)
 #   ptdec alone       the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
 #   bytes per slice   of the -j N .fxt and .fxt.gz (slices: begins and complete events)
 # then the peak RSS of -j N to .fxt.gz at 1x, 4x and 16x and with -j 64 (the largest of 3
@@ -33,11 +36,13 @@ set -u
 cd "$(dirname "$0")/../.."
 : "${SNAP_BUILD:=build/default}"
 : "${SNAP_BENCH_CALLGRIND:=1}"
+: "${SNAP_BENCH_ROUNDS:=7}"
 [ "${1:-}" = -C ] && SNAP_BENCH_CALLGRIND=0
 ROOT=$PWD
 T=$SNAP_BUILD/tests/ptsynth
 OUT=$ROOT/build/bench/ptdec
 NCPU=$(nproc)
+ROUNDS=$SNAP_BENCH_ROUNDS
 # The targets (issue 22, for 2-core VMs): -j N wall over perf's floor wall, -j 1 wall
 # over -j N wall, peak RSS in MB, and how much the peak RSS may grow from 1x to 16x and
 # from -j N to -j 64 and still count as flat (MB, or that fraction of the smaller).
@@ -94,26 +99,68 @@ int filter_event_early(void *d, const struct perf_dlfilter_sample *s, void *c)
 EOC
 gcc -O2 -fPIC -shared -o "$OUT/drop.so" "$OUT/drop.c" 2>/dev/null || skip "cannot build the drop-all dlfilter (perf_dlfilter.h)"
 
+# run1 KEY CMD: one run of CMD; keeps the best wall (s) and CPU (s, every process), the
+# largest peak RSS (KB) and every wall in b_wall_KEY, b_cpu_KEY, b_rss_KEY, walls_KEY
+# (start with unset1 KEY; the wall to the millisecond, with time's own start-up: about
+# a millisecond); returns 1 and keeps why in b_fail_KEY if it failed.
+unset1() { printf -v "b_wall_$1" 999; printf -v "b_cpu_$1" 999; printf -v "b_rss_$1" 0; printf -v "walls_$1" ''; printf -v "b_fail_$1" ''; }
+run1() {
+	local key=$1 cmd=$2 u s w r v t0=$EPOCHREALTIME
+	if ! /usr/bin/time -f '%e %U %S %M' -o "$OUT/time" sh -c "$cmd" >/dev/null 2>"$OUT/err"; then
+		printf -v "b_fail_$key" '%s' "$(tail -1 "$OUT/err")"
+		return 1
+	fi
+	read -r w u s r <"$OUT/time"
+	# the wall to the millisecond (time's has two decimals): time's own start-up in it
+	w=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
+	v=b_wall_$key
+	printf -v "$v" '%s' "$(awk -v a="$w" -v b="${!v}" 'BEGIN { print (a < b) ? a : b }')"
+	v=b_cpu_$key
+	printf -v "$v" '%s' "$(awk -v u="$u" -v s="$s" -v b="${!v}" 'BEGIN { c = u + s; print (c < b) ? c : b }')"
+	v=b_rss_$key
+	printf -v "$v" '%s' "$(awk -v a="$r" -v b="${!v}" 'BEGIN { print (a > b) ? a : b }')"
+	v=walls_$key
+	printf -v "$v" '%s' "${!v}$w "
+}
+
+# show LABEL KEY: best's line of the runs of KEY (run1); sets wall_KEY, cpu_KEY and rss_KEY
+# (MB); 1 if a run failed (all 0).
+show() {
+	local label=$1 key=$2 f w c r
+	f=b_fail_$key w=b_wall_$key c=b_cpu_$key r=b_rss_$key
+	if [ -n "${!f}" ]; then
+		echo "bench ptdec: $label failed: ${!f}"
+		printf -v "wall_$key" 0; printf -v "cpu_$key" 0; printf -v "rss_$key" 0
+		return 1
+	fi
+	w=${!w} c=${!c}
+	r=$(awk -v r="${!r}" 'BEGIN { printf "%.1f", r / 1024 }')
+	printf -v "wall_$key" '%s' "$w"; printf -v "cpu_$key" '%s' "$c"; printf -v "rss_$key" '%s' "$r"
+	awk -v l="$label" -v w="$w" -v c="$c" -v n="$branches" -v r="$r" 'BEGIN { if (c <= 0) c = 0.01
+		printf "bench ptdec:   %-36s %6.2f s wall %6.2f s CPU %6.2f M branches/CPU s  peak RSS %6.1f MB\n", l, w, c, n / c / 1e6, r }'
+}
+
 # best LABEL KEY CMD [RUNS]: best of RUNS (3) runs; sets wall_KEY, cpu_KEY and rss_KEY (MB, the
 # largest).
 best() {
-	local label=$1 key=$2 cmd=$3 runs=${4:-3} i bw=999 bc=999 br=0 u s w c r
-	for ((i = 0; i < runs; i++)); do
-		if ! /usr/bin/time -f '%e %U %S %M' -o "$OUT/time" sh -c "$cmd" >/dev/null 2>"$OUT/err"; then
-			echo "bench ptdec: $label failed: $(tail -1 "$OUT/err")"
-			eval "wall_$key=0 cpu_$key=0 rss_$key=0"
-			return 1
-		fi
-		read -r w u s r <"$OUT/time"
-		c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
-		bw=$(awk -v a="$w" -v b="$bw" 'BEGIN { print (a < b) ? a : b }')
-		bc=$(awk -v a="$c" -v b="$bc" 'BEGIN { print (a < b) ? a : b }')
-		br=$(awk -v a="$r" -v b="$br" 'BEGIN { print (a > b) ? a : b }')
+	local i
+	unset1 "$2"
+	for ((i = 0; i < ${4:-3}; i++)); do
+		run1 "$2" "$3" || break
 	done
-	br=$(awk -v r="$br" 'BEGIN { printf "%.1f", r / 1024 }')
-	eval "wall_$key=$bw cpu_$key=$bc rss_$key=$br"
-	awk -v l="$label" -v w="$bw" -v c="$bc" -v n="$branches" -v r="$br" 'BEGIN { if (c <= 0) c = 0.01
-		printf "bench ptdec:   %-36s %6.2f s wall %6.2f s CPU %6.2f M branches/CPU s  peak RSS %6.1f MB\n", l, w, c, n / c / 1e6, r }'
+	show "$1" "$2"
+}
+
+# pairs A B: the walls of the runs of A and B (run1, one of each a round, in turn) in pairs:
+# "MINS MIN MEDIAN MAX": the ratio of the best walls (A's over B's), and the least, the
+# median and the largest ratio of a round's two walls.
+pairs() {
+	local wa=walls_$1 wb=walls_$2 ba=b_wall_$1 bb=b_wall_$2
+	paste <(printf '%s\n' ${!wa}) <(printf '%s\n' ${!wb}) |
+		awk -v a="${!ba}" -v b="${!bb}" '$1 > 0 && $2 > 0 { r[++n] = $1 / $2 }
+		END { if (n == 0 || b <= 0 || b >= 999) { print 0, 0, 0, 0; exit }
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+			printf "%.4f %.4f %.4f %.4f\n", a / b, r[1], (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2, r[n] }'
 }
 
 # rss KEY CMD: peak RSS (MB) of CMD into rss_KEY, the largest of 3 runs as best's
@@ -224,20 +271,31 @@ for f in tsc cyc; do
 	S="$ROOT/snaptrace decode -q"
 	best "perf's floor (drop-all dlfilter)" floor "perf script -i $data --itrace=bep --dlfilter $OUT/drop.so"
 	best "plugin path (-decoder perf), 1 run" plugin "$S -decoder perf $data -o $OUT/p.fxt" 1
-	best "-j 1 -> .fxt" ipt1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt"
-	best "-j $NCPU -> .fxt" iptn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
-	best "-j 1 -> .fxt.gz" gz1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt.gz"
-	best "-j $NCPU -> .fxt.gz" gzn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
-	# The machine's own ceiling for -j N: N independent -j 1 decodes side by side (no
-	# sharing at all) against one alone; cores that share caches, memory or a host's
-	# hyperthreads give less than N.
+	# -j 1 and -j N in turn (ROUNDS rounds: the walls here wander 10-30 % from one minute
+	# to the next, so the speed-up comes from runs minutes apart no more), and the
+	# machine's own ceiling for -j N: N independent -j 1 decodes side by side (no sharing
+	# at all) against one alone; cores that share caches, memory or a host's hyperthreads
+	# give less than N.
 	pcmd=""
 	for ((k = 0; k < NCPU; k++)); do
 		pcmd="$pcmd$S -decoder ipt -j 1 $data -o $OUT/side$k.fxt & "
 	done
-	best "$NCPU x -j 1 side by side -> .fxt" pair "${pcmd}wait"
+	for k in ipt1 iptn gz1 gzn pair; do unset1 $k; done
+	for ((k = 0; k < ROUNDS; k++)); do
+		run1 ipt1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt"
+		run1 iptn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
+		run1 gz1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt.gz"
+		run1 gzn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
+		run1 pair "${pcmd}wait"
+	done
+	show "-j 1 -> .fxt" ipt1
+	show "-j $NCPU -> .fxt" iptn
+	show "-j 1 -> .fxt.gz" gz1
+	show "-j $NCPU -> .fxt.gz" gzn
+	show "$NCPU x -j 1 side by side -> .fxt" pair
 	rm -f "$OUT"/side*.fxt
-	awk -v a="$wall_ipt1" -v p="$wall_pair" -v n="$NCPU" 'BEGIN { if (p > 0) printf "bench ptdec:   this machine'\''s ceiling for -j %d: %d -j 1 decodes side by side take %.2fx the wall of one, %.2fx the work per second\n", n, n, p / a, n * a / p }'
+	read -r ceil _ ceilmed _ < <(pairs ipt1 pair)
+	awk -v a="$wall_ipt1" -v p="$wall_pair" -v n="$NCPU" -v c="$ceil" -v m="$ceilmed" -v k="$ROUNDS" 'BEGIN { if (p > 0) printf "bench ptdec:   this machine'\''s ceiling for -j %d: %d -j 1 decodes side by side take %.2fx the wall of one, %.2fx the work per second (best walls of %d rounds in turn; the rounds'\'' median %.2fx)\n", n, n, p / a, n * c, k, n * m }'
 	# The reading thread (events) or the consumer thread (stacks, FXT), the busier, is the
 	# serial part: with idle cores the -j N decode's wall time is its CPU time, or the CPU
 	# time of all threads over N.
@@ -280,9 +338,16 @@ for f in tsc cyc; do
 	# and -j 1's wall time its CPU time
 	sp=$(awk -v a="$cpu_ipt1" -v i="$idle" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
 	spgz=$(awk -v a="$cpu_gz1" -v i="$idlegz" -v f="$cpu_floor" 'BEGIN { printf "%.2f", (i * f > 0) ? a / (i * f) : 0 }')
-	ceil=$(awk -v a="$wall_ipt1" -v p="$wall_pair" -v n="$NCPU" 'BEGIN { printf "%.2f", (p > 0) ? n * a / p : 0 }')
-	target "-j 1 wall / -j $NCPU wall, .fxt" "$(ratio "$wall_ipt1" "$wall_iptn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${sp}x; the machine's ceiling ${ceil}x)"
-	target "-j 1 wall / -j $NCPU wall, .fxt.gz" "$(ratio "$wall_gz1" "$wall_gzn")" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${spgz}x)"
+	ceil=$(awk -v c="$ceil" -v n="$NCPU" 'BEGIN { printf "%.2f", n * c }')
+	# The speed-up "when N cores are free": the best wall of each, from the same minutes
+	# (the rounds in turn); a round's own ratio wanders with what else ran during it (the
+	# rounds' median: what a decode gets here now).
+	read -r sx sxmin sxmed sxmax < <(pairs ipt1 iptn)
+	read -r sg sgmin sgmed sgmax < <(pairs gz1 gzn)
+	target "-j 1 wall / -j $NCPU wall, .fxt" "$sx" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${sp}x; the machine's ceiling ${ceil}x)"
+	target "-j 1 wall / -j $NCPU wall, .fxt.gz" "$sg" ge $TGT_SPEEDUP " (load $load on $NCPU CPUs; on idle cores ${spgz}x)"
+	awk -v k="$ROUNDS" -v n="$NCPU" -v a="$sxmin" -v b="$sxmed" -v c="$sxmax" -v d="$sgmin" -v e="$sgmed" -v f="$sgmax" 'BEGIN {
+		printf "bench ptdec:   -j 1 / -j %d: the ratio of the best walls of %d rounds in turn (above); a round'\''s own ratio, least / median / largest: .fxt %.2f / %.2f / %.2f, .fxt.gz %.2f / %.2f / %.2f\n", n, k, a, b, c, d, e, f }'
 	maxrss=$(printf '%s\n' "$rss_ipt1" "$rss_iptn" "$rss_gz1" "$rss_gzn" "$rss_s1" "$rss_s4" "$rss_j64" "$rss_j64f" | sort -g | tail -1)
 	target "peak RSS (MB), the largest of the decodes" "$maxrss" le $TGT_RSS
 	# flat: 16x at most FLAT_MB or FLAT_FRAC more than 1x (and -j 64 than -j N)
