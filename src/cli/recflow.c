@@ -115,9 +115,16 @@ static int decode(struct snap_recflags *f, struct snap_session *s, struct snap_d
 	if (f->workdir && f->trigger) /* without a trigger there are no hits to keep */
 		keep_hits(&s->wd, hits, s->nhits);
 	for (size_t i = 0; i < s->npids; i++) {
-		if (!s->names[i])
+		/* run's program, stopped at its first instruction until perf
+		 * recorded it, and -full-execution kept all the data from there
+		 * (docs/sampling.md "Threads born and exiting") */
+		int born = s->child && s->pids[i] == s->child && f->rec.sampling &&
+			   f->rec.full_execution && s->ndata <= 1;
+
+		if (!s->names[i] && !born)
 			continue;
 		names[nn].pid = s->pids[i];
+		names[nn].born = born;
 		names[nn++].name = s->names[i];
 	}
 	d.input = s->data_path;

@@ -23,10 +23,14 @@ struct snap_hit {
 	uint64_t passed_time;
 };
 
-/* A known process name (run/attach know the command line). */
+/* A known process name (run/attach know the command line). born: the
+ * recording began at the process's first instruction (run's program with
+ * -full-execution, sampling), so its main thread (tid = pid) is born at the
+ * data's start (docs/sampling.md "Threads born and exiting"). */
 struct snap_procname {
 	int32_t pid;
-	const char *name; /* borrowed */
+	const char *name; /* borrowed, or NULL */
+	int born;
 };
 
 #endif

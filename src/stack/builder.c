@@ -86,9 +86,14 @@ int snap_builder_init(struct snap_builder *bld, struct snap_timeline *tl, struct
 	bld->ctx.args_once = !o->per_call_args;
 	bld->ctx.srcloc = o->srcloc;
 	bld->error_source = o->error_source ? o->error_source : "perf";
+	bld->first_snapshot = 1;
 	for (i = 0; i < o->nnames; i++) {
 		uint32_t id;
+		uint64_t key = snap_bld_tkey(o->names[i].pid, o->names[i].pid);
 
+		if (o->names[i].born &&
+		    snap_u64map_put(&bld->births, key, SNAP_BLD_BORN_AT_START) < 0)
+			return -ENOMEM;
 		if (!o->names[i].name || !o->names[i].name[0])
 			continue;
 		if ((err = snap_strtab_intern_id(st, o->names[i].name, &id)) < 0)
@@ -144,8 +149,10 @@ static void set_base(struct snap_builder *bld, const struct snap_event *ev)
  * they were running before the data began (marked inferred_start_time) unless
  * the thread was born in the recording: its fork or exec record came after
  * the data of this snapshot began, or at most two sample periods before (a
- * program's exec comes just before its first sample). (A switch-in recorded
- * before its first sample is where its stack begins: thread_new.) */
+ * program's exec comes just before its first sample), or the recording began
+ * at its first instruction (opts.names' born: first snapshot only). (A
+ * switch-in recorded before its first sample is where its stack begins:
+ * thread_new.) */
 static int thread_birth(struct snap_builder *bld, struct snap_bthread *th,
 			const struct snap_event *ev, uint64_t key)
 {
@@ -155,7 +162,8 @@ static int thread_birth(struct snap_builder *bld, struct snap_bthread *th,
 
 	th->cs.start_cut = 1;
 	if (snap_u64map_get(&bld->births, key, &v) && v) {
-		if (v - 1 + 2 * p >= bld->stack_t0) {
+		if (v == SNAP_BLD_BORN_AT_START ? bld->first_snapshot
+						: v - 1 + 2 * p >= bld->stack_t0) {
 			th->cs.start_cut = 0;
 			bld->stats.births++;
 		}
@@ -525,6 +533,8 @@ static int apply_task(struct snap_builder *bld, const struct snap_event *ev)
 	if (!snap_u64map_get(&bld->tmap, key, &idx)) {
 		if (ev->task_exit)
 			return snap_u64map_put(&bld->births, key, 0) < 0 ? -ENOMEM : 0;
+		if (snap_u64map_get(&bld->births, key, &t) && t == SNAP_BLD_BORN_AT_START)
+			return 0; /* an exec before its first sample: still born at the start */
 		return snap_u64map_put(&bld->births, key, ev->time + 1) < 0 ? -ENOMEM : 0;
 	}
 	if (!ev->task_exit || !bld->have_base)
@@ -786,6 +796,7 @@ int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, s
 void snap_builder_new_snapshot(struct snap_builder *bld)
 {
 	bld->stack_started = 0;
+	bld->first_snapshot = 0;
 	bld->lean = NULL;
 }
 

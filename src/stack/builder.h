@@ -81,6 +81,9 @@
 #define SNAP_BUILDER_GAP_PERIODS  4
 #define SNAP_BUILDER_MAX_TX	  65536 /* buffered (x) events before we stop waiting */
 
+/* births: a thread born at the data's start (opts.names' born) */
+#define SNAP_BLD_BORN_AT_START UINT64_MAX
+
 struct snap_builder_opts {
 	enum snap_scope scope;
 	int strict_scope;
@@ -190,7 +193,9 @@ struct snap_builder {
 	int saw_branch;		   /* a PT trace: switches are not ours to draw */
 	int saw_switch;		   /* switch records or sched_switch samples seen */
 	uint64_t stack_t0;	   /* perf time of the snapshot's first stack event */
-	struct snap_u64map births; /* (pid, tid) -> perf birth time + 1, not seen yet */
+	struct snap_u64map births; /* (pid, tid) -> perf birth time + 1, not seen yet, or
+				      SNAP_BLD_BORN_AT_START */
+	int first_snapshot;	   /* SNAP_BLD_BORN_AT_START holds (opts.names' born) */
 	struct snap_u64map pre_in; /* (pid, tid) -> trace time of its switch-in + 1, not seen yet */
 	struct snap_sampdiff_stats sd;
 	struct snap_builder_stats stats;

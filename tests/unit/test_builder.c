@@ -89,7 +89,7 @@ static void check_out(struct drv *d, const char *name, const char *exp)
 
 static void naming_and_two_pids(void)
 {
-	static const struct snap_procname names[] = {{100, "myprog --flag"}};
+	static const struct snap_procname names[] = {{100, "myprog --flag", 0}};
 	struct snap_builder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"1000 100/100 comm=myprog strt 0 - 400000 main",
@@ -646,7 +646,7 @@ static int alloc_run(const void *arg)
 
 static void alloc_failures(void)
 {
-	static const struct snap_procname names[] = {{1, "prog -x"}};
+	static const struct snap_procname names[] = {{1, "prog -x", 0}};
 	struct snap_hit hit = {.time = 990, .pid = 1, .tid = 1, .ip = 0x401000, .symbol = "f"};
 	struct snap_builder_opts o = {.names = names, .nnames = 1, .hits = &hit, .nhits = 1};
 	struct alloc_case r = {&o, alloc_in};
@@ -971,6 +971,70 @@ static void threads_born_and_exiting(void)
 	drv_fini(&d);
 }
 
+/* run's program recorded from its first instruction (snap_procname's born):
+ * its main thread's first sample, already in main (a static binary), begins
+ * main for real; without born, or after a snapshot boundary, it was running
+ * before the data began, as before. Its other threads are born by their fork
+ * records as for every process. */
+static void born_at_start_run(int born, int boundary, const char *want)
+{
+	/* no command line known (name NULL): born alone puts it in names */
+	const struct snap_procname names[] = {{1, NULL, born}};
+	struct snap_builder_opts o = {.names = names, .nnames = 1};
+	static const char *const in[] = {
+		"0 1/1 task fork",    /* perf's synthesized record for -t PID */
+		"1000 1/1 task exec", /* an exec before its first sample */
+		"5000 1/1 sample cpu-clock@250 400000 main 401000 work",
+		"5250 1/1 sample cpu-clock@250 400000 main",
+		"5400 1/1 task exit",
+		NULL,
+	};
+	struct drv d;
+
+	CHECK_INT_EQ(0, drv_init(&d, &o));
+	mock_show_end_args(&d.m);
+	if (boundary) {
+		CHECK_INT_EQ(0, drv_feed(&d, "900 2/2 sample cpu-clock@250 400000 other"));
+		snap_builder_new_snapshot(&d.bld);
+	}
+	CHECK_INT_EQ(0, drv_run(&d, in));
+	check_out(&d, __func__, want);
+	CHECK_U64_EQ(born && !boundary ? 1 : 0, d.s.births);
+	drv_fini(&d);
+}
+
+static void born_at_start(void)
+{
+	born_at_start_run(1, 0,
+			  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+			  "E 250 tid=1 work sampled_ns=250\n"
+			  "B 0 tid=1 main address=0x400000 symbol=main\n"
+			  "B 0 tid=1 work address=0x401000 symbol=work\n"
+			  "E 375 tid=1 main sampled_ns=250\n"
+			  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
+	born_at_start_run(0, 0,
+			  "T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+			  "E 250 tid=1 work sampled_ns=250\n"
+			  "B 0 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+			  "B 0 tid=1 work address=0x401000 symbol=work inferred_start_time=true\n"
+			  "E 375 tid=1 main sampled_ns=250\n"
+			  "C 0 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
+	/* first seen after a snapshot boundary: the data of this snapshot began
+	 * after the program started */
+	born_at_start_run(
+		1, 1,
+		"T pid=2 tid=2 proc=[pid=2] thread=[pid=2] [tid=2]\n"
+		"B 0 tid=2 other address=0x400000 symbol=other inferred_start_time=true\n"
+		"E 0 tid=2 other inferred_end_time=true sampled_ns=250\n"
+		"T pid=1 tid=1 proc=[pid=1] thread=[pid=1] [tid=1]\n"
+		"B 4101 tid=1 main address=0x400000 symbol=main inferred_start_time=true\n"
+		"B 4101 tid=1 work address=0x401000 symbol=work inferred_start_time=true\n"
+		"E 4350 tid=1 work sampled_ns=250\n"
+		"E 4475 tid=1 main sampled_ns=250\n"
+		"C 0 tid=2 snaptrace.sampling period_ns=250 inferred_end_time=1\n"
+		"C 4101 tid=1 snaptrace.sampling period_ns=250 inferred_end_time=1\n");
+}
+
 /* A snapshot boundary while a thread is off the CPU closes its [off-CPU]
  * slice with everything else; the next sample must not close a real frame. */
 static void offcpu_across_snapshot(void)
@@ -1029,7 +1093,7 @@ static void switches_ignored_with_branches(void)
  * process's first comm takes the opts name, any other comm is its own. */
 static void comm_changes(void)
 {
-	static const struct snap_procname names[] = {{5, "./prog --flag"}};
+	static const struct snap_procname names[] = {{5, "./prog --flag", 0}};
 	struct snap_builder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"100 5/5 comm=prog sample cpu-clock 400000 main",
@@ -1280,7 +1344,7 @@ static void feed_after_finish(void)
  * like the process, keeps "myworker"). */
 static void named_thread_before_main(void)
 {
-	static const struct snap_procname names[] = {{5, "./prog --flag"}};
+	static const struct snap_procname names[] = {{5, "./prog --flag", 0}};
 	struct snap_builder_opts o = {.names = names, .nnames = 1};
 	static const char *const in[] = {
 		"100 5/6 comm=myworker sample cpu-clock 500000 worker",
@@ -1591,6 +1655,7 @@ int main(void)
 	RUN(wakeup_model);
 	RUN(idle_gaps);
 	RUN(threads_born_and_exiting);
+	RUN(born_at_start);
 	RUN(switches_ignored_with_branches);
 	RUN(comm_changes);
 	RUN(common_branch_path);

@@ -4,10 +4,8 @@
  * have a leaf without a frame of its own (libc's clock_nanosleep, the vDSO): a
  * frame-pointer walk skips the leaf's caller there (docs/sampling.md "Call counts
  * where a frame-pointer chain loses a frame"). The calibration runs in a constructor,
- * before main: its few ms of CPU (~15 samples) come first, so the first sample is never
- * already in main (a thread's first frames are taken as running before the data
- * began, and `snaptrace run`'s program has no exec record to say otherwise:
- * docs/sampling.md "Threads born and exiting"; main would count no call).
+ * before main: its few ms of CPU (~15 samples) come first (the case born has its first
+ * sample already in main: docs/sampling.md "Threads born and exiting").
  * Usage: sleeploop [N] */
 #include "burn.h"
 
