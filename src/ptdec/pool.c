@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -226,29 +224,6 @@ static size_t take_drops(struct snap_ptdec *d, const uint8_t **b, const uint8_t 
 	return n;
 }
 
-/*
- * A worker's nice: d->wnice (workers_nice, below) steps above the thread that
- * started it, whose nice a new thread inherits (a user's `nice snaptrace`
- * moves them all), at most 19. Raising one's own nice takes no privilege (and
- * cannot be undone without it: the step is taken once, at the start); if it is
- * refused anyway (a sandbox's filter), the worker runs at the reader's
- * priority, as before: only the scheduling changes, never the output.
- */
-static void worker_nice(const struct snap_ptdec *d)
-{
-	id_t tid = (id_t)gettid(); /* Linux: PRIO_PROCESS of a thread id is that thread */
-	int cur;
-
-	if (!d->wnice)
-		return;
-	errno = 0;
-	cur = getpriority(PRIO_PROCESS, tid);
-	if (cur == -1 && errno)
-		return;
-	cur = cur + d->wnice > 19 ? 19 : cur + d->wnice;
-	(void)setpriority(PRIO_PROCESS, tid, cur); /* refused: see above */
-}
-
 static void *worker(void *arg)
 {
 	struct snap_ptdec *d = arg;
@@ -259,7 +234,6 @@ static void *worker(void *arg)
 	memset(&w, 0, sizeof(w));
 	w.d = d;
 	w.can_block = 1;
-	worker_nice(d);
 	pthread_mutex_lock(&d->mu);
 	for (;;) {
 		struct piece *pc;
@@ -516,39 +490,6 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	}
 }
 
-/*
- * How many steps of nice the workers take above the reading thread, the serial
- * part of a decode (docs/ptdec.md, "Pieces, threads and the join"): where they
- * and it outnumber the CPUs the process may use (-j 2 on 2 CPUs: three busy
- * threads on two cores), WORKER_NICE, so that the reader keeps the larger share
- * of a core it shares with a worker; but not when other programs' threads are
- * running as the decode starts (the running tasks, /proc/loadavg, more than
- * this one): there the workers would lose their share to them rather than to
- * the reader, and a piece a worker left without a core holds stops the reader
- * ("Limits and figures" has the measurements). $SNAPTRACE_PTDEC_NICE=N sets the
- * step where the threads outnumber the CPUs, whatever runs (0: none; the tests).
- */
-static int workers_nice(int nworkers)
-{
-	const char *env = getenv("SNAPTRACE_PTDEC_NICE");
-	FILE *f;
-	int running = 0;
-
-	if (1 + nworkers <= snap_cpus_allowed())
-		return 0;
-	if (env && *env) {
-		long n = strtol(env, NULL, 10);
-
-		return n < 0 ? 0 : n > 19 ? 19 : (int)n;
-	}
-	if ((f = fopen("/proc/loadavg", "r"))) { /* "0.00 0.01 0.05 RUNNING/TASKS LAST" */
-		if (fscanf(f, "%*s %*s %*s %d", &running) != 1)
-			running = 0;
-		fclose(f);
-	}
-	return running == 1 ? WORKER_NICE : 0;
-}
-
 #define WINDOW_JOBS 2 /* the window ahead of the reader is that of 2 threads (below) */
 
 static struct snap_ptdec *sort_ctx;
@@ -612,7 +553,6 @@ int ptd_start_pool(struct snap_ptdec *d)
 			nworkers = (int)extra;
 		d->st.jobs = nworkers;
 	}
-	d->wnice = jobs > 1 ? workers_nice(nworkers) : 0;
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
 		return -ENOMEM;

@@ -35,7 +35,6 @@
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
 #define DROPQ		 8 /* the drops the reader leaves to the workers (pool.c) */
-#define WORKER_NICE	 3 /* a worker's nice above the reader's, at most 19 (pool.c) */
 /* A page fault maps the pages around it that the kernel has (fault-around):
  * dropping the bytes before the token reader drops this many more (machine.c;
  * a whole drop goes back to the start of the 2 MiB span: ptd_drop_bytes). */
@@ -300,7 +299,6 @@ struct snap_ptdec {
 	pthread_cond_t cv_work, cv_done, cv_pub;
 	pthread_t *threads;
 	int nthreads, stop, threads_started;
-	int wnice; /* the workers' nice above the reader's (pool.c, WORKER_NICE), or 0 */
 	const struct piece *rwait; /* the piece the reader waits for (pool.c), NULL: none */
 	struct {
 		const uint8_t *b, *e;

@@ -2,22 +2,17 @@
 /* The in-process PT decoder's pure parts: TSC conversion, perf's PT clock
  * (TSC, TMA, MTC, CYC, CBR), the perf.data reader on hand-made files, the support
  * checks, and ELF symbols of this test's own binary. */
-#include <dirent.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
 #include "ptdec/ptdec.h"
-#include "ptdec/ptdec_int.h"
 #include "ptdec/timing.h"
 #include "snap_test.h"
 #include "util/err.h"
@@ -255,113 +250,6 @@ static void any_segment_cap_decodes(void)
 		}
 	unsetenv("SNAPTRACE_PTDEC_CAP");
 	snap_strtab_fini(&st);
-}
-
-/* How many threads of this process but the calling one are at nice want (the
- * kernel's: field 19 of /proc/self/task/TID/stat). */
-static int threads_at_nice(int want)
-{
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *e;
-	long self = (long)gettid();
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	while ((e = readdir(dir))) {
-		long tid = strtol(e->d_name, NULL, 10);
-		char path[64], line[1024], *p;
-		FILE *f;
-		int nice;
-
-		if (tid <= 0 || tid == self)
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
-		if (!(f = fopen(path, "r")))
-			continue;
-		/* after "TID (comm) ": state and 15 more fields, then the nice */
-		if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) &&
-		    sscanf(p + 1,
-			   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %d",
-			   &nice) == 1 &&
-		    nice == want)
-			n++;
-		fclose(f);
-	}
-	closedir(dir);
-	return n;
-}
-
-/* A -j 2 decode's workers where they and the reading thread outnumber the CPUs
- * run WORKER_NICE above it (docs/ptdec.md, "Pieces, threads and the join"),
- * from wherever it is (a user's `nice`), at most 19; the reader stays where it
- * was. In a child (pinned to one CPU; a nice once raised stays), with the step
- * set ($SNAPTRACE_PTDEC_NICE: without it, none is taken while other programs
- * run, which the test cannot rule out). Each worker sets its own at its start:
- * looked at until they all have (or 20 s). */
-static void workers_run_below_the_reader(void)
-{
-	static uint8_t buf[4096];
-	size_t len = make_pt(buf, 0, 1);
-	int st = -1;
-	pid_t pid = fflush(NULL) == 0 ? fork() : -1;
-
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		struct snap_strtab tab;
-		struct snap_ptdec_opts o;
-		char why[128] = "";
-		int base[3];
-		cpu_set_t cpus;
-
-		CHECK_INT_EQ(0, sched_getaffinity(0, sizeof(cpus), &cpus));
-		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &cpus)) {
-				CPU_ZERO(&cpus);
-				CPU_SET(c, &cpus);
-				break;
-			}
-		CHECK_INT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
-		snprintf(why, sizeof(why), "%d", WORKER_NICE);
-		setenv("SNAPTRACE_PTDEC_NICE", why, 1);
-		errno = 0;
-		base[0] = getpriority(PRIO_PROCESS, 0);
-		base[1] = 19 - WORKER_NICE + 1; /* capped at 19 */
-		base[2] = 19;
-		CHECK(errno == 0);
-		memset(&o, 0, sizeof(o));
-		o.no_host_kernel = 1;
-		o.buildid_dir = "";
-		o.jobs = 2;
-		snap_strtab_init(&tab);
-		for (int i = 0; i < 3; i++) {
-			int want = base[i] + WORKER_NICE > 19 ? 19 : base[i] + WORKER_NICE, n = -1;
-			struct snap_ptdec *d = NULL;
-			struct snap_ptdec_stats s;
-
-			if (base[i] < base[0])
-				continue; /* (a lower nice takes privilege) */
-			CHECK_INT_EQ(0, setpriority(PRIO_PROCESS, 0, base[i]));
-			CHECK_INT_EQ(0,
-				     snap_ptdec_open_mem(&d, buf, len, &o, &tab, why, sizeof(why)));
-			if (!d)
-				break;
-			snap_ptdec_stats(d, &s);
-			CHECK_INT_EQ(2, s.jobs);
-			for (int k = 0; k < 20000 && (n = threads_at_nice(want)) < s.jobs; k++)
-				usleep(1000);
-			CHECK_INT_EQ(s.jobs, n);
-			CHECK_INT_EQ(base[i], getpriority(PRIO_PROCESS, 0));
-			snap_ptdec_close(d);
-		}
-		snap_strtab_fini(&tab);
-		fflush(NULL);
-		_exit(snap_test_cur_failed);
-	}
-	if (pid > 0) {
-		CHECK(waitpid(pid, &st, 0) == pid);
-		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	}
 }
 
 /* The mappings of file path in this process (/proc/self/smaps): how many, and
@@ -969,7 +857,6 @@ int main(void)
 	RUN(rejects_what_it_cannot_read);
 	RUN(opens_kernel_traces);
 	RUN(any_segment_cap_decodes);
-	RUN(workers_run_below_the_reader);
 	RUN(long_recording_stays_out_of_memory);
 	RUN(reads_the_build_id_table);
 	RUN(reads_kallsyms);
