@@ -433,7 +433,7 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
 	uint32_t n = cs->npend_calls, k = 0;
-	struct snap_cstack_op *op = cs->pend, *end = cs->pend + cs->npend;
+	struct snap_cstack_op *op = cs->pend, *end = op ? op + cs->npend : op; /* (none yet: NULL) */
 	int err = 0, e;
 
 	if (to < cs->pending_time)
