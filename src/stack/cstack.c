@@ -433,7 +433,8 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
 	uint32_t n = cs->npend_calls, k = 0;
-	struct snap_cstack_op *op = cs->pend, *end = op ? op + cs->npend : op; /* (none yet: NULL) */
+	/* (no queue yet: pend is NULL, and NULL + 0 is undefined) */
+	struct snap_cstack_op *op = cs->pend, *end = op ? op + cs->npend : op;
 	int err = 0, e;
 
 	if (to < cs->pending_time)
