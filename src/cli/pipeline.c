@@ -271,46 +271,18 @@ static inline int decode_slots(struct feeder *f, struct snap_event *local, struc
 	return r;
 }
 
-/* Counts the samples and branches of ev[0..n) in res, and the span of their
- * times (the span of the samples: switch records cover the whole run; or of
- * everything in a PT trace). */
-static void count_events(struct snap_decode_result *res, const struct snap_event *ev, size_t n)
-{
-	uint64_t first = res->first_time, last = res->last_time;
-
-	for (size_t k = 0; k < n; k++) {
-		uint64_t t = ev[k].time;
-
-		if (ev[k].kind == SNAP_EV_SAMPLE)
-			res->samples++;
-		else if (ev[k].kind == SNAP_EV_BRANCH)
-			res->branches++;
-		else
-			continue;
-		if (!ev[k].has_time)
-			continue;
-		if (!first || t < first)
-			first = t;
-		if (t > last)
-			last = t;
-	}
-	res->first_time = first;
-	res->last_time = last;
-}
-
 /* Hands the n events ev[0..n) (from decode_slots, filled; several only
- * without frames) to the builder, counting them in res when it feeds them
- * itself (count_events: res is read only after a decode that fed all).
+ * without frames) to the builder, counting them in res->fed (on the consumer
+ * thread's path here: res is read only after a decode that fed all).
  * Returns 0 or a negative error (f->err or f->put_err: decode_end reports it). */
 static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n,
 			      struct snap_decode_result *res)
 {
-	struct snap_feed_count c;
 	size_t i;
 	int r;
 
 	if (f->running) {
-		count_events(res, ev, n);
+		snap_feed_count_add(&res->fed, ev, n);
 		if (n != 1) {
 			snap_batchq_commit_n(&f->q, n);
 			return 0;
@@ -319,16 +291,7 @@ static inline int decode_feed(struct feeder *f, struct snap_event *ev, size_t n,
 			f->put_err = r;
 		return r;
 	}
-	c.samples = res->samples;
-	c.branches = res->branches;
-	c.first_time = res->first_time;
-	c.last_time = res->last_time;
-	r = snap_builder_feed_n(f->bld, ev, n, &i, &c);
-	res->samples = c.samples;
-	res->branches = c.branches;
-	res->first_time = c.first_time;
-	res->last_time = c.last_time;
-	if (r < 0) {
+	if ((r = snap_builder_feed_n(f->bld, ev, n, &i, &res->fed)) < 0) {
 		f->err = r;
 		snap_builder_desc(f->bld, &ev[i], f->desc, sizeof(f->desc));
 		return r;
@@ -597,10 +560,10 @@ static void output_close(struct decode_out *out, const struct snap_decode_opts *
 static int check_empty(const struct snap_decode_opts *o, const struct snap_decode_result *res,
 		       const struct snap_builder_stats *stats)
 {
-	if (!res->samples && !res->branches && o->nhits) {
+	if (!res->fed.samples && !res->fed.branches && o->nhits) {
 		snap_warn("no sample was taken before the trigger hit: the trace holds the hit "
 			  "alone");
-	} else if (o->quiet_empty && !res->samples && !res->branches) {
+	} else if (o->quiet_empty && !res->fed.samples && !res->fed.branches) {
 		/* (switch records alone: the program ended before its first sample,
 		 * or perf lost every sample: the caller says which) */
 		if (o->result)

@@ -15,6 +15,7 @@
 #include "model/hit.h"
 #include "model/timeline.h"
 #include "source/source.h"
+#include "stack/builder.h"
 #include "stack/thcover.h"
 #include "util/strtab.h"
 
@@ -31,8 +32,9 @@ struct snap_decode_tap {
 
 /* What a decode saw, for run/attach's coverage line. */
 struct snap_decode_result {
-	uint64_t events, samples, branches;
-	uint64_t first_time, last_time; /* perf times (ns) of the first and last sample or branch */
+	uint64_t events;
+	/* the samples and branches, and the perf times (ns) of the first and last */
+	struct snap_feed_count fed;
 	int dwarf; /* a perf.data input samples user stack copies (dwarf call graphs) */
 	/* what perf lost while recording (parse/perfdata.h, snap_perfdata_lost) */
 	uint64_t lost_records, lost_chunks, lost_samples, perf_samples;

@@ -170,7 +170,7 @@ static int ring_half_empty(const struct snap_recflags *f, const struct snap_sess
 			   const struct snap_decode_result *r)
 {
 	return f->rec.sampling && s->ndata <= 1 && s->pa.ring_samples &&
-	       r->samples * 2 < s->pa.ring_samples;
+	       r->fed.samples * 2 < s->pa.ring_samples;
 }
 
 /* The threads whose start the ring overwrote (or perf lost): ", but the
@@ -252,7 +252,8 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 			 const struct snap_decode_result *r)
 {
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
-	uint64_t span = r->last_time > r->first_time ? r->last_time - r->first_time : 0;
+	uint64_t span =
+		r->fed.last_time > r->fed.first_time ? r->fed.last_time - r->fed.first_time : 0;
 	char what[64], threads[512], ring[32], lost[320] = "", less[192];
 	int wrapped, hint;
 
@@ -260,8 +261,8 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 	if (run_ns && span > run_ns)
 		run_ns = span;
 	if (f->rec.sampling)
-		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->samples,
-			 r->samples == 1 ? "" : "s");
+		snprintf(what, sizeof(what), "%llu sample%s", (unsigned long long)r->fed.samples,
+			 r->fed.samples == 1 ? "" : "s");
 	else
 		snprintf(what, sizeof(what), "%llu events", (unsigned long long)r->events);
 	wrapped = !(f->rec.full_execution || s->ndata > 1 || !run_ns || span * 10 >= run_ns * 9 ||

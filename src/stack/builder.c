@@ -719,6 +719,12 @@ static inline void count_one(struct snap_feed_count *c, const struct snap_event 
 	}
 }
 
+void snap_feed_count_add(struct snap_feed_count *c, const struct snap_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		count_one(c, &ev[i]);
+}
+
 /*
  * snap_builder_feed of ev[0..n) in order, stopping at the first error (*at: the
  * event it failed on, or n). The lean path's state (bld->lean: its thread, that

@@ -224,6 +224,10 @@ struct snap_feed_count {
 	uint64_t first_time, last_time;
 };
 
+/* Counts ev[0..n) in c as snap_builder_feed_n does (for events fed elsewhere:
+ * cli/pipeline.c's consumer thread). */
+void snap_feed_count_add(struct snap_feed_count *c, const struct snap_event *ev, size_t n);
+
 /* snap_builder_feed of ev[0..n), in order, up to the first error: *at gets the
  * index of the event it failed on (n when all went in). The same effects as n
  * calls of snap_builder_feed, with the common branch's tests in one loop; c (or
