@@ -516,6 +516,12 @@ static int flush_one(struct snap_cstack *cs, uint64_t to)
 	return flush(cs, to);
 }
 
+/* A flush at a new time (add_slot): a batch of one op by flush_one. */
+static inline int flush_batch(struct snap_cstack *cs, uint64_t t)
+{
+	return cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
+}
+
 /* pend_reserve and frame_reserve when the array is full. Not inline, so
  * that the branch functions do not carry the growth code. */
 __attribute__((noinline)) static int grow(void *pptr, size_t *cap, size_t need, size_t elem)
@@ -540,7 +546,7 @@ static inline struct snap_cstack_op *add_slot(struct snap_cstack *cs, uint64_t t
 {
 	*err = 0;
 	if (t != cs->pending_time || cs->npend >= SNAP_CSTACK_MAX_PENDING)
-		*err = cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
+		*err = flush_batch(cs, t);
 	return &cs->pend[cs->npend];
 }
 
@@ -1264,12 +1270,6 @@ static inline int pend_room(const struct snap_cstack *cs)
 {
 	return cs->npend < cs->cappend && cs->npend < SNAP_CSTACK_MAX_PENDING &&
 	       cs->ndefer < cs->ctx->max_defer;
-}
-
-/* add_slot's flush at a new time: a batch of one op by flush_one. */
-static inline int flush_batch(struct snap_cstack *cs, uint64_t t)
-{
-	return cs->npend == 1 ? flush_one(cs, t) : flush(cs, t);
 }
 
 /* call_in's steps after frame_reserve, pend_reserve and add_slot when none of
