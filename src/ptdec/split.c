@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "ptdec/ptdec_int.h"
-#include "util/file.h"
 #include "util/vec.h"
 
 /* ---- pieces ---- */
@@ -65,64 +64,24 @@ static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t 
 	pt_pkt_free_decoder(pk);
 }
 
-/* The walk over the whole file below: once it reaches p, the span it was in
+/* The walks over the whole file below: once one reaches p, the span it was in
  * before leaves memory if p is in another (a read maps at most the span around
  * it: SNAP_PD_DROP_SPAN), so about one span is resident; p NULL: the walk is
- * over. The span it enters is mapped in one call (snap_file_populate), not a
- * fault for each 64 KiB the search reads (240 of the 520 page faults before the
- * workers started, docs/ptdec.md "Memory"); where the kernel cannot, the walk
- * faults them in as before. */
-struct walk {
-	uintptr_t span;
-	int populate; /* 0 once the kernel refused */
-};
-
-static void walk_at(struct snap_ptdec *d, struct walk *w, const uint8_t *p)
+ * over. */
+static void walk_at(struct snap_ptdec *d, uintptr_t *span, const uint8_t *p)
 {
 	const uint8_t *m = d->map;
 	uintptr_t s = p ? (uintptr_t)p & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1) : 0;
 
-	if (!m || s == w->span)
+	if (!m || s == *span)
 		return;
-	if (w->span) {
-		size_t from = w->span > (uintptr_t)m ? w->span - (uintptr_t)m : 0,
-		       to = w->span + SNAP_PD_DROP_SPAN - (uintptr_t)m;
+	if (*span) {
+		size_t from = *span > (uintptr_t)m ? *span - (uintptr_t)m : 0,
+		       to = *span + SNAP_PD_DROP_SPAN - (uintptr_t)m;
 
 		ptd_drop_bytes(d, m + from, m + (to < d->maplen ? to : d->maplen), 0);
 	}
-	w->span = s;
-	if (s && w->populate) {
-		size_t from = s > (uintptr_t)m ? s - (uintptr_t)m : 0,
-		       to = s + SNAP_PD_DROP_SPAN - (uintptr_t)m;
-
-		if (to > d->maplen)
-			to = d->maplen;
-		if (to > from && snap_file_populate(m + from, to - from) < 0)
-			w->populate = 0;
-	}
-}
-
-/* find_psb on the file's mapping, a span at a time (walk_at before each) */
-static const uint8_t *find_psb_walk(struct snap_ptdec *d, struct walk *w, const uint8_t *b,
-				    const uint8_t *e)
-{
-	if (!d->map)
-		return find_psb(b, e);
-	while (e - b >= 16) {
-		uintptr_t end =
-			((uintptr_t)b & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1)) + SNAP_PD_DROP_SPAN;
-		/* the PSBs that start in b's span: they end up to 15 bytes after it */
-		size_t n =
-			end - (uintptr_t)b < (size_t)(e - b) ? end - (uintptr_t)b : (size_t)(e - b);
-		const uint8_t *r;
-
-		walk_at(d, w, b);
-		r = find_psb(b, n + 15 < (size_t)(e - b) ? b + n + 15 : e);
-		if (r)
-			return r;
-		b += n;
-	}
-	return NULL;
+	*span = s;
 }
 
 static int add_piece(struct snap_ptdec *d, struct queue *q, size_t qi, const uint8_t *b,
@@ -198,7 +157,7 @@ static void piece_psb(struct snap_ptdec *d, const struct queue *q)
 int ptd_split_buffers(struct snap_ptdec *d)
 {
 	size_t want = d->o.piece_bytes ? d->o.piece_bytes : AUTO_PIECE;
-	struct walk w = {0, 1};
+	uintptr_t span = 0;
 	int err;
 
 	for (size_t i = 0; i < d->pd.naux; i++) {
@@ -218,21 +177,21 @@ int ptd_split_buffers(struct snap_ptdec *d)
 			/* no pointer past e is formed (cur + want could overflow) */
 			const uint8_t *from = want < (size_t)(e - cur) ? cur + want : e;
 
-			next = from < e ? find_psb_walk(d, &w, from, e) : NULL;
+			next = from < e ? find_psb(from, e) : NULL;
 			if ((err = add_piece(d, q, qi, cur, next ? next : e, run_start, a)) < 0)
 				return err;
 			piece_psb(d, q);
 			/* the pages looked at (and the kernel's fault-around) leave
 			 * memory again: the whole file is never resident at once, and
 			 * is read once */
-			walk_at(d, &w, next ? next : e);
+			walk_at(d, &span, next ? next : e);
 			run_start = 0;
 			if (!next)
 				break;
 			cur = next;
 		}
 	}
-	walk_at(d, &w, NULL);
+	walk_at(d, &span, NULL);
 	d->st.pieces = d->npieces;
 	return 0;
 }

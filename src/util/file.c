@@ -88,17 +88,6 @@ void snap_file_unmap(const void *buf, size_t len)
 		munmap((void *)buf, len);
 }
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* (Linux's value: headers older than 5.14 lack it) */
-#endif
-
-int snap_file_populate(const void *b, size_t len)
-{
-	if (!len)
-		return 0;
-	return madvise((void *)(uintptr_t)b, len, MADV_POPULATE_READ) ? -errno : 0;
-}
-
 long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	/* an offset no file reaches (outside input) reads as the end of the file */

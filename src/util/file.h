@@ -28,12 +28,6 @@ int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_on
 int snap_file_map(const char *path, const void **buf, size_t *len);
 void snap_file_unmap(const void *buf, size_t len);
 
-/* Maps the pages of [b, b + len) of a mapping in one call, without a fault for
- * each (madvise MADV_POPULATE_READ, Linux 5.14; b page-aligned). Returns 0, or
- * -errno when the kernel did not (-EINVAL from an older kernel or an unaligned
- * b: the pages are then faulted in as they are read, as without the call). */
-int snap_file_populate(const void *b, size_t len);
-
 /* A reader over a descriptor (ctx points to the int fd), of the shape the
  * parsers take (snap_perfdata_read_fn): reads len bytes at off with pread.
  * Returns the byte count (fewer at end of file, 0 past INT64_MAX) or -errno. */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,56 +33,6 @@ static void fmap_maps_a_whole_regular_file(void)
 		CHECK(memcmp(buf, "\177ELF", 4) == 0);
 		snap_file_unmap(buf, len);
 	}
-}
-
-static long minflt(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : -1;
-}
-
-/* snap_file_populate maps the pages in one call: reading them then faults no
- * more (a fault for each 64 KiB without it); -EINVAL for what the kernel
- * refuses (an unaligned start, as a kernel before 5.14 refuses every call),
- * after which the bytes read the same. */
-static void populate_maps_pages_or_says_why_not(void)
-{
-	static uint8_t data[1 << 20];
-	char path[] = "/tmp/snaptrace-test-file.XXXXXX";
-	int fd = mkstemp(path);
-	const void *buf = NULL;
-	size_t len = 0;
-
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
-	for (size_t i = 0; i < sizeof(data); i++)
-		data[i] = (uint8_t)(i * 7 + (i >> 12));
-	CHECK(write(fd, data, sizeof(data)) == (ssize_t)sizeof(data));
-	close(fd);
-	CHECK_INT_EQ(0, snap_file_map(path, &buf, &len));
-	if (buf) {
-		const volatile uint8_t *b = buf;
-		long before;
-		int err = snap_file_populate(buf, len);
-		unsigned sum = 0, want = 0;
-
-		CHECK(err == 0 || err == -EINVAL);
-		before = minflt();
-		for (size_t i = 0; i < len; i += 4096)
-			sum += b[i];
-		if (err == 0)
-			CHECK(minflt() - before <= 2);
-		for (size_t i = 0; i < len; i += 4096)
-			want += data[i];
-		CHECK_INT_EQ((long)want, (long)sum);
-		CHECK_INT_EQ(-EINVAL, snap_file_populate((const uint8_t *)buf + 1, 4096));
-		CHECK_INT_EQ(0, snap_file_populate(buf, 0));
-		CHECK(memcmp(buf, data, sizeof(data)) == 0);
-		snap_file_unmap(buf, len);
-	}
-	unlink(path);
 }
 
 static void fmap_refuses_what_it_is_told_to(void)
@@ -124,7 +73,6 @@ int main(void)
 	RUN(bytes_read_at_any_alignment);
 	RUN(fmap_maps_a_whole_regular_file);
 	RUN(fmap_refuses_what_it_is_told_to);
-	RUN(populate_maps_pages_or_says_why_not);
 	RUN(read_small_refuses_a_fifo);
 	return snap_test_done();
 }
