@@ -356,10 +356,10 @@ static void long_recording_stays_out_of_memory(void)
 	unlink(path);
 }
 
-/* The cut looks for PSBs a 2 MiB span of the mapping at a time (split.c,
- * find_psb_walk): a PSB that straddles a span's end is found all the same. The
- * mapping starts on a page, so the spans end on pages: every PSB here straddles
- * a page's end, and the pieces are those of one search over the whole buffer. */
+/* The cut finds every PSB, also one that straddles the end of a page (or of the
+ * 2 MiB span the cut drops behind it, split.c: walk_at; the mapping starts on a
+ * page, so the spans end on pages): the pieces are those of one search over the
+ * whole buffer, cut at every PSB. */
 static void psb_across_a_span_is_found(void)
 {
 	static uint8_t head[4096], pt[8 << 20];
