@@ -142,7 +142,7 @@ static struct queue *queue_get(struct snap_ptdec *d, const struct snap_pd_aux *a
  * its own span of the file. The pieces are then made from the cuts in the
  * buffers' order (add_cuts): the same pieces, in the same order, whatever -j.
  */
-#define SPLIT_THREADS 2 /* (more gained nothing on 2 CPUs: the search is page faults) */
+#define SPLIT_THREADS 2 /* the caller and one more (ptd_split_buffers) */
 
 struct cut {
 	const uint8_t *b, *e;
