@@ -112,6 +112,7 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 	size_t rest = pc->nev - n, drop = skipped(pc, n), cap = 0,
 	       want = rest > d->evcap ? rest : d->evcap;
 	struct rawev *tail = NULL;
+	int wake = 0;
 
 	pthread_mutex_lock(&d->mu);
 	take_spare(d, &tail, &cap);
@@ -144,12 +145,13 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		pc->pub = pc->ev;
 		pc->npub = n - drop;
 		pc->cappub = pc->cap;
-		if (d->rwait == pc)
-			pthread_cond_signal(&d->cv_done);
+		wake = d->rwait == pc;
 	} else {
 		give_spare(d, pc->ev, pc->cap);
 	}
 	pthread_mutex_unlock(&d->mu);
+	if (wake) /* (after the unlock: the reader woken does not wait for the lock) */
+		pthread_cond_signal(&d->cv_done);
 	pc->ev = tail;
 	pc->cap = cap;
 	pc->nev = rest;
@@ -157,8 +159,10 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 }
 
 /* The piece is decoded (err: ptd_decode_piece's result): its last events are
- * the reader's. Under the lock. */
-static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
+ * the reader's. Under the lock; 1 when the reader waits for it: the caller
+ * signals cv_done once it has unlocked (a reader woken under the lock would
+ * wake only to wait for the lock: two futex calls and a switch more). */
+static int piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 {
 	size_t drop;
 
@@ -171,8 +175,7 @@ static void piece_done(struct snap_ptdec *d, struct piece *pc, int err)
 	}
 	pc->state = PIECE_DONE;
 	/* only the reader waits, for one piece: no wake-up for the others */
-	if (d->rwait == pc)
-		pthread_cond_signal(&d->cv_done);
+	return d->rwait == pc;
 }
 
 /* Decodes piece pc with w (the events handed on before the last are prepared
@@ -193,11 +196,13 @@ static int decode(struct wctx *w, struct piece *pc)
 
 static void run_piece(struct wctx *w, struct piece *pc)
 {
-	int err = decode(w, pc);
+	int err = decode(w, pc), wake;
 
 	pthread_mutex_lock(&w->d->mu);
-	piece_done(w->d, pc, err);
+	wake = piece_done(w->d, pc, err);
 	pthread_mutex_unlock(&w->d->mu);
+	if (wake)
+		pthread_cond_signal(&w->d->cv_done);
 }
 
 /* Under the lock: piece pc is about to be decoded; it gets the event array of
@@ -319,6 +324,7 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		      int *last)
 {
 	struct piece *pc = &d->pieces[i];
+	int wake = 0;
 
 	pthread_mutex_lock(&d->mu);
 	if (pc->state == PIECE_WAITING) {
@@ -334,7 +340,7 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 			to_helper(d, pc);
 		pthread_mutex_lock(&d->mu);
 		if (err != -EAGAIN)
-			piece_done(d, pc, err);
+			(void)piece_done(d, pc, err); /* (the reader's own: none waits) */
 	}
 	d->rwait = pc;
 	while (pc->state == PIECE_RUNNING && !pc->pub)
@@ -346,7 +352,7 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		*cap = pc->cappub;
 		*last = 0;
 		pc->pub = NULL;
-		pthread_cond_broadcast(&d->cv_pub);
+		wake = 1;
 		if (d->debug)
 			fprintf(stderr, "ptdec: piece %zu: a segment of %zu events%s\n", i, *n,
 				pc->big ? " (on a helper thread)" : "");
@@ -357,6 +363,8 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		*last = 1;
 	}
 	pthread_mutex_unlock(&d->mu);
+	if (wake) /* the producer waiting to hand on its next segment */
+		pthread_cond_broadcast(&d->cv_pub);
 }
 
 void ptd_drop_bytes(const struct snap_ptdec *d, const uint8_t *b, const uint8_t *e, int whole)
@@ -456,6 +464,7 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 {
 	const uint8_t *b[2 + DROPQ], *e[2 + DROPQ];
 	size_t n = d->map ? release_bytes(d, pc, b, e) : 0, left = 0;
+	int wake;
 
 	pthread_mutex_lock(&d->mu);
 	if (d->nthreads && d->dispatched < d->npieces) { /* to a worker (woken below) */
@@ -475,9 +484,12 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	d->live--;
 	/* pieces may start: one worker, once WAKE_ROOM may (each wake-up of a
 	 * worker that waits is a futex call of the reader's); or drops to make */
-	if (d->live + WAKE_ROOM <= d->window || left)
-		pthread_cond_signal(&d->cv_work);
+	wake = d->live + WAKE_ROOM <= d->window || left;
 	pthread_mutex_unlock(&d->mu);
+	/* after the unlock: a worker woken under it would only wait for the lock
+	 * (two futex calls and a switch more for each wake-up) */
+	if (wake)
+		pthread_cond_signal(&d->cv_work);
 	for (; left < n; left++)
 		ptd_drop_bytes(d, b[left], e[left], 1);
 	/* the last piece read: a worker may still be making a drop it took, so the

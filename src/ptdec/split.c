@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "ptdec/ptdec_int.h"
+#include "util/alloc.h"
+#include "util/proc.h"
 #include "util/vec.h"
 
 /* ---- pieces ---- */
@@ -68,7 +70,7 @@ static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t 
  * before leaves memory if p is in another (a read maps at most the span around
  * it: SNAP_PD_DROP_SPAN), so about one span is resident; p NULL: the walk is
  * over. */
-static void walk_at(struct snap_ptdec *d, uintptr_t *span, const uint8_t *p)
+static void walk_at(const struct snap_ptdec *d, uintptr_t *span, const uint8_t *p)
 {
 	const uint8_t *m = d->map;
 	uintptr_t s = p ? (uintptr_t)p & ~(uintptr_t)(SNAP_PD_DROP_SPAN - 1) : 0;
@@ -130,68 +132,164 @@ static struct queue *queue_get(struct snap_ptdec *d, const struct snap_pd_aux *a
 	return &d->queues[d->nqueues++];
 }
 
-/* The piece just cut (the last of queue q): its start time from its first PSB+,
- * and where the piece before it on its stream stops, at that PSB's FUP when the
- * piece starts with it (perf decodes successive snapshot buffers as one stream,
- * but drops the direct branches after the last packet of each buffer). Read as
- * the piece is cut, while its first bytes are in memory. */
-static void piece_psb(struct snap_ptdec *d, const struct queue *q)
+/*
+ * The cut is in two steps. The search (cut_buffer) reads a buffer's bytes: the
+ * PSBs it is cut at, and each piece's first PSB+ (its start time, and the FUP
+ * where the piece before it stops when it starts with it), while they are in
+ * memory. It depends on the buffer's bytes alone, so with -j the buffers are
+ * searched by two threads at once, each half of the bytes (the search is most of the
+ * serial start of a decode: page faults, docs/ptdec.md "Memory"); each walks
+ * its own span of the file. The pieces are then made from the cuts in the
+ * buffers' order (add_cuts): the same pieces, in the same order, whatever -j.
+ */
+#define SPLIT_THREADS 2 /* the caller and one more (ptd_split_buffers) */
+
+struct cut {
+	const uint8_t *b, *e;
+	uint64_t start_time;
+	uint64_t fup;
+	uint8_t psb_at_b; /* its first PSB is at b */
+	uint8_t has_fup;  /* of that PSB+ */
+};
+
+struct cuts {
+	struct cut *c;
+	size_t n, cap;
+	int err;
+};
+
+/* The cut of buffer a (pieces from want bytes on, at the next PSB) into *out. */
+static int cut_buffer(const struct snap_ptdec *d, const struct snap_pd_aux *a, size_t want,
+		      uintptr_t *span, struct cuts *out)
 {
-	struct piece *pc = &d->pieces[q->pieces[q->npieces - 1]];
-	const uint8_t *psb = find_psb(pc->b, pc->e);
-	int has_tsc, has_fup;
-	uint64_t tsc = 0, fup = 0;
+	const uint8_t *b = a->data, *e = a->data + a->size, *cur = b, *next;
 
-	if (!psb)
-		return;
-	psb_info(psb, pc->e, &has_tsc, &tsc, &has_fup, &fup);
-	pc->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
-	if (psb == pc->b && q->npieces > 1 && !pc->run_start && !(d->snapshot && pc->buf_start)) {
-		struct piece *prev = &d->pieces[q->pieces[q->npieces - 2]];
+	for (;;) {
+		/* no pointer past e is formed (cur + want could overflow) */
+		const uint8_t *from = want < (size_t)(e - cur) ? cur + want : e, *psb;
+		struct cut *c;
+		int has_tsc = 0, has_fup = 0;
+		uint64_t tsc = 0, fup = 0;
 
-		prev->has_stop = has_fup;
-		prev->stop_ip = fup;
+		next = from < e ? find_psb(from, e) : NULL;
+		if (snap_vec_reserve(&out->c, &out->cap, out->n + 1, sizeof(*out->c)) < 0)
+			return -ENOMEM;
+		c = &out->c[out->n++];
+		memset(c, 0, sizeof(*c));
+		c->b = cur;
+		c->e = next ? next : e;
+		if ((psb = find_psb(c->b, c->e))) {
+			psb_info(psb, c->e, &has_tsc, &tsc, &has_fup, &fup);
+			c->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
+			c->psb_at_b = psb == c->b;
+			c->has_fup = (uint8_t)has_fup;
+			c->fup = fup;
+		}
+		/* the pages looked at (and the kernel's fault-around) leave
+		 * memory again: the whole file is never resident at once, and
+		 * is read once */
+		walk_at(d, span, c->e);
+		if (!next)
+			return 0;
+		cur = next;
 	}
+}
+
+/* The pieces of buffer a from its cuts c[0..n), on its queue. */
+static int add_cuts(struct snap_ptdec *d, const struct snap_pd_aux *a, const struct cut *c,
+		    size_t n)
+{
+	size_t qi;
+	struct queue *q = queue_get(d, a, &qi);
+	int run_start = q == NULL || q->npieces == 0, err;
+
+	if (!q)
+		return -ENOMEM;
+	d->st.buffers++;
+	d->st.bytes += a->size;
+	for (size_t k = 0; k < n; k++, run_start = 0) {
+		struct piece *pc;
+
+		if ((err = add_piece(d, q, qi, c[k].b, c[k].e, run_start, a)) < 0)
+			return err;
+		pc = &d->pieces[q->pieces[q->npieces - 1]];
+		pc->start_time = c[k].start_time;
+		/* where the piece before it on its stream stops, at that PSB's FUP
+		 * when the piece starts with it (perf decodes successive snapshot
+		 * buffers as one stream, but drops the direct branches after the
+		 * last packet of each buffer) */
+		if (c[k].psb_at_b && q->npieces > 1 && !pc->run_start &&
+		    !(d->snapshot && pc->buf_start)) {
+			struct piece *prev = &d->pieces[q->pieces[q->npieces - 2]];
+
+			prev->has_stop = c[k].has_fup;
+			prev->stop_ip = c[k].fup;
+		}
+	}
+	return 0;
+}
+
+struct split_job {
+	const struct snap_ptdec *d;
+	struct cuts *out; /* one for each buffer */
+	size_t want;
+	size_t lo, hi; /* the buffers it searches */
+};
+
+/* A searching thread: buffers lo..hi, consecutive in the file (so that the
+ * spans one thread drops behind it are not those the other reads). */
+static void *split_thread(void *arg)
+{
+	struct split_job *j = arg;
+	uintptr_t span = 0;
+
+	for (size_t i = j->lo; i < j->hi; i++)
+		if (j->d->pd.aux[i].size)
+			j->out[i].err =
+				cut_buffer(j->d, &j->d->pd.aux[i], j->want, &span, &j->out[i]);
+	walk_at(j->d, &span, NULL);
+	return NULL;
 }
 
 int ptd_split_buffers(struct snap_ptdec *d)
 {
-	size_t want = d->o.piece_bytes ? d->o.piece_bytes : AUTO_PIECE;
-	uintptr_t span = 0;
-	int err;
+	size_t want = d->o.piece_bytes ? d->o.piece_bytes : AUTO_PIECE, total = 0, half = 0;
+	int jobs = snap_jobs(d->o.jobs), nthreads = 0, err = 0;
+	pthread_t th;
+	struct cuts *out = snap_calloc(d->pd.naux ? d->pd.naux : 1, sizeof(*out));
+	struct split_job j[SPLIT_THREADS];
 
-	for (size_t i = 0; i < d->pd.naux; i++) {
-		const struct snap_pd_aux *a = &d->pd.aux[i];
-		const uint8_t *b = a->data, *e = a->data + a->size, *cur = b, *next;
-		size_t qi;
-		struct queue *q = queue_get(d, a, &qi);
-		int run_start = q == NULL || q->npieces == 0;
-
-		if (!q)
-			return -ENOMEM;
-		d->st.buffers++;
-		d->st.bytes += a->size;
-		if (!a->size)
-			continue;
-		for (;;) {
-			/* no pointer past e is formed (cur + want could overflow) */
-			const uint8_t *from = want < (size_t)(e - cur) ? cur + want : e;
-
-			next = from < e ? find_psb(from, e) : NULL;
-			if ((err = add_piece(d, q, qi, cur, next ? next : e, run_start, a)) < 0)
-				return err;
-			piece_psb(d, q);
-			/* the pages looked at (and the kernel's fault-around) leave
-			 * memory again: the whole file is never resident at once, and
-			 * is read once */
-			walk_at(d, &span, next ? next : e);
-			run_start = 0;
-			if (!next)
-				break;
-			cur = next;
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->pd.naux; i++)
+		total += d->pd.aux[i].size;
+	j[0] = (struct split_job){d, out, want, 0, d->pd.naux};
+	/* with -j, a second thread takes the buffers of the second half of the
+	 * bytes, from the first that starts in it (none: one buffer is most) */
+	for (size_t i = 0, sum = 0; jobs > 1 && i < d->pd.naux; sum += d->pd.aux[i++].size)
+		if (i && sum >= total / 2 && d->pd.aux[i].size) {
+			half = i;
+			break;
 		}
+	if (half) {
+		j[1] = (struct split_job){d, out, want, half, d->pd.naux};
+		j[0].hi = half;
+		if (pthread_create(&th, NULL, split_thread, &j[1]) == 0)
+			nthreads = 1;
+		else
+			j[0].hi = d->pd.naux;
 	}
-	walk_at(d, &span, NULL);
+	split_thread(&j[0]);
+	if (nthreads)
+		pthread_join(th, NULL);
+	for (size_t i = 0; i < d->pd.naux && err >= 0; i++)
+		if ((err = out[i].err) >= 0)
+			err = add_cuts(d, &d->pd.aux[i], out[i].c, out[i].n);
+	for (size_t i = 0; i < d->pd.naux; i++)
+		snap_free(out[i].c);
+	snap_free(out);
+	if (err < 0)
+		return err;
 	d->st.pieces = d->npieces;
 	return 0;
 }

@@ -356,6 +356,76 @@ static void long_recording_stays_out_of_memory(void)
 	unlink(path);
 }
 
+/* The cut finds every PSB, also one that straddles the end of a page (or of the
+ * 2 MiB span the cut drops behind it, split.c: walk_at; the mapping starts on a
+ * page, so the spans end on pages): the pieces are those of one search over the
+ * whole buffer, cut at every PSB. */
+static void psb_across_a_span_is_found(void)
+{
+	static uint8_t head[4096], pt[8 << 20];
+	char path[] = "/tmp/snaptrace-test-ptdec.XXXXXX", why[128] = "";
+	int fd = mkstemp(path);
+	size_t len = make_pt(head, 0, 1), want = 0;
+	uint64_t at0 = len + 48; /* pt's offset in the file */
+	struct snap_ptdec_opts o;
+	struct snap_ptdec_stats stats;
+	struct snap_strtab st;
+	struct snap_ptdec *d = NULL;
+	struct snap_event ev;
+	FILE *f;
+	uint8_t r[48];
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	memset(pt, 0, sizeof(pt));
+	for (size_t at = 4096 - 8 - at0 % 4096; at + 18 <= sizeof(pt); at += 4096) {
+		memcpy(pt + at, "\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82",
+		       16);
+		pt[at + 16] = 0x02; /* PSBEND */
+		pt[at + 17] = 0x23;
+	}
+	/* the pieces of one search: a cut at the first PSB after a piece's start */
+	for (const uint8_t *cur = pt, *e = pt + sizeof(pt), *next;; cur = next) {
+		want++;
+		next = e - cur > 1 ? memmem(cur + 1, (size_t)(e - cur - 1),
+					    "\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82"
+					    "\x02\x82\x02\x82",
+					    16)
+				   : NULL;
+		if (!next)
+			break;
+	}
+	put64(head + 48, (uint64_t)(len + 48 + sizeof(pt)) - (104 + 136 + 16));
+	CHECK(fwrite(head, 1, len, f) == len);
+	memset(r, 0, sizeof(r));
+	rec(r, SNAP_PD_AUXTRACE, 0, 48);
+	put64(r + 8, sizeof(pt));
+	put32(r + 36, 43);
+	put32(r + 40, (uint32_t)-1);
+	CHECK(fwrite(r, 1, sizeof(r), f) == sizeof(r));
+	CHECK(fwrite(pt, 1, sizeof(pt), f) == sizeof(pt));
+	CHECK_INT_EQ(0, fclose(f));
+	memset(&o, 0, sizeof(o));
+	o.no_host_kernel = 1;
+	o.buildid_dir = "";
+	o.jobs = 1;
+	o.piece_bytes = 1; /* every PSB cuts: every page's end is searched across */
+	snap_strtab_init(&st);
+	CHECK_INT_EQ(0, snap_ptdec_open(&d, path, &o, &st, why, sizeof(why)));
+	if (d) {
+		while (snap_ptdec_next(d, &ev) > 0)
+			;
+		snap_ptdec_stats(d, &stats);
+		CHECK(want > 2000);
+		CHECK_U64_EQ(want + 1, stats.pieces); /* and make_pt's one */
+		snap_ptdec_close(d);
+	}
+	snap_strtab_fini(&st);
+	unlink(path);
+}
+
 /* HEADER_BUILD_ID (feature bit 2) after the data, before HEADER_AUXTRACE (bit 18). */
 static void reads_the_build_id_table(void)
 {
@@ -858,6 +928,7 @@ int main(void)
 	RUN(opens_kernel_traces);
 	RUN(any_segment_cap_decodes);
 	RUN(long_recording_stays_out_of_memory);
+	RUN(psb_across_a_span_is_found);
 	RUN(reads_the_build_id_table);
 	RUN(reads_kallsyms);
 	RUN(symbols_of_this_binary);
