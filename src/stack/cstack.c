@@ -416,6 +416,15 @@ static inline uint32_t op_word(const struct snap_cstack_op *op)
 	return w;
 }
 
+/* A plain return or begin (OP_PLAIN): emit would hand it to write_op as it is
+ * when flush_direct holds (every queued op has its k1: add_commit). */
+static inline int op_plain(const struct snap_cstack_op *op)
+{
+	uint32_t w = op_word(op);
+
+	return w == OP_PLAIN(OP_RET) || w == OP_PLAIN(OP_CALL);
+}
+
 /* Whether flush may write plain ops at once: nothing can be deferred but
  * inferred begins and [unknown] spans (not draining, the batch after the
  * latest cut). */
@@ -426,9 +435,8 @@ static inline int flush_direct(const struct snap_cstack *cs)
 
 /* flush(to) of docs/behaviour.md §4.3: spreads the pending calls evenly over
  * [pending_time, to). When nothing can be deferred but inferred begins and
- * [unknown] spans (flush_direct), a plain return and a plain begin of a
- * function the thread described there are written at once, as write_op writes
- * them, and anything else goes through emit. */
+ * [unknown] spans (flush_direct), a plain op (op_plain) is written at once by
+ * write_op, as emit would write it, and anything else goes through emit. */
 static int flush(struct snap_cstack *cs, uint64_t to)
 {
 	uint64_t total, off = 0, share;
@@ -441,29 +449,17 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 		to = cs->pending_time;
 	total = to - cs->pending_time;
 	if (flush_direct(cs)) {
-		const struct snap_cstack_ctx *ctx = cs->ctx;
-		struct snap_timeline *tl = ctx->tl;
 		uint64_t t0 = cs->pending_time;
 
 		for (; op < end; op++) {
 			uint64_t t = t0 + off;
-			uint32_t w = op_word(op);
 
-			if (w == OP_PLAIN(OP_RET) && !op->sampled) {
-				e = tl->ops->end(tl, cs->pid, cs->tid, t, op->sym);
-			} else {
-				if (op->type == OP_CALL) {
-					k++;
-					share = k == n ? total - off : (total - off) / (n - k + 1);
-					off += share;
-				}
-				if (w == OP_PLAIN(OP_CALL) && ctx->args_once &&
-				    described_at(cs, op->sym, op->ip))
-					e = tl->ops->begin(tl, cs->pid, cs->tid, t, op->sym,
-							   no_args, 0);
-				else
-					e = emit(cs, op, t);
+			if (op->type == OP_CALL) {
+				k++;
+				share = k == n ? total - off : (total - off) / (n - k + 1);
+				off += share;
 			}
+			e = op_plain(op) ? write_op(cs, op, t) : emit(cs, op, t);
 			if (e < 0 && !err)
 				err = e;
 		}
@@ -488,32 +484,21 @@ static int flush(struct snap_cstack *cs, uint64_t to)
 	return err;
 }
 
-/* flush(to) of a batch of one op: a plain return, or a plain begin of a
- * function the thread described there, at pending_time, when nothing can be
- * deferred (as flush's own test), is written by a jump to the timeline, the
- * queue emptied first; anything else: flush. */
+/* flush(to) of a batch of one op: a plain op at pending_time, when nothing
+ * can be deferred (as flush's own tests), is written by write_op, the queue
+ * emptied first (its slot is not reused before the next add_slot); anything
+ * else: flush. */
 static int flush_one(struct snap_cstack *cs, uint64_t to)
 {
 	const struct snap_cstack_op *op = cs->pend;
-	struct snap_timeline *tl = cs->ctx->tl;
 	uint64_t t = cs->pending_time;
-	uint32_t w = op_word(op), sym = op->sym;
 
-	if (!flush_direct(cs))
+	if (!flush_direct(cs) || !op_plain(op))
 		return flush(cs, to);
-	if (w == OP_PLAIN(OP_RET) && !op->sampled) {
-		cs->npend = 0;
-		cs->npend_calls = 0;
-		cs->pending_time = to < t ? t : to;
-		return tl->ops->end(tl, cs->pid, cs->tid, t, sym);
-	}
-	if (w == OP_PLAIN(OP_CALL) && cs->ctx->args_once && described_at(cs, sym, op->ip)) {
-		cs->npend = 0;
-		cs->npend_calls = 0;
-		cs->pending_time = to < t ? t : to;
-		return tl->ops->begin(tl, cs->pid, cs->tid, t, sym, no_args, 0);
-	}
-	return flush(cs, to);
+	cs->npend = 0;
+	cs->npend_calls = 0;
+	cs->pending_time = to < t ? t : to;
+	return write_op(cs, op, t);
 }
 
 /* A flush at a new time (add_slot): a batch of one op by flush_one. */
