@@ -627,7 +627,34 @@ static inline int branch_in_scope(enum snap_scope scope, const struct snap_event
 	return scope == SNAP_SCOPE_USER &&
 	       (ev->br_kind == SNAP_BR_CALL || ev->br_kind == SNAP_BR_RETURN ||
 		ev->br_kind == SNAP_BR_JUMP) &&
-	       !((ev->src.ip | ev->dst.ip) >> 63); /* neither is a kernel address */
+	       !snap_loc_is_kernel(&ev->src) && !snap_loc_is_kernel(&ev->dst);
+}
+
+/* The 8 bytes of an event's pid and tid (side by side: model/event.h) read as one
+ * word, for the key (pid, tid) of snap_bld_tkey. */
+_Static_assert(offsetof(struct snap_event, tid) == offsetof(struct snap_event, pid) + 4,
+	       "pid and tid read at once");
+static inline uint64_t ev_pidtid_word(uint64_t key)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return key << 32 | key >> 32; /* pid in the low half */
+#else
+	return key;
+#endif
+}
+
+/* Whether event e leaves the lean path (snap_builder_feed, snap_builder_feed_n),
+ * given the lean thread's key (ev_pidtid_word) and command, the scope and
+ * whether transactions are kept (tx): all but a branch in scope on that
+ * thread, its command unchanged, not in a transaction. */
+static inline int lean_leaves(const struct snap_event *e, uint64_t key, uint32_t comm,
+			      enum snap_scope scope, int tx)
+{
+	uint64_t pidtid;
+
+	memcpy(&pidtid, &e->pid, sizeof(pidtid));
+	return e->kind != SNAP_EV_BRANCH || pidtid != key || (e->comm && e->comm != comm) ||
+	       (e->in_tx && tx) || !branch_in_scope(scope, e);
 }
 
 /* bld->lean: the last event's thread if the lean path's tests of the
@@ -674,9 +701,8 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 	 * unchanged, not in a transaction), takes only the steps of feed_other
 	 * and apply that do something for it, in their order, with no call but
 	 * the last (so no stack frame either). */
-	if (!th || ev->kind != SNAP_EV_BRANCH || bld->last_key != snap_bld_tkey(ev->pid, ev->tid) ||
-	    (ev->comm && ev->comm != th->comm) || (ev->in_tx && !bld->no_tx) ||
-	    !branch_in_scope(bld->ctx.scope, ev))
+	if (!th ||
+	    lean_leaves(ev, ev_pidtid_word(bld->last_key), th->comm, bld->ctx.scope, !bld->no_tx))
 		return feed_slow(bld, ev);
 	bld->stats.events++;
 	/* (th->floor is not read on this path: bthread.h) */
@@ -687,19 +713,6 @@ int snap_builder_feed(struct snap_builder *bld, const struct snap_event *ev)
 	bld->saw_branch = 1;
 	th->last_was_sample = 0;
 	return snap_cstack_branch(&th->cs, ev, t);
-}
-
-/* The 8 bytes of an event's pid and tid (side by side: model/event.h) read as one
- * word, for the key (pid, tid) of snap_bld_tkey. */
-_Static_assert(offsetof(struct snap_event, tid) == offsetof(struct snap_event, pid) + 4,
-	       "pid and tid read at once");
-static inline uint64_t ev_pidtid_word(uint64_t key)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return key << 32 | key >> 32; /* pid in the low half */
-#else
-	return key;
-#endif
 }
 
 /* The count of one event (snap_feed_count). */
@@ -754,13 +767,11 @@ int snap_builder_feed_n(struct snap_builder *bld, const struct snap_event *ev, s
 
 			for (; i < n; i++) {
 				const struct snap_event *e = &ev[i];
-				uint64_t pidtid, t, et = e->time;
+				uint64_t t, et = e->time;
 
-				memcpy(&pidtid, &e->pid, sizeof(pidtid));
-				/* snap_builder_feed's tests of the lean path, in locals */
-				if (e->kind != SNAP_EV_BRANCH || pidtid != key ||
-				    (e->comm && e->comm != comm) || (e->in_tx && tx) ||
-				    !branch_in_scope(scope, e) || (e->has_time && et < base))
+				/* snap_builder_feed's tests, the state in locals */
+				if (lean_leaves(e, key, comm, scope, tx) ||
+				    (e->has_time && et < base))
 					break;
 				if (e->has_time) { /* (count_one's) */
 					first = !first || et < first ? et : first;
