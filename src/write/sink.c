@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -672,88 +670,6 @@ static int sink_link_unnamed(int fd, int dirfd, const char *name, char *tmp)
 	return -EEXIST;
 }
 
-/*
- * The old output a rename replaces is freed by whoever drops its last
- * reference: in the rename, the kernel truncating its page cache and (ext4
- * mounted with discard) discarding its blocks, 5-12 ms for the bench's 38 MB
- * .fxt (docs/design.md, "Output is never half-written"), which the user waits
- * for once the output is complete. So before the rename the sink takes a
- * reference to it (O_PATH, nothing is read or changed) and after it hands the
- * reference to a child process that drops it as it dies, after this process
- * dropped its own (sink_drop_old): the new output is in place and durable
- * first, as before; only the old one's freeing goes on after snaptrace exits.
- * Below SINK_DROP_MIN there is nothing to gain (the fork costs ~0.3-1 ms).
- */
-#define SINK_DROP_MIN ((off_t)4 << 20)
-
-static pid_t sink_dropper; /* the last such child, reaped by the next hand-off */
-
-/* The existing output s->name (a regular file of one link, large enough) as an
- * O_PATH descriptor, or -1. */
-static int sink_hold_old(const struct snap_sink *s)
-{
-	struct stat st;
-	int fd = openat(s->dirfd, s->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_size < SINK_DROP_MIN) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Drops old (sink_hold_old), the replaced output, through a child: a fork
- * with no exit signal (no SIGCHLD for a caller that waits on its own
- * children; reaped at the next hand-off, or by init once this process ends)
- * and every signal blocked, which closes all its descriptors but old and a
- * pipe's read end, and kills itself once the pipe reaches its end, which it
- * does when this process has closed its copy of old: the child's is then the
- * last reference (its exit frees the file; SIGKILL, so that no exit handler,
- * and no valgrind tool, runs in it). Only raw system calls run in the child.
- * Where anything fails, old is closed here as before.
- */
-static void sink_drop_old(int old)
-{
-	sigset_t all, mask;
-	int p[2];
-	long pid;
-
-	if (sink_dropper > 0 && waitpid(sink_dropper, NULL, __WALL | WNOHANG) != 0)
-		sink_dropper = 0;
-	if (sink_dropper > 0 || pipe2(p, O_CLOEXEC) < 0) {
-		close(old);
-		return;
-	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &mask);
-	pid = syscall(SYS_clone, 0UL, NULL, NULL, NULL, 0UL);
-	if (pid == 0) {
-		char c;
-		int lo = old < p[0] ? old : p[0], hi = old < p[0] ? p[0] : old;
-
-		syscall(SYS_close, p[1]);
-		if (lo > 0)
-			syscall(SYS_close_range, 0U, (unsigned)lo - 1, 0U);
-		if (hi > lo + 1)
-			syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
-		syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
-		while (syscall(SYS_read, p[0], &c, 1) > 0)
-			;
-		syscall(SYS_kill, syscall(SYS_getpid), SIGKILL);
-		syscall(SYS_exit_group, 0);
-	}
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	close(old); /* the child's is the last reference now (or none: the fork failed) */
-	close(p[0]);
-	close(p[1]); /* the child goes */
-	if (pid > 0)
-		sink_dropper = (pid_t)pid;
-}
-
 /* An existing output that is not a regular file (a device such as /dev/null,
  * a FIFO, /dev/stdout): written in place, never replaced. A directory or a
  * block device is refused. Returns the descriptor or -errno. */
@@ -903,7 +819,7 @@ static void sink_release(struct snap_sink *s, int unlink_tmp)
 
 int snap_sink_close_fd(struct snap_sink *s, int *keep)
 {
-	int err, old = -1;
+	int err;
 
 	if (keep)
 		*keep = -1;
@@ -921,10 +837,6 @@ int snap_sink_close_fd(struct snap_sink *s, int *keep)
 	}
 	if (!err && !s->in_place && fsync(s->fd) < 0)
 		err = -errno;
-	/* the output it replaces, freed by a child (sink_drop_old; -serve keeps
-	 * this process running anyway: freed here) */
-	if (!err && !s->in_place && !keep)
-		old = sink_hold_old(s);
 	if (!err && s->unnamed)
 		err = sink_link_unnamed(s->fd, s->dirfd, s->name, s->tmp);
 	if (!err && s->named_tmp) {
@@ -945,13 +857,9 @@ int snap_sink_close_fd(struct snap_sink *s, int *keep)
 	if (!err) {
 		if (!s->in_place)
 			fsync(s->dirfd); /* the new name is durable; best effort */
-		if (old >= 0)
-			sink_drop_old(old);
 		sink_release(s, 0);
 		return 0;
 	}
-	if (old >= 0)
-		close(old); /* (not replaced) */
 	sink_release(s, 1);
 	s->err = err;
 	return err;

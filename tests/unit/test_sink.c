@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -701,103 +700,6 @@ static void test_close_keeps_fd(void)
 	CHECK_INT_EQ(0, dir_entries());
 }
 
-/* An existing file of n bytes at path. */
-static void write_big(const char *path, size_t n)
-{
-	unsigned char *p = pattern(n);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	CHECK(fd >= 0 && p != NULL);
-	CHECK(write(fd, p, n) == (ssize_t)n);
-	close(fd);
-	free(p);
-}
-
-/* A child of this process has ended (and is reaped): 1 if killed by SIGKILL
- * (waits for it), 0 if there is none (ECHILD). */
-static int reap_dropper(int wait)
-{
-	int st = 0;
-	pid_t pid = waitpid(-1, &st, __WALL | (wait ? 0 : WNOHANG));
-
-	if (pid < 0) {
-		CHECK_INT_EQ(ECHILD, errno);
-		return 0;
-	}
-	CHECK(pid > 0);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-	return 1;
-}
-
-/* The old output a close replaces, when large (4 MiB or more), is freed by a
- * child process that holds it last and kills itself once this process let go
- * (sink.c, sink_drop_old; docs/design.md "Output is never half-written"): one
- * child, killed, the new output in place; none for a small old output, for a
- * new one, for a failed decode (the old output kept) or with -serve's kept
- * descriptor. */
-static void test_old_output_freed_by_a_child(void)
-{
-	struct snap_sink s;
-	char path[128], back[16];
-	int fd;
-
-	CHECK_INT_EQ(0, reap_dropper(0)); /* no child to start with */
-	path_of(path, sizeof(path), "big.fxt");
-	write_big(path, (size_t)5 << 20);
-	CHECK_INT_EQ(0, open_sink(&s, path));
-	snap_sink_write(&s, "new", 3);
-	CHECK_INT_EQ(0, snap_sink_close(&s));
-	CHECK_INT_EQ(1, reap_dropper(1));
-	CHECK_INT_EQ(3, slurp(path, (unsigned char *)back, sizeof(back)));
-	CHECK(!memcmp(back, "new", 3));
-	CHECK_INT_EQ(1, dir_entries());
-	/* twice in a row (the child before reaped by the second hand-off) */
-	for (int i = 0; i < 2; i++) {
-		write_big(path, (size_t)5 << 20);
-		CHECK_INT_EQ(0, open_sink(&s, path));
-		snap_sink_write(&s, "again", 5);
-		CHECK_INT_EQ(0, snap_sink_close(&s));
-		usleep(200000); /* (its end is not waited for: either way no child is left) */
-	}
-	while (reap_dropper(1))
-		;
-	CHECK_INT_EQ(5, slurp(path, (unsigned char *)back, sizeof(back)));
-	/* a small old output, a new one: no child */
-	write_big(path, (size_t)1 << 20);
-	CHECK_INT_EQ(0, open_sink(&s, path));
-	snap_sink_write(&s, "small", 5);
-	CHECK_INT_EQ(0, snap_sink_close(&s));
-	CHECK_INT_EQ(0, reap_dropper(0));
-	unlink(path);
-	CHECK_INT_EQ(0, open_sink(&s, path));
-	snap_sink_write(&s, "fresh", 5);
-	CHECK_INT_EQ(0, snap_sink_close(&s));
-	CHECK_INT_EQ(0, reap_dropper(0));
-	/* a failed decode keeps the old output: no child */
-	write_big(path, (size_t)5 << 20);
-	CHECK_INT_EQ(0, open_sink(&s, path));
-	snap_sink_write(&s, "fail", 4);
-	snap_sink_fail(&s, -ENOSPC);
-	CHECK_INT_EQ(-ENOSPC, snap_sink_close(&s));
-	CHECK_INT_EQ(0, reap_dropper(0));
-	{
-		struct stat st;
-
-		CHECK_INT_EQ(0, stat(path, &st));
-		CHECK_U64_EQ((uint64_t)5 << 20, (uint64_t)st.st_size);
-	}
-	/* -serve keeps the descriptor (and this process): freed here */
-	CHECK_INT_EQ(0, open_sink(&s, path));
-	snap_sink_write(&s, "serve", 5);
-	CHECK_INT_EQ(0, snap_sink_close_fd(&s, &fd));
-	CHECK(fd >= 0);
-	close(fd);
-	CHECK_INT_EQ(0, reap_dropper(0));
-	CHECK_INT_EQ(5, slurp(path, (unsigned char *)back, sizeof(back)));
-	unlink(path);
-	CHECK_INT_EQ(0, dir_entries());
-}
-
 /* ---- the writer thread (snap_sink_set_writer) ---- */
 
 /* Writes n bytes of p to path through a sink (writer thread when wr, gzip
@@ -1079,7 +981,6 @@ int main(void)
 	RUN(test_open_alloc_failures);
 	RUN(test_foreign_link_refused);
 	RUN(test_close_keeps_fd);
-	RUN(test_old_output_freed_by_a_child);
 	RUN(test_writer_large);
 	RUN(test_writer_settings);
 	RUN(test_writer_full);
