@@ -307,12 +307,8 @@ for f in tsc cyc; do
 		run1 gz1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt.gz"
 		run1 gzn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
 		run1 pair "${pcmd}wait"
-		# (the old output is freed by a child after the exit, docs/design.md "Output is
-		# never half-written": its end is waited for, untimed, before the next decode)
 		run1 repln "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
-		sleep 0.05
 		run1 replgz "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
-		sleep 0.05
 	done
 	show "-j 1 -> .fxt" ipt1
 	show "-j $NCPU -> .fxt" iptn
