@@ -476,7 +476,7 @@ static int check_support(struct snap_ptdec *d, char *why, size_t whylen)
  * (unmapped by snap_ptdec_close, also when this fails). */
 static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 		    const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
-		    size_t whylen, int owned)
+		    size_t whylen, int owned, int fd)
 {
 	struct snap_ptdec *d = snap_calloc(1, sizeof(*d));
 	const char *env;
@@ -486,8 +486,11 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 	if (!d) {
 		if (owned)
 			snap_file_unmap(buf, len);
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
 	}
+	d->fd = fd; /* (closed once the buffers are cut, or by snap_ptdec_close) */
 	if (owned) {
 		long ps = sysconf(_SC_PAGESIZE);
 
@@ -587,7 +590,11 @@ static int open_buf(struct snap_ptdec **out, const void *buf, size_t len,
 				     "not reproduced)");
 		goto fail;
 	}
-	if ((err = ptd_split_buffers(d)) < 0)
+	err = ptd_split_buffers(d);
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	if (err < 0)
 		goto fail;
 	/* reading the sideband and cutting the buffers touched the whole file: its
 	 * pages are read again as the pieces are decoded, and dropped after them
@@ -606,7 +613,7 @@ int snap_ptdec_open_mem(struct snap_ptdec **out, const void *buf, size_t len,
 			const struct snap_ptdec_opts *o, struct snap_strtab *names, char *why,
 			size_t whylen)
 {
-	return open_buf(out, buf, len, o, names, why, whylen, 0);
+	return open_buf(out, buf, len, o, names, why, whylen, 0, -1);
 }
 
 int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap_ptdec_opts *o,
@@ -617,7 +624,7 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 	struct stat st;
 	struct snap_ptdec_opts oo;
 	char data[4200], kdir[4200];
-	int err;
+	int err, fd = -1;
 
 	*out = NULL;
 	memset(&oo, 0, sizeof(oo));
@@ -634,10 +641,15 @@ int snap_ptdec_open(struct snap_ptdec **out, const char *path, const struct snap
 		if (!oo.kcore_dir && stat(kdir, &st) == 0 && S_ISDIR(st.st_mode))
 			oo.kcore_dir = kdir;
 	}
-	err = snap_file_map_range(path, 1, UINT64_MAX, 0, &m, &len);
+	/* the descriptor kept: the cut at PSBs reads through it (split.c) */
+	err = snap_file_map_keep(path, 1, UINT64_MAX, 0, &m, &len, &fd);
 	if (err != 0)
 		return err == 1 ? -SNAP_ETRUNC : err;
-	err = open_buf(out, m, len, &oo, names, why, whylen, 1);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		fd = -1;
+	}
+	err = open_buf(out, m, len, &oo, names, why, whylen, 1, fd);
 	if (err < 0)
 		return err;
 	(*out)->o.kcore_dir = NULL; /* kdir was copied; nothing keeps the pointer */
@@ -659,6 +671,8 @@ void snap_ptdec_close(struct snap_ptdec *d)
 	if (!d)
 		return;
 	ptd_stop_pool(d);
+	if (d->fd >= 0)
+		close(d->fd);
 	if (d->tmu_init)
 		pthread_mutex_destroy(&d->tmu);
 	if (d->symu_init)

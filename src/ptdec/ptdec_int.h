@@ -258,6 +258,7 @@ struct snap_ptdec {
 	const void *map;
 	size_t maplen;
 	size_t pagesz; /* with map: the page size, for ptd_drop_bytes */
+	int fd;	       /* the mapped file's descriptor until the buffers are cut (split.c), or -1 */
 	struct snap_strtab *names;
 	struct snap_ptdec_opts o;
 	char debug_dir[256];

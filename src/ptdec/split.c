@@ -2,6 +2,7 @@
 /* The in-process PT decoder (ptdec_int.h): cutting AUXTRACE buffers at PSBs into pieces. */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ptdec/ptdec_int.h"
 #include "util/alloc.h"
@@ -20,13 +21,15 @@ static const uint8_t *find_psb(const uint8_t *b, const uint8_t *e)
 	return memmem(b, (size_t)(e - b), ptd_psb, sizeof(ptd_psb));
 }
 
-/* Reads the PSB+ at b: its TSC and FUP ip. */
-static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t *tsc, int *has_fup,
-		     uint64_t *fup)
+/* Reads the PSB+ at b: its TSC and FUP ip. Returns 1 when a packet could not
+ * be read before its PSBEND (the end of [b, e), or a bad one), else 0. */
+static int psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t *tsc, int *has_fup,
+		    uint64_t *fup)
 {
 	struct pt_config cfg;
 	struct pt_packet_decoder *pk;
 	struct pt_packet pkt;
+	int n = 0, cut = 1;
 
 	*has_tsc = *has_fup = 0;
 	pt_config_init(&cfg);
@@ -34,9 +37,9 @@ static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t 
 	cfg.end = (uint8_t *)e;
 	pk = pt_pkt_alloc_decoder(&cfg);
 	if (!pk)
-		return;
+		return 0;
 	if (pt_pkt_sync_set(pk, 0) >= 0) {
-		for (int n = 0; n < 64 && pt_pkt_next(pk, &pkt, sizeof(pkt)) >= 0; n++) {
+		for (; n < 64 && pt_pkt_next(pk, &pkt, sizeof(pkt)) >= 0; n++) {
 			if (pkt.type == ppt_tsc) {
 				*has_tsc = 1;
 				*tsc = pkt.payload.tsc.tsc;
@@ -59,11 +62,103 @@ static void psb_info(const uint8_t *b, const uint8_t *e, int *has_tsc, uint64_t 
 					break;
 				}
 			} else if (pkt.type == ppt_psbend) {
+				cut = 0;
 				break;
 			}
 		}
 	}
 	pt_pkt_free_decoder(pk);
+	return n == 64 ? 0 : cut;
+}
+
+/*
+ * With the file's descriptor (d->fd) the search reads the bytes it looks at
+ * with pread, not through the mapping: a read of the mapping faults in the 64
+ * KiB around it (fault-around), which the walk must drop again, for the ~200
+ * bytes it reads at each piece's end (the faults were most of the cut's time:
+ * docs/ptdec.md, "The start of a decode"). Without it (open_mem, or a read
+ * that fails) the mapping is read. The bytes of the PSB+ a search finds are
+ * kept for psb_info (two slots: the piece's own and the next one's).
+ */
+#define CUT_FIRST 1024	/* bytes a search reads first: the next PSB is ~200 bytes on */
+#define CUT_CHUNK 65536 /* then at a time */
+#define CUT_INFO  512	/* bytes of a PSB+ read for psb_info (the rest from the mapping) */
+#define PSB_LEN	  sizeof(ptd_psb)
+
+struct cutbuf {
+	uint8_t buf[CUT_CHUNK];
+	uint8_t info[2][CUT_INFO];
+	const uint8_t *at[2]; /* info[i] holds n[i] bytes of the file from at[i] */
+	size_t n[2];
+};
+
+/* [p, p + n) of d's file into dst with pread. Returns 0, or -1 if fewer came. */
+static int cut_read(const struct snap_ptdec *d, uint8_t *dst, const uint8_t *p, size_t n)
+{
+	off_t off = (off_t)(p - (const uint8_t *)d->map);
+
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(d->fd, dst + got, n - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* The first PSB in [b, e), as find_psb, read with pread when d has the
+ * descriptor; what was read from the PSB on is kept in cb's slot s. */
+static const uint8_t *search_psb(const struct snap_ptdec *d, struct cutbuf *cb, int s,
+				 const uint8_t *b, const uint8_t *e)
+{
+	size_t want = CUT_FIRST;
+
+	if (d->fd < 0)
+		return find_psb(b, e);
+	while ((size_t)(e - b) >= PSB_LEN) {
+		size_t n = (size_t)(e - b) < want ? (size_t)(e - b) : want, k;
+		const uint8_t *hit;
+
+		if (cut_read(d, cb->buf, b, n) < 0)
+			return find_psb(b, e);
+		if ((hit = memmem(cb->buf, n, ptd_psb, PSB_LEN)) != NULL) {
+			k = (size_t)(hit - cb->buf);
+			cb->n[s] = n - k < CUT_INFO ? n - k : CUT_INFO;
+			cb->at[s] = b + k;
+			memcpy(cb->info[s], hit, cb->n[s]);
+			return b + k;
+		}
+		if (n == (size_t)(e - b))
+			return NULL;
+		b += n - (PSB_LEN - 1); /* a PSB across the end is whole in the next read */
+		want = CUT_CHUNK;
+	}
+	return NULL;
+}
+
+/* psb_info of the PSB+ at psb in [psb, e): with the descriptor, of its first
+ * CUT_INFO bytes (cb's slot s, read if the search did not keep them), and of
+ * the mapping only when the PSB+ goes on past them. */
+static void cut_info(const struct snap_ptdec *d, struct cutbuf *cb, int s, const uint8_t *psb,
+		     const uint8_t *e, int *has_tsc, uint64_t *tsc, int *has_fup, uint64_t *fup)
+{
+	size_t n = (size_t)(e - psb) < CUT_INFO ? (size_t)(e - psb) : CUT_INFO;
+
+	if (d->fd >= 0) {
+		int have = cb->at[s] == psb && cb->n[s] >= n;
+
+		if (have || cut_read(d, cb->info[s], psb, n) == 0) {
+			cb->at[s] = psb;
+			cb->n[s] = n;
+			if (!psb_info(cb->info[s], cb->info[s] + n, has_tsc, tsc, has_fup, fup) ||
+			    n == (size_t)(e - psb))
+				return;
+		}
+	}
+	psb_info(psb, e, has_tsc, tsc, has_fup, fup);
 }
 
 /* The walks over the whole file below: once one reaches p, the span it was in
@@ -158,11 +253,13 @@ struct cuts {
 	int err;
 };
 
-/* The cut of buffer a (pieces from want bytes on, at the next PSB) into *out. */
+/* The cut of buffer a (pieces from want bytes on, at the next PSB) into *out;
+ * cb: the search's buffers (search_psb). */
 static int cut_buffer(const struct snap_ptdec *d, const struct snap_pd_aux *a, size_t want,
-		      uintptr_t *span, struct cuts *out)
+		      uintptr_t *span, struct cutbuf *cb, struct cuts *out)
 {
 	const uint8_t *b = a->data, *e = a->data + a->size, *cur = b, *next;
+	int at_psb = 0, s = 0; /* cur is the PSB the search before found (its bytes: slot s) */
 
 	for (;;) {
 		/* no pointer past e is formed (cur + want could overflow) */
@@ -171,15 +268,20 @@ static int cut_buffer(const struct snap_ptdec *d, const struct snap_pd_aux *a, s
 		int has_tsc = 0, has_fup = 0;
 		uint64_t tsc = 0, fup = 0;
 
-		next = from < e ? find_psb(from, e) : NULL;
+		next = from < e ? search_psb(d, cb, !s, from, e) : NULL;
 		if (snap_vec_reserve(&out->c, &out->cap, out->n + 1, sizeof(*out->c)) < 0)
 			return -ENOMEM;
 		c = &out->c[out->n++];
 		memset(c, 0, sizeof(*c));
 		c->b = cur;
 		c->e = next ? next : e;
-		if ((psb = find_psb(c->b, c->e))) {
-			psb_info(psb, c->e, &has_tsc, &tsc, &has_fup, &fup);
+		/* (the first PSB in the piece is cur, if the piece holds it whole) */
+		if (at_psb)
+			psb = (size_t)(c->e - cur) >= PSB_LEN ? cur : NULL;
+		else
+			psb = search_psb(d, cb, s, c->b, c->e);
+		if (psb) {
+			cut_info(d, cb, s, psb, c->e, &has_tsc, &tsc, &has_fup, &fup);
 			c->start_time = has_tsc ? tsc2perf(d, tsc) : 0;
 			c->psb_at_b = psb == c->b;
 			c->has_fup = (uint8_t)has_fup;
@@ -187,11 +289,15 @@ static int cut_buffer(const struct snap_ptdec *d, const struct snap_pd_aux *a, s
 		}
 		/* the pages looked at (and the kernel's fault-around) leave
 		 * memory again: the whole file is never resident at once, and
-		 * is read once */
-		walk_at(d, span, c->e);
+		 * is read once (with pread the mapping is read only where a
+		 * read failed or a PSB+ is long: the drop after the cut) */
+		if (d->fd < 0)
+			walk_at(d, span, c->e);
 		if (!next)
 			return 0;
 		cur = next;
+		at_psb = 1;
+		s = !s;
 	}
 }
 
@@ -242,12 +348,15 @@ static void *split_thread(void *arg)
 {
 	struct split_job *j = arg;
 	uintptr_t span = 0;
+	struct cutbuf *cb = snap_calloc(1, sizeof(*cb));
 
 	for (size_t i = j->lo; i < j->hi; i++)
 		if (j->d->pd.aux[i].size)
-			j->out[i].err =
-				cut_buffer(j->d, &j->d->pd.aux[i], j->want, &span, &j->out[i]);
+			j->out[i].err = !cb ? -ENOMEM
+					    : cut_buffer(j->d, &j->d->pd.aux[i], j->want, &span, cb,
+							 &j->out[i]);
 	walk_at(j->d, &span, NULL);
+	snap_free(cb);
 	return NULL;
 }
 

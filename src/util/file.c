@@ -49,6 +49,12 @@ long snap_read_small(const char *path, char *buf, size_t len)
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
 			const void **buf, size_t *len)
 {
+	return snap_file_map_keep(path, min, max, reg_only, buf, len, NULL);
+}
+
+int snap_file_map_keep(const char *path, uint64_t min, uint64_t max, int reg_only, const void **buf,
+		       size_t *len, int *keep)
+{
 	struct stat st;
 	void *p;
 	int err, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -67,9 +73,12 @@ int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_on
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = -errno;
-	close(fd);
+	if (p == MAP_FAILED || !keep)
+		close(fd);
 	if (p == MAP_FAILED)
 		return err;
+	if (keep)
+		*keep = fd;
 	*buf = p;
 	*len = (size_t)st.st_size;
 	return 0;

@@ -23,6 +23,12 @@ long snap_read_small(const char *path, char *buf, size_t len);
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
 			const void **buf, size_t *len);
 
+/* snap_file_map_range that keeps the descriptor open: on success *keep is the
+ * file's (read-only, close-on-exec; the caller closes it), which reads the
+ * mapped file's bytes with pread without touching the mapping. */
+int snap_file_map_keep(const char *path, uint64_t min, uint64_t max, int reg_only, const void **buf,
+		       size_t *len, int *keep);
+
 /* The same for any non-empty regular file; -EINVAL for anything else.
  * snap_file_unmap(buf, len) releases a mapping (buf NULL: no-op). */
 int snap_file_map(const char *path, const void **buf, size_t *len);

@@ -19,7 +19,9 @@
 #   N x -j 1          N independent -j 1 decodes side by side: the machine's ceiling for -j N
 # (-j 1, -j N and N x -j 1: best of SNAP_BENCH_ROUNDS (7) rounds that run each in turn, so
 # that their ratios, the speed-up and the ceiling, come from the same minutes: the ratio of
-# the best walls, and the least, median and largest of a round's own ratio)
+# the best walls, and the least, median and largest of a round's own ratio; each writes a
+# path that does not exist, and the cost of replacing an existing output, the same -j N
+# decodes over the outputs of the round, is printed on its own)
 #   ptdec alone       the decoder alone (tests/bench/bench_ptdec), no stacks or FXT
 #   bytes per slice   of the -j N .fxt and .fxt.gz (slices: begins and complete events)
 # then the peak RSS of -j N to .fxt.gz at 1x, 4x and 16x and with -j 64 (the largest of 3
@@ -163,6 +165,18 @@ pairs() {
 			printf "%.4f %.4f %.4f %.4f\n", a / b, r[1], (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2, r[n] }'
 }
 
+# extra A B: how much longer the runs of A took than those of B (run1, one of each a round,
+# in turn), in ms: "BEST MEDIAN": the difference of the best walls, and the median of a
+# round's own difference.
+extra() {
+	local wa=walls_$1 wb=walls_$2 ba=b_wall_$1 bb=b_wall_$2
+	paste <(printf '%s\n' ${!wa}) <(printf '%s\n' ${!wb}) |
+		awk -v a="${!ba}" -v b="${!bb}" '$1 > 0 && $2 > 0 { r[++n] = ($1 - $2) * 1000 }
+		END { if (n == 0 || a >= 999 || b >= 999) { print 0, 0; exit }
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+			printf "%.1f %.1f\n", (a - b) * 1000, (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'
+}
+
 # rss KEY CMD: peak RSS (MB) of CMD into rss_KEY, the largest of 3 runs as best's
 # (the peak moves by a megabyte or so with how far ahead the workers get); 0 if it failed.
 rss() {
@@ -280,13 +294,21 @@ for f in tsc cyc; do
 	for ((k = 0; k < NCPU; k++)); do
 		pcmd="$pcmd$S -decoder ipt -j 1 $data -o $OUT/side$k.fxt & "
 	done
-	for k in ipt1 iptn gz1 gzn pair; do unset1 $k; done
+	# Each timed decode writes a path that does not exist (the previous round's output is
+	# removed first, untimed): replacing an existing output makes the kernel free the old
+	# file (here 5-12 ms for 38 MB: its page cache, and the discard of its blocks), the same
+	# at every -j, which would hide part of the speed-up. What the replacement costs is
+	# measured on its own: the -j N decodes again, over the outputs just written (repl).
+	for k in ipt1 iptn gz1 gzn pair repln replgz; do unset1 $k; done
 	for ((k = 0; k < ROUNDS; k++)); do
+		rm -f "$OUT/i1.fxt" "$OUT/in.fxt" "$OUT/i1.fxt.gz" "$OUT/in.fxt.gz" "$OUT"/side*.fxt
 		run1 ipt1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt"
 		run1 iptn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
 		run1 gz1 "$S -decoder ipt -j 1 $data -o $OUT/i1.fxt.gz"
 		run1 gzn "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
 		run1 pair "${pcmd}wait"
+		run1 repln "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt"
+		run1 replgz "$S -decoder ipt -j $NCPU $data -o $OUT/in.fxt.gz"
 	done
 	show "-j 1 -> .fxt" ipt1
 	show "-j $NCPU -> .fxt" iptn
@@ -294,6 +316,13 @@ for f in tsc cyc; do
 	show "-j $NCPU -> .fxt.gz" gzn
 	show "$NCPU x -j 1 side by side -> .fxt" pair
 	rm -f "$OUT"/side*.fxt
+	# the replacement's own cost: the same decode over an existing output of its size
+	# against one to a new path, in the same rounds
+	read -r rbest rmed < <(extra repln iptn)
+	read -r gbest gmed < <(extra replgz gzn)
+	awk -v a="$(stat -c %s "$OUT/in.fxt")" -v g="$(stat -c %s "$OUT/in.fxt.gz")" -v n="$NCPU" \
+		-v rb="$rbest" -v rm="$rmed" -v gb="$gbest" -v gm="$gmed" -v k="$ROUNDS" 'BEGIN {
+		printf "bench ptdec:   replacing an existing output (-j %d, not in the walls above) costs more: %.1f MB .fxt %+.1f ms (the rounds'\'' median %+.1f), %.1f MB .fxt.gz %+.1f ms (%+.1f; best walls of %d rounds in turn)\n", n, a / 1e6, rb, rm, g / 1e6, gb, gm, k }'
 	read -r ceil _ ceilmed _ < <(pairs ipt1 pair)
 	awk -v a="$wall_ipt1" -v p="$wall_pair" -v n="$NCPU" -v c="$ceil" -v m="$ceilmed" -v k="$ROUNDS" 'BEGIN { if (p > 0) printf "bench ptdec:   this machine'\''s ceiling for -j %d: %d -j 1 decodes side by side take %.2fx the wall of one, %.2fx the work per second (best walls of %d rounds in turn; the rounds'\'' median %.2fx)\n", n, n, p / a, n * c, k, n * m }'
 	# The reading thread (events) or the consumer thread (stacks, FXT), the busier, is the
