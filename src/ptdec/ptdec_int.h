@@ -289,6 +289,7 @@ struct snap_ptdec {
 	size_t npieces, cappieces;
 	size_t *order; /* pieces in dispatch order */
 	size_t dispatched, live, window;
+	int rahead;   /* one worker: the reader decodes the next piece rather than wait (pool.c) */
 	size_t evcap; /* final events per segment (0: a piece holds all its events) */
 	struct {
 		struct rawev *ev;
