@@ -320,6 +320,38 @@ static void to_helper(struct snap_ptdec *d, struct piece *pc)
 	run_piece(&reader_ctx, pc); /* big: the whole piece at once */
 }
 
+/* Under the lock (dropped while it decodes): the reader decodes piece pc
+ * (waiting) itself. */
+static void reader_decode(struct snap_ptdec *d, struct piece *pc)
+{
+	int err;
+
+	start_piece(d, pc);
+	pthread_mutex_unlock(&d->mu);
+	if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
+		reader_ctx.lcache =
+			snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
+	err = decode(&reader_ctx, pc);
+	if (err == -EAGAIN)
+		to_helper(d, pc);
+	pthread_mutex_lock(&d->mu);
+	if (err != -EAGAIN)
+		(void)piece_done(d, pc, err); /* (the reader's own: none waits) */
+}
+
+/* Under the lock: the piece a worker would take next, for the reader to decode
+ * rather than wait (rahead), or NULL: none, or the window is full. */
+static struct piece *ahead_piece(struct snap_ptdec *d)
+{
+	while (d->dispatched < d->npieces && d->live < d->window) {
+		struct piece *pc = &d->pieces[d->order[d->dispatched++]];
+
+		if (pc->state == PIECE_WAITING)
+			return pc;
+	}
+	return NULL;
+}
+
 void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
 		      int *last)
 {
@@ -327,20 +359,14 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 	int wake = 0;
 
 	pthread_mutex_lock(&d->mu);
-	if (pc->state == PIECE_WAITING) {
-		int err;
+	if (pc->state == PIECE_WAITING)
+		reader_decode(d, pc);
+	while (d->rahead && pc->state == PIECE_RUNNING && !pc->pub) {
+		struct piece *nx = ahead_piece(d);
 
-		start_piece(d, pc);
-		pthread_mutex_unlock(&d->mu);
-		if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
-			reader_ctx.lcache =
-				snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
-		err = decode(&reader_ctx, pc);
-		if (err == -EAGAIN)
-			to_helper(d, pc);
-		pthread_mutex_lock(&d->mu);
-		if (err != -EAGAIN)
-			(void)piece_done(d, pc, err); /* (the reader's own: none waits) */
+		if (!nx)
+			break;
+		reader_decode(d, nx);
 	}
 	d->rwait = pc;
 	while (pc->state == PIECE_RUNNING && !pc->pub)
@@ -502,6 +528,7 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 	}
 }
 
+#define AHEAD_CPUS  2 /* the reader and one worker on at most this many CPUs */
 #define WINDOW_JOBS 2 /* the window ahead of the reader is that of 2 threads (below) */
 
 static struct snap_ptdec *sort_ctx;
@@ -516,6 +543,23 @@ static int cmp_order(const void *x, const void *y)
 	if (a->q != b->q)
 		return a->q < b->q ? -1 : 1;
 	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/*
+ * Whether the reader decodes the next piece itself rather than wait for the
+ * worker's, with one worker (docs/ptdec.md, "The reader and one worker"): on
+ * at most 2 CPUs, where the reader and two workers (and the sink's writer)
+ * would be three busy threads on two cores, time-sharing them; the reader
+ * then decodes what the one worker does not keep up with. More CPUs: the
+ * workers of the window (below). $SNAPTRACE_PTDEC_AHEAD=1 or 0 sets it.
+ */
+static int ahead_wanted(void)
+{
+	const char *env = getenv("SNAPTRACE_PTDEC_AHEAD");
+
+	if (env && *env)
+		return strcmp(env, "0") != 0;
+	return snap_cpus_allowed() <= AHEAD_CPUS;
 }
 
 int ptd_start_pool(struct snap_ptdec *d)
@@ -576,6 +620,10 @@ int ptd_start_pool(struct snap_ptdec *d)
 	/* With one job the reader decodes every piece itself, in order. */
 	if (jobs <= 1)
 		return 0;
+	if (ahead_wanted()) { /* the reader and one worker (above) */
+		d->rahead = 1;
+		nworkers = 1;
+	}
 	d->threads = snap_calloc((size_t)nworkers, sizeof(*d->threads));
 	if (!d->threads)
 		return -ENOMEM;

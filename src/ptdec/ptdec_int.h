@@ -290,6 +290,7 @@ struct snap_ptdec {
 	size_t npieces, cappieces;
 	size_t *order; /* pieces in dispatch order */
 	size_t dispatched, live, window;
+	int rahead;   /* one worker: the reader decodes the next piece rather than wait (pool.c) */
 	size_t evcap; /* final events per segment (0: a piece holds all its events) */
 	struct {
 		struct rawev *ev;
@@ -511,7 +512,8 @@ void ptd_piece_clock_end(struct snap_ptdec *d, const struct piece *pc, const str
  * ptd_release_segment, or by the piece when *last), *n events, *cap its size;
  * *last when it is the piece's last. Waits for it, decoding the piece on the
  * calling (reader) thread if no worker has taken it yet (or on a helper thread
- * when it holds too many events for that). */
+ * when it holds too many events for that); with d->rahead, decoding the pieces
+ * no one has started next rather than wait for a worker's. */
 void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t *n, size_t *cap,
 		      int *last);
 /* The reader is done with a segment that was not a piece's last (ev, cap: from

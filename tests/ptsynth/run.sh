@@ -187,11 +187,13 @@ ptdec_case() {
 		# check: every piece the fast walk decodes is decoded by libipt's decoder too,
 		# and the events must be the same (docs/ptdec.md)
 		local env=(SNAPTRACE_PTDEC_WALK=check) jobs=()
-		[ $mode = piece1 ] && env+=(SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 2)
+		# (piece1: the reader and one worker, the layout on 2 CPUs; stream8: a
+		# worker a job, that on more: docs/ptdec.md, "The reader and one worker")
+		[ $mode = piece1 ] && env+=(SNAPTRACE_PTDEC_PIECE=1 SNAPTRACE_PTDEC_AHEAD=1) && jobs=(-j 2)
 		# stream: each piece hands its events on 7 at a time (the check compares
 		# whole pieces, so not with it), on one thread and on 8 with a piece a PSB
 		[ $mode = stream1 ] && env=(SNAPTRACE_PTDEC_CAP=7) && jobs=(-j 1)
-		[ $mode = stream8 ] && env=(SNAPTRACE_PTDEC_CAP=7 SNAPTRACE_PTDEC_PIECE=1) && jobs=(-j 8)
+		[ $mode = stream8 ] && env=(SNAPTRACE_PTDEC_CAP=7 SNAPTRACE_PTDEC_PIECE=1 SNAPTRACE_PTDEC_AHEAD=0) && jobs=(-j 8)
 		if ! env "${env[@]}" ./snaptrace decode -v -decoder ipt "${jobs[@]}" "${datas[@]}" "$@" \
 			-o "$work/$name.pd.ipt.fxt" >"$work/$name.pd.err" 2>&1 ||
 			! ./snaptrace dump "$work/$name.pd.ipt.fxt" >"$work/$name.pd.ipt"; then

@@ -2,6 +2,7 @@
 /* The in-process PT decoder's pure parts: TSC conversion, perf's PT clock
  * (TSC, TMA, MTC, CYC, CBR), the perf.data reader on hand-made files, the support
  * checks, and ELF symbols of this test's own binary. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "ptdec/timing.h"
 #include "snap_test.h"
 #include "util/err.h"
+#include "util/proc.h"
 #include "util/strtab.h"
 
 static void put16(uint8_t *p, uint16_t v)
@@ -249,6 +251,67 @@ static void any_segment_cap_decodes(void)
 			}
 		}
 	unsetenv("SNAPTRACE_PTDEC_CAP");
+	snap_strtab_fini(&st);
+}
+
+/* The threads of this process now (/proc/self/task), or -1. */
+static int threads_now(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* The pool's layout (docs/ptdec.md, "The reader and one worker"): on at most 2
+ * CPUs, or with $SNAPTRACE_PTDEC_AHEAD=1, one worker whatever -j is above 1, the
+ * reader decoding what it does not keep up with; otherwise a worker a job up to
+ * the window's 8; with one job none. The decode threads the -v line counts are
+ * -j's all the same. (The events of each layout: the ptsynth suite's piece1 and
+ * stream8 decodes against perf's.) */
+static void one_worker_on_two_cpus(void)
+{
+	static const struct {
+		const char *ahead;
+		int jobs, workers;
+	} cases[] = {{"1", 2, 1}, {"1", 8, 1}, {"0", 2, 2}, {"0", 8, 8}, {"1", 1, 0}, {"", 2, -1}};
+	static uint8_t buf[4096];
+	struct snap_strtab st;
+	struct snap_ptdec_opts o;
+	char why[128] = "";
+	size_t len = make_pt(buf, 0, 1);
+
+	memset(&o, 0, sizeof(o));
+	o.no_host_kernel = 1;
+	o.buildid_dir = "";
+	snap_strtab_init(&st);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct snap_ptdec *d = NULL;
+		struct snap_ptdec_stats s;
+		struct snap_event ev;
+		int before = threads_now(), want = cases[i].workers;
+
+		if (want < 0) /* the default: by the CPUs this process may use */
+			want = snap_cpus_allowed() <= 2 ? 1 : 2;
+		o.jobs = cases[i].jobs;
+		setenv("SNAPTRACE_PTDEC_AHEAD", cases[i].ahead, 1);
+		CHECK_INT_EQ(0, snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
+		if (!d)
+			continue;
+		CHECK_INT_EQ(before + want, threads_now());
+		snap_ptdec_stats(d, &s);
+		CHECK_INT_EQ(cases[i].jobs, s.jobs);
+		CHECK_INT_EQ(0, snap_ptdec_next(d, &ev));
+		snap_ptdec_close(d);
+		CHECK_INT_EQ(before, threads_now());
+	}
+	unsetenv("SNAPTRACE_PTDEC_AHEAD");
 	snap_strtab_fini(&st);
 }
 
@@ -927,6 +990,7 @@ int main(void)
 	RUN(rejects_what_it_cannot_read);
 	RUN(opens_kernel_traces);
 	RUN(any_segment_cap_decodes);
+	RUN(one_worker_on_two_cpus);
 	RUN(long_recording_stays_out_of_memory);
 	RUN(psb_across_a_span_is_found);
 	RUN(reads_the_build_id_table);
