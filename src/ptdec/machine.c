@@ -316,8 +316,11 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 		r->est = 1;
 		/* after an error at the end of the last piece, perf resyncs at
 		 * this FUP, with its clock inside the PSB+ (not the TSC's time) */
-		if (implicit && !s->d->timeless)
-			r->strt_time = tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
+		if (implicit)
+			s->pc->strt_time =
+				s->d->timeless
+					? 0
+					: tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
 	}
 	s->need_strt = 0;
 	ptd_confirm_all(s);

@@ -107,7 +107,9 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			ptd_next_segment(d, q->pieces[q->cur], &q->rev, &q->rn, &q->rcap,
 					 &q->rlast);
 			q->rok = 1;
-			q->raw = q->rlast && pc->raw; /* (the reader decoded it: pool.c) */
+			/* (the reader decoded it: pool.c; or the producers left every
+			 * branch to it: prep_events) */
+			q->raw = (q->rlast && pc->raw) || d->debug;
 			q->pos = 0;
 		}
 		if (q->pos < q->rn) {
@@ -116,17 +118,13 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			 * previous piece of the stream ended cleanly. */
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
-				/* perf resynced at this FUP after the last piece's error */
-				set_time(d, r, r->strt_time);
-				r->ip = 0;
-				r->sl = &d->lnone;
+				/* perf resynced at this FUP after the last piece's error
+				 * (from nowhere: its ip is 0) */
+				set_time(d, r, pc->strt_time);
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
-			} else if (r->implicit && r->kind == RAW_BRANCH) {
-				r->ip = 0; /* a stream's first start: from nowhere */
-				r->sl = &d->lnone;
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
@@ -266,24 +264,15 @@ _Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
 		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
 	       "pid and tid copied at once");
 
-/* A branch's location e (from its raw event: d->lunres when its producer could
- * not get it) of ip in process pid, named. NULL: out of memory. */
-static struct lent *named_loc(struct snap_ptdec *d, struct lent *e, int32_t pid, uint64_t ip)
-{
-	if (e == &d->lunres && !(e = ip ? ptd_locate(d, pid, ip) : &d->lnone))
-		return NULL;
-	return ptd_name_loc(d, e) < 0 ? NULL : e;
-}
-
 /* The event's bytes from msg to its end: zero in a branch. */
 #define EV_TAIL_AT offsetof(struct snap_event, msg)
 _Static_assert(offsetof(struct snap_event, src) + 2 * sizeof(struct snap_loc) == EV_TAIL_AT,
 	       "a branch's tail follows dst");
 
-/* The branch r at time t into ev (stale: every field is set): its flags, command
- * and locations are the producer's (prep_events, pool.c), the command again when
- * the queue's time moved it, the locations' names interned here on first use (a
- * location not named: named_loc). 0, or -ENOMEM. */
+/* The branch r (prepared) at time t into ev (stale: every field is set): its
+ * flags, command and locations are the producer's (prep_events, pool.c), the
+ * command again when the queue's time moved it, the locations' names interned
+ * here on first use. 0, or -ENOMEM. */
 __attribute__((always_inline)) static inline int
 branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct snap_event *ev)
 {
@@ -292,12 +281,11 @@ branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct sna
 	uint32_t comm = r->comm;
 	uint8_t fl[8] = {0};
 
-	if (!(s->named & e->named)) {
-		/* the source first: names are interned in the order of the events */
-		if (!(s = named_loc(d, s, r->pid, r->ip)) ||
-		    !(e = named_loc(d, e, r->pid, r->addr)))
-			return -ENOMEM;
-	}
+	/* the source first: names are interned in the order of the events (a
+	 * location its producer ran out of memory for is never named) */
+	if (!(s->named & e->named) &&
+	    (s == &d->loom || e == &d->loom || ptd_name_loc(d, s) < 0 || ptd_name_loc(d, e) < 0))
+		return -ENOMEM;
 	if (t != r->time)
 		comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
 	/* everything read before the event's stores (its byte fields alias all) */
@@ -321,7 +309,7 @@ branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct sna
  * stopped; *err: branch_event's error (its event consumed). */
 __attribute__((always_inline)) static inline struct rawev *
 lead_loop(struct snap_ptdec *d, struct rawev *r, const struct rawev *e, struct snap_event **evp,
-	  uint64_t *tsp, uint64_t last, const int raw, int cached, int *err)
+	  uint64_t *tsp, uint64_t last, const int raw, int *err)
 {
 	struct snap_event *ev = *evp;
 	uint64_t ts = *tsp;
@@ -337,7 +325,7 @@ lead_loop(struct snap_ptdec *d, struct rawev *r, const struct rawev *e, struct s
 			break;
 		ts = t;
 		if (raw)
-			ptd_prep_branch(d->rctx, r, cached);
+			ptd_prep_branch(d->rctx, r);
 		if ((*err = branch_event(d, r, t, ev)) < 0) {
 			r++;
 			break;
@@ -366,12 +354,14 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	int lose_eq = d->rival && d->rival_q < d->lead;
 	struct snap_event *ev = evs + *i, *ev0 = ev;
 	int err = 0, raw = q->raw;
-	int cached = d->rctx->lcache != NULL; /* (its allocation may have failed) */
 
+	if (raw && !d->rctx->lcache &&
+	    !(d->rctx->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*d->rctx->lcache))))
+		return -ENOMEM; /* (pool.c allocates it before the reader decodes a piece) */
 	if (one) {
 		if (r < e) {
 			if (raw)
-				ptd_prep_branch(d->rctx, r, cached);
+				ptd_prep_branch(d->rctx, r);
 			if ((err = branch_event(d, r, r->time, ev)) >= 0)
 				ev++;
 			r++;
@@ -384,9 +374,9 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 		last -= (uint64_t)lose_eq;
 		/* the reader decoded the piece: its branches prepared here, in one pass */
 		if (raw)
-			r = lead_loop(d, r, e, &ev, &ts, last, 1, cached, &err);
+			r = lead_loop(d, r, e, &ev, &ts, last, 1, &err);
 		else
-			r = lead_loop(d, r, e, &ev, &ts, last, 0, 0, &err);
+			r = lead_loop(d, r, e, &ev, &ts, last, 0, &err);
 	}
 	d->st.branches += (size_t)(ev - ev0);
 	*i += (size_t)(ev - ev0);

@@ -57,33 +57,39 @@ enum {
 struct lent;
 
 /* An event of a piece as perf reports it (machine.c), before the reader joins
- * the pieces and resolves the addresses (ptdec.c). */
+ * the pieces and resolves the addresses (ptdec.c). Written by the piece's
+ * decoder, prepared by its producer (a branch's flags, command and locations,
+ * over its raw fields: pool.c, prep_events) and read by the reader, so its
+ * every byte is paid three times a branch (docs/ptdec.md, "Memory"). */
 struct rawev {
 	uint64_t time;
 	union {
-		uint64_t ip;	    /* RAW_BRANCH, RAW_ERROR: where from (0: nowhere) */
-		uint64_t strt_time; /* an implicit "tr strt": perf's time for it when the
-				     * previous piece ended in an error (0 when timeless) */
+		uint64_t ip;	 /* RAW_BRANCH, RAW_ERROR: where from (0: nowhere) */
+		struct lent *sl; /* a prepared RAW_BRANCH: ip's location */
 	};
 	union {
-		uint64_t addr; /* RAW_BRANCH: where to (0: tracing stops) */
-		uint64_t cbr;  /* RAW_POWER: the core:bus ratio */
+		uint64_t addr;	 /* RAW_BRANCH: where to (0: tracing stops) */
+		uint64_t cbr;	 /* RAW_POWER: the core:bus ratio */
+		struct lent *dl; /* a prepared RAW_BRANCH: addr's location */
 	};
-	uint32_t flags;
 	int32_t pid, tid;
+	union {
+		uint32_t flags;	 /* RAW_BRANCH: perf's branch flags (SNAP_PF_*) */
+		uint8_t evfl[4]; /* prepared: the event's has_time, br_kind, br_state, in_tx */
+	};
+	uint32_t comm;	   /* prepared: the thread's command at time (set again when the
+			    * reader changes the time: ptdec.c, set_time) */
 	uint8_t kind, err; /* RAW_*; RAW_ERROR: perf's error (ERR_*) */
-	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt"): dropped when
-			    * the piece continues a stream, unless perf resynced there
-			    * after an error (ptdec.c, queue_peek) */
-	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
+	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt", whose time
+			    * after an error is the piece's strt_time): dropped when the
+			    * piece continues a stream, unless perf resynced there after
+			    * an error (ptdec.c, queue_peek) */
+	uint8_t est;  /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
-	/* RAW_BRANCH, set by the piece's producer as it hands the events on (pool.c,
-	 * prep_events), so that the reader only copies them (ptdec.c, branch_event): */
-	uint8_t evfl[4];      /* the event's has_time, br_kind, br_state and in_tx */
-	uint32_t comm;	      /* the thread's command at time (set again when the reader
-			       * changes the time: ptdec.c, set_time) */
-	struct lent *sl, *dl; /* where ip and addr are (d->lunres: the reader looks it up) */
+	uint32_t pad; /* (0) */
 };
+_Static_assert(sizeof(struct lent *) <= sizeof(uint64_t), "a location over an address");
+_Static_assert(sizeof(struct rawev) == 48, "a raw event's size (docs/ptdec.md, \"Memory\")");
 
 struct mapping {
 	uint64_t start, len, pgoff;
@@ -149,8 +155,10 @@ struct piece {
 	int32_t pid, tid, cpu;
 	enum piece_state state;
 	int end_clean;
-	int walked;   /* decoded by the fast walk (walk.c) */
-	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
+	int walked;	    /* decoded by the fast walk (walk.c) */
+	int err_open;	    /* ends in perf's error recovery: its resync is the next piece's FUP */
+	uint64_t strt_time; /* its implicit "tr strt": perf's time for it when the previous
+			     * piece ended in an error (0 when timeless) */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
@@ -315,8 +323,8 @@ struct snap_ptdec {
 	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
 	struct wctx *rctx;	/* the reader's own context (pool.c) */
 	struct lent lnone;	/* the location of address 0 (named) */
-	struct lent lunres;	/* a location its producer could not get (never named: the
-			     * reader looks it up) */
+	struct lent loom;	/* a location its producer could not get, out of memory (never
+			   * named: the reader fails on it, ptdec.c, branch_event) */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
@@ -544,13 +552,13 @@ int ptd_start_pool(struct snap_ptdec *d);
  * reader's own context). */
 void ptd_stop_pool(struct snap_ptdec *d);
 /* ptd_wlocate's miss: ptd_locate's location, remembered in slot l of w's cache
- * (d->lnone for ip 0, d->lunres when out of memory: left to the reader). */
+ * (d->lnone for ip 0, d->loom when out of memory). */
 struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip);
 /* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
 uint32_t ptd_flags_bytes(uint32_t flags);
 
 /* The location of ip in process pid for a branch of w's thread, from its own
- * cache (w->lcache: set) first. */
+ * cache (w->lcache: set) first (d->loom: out of memory). */
 static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 {
 	struct lslot *l = &w->lcache[((ip ^ (uint64_t)(uint32_t)pid) * 0x9e3779b97f4a7c15ull) >>
@@ -561,18 +569,16 @@ static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 	return ptd_wlocate_miss(w, l, pid, ip);
 }
 
-/* Prepares branch r for the reader: its flags' event bytes, its command at its
- * time and its locations, with w's caches (cached: w->lcache is set; else the
- * locations are left to the reader, d->lunres). Everything is looked up before
- * r's stores. */
-__attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r,
-								  int cached)
+/* Prepares branch r for the reader, over its raw fields: its flags' event bytes,
+ * its command at its time and its locations (d->loom when out of memory: the
+ * reader fails there), with w's caches (w->lcache: set). Everything is looked
+ * up before r's stores. */
+__attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r)
 {
 	const struct snap_ptdec *d = w->d;
 	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : ptd_flags_bytes(r->flags);
 	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
-	struct lent *sl = cached ? ptd_wlocate(w, r->pid, r->ip) : &w->d->lunres,
-		    *dl = cached ? ptd_wlocate(w, r->pid, r->addr) : &w->d->lunres;
+	struct lent *sl = ptd_wlocate(w, r->pid, r->ip), *dl = ptd_wlocate(w, r->pid, r->addr);
 
 	memcpy(r->evfl, &fl, sizeof(r->evfl));
 	r->comm = comm;

@@ -141,6 +141,7 @@ static void producer_fills_the_branches(void)
 	struct piece pc;
 	struct rawev *ev;
 	struct snap_event want;
+	uint32_t flags[3];
 
 	dec_init(&d, &st);
 	d.comms = comms;
@@ -164,9 +165,9 @@ static void producer_fills_the_branches(void)
 		ev[i].ip = 0x401000;
 		ev[i].addr = 0x402000;
 	}
-	ev[0].flags = SNAP_PF_BRANCH | SNAP_PF_CALL;	    /* below FLTAB_N: the table */
-	ev[1].flags = SNAP_PF_BRANCH | SNAP_PF_VMEXIT;	    /* above: worked out */
-	ev[2].flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN; /* "tr strt": from nowhere */
+	ev[0].flags = flags[0] = SNAP_PF_BRANCH | SNAP_PF_CALL;	  /* below FLTAB_N: the table */
+	ev[1].flags = flags[1] = SNAP_PF_BRANCH | SNAP_PF_VMEXIT; /* above: worked out */
+	ev[2].flags = flags[2] = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN; /* "tr strt": from nowhere */
 	ev[2].ip = 0;
 	ev[1].time = 40; /* before the thread's COMM: its first one still */
 	for (uint32_t f = 0; f < FLTAB_N; f++) {
@@ -182,7 +183,7 @@ static void producer_fills_the_branches(void)
 	for (int i = 0; i < 3; i++) {
 		memset(&want, 0, sizeof(want));
 		want.has_time = 1;
-		snap_event_set_branch_flags(&want, ev[i].flags);
+		snap_event_set_branch_flags(&want, flags[i]); /* (evfl is over flags) */
 		CHECK(!memcmp(ev[i].evfl, &want.has_time, 4));
 		CHECK_INT_EQ(77, (int)ev[i].comm);
 		CHECK(ev[i].dl && ev[i].dl->loc.ip == 0x402000);
@@ -249,7 +250,7 @@ static void raised_time_takes_the_new_command(void)
 		ev[1].time = 50; /* before the second COMM: raised to 150, after it */
 		if (!raw)
 			for (int i = 0; i < 2; i++)
-				ptd_prep_branch(&w, &ev[i], 1);
+				ptd_prep_branch(&w, &ev[i]);
 		CHECK_INT_EQ(raw ? 0 : 11, (int)ev[1].comm);
 		memset(&pc, 0, sizeof(pc));
 		pc.state = PIECE_DONE;
