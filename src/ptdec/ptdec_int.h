@@ -58,9 +58,9 @@ struct lent;
 
 /* An event of a piece as perf reports it (machine.c), before the reader joins
  * the pieces and resolves the addresses (ptdec.c). Written by the piece's
- * decoder, prepared by its producer (a branch's flags, command and locations,
- * over its raw fields: pool.c, prep_events) and read by the reader, so its
- * every byte is paid three times a branch (docs/ptdec.md, "Memory"). */
+ * decoder, prepared by its producer (a branch's flags and locations, over its
+ * raw fields: pool.c, prep_events) and read by the reader, so its every byte is
+ * paid three times a branch (docs/ptdec.md, "Memory"). */
 struct rawev {
 	uint64_t time;
 	union {
@@ -77,19 +77,16 @@ struct rawev {
 		uint32_t flags;	 /* RAW_BRANCH: perf's branch flags (SNAP_PF_*) */
 		uint8_t evfl[4]; /* prepared: the event's has_time, br_kind, br_state, in_tx */
 	};
-	uint32_t comm;	   /* prepared: the thread's command at time (set again when the
-			    * reader changes the time: ptdec.c, set_time) */
 	uint8_t kind, err; /* RAW_*; RAW_ERROR: perf's error (ERR_*) */
 	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt", whose time
 			    * after an error is the piece's strt_time): dropped when the
 			    * piece continues a stream, unless perf resynced there after
 			    * an error (ptdec.c, queue_peek) */
-	uint8_t est;  /* its time is perf's estimate (an error, a start of tracing, a branch from
+	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
-	uint32_t pad; /* (0) */
 };
 _Static_assert(sizeof(struct lent *) <= sizeof(uint64_t), "a location over an address");
-_Static_assert(sizeof(struct rawev) == 48, "a raw event's size (docs/ptdec.md, \"Memory\")");
+_Static_assert(sizeof(struct rawev) == 40, "a raw event's size (docs/ptdec.md, \"Memory\")");
 
 struct mapping {
 	uint64_t start, len, pgoff;
@@ -181,6 +178,14 @@ struct piece {
 	int raw; /* the reader decoded it: its events are prepared as they are read (ptdec.c) */
 };
 
+/* A memo of thread tid's command: val from perf time from on, for span (val 0:
+ * span 0, never used; sideband.c, ptd_comm_memo). */
+struct cmemo {
+	int32_t tid;
+	uint32_t val;
+	uint64_t from, span;
+};
+
 struct queue {
 	uint32_t idx;
 	int32_t tid, cpu;
@@ -193,10 +198,11 @@ struct queue {
 	int rok, rlast; /* rev is set; it is the piece's last segment (the piece is done) */
 	int raw;	/* rev's branches are not prepared yet (its piece's raw) */
 	int head_ok, prev_clean, prev_err_open;
-	int64_t last_cbr; /* -1 = none reported yet */
-	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
-	size_t tnext;	  /* timing.c: pieces whose starting clock is known */
-	struct ptt tcur;  /* timing.c: the clock at the start of piece tnext */
+	int64_t last_cbr;   /* -1 = none reported yet */
+	uint64_t ts;	    /* perf's queue timestamp (ptq->timestamp) */
+	struct cmemo cmemo; /* its branches' commands (ptdec.c, lead_run) */
+	size_t tnext;	    /* timing.c: pieces whose starting clock is known */
+	struct ptt tcur;    /* timing.c: the clock at the start of piece tnext */
 	/* pool.c: the bytes of the pieces released since the last drop */
 	const uint8_t *drop_lo, *drop_hi;
 };
@@ -210,14 +216,6 @@ _Static_assert(offsetof(struct snap_event, in_tx) == PTD_EV_FLAGS_AT + 3 &&
 /* The flag values whose evfl bytes d->fltab holds (all that perf's decoder gives
  * but VMENTRY, VMEXIT and the INTR bits, which newer perf only sets). */
 #define FLTAB_N 0x800u
-
-/* A memo of thread tid's command: val from perf time from on, for span (val 0:
- * span 0, never used; sideband.c, ptd_comm_memo). */
-struct cmemo {
-	int32_t tid;
-	uint32_t val;
-	uint64_t from, span;
-};
 
 /* A location of the trace: an address of a process and its DSO, symbol and
  * offset (sideband.c, ptd_locate). Made by any decode thread, under d->symu;
@@ -334,8 +332,7 @@ struct snap_ptdec {
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
 	int debug;	    /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
-	struct cmemo cmemo; /* the reader's (ptd_comm_at): other events, and branches whose
-			     * time the queue's rule moved */
+	struct cmemo cmemo; /* the reader's (ptd_comm_at) for the events but branches */
 	uint32_t fltab[FLTAB_N]; /* the evfl bytes of each flag value (pool.c, prep_events) */
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
@@ -386,9 +383,8 @@ struct wctx {
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
 	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
 	size_t rused;	 /* of which rused are used */
-	/* pool.c: the events' flags and locations, set as they are handed on */
+	/* pool.c: the branches' locations, set as they are handed on */
 	struct lslot *lcache; /* LCACHE_BITS slots, allocated on first use */
-	struct cmemo cmemo;   /* the branches' commands */
 };
 
 /* ---- small helpers ---- */
@@ -569,19 +565,16 @@ static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 	return ptd_wlocate_miss(w, l, pid, ip);
 }
 
-/* Prepares branch r for the reader, over its raw fields: its flags' event bytes,
- * its command at its time and its locations (d->loom when out of memory: the
- * reader fails there), with w's caches (w->lcache: set). Everything is looked
- * up before r's stores. */
+/* Prepares branch r for the reader, over its raw fields: its flags' event bytes
+ * and its locations (d->loom when out of memory: the reader fails there), with
+ * w's cache (w->lcache: set). Everything is looked up before r's stores. */
 __attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r)
 {
 	const struct snap_ptdec *d = w->d;
 	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : ptd_flags_bytes(r->flags);
-	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
 	struct lent *sl = ptd_wlocate(w, r->pid, r->ip), *dl = ptd_wlocate(w, r->pid, r->addr);
 
 	memcpy(r->evfl, &fl, sizeof(r->evfl));
-	r->comm = comm;
 	r->sl = sl;
 	r->dl = dl;
 }
