@@ -354,9 +354,11 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		*last = 0;
 		pc->pub = NULL;
 		wake = 1;
+		/* (which thread decodes a long piece is a race with workers: only
+		 * without them is it sure to be a helper, the reader's own) */
 		if (d->debug)
 			fprintf(stderr, "ptdec: piece %zu: a segment of %zu events%s\n", i, *n,
-				pc->big ? " (on a helper thread)" : "");
+				pc->big && !d->nthreads ? " (on a helper thread)" : "");
 	} else {
 		*ev = pc->ev;
 		*n = pc->nev;
