@@ -129,7 +129,7 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		memcpy(tail, pc->ev + n, rest * sizeof(*tail));
 	if (drop && n > drop)
 		memmove(pc->ev, pc->ev + drop, (n - drop) * sizeof(*pc->ev));
-	if (n > drop && pc->w && prep_events(pc->w, pc->ev, n - drop) < 0) {
+	if (n > drop && pc->w && !d->prep_emit && prep_events(pc->w, pc->ev, n - drop) < 0) {
 		/* (pc->w: set by decode below; a unit test has none) */
 		snap_free(tail);
 		return -ENOMEM;
@@ -183,14 +183,18 @@ static int piece_done(struct snap_ptdec *d, struct piece *pc, int err)
  * by ptd_publish, the last ones here). ptd_decode_piece's result. */
 static int decode(struct wctx *w, struct piece *pc)
 {
+	struct snap_ptdec *d = w->d;
 	int err;
 
 	pc->w = w;
+	if (d->prep_emit && !w->lcache &&
+	    !(w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache))))
+		return -ENOMEM;
 	err = ptd_decode_piece(w, pc);
-	/* the reader prepares the events of a piece it decoded as it reads them: one
-	 * pass over them (ptdec.c, lead_run) */
-	pc->raw = !w->can_block && w->lcache;
-	if (err >= 0 && !pc->raw)
+	/* prepared as they were emitted; else the reader prepares the events of a
+	 * piece it decoded as it reads them: one pass over them (ptdec.c, lead_run) */
+	pc->raw = !d->prep_emit && !w->can_block && w->lcache;
+	if (err >= 0 && !d->prep_emit && !pc->raw)
 		err = prep_events(w, pc->ev, pc->nev);
 	return err;
 }
@@ -568,6 +572,7 @@ int ptd_start_pool(struct snap_ptdec *d)
 			nworkers = (int)extra;
 		d->st.jobs = nworkers;
 	}
+	d->prep_emit = !d->debug && d->walk != 2;
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
 		return -ENOMEM;

@@ -334,6 +334,10 @@ struct snap_ptdec {
 	int debug;	    /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
 	struct cmemo cmemo; /* the reader's (ptd_comm_at) for the events but branches */
 	uint32_t fltab[FLTAB_N]; /* the evfl bytes of each flag value (pool.c, prep_events) */
+	/* the piece decoders prepare each branch as they emit it (piece.h, ptd_emit_branch),
+	 * not in a pass over the events after (prep_events): but for the self-check, which
+	 * compares raw events, and $SNAPTRACE_PTDEC_DEBUG (the reader describes them) */
+	int prep_emit;
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
 	int fill_err; /* snap_ptdec_fill's error after the events before it, for the next call */
@@ -565,13 +569,18 @@ static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 	return ptd_wlocate_miss(w, l, pid, ip);
 }
 
+/* The evfl bytes of branch flags flags (as a word: struct rawev's flags). */
+static inline uint32_t ptd_evfl(const struct snap_ptdec *d, uint32_t flags)
+{
+	return flags < FLTAB_N ? d->fltab[flags] : ptd_flags_bytes(flags);
+}
+
 /* Prepares branch r for the reader, over its raw fields: its flags' event bytes
  * and its locations (d->loom when out of memory: the reader fails there), with
  * w's cache (w->lcache: set). Everything is looked up before r's stores. */
 __attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r)
 {
-	const struct snap_ptdec *d = w->d;
-	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : ptd_flags_bytes(r->flags);
+	uint32_t fl = ptd_evfl(w->d, r->flags);
 	struct lent *sl = ptd_wlocate(w, r->pid, r->ip), *dl = ptd_wlocate(w, r->pid, r->addr);
 
 	memcpy(r->evfl, &fl, sizeof(r->evfl));
