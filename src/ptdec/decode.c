@@ -47,7 +47,7 @@ static int check_piece(struct wctx *w, struct piece *pc)
 {
 	struct rawev *ev;
 	size_t nev = pc->nev;
-	uint64_t insns = pc->insns;
+	uint64_t insns = pc->insns, strt = pc->strt_time;
 	int clean = pc->end_clean, err;
 
 	ev = snap_malloc((nev ? nev : 1) * sizeof(*ev));
@@ -58,17 +58,20 @@ static int check_piece(struct wctx *w, struct piece *pc)
 	pc->nev = 0;
 	pc->insns = 0;
 	pc->end_clean = 0;
+	pc->strt_time = 0;
 	err = ptd_libipt_piece(w, pc);
 	unused_cbrs(ev, nev, pc);
 	unused_cbrs(pc->ev, pc->nev, pc);
 	if (!err && !libipt_failed(pc) &&
 	    (nev != pc->nev || insns != pc->insns || clean != pc->end_clean ||
-	     (nev && memcmp(ev, pc->ev, nev * sizeof(*ev))))) {
+	     strt != pc->strt_time || (nev && memcmp(ev, pc->ev, nev * sizeof(*ev))))) {
 		fprintf(stderr,
 			"ptdec: the fast walk differs from libipt's decoder on the piece at offset "
-			"%zu of queue %zu (%zu/%zu events, %llu/%llu instructions)\n",
+			"%zu of queue %zu (%zu/%zu events, %llu/%llu instructions, \"tr strt\" at "
+			"%llu/%llu)\n",
 			(size_t)(pc->b - w->d->pieces[w->d->queues[pc->q].pieces[0]].b), pc->q, nev,
-			pc->nev, (unsigned long long)insns, (unsigned long long)pc->insns);
+			pc->nev, (unsigned long long)insns, (unsigned long long)pc->insns,
+			(unsigned long long)strt, (unsigned long long)pc->strt_time);
 		first_difference(ev, nev, pc);
 		abort();
 	}
@@ -94,5 +97,6 @@ int ptd_decode_piece(struct wctx *w, struct piece *pc)
 	pc->nev = 0;
 	pc->insns = 0;
 	pc->end_clean = 0;
+	pc->strt_time = 0;
 	return ptd_libipt_piece(w, pc);
 }

@@ -63,9 +63,8 @@ void ptd_wctx_fini(struct wctx *w)
 	w->rinsns = NULL;
 	w->rbr = NULL;
 	w->nrinsns = w->caprinsns = w->nrbr = w->caprbr = 0;
-	snap_free(w->lcache); /* locations and commands of w->d (pool.c) */
+	snap_free(w->lcache); /* locations of w->d (pool.c) */
 	w->lcache = NULL;
-	memset(&w->cmemo, 0, sizeof(w->cmemo));
 }
 
 /* ---- one instruction ---- */

@@ -182,6 +182,8 @@ void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_
 		r->flags = flags;
 		r->ip = ip;
 		r->addr = addr;
+		if (s->prep)
+			ptd_prep_branch(s->w, r);
 	}
 }
 
@@ -316,8 +318,13 @@ static void start_trace(struct pstate *s, uint64_t ip, int implicit, uint64_t ti
 		r->est = 1;
 		/* after an error at the end of the last piece, perf resyncs at
 		 * this FUP, with its clock inside the PSB+ (not the TSC's time) */
-		if (implicit && !s->d->timeless)
-			r->strt_time = tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
+		if (s->prep)
+			ptd_prep_branch(s->w, r);
+		if (implicit)
+			s->pc->strt_time =
+				s->d->timeless
+					? 0
+					: tsc2perf(s->d, s->tk.clk.st.timestamp + est_ticks(s));
 	}
 	s->need_strt = 0;
 	ptd_confirm_all(s);
@@ -530,6 +537,7 @@ void ptd_pstate_init(struct pstate *s, struct wctx *w, struct piece *pc)
 	s->tid = w->d->per_cpu ? -2 : pc->tid;
 	s->stop_idx = NO_IDX;
 	s->evlim = w->d->evcap ? w->d->evcap : SIZE_MAX;
+	s->prep = w->d->prep_emit && w->lcache;
 	s->tk.d = w->d;
 	ptd_piece_clock(w->d, pc, &s->tk.clk.st);
 	s->tk.clk.p = &w->d->tparams;

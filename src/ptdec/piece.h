@@ -133,6 +133,7 @@ struct pstate {
 	int walk_rets;	      /* the fast walk keeps rets itself (walk.c), else ptd_process_insn */
 	uint64_t ret_to;      /* what the last return popped (0: nothing) */
 	size_t evlim;	      /* d->evcap, SIZE_MAX without: ptd_emit_branch's quick bound */
+	int prep;	      /* branches are prepared as they are emitted (d->prep_emit: pool.c) */
 };
 
 /* ---- tokens.c ---- */
@@ -239,21 +240,30 @@ void ptd_emit_branch_slow(struct pstate *s, uint32_t flags, uint64_t ip, uint64_
 			  uint64_t time);
 /* A provisional branch event (kept once confirmed): appended in place when
  * there is room, nothing can be handed on and its time is the one given. */
-static inline void ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr,
-				   uint64_t time)
+__attribute__((always_inline)) static inline void
+ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, uint64_t time)
 {
 	struct piece *pc = s->pc;
 
 	/* below evlim the final events (at most nev) are below the segment's
 	 * size: nothing is handed on */
 	if (pc->nev < pc->cap && pc->nev < s->evlim && !s->err && !ptd_branch_est(s, ip, addr)) {
-		pc->ev[pc->nev++] = (struct rawev){.time = time,
-						   .ip = ip,
-						   .addr = addr,
-						   .flags = flags,
-						   .pid = s->pid,
-						   .tid = s->tid,
-						   .kind = RAW_BRANCH};
+		if (s->prep) /* (ptd_prep_branch's, written at once) */
+			pc->ev[pc->nev++] = (struct rawev){.time = time,
+							   .sl = ptd_wlocate(s->w, s->pid, ip),
+							   .dl = ptd_wlocate(s->w, s->pid, addr),
+							   .flags = ptd_evfl(s->d, flags),
+							   .pid = s->pid,
+							   .tid = s->tid,
+							   .kind = RAW_BRANCH};
+		else
+			pc->ev[pc->nev++] = (struct rawev){.time = time,
+							   .ip = ip,
+							   .addr = addr,
+							   .flags = flags,
+							   .pid = s->pid,
+							   .tid = s->tid,
+							   .kind = RAW_BRANCH};
 		return;
 	}
 	ptd_emit_branch_slow(s, flags, ip, addr, time);

@@ -43,7 +43,7 @@ struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint
 	if (!ip)
 		return &w->d->lnone;
 	if (!(e = ptd_locate(w->d, pid, ip)))
-		return &w->d->lunres; /* out of memory: left to the reader */
+		return &w->d->loom; /* (not cached: the reader fails on it) */
 	l->ip = ip;
 	l->pid = pid;
 	l->e = e;
@@ -65,23 +65,21 @@ uint32_t ptd_flags_bytes(uint32_t flags)
 /* The final events ev[0..n) of a piece its thread (context w) hands on: each
  * branch gets its flags' event bytes, its command and its locations, so that the
  * reader, the serial part of a decode, only copies them (docs/ptdec.md,
- * "Joining"). */
-static void prep_events(struct wctx *w, struct rawev *ev, size_t n)
+ * "Joining"). 0, or -ENOMEM. */
+static int prep_events(struct wctx *w, struct rawev *ev, size_t n)
 {
 	struct rawev *r, *e;
 
-	if (!n)
-		return; /* (ev may be NULL) */
+	if (!n || w->d->debug)
+		return 0; /* (ev may be NULL; with $SNAPTRACE_PTDEC_DEBUG the reader
+			   * describes each raw event, then prepares it: ptdec.c) */
 	e = ev + n;
-	if (w->lcache || (w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache)))) {
-		for (r = ev; r < e; r++)
-			if (r->kind == RAW_BRANCH)
-				ptd_prep_branch(w, r, 1);
-	} else {
-		for (r = ev; r < e; r++)
-			if (r->kind == RAW_BRANCH)
-				ptd_prep_branch(w, r, 0);
-	}
+	if (!w->lcache && !(w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache))))
+		return -ENOMEM;
+	for (r = ev; r < e; r++)
+		if (r->kind == RAW_BRANCH)
+			ptd_prep_branch(w, r);
+	return 0;
 }
 
 /* Under the lock: an event array for a piece, from the spare ones. */
@@ -131,8 +129,11 @@ int ptd_publish(struct snap_ptdec *d, struct piece *pc, size_t n)
 		memcpy(tail, pc->ev + n, rest * sizeof(*tail));
 	if (drop && n > drop)
 		memmove(pc->ev, pc->ev + drop, (n - drop) * sizeof(*pc->ev));
-	if (n > drop && pc->w) /* (pc->w: set by decode below; a unit test has none) */
-		prep_events(pc->w, pc->ev, n - drop);
+	if (n > drop && pc->w && !d->prep_emit && prep_events(pc->w, pc->ev, n - drop) < 0) {
+		/* (pc->w: set by decode below; a unit test has none) */
+		snap_free(tail);
+		return -ENOMEM;
+	}
 	pthread_mutex_lock(&d->mu);
 	while (n > drop && pc->pub && !d->stop)
 		pthread_cond_wait(&d->cv_pub, &d->mu);
@@ -182,15 +183,19 @@ static int piece_done(struct snap_ptdec *d, struct piece *pc, int err)
  * by ptd_publish, the last ones here). ptd_decode_piece's result. */
 static int decode(struct wctx *w, struct piece *pc)
 {
+	struct snap_ptdec *d = w->d;
 	int err;
 
 	pc->w = w;
+	if (d->prep_emit && !w->lcache &&
+	    !(w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache))))
+		return -ENOMEM;
 	err = ptd_decode_piece(w, pc);
-	/* the reader prepares the events of a piece it decoded as it reads them: one
-	 * pass over them (ptdec.c, lead_run) */
-	pc->raw = !w->can_block && w->lcache;
-	if (err >= 0 && !pc->raw)
-		prep_events(w, pc->ev, pc->nev);
+	/* prepared as they were emitted; else the reader prepares the events of a
+	 * piece it decoded as it reads them: one pass over them (ptdec.c, lead_run) */
+	pc->raw = !d->prep_emit && !w->can_block && w->lcache;
+	if (err >= 0 && !d->prep_emit && !pc->raw)
+		err = prep_events(w, pc->ev, pc->nev);
 	return err;
 }
 
@@ -379,9 +384,11 @@ void ptd_next_segment(struct snap_ptdec *d, size_t i, struct rawev **ev, size_t 
 		*last = 0;
 		pc->pub = NULL;
 		wake = 1;
+		/* (which thread decodes a long piece is a race with workers: only
+		 * without them is it sure to be a helper, the reader's own) */
 		if (d->debug)
 			fprintf(stderr, "ptdec: piece %zu: a segment of %zu events%s\n", i, *n,
-				pc->big ? " (on a helper thread)" : "");
+				pc->big && !d->nthreads ? " (on a helper thread)" : "");
 	} else {
 		*ev = pc->ev;
 		*n = pc->nev;
@@ -609,6 +616,7 @@ int ptd_start_pool(struct snap_ptdec *d)
 			nworkers = (int)extra;
 		d->st.jobs = nworkers;
 	}
+	d->prep_emit = !d->debug && d->walk != 2;
 	d->spare = snap_calloc(d->window, sizeof(*d->spare));
 	if (!d->spare)
 		return -ENOMEM;

@@ -83,15 +83,6 @@ const char *ptd_rawev_desc(const struct rawev *r, char *buf, size_t len)
 
 /* ---- the reader ---- */
 
-/* Gives raw event r perf's time t (its queue's): a branch's command is then the
- * one at t (its producer's is the one at the time it had: prep_events). */
-static inline void set_time(struct snap_ptdec *d, struct rawev *r, uint64_t t)
-{
-	if (t != r->time && r->kind == RAW_BRANCH)
-		r->comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
-	r->time = t;
-}
-
 /* The next raw event of queue q, or NULL at its end. Joins pieces, and takes
  * each piece's events a segment at a time (pool.c). */
 static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
@@ -107,7 +98,9 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			ptd_next_segment(d, q->pieces[q->cur], &q->rev, &q->rn, &q->rcap,
 					 &q->rlast);
 			q->rok = 1;
-			q->raw = q->rlast && pc->raw; /* (the reader decoded it: pool.c) */
+			/* (the reader decoded it: pool.c; or the producers left every
+			 * branch to it: prep_events) */
+			q->raw = (q->rlast && pc->raw) || d->debug;
 			q->pos = 0;
 		}
 		if (q->pos < q->rn) {
@@ -116,17 +109,13 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			 * previous piece of the stream ended cleanly. */
 			if (r->implicit && !pc->run_start && q->prev_err_open &&
 			    r->kind == RAW_BRANCH) {
-				/* perf resynced at this FUP after the last piece's error */
-				set_time(d, r, r->strt_time);
-				r->ip = 0;
-				r->sl = &d->lnone;
+				/* perf resynced at this FUP after the last piece's error
+				 * (from nowhere: its ip is 0) */
+				r->time = pc->strt_time;
 				q->prev_err_open = 0;
 			} else if (r->implicit && !pc->run_start) {
 				q->pos++;
 				continue;
-			} else if (r->implicit && r->kind == RAW_BRANCH) {
-				r->ip = 0; /* a stream's first start: from nowhere */
-				r->sl = &d->lnone;
 			}
 			if (r->kind == RAW_POWER) {
 				if ((int64_t)r->cbr == q->last_cbr) {
@@ -139,7 +128,7 @@ static const struct rawev *queue_peek(struct snap_ptdec *d, struct queue *q)
 			if (!d->timeless) {
 				if (r->kind == RAW_ERROR || r->est || r->time > q->ts)
 					q->ts = r->time;
-				set_time(d, r, q->ts);
+				r->time = q->ts;
 			}
 			return r;
 		}
@@ -173,7 +162,7 @@ static inline const struct rawev *queue_head(struct snap_ptdec *d, struct queue 
 		if (!r->implicit && r->kind == RAW_BRANCH && !d->timeless) {
 			if (r->est || r->time > q->ts) /* as queue_peek */
 				q->ts = r->time;
-			set_time(d, r, q->ts);
+			r->time = q->ts;
 			q->head = r;
 			q->head_ok = 1;
 			return r;
@@ -266,40 +255,31 @@ _Static_assert(offsetof(struct snap_event, tid) == EV_PIDTID_AT + 4 &&
 		       offsetof(struct rawev, tid) == offsetof(struct rawev, pid) + 4,
 	       "pid and tid copied at once");
 
-/* A branch's location e (from its raw event: d->lunres when its producer could
- * not get it) of ip in process pid, named. NULL: out of memory. */
-static struct lent *named_loc(struct snap_ptdec *d, struct lent *e, int32_t pid, uint64_t ip)
-{
-	if (e == &d->lunres && !(e = ip ? ptd_locate(d, pid, ip) : &d->lnone))
-		return NULL;
-	return ptd_name_loc(d, e) < 0 ? NULL : e;
-}
-
 /* The event's bytes from msg to its end: zero in a branch. */
 #define EV_TAIL_AT offsetof(struct snap_event, msg)
 _Static_assert(offsetof(struct snap_event, src) + 2 * sizeof(struct snap_loc) == EV_TAIL_AT,
 	       "a branch's tail follows dst");
 
-/* The branch r at time t into ev (stale: every field is set): its flags, command
- * and locations are the producer's (prep_events, pool.c), the command again when
- * the queue's time moved it, the locations' names interned here on first use (a
- * location not named: named_loc). 0, or -ENOMEM. */
-__attribute__((always_inline)) static inline int
-branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct snap_event *ev)
+/* The branch r (prepared) at time t into ev (stale: every field is set): its
+ * flags and locations are the producer's (prep_events, pool.c), the locations'
+ * names interned here on first use, its command the one at t (memo m: its
+ * queue's). 0, or -ENOMEM. */
+__attribute__((always_inline)) static inline int branch_event(struct snap_ptdec *d,
+							      const struct rawev *r, uint64_t t,
+							      struct snap_event *ev,
+							      struct cmemo *m)
 {
 	struct lent *s = r->sl, *e = r->dl;
 	uint64_t pidtid;
-	uint32_t comm = r->comm;
+	uint32_t comm;
 	uint8_t fl[8] = {0};
 
-	if (!(s->named & e->named)) {
-		/* the source first: names are interned in the order of the events */
-		if (!(s = named_loc(d, s, r->pid, r->ip)) ||
-		    !(e = named_loc(d, e, r->pid, r->addr)))
-			return -ENOMEM;
-	}
-	if (t != r->time)
-		comm = ptd_comm_at(d, &d->cmemo, r->tid, t);
+	/* the source first: names are interned in the order of the events (a
+	 * location its producer ran out of memory for is never named) */
+	if (!(s->named & e->named) &&
+	    (s == &d->loom || e == &d->loom || ptd_name_loc(d, s) < 0 || ptd_name_loc(d, e) < 0))
+		return -ENOMEM;
+	comm = ptd_comm_at(d, m, r->tid, t);
 	/* everything read before the event's stores (its byte fields alias all) */
 	memcpy(&pidtid, &r->pid, 8);
 	memcpy(fl, r->evfl, sizeof(r->evfl));
@@ -321,7 +301,7 @@ branch_event(struct snap_ptdec *d, const struct rawev *r, uint64_t t, struct sna
  * stopped; *err: branch_event's error (its event consumed). */
 __attribute__((always_inline)) static inline struct rawev *
 lead_loop(struct snap_ptdec *d, struct rawev *r, const struct rawev *e, struct snap_event **evp,
-	  uint64_t *tsp, uint64_t last, const int raw, int cached, int *err)
+	  uint64_t *tsp, uint64_t last, const int raw, struct cmemo *m, int *err)
 {
 	struct snap_event *ev = *evp;
 	uint64_t ts = *tsp;
@@ -337,8 +317,8 @@ lead_loop(struct snap_ptdec *d, struct rawev *r, const struct rawev *e, struct s
 			break;
 		ts = t;
 		if (raw)
-			ptd_prep_branch(d->rctx, r, cached);
-		if ((*err = branch_event(d, r, t, ev)) < 0) {
+			ptd_prep_branch(d->rctx, r);
+		if ((*err = branch_event(d, r, t, ev, m)) < 0) {
 			r++;
 			break;
 		}
@@ -366,17 +346,21 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	int lose_eq = d->rival && d->rival_q < d->lead;
 	struct snap_event *ev = evs + *i, *ev0 = ev;
 	int err = 0, raw = q->raw;
-	int cached = d->rctx->lcache != NULL; /* (its allocation may have failed) */
 
+	if (raw && !d->rctx->lcache &&
+	    !(d->rctx->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*d->rctx->lcache))))
+		return -ENOMEM; /* (pool.c allocates it before the reader decodes a piece) */
 	if (one) {
 		if (r < e) {
 			if (raw)
-				ptd_prep_branch(d->rctx, r, cached);
-			if ((err = branch_event(d, r, r->time, ev)) >= 0)
+				ptd_prep_branch(d->rctx, r);
+			if ((err = branch_event(d, r, r->time, ev, &q->cmemo)) >= 0)
 				ev++;
 			r++;
 		}
 	} else {
+		struct cmemo m = q->cmemo; /* (in a local: the events' stores alias all) */
+
 		if ((size_t)(e - r) > n - *i) /* no more than the room left */
 			e = r + (n - *i);
 		if (lose_eq && !last)
@@ -384,9 +368,10 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 		last -= (uint64_t)lose_eq;
 		/* the reader decoded the piece: its branches prepared here, in one pass */
 		if (raw)
-			r = lead_loop(d, r, e, &ev, &ts, last, 1, cached, &err);
+			r = lead_loop(d, r, e, &ev, &ts, last, 1, &m, &err);
 		else
-			r = lead_loop(d, r, e, &ev, &ts, last, 0, 0, &err);
+			r = lead_loop(d, r, e, &ev, &ts, last, 0, &m, &err);
+		q->cmemo = m;
 	}
 	d->st.branches += (size_t)(ev - ev0);
 	*i += (size_t)(ev - ev0);

@@ -57,33 +57,36 @@ enum {
 struct lent;
 
 /* An event of a piece as perf reports it (machine.c), before the reader joins
- * the pieces and resolves the addresses (ptdec.c). */
+ * the pieces and resolves the addresses (ptdec.c). Written by the piece's
+ * decoder, prepared by its producer (a branch's flags and locations, over its
+ * raw fields: pool.c, prep_events) and read by the reader, so its every byte is
+ * paid three times a branch (docs/ptdec.md, "Memory"). */
 struct rawev {
 	uint64_t time;
 	union {
-		uint64_t ip;	    /* RAW_BRANCH, RAW_ERROR: where from (0: nowhere) */
-		uint64_t strt_time; /* an implicit "tr strt": perf's time for it when the
-				     * previous piece ended in an error (0 when timeless) */
+		uint64_t ip;	 /* RAW_BRANCH, RAW_ERROR: where from (0: nowhere) */
+		struct lent *sl; /* a prepared RAW_BRANCH: ip's location */
 	};
 	union {
-		uint64_t addr; /* RAW_BRANCH: where to (0: tracing stops) */
-		uint64_t cbr;  /* RAW_POWER: the core:bus ratio */
+		uint64_t addr;	 /* RAW_BRANCH: where to (0: tracing stops) */
+		uint64_t cbr;	 /* RAW_POWER: the core:bus ratio */
+		struct lent *dl; /* a prepared RAW_BRANCH: addr's location */
 	};
-	uint32_t flags;
 	int32_t pid, tid;
+	union {
+		uint32_t flags;	 /* RAW_BRANCH: perf's branch flags (SNAP_PF_*) */
+		uint8_t evfl[4]; /* prepared: the event's has_time, br_kind, br_state, in_tx */
+	};
 	uint8_t kind, err; /* RAW_*; RAW_ERROR: perf's error (ERR_*) */
-	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt"): dropped when
-			    * the piece continues a stream, unless perf resynced there
-			    * after an error (ptdec.c, queue_peek) */
+	uint8_t implicit;  /* of a piece's first sync (its cbr and "tr strt", whose time
+			    * after an error is the piece's strt_time): dropped when the
+			    * piece continues a stream, unless perf resynced there after
+			    * an error (ptdec.c, queue_peek) */
 	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
-	/* RAW_BRANCH, set by the piece's producer as it hands the events on (pool.c,
-	 * prep_events), so that the reader only copies them (ptdec.c, branch_event): */
-	uint8_t evfl[4];      /* the event's has_time, br_kind, br_state and in_tx */
-	uint32_t comm;	      /* the thread's command at time (set again when the reader
-			       * changes the time: ptdec.c, set_time) */
-	struct lent *sl, *dl; /* where ip and addr are (d->lunres: the reader looks it up) */
 };
+_Static_assert(sizeof(struct lent *) <= sizeof(uint64_t), "a location over an address");
+_Static_assert(sizeof(struct rawev) == 40, "a raw event's size (docs/ptdec.md, \"Memory\")");
 
 struct mapping {
 	uint64_t start, len, pgoff;
@@ -149,8 +152,10 @@ struct piece {
 	int32_t pid, tid, cpu;
 	enum piece_state state;
 	int end_clean;
-	int walked;   /* decoded by the fast walk (walk.c) */
-	int err_open; /* ends in perf's error recovery: its resync is the next piece's FUP */
+	int walked;	    /* decoded by the fast walk (walk.c) */
+	int err_open;	    /* ends in perf's error recovery: its resync is the next piece's FUP */
+	uint64_t strt_time; /* its implicit "tr strt": perf's time for it when the previous
+			     * piece ended in an error (0 when timeless) */
 	uint64_t insns, unwalked;
 	struct rawev *ev;
 	size_t nev, cap;
@@ -173,6 +178,14 @@ struct piece {
 	int raw; /* the reader decoded it: its events are prepared as they are read (ptdec.c) */
 };
 
+/* A memo of thread tid's command: val from perf time from on, for span (val 0:
+ * span 0, never used; sideband.c, ptd_comm_memo). */
+struct cmemo {
+	int32_t tid;
+	uint32_t val;
+	uint64_t from, span;
+};
+
 struct queue {
 	uint32_t idx;
 	int32_t tid, cpu;
@@ -185,10 +198,11 @@ struct queue {
 	int rok, rlast; /* rev is set; it is the piece's last segment (the piece is done) */
 	int raw;	/* rev's branches are not prepared yet (its piece's raw) */
 	int head_ok, prev_clean, prev_err_open;
-	int64_t last_cbr; /* -1 = none reported yet */
-	uint64_t ts;	  /* perf's queue timestamp (ptq->timestamp) */
-	size_t tnext;	  /* timing.c: pieces whose starting clock is known */
-	struct ptt tcur;  /* timing.c: the clock at the start of piece tnext */
+	int64_t last_cbr;   /* -1 = none reported yet */
+	uint64_t ts;	    /* perf's queue timestamp (ptq->timestamp) */
+	struct cmemo cmemo; /* its branches' commands (ptdec.c, lead_run) */
+	size_t tnext;	    /* timing.c: pieces whose starting clock is known */
+	struct ptt tcur;    /* timing.c: the clock at the start of piece tnext */
 	/* pool.c: the bytes of the pieces released since the last drop */
 	const uint8_t *drop_lo, *drop_hi;
 };
@@ -202,14 +216,6 @@ _Static_assert(offsetof(struct snap_event, in_tx) == PTD_EV_FLAGS_AT + 3 &&
 /* The flag values whose evfl bytes d->fltab holds (all that perf's decoder gives
  * but VMENTRY, VMEXIT and the INTR bits, which newer perf only sets). */
 #define FLTAB_N 0x800u
-
-/* A memo of thread tid's command: val from perf time from on, for span (val 0:
- * span 0, never used; sideband.c, ptd_comm_memo). */
-struct cmemo {
-	int32_t tid;
-	uint32_t val;
-	uint64_t from, span;
-};
 
 /* A location of the trace: an address of a process and its DSO, symbol and
  * offset (sideband.c, ptd_locate). Made by any decode thread, under d->symu;
@@ -317,8 +323,8 @@ struct snap_ptdec {
 	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
 	struct wctx *rctx;	/* the reader's own context (pool.c) */
 	struct lent lnone;	/* the location of address 0 (named) */
-	struct lent lunres;	/* a location its producer could not get (never named: the
-			     * reader looks it up) */
+	struct lent loom;	/* a location its producer could not get, out of memory (never
+			   * named: the reader fails on it, ptdec.c, branch_event) */
 	int use_blocks; /* libipt's block decoder and our block cache (else per instruction) */
 	int walk; /* the fast walk: 0 off, 1 on, 2 checked against libipt (decode.c, walk.c) */
 	uint64_t cbr2khz;
@@ -328,9 +334,12 @@ struct snap_ptdec {
 	pthread_mutex_t tmu; /* guards the scan */
 	int tmu_init;
 	int debug;	    /* $SNAPTRACE_PTDEC_DEBUG: each event on stderr (2: each token too) */
-	struct cmemo cmemo; /* the reader's (ptd_comm_at): other events, and branches whose
-			     * time the queue's rule moved */
+	struct cmemo cmemo; /* the reader's (ptd_comm_at) for the events but branches */
 	uint32_t fltab[FLTAB_N]; /* the evfl bytes of each flag value (pool.c, prep_events) */
+	/* the piece decoders prepare each branch as they emit it (piece.h, ptd_emit_branch),
+	 * not in a pass over the events after (prep_events): but for the self-check, which
+	 * compares raw events, and $SNAPTRACE_PTDEC_DEBUG (the reader describes them) */
+	int prep_emit;
 	struct snap_ptdec_stats st;
 	struct snap_loc evframes[1];
 	int fill_err; /* snap_ptdec_fill's error after the events before it, for the next call */
@@ -380,9 +389,8 @@ struct wctx {
 	int can_block; /* a thread that may wait for the reader to take a segment (not the reader) */
 	unsigned rshift; /* the run cache has 1 << (64 - rshift) slots (insn.c: it grows) */
 	size_t rused;	 /* of which rused are used */
-	/* pool.c: the events' flags and locations, set as they are handed on */
+	/* pool.c: the branches' locations, set as they are handed on */
 	struct lslot *lcache; /* LCACHE_BITS slots, allocated on first use */
-	struct cmemo cmemo;   /* the branches' commands */
 };
 
 /* ---- small helpers ---- */
@@ -547,13 +555,13 @@ int ptd_start_pool(struct snap_ptdec *d);
  * reader's own context). */
 void ptd_stop_pool(struct snap_ptdec *d);
 /* ptd_wlocate's miss: ptd_locate's location, remembered in slot l of w's cache
- * (d->lnone for ip 0, d->lunres when out of memory: left to the reader). */
+ * (d->lnone for ip 0, d->loom when out of memory). */
 struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint64_t ip);
 /* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
 uint32_t ptd_flags_bytes(uint32_t flags);
 
 /* The location of ip in process pid for a branch of w's thread, from its own
- * cache (w->lcache: set) first. */
+ * cache (w->lcache: set) first (d->loom: out of memory). */
 static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 {
 	struct lslot *l = &w->lcache[((ip ^ (uint64_t)(uint32_t)pid) * 0x9e3779b97f4a7c15ull) >>
@@ -564,21 +572,21 @@ static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
 	return ptd_wlocate_miss(w, l, pid, ip);
 }
 
-/* Prepares branch r for the reader: its flags' event bytes, its command at its
- * time and its locations, with w's caches (cached: w->lcache is set; else the
- * locations are left to the reader, d->lunres). Everything is looked up before
- * r's stores. */
-__attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r,
-								  int cached)
+/* The evfl bytes of branch flags flags (as a word: struct rawev's flags). */
+static inline uint32_t ptd_evfl(const struct snap_ptdec *d, uint32_t flags)
 {
-	const struct snap_ptdec *d = w->d;
-	uint32_t fl = r->flags < FLTAB_N ? d->fltab[r->flags] : ptd_flags_bytes(r->flags);
-	uint32_t comm = ptd_comm_at(d, &w->cmemo, r->tid, r->time);
-	struct lent *sl = cached ? ptd_wlocate(w, r->pid, r->ip) : &w->d->lunres,
-		    *dl = cached ? ptd_wlocate(w, r->pid, r->addr) : &w->d->lunres;
+	return flags < FLTAB_N ? d->fltab[flags] : ptd_flags_bytes(flags);
+}
+
+/* Prepares branch r for the reader, over its raw fields: its flags' event bytes
+ * and its locations (d->loom when out of memory: the reader fails there), with
+ * w's cache (w->lcache: set). Everything is looked up before r's stores. */
+__attribute__((always_inline)) static inline void ptd_prep_branch(struct wctx *w, struct rawev *r)
+{
+	uint32_t fl = ptd_evfl(w->d, r->flags);
+	struct lent *sl = ptd_wlocate(w, r->pid, r->ip), *dl = ptd_wlocate(w, r->pid, r->addr);
 
 	memcpy(r->evfl, &fl, sizeof(r->evfl));
-	r->comm = comm;
 	r->sl = sl;
 	r->dl = dl;
 }

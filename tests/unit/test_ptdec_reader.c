@@ -2,6 +2,7 @@
 /* The reader's side of the in-process PT decoder (src/ptdec, docs/ptdec.md "The
  * reader"): the locations the decode threads look up and the reader names, the
  * commands' memo, and what a segment's producer fills in for the reader. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -141,6 +142,7 @@ static void producer_fills_the_branches(void)
 	struct piece pc;
 	struct rawev *ev;
 	struct snap_event want;
+	uint32_t flags[3];
 
 	dec_init(&d, &st);
 	d.comms = comms;
@@ -164,9 +166,9 @@ static void producer_fills_the_branches(void)
 		ev[i].ip = 0x401000;
 		ev[i].addr = 0x402000;
 	}
-	ev[0].flags = SNAP_PF_BRANCH | SNAP_PF_CALL;	    /* below FLTAB_N: the table */
-	ev[1].flags = SNAP_PF_BRANCH | SNAP_PF_VMEXIT;	    /* above: worked out */
-	ev[2].flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN; /* "tr strt": from nowhere */
+	ev[0].flags = flags[0] = SNAP_PF_BRANCH | SNAP_PF_CALL;	  /* below FLTAB_N: the table */
+	ev[1].flags = flags[1] = SNAP_PF_BRANCH | SNAP_PF_VMEXIT; /* above: worked out */
+	ev[2].flags = flags[2] = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN; /* "tr strt": from nowhere */
 	ev[2].ip = 0;
 	ev[1].time = 40; /* before the thread's COMM: its first one still */
 	for (uint32_t f = 0; f < FLTAB_N; f++) {
@@ -182,9 +184,8 @@ static void producer_fills_the_branches(void)
 	for (int i = 0; i < 3; i++) {
 		memset(&want, 0, sizeof(want));
 		want.has_time = 1;
-		snap_event_set_branch_flags(&want, ev[i].flags);
+		snap_event_set_branch_flags(&want, flags[i]); /* (evfl is over flags) */
 		CHECK(!memcmp(ev[i].evfl, &want.has_time, 4));
-		CHECK_INT_EQ(77, (int)ev[i].comm);
 		CHECK(ev[i].dl && ev[i].dl->loc.ip == 0x402000);
 	}
 	CHECK_INT_EQ(SNAP_BR_VMEXIT, ev[1].evfl[1]);
@@ -249,8 +250,7 @@ static void raised_time_takes_the_new_command(void)
 		ev[1].time = 50; /* before the second COMM: raised to 150, after it */
 		if (!raw)
 			for (int i = 0; i < 2; i++)
-				ptd_prep_branch(&w, &ev[i], 1);
-		CHECK_INT_EQ(raw ? 0 : 11, (int)ev[1].comm);
+				ptd_prep_branch(&w, &ev[i]);
 		memset(&pc, 0, sizeof(pc));
 		pc.state = PIECE_DONE;
 		pc.run_start = 1;
@@ -287,6 +287,188 @@ static void raised_time_takes_the_new_command(void)
 	}
 }
 
+/* A reader over the queue of pieces pcs[0..n) (their events set by the caller),
+ * with w the reader's context; reader_fini frees what reader_init made. */
+struct reader {
+	struct snap_ptdec d;
+	struct snap_strtab st;
+	struct wctx w;
+	struct queue q;
+	size_t qp[2];
+};
+
+static void reader_init(struct reader *t, struct piece *pcs, size_t n)
+{
+	dec_init(&t->d, &t->st);
+	t->d.lead = NO_IDX;
+	for (uint32_t f = 0; f < FLTAB_N; f++)
+		t->d.fltab[f] = ptd_flags_bytes(f);
+	pthread_mutex_init(&t->d.mu, NULL);
+	pthread_cond_init(&t->d.cv_work, NULL);
+	pthread_cond_init(&t->d.cv_done, NULL);
+	pthread_cond_init(&t->d.cv_pub, NULL);
+	memset(&t->w, 0, sizeof(t->w));
+	t->w.d = &t->d;
+	t->w.lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*t->w.lcache));
+	CHECK(t->w.lcache != NULL);
+	t->d.rctx = &t->w;
+	memset(&t->q, 0, sizeof(t->q));
+	for (size_t i = 0; i < n; i++)
+		t->qp[i] = i;
+	t->q.pieces = t->qp;
+	t->q.npieces = n;
+	t->q.last_cbr = -1;
+	t->d.pieces = pcs;
+	t->d.npieces = n;
+	t->d.queues = &t->q;
+	t->d.nqueues = 1;
+	t->d.live = n;
+}
+
+static void reader_fini(struct reader *t)
+{
+	ptd_wctx_fini(&t->w);
+	pthread_mutex_destroy(&t->d.mu);
+	pthread_cond_destroy(&t->d.cv_work);
+	pthread_cond_destroy(&t->d.cv_done);
+	pthread_cond_destroy(&t->d.cv_pub);
+	dec_fini(&t->d, &t->st);
+}
+
+/* A done piece of events ev[0..n) (owned by it from now on). */
+static void done_piece(struct piece *pc, struct rawev *ev, size_t n, int raw)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->state = PIECE_DONE;
+	pc->ev = ev;
+	pc->nev = pc->cap = n;
+	pc->raw = raw;
+}
+
+/* A continuation piece's "tr strt" after a piece that ended in perf's error
+ * recovery is perf's resync: from nowhere, at the time the piece holds for it
+ * (struct piece's strt_time: a raw event has no room for it), not its own; the
+ * producer's locations and the reader's (raw) agree. */
+static void resync_start_takes_the_pieces_time(void)
+{
+	for (int raw = 0; raw < 2; raw++) {
+		struct reader t;
+		struct piece pcs[2];
+		struct rawev *e0 = snap_calloc(1, sizeof(*e0)), *e1 = snap_calloc(2, sizeof(*e1));
+		struct snap_event out[4];
+
+		CHECK(e0 && e1);
+		if (!e0 || !e1)
+			return;
+		e0[0].kind = RAW_ERROR;
+		e0[0].err = ERR_OVR;
+		e0[0].est = 1;
+		e0[0].time = 100;
+		e0[0].pid = e0[0].tid = 9;
+		e1[0].kind = RAW_BRANCH; /* the implicit start (machine.c, start_trace) */
+		e1[0].implicit = 1;
+		e1[0].est = 1;
+		e1[0].flags = SNAP_PF_BRANCH | SNAP_PF_TRACE_BEGIN;
+		e1[0].addr = 0x401000;
+		e1[0].time = 500; /* the TSC's: not perf's time for the resync */
+		e1[0].pid = e1[0].tid = 9;
+		e1[1] = e1[0];
+		e1[1].implicit = 0;
+		e1[1].est = 0;
+		e1[1].flags = SNAP_PF_BRANCH | SNAP_PF_CALL;
+		e1[1].ip = 0x401004;
+		e1[1].addr = 0x402000;
+		e1[1].time = 600;
+		done_piece(&pcs[0], e0, 1, raw);
+		pcs[0].run_start = 1;
+		pcs[0].err_open = 1;
+		done_piece(&pcs[1], e1, 2, raw);
+		pcs[1].strt_time = 420;
+		reader_init(&t, pcs, 2);
+		if (!raw)
+			for (int i = 0; i < 2; i++)
+				ptd_prep_branch(&t.w, &e1[i]);
+		CHECK_INT_EQ(3, snap_ptdec_fill(&t.d, out, 4));
+		CHECK_INT_EQ(SNAP_EV_ERROR, out[0].kind);
+		CHECK_INT_EQ(SNAP_EV_BRANCH, out[1].kind);
+		CHECK_U64_EQ(420, out[1].time);
+		CHECK_U64_EQ(0, out[1].src.ip);
+		CHECK_U64_EQ(0x401000, out[1].dst.ip);
+		CHECK_INT_EQ(SNAP_BR_START, out[1].br_state);
+		CHECK_U64_EQ(600, out[2].time);
+		CHECK_U64_EQ(0x401004, out[2].src.ip);
+		CHECK_INT_EQ(0, snap_ptdec_fill(&t.d, out, 4));
+		reader_fini(&t);
+	}
+}
+
+/* A branch whose producer ran out of memory for a location (d->loom) fails
+ * the decode with -ENOMEM there: the events before it first, then the error
+ * (nothing is made up for it). */
+static void location_out_of_memory_fails_at_its_branch(void)
+{
+	struct reader t;
+	struct piece pc;
+	struct rawev *ev = snap_calloc(3, sizeof(*ev));
+	struct snap_event out[4];
+
+	CHECK(ev != NULL);
+	if (!ev)
+		return;
+	for (int i = 0; i < 3; i++) {
+		ev[i].kind = RAW_BRANCH;
+		ev[i].pid = ev[i].tid = 9;
+		ev[i].flags = SNAP_PF_BRANCH | SNAP_PF_CALL;
+		ev[i].ip = 0x401000 + 16 * (uint64_t)i;
+		ev[i].addr = 0x402000;
+		ev[i].time = 10 + (uint64_t)i;
+	}
+	done_piece(&pc, ev, 3, 0);
+	pc.run_start = 1;
+	reader_init(&t, &pc, 1);
+	for (int i = 0; i < 3; i++)
+		ptd_prep_branch(&t.w, &ev[i]);
+	ev[1].dl = &t.d.loom;
+	CHECK_INT_EQ(1, snap_ptdec_fill(&t.d, out, 4));
+	CHECK_U64_EQ(0x401000, out[0].src.ip);
+	CHECK_INT_EQ(-ENOMEM, snap_ptdec_fill(&t.d, out, 4));
+	CHECK_INT_EQ(0, t.d.loom.named);
+	t.d.live = 0;
+	ptd_release_piece(&t.d, &pc); /* (the reader stopped inside it) */
+	reader_fini(&t);
+}
+
+/* With $SNAPTRACE_PTDEC_DEBUG the producer hands its branches on raw (the
+ * reader describes each raw event before it prepares it, ptdec.c), whole. */
+static void debug_leaves_the_branches_raw(void)
+{
+	struct reader t;
+	struct piece pc;
+	struct rawev *ev = snap_calloc(1, sizeof(*ev)), want;
+
+	CHECK(ev != NULL);
+	if (!ev)
+		return;
+	ev[0].kind = RAW_BRANCH;
+	ev[0].flags = SNAP_PF_BRANCH | SNAP_PF_CALL;
+	ev[0].ip = 0x401000;
+	ev[0].addr = 0x402000;
+	want = ev[0];
+	reader_init(&t, &pc, 1);
+	t.d.debug = 1;
+	memset(&pc, 0, sizeof(pc));
+	pc.ev = ev;
+	pc.cap = pc.nev = 1;
+	pc.w = &t.w;
+	t.d.evcap = 1;
+	CHECK_INT_EQ(0, ptd_publish(&t.d, &pc, 1));
+	CHECK(pc.pub == ev && pc.npub == 1);
+	CHECK(!memcmp(&want, ev, sizeof(want)));
+	snap_free(pc.pub);
+	snap_free(pc.ev);
+	reader_fini(&t);
+}
+
 int main(void)
 {
 	RUN(one_location_per_address);
@@ -294,5 +476,8 @@ int main(void)
 	RUN(command_memo_is_the_scan);
 	RUN(producer_fills_the_branches);
 	RUN(raised_time_takes_the_new_command);
+	RUN(resync_start_takes_the_pieces_time);
+	RUN(location_out_of_memory_fails_at_its_branch);
+	RUN(debug_leaves_the_branches_raw);
 	return snap_test_done();
 }
