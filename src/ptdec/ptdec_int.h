@@ -85,7 +85,9 @@ struct rawev {
 	uint8_t est; /* its time is perf's estimate (an error, a start of tracing, a branch from
 		      * the kernel or 0 to user space): not raised to the queue's time */
 };
+/* A prepared branch's locations are stored over its addresses. */
 _Static_assert(sizeof(struct lent *) <= sizeof(uint64_t), "a location over an address");
+/* Every byte of a raw event is paid three times a branch: its size is kept. */
 _Static_assert(sizeof(struct rawev) == 40, "a raw event's size (docs/ptdec.md, \"Memory\")");
 
 struct mapping {
