@@ -50,6 +50,13 @@ struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint
 	return e;
 }
 
+int ptd_wctx_lcache(struct wctx *w)
+{
+	if (!w->lcache)
+		w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache));
+	return w->lcache ? 0 : -ENOMEM;
+}
+
 uint32_t ptd_flags_bytes(uint32_t flags)
 {
 	struct snap_event t;
@@ -74,7 +81,7 @@ static int prep_events(struct wctx *w, struct rawev *ev, size_t n)
 		return 0; /* (ev may be NULL; with $SNAPTRACE_PTDEC_DEBUG the reader
 			   * describes each raw event, then prepares it: ptdec.c) */
 	e = ev + n;
-	if (!w->lcache && !(w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache))))
+	if (ptd_wctx_lcache(w) < 0)
 		return -ENOMEM;
 	for (r = ev; r < e; r++)
 		if (r->kind == RAW_BRANCH)
@@ -187,8 +194,7 @@ static int decode(struct wctx *w, struct piece *pc)
 	int err;
 
 	pc->w = w;
-	if (d->prep_emit && !w->lcache &&
-	    !(w->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*w->lcache))))
+	if (d->prep_emit && ptd_wctx_lcache(w) < 0)
 		return -ENOMEM;
 	err = ptd_decode_piece(w, pc);
 	/* prepared as they were emitted; else the reader prepares the events of a
@@ -333,9 +339,7 @@ static void reader_decode(struct snap_ptdec *d, struct piece *pc)
 
 	start_piece(d, pc);
 	pthread_mutex_unlock(&d->mu);
-	if (!reader_ctx.lcache) /* (none: the events are prepared by decode) */
-		reader_ctx.lcache =
-			snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*reader_ctx.lcache));
+	(void)ptd_wctx_lcache(&reader_ctx); /* (none: the events are prepared by decode) */
 	err = decode(&reader_ctx, pc);
 	if (err == -EAGAIN)
 		to_helper(d, pc);

@@ -347,8 +347,7 @@ static int lead_run(struct snap_ptdec *d, struct queue *q, struct snap_event *ev
 	struct snap_event *ev = evs + *i, *ev0 = ev;
 	int err = 0, raw = q->raw;
 
-	if (raw && !d->rctx->lcache &&
-	    !(d->rctx->lcache = snap_calloc((size_t)1 << LCACHE_BITS, sizeof(*d->rctx->lcache))))
+	if (raw && ptd_wctx_lcache(d->rctx) < 0)
 		return -ENOMEM; /* (pool.c allocates it before the reader decodes a piece) */
 	if (one) {
 		if (r < e) {

@@ -562,6 +562,9 @@ struct lent *ptd_wlocate_miss(struct wctx *w, struct lslot *l, int32_t pid, uint
 /* The evfl bytes of branch flags flags: has_time, br_kind, br_state, in_tx. */
 uint32_t ptd_flags_bytes(uint32_t flags);
 
+/* Allocates w's location cache (w->lcache) if it has none: 0, or -ENOMEM. */
+int ptd_wctx_lcache(struct wctx *w);
+
 /* The location of ip in process pid for a branch of w's thread, from its own
  * cache (w->lcache: set) first (d->loom: out of memory). */
 static inline struct lent *ptd_wlocate(struct wctx *w, int32_t pid, uint64_t ip)
