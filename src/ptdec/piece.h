@@ -248,7 +248,10 @@ ptd_emit_branch(struct pstate *s, uint32_t flags, uint64_t ip, uint64_t addr, ui
 	/* below evlim the final events (at most nev) are below the segment's
 	 * size: nothing is handed on */
 	if (pc->nev < pc->cap && pc->nev < s->evlim && !s->err && !ptd_branch_est(s, ip, addr)) {
-		if (s->prep) /* (ptd_prep_branch's, written at once) */
+		/* prepared: ptd_prep_branch's fields written at once (writing the raw
+		 * event, then preparing it over them, is +1.8 M instructions of the
+		 * bench's 1x recordings' 140-170 M) */
+		if (s->prep)
 			pc->ev[pc->nev++] = (struct rawev){.time = time,
 							   .sl = ptd_wlocate(s->w, s->pid, ip),
 							   .dl = ptd_wlocate(s->w, s->pid, addr),
