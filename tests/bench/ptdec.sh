@@ -4,7 +4,9 @@
 # whose calls return (issue 22): tests/progs/static_calls's run with its outer loop
 # iteration (cmain's call of work()) repeated by ptrepeat -b, as 8 threads in 8 per-thread
 # streams, (a) TSC timing (mkptdata -r), (b) cycle-accurate as `snaptrace run` records by
-# default (mkptdata -r -Y: CYC, MTC, CBR). Four lengths of each, made once under
+# default (mkptdata -r -Y: CYC, MTC, CBR), (c) the same threads at the same time, 2000
+# instructions of each in turn (ptrepeat -i), TSC: their streams overlap in time, as a
+# thread pool's do, so the decode merges their events. Four lengths of each, made once under
 # build/bench/ (never under /tmp/perf-*: perf takes any DSO there for a JIT map and reads
 # no symbols from it): 16x = 200,000 iterations (3.40 M branches, 2.4 M slices, 96 MB of
 # FXT: the timed one), 4x, 1x and 1/4x.
@@ -64,20 +66,24 @@ case $(realpath -m "$OUT") in
 esac
 mkdir -p "$OUT"
 
-# mkrec SUFFIX ITERATIONS: tsc$SUFFIX.data and cyc$SUFFIX.data, unless they exist.
+# mkrec SUFFIX ITERATIONS: tsc$SUFFIX.data, cyc$SUFFIX.data and ovl$SUFFIX.data, unless
+# they exist.
 mkrec() {
 	local s=$1 n=$2
-	[ -f "$OUT/tsc$s.data" ] && [ -f "$OUT/cyc$s.data" ] && return 0
+	[ -f "$OUT/tsc$s.data" ] && [ -f "$OUT/cyc$s.data" ] && [ -f "$OUT/ovl$s.data" ] && return 0
 	(
 		cd "$OUT" &&
 			"$ROOT/$SNAP_BUILD/tests/bench/ptrepeat" -b prog.insn prog.steps bal.steps "$n" 8 &&
 			cp prog.maps bal.maps && cp prog.insn bal.insn &&
 			"$ROOT/$T/mkptdata" -p bal -o "tsc$s.data" -r &&
 			"$ROOT/$T/mkptdata" -p bal -o "cyc$s.data" -r -Y &&
+			"$ROOT/$SNAP_BUILD/tests/bench/ptrepeat" -b prog.insn -i 2000 prog.steps bal.steps "$n" 8 &&
+			"$ROOT/$T/mkptdata" -p bal -o "ovl$s.data" -r &&
 			rm -f bal.steps
 	) >>"$OUT/make.log" 2>&1
 }
-if [ ! -f "$OUT/prog.steps" ] || [ ! -f "$OUT/tsc.data" ] || [ ! -f "$OUT/cyc-q.data" ]; then
+if [ ! -f "$OUT/prog.steps" ] || [ ! -f "$OUT/tsc.data" ] || [ ! -f "$OUT/cyc-q.data" ] ||
+	[ ! -f "$OUT/ovl-q.data" ]; then
 	echo "bench ptdec: making the recordings (single-stepping the static test program)..."
 fi
 if [ ! -f "$OUT/prog.steps" ]; then
@@ -272,7 +278,7 @@ perbranch() {
 		printf "bench ptdec:   %-9s%s  total %4.0f = %.2fx perf'\''s floor\n", l, s, t, (f > 0) ? t / f : 0 }'
 }
 
-for f in tsc cyc; do
+for f in tsc cyc ovl; do
 	data=$OUT/$f.data
 	branches=$(nbranches "$data") || skip "bench_ptdec failed on $data"
 	line=$("$SNAP_BUILD/tests/bench/bench_ptdec" "$data" 1)
@@ -281,6 +287,7 @@ for f in tsc cyc; do
 	case $f in
 	tsc) echo "bench ptdec: $f.data: $branches branches whose calls return, 8 per-thread streams, TSC ($(du -h "$data" | cut -f1), $pieces)" ;;
 	cyc) echo "bench ptdec: $f.data: the same run cycle-accurate (CYC, MTC, CBR: what run records) ($(du -h "$data" | cut -f1), $pieces)" ;;
+	ovl) echo "bench ptdec: $f.data: the same threads at the same time (2000 instructions of each in turn), TSC ($(du -h "$data" | cut -f1), $pieces)" ;;
 	esac
 	S="$ROOT/snaptrace decode -q"
 	best "perf's floor (drop-all dlfilter)" floor "perf script -i $data --itrace=bep --dlfilter $OUT/drop.so"

@@ -17,6 +17,10 @@
  * run's start, COPIES / THREADS times that iteration, then the rest of the run,
  * as if the loop ran longer; thread k starts after thread k - 1's exit.
  *   ptrepeat -b IN.insn IN.steps OUT.steps COPIES THREADS
+ * With -i K as well the threads run at the same time instead: K instructions of
+ * each in turn, so that their per-thread streams overlap in time (8 threads on 8
+ * CPUs, as a user's thread pool records) and a decode merges their events.
+ *   ptrepeat -b IN.insn -i K IN.steps OUT.steps COPIES THREADS
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -117,6 +121,50 @@ static int find_loop(const struct step *v, size_t n, const struct kinds *k, size
 	return -1;
 }
 
+/* Where thread t of -b is in its run: the start v[0..la), reps times the loop
+ * iteration v[la..lb), the rest v[la..n) (phases 0, 1, 2), at step i. */
+struct cursor {
+	int phase;
+	long rep, reps;
+	size_t i;
+};
+
+/* Writes up to k steps of the run cursor c is in (as thread tid) and moves it on.
+ * Returns 1 while the run has more steps, 0 at its end, -1 on a write error. */
+static int put_some(FILE *out, const struct step *v, size_t n, size_t la, size_t lb,
+		    struct cursor *c, uint32_t tid, size_t k)
+{
+	while (k) {
+		size_t from = c->phase == 0 ? 0 : la, to = c->phase == 1 ? lb : c->phase ? n : la;
+		size_t i = c->i ? c->i : from, m = to - i < k ? to - i : k;
+		struct step s;
+
+		if (c->phase == 1 && c->rep >= c->reps) {
+			c->phase = 2;
+			c->i = 0;
+			continue;
+		}
+		for (size_t j = 0; j < m; j++) {
+			s = v[i + j];
+			s.tid = tid;
+			if (fwrite(&s, sizeof(s), 1, out) != 1)
+				return -1;
+		}
+		k -= m;
+		c->i = i + m;
+		if (c->i < to)
+			continue;
+		c->i = 0;
+		if (c->phase == 2)
+			return 0;
+		if (c->phase == 1)
+			c->rep++;
+		else
+			c->phase = 1;
+	}
+	return 1;
+}
+
 static int put(FILE *out, const struct step *v, size_t from, size_t to, uint32_t tid)
 {
 	for (size_t i = from; i < to; i++) {
@@ -134,18 +182,23 @@ int main(int argc, char **argv)
 	FILE *in, *out;
 	struct step *v = NULL;
 	size_t n = 0, cap = 0, la = 0, lb = 0;
-	long copies, threads;
+	long copies, threads, slice = 0;
 	const char *insn = NULL;
 
-	if (argc == 7 && !strcmp(argv[1], "-b")) {
+	if (argc >= 7 && !strcmp(argv[1], "-b")) {
 		insn = argv[2];
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc != 5 || (copies = strtol(argv[3], NULL, 10)) < 1 ||
+	if (insn && argc == 7 && !strcmp(argv[1], "-i")) {
+		slice = strtol(argv[2], NULL, 10);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 5 || slice < 0 || (copies = strtol(argv[3], NULL, 10)) < 1 ||
 	    (threads = strtol(argv[4], NULL, 10)) < 1 || threads > 64) {
-		fprintf(stderr,
-			"usage: ptrepeat [-b IN.insn] IN.steps OUT.steps COPIES THREADS(1-64)\n");
+		fprintf(stderr, "usage: ptrepeat [-b IN.insn [-i K]] IN.steps OUT.steps COPIES "
+				"THREADS(1-64)\n");
 		return 2;
 	}
 	if (!(in = fopen(argv[1], "rb"))) {
@@ -187,6 +240,31 @@ int main(int argc, char **argv)
 	if (!(out = fopen(argv[2], "wb"))) {
 		fprintf(stderr, "ptrepeat: %s: %s\n", argv[2], strerror(errno));
 		return 1;
+	}
+	if (slice) { /* -i: the threads' runs K steps of each in turn */
+		struct cursor c[64];
+		long live = threads;
+
+		for (long t = 0; t < threads; t++)
+			c[t] = (struct cursor){0, 0, copies / threads + (t < copies % threads), 0};
+		while (live)
+			for (long t = 0; t < threads; t++) {
+				int r;
+
+				if (c[t].phase < 0)
+					continue;
+				r = put_some(out, v, n, la, lb, &c[t], v[0].tid + (uint32_t)t,
+					     (size_t)slice);
+				if (r < 0) {
+					fprintf(stderr, "ptrepeat: %s: write error\n", argv[2]);
+					return 1;
+				}
+				if (!r) {
+					c[t].phase = -1;
+					live--;
+				}
+			}
+		copies = threads = 0; /* written */
 	}
 	for (long t = 0; insn && t < threads; t++) {
 		uint32_t tid = v[0].tid + (uint32_t)t;
