@@ -130,8 +130,9 @@ run_suite() {
 	fi
 }
 
-# bench_cases: tests/bench/ptdec.sh's two recordings (8 per-thread streams of
-# static_calls's outer iteration repeated, TSC and cycle-accurate) at a small size, and
+# bench_cases: tests/bench/ptdec.sh's three recordings (8 per-thread streams of
+# static_calls's outer iteration repeated, TSC and cycle-accurate, and TSC with the
+# threads at the same time) at a small size, and
 # tests/bench.sh's generated perf script text, decoded as the bench decodes them.
 bench_cases() {
 	local d=$work/bench T=$root/$SNAP_BUILD/tests/ptsynth
@@ -145,6 +146,9 @@ bench_cases() {
 					"$SNAP_DUMPCMP_REPEAT" 8 &&
 				cp prog.maps bal.maps && cp prog.insn bal.insn &&
 				"$T/mkptdata" -p bal -o tsc.data -r && "$T/mkptdata" -p bal -o cyc.data -r -Y &&
+				"$root/$SNAP_BUILD/tests/bench/ptrepeat" -b prog.insn -i 2000 prog.steps \
+					bal.steps "$SNAP_DUMPCMP_REPEAT" 8 &&
+				"$T/mkptdata" -p bal -o ovl.data -r &&
 				rm -f bal.steps
 		) >"$d/make.log" 2>&1 || { echo "bench: could not make the recordings: $(tail -2 "$d/make.log")"; }
 		awk -v N=20000 -f "$root/tests/bench/gen_branches.awk" >"$d/branches.txt"
@@ -153,7 +157,7 @@ bench_cases() {
 	fi
 	local s=(env DUMPCMP_CASES="$cases" DUMPCMP_SUITE=bench DUMPCMP_TMP="$tmpd"
 		DUMPCMP_BIN="$bin/snaptrace" "$tree/snaptrace" decode -q)
-	for f in tsc cyc; do
+	for f in tsc cyc ovl; do
 		[ -f "$d/$f.data" ] || continue
 		"${s[@]}" -decoder perf "$d/$f.data" -o "$d/p.fxt"
 		"${s[@]}" -decoder ipt -j 1 "$d/$f.data" -o "$d/i1.fxt"
