@@ -18,10 +18,11 @@
  * producer hands them to the reader as a segment (ptd_publish) and waits
  * while the segment before is not taken, so a piece holds at most three
  * segments (the reader's, the one handed on, the one being filled), however
- * long it is. The reader cannot wait for itself: a piece it decodes that
- * reaches the cap is given up (-EAGAIN) and decoded again by a helper thread
- * of its own, while the reader takes its segments (the reader holds up to
- * READER_CAPS segments' worth of a piece before it gives it up).
+ * long it is. The reader cannot wait for itself: a piece it was to decode
+ * goes to a helper thread of its own, while the reader takes its segments,
+ * when its bytes say it is long (READER_EV_BYTES), or else once the reader
+ * decoding it holds READER_CAPS segments' worth of events (-EAGAIN: the
+ * helper decodes them again, counted in the stats' redone).
  */
 
 /* Of the n events about to be made final in pc, how many to drop: those the
@@ -332,15 +333,21 @@ static void to_helper(struct snap_ptdec *d, struct piece *pc)
 }
 
 /* Under the lock (dropped while it decodes): the reader decodes piece pc
- * (waiting) itself. */
+ * (waiting) itself; or a helper thread does (to_helper), when the piece is
+ * so long in bytes that it is likely to reach READER_CAPS segments (and the
+ * reader would decode those events only to drop them), or when it reached
+ * them (counted: the helper decodes them again). */
 static void reader_decode(struct snap_ptdec *d, struct piece *pc)
 {
-	int err;
+	int err = -EAGAIN;
 
 	start_piece(d, pc);
 	pthread_mutex_unlock(&d->mu);
 	(void)ptd_wctx_lcache(&reader_ctx); /* (none: the events are prepared by decode) */
-	err = decode(&reader_ctx, pc);
+	if ((size_t)(pc->e - pc->b) < d->long_bytes) {
+		err = decode(&reader_ctx, pc);
+		d->st.redone += err == -EAGAIN;
+	}
 	if (err == -EAGAIN)
 		to_helper(d, pc);
 	pthread_mutex_lock(&d->mu);
@@ -610,6 +617,10 @@ int ptd_start_pool(struct snap_ptdec *d)
 			d->evcap = SIZE_MAX / (2 * sizeof(struct rawev));
 		if (d->walk == 2)
 			d->evcap = 0; /* the self-check compares whole pieces */
+		/* (evcap * 2 fits: above; SIZE_MAX: no piece is long) */
+		d->long_bytes = d->evcap && READER_CAPS * d->evcap <= SIZE_MAX / READER_EV_BYTES
+					? READER_CAPS * d->evcap * READER_EV_BYTES
+					: SIZE_MAX;
 		per = 2 * (d->evcap ? d->evcap : AUTO_EVCAP) * sizeof(struct rawev);
 		if (extra > WINDOW_BYTES / per)
 			extra = WINDOW_BYTES / per;

@@ -34,6 +34,10 @@
 #define AUTO_EVCAP	 16384u
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
+/* A piece the reader is to decode that has READER_CAPS segments' worth of
+ * bytes at this many bytes an event goes to a helper thread before the reader
+ * starts it: it would likely reach them (pool.c, reader_decode). */
+#define READER_EV_BYTES	 2
 #define DROPQ		 8 /* the drops the reader leaves to the workers (pool.c) */
 /* A page fault maps the pages around it that the kernel has (fault-around):
  * dropping the bytes before the token reader drops this many more (machine.c;
@@ -300,6 +304,7 @@ struct snap_ptdec {
 	size_t dispatched, live, window;
 	int rahead;   /* one worker: the reader decodes the next piece rather than wait (pool.c) */
 	size_t evcap; /* final events per segment (0: a piece holds all its events) */
+	size_t long_bytes; /* a piece this long goes to a helper before the reader starts it */
 	struct {
 		struct rawev *ev;
 		size_t cap;
