@@ -286,18 +286,37 @@ struct helper_arg {
 	struct piece *pc;
 };
 
-/* A big piece's own thread: decodes it, handing its segments on. */
+/* A big piece's own thread: decodes it, handing its segments on, with the
+ * context (image copies, caches) of a helper that ended if there is one, and
+ * leaves its own for the next (freed by ptd_stop_pool). */
 static void *helper(void *arg)
 {
 	struct helper_arg a = *(struct helper_arg *)arg;
-	struct wctx w;
+	struct snap_ptdec *d = a.d;
+	struct wctx own, *w;
 
 	snap_free(arg);
-	memset(&w, 0, sizeof(w));
-	w.d = a.d;
-	w.can_block = 1;
-	run_piece(&w, a.pc);
-	ptd_wctx_fini(&w);
+	pthread_mutex_lock(&d->mu);
+	if ((w = d->spare_w) != NULL)
+		d->spare_w = w->next;
+	pthread_mutex_unlock(&d->mu);
+	if (!w && (w = snap_calloc(1, sizeof(*w))) != NULL) {
+		w->d = d;
+		w->can_block = 1;
+	}
+	if (!w) { /* (out of memory: a context of its own, freed here) */
+		memset(&own, 0, sizeof(own));
+		own.d = d;
+		own.can_block = 1;
+		run_piece(&own, a.pc);
+		ptd_wctx_fini(&own);
+		return NULL;
+	}
+	run_piece(w, a.pc);
+	pthread_mutex_lock(&d->mu);
+	w->next = d->spare_w;
+	d->spare_w = w;
+	pthread_mutex_unlock(&d->mu);
 	return NULL;
 }
 
@@ -680,6 +699,13 @@ void ptd_stop_pool(struct snap_ptdec *d)
 		pthread_cond_destroy(&d->cv_pub);
 	}
 	ptd_wctx_fini(&reader_ctx);
+	while (d->spare_w) { /* (every helper is joined: above) */
+		struct wctx *w = d->spare_w;
+
+		d->spare_w = w->next;
+		ptd_wctx_fini(w);
+		snap_free(w);
+	}
 	for (size_t i = 0; i < d->nspare; i++)
 		snap_free(d->spare[i].ev);
 	snap_free(d->spare);

@@ -329,6 +329,7 @@ struct snap_ptdec {
 	int symu_init;
 	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
 	struct wctx *rctx;	/* the reader's own context (pool.c) */
+	struct wctx *spare_w;	/* the contexts of helper threads that ended, for the next */
 	struct lent lnone;	/* the location of address 0 (named) */
 	struct lent loom;	/* a location its producer could not get, out of memory (never
 			   * named: the reader fails on it, ptdec.c, branch_event) */
@@ -398,6 +399,7 @@ struct wctx {
 	size_t rused;	 /* of which rused are used */
 	/* pool.c: the branches' locations, set as they are handed on */
 	struct lslot *lcache; /* LCACHE_BITS slots, allocated on first use */
+	struct wctx *next;    /* pool.c: the next spare helper context */
 };
 
 /* ---- small helpers ---- */
