@@ -284,39 +284,41 @@ static void *worker(void *arg)
 struct helper_arg {
 	struct snap_ptdec *d;
 	struct piece *pc;
+	struct wctx *w; /* its queue's last helper's context, or NULL */
 };
 
+/* A helper thread's context, freed (NULL: none). */
+static void free_ctx(struct wctx *w)
+{
+	if (w) {
+		ptd_wctx_fini(w);
+		snap_free(w);
+	}
+}
+
 /* A big piece's own thread: decodes it, handing its segments on, with the
- * context (image copies, caches) of a helper that ended if there is one, and
- * leaves its own for the next (freed by ptd_stop_pool). */
+ * context (image copies, block and run caches) that decoded the piece before
+ * it on its queue if a helper did (w), else a new one, which the piece keeps
+ * for the next (ptd_release_piece: the same context for the same pieces every
+ * run, as the reader's own). */
 static void *helper(void *arg)
 {
 	struct helper_arg a = *(struct helper_arg *)arg;
-	struct snap_ptdec *d = a.d;
-	struct wctx own, *w;
+	struct wctx own, *w = a.w ? a.w : snap_calloc(1, sizeof(*w));
 
 	snap_free(arg);
-	pthread_mutex_lock(&d->mu);
-	if ((w = d->spare_w) != NULL)
-		d->spare_w = w->next;
-	pthread_mutex_unlock(&d->mu);
-	if (!w && (w = snap_calloc(1, sizeof(*w))) != NULL) {
-		w->d = d;
-		w->can_block = 1;
-	}
-	if (!w) { /* (out of memory: a context of its own, freed here) */
+	if (!w) { /* (out of memory: one of its own, freed here) */
 		memset(&own, 0, sizeof(own));
-		own.d = d;
+		own.d = a.d;
 		own.can_block = 1;
 		run_piece(&own, a.pc);
 		ptd_wctx_fini(&own);
 		return NULL;
 	}
+	w->d = a.d;
+	w->can_block = 1;
 	run_piece(w, a.pc);
-	pthread_mutex_lock(&d->mu);
-	w->next = d->spare_w;
-	d->spare_w = w;
-	pthread_mutex_unlock(&d->mu);
+	a.pc->hctx = w; /* (read by the reader once it joined this thread) */
 	return NULL;
 }
 
@@ -340,12 +342,17 @@ static void to_helper(struct snap_ptdec *d, struct piece *pc)
 	pc->skip = 0;
 	pc->big = 1;
 	if (a) {
+		struct queue *q = &d->queues[pc->q];
+
 		a->d = d;
 		a->pc = pc;
+		a->w = q->hctx;
+		q->hctx = NULL;
 		if (pthread_create(&pc->helper, NULL, helper, a) == 0) {
 			pc->has_helper = 1;
 			return;
 		}
+		q->hctx = a->w;
 		snap_free(a);
 	}
 	run_piece(&reader_ctx, pc); /* big: the whole piece at once */
@@ -366,6 +373,10 @@ static void reader_decode(struct snap_ptdec *d, struct piece *pc)
 	if ((size_t)(pc->e - pc->b) < d->long_bytes) {
 		err = decode(&reader_ctx, pc);
 		d->st.redone += err == -EAGAIN;
+	}
+	if (err != -EAGAIN) { /* (the queue's helper context is for a next helper only) */
+		free_ctx(d->queues[pc->q].hctx);
+		d->queues[pc->q].hctx = NULL;
 	}
 	if (err == -EAGAIN)
 		to_helper(d, pc);
@@ -563,6 +574,15 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 		pthread_join(pc->helper, NULL);
 		pc->has_helper = 0;
 	}
+	if (pc->hctx) { /* its helper's context, to the queue's next helper */
+		free_ctx(d->queues[pc->q].hctx);
+		d->queues[pc->q].hctx = pc->hctx;
+		pc->hctx = NULL;
+	}
+	if (pc->qpos + 1 == d->queues[pc->q].npieces) { /* the queue's last */
+		free_ctx(d->queues[pc->q].hctx);
+		d->queues[pc->q].hctx = NULL;
+	}
 }
 
 #define AHEAD_CPUS  2 /* the reader and one worker on at most this many CPUs */
@@ -699,12 +719,14 @@ void ptd_stop_pool(struct snap_ptdec *d)
 		pthread_cond_destroy(&d->cv_pub);
 	}
 	ptd_wctx_fini(&reader_ctx);
-	while (d->spare_w) { /* (every helper is joined: above) */
-		struct wctx *w = d->spare_w;
-
-		d->spare_w = w->next;
-		ptd_wctx_fini(w);
-		snap_free(w);
+	/* (every helper is joined: above) */
+	for (size_t i = 0; i < d->npieces; i++) {
+		free_ctx(d->pieces[i].hctx);
+		d->pieces[i].hctx = NULL;
+	}
+	for (size_t i = 0; i < d->nqueues; i++) {
+		free_ctx(d->queues[i].hctx);
+		d->queues[i].hctx = NULL;
 	}
 	for (size_t i = 0; i < d->nspare; i++)
 		snap_free(d->spare[i].ev);

@@ -179,8 +179,9 @@ struct piece {
 	int big;		/* the reader gave it up (too many events): decoded by a helper */
 	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
 	int has_helper;
-	pthread_t helper; /* the thread decoding a big piece, joined at its release */
-	struct wctx *w;	  /* the context of the thread decoding it (pool.c: prep_events) */
+	pthread_t helper;  /* the thread decoding a big piece, joined at its release */
+	struct wctx *hctx; /* that thread's context (owned), to its queue's at the release */
+	struct wctx *w;	   /* the context of the thread decoding it (pool.c: prep_events) */
 	int raw; /* the reader decoded it: its events are prepared as they are read (ptdec.c) */
 };
 
@@ -211,6 +212,7 @@ struct queue {
 	struct ptt tcur;    /* timing.c: the clock at the start of piece tnext */
 	/* pool.c: the bytes of the pieces released since the last drop */
 	const uint8_t *drop_lo, *drop_hi;
+	struct wctx *hctx; /* pool.c: its last helper's context, for its next piece's */
 };
 
 /* A branch event's bytes from has_time to src: has_time, br_kind, br_state, in_tx
@@ -329,7 +331,6 @@ struct snap_ptdec {
 	int symu_init;
 	struct lblock *lblocks; /* the locations (ptd_locate), newest first */
 	struct wctx *rctx;	/* the reader's own context (pool.c) */
-	struct wctx *spare_w;	/* the contexts of helper threads that ended, for the next */
 	struct lent lnone;	/* the location of address 0 (named) */
 	struct lent loom;	/* a location its producer could not get, out of memory (never
 			   * named: the reader fails on it, ptdec.c, branch_event) */
@@ -399,7 +400,6 @@ struct wctx {
 	size_t rused;	 /* of which rused are used */
 	/* pool.c: the branches' locations, set as they are handed on */
 	struct lslot *lcache; /* LCACHE_BITS slots, allocated on first use */
-	struct wctx *next;    /* pool.c: the next spare helper context */
 };
 
 /* ---- small helpers ---- */
