@@ -176,7 +176,7 @@ struct piece {
 	size_t npub, cappub;
 	size_t nfinal;		/* events made final by this decode so far (handed on or dropped) */
 	size_t skip;		/* the first events, handed on by the fast walk before it gave up */
-	int big;		/* the reader gave it up (too many events): decoded by a helper */
+	int big;		/* on a helper: long in bytes, or the reader gave it up */
 	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
 	int has_helper;
 	pthread_t helper;  /* the thread decoding a big piece, joined at its release */
