@@ -18,10 +18,11 @@
  * producer hands them to the reader as a segment (ptd_publish) and waits
  * while the segment before is not taken, so a piece holds at most three
  * segments (the reader's, the one handed on, the one being filled), however
- * long it is. The reader cannot wait for itself: a piece it decodes that
- * reaches the cap is given up (-EAGAIN) and decoded again by a helper thread
- * of its own, while the reader takes its segments (the reader holds up to
- * READER_CAPS segments' worth of a piece before it gives it up).
+ * long it is. The reader cannot wait for itself: a piece it was to decode
+ * goes to a helper thread of its own, while the reader takes its segments,
+ * when its bytes say it is long (READER_EV_BYTES), or else once the reader
+ * decoding it holds READER_CAPS segments' worth of events (-EAGAIN: the
+ * helper decodes them again, counted in the stats' redone).
  */
 
 /* Of the n events about to be made final in pc, how many to drop: those the
@@ -283,20 +284,41 @@ static void *worker(void *arg)
 struct helper_arg {
 	struct snap_ptdec *d;
 	struct piece *pc;
+	struct wctx *w; /* its queue's last helper's context, or NULL */
 };
 
-/* A big piece's own thread: decodes it, handing its segments on. */
+/* A helper thread's context, freed (NULL: none). */
+static void free_ctx(struct wctx *w)
+{
+	if (w) {
+		ptd_wctx_fini(w);
+		snap_free(w);
+	}
+}
+
+/* A big piece's own thread: decodes it, handing its segments on, with the
+ * context (image copies, block and run caches) that decoded the piece before
+ * it on its queue if a helper did (w), else a new one, which the piece keeps
+ * for the next (ptd_release_piece: the same context for the same pieces every
+ * run, as the reader's own). */
 static void *helper(void *arg)
 {
 	struct helper_arg a = *(struct helper_arg *)arg;
-	struct wctx w;
+	struct wctx own, *w = a.w ? a.w : snap_calloc(1, sizeof(*w));
 
 	snap_free(arg);
-	memset(&w, 0, sizeof(w));
-	w.d = a.d;
-	w.can_block = 1;
-	run_piece(&w, a.pc);
-	ptd_wctx_fini(&w);
+	if (!w) { /* (out of memory: one of its own, freed here) */
+		memset(&own, 0, sizeof(own));
+		own.d = a.d;
+		own.can_block = 1;
+		run_piece(&own, a.pc);
+		ptd_wctx_fini(&own);
+		return NULL;
+	}
+	w->d = a.d;
+	w->can_block = 1;
+	run_piece(w, a.pc);
+	a.pc->hctx = w; /* (read by the reader once it joined this thread) */
 	return NULL;
 }
 
@@ -320,27 +342,42 @@ static void to_helper(struct snap_ptdec *d, struct piece *pc)
 	pc->skip = 0;
 	pc->big = 1;
 	if (a) {
+		struct queue *q = &d->queues[pc->q];
+
 		a->d = d;
 		a->pc = pc;
+		a->w = q->hctx;
+		q->hctx = NULL;
 		if (pthread_create(&pc->helper, NULL, helper, a) == 0) {
 			pc->has_helper = 1;
 			return;
 		}
+		q->hctx = a->w;
 		snap_free(a);
 	}
 	run_piece(&reader_ctx, pc); /* big: the whole piece at once */
 }
 
 /* Under the lock (dropped while it decodes): the reader decodes piece pc
- * (waiting) itself. */
+ * (waiting) itself; or a helper thread does (to_helper), when the piece is
+ * so long in bytes that it is likely to reach READER_CAPS segments (and the
+ * reader would decode those events only to drop them), or when it reached
+ * them (counted: the helper decodes them again). */
 static void reader_decode(struct snap_ptdec *d, struct piece *pc)
 {
-	int err;
+	int err = -EAGAIN;
 
 	start_piece(d, pc);
 	pthread_mutex_unlock(&d->mu);
 	(void)ptd_wctx_lcache(&reader_ctx); /* (none: the events are prepared by decode) */
-	err = decode(&reader_ctx, pc);
+	if ((size_t)(pc->e - pc->b) < d->long_bytes) {
+		err = decode(&reader_ctx, pc);
+		d->st.redone += err == -EAGAIN;
+	}
+	if (err != -EAGAIN) { /* (the queue's helper context is for a next helper only) */
+		free_ctx(d->queues[pc->q].hctx);
+		d->queues[pc->q].hctx = NULL;
+	}
 	if (err == -EAGAIN)
 		to_helper(d, pc);
 	pthread_mutex_lock(&d->mu);
@@ -537,6 +574,15 @@ void ptd_release_piece(struct snap_ptdec *d, struct piece *pc)
 		pthread_join(pc->helper, NULL);
 		pc->has_helper = 0;
 	}
+	if (pc->hctx) { /* its helper's context, to the queue's next helper */
+		free_ctx(d->queues[pc->q].hctx);
+		d->queues[pc->q].hctx = pc->hctx;
+		pc->hctx = NULL;
+	}
+	if (pc->qpos + 1 == d->queues[pc->q].npieces) { /* the queue's last */
+		free_ctx(d->queues[pc->q].hctx);
+		d->queues[pc->q].hctx = NULL;
+	}
 }
 
 #define AHEAD_CPUS  2 /* the reader and one worker on at most this many CPUs */
@@ -610,6 +656,10 @@ int ptd_start_pool(struct snap_ptdec *d)
 			d->evcap = SIZE_MAX / (2 * sizeof(struct rawev));
 		if (d->walk == 2)
 			d->evcap = 0; /* the self-check compares whole pieces */
+		/* (evcap * 2 fits: above; SIZE_MAX: no piece is long) */
+		d->long_bytes = d->evcap && READER_CAPS * d->evcap <= SIZE_MAX / READER_EV_BYTES
+					? READER_CAPS * d->evcap * READER_EV_BYTES
+					: SIZE_MAX;
 		per = 2 * (d->evcap ? d->evcap : AUTO_EVCAP) * sizeof(struct rawev);
 		if (extra > WINDOW_BYTES / per)
 			extra = WINDOW_BYTES / per;
@@ -669,6 +719,15 @@ void ptd_stop_pool(struct snap_ptdec *d)
 		pthread_cond_destroy(&d->cv_pub);
 	}
 	ptd_wctx_fini(&reader_ctx);
+	/* (every helper is joined: above) */
+	for (size_t i = 0; i < d->npieces; i++) {
+		free_ctx(d->pieces[i].hctx);
+		d->pieces[i].hctx = NULL;
+	}
+	for (size_t i = 0; i < d->nqueues; i++) {
+		free_ctx(d->queues[i].hctx);
+		d->queues[i].hctx = NULL;
+	}
 	for (size_t i = 0; i < d->nspare; i++)
 		snap_free(d->spare[i].ev);
 	snap_free(d->spare);

@@ -31,6 +31,7 @@ struct snap_ptdec_opts {
 struct snap_ptdec_stats {
 	uint64_t buffers, pieces, bytes, branches, errors, insns;
 	uint64_t walked; /* pieces decoded by the fast walk (the rest by libipt's decoder) */
+	uint64_t redone; /* pieces the reader began, gave up and a helper decoded again */
 	uint64_t missing_images; /* mmaps whose file could not be read (code unknown) */
 	uint64_t lost, aux_truncated, aux_partial;
 	int jobs; /* decode threads: -j, but no more than the window has pieces for */

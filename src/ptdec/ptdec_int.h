@@ -34,6 +34,10 @@
 #define AUTO_EVCAP	 16384u
 #define WINDOW_BYTES	 (16u << 20)
 #define READER_CAPS	 2 /* a piece the reader decodes holds up to 2 segments' worth */
+/* A piece the reader is to decode that has READER_CAPS segments' worth of
+ * bytes at this many bytes an event goes to a helper thread before the reader
+ * starts it: it would likely reach them (pool.c, reader_decode). */
+#define READER_EV_BYTES	 2
 #define DROPQ		 8 /* the drops the reader leaves to the workers (pool.c) */
 /* A page fault maps the pages around it that the kernel has (fault-around):
  * dropping the bytes before the token reader drops this many more (machine.c;
@@ -172,11 +176,12 @@ struct piece {
 	size_t npub, cappub;
 	size_t nfinal;		/* events made final by this decode so far (handed on or dropped) */
 	size_t skip;		/* the first events, handed on by the fast walk before it gave up */
-	int big;		/* the reader gave it up (too many events): decoded by a helper */
+	int big;		/* on a helper: long in bytes, or the reader gave it up */
 	const uint8_t *dropped; /* its bytes before this left memory (ptd_drop_bytes) */
 	int has_helper;
-	pthread_t helper; /* the thread decoding a big piece, joined at its release */
-	struct wctx *w;	  /* the context of the thread decoding it (pool.c: prep_events) */
+	pthread_t helper;  /* the thread decoding a big piece, joined at its release */
+	struct wctx *hctx; /* that thread's context (owned), to its queue's at the release */
+	struct wctx *w;	   /* the context of the thread decoding it (pool.c: prep_events) */
 	int raw; /* the reader decoded it: its events are prepared as they are read (ptdec.c) */
 };
 
@@ -207,6 +212,7 @@ struct queue {
 	struct ptt tcur;    /* timing.c: the clock at the start of piece tnext */
 	/* pool.c: the bytes of the pieces released since the last drop */
 	const uint8_t *drop_lo, *drop_hi;
+	struct wctx *hctx; /* pool.c: its last helper's context, for its next piece's */
 };
 
 /* A branch event's bytes from has_time to src: has_time, br_kind, br_state, in_tx
@@ -300,6 +306,7 @@ struct snap_ptdec {
 	size_t dispatched, live, window;
 	int rahead;   /* one worker: the reader decodes the next piece rather than wait (pool.c) */
 	size_t evcap; /* final events per segment (0: a piece holds all its events) */
+	size_t long_bytes; /* a piece this long goes to a helper before the reader starts it */
 	struct {
 		struct rawev *ev;
 		size_t cap;

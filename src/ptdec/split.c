@@ -254,7 +254,7 @@ struct cuts {
 };
 
 /* The cut of buffer a (pieces from want bytes on, at the next PSB) into *out;
- * cb: the search's buffers (search_psb). */
+ * cb: the search's buffers (search_psb; NULL without the descriptor). */
 static int cut_buffer(const struct snap_ptdec *d, const struct snap_pd_aux *a, size_t want,
 		      uintptr_t *span, struct cutbuf *cb, struct cuts *out)
 {
@@ -343,18 +343,20 @@ struct split_job {
 };
 
 /* A searching thread: buffers lo..hi, consecutive in the file (so that the
- * spans one thread drops behind it are not those the other reads). */
+ * spans one thread drops behind it are not those the other reads); the read
+ * buffer only with the file's descriptor (a decode from memory reads none). */
 static void *split_thread(void *arg)
 {
 	struct split_job *j = arg;
 	uintptr_t span = 0;
-	struct cutbuf *cb = snap_calloc(1, sizeof(*cb));
+	struct cutbuf *cb = j->d->fd >= 0 ? snap_calloc(1, sizeof(*cb)) : NULL;
 
 	for (size_t i = j->lo; i < j->hi; i++)
 		if (j->d->pd.aux[i].size)
-			j->out[i].err = !cb ? -ENOMEM
-					    : cut_buffer(j->d, &j->d->pd.aux[i], j->want, &span, cb,
-							 &j->out[i]);
+			j->out[i].err = !cb && j->d->fd >= 0
+						? -ENOMEM
+						: cut_buffer(j->d, &j->d->pd.aux[i], j->want, &span,
+							     cb, &j->out[i]);
 	walk_at(j->d, &span, NULL);
 	snap_free(cb);
 	return NULL;

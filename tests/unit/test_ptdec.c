@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pt_encode.h"
 #include "ptdec/elfsyms.h"
 #include "ptdec/pdata.h"
 #include "ptdec/ptdec.h"
@@ -252,6 +253,154 @@ static void any_segment_cap_decodes(void)
 		}
 	unsetenv("SNAPTRACE_PTDEC_CAP");
 	snap_strtab_fini(&st);
+}
+
+/*
+ * A perf.data of one AUXTRACE record: a PSB+ (MODE.exec 64-bit, TSC, FUP at
+ * 0x400000), then ntnt long TNTs of 47 taken branches each, then one not
+ * taken; the code at 0x400000 (the file at path, mapped there) is jne to
+ * itself: every bit is a branch event. Returns the length.
+ */
+static size_t make_loop(uint8_t *buf, size_t size, const char *path, size_t ntnt)
+{
+	const uint64_t attr_size = 136 + 16;
+	size_t plen = (strlen(path) + 8) & ~(size_t)7, npk = 0, npt;
+	struct pt_packet pk[64];
+	uint8_t *p;
+	uint64_t doff = 104 + attr_size;
+
+	memset(buf, 0, size);
+	memcpy(buf, "PERFILE2", 8);
+	put64(buf + 8, 104);
+	put64(buf + 16, attr_size);
+	put64(buf + 24, 104);
+	put64(buf + 32, attr_size);
+	put64(buf + 40, doff);
+	put32(buf + 104, 8);
+	put64(buf + 104 + 8, 0x400);
+	put64(buf + 104 + 24, ST_ID);
+	put64(buf + 104 + 40, (1ull << 18) | (1ull << 5));
+	p = buf + doff;
+	rec(p, SNAP_PD_AUXTRACE_INFO, 0, 16 + 17 * 8);
+	put32(p + 8, 1);
+	put64(p + 16 + 8 * SNAP_PD_PT_PMU_TYPE, 8);
+	put64(p + 16 + 8 * SNAP_PD_PT_TIME_MULT, 1);
+	put64(p + 16 + 8 * SNAP_PD_PT_TSC_BIT, 0x400);
+	p += 16 + 17 * 8;
+	rec(p, SNAP_PD_MMAP, SNAP_PD_MISC_USER, (uint16_t)(40 + plen + 32));
+	put32(p + 8, 42);
+	put32(p + 12, 43);
+	put64(p + 16, 0x400000);
+	put64(p + 24, 0x1000);
+	memcpy(p + 40, path, strlen(path) + 1);
+	trailer(p + 40 + plen, 42, 43, 1000, 0);
+	p += 40 + plen + 32;
+	rec(p, SNAP_PD_ITRACE_START, 0, 16 + 32);
+	put32(p + 8, 42);
+	put32(p + 12, 43);
+	trailer(p + 16, 42, 43, 1200, 0);
+	p += 16 + 32;
+	memset(pk, 0, sizeof(pk));
+	pk[npk++].type = ppt_psb;
+	pk[npk].type = ppt_mode;
+	pk[npk].payload.mode.leaf = pt_mol_exec;
+	pk[npk++].payload.mode.bits.exec.csl = 1;
+	pk[npk].type = ppt_tsc;
+	pk[npk++].payload.tsc.tsc = 2000;
+	pk[npk].type = ppt_fup;
+	pk[npk].payload.ip.ipc = pt_ipc_full;
+	pk[npk++].payload.ip.ip = 0x400000;
+	pk[npk++].type = ppt_psbend;
+	for (size_t i = 0; i < ntnt && npk < 62; i++) {
+		pk[npk].type = ppt_tnt_64;
+		pk[npk].payload.tnt.bit_size = 47;
+		pk[npk++].payload.tnt.payload = (1ull << 47) - 1;
+	}
+	pk[npk].type = ppt_tnt_8;
+	pk[npk].payload.tnt.bit_size = 1;
+	pk[npk++].payload.tnt.payload = 0;
+	npt = pt_encode(p + 48, size - (size_t)(p + 48 - buf), pk, npk);
+	rec(p, SNAP_PD_AUXTRACE, 0, 48);
+	put64(p + 8, npt);
+	put32(p + 36, 43);
+	put32(p + 40, (uint32_t)-1);
+	p += 48 + npt;
+	put64(buf + 48, (uint64_t)(p - buf) - doff);
+	return (size_t)(p - buf);
+}
+
+/*
+ * A piece the reader is to decode itself (-j 1) but that reaches READER_CAPS
+ * segments goes to a helper thread; when it is long in bytes (READER_EV_BYTES
+ * an event: here with a cap of 7) before the reader starts it, so its events
+ * are decoded once (the reader once decoded 14 of them, gave the piece up and
+ * the helper decoded them again: docs/ptdec.md, "Memory"); when it is short
+ * in bytes for its events (a cap of 50: 2 x 50 x 2 bytes, 141 events in 61)
+ * once the reader reached the cap (stats: redone). The events are the same
+ * with every cap.
+ */
+static void long_piece_decoded_once(void)
+{
+	static const struct {
+		const char *cap;
+		uint64_t redone;
+	} cases[] = {{NULL, 0}, {"7", 0}, {"50", 1}, {"1000", 0}};
+	static uint8_t buf[4096], code[4096];
+	char path[] = "/tmp/snaptrace-test-loop.XXXXXX", why[128] = "";
+	int fd = mkstemp(path);
+	uint64_t first[200];
+	size_t len, nfirst = 0;
+	struct snap_ptdec_opts o;
+	struct snap_strtab st;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < sizeof(code); i += 2) {
+		code[i] = 0x75; /* jne . */
+		code[i + 1] = 0xfe;
+	}
+	CHECK(write(fd, code, sizeof(code)) == (ssize_t)sizeof(code));
+	close(fd);
+	len = make_loop(buf, sizeof(buf), path, 3);
+	memset(&o, 0, sizeof(o));
+	o.jobs = 1;
+	o.no_host_kernel = 1;
+	o.buildid_dir = "";
+	snap_strtab_init(&st);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct snap_ptdec *d = NULL;
+		struct snap_ptdec_stats s;
+		struct snap_event ev;
+		size_t n = 0;
+
+		if (cases[i].cap)
+			setenv("SNAPTRACE_PTDEC_CAP", cases[i].cap, 1);
+		else
+			unsetenv("SNAPTRACE_PTDEC_CAP");
+		CHECK_INT_EQ(0, snap_ptdec_open_mem(&d, buf, len, &o, &st, why, sizeof(why)));
+		if (!d)
+			continue;
+		while (snap_ptdec_next(d, &ev) == 1) {
+			uint64_t key = ev.src.ip ^ (ev.dst.ip << 24) ^ ((uint64_t)ev.kind << 56);
+
+			if (!i && nfirst < 200)
+				first[nfirst++] = key;
+			else if (i)
+				CHECK(n < nfirst && first[n] == key);
+			n++;
+		}
+		snap_ptdec_stats(d, &s);
+		if (i)
+			CHECK_INT_EQ((int)nfirst, (int)n);
+		CHECK_U64_EQ(cases[i].redone, s.redone);
+		CHECK_U64_EQ(0, s.errors);
+		snap_ptdec_close(d);
+	}
+	CHECK(nfirst > 140); /* "tr strt", the 141 taken branches */
+	unsetenv("SNAPTRACE_PTDEC_CAP");
+	snap_strtab_fini(&st);
+	unlink(path);
 }
 
 /* The threads of this process now (/proc/self/task), or -1. */
@@ -990,6 +1139,7 @@ int main(void)
 	RUN(rejects_what_it_cannot_read);
 	RUN(opens_kernel_traces);
 	RUN(any_segment_cap_decodes);
+	RUN(long_piece_decoded_once);
 	RUN(one_worker_on_two_cpus);
 	RUN(long_recording_stays_out_of_memory);
 	RUN(psb_across_a_span_is_found);

@@ -3,7 +3,8 @@
  * "Memory"): with -j two threads search the buffers, each half of the bytes;
  * the pieces are those of one search, in the same order, whatever -j; read
  * from the file with pread, the same pieces as from memory, without reading
- * the mapping. */
+ * the mapping; the read buffer only for a file. */
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -281,6 +282,51 @@ static void pread_cut_is_the_memory_cut(void)
 	snap_free(mem);
 }
 
+/* The allocations the cut of d's buffers makes (-j 1): the fewest that let it
+ * succeed (util/alloc.h's failure injection), or -1. */
+static long cut_allocations(struct snap_pd_aux *aux, int fd, const uint8_t *map)
+{
+	for (long n = 0; n < 200; n++) {
+		struct snap_ptdec d;
+		int err;
+
+		file_init(&d, aux, fd, map, 1);
+		snap_alloc_fail_after(n);
+		err = ptd_split_buffers(&d);
+		snap_alloc_fail_after(-1);
+		dec_fini(&d);
+		CHECK(err == 0 || err == -ENOMEM);
+		if (err == 0)
+			return n;
+	}
+	return -1;
+}
+
+/* The cut's read buffer (64 KiB and the PSB+s' bytes) is allocated only for a
+ * file read with pread: the cut of the same bytes in memory makes one
+ * allocation fewer (it once made the same ones). */
+static void memory_cut_allocates_no_read_buffer(void)
+{
+	static struct snap_pd_aux aux[FBUF], maux[FBUF];
+	uint8_t *mem = snap_malloc((size_t)FBUF * FSZ);
+	const uint8_t *map = NULL;
+	int fd = mem ? make_file(mem, 0, maux, aux, &map) : -1;
+	long nmem, nfile;
+
+	CHECK(fd >= 0);
+	if (fd < 0) {
+		snap_free(mem);
+		return;
+	}
+	nmem = cut_allocations(maux, -1, NULL);
+	nfile = cut_allocations(aux, fd, map);
+	CHECK(nmem > 0);
+	CHECK_INT_EQ((int)nmem + 1, (int)nfile);
+	munmap((void *)(uintptr_t)map, (size_t)FBUF * FSZ);
+	close(fd);
+	snap_free(mem);
+}
+
 static sigjmp_buf segv_jmp;
 
 static void on_segv(int sig)
@@ -336,5 +382,6 @@ int main(void)
 	RUN(same_pieces_whatever_jobs);
 	RUN(pread_cut_is_the_memory_cut);
 	RUN(pread_cut_reads_no_mapping);
+	RUN(memory_cut_allocates_no_read_buffer);
 	return snap_test_done();
 }
