@@ -40,8 +40,64 @@ t_workdir_path() {
 	pass workdir_path
 }
 
+# raw: true when file $1 holds a raw ESC, BEL or C1 CSI (0x9b alone or as U+009B).
+raw() { LC_ALL=C grep -q $'[\033\a\233]' "$1"; }
+
+# Names of another user's programs and files reach root's terminal in snaptrace's
+# messages (attach names the program's file), in perf's relayed stderr (perf quotes
+# names from the file it decodes) and in attach's process list (a process named
+# "\e]0;PWNED\a" by exec -a): every one is escaped.
+t_terminal_names() {
+	local d=$tmp/tn prog pid
+	mkdir -p "$d"
+	if [ $perf_ok -eq 1 ] && [ $nobody_ok -eq 1 ]; then
+		# attach -pid to nobody's program, a copy of sleep named "e\e]0;PWNED\ax"
+		chmod 711 "$tmp"
+		chmod 755 "$d"
+		prog=$d/$'e\e]0;PWNED\ax'
+		cp "$(command -v sleep)" "$prog"
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$prog" 60 &
+		pid=$!
+		timeout -s KILL 60 "$snap" attach -pid $pid -o "$d/x.fxt" >"$tmp/tn1.out" 2>"$tmp/tn1.err" </dev/null &
+		waitfor "$tmp/tn1.err" "attached to"
+		kill -INT $!
+		wait $!
+		kill $pid
+		wait $pid 2>/dev/null
+		if raw "$tmp/tn1.err" || ! grep -q 'e\\x1b\]0;PWNED\\x07x' "$tmp/tn1.err"; then
+			failed terminal_names "attach -pid: $(LC_ALL=C grep -a PWNED "$tmp/tn1.err" | head -2 | od -An -c | head -3)"
+			return
+		fi
+	fi
+	if [ $perf_ok -eq 1 ]; then
+		perf record -o "$d/p.data" --no-bpf-event -e cpu-clock -F 1000 -- true >/dev/null 2>&1
+		FAKE_SCRIPT=esc SNAPTRACE_PERF=$PWD/tests/harden/perfwrap snap tn2 decode "$d/p.data" -o "$d/y.fxt"
+		if raw "$tmp/tn2.err" || ! grep -q 'cannot open \\x1b\]0;PWNED\\x07\\u009bx$' "$tmp/tn2.err"; then
+			failed terminal_names "perf's stderr: rc $rc: $(LC_ALL=C grep -a PWNED "$tmp/tn2.err" | head -2 | od -An -c | head -3)"
+			return
+		fi
+	fi
+	if [ $nobody_ok -eq 1 ] && command -v script >/dev/null && ! command -v fzf >/dev/null; then
+		# (setpriv itself, not as_nobody: $! is then the process that sleeps)
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			bash -c 'exec -a "$(printf "\033]0;PWNED\a")" sleep 60' &
+		pid=$!
+		for _ in $(seq 100); do LC_ALL=C grep -q PWNED "/proc/$pid/cmdline" 2>/dev/null && break; sleep 0.1; done
+		(sleep 0.5; printf '\n') | timeout -s KILL 30 script -qec "$snap attach" /dev/null >"$tmp/tn3.out" 2>&1
+		kill "$pid"
+		wait "$pid" 2>/dev/null
+		if raw "$tmp/tn3.out" || ! grep -q "$pid  \\\\x1b\]0;PWNED\\\\x07" "$tmp/tn3.out"; then
+			failed terminal_names "attach's list: $(LC_ALL=C grep -a PWNED "$tmp/tn3.out" | head -2 | od -An -c | head -3)"
+			return
+		fi
+	else
+		skip terminal_names "the process list (needs root, setpriv, script(1) and no fzf)"
+	fi
+	pass terminal_names
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path; do
+for t in workdir_path terminal_names; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
