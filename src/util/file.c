@@ -46,6 +46,43 @@ long snap_read_small(const char *path, char *buf, size_t len)
 	return (long)got;
 }
 
+/* 1 if another user than root and us can shorten the file (its owner, a
+ * group or others with write permission). */
+static int others_can_change(const struct stat *st)
+{
+	return (st->st_uid != 0 && st->st_uid != geteuid()) || (st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The file's len bytes copied into private memory, released by munmap as a
+ * mapping is; bytes a truncation took meanwhile read as zeros. MAP_FAILED
+ * with errno on failure. */
+static void *copy_file(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t got = 0;
+
+	if (p == MAP_FAILED)
+		return p;
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)p + got, len - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			munmap(p, len);
+			errno = err;
+			return MAP_FAILED;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	mprotect(p, len, PROT_READ);
+	return p;
+}
+
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
 			const void **buf, size_t *len)
 {
@@ -71,7 +108,10 @@ int snap_file_map_keep(const char *path, uint64_t min, uint64_t max, int reg_onl
 		close(fd);
 		return 1;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (S_ISREG(st.st_mode) && others_can_change(&st) && st.st_size <= SNAP_FILE_COPY_MAX)
+		p = copy_file(fd, (size_t)st.st_size);
+	else
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = -errno;
 	if (p == MAP_FAILED || !keep)
 		close(fd);
