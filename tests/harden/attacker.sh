@@ -96,8 +96,25 @@ t_terminal_names() {
 	pass terminal_names
 }
 
+# A trace naming a FIFO as a DSO (another user's program mapped a file, then put a FIFO
+# in its place; or a hostile perf.data or text) is decoded: the source-line reader
+# opened every DSO blocking, and hung for ever on the FIFO.
+t_fifo_dso() {
+	local d=$tmp/fd
+	mkdir -p "$d"
+	mkfifo "$d/lib.so"
+	printf 'prog 123/123 1.000001000:     250000 cpu-clock:\n\t401000 f+0x0 (%s)\n\nprog 123/123 1.000002000:     250000 cpu-clock:\n\t401000 main+0x0 (%s)\n\n' \
+		"$d/lib.so" "$d/lib.so" >"$d/in.txt"
+	snap fd1 decode "$d/in.txt" -o "$d/x.fxt"
+	if [ $rc -ne 0 ] || ! checks "$d/x.fxt"; then
+		failed fifo_dso "rc $rc (137: hung): $(head -2 "$tmp/fd1.err")"
+		return
+	fi
+	pass fifo_dso
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names; do
+for t in workdir_path terminal_names fifo_dso; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
