@@ -113,8 +113,82 @@ t_fifo_dso() {
 	pass fifo_dso
 }
 
+# Another local user holding half-sent requests to the trace server, from 127.0.0.1 (the
+# UI's own address, which holds 16 connections) or spread over 127.0.0.0/8 (1100: the
+# server's whole limit), denied the server to root's UI fetch; its connections are now
+# closed at once, and even with the link it gets nothing.
+t_serve_others() {
+	local d=$tmp/so url hold code spid py=
+	for py in /usr/bin/python3 /usr/local/bin/python3 ""; do
+		[ -n "$py" ] && [ $nobody_ok -eq 1 ] && as_nobody "$py" -c '' 2>/dev/null && break
+	done
+	if [ -z "$py" ] || ! command -v curl >/dev/null || ! "$snap" doctor 2>&1 | grep -q "libmicrohttpd"; then
+		skip serve_others "needs root, setpriv, a python3 nobody can run, curl and libmicrohttpd"
+		return
+	fi
+	mkdir -p "$d"
+	printf 'prog 1/1 1.000001000: 250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\n' >"$d/in.txt"
+	snap so0 decode "$d/in.txt" -o "$d/t.fxt"
+	chmod 711 "$tmp"
+	chmod 755 "$d"
+	cat >"$d/hold.py" <<'PY'
+import resource, socket, sys, time
+resource.setrlimit(resource.RLIMIT_NOFILE, (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held, spread = [], sys.argv[2] == "spread"
+for i in range(1100 if spread else 16):
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.bind(("127.0.%d.%d" % (1 + i // 4000, 2 + (i // 16) % 250) if spread else "127.0.0.1", 0))
+        s.connect(("127.0.0.1", int(sys.argv[1])))
+        s.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    except OSError:
+        pass
+    held.append(s)
+print("held", len(held), flush=True)
+time.sleep(60)
+PY
+	(ulimit -n 1024 && exec "$snap" serve -serve-port 0 "$d/t.fxt") >/dev/null 2>"$tmp/so.err" &
+	spid=$!
+	if ! waitfor "$tmp/so.err" "url=http://127.0.0.1:"; then
+		kill $spid
+		failed serve_others "no link: $(head -2 "$tmp/so.err")"
+		return
+	fi
+	url=$(grep -o 'url=http://127\.0\.0\.1:[^ ]*' "$tmp/so.err" | head -1)
+	url=${url#url=}
+	for mode in same spread; do
+		: >"$tmp/so.$mode"
+		as_nobody "$py" "$d/hold.py" "$(echo "$url" | sed 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|')" $mode >"$tmp/so.$mode" 2>&1 &
+		hold=$!
+		if ! waitfor "$tmp/so.$mode" "held"; then
+			kill $hold $spid
+			wait $spid
+			failed serve_others "$mode: nobody could not connect: $(head -2 "$tmp/so.$mode")"
+			return
+		fi
+		code=$(curl -s --max-time 10 -o "$d/body" -w '%{http_code}' "$url")
+		kill $hold 2>/dev/null
+		wait $hold 2>/dev/null
+		if [ "$code" != 200 ] || ! cmp -s "$d/t.fxt" "$d/body"; then
+			kill -TERM $spid
+			wait $spid
+			failed serve_others "$mode: the fetch got '$code' while nobody held requests ($(cat "$tmp/so.$mode"))"
+			return
+		fi
+	done
+	code=$(as_nobody curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$url")
+	kill -TERM $spid
+	wait $spid
+	if [ "$code" = 200 ] || ! grep -q "connections of other users closed" "$tmp/so.err"; then
+		failed serve_others "nobody's fetch with the link: '$code': $(tail -1 "$tmp/so.err")"
+		return
+	fi
+	pass serve_others
+}
+
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names fifo_dso; do
+for t in workdir_path terminal_names fifo_dso serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
