@@ -3,6 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,34 +58,70 @@ static int others_can_change(const struct stat *st)
 	return (st->st_uid != 0 && st->st_uid != geteuid()) || (st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* The file's len bytes copied into private memory, released by munmap as a
- * mapping is; bytes a truncation took meanwhile read as zeros. MAP_FAILED
- * with errno on failure. */
-static void *copy_file(int fd, size_t len)
+/*
+ * Mappings of files another user can shorten (docs/guarantees.md): a read past
+ * the file's new end raises SIGBUS, which on_sigbus answers by putting a page
+ * of zeros where the file's page was, so the reader sees damaged bytes, not
+ * its death. A slot's start is 0 when free; the handler only reads them.
+ */
+#define GUARD_SLOTS 1024
+static struct {
+	_Atomic uintptr_t start, end;
+} guards[GUARD_SLOTS];
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static struct sigaction guard_old; /* the handler before ours */
+static uintptr_t guard_page;	   /* the page size */
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	size_t got = 0;
+	uintptr_t a = (uintptr_t)si->si_addr, page = guard_page;
 
-	if (p == MAP_FAILED)
-		return p;
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)p + got, len - got, (off_t)got);
+	for (size_t i = 0; si->si_code == BUS_ADRERR && i < GUARD_SLOTS; i++) {
+		uintptr_t st = atomic_load(&guards[i].start);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-
-			munmap(p, len);
-			errno = err;
-			return MAP_FAILED;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
+		if (st && a >= st && a < atomic_load(&guards[i].end) &&
+		    mmap((void *)(a & ~(page - 1)), page, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+			return; /* the read is retried, and reads zeros */
 	}
-	mprotect(p, len, PROT_READ);
-	return p;
+	/* not ours: as before (the default: killed by SIGBUS) */
+	if (guard_old.sa_flags & SA_SIGINFO) {
+		guard_old.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (guard_old.sa_handler != SIG_DFL && guard_old.sa_handler != SIG_IGN) {
+		guard_old.sa_handler(sig);
+		return;
+	}
+	signal(SIGBUS, SIG_DFL);
+}
+
+static void guard_install(void)
+{
+	struct sigaction sa;
+
+	guard_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &guard_old);
+}
+
+/* Guards [p, p + len); 0, or -1 when every slot is taken. */
+static int guard_add(void *p, size_t len)
+{
+	pthread_once(&guard_once, guard_install);
+	for (size_t i = 0; i < GUARD_SLOTS; i++) {
+		uintptr_t none = 0;
+
+		/* (a free slot's end is 0: the handler matches it once end is set) */
+		if (atomic_compare_exchange_strong(&guards[i].start, &none, (uintptr_t)p)) {
+			atomic_store(&guards[i].end, (uintptr_t)p + len);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
@@ -108,11 +149,14 @@ int snap_file_map_keep(const char *path, uint64_t min, uint64_t max, int reg_onl
 		close(fd);
 		return 1;
 	}
-	if (S_ISREG(st.st_mode) && others_can_change(&st) && st.st_size <= SNAP_FILE_COPY_MAX)
-		p = copy_file(fd, (size_t)st.st_size);
-	else
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = -errno;
+	if (p != MAP_FAILED && S_ISREG(st.st_mode) && others_can_change(&st) &&
+	    guard_add(p, (size_t)st.st_size) < 0) {
+		munmap(p, (size_t)st.st_size); /* (1024 guarded at once: not one more) */
+		p = MAP_FAILED;
+		err = -EMFILE;
+	}
 	if (p == MAP_FAILED || !keep)
 		close(fd);
 	if (p == MAP_FAILED)
@@ -133,8 +177,15 @@ int snap_file_map(const char *path, const void **buf, size_t *len)
 
 void snap_file_unmap(const void *buf, size_t len)
 {
-	if (buf)
-		munmap((void *)buf, len);
+	if (!buf)
+		return;
+	for (size_t i = 0; i < GUARD_SLOTS; i++)
+		if (atomic_load(&guards[i].start) == (uintptr_t)buf) {
+			atomic_store(&guards[i].end, 0); /* (a guarded one: end first) */
+			atomic_store(&guards[i].start, 0);
+			break;
+		}
+	munmap((void *)buf, len);
 }
 
 long snap_fd_pread(void *ctx, uint64_t off, void *buf, size_t len)

@@ -5,16 +5,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 /* Reads up to len-1 bytes of a small regular file into buf (NUL-terminated),
  * opened non-blocking. Returns the byte count, -SNAP_ENOTREG for anything
  * but a regular file (a FIFO, a device), or -errno. */
 long snap_read_small(const char *path, char *buf, size_t len);
-
-/* The largest file of another user that snap_file_map_range copies (256 MiB);
- * a larger one is mapped. */
-#define SNAP_FILE_COPY_MAX ((off_t)256 << 20)
 
 /*
  * Maps a whole file read-only (private); the descriptor is closed before
@@ -24,10 +19,12 @@ long snap_read_small(const char *path, char *buf, size_t len);
  * regular file, is not mapped: the call returns 1. Otherwise returns 0 with
  * *buf and *len set (release with snap_file_unmap), or -errno when open, fstat
  * or mmap fails. min must be at least 1.
- * A regular file of another user (or one a group or others can write) of at
- * most SNAP_FILE_COPY_MAX bytes is read into private memory instead: its owner
- * could truncate it while it is read, and reading a mapping past the file's
- * new end kills the reader with SIGBUS (docs/guarantees.md).
+ * A regular file of another user (or one a group or others can write) is
+ * mapped guarded: its owner could truncate it while it is read, and a read of
+ * a mapping past the file's new end raises SIGBUS; a SIGBUS handler (installed
+ * at the first such mapping; one installed before is still called for other
+ * faults) then maps a page of zeros there, so the bytes cut read as zeros
+ * (docs/guarantees.md). At most 1024 are guarded at once (-EMFILE beyond).
  */
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
 			const void **buf, size_t *len);
