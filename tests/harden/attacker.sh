@@ -62,6 +62,16 @@ t_terminal_names() {
 		waitfor "$tmp/tn1.err" "attached to"
 		kill -INT $!
 		wait $!
+		: >"$tmp/tn4.out"
+		if command -v script >/dev/null && ! command -v fzf >/dev/null; then
+			# -trigger ? names the program's file when it has no function to list
+			(sleep 0.5; printf '\n') | timeout -s KILL 30 script -qec "$snap attach -pid $pid -trigger '?'" /dev/null >"$tmp/tn4.out" 2>&1
+			if raw "$tmp/tn4.out" || ! grep -q 'e\\x1b\]0;PWNED\\x07x has no function symbols' "$tmp/tn4.out"; then
+				kill $pid
+				failed terminal_names "attach -trigger ?: $(LC_ALL=C grep -a PWNED "$tmp/tn4.out" | head -2 | od -An -c | head -3)"
+				return
+			fi
+		fi
 		kill $pid
 		wait $pid 2>/dev/null
 		if raw "$tmp/tn1.err" || ! grep -q 'e\\x1b\]0;PWNED\\x07x' "$tmp/tn1.err"; then
