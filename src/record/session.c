@@ -18,6 +18,7 @@
 #include "record/child.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/esc.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/proc.h"
@@ -32,11 +33,15 @@ static int why(struct snap_session *s, int err, const char *fmt, ...)
 
 static int why(struct snap_session *s, int err, const char *fmt, ...)
 {
+	char text[sizeof(s->why)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* escaped: it may name the program's files (another user's, under attach),
+	 * and the caller prints it (docs/guarantees.md, "What reaches the terminal") */
+	snap_esc_str(s->why, sizeof(s->why), text, strlen(text), 0);
 	return err;
 }
 
