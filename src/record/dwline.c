@@ -14,6 +14,7 @@
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/vec.h"
 
 /* One address range of a compilation unit (DW_AT_low_pc/high_pc or
@@ -37,15 +38,15 @@ int snap_dwline_open(const char *path, struct snap_dwline **out)
 	struct snap_dwline *d;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	/* non-blocking, and regular files only: the path comes from the trace (a
-	 * FIFO named like a DSO hung the decode; docs/guarantees.md) */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), have = 0;
+	/* regular files only, never opening anything else: the path comes from the
+	 * trace (a FIFO named like a DSO hung the decode; docs/guarantees.md) */
+	int fd = snap_open_regular(path), have = 0;
 	struct stat st;
 
 	*out = NULL;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return fd;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return -SNAP_ENOTREG;
 	}

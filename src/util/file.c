@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -14,23 +15,47 @@
 
 #include "util/err.h"
 
+int snap_open_regular(const char *path)
+{
+	char proc[64];
+	struct stat st;
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd, err;
+
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		return -SNAP_ENOTREG;
+	}
+	/* the inode just checked, opened for reading (the name may be swapped) */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	err = errno;
+	if (fd < 0 && err == ENOENT) { /* no /proc: by name, typed afterwards */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		err = errno;
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+			err = SNAP_ENOTREG;
+		}
+	}
+	close(pfd);
+	return fd < 0 ? -err : fd;
+}
+
 long snap_read_small(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;
-	struct stat st;
 	int fd;
 
 	if (len == 0)
 		return -EINVAL;
-	/* non-blocking: a FIFO planted under the name cannot hang the open */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* a FIFO or device planted under the name is never opened */
+	fd = snap_open_regular(path);
 	buf[0] = '\0';
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -SNAP_ENOTREG;
-	}
+		return fd;
 	while (got + 1 < len) {
 		ssize_t n = read(fd, buf + got, len - 1 - got);
 
@@ -135,10 +160,13 @@ int snap_file_map_keep(const char *path, uint64_t min, uint64_t max, int reg_onl
 {
 	struct stat st;
 	void *p;
-	int err, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int err, fd = reg_only ? snap_open_regular(path)
+			       : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
+	if (fd == -SNAP_ENOTREG)
+		return 1;
 	if (fd < 0)
-		return -errno;
+		return reg_only ? fd : -errno;
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		close(fd);

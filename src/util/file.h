@@ -6,6 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Opens path for reading (non-blocking, close-on-exec) if it is a regular
+ * file; anything else is never opened: the name is looked up with O_PATH,
+ * typed, and only a regular file is opened (through /proc/self/fd). Opening
+ * a device can act (a watchdog starts, a tape rewinds, a modem hangs up), and
+ * names come from other users (the paths another user's process maps, a link
+ * it planted). Returns the descriptor, -SNAP_ENOTREG, or -errno. */
+int snap_open_regular(const char *path);
+
 /* Reads up to len-1 bytes of a small regular file into buf (NUL-terminated),
  * opened non-blocking. Returns the byte count, -SNAP_ENOTREG for anything
  * but a regular file (a FIFO, a device), or -errno. */
@@ -14,9 +22,10 @@ long snap_read_small(const char *path, char *buf, size_t len);
 /*
  * Maps a whole file read-only (private); the descriptor is closed before
  * returning. It is opened non-blocking (the path may come from a traced
- * program: a FIFO named like its deleted executable must not block). A file
- * whose size is below min or above max, or (with reg_only) that is not a
- * regular file, is not mapped: the call returns 1. Otherwise returns 0 with
+ * program: a FIFO named like its deleted executable must not block), with
+ * reg_only through snap_open_regular. A file whose size is below min or above
+ * max, or (with reg_only) that is not a regular file, is not mapped (with
+ * reg_only: not even opened): the call returns 1. Otherwise returns 0 with
  * *buf and *len set (release with snap_file_unmap), or -errno when open, fstat
  * or mmap fails. min must be at least 1.
  * A regular file of another user (or one a group or others can write) is

@@ -107,17 +107,25 @@ t_terminal_names() {
 }
 
 # A trace naming a FIFO as a DSO (another user's program mapped a file, then put a FIFO
-# in its place; or a hostile perf.data or text) is decoded: the source-line reader
-# opened every DSO blocking, and hung for ever on the FIFO.
+# or a link to a device in its place; or a hostile perf.data or text) is decoded, and
+# the FIFO is never opened: the source-line reader opened every DSO blocking, and hung
+# for ever on the FIFO; opened non-blocking, a device would still be opened (a watchdog
+# starts, a tape rewinds). A writer blocked on the FIFO shows whether it was opened.
 t_fifo_dso() {
-	local d=$tmp/fd
+	local d=$tmp/fd wpid
 	mkdir -p "$d"
 	mkfifo "$d/lib.so"
 	printf 'prog 123/123 1.000001000:     250000 cpu-clock:\n\t401000 f+0x0 (%s)\n\nprog 123/123 1.000002000:     250000 cpu-clock:\n\t401000 main+0x0 (%s)\n\n' \
 		"$d/lib.so" "$d/lib.so" >"$d/in.txt"
+	sh -c 'exec 3>"$1"; echo opened >"$1.opened"' sh "$d/lib.so" &
+	wpid=$!
 	snap fd1 decode "$d/in.txt" -o "$d/x.fxt"
-	if [ $rc -ne 0 ] || ! checks "$d/x.fxt"; then
-		failed fifo_dso "rc $rc (137: hung): $(head -2 "$tmp/fd1.err")"
+	# (opened: the writer's open returns and it writes its mark at once)
+	for _ in $(seq 50); do [ -e "$d/lib.so.opened" ] && break; sleep 0.1; done
+	kill $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+	if [ $rc -ne 0 ] || ! checks "$d/x.fxt" || [ -e "$d/lib.so.opened" ]; then
+		failed fifo_dso "rc $rc (137: hung), FIFO opened: $([ -e "$d/lib.so.opened" ] && echo yes || echo no): $(head -2 "$tmp/fd1.err")"
 		return
 	fi
 	pass fifo_dso
