@@ -131,6 +131,35 @@ t_fifo_dso() {
 	pass fifo_dso
 }
 
+# report -folded FILE is an output as -o is: nobody's link in a sticky directory (/tmp)
+# is not followed (report wrote root's victim file through it: fopen "w"), and a file
+# written there is replaced whole.
+t_folded_link() {
+	local d=$tmp/fl
+	if [ $nobody_ok -eq 0 ]; then
+		skip folded_link "needs root and setpriv"
+		return
+	fi
+	mkdir -p "$d"
+	sticky_dir "$d/st"
+	echo VICTIM >"$d/victim"
+	printf 'prog 1/1 1.000001000: 250000 cpu-clock:\n\t401000 main+0x0 (/t)\n\n' >"$d/in.txt"
+	snap fl0 decode "$d/in.txt" -o "$d/t.fxt"
+	as_nobody ln -s "$d/victim" "$d/st/out.folded"
+	snap fl1 report -folded "$d/st/out.folded" "$d/t.fxt"
+	if [ "$(cat "$d/victim")" != VICTIM ] || [ $rc -eq 0 ] ||
+		! grep -q "cannot write $d/st/out.folded: another user's" "$tmp/fl1.err"; then
+		failed folded_link "rc $rc, victim: $(head -c 20 "$d/victim"): $(head -2 "$tmp/fl1.err")"
+		return
+	fi
+	snap fl2 report -folded "$d/own.folded" "$d/t.fxt"
+	if [ $rc -ne 0 ] || ! grep -q "main" "$d/own.folded"; then
+		failed folded_link "own file: rc $rc: $(head -2 "$tmp/fl2.err")"
+		return
+	fi
+	pass folded_link
+}
+
 # Another local user holding half-sent requests to the trace server, from 127.0.0.1 (the
 # UI's own address, which holds 16 connections) or spread over 127.0.0.0/8 (1100: the
 # server's whole limit), denied the server to root's UI fetch; its connections are now
@@ -206,7 +235,7 @@ PY
 }
 
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names fifo_dso serve_others; do
+for t in workdir_path terminal_names fifo_dso folded_link serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
