@@ -160,6 +160,31 @@ t_folded_link() {
 	pass folded_link
 }
 
+# perf is never taken from the current directory (an empty or relative PATH entry:
+# "a::b", a trailing ":"), from /tmp or from a directory of another user: root in /tmp
+# ran another user's ./perf. (doctor runs perf --version; the decode, perf script.)
+t_path_perf() {
+	local d=$tmp/pp sys
+	sys=$(dirname "$(command -v perf 2>/dev/null || echo /usr/bin/perf)")
+	mkdir -p "$d/cwd" "$d/m"
+	printf '#!/bin/sh
+echo "$0" >>%s
+exit 1
+' "$d/ran" >"$d/cwd/perf"
+	chmod 755 "$d/cwd/perf"
+	cp "$d/cwd/perf" "$d/m/perf"
+	[ $root -eq 1 ] && chown -R nobody "$d/m"
+	(cd "$d/cwd" && PATH="/nonexistent::$d/m:$sys:/usr/bin:/bin" timeout -s KILL 60 "$snap" doctor >"$tmp/pp1.out" 2>&1 </dev/null)
+	sticky_dir "$d/st"
+	cp "$d/cwd/perf" "$d/st/perf"
+	(cd "$d/cwd" && PATH="$d/st:.:$sys:/usr/bin:/bin" timeout -s KILL 60 "$snap" doctor >"$tmp/pp2.out" 2>&1 </dev/null)
+	if [ -e "$d/ran" ]; then
+		failed path_perf "ran $(tr '\n' ' ' <"$d/ran")"
+		return
+	fi
+	pass path_perf
+}
+
 # Another local user holding half-sent requests to the trace server, from 127.0.0.1 (the
 # UI's own address, which holds 16 connections) or spread over 127.0.0.0/8 (1100: the
 # server's whole limit), denied the server to root's UI fetch; its connections are now
@@ -235,7 +260,7 @@ PY
 }
 
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names fifo_dso folded_link serve_others; do
+for t in workdir_path terminal_names fifo_dso folded_link path_perf serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
