@@ -12,6 +12,7 @@
 #include "record/caps.h"
 #include "util/alloc.h"
 #include "util/esc.h"
+#include "util/proc.h"
 
 int snap_picker_interactive(void)
 {
@@ -42,13 +43,15 @@ char *snap_pick_fzf(const char *prompt, const char *const *lines, size_t n)
 	}
 	pid = fork();
 	if (pid == 0) {
+		const char *const fzf[] = {"fzf", "--prompt", prompt, NULL};
+
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		close(in[0]);
 		close(in[1]);
 		close(out[0]);
 		close(out[1]);
-		execlp("fzf", "fzf", "--prompt", prompt, (char *)NULL);
+		snap_execvp_trusted((char *const *)fzf); /* (never ./fzf: util/proc.h) */
 		_exit(127);
 	}
 	close(in[0]);
