@@ -162,7 +162,7 @@ t_folded_link() {
 
 # perf is never taken from the current directory (an empty or relative PATH entry:
 # "a::b", a trailing ":"), from /tmp or from a directory of another user: root in /tmp
-# ran another user's ./perf. (doctor runs perf --version; the decode, perf script.)
+# ran another user's ./perf (doctor runs perf --version), and attach's picker ./fzf.
 t_path_perf() {
 	local d=$tmp/pp sys
 	sys=$(dirname "$(command -v perf 2>/dev/null || echo /usr/bin/perf)")
@@ -178,6 +178,11 @@ exit 1
 	sticky_dir "$d/st"
 	cp "$d/cwd/perf" "$d/st/perf"
 	(cd "$d/cwd" && PATH="$d/st:.:$sys:/usr/bin:/bin" timeout -s KILL 60 "$snap" doctor >"$tmp/pp2.out" 2>&1 </dev/null)
+	if command -v script >/dev/null; then # attach's picker runs fzf when it finds one
+		sed 's/exit 1/exit 0/' "$d/cwd/perf" >"$d/cwd/fzf"
+		chmod 755 "$d/cwd/fzf"
+		(cd "$d/cwd" && printf '\n' | PATH="/nonexistent::$sys:/usr/bin:/bin" timeout -s KILL 30 script -qec "$snap attach" /dev/null >"$tmp/pp3.out" 2>&1)
+	fi
 	if [ -e "$d/ran" ]; then
 		failed path_perf "ran $(tr '\n' ' ' <"$d/ran")"
 		return
