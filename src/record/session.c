@@ -273,11 +273,22 @@ static int perf_begin(struct snap_session *s)
 	char path[PATH_MAX + 32];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/perf.data", s->wd.path);
-	o->data = path;
 	o->pids = s->pids;
 	o->npids = s->npids;
 	o->trigger = s->cfg.trigger != NULL;
+	/* perf record copies (or hard-links) the files of the code it sampled into
+	 * ~/.debug: another user's files, sized or swapped at will, into root's home
+	 * (docs/guarantees.md). Not for them. */
+	o->no_buildid_cache = 0;
+	for (size_t i = 0; i < s->npids; i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d", s->pids[i]);
+		if (stat(path, &st) == 0 && st.st_uid != 0 && st.st_uid != geteuid())
+			o->no_buildid_cache = 1;
+	}
+	snprintf(path, sizeof(path), "%s/perf.data", s->wd.path);
+	o->data = path;
 	err = snap_perfargs_build(o, s->cfg.caps, &s->pa);
 	o->data = NULL;
 	if (err < 0)

@@ -190,6 +190,36 @@ exit 1
 	pass path_perf
 }
 
+# attach to another user's process: perf record gets --no-buildid-cache, so it neither
+# copies nor hard-links that user's files (any size, theirs to change) into root's
+# ~/.debug; root's own processes keep the cache.
+t_buildid_cache() {
+	local d=$tmp/bc pid own
+	if [ $nobody_ok -eq 0 ] || [ $perf_ok -eq 0 ]; then
+		skip buildid_cache "needs root, setpriv and perf"
+		return
+	fi
+	mkdir -p "$d"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 60 &
+	pid=$!
+	sleep 60 &
+	own=$!
+	for p in $pid $own; do
+		timeout -s KILL 60 "$snap" attach -v -pid $p -o "$d/$p.fxt" >/dev/null 2>"$tmp/bc$p.err" </dev/null &
+		waitfor "$tmp/bc$p.err" "attached to"
+		kill -INT $!
+		wait $!
+	done
+	kill $pid $own
+	wait $pid $own 2>/dev/null
+	if ! grep "running: perf record" "$tmp/bc$pid.err" | grep -q -- "--no-buildid-cache" ||
+		grep "running: perf record" "$tmp/bc$own.err" | grep -q -- "--no-buildid-cache"; then
+		failed buildid_cache "nobody's: $(grep -o 'running: perf record.*' "$tmp/bc$pid.err" | tail -c 80); root's: $(grep -o 'running: perf record.*' "$tmp/bc$own.err" | tail -c 80)"
+		return
+	fi
+	pass buildid_cache
+}
+
 # Another local user holding half-sent requests to the trace server, from 127.0.0.1 (the
 # UI's own address, which holds 16 connections) or spread over 127.0.0.0/8 (1100: the
 # server's whole limit), denied the server to root's UI fetch; its connections are now
@@ -265,7 +295,7 @@ PY
 }
 
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names fifo_dso folded_link path_perf serve_others; do
+for t in workdir_path terminal_names fifo_dso folded_link path_perf buildid_cache serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
