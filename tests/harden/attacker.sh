@@ -220,6 +220,49 @@ t_buildid_cache() {
 	pass buildid_cache
 }
 
+# attach -trigger NAME searches each file another user's process maps once: alternating
+# the mappings of two files (65530 mappings: minutes of searching, deaf to Ctrl-C), each
+# was read again at every line. Counted with strace: opens of one of the files.
+t_trigger_maps() {
+	local d=$tmp/tm pid py=/usr/bin/python3 opens
+	if [ $nobody_ok -eq 0 ] || ! command -v strace >/dev/null || ! as_nobody $py -c '' 2>/dev/null; then
+		skip trigger_maps "needs root, setpriv, strace and a python3 nobody can run"
+		return
+	fi
+	mkdir -p "$d"
+	chmod 711 "$tmp"
+	chmod 755 "$d"
+	cp "$snap" "$d/A.so"
+	cp "$snap" "$d/B.so"
+	cat >"$d/maps.py" <<'PY'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fa, fb = os.open(sys.argv[1] + "/A.so", os.O_RDONLY), os.open(sys.argv[1] + "/B.so", os.O_RDONLY)
+for i in range(200):  # PROT_READ|PROT_EXEC, MAP_PRIVATE: A, B, A, B...
+    libc.mmap(None, 4096, 5, 2, fa if i % 2 == 0 else fb, 0)
+print("mapped", flush=True)
+time.sleep(60)
+PY
+	setpriv --reuid=nobody --regid=nogroup --clear-groups $py "$d/maps.py" "$d" >"$tmp/tm.py" 2>&1 &
+	pid=$!
+	if ! waitfor "$tmp/tm.py" mapped; then
+		kill $pid
+		failed trigger_maps "the mapping process: $(head -2 "$tmp/tm.py")"
+		return
+	fi
+	timeout -s KILL 120 strace -f -e trace=openat -o "$d/strace" "$snap" attach -trigger no_such_function_xyz -pid $pid -o "$d/x.fxt" >/dev/null 2>"$tmp/tm.err" </dev/null
+	kill $pid
+	wait $pid 2>/dev/null
+	opens=$(grep -c "\"$d/A.so\"" "$d/strace")
+	if [ "$opens" -gt 4 ] || ! grep -q "no function of that name" "$tmp/tm.err"; then
+		failed trigger_maps "A.so opened $opens times (once a pass and once for -callgraph-mode: 4): $(head -2 "$tmp/tm.err")"
+		return
+	fi
+	pass trigger_maps
+}
+
 # Another local user holding half-sent requests to the trace server, from 127.0.0.1 (the
 # UI's own address, which holds 16 connections) or spread over 127.0.0.0/8 (1100: the
 # server's whole limit), denied the server to root's UI fetch; its connections are now
@@ -295,7 +338,7 @@ PY
 }
 
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names fifo_dso folded_link path_perf buildid_cache serve_others; do
+for t in workdir_path terminal_names fifo_dso folded_link path_perf buildid_cache trigger_maps serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
