@@ -40,6 +40,17 @@ t_workdir_path() {
 	pass workdir_path
 }
 
+# exec_wait PID FILE: waits (at most 60 s) until process PID runs FILE (setpriv has
+# exec'd it: its user and its name are then the program's).
+exec_wait() {
+	local i
+	for i in $(seq 600); do
+		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # raw: true when file $1 holds a raw ESC, BEL or C1 CSI (0x9b alone or as U+009B).
 raw() { LC_ALL=C grep -q $'[\033\a\233]' "$1"; }
 
@@ -58,6 +69,7 @@ t_terminal_names() {
 		cp "$(command -v sleep)" "$prog"
 		setpriv --reuid=nobody --regid=nogroup --clear-groups "$prog" 60 &
 		pid=$!
+		exec_wait $pid "$prog"
 		timeout -s KILL 60 "$snap" attach -pid $pid -o "$d/x.fxt" >"$tmp/tn1.out" 2>"$tmp/tn1.err" </dev/null &
 		waitfor "$tmp/tn1.err" "attached to"
 		kill -INT $!
@@ -200,10 +212,11 @@ t_buildid_cache() {
 		return
 	fi
 	mkdir -p "$d"
-	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 60 &
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$(command -v sleep)" 60 &
 	pid=$!
 	sleep 60 &
 	own=$!
+	exec_wait $pid "$(readlink -f "$(command -v sleep)")"
 	for p in $pid $own; do
 		timeout -s KILL 60 "$snap" attach -v -pid $p -o "$d/$p.fxt" >/dev/null 2>"$tmp/bc$p.err" </dev/null &
 		waitfor "$tmp/bc$p.err" "attached to"
