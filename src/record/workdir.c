@@ -345,6 +345,7 @@ int snap_workdir_create(struct snap_workdir *w, const char *name)
 int snap_workdir_open(struct snap_workdir *w, const char *given)
 {
 	const char *tmp;
+	int err;
 
 	memset(w, 0, sizeof(*w));
 	w->guard_fd = -1;
@@ -361,9 +362,15 @@ int snap_workdir_open(struct snap_workdir *w, const char *given)
 		w->path[0] = '\0';
 		return -ENAMETOOLONG;
 	}
+	/* perf writes in it by name too: a $TMPDIR another user can change could
+	 * have the directory swapped for a link (sticky /tmp is fine) */
+	err = check_path(w->path);
+	if (err < 0) {
+		w->path[0] = '\0';
+		return err;
+	}
 	if (!mkdtemp(w->path)) { /* mode 0700 */
-		int err = -errno;
-
+		err = -errno;
 		w->path[0] = '\0';
 		return err;
 	}

@@ -7,7 +7,8 @@
 # A directory of another user (or its link in a sticky directory) anywhere above a
 # -working-directory is refused: perf writes there by name, and that user could swap
 # what is below it for a link (root's perf.data then lands where the link points).
-# Root's own directories keep working, also named relatively.
+# Root's own directories keep working, also named relatively. The same for the private
+# directory in $TMPDIR.
 t_workdir_path() {
 	local d=$tmp/wdp
 	if [ $root -eq 0 ]; then
@@ -30,6 +31,13 @@ t_workdir_path() {
 	if [ $rc -eq 0 ] || ! grep -q "is under $d/st/lk, a symbolic link of another user" "$tmp/wp2.err" ||
 		[ -e "$d/own/wd" ]; then
 		failed workdir_path "nobody's link above: rc $rc: $(head -2 "$tmp/wp2.err")"
+		return
+	fi
+	# the private directory in a $TMPDIR of nobody's: the same
+	TMPDIR=$d/m snap wp4 run -sampling -o "$d/x.fxt" -- true
+	if [ $rc -eq 0 ] || ! grep -q "working directory \$TMPDIR: is under $d/m, a directory of another user" "$tmp/wp4.err" ||
+		[ -n "$(ls "$d/m" | grep -v '^sub$')" ]; then
+		failed workdir_path "nobody's TMPDIR: rc $rc: $(head -2 "$tmp/wp4.err"); left: $(ls "$d/m")"
 		return
 	fi
 	(cd "$d/own" && snap wp3 run -sampling -working-directory rel/ -o "$d/x.fxt" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done')
