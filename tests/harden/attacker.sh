@@ -148,6 +148,19 @@ t_fifo_dso() {
 		failed fifo_dso "rc $rc (137: hung), FIFO opened: $([ -e "$d/lib.so.opened" ] && echo yes || echo no): $(head -2 "$tmp/fd1.err")"
 		return
 	fi
+	# snaptrace serve FILE refuses a FIFO (a device) without opening it
+	if "$snap" doctor 2>&1 | grep -q "libmicrohttpd"; then
+		sh -c 'exec 3>"$1"; echo opened >"$1.opened"' sh "$d/lib.so" &
+		wpid=$!
+		snap fd2 serve -serve-port 0 "$d/lib.so"
+		for _ in $(seq 50); do [ -e "$d/lib.so.opened" ] && break; sleep 0.1; done
+		kill $wpid 2>/dev/null
+		wait $wpid 2>/dev/null
+		if [ $rc -ne 1 ] || [ -e "$d/lib.so.opened" ] || ! grep -q "is a FIFO" "$tmp/fd2.err"; then
+			failed fifo_dso "serve: rc $rc, FIFO opened: $([ -e "$d/lib.so.opened" ] && echo yes || echo no): $(head -2 "$tmp/fd2.err")"
+			return
+		fi
+	fi
 	pass fifo_dso
 }
 
