@@ -16,6 +16,7 @@
 
 #include "parse/hitsfile.h"
 #include "util/alloc.h"
+#include "util/log.h"
 #include "util/vec.h"
 
 static int list_dir(const char *dir, int all, char ***names);
@@ -196,6 +197,21 @@ static int lock_dir(int dfd, const struct stat *st)
 	if (errno != EWOULDBLOCK)
 		return -errno;
 	pid = lock_holder(st->st_dev, st->st_ino);
+	if (pid > 0) {
+		char proc[32];
+		struct stat pst;
+
+		/* Anyone who can read the directory can flock it: a lock of another
+		 * user's process is no run of ours, and must not deny the directory
+		 * (it cannot write there: checked above). The run goes on unlocked. */
+		snprintf(proc, sizeof(proc), "/proc/%ld", pid);
+		if (stat(proc, &pst) == 0 && pst.st_uid != 0 && pst.st_uid != geteuid()) {
+			snap_warn("working directory: locked by pid %ld of another user (uid %u), "
+				  "not by a snaptrace run of yours: going on without the lock",
+				  pid, (unsigned)pst.st_uid);
+			return 0;
+		}
+	}
 	if (pid > 0)
 		snprintf(busy_why, sizeof(busy_why),
 			 "is used by another snaptrace run (pid %ld; refused: wait for it to end, "

@@ -164,6 +164,31 @@ t_fifo_dso() {
 	pass fifo_dso
 }
 
+# A -working-directory others can read (0755) can be flocked by them: nobody's lock
+# denied it to root ("used by another snaptrace run"); a lock of another user's process
+# is no run of root's, and the run goes on (said in a warning).
+t_workdir_lock_other() {
+	local d=$tmp/wlo pid
+	if [ $nobody_ok -eq 0 ] || [ $perf_ok -eq 0 ] || ! command -v flock >/dev/null; then
+		skip workdir_lock_other "needs root, setpriv, perf and flock(1)"
+		return
+	fi
+	chmod 711 "$tmp"
+	mkdir -p "$d/w"
+	chmod 755 "$d" "$d/w"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups flock -x "$d/w" sleep 60 &
+	pid=$!
+	for _ in $(seq 100); do grep -q "FLOCK.* $pid " /proc/locks && break; sleep 0.1; done
+	snap wlo run -sampling -working-directory "$d/w" -o "$d/x.fxt" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'
+	pkill -P "$pid" sleep # flock(1) does not pass a signal on to its command
+	wait "$pid" 2>/dev/null
+	if [ ! -e "$d/w/perf.data" ] || ! grep -q "locked by pid $pid of another user" "$tmp/wlo.err"; then
+		failed workdir_lock_other "rc $rc: $(grep -v callgraph "$tmp/wlo.err" | head -2)"
+		return
+	fi
+	pass workdir_lock_other
+}
+
 # report -folded FILE is an output as -o is: nobody's link in a sticky directory (/tmp)
 # is not followed (report wrote root's victim file through it: fopen "w"), and a file
 # written there is replaced whole.
@@ -372,7 +397,7 @@ PY
 }
 
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path terminal_names fifo_dso folded_link path_perf buildid_cache trigger_maps serve_others; do
+for t in workdir_path workdir_lock_other terminal_names fifo_dso folded_link path_perf buildid_cache trigger_maps serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
