@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -42,6 +43,22 @@ int snap_open_regular(const char *path)
 	}
 	close(pfd);
 	return fd < 0 ? -err : fd;
+}
+
+int snap_foreign_link(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat l, d;
+
+	if (lstat(path, &l) < 0 || !S_ISLNK(l.st_mode) || l.st_uid == geteuid())
+		return 0;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return stat(dir, &d) == 0 && (d.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) &&
+	       l.st_uid != d.st_uid;
 }
 
 long snap_read_small(const char *path, char *buf, size_t len)

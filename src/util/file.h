@@ -14,6 +14,11 @@
  * it planted). Returns the descriptor, -SNAP_ENOTREG, or -errno. */
 int snap_open_regular(const char *path);
 
+/* 1 if path is a symbolic link the kernel's fs.protected_symlinks would not
+ * let us follow: in a sticky world-writable directory (/tmp), owned neither
+ * by us nor by the directory's owner (another user's plant). 0 otherwise. */
+int snap_foreign_link(const char *path);
+
 /* Reads up to len-1 bytes of a small regular file into buf (NUL-terminated),
  * opened non-blocking. Returns the byte count, -SNAP_ENOTREG for anything
  * but a regular file (a FIFO, a device), or -errno. */

@@ -189,6 +189,36 @@ t_workdir_lock_other() {
 	pass workdir_lock_other
 }
 
+# -perf-map-file through nobody's link in a sticky directory is not followed (as the
+# kernel's fs.protected_symlinks would refuse): the link could name any file root can
+# read, whose lines became the trace's function names.
+t_perfmap_link() {
+	local d=$tmp/pml
+	if [ $nobody_ok -eq 0 ]; then
+		skip perfmap_link "needs root and setpriv"
+		return
+	fi
+	mkdir -p "$d"
+	sticky_dir "$d/st"
+	echo "401000 100 ROOT_SECRET" >"$d/secret"
+	chmod 600 "$d/secret"
+	as_nobody ln -s "$d/secret" "$d/st/perf-123.map"
+	printf 'prog 123/123 1.000001000: 250000 cpu-clock:\n\t401010 [unknown] (/tmp/jit)\n\nprog 123/123 1.000002000: 250000 cpu-clock:\n\t401010 [unknown] (/tmp/jit)\n\n' >"$d/in.txt"
+	snap pml1 decode -perf-map-file "$d/st/perf-123.map" "$d/in.txt" -o "$d/x.fxt"
+	if [ $rc -ne 0 ] || "$snap" dump "$d/x.fxt" | grep -q ROOT_SECRET ||
+		! grep -q "another user's symbolic link" "$tmp/pml1.err"; then
+		failed perfmap_link "rc $rc: $(head -2 "$tmp/pml1.err")"
+		return
+	fi
+	cp "$d/secret" "$d/perf-123.map" # root's own map file: used
+	snap pml2 decode -perf-map-file "$d/perf-123.map" "$d/in.txt" -o "$d/y.fxt"
+	if ! "$snap" dump "$d/y.fxt" | grep -q ROOT_SECRET; then
+		failed perfmap_link "root's own map: rc $rc: $(head -2 "$tmp/pml2.err")"
+		return
+	fi
+	pass perfmap_link
+}
+
 # report -folded FILE is an output as -o is: nobody's link in a sticky directory (/tmp)
 # is not followed (report wrote root's victim file through it: fopen "w"), and a file
 # written there is replaced whole.
@@ -397,7 +427,7 @@ PY
 }
 
 # HARDEN_ONLY=NAME runs only t_NAME of these.
-for t in workdir_path workdir_lock_other terminal_names fifo_dso folded_link path_perf buildid_cache trigger_maps serve_others; do
+for t in workdir_path workdir_lock_other terminal_names fifo_dso perfmap_link folded_link path_perf buildid_cache trigger_maps serve_others; do
 	[ -z "${HARDEN_ONLY:-}" ] || [ "$HARDEN_ONLY" = $t ] || continue
 	t_$t
 done
