@@ -379,8 +379,14 @@ int snap_workdir_open(struct snap_workdir *w, const char *given)
 		return -ENAMETOOLONG;
 	}
 	/* perf writes in it by name too: a $TMPDIR another user can change could
-	 * have the directory swapped for a link (sticky /tmp is fine) */
+	 * have the directory swapped for a link (sticky /tmp is fine); /tmp then */
 	err = check_path(w->path);
+	if (err < 0 && strcmp(tmp, "/tmp")) {
+		snap_warn("TMPDIR=%s %s: the private working directory goes to /tmp", tmp,
+			  snap_workdir_strerror(err));
+		snprintf(w->path, sizeof(w->path), "/tmp/snaptrace.XXXXXX");
+		err = check_path(w->path);
+	}
 	if (err < 0) {
 		w->path[0] = '\0';
 		return err;

@@ -31,8 +31,9 @@ enum {
 };
 
 /* Opens the working directory. given == NULL: a new private directory
- * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian, refused as below
- * (-SNAP_WORKDIR_EPATH) when $TMPDIR is under what another user can change. Otherwise given is
+ * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian; in /tmp, with a
+ * warning, when $TMPDIR is under what another user can change (as below,
+ * -SNAP_WORKDIR_EPATH when /tmp is too). Otherwise given is
  * created (mode 0700, not recursively) when missing, must be a directory we
  * own and not a symbolic link (-ELOOP, also with a trailing slash), that no
  * other user can write (-SNAP_WORKDIR_EOTHERS: they could plant links and
