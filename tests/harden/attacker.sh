@@ -398,7 +398,8 @@ PY
 	url=${url#url=}
 	for mode in same spread; do
 		: >"$tmp/so.$mode"
-		as_nobody "$py" "$d/hold.py" "$(echo "$url" | sed 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|')" $mode >"$tmp/so.$mode" 2>&1 &
+		# (setpriv itself, not as_nobody: $! is then the python that holds them)
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$py" "$d/hold.py" "$(echo "$url" | sed 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|')" $mode >"$tmp/so.$mode" 2>&1 &
 		hold=$!
 		if ! waitfor "$tmp/so.$mode" "held"; then
 			kill $hold $spid
