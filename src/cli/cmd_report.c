@@ -28,6 +28,7 @@
 #include "util/err.h"
 #include "util/log.h"
 #include "util/vec.h"
+#include "write/sink.h"
 
 #define REPORT_MAX_DATA (8ull << 30) /* 8 GiB of FXT after decompression */
 
@@ -248,22 +249,33 @@ static int report_emit(struct rcli *c)
 		status = 1;
 	}
 	snap_rbuf_fini(&b);
-	if (c->folded) {
-		FILE *f = strcmp(c->folded, "-") ? fopen(c->folded, "w") : stdout;
+	if (c->folded && strcmp(c->folded, "-")) {
+		/* a file: as -o is (write/sink.h: replaced whole, never through another
+		 * user's link in /tmp; docs/guarantees.md) */
+		struct snap_sink fs;
+		int err;
 
 		memset(&b, 0, sizeof(b));
 		snap_report_folded(&c->r, &b);
-		if (!f) {
+		err = b.err ? -ENOMEM : snap_sink_open(&fs, c->folded);
+		if (err == 0) {
+			snap_sink_write(&fs, b.p, b.len);
+			err = snap_sink_close(&fs);
+		}
+		if (err < 0) {
 			fprintf(stderr, "snaptrace report: cannot write %s: %s\n", c->folded,
-				strerror(errno));
+				snap_strerror(err));
 			status = 1;
-		} else {
-			if (b.err || (b.len && fwrite(b.p, 1, b.len, f) != b.len) ||
-			    (f == stdout ? fflush(f) : fclose(f)) != 0) {
-				fprintf(stderr, "snaptrace report: cannot write %s: %s\n",
-					c->folded, b.err ? "out of memory" : strerror(errno));
-				status = 1;
-			}
+		}
+		snap_rbuf_fini(&b);
+	} else if (c->folded) { /* "-": stdout */
+		memset(&b, 0, sizeof(b));
+		snap_report_folded(&c->r, &b);
+		if (b.err || (b.len && fwrite(b.p, 1, b.len, stdout) != b.len) ||
+		    fflush(stdout) != 0) {
+			fprintf(stderr, "snaptrace report: cannot write %s: %s\n", c->folded,
+				b.err ? "out of memory" : strerror(errno));
+			status = 1;
 		}
 		snap_rbuf_fini(&b);
 	}

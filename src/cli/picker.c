@@ -11,6 +11,8 @@
 
 #include "record/caps.h"
 #include "util/alloc.h"
+#include "util/esc.h"
+#include "util/proc.h"
 
 int snap_picker_interactive(void)
 {
@@ -41,13 +43,15 @@ char *snap_pick_fzf(const char *prompt, const char *const *lines, size_t n)
 	}
 	pid = fork();
 	if (pid == 0) {
+		const char *const fzf[] = {"fzf", "--prompt", prompt, NULL};
+
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		close(in[0]);
 		close(in[1]);
 		close(out[0]);
 		close(out[1]);
-		execlp("fzf", "fzf", "--prompt", prompt, (char *)NULL);
+		snap_execvp_trusted((char *const *)fzf); /* (never ./fzf: util/proc.h) */
 		_exit(127);
 	}
 	close(in[0]);
@@ -71,6 +75,15 @@ char *snap_pick_fzf(const char *prompt, const char *const *lines, size_t n)
 	return got && buf[0] ? snap_strndup(buf, strlen(buf)) : NULL;
 }
 
+/* Line i + 1 of the list, escaped: another user's process or function names
+ * are among them (docs/guarantees.md, "What reaches the terminal"). */
+static void show_line(size_t i, const char *line)
+{
+	fprintf(stderr, "%6zu  ", i + 1);
+	snap_esc_fputs(stderr, line, 0);
+	fputc('\n', stderr);
+}
+
 /* At most this many of the lines that match an answer are shown again. */
 #define PICK_SHOW_MAX 30
 
@@ -86,7 +99,7 @@ char *snap_pick_numbered(const char *question, const char *const *lines, size_t 
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%6zu  %s\n", i + 1, lines[i]);
+		show_line(i, lines[i]);
 	for (;;) {
 		size_t match = 0, nmatch = 0, shown = 0;
 		int picked = 0;
@@ -134,7 +147,7 @@ char *snap_pick_numbered(const char *question, const char *const *lines, size_t 
 		fprintf(stderr, "%zu lines match \"%s\":\n", nmatch, line);
 		for (size_t i = 0; i < n && shown < PICK_SHOW_MAX; i++)
 			if (strstr(lines[i], line)) {
-				fprintf(stderr, "%6zu  %s\n", i + 1, lines[i]);
+				show_line(i, lines[i]);
 				shown++;
 			}
 		if (nmatch > shown)

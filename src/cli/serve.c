@@ -9,6 +9,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/esc.h"
+#include "util/file.h"
 
 /* Connections held at once by one client address, and the seconds an idle
  * one is kept: 1100 half-sent requests must not deny the server to the UI. */
@@ -28,7 +30,10 @@ struct served {
 	int fd;		/* the trace, opened once: a later rename cannot swap it */
 	uint64_t size;	/* its size when serving started */
 	char path[600]; /* "/TOKEN/NAME" as requested (decoded) */
-	unsigned long requests, refused;
+	unsigned long requests, refused, foreign;
+	uid_t users[4]; /* whose connections are served (peer_allowed) */
+	size_t nusers;
+	_Atomic unsigned port; /* ours (0 until known: set after the server thread starts) */
 };
 
 /* libmicrohttpd is opened only when serving (snap_serve_load): linked, it and
@@ -171,6 +176,88 @@ static int host_ok(const char *host)
 	return 0;
 }
 
+/* The owner of the local TCP socket that connected from peer to our port
+ * (0: any), from /proc/net/tcp (its addresses as the kernel prints them: the
+ * raw 32 bits, the port in host order). 0 with *uid, or -ENOENT. */
+static int peer_uid(const struct sockaddr_in *peer, uint16_t port, uid_t *uid)
+{
+	FILE *f = fopen("/proc/net/tcp", "re");
+	char line[512];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		unsigned la, lp, ra, rp, st, u;
+
+		if (sscanf(line, " %*u: %8X:%4X %8X:%4X %2X %*s %*s %*s %u", &la, &lp, &ra, &rp,
+			   &st, &u) == 6 &&
+		    la == peer->sin_addr.s_addr && lp == ntohs(peer->sin_port) &&
+		    (!port || rp == port)) {
+			*uid = (uid_t)u;
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* Accepts a connection only from the users the trace is for: root, us, and
+ * the user who logged in (sudo's SUDO_UID, the audit login uid: a browser or
+ * an ssh -L tunnel of theirs). Another local user's connection is closed at
+ * once: it can neither hold the server's connections (every client is on
+ * 127.0.0.1, and one address holds 16) nor try tokens. A socket not found
+ * (gone already, no /proc) is let through to the token check. */
+static enum MHD_Result peer_allowed(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct served *sv = cls;
+	uid_t uid;
+
+	if (addr->sa_family != AF_INET || len < (socklen_t)sizeof(struct sockaddr_in) ||
+	    peer_uid((const struct sockaddr_in *)addr, (uint16_t)atomic_load(&sv->port), &uid) < 0)
+		return MHD_YES;
+	for (size_t i = 0; i < sv->nusers; i++)
+		if (sv->users[i] == uid)
+			return MHD_YES;
+	sv->foreign++;
+	return MHD_NO;
+}
+
+/* Fills sv->users (see peer_allowed). */
+static void allowed_users(struct served *sv)
+{
+	const char *sudo = getenv("SUDO_UID");
+	char buf[32], *end;
+	unsigned long v;
+
+	sv->users[sv->nusers++] = 0;
+	sv->users[sv->nusers++] = geteuid();
+	if (sudo && *sudo) {
+		v = strtoul(sudo, &end, 10);
+		if (!*end && v < (unsigned long)(uid_t)-1)
+			sv->users[sv->nusers++] = (uid_t)v;
+	}
+	if (snap_read_small("/proc/self/loginuid", buf, sizeof(buf)) > 0) {
+		v = strtoul(buf, &end, 10);
+		if ((!*end || *end == '\n') && v < (unsigned long)(uid_t)-1)
+			sv->users[sv->nusers++] = (uid_t)v;
+	}
+}
+
+/* 1 if the request's path is the link's: compared in constant time, so that
+ * the answer's timing says nothing of how much of a guessed token matched. */
+static int same_path(const char *url, const char *path)
+{
+	size_t n = strlen(path);
+	unsigned char d = 0;
+
+	if (strlen(url) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)(url[i] ^ path[i]);
+	return d == 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **state)
@@ -189,7 +276,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply_text(c, MHD_HTTP_FORBIDDEN,
 				  "snaptrace serves 127.0.0.1, localhost and [::1] only\n");
 	}
-	if (strcmp(url, sv->path)) { /* without the token: nothing */
+	if (!same_path(url, sv->path)) { /* without the token: nothing */
 		sv->refused++;
 		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 	}
@@ -272,17 +359,19 @@ static int make_token(char *out)
 int snap_serve(const char *cmd, const char *path, int port)
 {
 	struct stat st;
-	char shown[512];
-	int fd;
+	char shown[512], proc[64];
+	int fd, pfd;
 
 	if (snap_serve_load(cmd) < 0)
 		return 1;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* typed before it is opened: a device under the name (another user's link
+	 * in /tmp) is never opened (util/file.h, snap_open_regular) */
+	pfd = open(path, O_PATH | O_CLOEXEC);
 	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (pfd < 0 || fstat(pfd, &st) < 0) {
 		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		if (pfd >= 0)
+			close(pfd);
 		return 1;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -291,9 +380,17 @@ int snap_serve(const char *cmd, const char *path, int port)
 			: S_ISFIFO(st.st_mode)
 				? "is a FIFO (serve a trace file)"
 				: "not a regular file (a device, a socket: serve a trace file)");
-		close(fd);
+		close(pfd);
 		return 1;
 	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown, strerror(errno));
+		close(pfd);
+		return 1;
+	}
+	close(pfd);
 	return snap_serve_fd(cmd, fd, path, port);
 }
 
@@ -320,6 +417,8 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
 	memset(&sv, 0, sizeof(sv));
 	sv.fd = fd;
+	atomic_init(&sv.port, (unsigned)port);
+	allowed_users(&sv);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown,
 			"not a regular file (written in place: a device or a FIFO)");
@@ -364,7 +463,7 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port,
-				 NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, &addr,
+				 peer_allowed, &sv, on_request, &sv, MHD_OPTION_SOCK_ADDR, &addr,
 				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_IDLE_SEC,
 				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)SERVE_PER_IP,
 				 MHD_OPTION_END);
@@ -383,6 +482,7 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 	info = mhd.MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	if (info)
 		port = info->port;
+	atomic_store(&sv.port, (unsigned)port); /* (-serve-port 0: known now) */
 	fprintf(stderr,
 		"snaptrace: serving %s on http://127.0.0.1:%d/%s/%s (this machine only; nothing "
 		"is uploaded; the link's random part is its password)\n"
@@ -411,6 +511,9 @@ int snap_serve_fd(const char *cmd, int fd, const char *path, int port)
 		sv.requests, sv.requests == 1 ? "" : "s");
 	if (sv.refused)
 		fprintf(stderr, "; %lu refused: no token or a foreign Host", sv.refused);
+	if (sv.foreign)
+		fprintf(stderr, "; %lu connection%s of other users closed", sv.foreign,
+			sv.foreign == 1 ? "" : "s");
 	fputs(")\n", stderr);
 	return 0;
 }

@@ -7,8 +7,10 @@
  * with the file's bytes and the CORS header the public UI at
  * https://ui.perfetto.dev needs, until Ctrl-C. Anything else gets 404; a
  * Host header other than 127.0.0.1, localhost or [::1] (DNS rebinding) gets
- * 403; one client address holds at most 16 connections, idle ones are
- * closed after 15 s (docs/guarantees.md, "The trace server"). Nothing is uploaded anywhere: the UI, running in the
+ * 403; a connection of another local user than root, us and the user who
+ * logged in is closed at once; one client address holds at most 16
+ * connections, idle ones are closed after 15 s (docs/guarantees.md, "The
+ * trace server"). Nothing is uploaded anywhere: the UI, running in the
  * user's browser, fetches the file from this machine (or through an SSH
  * tunnel to it). Port 9001 by default: the UI's content policy allows
  * http://127.0.0.1:9001, as Perfetto's own open_trace_in_ui script uses.

@@ -2,6 +2,7 @@
 /* The -trigger ? and -trigger line:? pickers. See trigpick.h. */
 #include "cli/trigpick.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "record/elfsym.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/esc.h"
 #include "util/file.h"
 #include "util/vec.h"
 static int cmp_cstr(const void *a, const void *b)
@@ -151,16 +153,19 @@ int snap_trigpick_symbol(const char *cmd, int has_fzf, const char *exe, char **o
 	char **names;
 	char *choice;
 	const char *why = "";
+	char shown[PATH_MAX]; /* (attach: another user's file name, escaped) */
 	int err = snap_file_map(exe, &buf, &len);
 
+	snap_esc_str(shown, sizeof(shown), exe, strlen(exe), 0);
 	if (err < 0) {
-		fprintf(stderr, "snaptrace %s: -trigger ?: cannot read %s: %s\n", cmd, exe,
+		fprintf(stderr, "snaptrace %s: -trigger ?: cannot read %s: %s\n", cmd, shown,
 			strerror(-err));
 		return 1;
 	}
 	err = list_funcs(buf, len, &names, &n);
 	if (err < 0 || !n) {
-		fprintf(stderr, "snaptrace %s: -trigger ?: %s has no function symbols\n", cmd, exe);
+		fprintf(stderr, "snaptrace %s: -trigger ?: %s has no function symbols\n", cmd,
+			shown);
 		snap_file_unmap(buf, len);
 		free_names(names, n);
 		return 1;
@@ -189,11 +194,13 @@ int snap_trigpick_line(const char *cmd, const char *exe, char **owned, const cha
 	struct snap_dwline *d;
 	char **lines = NULL, *choice;
 	const char *why;
+	char shown[PATH_MAX];
 	long n;
 	int err = snap_dwline_open(exe, &d);
 
+	snap_esc_str(shown, sizeof(shown), exe, strlen(exe), 0);
 	if (err < 0) {
-		fprintf(stderr, "snaptrace %s: -trigger line:?: %s: %s\n", cmd, exe,
+		fprintf(stderr, "snaptrace %s: -trigger line:?: %s: %s\n", cmd, shown,
 			err == -SNAP_EFORMAT ? "no line information (build it with -g)"
 					     : snap_strerror(err));
 		return 1;

@@ -17,6 +17,7 @@
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/strtab.h"
 #include "util/vec.h"
 
@@ -535,10 +536,10 @@ int snap_cfi_file_open(const char *path, struct snap_cfi_file **out)
 	int fd, err, kept;
 
 	*out = NULL;
-	/* O_NONBLOCK: a FIFO put where the DSO was must not stop the decode */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* a FIFO or device put where the DSO was is never opened (util/file.h) */
+	fd = snap_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
 		return -SNAP_ENOTREG;

@@ -41,6 +41,7 @@
 #include "util/alloc.h"
 #include "util/bytes.h"
 #include "util/err.h"
+#include "util/esc.h"
 #include "util/file.h"
 
 #define MAX_FUNCS     20000 /* enough to judge a file; bounds the scan */
@@ -557,6 +558,12 @@ enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t le
 	if (chain[0] && len) {
 		snprintf(sub, sizeof(sub), "%s", why);
 		snprintf(why, len, "%s: %s", chain, sub);
+	}
+	/* the files' names are the program's (attach: another user's), and why is
+	 * printed: escaped for the terminal (docs/guarantees.md) */
+	if (len) {
+		snprintf(sub, sizeof(sub), "%s", why);
+		snap_esc_str(why, len, sub, strlen(sub), 0);
 	}
 	snap_free(pk);
 	return cg;

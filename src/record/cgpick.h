@@ -75,7 +75,7 @@ int snap_cgpick_shebang(const void *buf, size_t len, char *out, size_t size, int
  * (snap_cgpick_shebang) is judged by its interpreter (itself a script: by
  * its own, up to 4 levels as the kernel): what runs is the interpreter's code
  * (why then starts "NAME is a script run by INTERP: "). Returns the mode; why
- * as above. */
+ * as above, escaped for a terminal (util/esc.h: the names are the program's). */
 enum snap_cg snap_cgpick(const char *exe, int pid, int lbr, char *why, size_t len);
 
 #endif

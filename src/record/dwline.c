@@ -5,13 +5,16 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/vec.h"
 
 /* One address range of a compilation unit (DW_AT_low_pc/high_pc or
@@ -23,6 +26,7 @@ struct cu_range {
 
 struct snap_dwline {
 	int fd;
+	Elf *elf; /* (a file another user can change: read, not mapped) */
 	Dwarf *dw;
 	struct cu_range *ranges; /* sorted by start; built at the first address lookup */
 	size_t nranges, rcap;
@@ -34,18 +38,33 @@ int snap_dwline_open(const char *path, struct snap_dwline **out)
 	struct snap_dwline *d;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), have = 0;
+	/* regular files only, never opening anything else: the path comes from the
+	 * trace (a FIFO named like a DSO hung the decode; docs/guarantees.md) */
+	int fd = snap_open_regular(path), have = 0;
+	struct stat st;
 
 	*out = NULL;
 	if (fd < 0)
-		return -errno;
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -SNAP_ENOTREG;
+	}
 	d = snap_calloc(1, sizeof(*d));
 	if (!d) {
 		close(fd);
 		return -ENOMEM;
 	}
 	d->fd = fd;
-	d->dw = dwarf_begin(fd, DWARF_C_READ);
+	/* A file another user can shorten is read (ELF_C_READ), not mapped: a
+	 * mapping read past its new end is a SIGBUS (util/file.h). */
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		elf_version(EV_CURRENT);
+		d->elf = elf_begin(fd, ELF_C_READ, NULL);
+		d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
+	} else {
+		d->dw = dwarf_begin(fd, DWARF_C_READ);
+	}
 	if (d->dw) {
 		/* any compilation unit with a line table? */
 		while (!have && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -73,6 +92,8 @@ void snap_dwline_close(struct snap_dwline *d)
 		return;
 	if (d->dw)
 		dwarf_end(d->dw);
+	if (d->elf)
+		elf_end(d->elf);
 	close(d->fd);
 	snap_free(d->ranges);
 	snap_free(d);

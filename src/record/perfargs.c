@@ -338,6 +338,8 @@ int snap_perfargs_build(const struct snap_recopts *o, const struct snap_perfcaps
 		out->ring_bytes = (out->pages ? out->pages : SNAP_PERF_DEFAULT_PAGES) * 4096u;
 		out->ring_samples = out->ring_bytes / per_sample;
 	}
+	if (o->no_buildid_cache)
+		add(&b, "--no-buildid-cache");
 	if (b.err < 0) {
 		snap_perfargs_fini(out);
 		return b.err;

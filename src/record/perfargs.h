@@ -55,6 +55,8 @@ struct snap_recopts {
 	enum snap_cg cg;	 /* AUTO here: lbr where the CPU has it, else fp; callers
 				    that inspect the program resolve AUTO first (cgpick.h) */
 	int no_offcpu;		 /* sampling without switch events (tests, old kernels) */
+	int no_buildid_cache;	 /* --no-buildid-cache: another user's processes, whose
+				    files perf would copy (or link) into ~/.debug */
 	const struct snap_xev *xev;
 	size_t nxev;
 };
@@ -115,7 +117,7 @@ struct snap_perfargs {
  * docs/behaviour.md §2.3: record -o DATA --timestamp [--no-bpf-event] --event=PRIMARY[,EXTRA]
  * [--switch-output=signal] [--switch-events] THREAD_SEL PIDS [--snapshot[=e]]
  * [--control=fd:3,4 -D -1] [--kcore] [-m,PAGES | --mmap-pages=PAGES]
- * [--call-graph MODE[,SIZE]] [--user-callchains]. Sampling's PRIMARY is
+ * [--call-graph MODE[,SIZE]] [--user-callchains] [--no-buildid-cache]. Sampling's PRIMARY is
  * dummy:u,EVENT/freq=F,overwrite/SEL[,sched:sched_switch/overwrite/] (a ring
  * without --overwrite; see perfargs.c), or EVENT/freq=F/SEL[,sched:sched_switch]
  * with -full-execution.

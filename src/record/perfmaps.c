@@ -57,6 +57,14 @@ static int load_one(struct snap_perfmaps *pm, const char *path, long pid)
 		pm->pids[i] = (int32_t)pid;
 		pm->n++;
 	}
+	/* as the kernel would (fs.protected_symlinks, whatever the sysctl says):
+	 * another user's link in /tmp could name any file root can read */
+	if (snap_foreign_link(path)) {
+		snap_warn("-perf-map-file: %s is another user's symbolic link in a sticky "
+			  "world-writable directory: ignored (not followed)",
+			  path);
+		return 0;
+	}
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
 		snap_warn("-perf-map-file: %s is not a regular file (%s): ignored", path,
 			  S_ISDIR(sb.st_mode)	 ? "a directory"

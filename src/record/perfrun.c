@@ -57,7 +57,7 @@ static void perf_child(char *const argv[], int log_fd, int ctl_r, int ack_w, pid
 			   snap_move_fd(ack_w, SNAP_PERF_ACK_FD) < 0))
 		perf_child_fail(2, "its control file descriptors", errno);
 	setenv("PAGER", "cat", 1);
-	execvp(argv[0], argv);
+	snap_execvp_trusted(argv);
 	perf_child_fail(2, argv[0], errno);
 }
 

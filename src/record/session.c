@@ -18,6 +18,7 @@
 #include "record/child.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/esc.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/proc.h"
@@ -32,11 +33,15 @@ static int why(struct snap_session *s, int err, const char *fmt, ...)
 
 static int why(struct snap_session *s, int err, const char *fmt, ...)
 {
+	char text[sizeof(s->why)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* escaped: it may name the program's files (another user's, under attach),
+	 * and the caller prints it (docs/guarantees.md, "What reaches the terminal") */
+	snap_esc_str(s->why, sizeof(s->why), text, strlen(text), 0);
 	return err;
 }
 
@@ -268,11 +273,22 @@ static int perf_begin(struct snap_session *s)
 	char path[PATH_MAX + 32];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/perf.data", s->wd.path);
-	o->data = path;
 	o->pids = s->pids;
 	o->npids = s->npids;
 	o->trigger = s->cfg.trigger != NULL;
+	/* perf record copies (or hard-links) the files of the code it sampled into
+	 * ~/.debug: another user's files, sized or swapped at will, into root's home
+	 * (docs/guarantees.md). Not for them. */
+	o->no_buildid_cache = 0;
+	for (size_t i = 0; i < s->npids; i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d", s->pids[i]);
+		if (stat(path, &st) == 0 && st.st_uid != 0 && st.st_uid != geteuid())
+			o->no_buildid_cache = 1;
+	}
+	snprintf(path, sizeof(path), "%s/perf.data", s->wd.path);
+	o->data = path;
 	err = snap_perfargs_build(o, s->cfg.caps, &s->pa);
 	o->data = NULL;
 	if (err < 0)

@@ -83,7 +83,7 @@ struct snap_session {
 	int children;		    /* child processes seen (untraced without -multi-thread) */
 	char data_path[PATH_MAX];   /* set by finish: perf.data or the directory */
 	int ndata;		    /* data files */
-	char why[512];
+	char why[512]; /* why the last step failed, escaped for a terminal (util/esc.h) */
 };
 
 /* Sets up and starts recording. Returns 0 or a negative error (s->why);

@@ -22,23 +22,33 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/u64map.h"
 #include "util/vec.h"
 
 struct mapping {
 	uint64_t start, end, off;
+	uint64_t dev, ino; /* the file (major << 32 | minor) */
 	int exec;
 	char path[PATH_MAX];
 };
+
+/* The most distinct files (after the executable) a name is looked for in: a
+ * process maps a few hundred at most; another user's process could map 65530
+ * (and search them thrice: exact, demangled, suffix). */
+#define TRIGGER_MAX_FILES 4096
 
 /* Parses one /proc/PID/maps line; returns 1 for a file-backed mapping. */
 static int parse_maps_line(const char *line, struct mapping *m)
 {
 	char perms[8];
-	unsigned long long s, e, off;
+	unsigned long long s, e, off, ino;
+	unsigned maj, min;
 	int n = 0;
 	const char *p;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &s, &e, perms, &off, &n) < 4 || !n)
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &s, &e, perms, &off, &maj, &min, &ino,
+		   &n) < 7 ||
+	    !n)
 		return 0;
 	p = line + n;
 	while (*p == ' ')
@@ -49,6 +59,8 @@ static int parse_maps_line(const char *line, struct mapping *m)
 	m->start = s;
 	m->end = e;
 	m->off = off;
+	m->dev = (uint64_t)maj << 32 | min;
+	m->ino = ino;
 	m->exec = perms[2] == 'x';
 	return 1;
 }
@@ -236,36 +248,47 @@ int snap_trigger_resolve_disp(pid_t pid, const char *sel, uint64_t *addr, char *
 }
 
 /* Looks name up (matched as how says) in the executable, then in the shared
- * libraries, each once (consecutive lines of maps share a path). */
+ * libraries, each file once (by device and inode: its mappings need not be
+ * consecutive, and hard links share one) and at most TRIGGER_MAX_FILES: a
+ * process alternating the mappings of two files 65530 times kept attach
+ * searching for minutes, deaf to Ctrl-C (docs/guarantees.md, "Hangs"). */
 static int resolve_pass(const char *exe, FILE *maps, const char *name, enum name_match how,
 			uint64_t *addr, int *had_symbols, char *found, size_t flen, char *disp,
 			size_t dlen)
 {
 	char line[PATH_MAX + 128], last[PATH_MAX] = "";
 	int err = resolve_in_file(exe, name, how, maps, addr, had_symbols, disp, dlen);
+	struct snap_u64map seen;
+	size_t files = 0;
 
 	if (err == 0 || (err != -ENOENT && err != -SNAP_EFORMAT)) {
 		snprintf(found, flen, "%s", exe);
 		return err;
 	}
+	snap_u64map_init(&seen);
 	rewind(maps);
-	while (fgets(line, sizeof(line), maps)) {
+	while (files < TRIGGER_MAX_FILES && fgets(line, sizeof(line), maps)) {
 		struct mapping m;
+		uint64_t dev;
 		long pos;
 		int r;
 
 		if (!parse_maps_line(line, &m) || !m.exec || !strcmp(m.path, exe) ||
-		    !strcmp(m.path, last))
+		    !strcmp(m.path, last) || (snap_u64map_get(&seen, m.ino, &dev) && dev == m.dev))
 			continue;
 		strcpy(last, m.path);
+		(void)snap_u64map_put(&seen, m.ino, m.dev); /* (full: only searched again) */
+		files++;
 		pos = ftell(maps);
 		r = resolve_in_file(m.path, name, how, maps, addr, had_symbols, disp, dlen);
 		fseek(maps, pos, SEEK_SET);
 		if (r == 0 || r == -EEXIST) {
 			snprintf(found, flen, "%s", m.path);
+			snap_u64map_fini(&seen);
 			return r;
 		}
 	}
+	snap_u64map_fini(&seen);
 	return -ENOENT;
 }
 

@@ -16,6 +16,7 @@
 
 #include "parse/hitsfile.h"
 #include "util/alloc.h"
+#include "util/log.h"
 #include "util/vec.h"
 
 static int list_dir(const char *dir, int all, char ***names);
@@ -131,6 +132,7 @@ static int clear_old_data(struct snap_workdir *w, int dfd)
 }
 
 static char busy_why[160];
+static char path_why[PATH_MAX + 200];
 
 const char *snap_workdir_strerror(int err)
 {
@@ -145,10 +147,10 @@ const char *snap_workdir_strerror(int err)
 		return "can be written by other users (refused: they could plant links or FIFOs "
 		       "under the names perf and snaptrace write; chmod go-w it, or use a "
 		       "directory only you can write)";
-	case -SNAP_WORKDIR_EPARENT:
-		return "is in a directory other users can write without the sticky bit "
-		       "(refused: they could swap it; use a directory under one only you can "
-		       "write, or under /tmp)";
+	case -SNAP_WORKDIR_EPATH:
+		return path_why[0] ? path_why
+				   : "has a directory or link on its path another user can change "
+				     "(refused)";
 	case -SNAP_WORKDIR_EBUSY:
 		return busy_why[0] ? busy_why
 				   : "is used by another snaptrace run (refused: wait for it to "
@@ -195,6 +197,21 @@ static int lock_dir(int dfd, const struct stat *st)
 	if (errno != EWOULDBLOCK)
 		return -errno;
 	pid = lock_holder(st->st_dev, st->st_ino);
+	if (pid > 0) {
+		char proc[32];
+		struct stat pst;
+
+		/* Anyone who can read the directory can flock it: a lock of another
+		 * user's process is no run of ours, and must not deny the directory
+		 * (it cannot write there: checked above). The run goes on unlocked. */
+		snprintf(proc, sizeof(proc), "/proc/%ld", pid);
+		if (stat(proc, &pst) == 0 && pst.st_uid != 0 && pst.st_uid != geteuid()) {
+			snap_warn("working directory: locked by pid %ld of another user (uid %u), "
+				  "not by a snaptrace run of yours: going on without the lock",
+				  pid, (unsigned)pst.st_uid);
+			return 0;
+		}
+	}
 	if (pid > 0)
 		snprintf(busy_why, sizeof(busy_why),
 			 "is used by another snaptrace run (pid %ld; refused: wait for it to end, "
@@ -205,24 +222,78 @@ static int lock_dir(int dfd, const struct stat *st)
 	return -SNAP_WORKDIR_EBUSY;
 }
 
-/* Refuses a directory (or a parent without the sticky bit) others can write. */
-static int check_writers(const char *path, const struct stat *st)
+/* 1 if a directory (or link) of this owner and mode on the way to the working
+ * directory cannot be changed by another user: it is root's or ours, and a
+ * directory is written by no group or other unless sticky. */
+static int safe_step(const struct stat *st)
 {
-	char parent[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	struct stat pst;
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return 0;
+	return S_ISLNK(st->st_mode) || !(st->st_mode & (S_IWGRP | S_IWOTH)) ||
+	       (st->st_mode & S_ISVTX);
+}
 
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return -SNAP_WORKDIR_EOTHERS;
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
+/* Checks p, one step of the way (a directory or a link); 0 or -SNAP_WORKDIR_EPATH
+ * with path_why naming it. */
+static int check_step(const char *p)
+{
+	struct stat st;
+
+	if (lstat(p, &st) < 0)
+		return 0; /* (what is missing fails the open itself) */
+	if (S_ISLNK(st.st_mode) && safe_step(&st) && stat(p, &st) < 0)
+		return 0;
+	if (safe_step(&st))
+		return 0;
+	snprintf(path_why, sizeof(path_why),
+		 "is under %s, %s (refused: its owner or writers could swap what is below it "
+		 "for a link while perf writes there by name; use a directory whose every "
+		 "parent is yours or root's and written only by its owner, or is sticky like "
+		 "/tmp)",
+		 p,
+		 S_ISLNK(st.st_mode) ? "a symbolic link of another user"
+		 : st.st_uid != 0 && st.st_uid != geteuid()
+			 ? "a directory of another user"
+			 : "a directory other users can write without the sticky bit");
+	return -SNAP_WORKDIR_EPATH;
+}
+
+/* Every directory and link on the way to path (a name perf and snaptrace use,
+ * not a descriptor) must be one no other user can change, written (each
+ * prefix of path) and resolved (each prefix of its parent's real path): a
+ * directory of another user anywhere above it could be renamed and replaced
+ * by a link between the checks and perf's open (docs/guarantees.md). */
+static int check_path(const char *path)
+{
+	char pre[PATH_MAX], real[PATH_MAX];
+	size_t len = strlen(path), i;
+	int err;
+
+	for (i = 1; i < len; i++) {
+		if (path[i] != '/' || path[i - 1] == '/')
+			continue;
+		memcpy(pre, path, i);
+		pre[i] = '\0';
+		if ((err = check_step(pre)) < 0)
+			return err;
+	}
+	/* the real path of its parent (it may not exist yet) */
+	if (!strrchr(path, '/'))
+		snprintf(pre, sizeof(pre), ".");
 	else
-		snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path),
-			 path);
-	if (stat(parent, &pst) == 0 && (pst.st_mode & (S_IWGRP | S_IWOTH)) &&
-	    !(pst.st_mode & S_ISVTX))
-		return -SNAP_WORKDIR_EPARENT;
-	return 0;
+		snprintf(pre, sizeof(pre), "%.*s", (int)(strrchr(path, '/') - path) + 1, path);
+	if (!realpath(pre, real))
+		return 0;
+	len = strlen(real);
+	for (i = 1; i <= len; i++) {
+		if (real[i] != '/' && real[i] != '\0')
+			continue;
+		memcpy(pre, real, i);
+		pre[i] = '\0';
+		if ((err = check_step(pre)) < 0)
+			return err;
+	}
+	return check_step("/");
 }
 
 /* The user-given directory: created if missing, never through a symbolic link
@@ -241,6 +312,9 @@ static int open_given(struct snap_workdir *w, const char *given)
 	memcpy(w->path, given, len);
 	w->path[len] = '\0';
 	w->keep = 1;
+	err = check_path(w->path); /* (before the mkdir: not through another's link) */
+	if (err < 0)
+		return err;
 	if (mkdir(w->path, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	if (lstat(w->path, &st) < 0)
@@ -251,9 +325,8 @@ static int open_given(struct snap_workdir *w, const char *given)
 		return -ENOTDIR;
 	if (st.st_uid != geteuid())
 		return -EPERM;
-	err = check_writers(w->path, &st);
-	if (err < 0)
-		return err;
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return -SNAP_WORKDIR_EOTHERS;
 	dfd = open(w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return errno == ENOTDIR ? -ELOOP : -errno;
@@ -288,6 +361,7 @@ int snap_workdir_create(struct snap_workdir *w, const char *name)
 int snap_workdir_open(struct snap_workdir *w, const char *given)
 {
 	const char *tmp;
+	int err;
 
 	memset(w, 0, sizeof(*w));
 	w->guard_fd = -1;
@@ -304,9 +378,21 @@ int snap_workdir_open(struct snap_workdir *w, const char *given)
 		w->path[0] = '\0';
 		return -ENAMETOOLONG;
 	}
+	/* perf writes in it by name too: a $TMPDIR another user can change could
+	 * have the directory swapped for a link (sticky /tmp is fine); /tmp then */
+	err = check_path(w->path);
+	if (err < 0 && strcmp(tmp, "/tmp")) {
+		snap_warn("TMPDIR=%s %s: the private working directory goes to /tmp", tmp,
+			  snap_workdir_strerror(err));
+		snprintf(w->path, sizeof(w->path), "/tmp/snaptrace.XXXXXX");
+		err = check_path(w->path);
+	}
+	if (err < 0) {
+		w->path[0] = '\0';
+		return err;
+	}
 	if (!mkdtemp(w->path)) { /* mode 0700 */
-		int err = -errno;
-
+		err = -errno;
 		w->path[0] = '\0';
 		return err;
 	}

@@ -25,17 +25,23 @@ struct snap_workdir {
 /* snap_workdir_open's own errors (negated), beside -errno. */
 enum {
 	SNAP_WORKDIR_EOTHERS = 8192, /* the directory can be written by other users */
-	SNAP_WORKDIR_EPARENT,	     /* so can its parent, which is not sticky */
 	SNAP_WORKDIR_EBUSY,	     /* another run holds it */
+	SNAP_WORKDIR_EPATH,	     /* a directory or link above it is another user's or,
+				      * not sticky, others can write it */
 };
 
 /* Opens the working directory. given == NULL: a new private directory
- * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian. Otherwise given is
+ * $TMPDIR/snaptrace.XXXXXX (mode 0700) with a guardian; in /tmp, with a
+ * warning, when $TMPDIR is under what another user can change (as below,
+ * -SNAP_WORKDIR_EPATH when /tmp is too). Otherwise given is
  * created (mode 0700, not recursively) when missing, must be a directory we
  * own and not a symbolic link (-ELOOP, also with a trailing slash), that no
- * other user can write (neither it, -SNAP_WORKDIR_EOTHERS, nor its parent
- * unless sticky, -SNAP_WORKDIR_EPARENT: they could plant links and FIFOs
- * under the names perf and snaptrace write, docs/guarantees.md) and that no
+ * other user can write (-SNAP_WORKDIR_EOTHERS: they could plant links and
+ * FIFOs under the names perf and snaptrace write, docs/guarantees.md), under
+ * directories and links no other user can change (checked before the mkdir:
+ * each one above it, as written and as resolved, root's or ours, and written
+ * by no group or other unless sticky; -SNAP_WORKDIR_EPATH: they could swap it
+ * for a link) and that no
  * other run uses (an exclusive flock on the directory, held until
  * snap_workdir_close: -SNAP_WORKDIR_EBUSY). Then its old data files
  * (snap_workdir_is_data_name) and old hits file are removed; nothing else in

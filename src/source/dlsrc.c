@@ -26,6 +26,7 @@
 #include "source/source.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/esc.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/proc.h"
@@ -209,7 +210,7 @@ static int lost_warning(const char *l, size_t n)
 static void relay_err(struct snap_perferr *e, const char *buf, size_t n)
 {
 	static const char warning[] = "Warning:\n";
-	char out[4096 + sizeof(warning)];
+	char out[4096 + sizeof(warning)], shown[4 * sizeof(out)];
 	size_t o = 0, i = 0;
 	int dropped = 0;
 
@@ -242,7 +243,9 @@ static void relay_err(struct snap_perferr *e, const char *buf, size_t n)
 		dropped = drop;
 		i = next;
 	}
-	if (o && write(STDERR_FILENO, out, o) < 0) {
+	/* (escaped: perf quotes names from the file, docs/guarantees.md) */
+	o = o ? snap_esc_str(shown, sizeof(shown), out, o, SNAP_ESC_NL) : 0;
+	if (o && write(STDERR_FILENO, shown, o < sizeof(shown) ? o : strlen(shown)) < 0) {
 		/* nowhere to show it: still kept in e->tail */
 	}
 }

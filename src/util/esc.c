@@ -44,7 +44,7 @@ size_t snap_esc_run(const char *s, size_t n, unsigned flags)
 		unsigned char c = p[i];
 		size_t k;
 
-		if (c >= 0x20 && c < 0x7f) {
+		if ((c >= 0x20 && c < 0x7f) || (c == '\n' && (flags & SNAP_ESC_NL))) {
 			if ((flags & SNAP_ESC_QUOTE) && (c == '"' || c == '\\'))
 				break;
 			i++;

@@ -7,7 +7,8 @@
  * ASCII controls (tab, newline, ESC...) and DEL as \xNN, the C1 controls
  * U+0080-U+009F as \uNNNN, a byte that is not valid UTF-8 (among them the
  * raw C1 bytes 0x80-0x9f) as \xNN; with SNAP_ESC_QUOTE also '"' and '\' as
- * \" and \\. With SNAP_ESC_QMARK each of them becomes one '?' instead.
+ * \" and \\. With SNAP_ESC_QMARK each of them becomes one '?' instead; with
+ * SNAP_ESC_NL a newline is kept.
  */
 #ifndef SNAP_UTIL_ESC_H
 #define SNAP_UTIL_ESC_H
@@ -17,6 +18,7 @@
 
 #define SNAP_ESC_QUOTE 1u /* also '"' and '\' (a quoted string) */
 #define SNAP_ESC_QMARK 2u /* '?' for each unsafe character instead of an escape */
+#define SNAP_ESC_NL    4u /* newlines kept (lines relayed from another program) */
 #define SNAP_ESC_MAX   8  /* bytes of the longest escape ("\u0085") with its NUL */
 
 /* The length of the leading part of s[0..n) printed as is. */

@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Opens path for reading (non-blocking, close-on-exec) if it is a regular
+ * file; anything else is never opened: the name is looked up with O_PATH,
+ * typed, and only a regular file is opened (through /proc/self/fd). Opening
+ * a device can act (a watchdog starts, a tape rewinds, a modem hangs up), and
+ * names come from other users (the paths another user's process maps, a link
+ * it planted). Returns the descriptor, -SNAP_ENOTREG, or -errno. */
+int snap_open_regular(const char *path);
+
+/* 1 if path is a symbolic link the kernel's fs.protected_symlinks would not
+ * let us follow: in a sticky world-writable directory (/tmp), owned neither
+ * by us nor by the directory's owner (another user's plant). 0 otherwise. */
+int snap_foreign_link(const char *path);
+
 /* Reads up to len-1 bytes of a small regular file into buf (NUL-terminated),
  * opened non-blocking. Returns the byte count, -SNAP_ENOTREG for anything
  * but a regular file (a FIFO, a device), or -errno. */
@@ -14,11 +27,18 @@ long snap_read_small(const char *path, char *buf, size_t len);
 /*
  * Maps a whole file read-only (private); the descriptor is closed before
  * returning. It is opened non-blocking (the path may come from a traced
- * program: a FIFO named like its deleted executable must not block). A file
- * whose size is below min or above max, or (with reg_only) that is not a
- * regular file, is not mapped: the call returns 1. Otherwise returns 0 with
+ * program: a FIFO named like its deleted executable must not block), with
+ * reg_only through snap_open_regular. A file whose size is below min or above
+ * max, or (with reg_only) that is not a regular file, is not mapped (with
+ * reg_only: not even opened): the call returns 1. Otherwise returns 0 with
  * *buf and *len set (release with snap_file_unmap), or -errno when open, fstat
  * or mmap fails. min must be at least 1.
+ * A regular file of another user (or one a group or others can write) is
+ * mapped guarded: its owner could truncate it while it is read, and a read of
+ * a mapping past the file's new end raises SIGBUS; a SIGBUS handler (installed
+ * at the first such mapping; one installed before is still called for other
+ * faults) then maps a page of zeros there, so the bytes cut read as zeros
+ * (docs/guarantees.md). At most 1024 are guarded at once (-EMFILE beyond).
  */
 int snap_file_map_range(const char *path, uint64_t min, uint64_t max, int reg_only,
 			const void **buf, size_t *len);

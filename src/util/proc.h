@@ -33,9 +33,16 @@ void snap_child_reset_signals(void);
  * returns 0 or -1. */
 int snap_move_fd(int fd, int to);
 
+/* execvp for perf: argv[0] without a '/' is searched in PATH's absolute
+ * directories that no other user can change (root's or ours, not world-
+ * writable); an empty or relative entry (the current directory: "a::b",
+ * "a:", ".") and /tmp are skipped, so root in /tmp never runs another user's
+ * ./perf (docs/guarantees.md). Returns only on failure, with errno. */
+void snap_execvp_trusted(char *const argv[]);
+
 /* In a forked child: dies with the parent, takes its own process group, puts
  * outw on stdout and (when recw >= 0) recw on fd rec_to, and execs argv (PATH
- * searched, PAGER=cat). Never returns (exit 127 when exec fails). */
+ * searched as snap_execvp_trusted does, PAGER=cat). Never returns (exit 127 when exec fails). */
 _Noreturn void snap_exec_piped(const char *const *argv, int recw, int rec_to, int outw);
 
 /* Runs argv to completion (stdin /dev/null, stderr discarded), capturing up

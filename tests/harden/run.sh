@@ -468,4 +468,6 @@ t_output_kinds
 
 . tests/harden/hostile.sh
 
+. tests/harden/attacker.sh # session 30: another local user attacks root's run
+
 exit $fail

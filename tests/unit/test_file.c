@@ -52,6 +52,40 @@ static void fmap_refuses_what_it_is_told_to(void)
 						  &buf, &len));
 }
 
+/* A file others can write (or another user's) is mapped guarded: cut short
+ * while it is read, its cut bytes read as zeros instead of killing the reader
+ * with SIGBUS (docs/guarantees.md). */
+static void fmap_guards_a_file_others_can_cut(void)
+{
+	char dir[] = "/tmp/snap_file_XXXXXX", path[64], page[4096];
+	const void *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/shared", dir);
+	memset(page, 'A', sizeof(page));
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	for (int i = 0; f && i < 3; i++)
+		fwrite(page, 1, sizeof(page), f);
+	if (f)
+		fclose(f);
+	CHECK_INT_EQ(0, chmod(path, 0666));
+	CHECK_INT_EQ(0, snap_file_map_range(path, 1, UINT64_MAX, 1, &buf, &len));
+	if (buf && len == 3 * sizeof(page)) {
+		const volatile unsigned char *b = buf;
+
+		CHECK_INT_EQ('A', b[0]);
+		CHECK_INT_EQ(0, truncate(path, 0));
+		CHECK_INT_EQ(0, b[0]);	     /* (unguarded: SIGBUS here) */
+		CHECK_INT_EQ(0, b[len - 1]); /* every page cut */
+		snap_file_unmap(buf, len);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 /* snap_read_small opens non-blocking and reads regular files only: a FIFO
  * nobody writes (planted under a name snaptrace reads) cannot hang it. */
 static void read_small_refuses_a_fifo(void)
@@ -73,6 +107,7 @@ int main(void)
 	RUN(bytes_read_at_any_alignment);
 	RUN(fmap_maps_a_whole_regular_file);
 	RUN(fmap_refuses_what_it_is_told_to);
+	RUN(fmap_guards_a_file_others_can_cut);
 	RUN(read_small_refuses_a_fifo);
 	return snap_test_done();
 }

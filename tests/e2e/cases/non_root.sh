@@ -18,7 +18,7 @@ t_non_root() {
 	fi
 	chmod 711 "$tmp"
 	mkdir -p "$d"
-	chmod 777 "$d"
+	chmod 1777 "$d" # sticky, as /tmp: a TMPDIR others can write without it is refused
 	(cd "$d" && TMPDIR=$d timeout -s KILL 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$nsnap" run -trigger trigger_here -timer-resolution Low -o "$d/nr.fxt.gz" -- "$nnest" 3000 1500 0 6) \
 		>"$tmp/nr.out" 2>"$tmp/nr.err"
