@@ -252,11 +252,15 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 			 const struct snap_decode_result *r)
 {
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
-	uint64_t span =
-		r->fed.last_time > r->fed.first_time ? r->fed.last_time - r->fed.first_time : 0;
+	uint64_t last = r->fed.last_time, span;
 	char what[64], threads[512], ring[32], lost[320] = "", less[192];
 	int wrapped, hint;
 
+	/* the trace ends at the last switch record when that is after the last
+	 * sample: a program that ends asleep (its off-CPU slice, docs/sampling.md) */
+	if (r->cover && r->cover->t_last > last)
+		last = r->cover->t_last;
+	span = r->fed.first_time && last > r->fed.first_time ? last - r->fed.first_time : 0;
 	/* the run is timed by our clock, the span by perf's: a run lasted at least its data */
 	if (run_ns && span > run_ns)
 		run_ns = span;
