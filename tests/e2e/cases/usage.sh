@@ -12,6 +12,16 @@ t_usage() {
 	snap usage3 run -- /nonexistent/prog
 	[ $rc -eq 2 ] && grep -q "can't find executable" "$tmp/usage3.err" ||
 		{ failed usage "missing prog: rc $rc $(head -1 "$tmp/usage3.err")"; return; }
+	# why it cannot be run, and the fix, in the one line (before any recording)
+	snap usage3d run -- "$tmp"
+	[ $rc -eq 2 ] && grep -q "^snaptrace run: can't find executable for $tmp: it is a directory (name the program in it)$" "$tmp/usage3d.err" &&
+		[ "$(wc -l <"$tmp/usage3d.err")" -eq 1 ] ||
+		{ failed usage "a directory: rc $rc $(head -2 "$tmp/usage3d.err")"; return; }
+	if ! command -v snaptrace >/dev/null; then
+		snap usage3p run -- snaptrace
+		[ $rc -eq 2 ] && grep -q "^snaptrace run: can't find executable for snaptrace: not on \$PATH (for the one in this directory, run ./snaptrace)$" "$tmp/usage3p.err" ||
+			{ failed usage "a program here: rc $rc $(head -1 "$tmp/usage3p.err")"; return; }
+	fi
 	snap usage4 attach -pid 12,12
 	[ $rc -eq 2 ] && grep -q "duplicate PIDs" "$tmp/usage4.err" ||
 		{ failed usage "dup pids: rc $rc"; return; }
