@@ -464,7 +464,9 @@ static int decode_inputs(struct snap_source *src, struct snap_builder *bld,
 		res->lost_samples += src->lost.lost_samples;
 		res->lost_chunks += src->lost.chunks;
 		res->perf_samples += src->lost.samples;
-		snap_decodemsg_unknown(src->name, snap_source_stats(src));
+		/* (not after "neither a perf.data file nor perf script text": one line) */
+		if (err != -SNAP_ENOTTEXT)
+			snap_decodemsg_unknown(src->name, snap_source_stats(src));
 		serr = snap_source_close(src);
 		if (err < 0 || serr < 0)
 			return err < 0 ? err : serr;

@@ -22,6 +22,12 @@ t_usage() {
 		[ $rc -eq 2 ] && grep -q "^snaptrace run: can't find executable for snaptrace: not on \$PATH (for the one in this directory, run ./snaptrace)$" "$tmp/usage3p.err" ||
 			{ failed usage "a program here: rc $rc $(head -1 "$tmp/usage3p.err")"; return; }
 	fi
+	# a text file with no perf event in its first MiB: one line that says so
+	head -c 1200000 /dev/zero | tr '\0' 'x' | fold -w 100 >"$tmp/notperf.txt"
+	snap usage3t decode -o "$tmp/notperf.fxt" "$tmp/notperf.txt"
+	[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/usage3t.err")" -eq 1 ] &&
+		grep -q "neither a perf.data file nor perf script text" "$tmp/usage3t.err" ||
+		{ failed usage "not perf text: rc $rc $(head -2 "$tmp/usage3t.err")"; return; }
 	snap usage4 attach -pid 12,12
 	[ $rc -eq 2 ] && grep -q "duplicate PIDs" "$tmp/usage4.err" ||
 		{ failed usage "dup pids: rc $rc"; return; }
