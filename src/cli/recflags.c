@@ -379,7 +379,18 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 		snap_warn("sampling at %llu Hz without a hardware PMU: every sample is a timer "
 			  "interrupt; above ~10 kHz a VM can stall",
 			  (unsigned long long)pa->freq);
-	if (pa->dwarf_stack && pa->freq)
+	if (pa->dwarf_stack && pa->freq && f->rec.full_execution)
+		/* no ring limit: perf writes the ring out as it fills */
+		snap_warn("dwarf call graphs copy %u KiB of stack per sample (%.0f MiB a second on "
+			  "a CPU at %llu Hz): -full-execution writes them all out, through a %llu "
+			  "%s ring%s",
+			  pa->dwarf_stack / 1024,
+			  (double)pa->dwarf_stack * (double)pa->freq / (double)(1u << 20),
+			  (unsigned long long)pa->freq,
+			  (unsigned long long)(pa->ring_bytes >>
+					       (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
+			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB", dwarf_hint(pa, f, c));
+	else if (pa->dwarf_stack && pa->freq)
 		snap_warn("dwarf call graphs copy %u KiB of stack per sample into a %llu %s ring: "
 			  "room for ~%llu samples (~%.1f s on a CPU at %llu Hz)%s",
 			  pa->dwarf_stack / 1024,

@@ -41,6 +41,15 @@ t_usage() {
 }
 
 t_print_cmds() {
+	# -full-execution with dwarf call graphs: no ring limit to warn of ("room for ~N
+	# samples (~1.0 s)" was wrong there: every sample is written out)
+	snap printfull run --print-perf-commands -sampling -full-execution -callgraph-mode dwarf -- true
+	if [ $rc -eq 0 ] && ! grep -q "room for" "$tmp/printfull.err" &&
+		grep -q "^snaptrace: dwarf call graphs copy 8 KiB of stack per sample ([0-9]* MiB a second on a CPU at [0-9]* Hz): -full-execution writes them all out, through a [0-9]* [KM]iB ring" "$tmp/printfull.err"; then
+		pass print_perf_commands_full_dwarf
+	else
+		failed print_perf_commands_full_dwarf "rc $rc: $(grep dwarf "$tmp/printfull.err")"
+	fi
 	snap print run --print-perf-commands -sampling -timer-resolution Sample:2000 -- true
 	if [ $rc -eq 0 ] && grep -q "^perf record .*--no-bpf-event .*cpu-clock/freq=2000,overwrite" \
 		"$tmp/print.out" && grep -q -- "--per-thread -t PID" "$tmp/print.out"; then
