@@ -319,9 +319,9 @@ static int dump_run(const char *path, int check, int all, int tree)
 	if (check && !status)
 		printf("ok: %s: %" PRIu64 " records, %" PRIu64 " events (%" PRIu64
 		       " begin, %" PRIu64 " end, %" PRIu64 " complete, %" PRIu64
-		       " counter), %zu threads\n",
+		       " counter), %zu thread%s\n",
 		       path, w.c.records, w.c.events, w.c.begins, w.c.ends, w.c.completes,
-		       w.c.counters, w.c.ntracks);
+		       w.c.counters, w.c.ntracks, w.c.ntracks == 1 ? "" : "s");
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "snaptrace dump: cannot write the output: %s\n", strerror(errno));
 		status = 1;

@@ -31,6 +31,10 @@ t_usage() {
 	snap usage3h help frob
 	[ $rc -eq 2 ] && grep -q "^snaptrace: no command 'frob' (try 'snaptrace help')$" "$tmp/usage3h.err" ||
 		{ failed usage "help of no command: rc $rc $(head -1 "$tmp/usage3h.err")"; return; }
+	# dump -check's summary: "1 thread", not "1 threads"
+	snap usage3c decode -q -o "$tmp/one.fxt" tests/golden/samples/nesting_main_outer_inner_leaf.txt
+	"$snap" dump -check "$tmp/one.fxt" 2>&1 | grep -q "^ok: .* counter), 1 thread$" ||
+		{ failed usage "dump -check of one thread: $("$snap" dump -check "$tmp/one.fxt" 2>&1)"; return; }
 	snap usage4 attach -pid 12,12
 	[ $rc -eq 2 ] && grep -q "duplicate PIDs" "$tmp/usage4.err" ||
 		{ failed usage "dup pids: rc $rc"; return; }
