@@ -35,6 +35,13 @@ t_usage() {
 	snap usage3c decode -q -o "$tmp/one.fxt" tests/golden/samples/nesting_main_outer_inner_leaf.txt
 	"$snap" dump -check "$tmp/one.fxt" 2>&1 | grep -q "^ok: .* counter), 1 thread$" ||
 		{ failed usage "dump -check of one thread: $("$snap" dump -check "$tmp/one.fxt" 2>&1)"; return; }
+	# decode -o where no file can be made: the fix in the same line
+	snap usage3o decode -o "$tmp/nodir/x.fxt" tests/golden/samples/nesting_main_outer_inner_leaf.txt
+	[ $rc -eq 1 ] && grep -q "^snaptrace: cannot write $tmp/nodir/x.fxt: No such file or directory (its directory is missing: create it or choose another -o)$" "$tmp/usage3o.err" ||
+		{ failed usage "decode -o in a missing directory: rc $rc $(head -1 "$tmp/usage3o.err")"; return; }
+	snap usage3q decode -o "$tmp" tests/golden/samples/nesting_main_outer_inner_leaf.txt
+	[ $rc -eq 1 ] && grep -q "^snaptrace: cannot write $tmp: Is a directory (name a file in it, e.g. -o DIR/trace.fxt.gz)$" "$tmp/usage3q.err" ||
+		{ failed usage "decode -o DIR: rc $rc $(head -1 "$tmp/usage3q.err")"; return; }
 	snap usage4 attach -pid 12,12
 	[ $rc -eq 2 ] && grep -q "duplicate PIDs" "$tmp/usage4.err" ||
 		{ failed usage "dup pids: rc $rc"; return; }
