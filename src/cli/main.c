@@ -101,7 +101,8 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 				if (!strcmp(argv[2], commands[i].name))
 					return commands[i].fn(2, sub);
-			fprintf(stderr, "snaptrace: no command '%s' (try 'snaptrace help')\n", argv[2]);
+			fprintf(stderr, "snaptrace: no command '%s' (try 'snaptrace help')\n",
+				argv[2]);
 			return 2;
 		}
 		usage(stdout);
