@@ -164,6 +164,10 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 	if (r->o.has_window) {
 		snap_rbuf_printf(b, ", window %s", snap_report_human(r->o.win_start, h[1]));
 		snap_rbuf_printf(b, " .. %s", snap_report_human(r->o.win_end, h[2]));
+		/* an empty report must not look like a trace without calls there */
+		if (r->have_time && r->o.win_start > r->t1 - r->t0)
+			snap_rbuf_printf(b, ", past the end of the trace (it lasts %s)",
+					 snap_report_human(r->t1 - r->t0, h[3]));
 	}
 	if (r->o.has_thread)
 		snap_rbuf_printf(b, ", thread %" PRId64, r->o.tid);
