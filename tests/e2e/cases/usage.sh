@@ -35,6 +35,11 @@ t_usage() {
 	snap usage3c decode -q -o "$tmp/one.fxt" tests/golden/samples/nesting_main_outer_inner_leaf.txt
 	"$snap" dump -check "$tmp/one.fxt" 2>&1 | grep -q "^ok: .* counter), 1 thread$" ||
 		{ failed usage "dump -check of one thread: $("$snap" dump -check "$tmp/one.fxt" 2>&1)"; return; }
+	# dump reads stdin as report and decode do (-), plain or gzip
+	gzip -c "$tmp/one.fxt" >"$tmp/one.fxt.gz"
+	"$snap" dump -check - <"$tmp/one.fxt.gz" 2>&1 | grep -q "^ok: -: .* counter), 1 thread$" &&
+		cmp -s <("$snap" dump - <"$tmp/one.fxt" 2>&1) <("$snap" dump "$tmp/one.fxt" 2>&1) ||
+		{ failed usage "dump - (stdin): $("$snap" dump -check - <"$tmp/one.fxt.gz" 2>&1 | head -1)"; return; }
 	# decode -o where no file can be made: the fix in the same line
 	snap usage3o decode -o "$tmp/nodir/x.fxt" tests/golden/samples/nesting_main_outer_inner_leaf.txt
 	[ $rc -eq 1 ] && grep -q "^snaptrace: cannot write $tmp/nodir/x.fxt: No such file or directory (its directory is missing: create it or choose another -o)$" "$tmp/usage3o.err" ||
