@@ -230,6 +230,13 @@ static int check_output(const char *cmd, const char *output)
 	char dir[PATH_MAX];
 	struct stat st;
 
+	if (!strcmp(path, "-")) { /* (decode -o - is stdout; here the program's own output is) */
+		fprintf(stderr,
+			"snaptrace %s: -o -: %s writes the trace to a file; name one (decode -o - "
+			"writes stdout)\n",
+			cmd, cmd);
+		return 1;
+	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		fprintf(stderr,
 			"snaptrace %s: -o %s is a directory; name a file in it, e.g. -o %s%s\n",

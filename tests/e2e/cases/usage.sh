@@ -40,6 +40,16 @@ t_usage() {
 	"$snap" dump -check - <"$tmp/one.fxt.gz" 2>&1 | grep -q "^ok: -: .* counter), 1 thread$" &&
 		cmp -s <("$snap" dump - <"$tmp/one.fxt" 2>&1) <("$snap" dump "$tmp/one.fxt" 2>&1) ||
 		{ failed usage "dump - (stdin): $("$snap" dump -check - <"$tmp/one.fxt.gz" 2>&1 | head -1)"; return; }
+	# decode -o - writes stdout (not a file named '-'); not with -report; run refuses it
+	(cd "$tmp" && "$snap" decode -q -o - "$OLDPWD/tests/golden/samples/nesting_main_outer_inner_leaf.txt" |
+		"$snap" dump -check - 2>&1) | grep -q "^ok: -: .* 1 thread$" && [ ! -e "$tmp/-" ] ||
+		{ failed usage "decode -o -: $(ls "$tmp")"; return; }
+	snap usage3r decode -report -o - tests/golden/samples/nesting_main_outer_inner_leaf.txt
+	[ $rc -eq 2 ] && grep -q "^snaptrace decode: -o -: -report prints to stdout too; name a file$" "$tmp/usage3r.err" ||
+		{ failed usage "decode -report -o -: rc $rc $(head -1 "$tmp/usage3r.err")"; return; }
+	snap usage3s run -o - -- true
+	[ $rc -ne 0 ] && grep -q "^snaptrace run: -o -: run writes the trace to a file; name one" "$tmp/usage3s.err" ||
+		{ failed usage "run -o -: rc $rc $(head -1 "$tmp/usage3s.err")"; return; }
 	# decode -o where no file can be made: the fix in the same line
 	snap usage3o decode -o "$tmp/nodir/x.fxt" tests/golden/samples/nesting_main_outer_inner_leaf.txt
 	[ $rc -eq 1 ] && grep -q "^snaptrace: cannot write $tmp/nodir/x.fxt: No such file or directory (its directory is missing: create it or choose another -o)$" "$tmp/usage3o.err" ||
