@@ -414,7 +414,8 @@ out:
 	status = snap_session_wait_child(&s);
 	if (argv && s.child) {
 		if (status >= 128)
-			snap_warn("%s was killed by signal %d", argv[0], status - 128);
+			snap_warn("%s was killed by signal %d (%s)", argv[0], status - 128,
+				  strsignal(status - 128));
 		else if (status)
 			snap_info("%s exited with status %d", argv[0], status);
 		if (rc == 0)
