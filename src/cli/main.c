@@ -113,6 +113,13 @@ int main(int argc, char **argv)
 			version_help();
 			return 0;
 		}
+		if (argc > 2) { /* (as every command: no stray words) */
+			fprintf(stderr,
+				"snaptrace version: unexpected argument '%s' (usage: snaptrace "
+				"version)\n",
+				argv[2]);
+			return 2;
+		}
 		printf("snaptrace %s\n", SNAP_VERSION);
 		return 0;
 	}

@@ -28,6 +28,9 @@ t_usage() {
 	[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/usage3t.err")" -eq 1 ] &&
 		grep -q "neither a perf.data file nor perf script text" "$tmp/usage3t.err" ||
 		{ failed usage "not perf text: rc $rc $(head -2 "$tmp/usage3t.err")"; return; }
+	snap usage3v version extra
+	[ $rc -eq 2 ] && grep -q "^snaptrace version: unexpected argument 'extra'" "$tmp/usage3v.err" ||
+		{ failed usage "version with an argument: rc $rc"; return; }
 	snap usage3h help frob
 	[ $rc -eq 2 ] && grep -q "^snaptrace: no command 'frob' (try 'snaptrace help')$" "$tmp/usage3h.err" ||
 		{ failed usage "help of no command: rc $rc $(head -1 "$tmp/usage3h.err")"; return; }
