@@ -389,10 +389,14 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 				cmd, argv[0], (unsigned long long)s.pa.freq,
 				(unsigned long long)(1000000u / s.pa.freq));
 		else if (s.cfg.rec.sampling && s.pa.freq)
+			/* (a thread that ran less than a period between its waits, an
+			 * acceptor, takes no sample either: not "did not run") */
 			fprintf(stderr,
 				"snaptrace %s: no trace written: no sample was taken (the traced "
-				"thread%s did not run on a CPU while recorded)\n",
-				cmd, npids > 1 ? "s" : "");
+				"thread%s spent less than a sample period, %llu us, on a CPU at a "
+				"time while recorded); record longer or raise -timer-resolution\n",
+				cmd, npids > 1 ? "s" : "",
+				(unsigned long long)(1000000u / s.pa.freq));
 		else
 			fprintf(stderr, "snaptrace %s: no trace written: perf recorded nothing\n",
 				cmd);

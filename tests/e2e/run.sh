@@ -19,7 +19,7 @@ done
 
 # The tests that run without perf, then those that need it, then the last checks.
 no_perf_tests="t_usage t_print_cmds t_doctor t_pt_missing t_pt_control t_lbr_refused"
-perf_tests="t_run_sampling t_run_signal_status t_forward_signals t_attach t_attach_twice
+perf_tests="t_run_sampling t_run_signal_status t_forward_signals t_attach t_attach_idle t_attach_twice
 	t_trigger_run t_trigger_attach t_trigger_thread t_trigger_late_thread t_trigger_library
 	t_trigger_signal_before_entry
 	t_trigger_two_pids t_trigger_never t_trigger_picker t_multi_snapshot t_multi_snapshot_every_hit
