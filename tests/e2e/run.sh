@@ -24,7 +24,7 @@ perf_tests="t_run_sampling t_run_signal_status t_forward_signals t_attach t_atta
 	t_trigger_signal_before_entry
 	t_trigger_two_pids t_trigger_never t_trigger_picker t_multi_snapshot t_multi_snapshot_every_hit
 	t_multi_thread
-	t_kernel t_private_workdir t_non_root t_callgraph_auto t_offcpu t_thread_names
+	t_kernel t_private_workdir t_non_root t_callgraph_auto t_dwarf_short t_offcpu t_thread_names
 	t_coverage t_coverage_asleep t_coverage_threads t_coverage_lost t_output_checked t_too_short t_trigger_at_once t_python3 t_plugin_agree
 	t_cfi_names t_cfi_build_id t_cfi_gzip t_vdso_frameless t_sampling_model
 	t_lang_positions t_lang_triggers t_lang_picker t_lang_attach_several t_lang_decode_progress"
