@@ -46,9 +46,9 @@ static void quality(void)
 	s.chains_rootless = 60;
 	CHECK_INT_EQ(1, snap_decodemsg_quality(&s, line, sizeof(line)));
 	CHECK_STR_EQ("stack quality: 60% of the call chains end short of where their thread "
-		     "started (no _start or clone at their outer end: the dwarf unwinder ran out "
-		     "of its 8 KiB stack copy, a deep stack; -callgraph-mode fp for code built "
-		     "with frame pointers)",
+		     "started (no _start or clone at their outer end: the dwarf unwinder stopped "
+		     "early, at a stack deeper than its 8 KiB copy or at code it cannot unwind; "
+		     "-callgraph-mode fp for code built with frame pointers)",
 		     line);
 	s.dwarf = 0; /* fp chains: never said (a cut one is counted as such) */
 	CHECK_INT_EQ(0, snap_decodemsg_quality(&s, line, sizeof(line)));

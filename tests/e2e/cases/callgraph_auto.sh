@@ -106,7 +106,7 @@ callgraph_auto_go() {
 # nothing, the chains end at no junk address to count).
 t_dwarf_short() {
 	snap dshort run -callgraph-mode dwarf -o "$tmp/dshort.fxt.gz" -- "$progs/deeprec" 20
-	if [ $rc -eq 0 ] && grep -q "^snaptrace: stack quality: [0-9]*% of the call chains end short of where their thread started (no _start or clone at their outer end: the dwarf unwinder ran out of its 8 KiB stack copy, a deep stack; -callgraph-mode fp for code built with frame pointers)$" "$tmp/dshort.err"; then
+	if [ $rc -eq 0 ] && grep -q "^snaptrace: stack quality: [0-9]*% of the call chains end short of where their thread started (no _start or clone at their outer end: the dwarf unwinder stopped early, at a stack deeper than its 8 KiB copy or at code it cannot unwind; -callgraph-mode fp for code built with frame pointers)$" "$tmp/dshort.err"; then
 		pass dwarf_short_chains
 	else
 		failed dwarf_short_chains "rc $rc: $(grep -i quality "$tmp/dshort.err")"
