@@ -55,7 +55,8 @@ static const struct snap_opt decode_opts[] = {
 	[OPT_KERNEL_ONLY] = {"trace-kernel-only", NULL, NULL, "keep kernel frames only (scope k)"},
 	[OPT_STRICT_SCOPE] = {"strict-scope", NULL, NULL,
 			      "an event outside the scope is an error (nothing written)"},
-	[OPT_OUTPUT] = {"output", "o", "FILE", "output file (default trace.fxt.gz; .gz = gzip)"},
+	[OPT_OUTPUT] = {"output", "o", "FILE",
+			"output file (default trace.fxt.gz; .gz = gzip; - = stdout)"},
 	[OPT_WORKDIR] = {"working-directory", NULL, "DIR",
 			 "decode the perf.data files of DIR (run/attach -working-directory)"},
 	[OPT_NO_DLFILTER] = {"no-dlfilter", NULL, NULL,
@@ -359,6 +360,19 @@ int snap_cmd_decode(int argc, char **argv)
 	}
 	o.inputs = inputs;
 	o.ninputs = ninputs;
+	/* -o - is stdout (as report -folded -), written in place; never a terminal */
+	if (o.output && !strcmp(o.output, "-")) {
+		if (isatty(STDOUT_FILENO) || c.serve || o.tap) {
+			fprintf(stderr, "snaptrace decode: -o -: %s\n",
+				c.serve ? "-serve serves a file, not stdout; name a file"
+				: o.tap ? "-report prints to stdout too; name a file"
+					: "stdout is a terminal, and the trace is binary; redirect "
+					  "stdout (> trace.fxt) or name a file");
+			rc = 2;
+			goto out;
+		}
+		o.output = "/dev/stdout";
+	}
 	if (o.tap) /* -report before -o: name the output in the header */
 		o.tap = snap_report_tap(o.output ? o.output : "trace.fxt.gz");
 	if (workdir && (rc = load_hits(workdir, &hf, &o)) != 0)

@@ -36,7 +36,7 @@ static const struct snap_opt dump_opts[] = {
 #define DUMP_STR_(x) #x
 #define DUMP_STR(x)  DUMP_STR_(x)
 
-static const char dump_usage[] = "snaptrace dump [-check | -tree] [-all] FILE";
+static const char dump_usage[] = "snaptrace dump [-check | -tree] [-all] FILE (- = stdin)";
 static const char dump_desc[] =
 	"Prints an FXT trace (plain or gzip-compressed) as text, one record a line:\n"
 	"events (begin, end, complete, counter, ...) and process/thread names by default,\n"
@@ -240,7 +240,8 @@ static int dump_file(struct dump_walk *w)
 	unsigned char *in;
 	struct stat sb;
 	ssize_t n;
-	int err, fd = open(w->path, O_RDONLY | O_CLOEXEC);
+	int is_stdin = !strcmp(w->path, "-");
+	int err, fd = is_stdin ? STDIN_FILENO : open(w->path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		err = -errno; /* before fprintf, which may change errno */
@@ -248,13 +249,15 @@ static int dump_file(struct dump_walk *w)
 		return 1;
 	}
 	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		close(fd);
+		if (!is_stdin)
+			close(fd);
 		fprintf(stderr, "snaptrace dump: %s is a directory\n", w->path);
 		return 1;
 	}
 	in = snap_malloc(DUMP_IN_CHUNK);
 	if (!in) {
-		close(fd);
+		if (!is_stdin)
+			close(fd);
 		fprintf(stderr, "snaptrace dump: out of memory\n");
 		return 1;
 	}
@@ -271,7 +274,8 @@ static int dump_file(struct dump_walk *w)
 		err = 1;
 	}
 	snap_free(in);
-	close(fd);
+	if (!is_stdin)
+		close(fd);
 	return err || w->status;
 }
 
@@ -319,9 +323,9 @@ static int dump_run(const char *path, int check, int all, int tree)
 	if (check && !status)
 		printf("ok: %s: %" PRIu64 " records, %" PRIu64 " events (%" PRIu64
 		       " begin, %" PRIu64 " end, %" PRIu64 " complete, %" PRIu64
-		       " counter), %zu threads\n",
+		       " counter), %zu thread%s\n",
 		       path, w.c.records, w.c.events, w.c.begins, w.c.ends, w.c.completes,
-		       w.c.counters, w.c.ntracks);
+		       w.c.counters, w.c.ntracks, w.c.ntracks == 1 ? "" : "s");
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "snaptrace dump: cannot write the output: %s\n", strerror(errno));
 		status = 1;

@@ -6,9 +6,12 @@
  * PROG's (128 + signal when it was killed) once the trace is written;
  * 1 when recording or decoding failed, 2 for a usage error.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/opts.h"
@@ -23,6 +26,52 @@ static const char run_desc[] =
 	"Recording ends when PROG exits, on Ctrl-C, or when the -trigger function is called;\n"
 	"the trace covers the last moments before that (a ring buffer). The exit status is\n"
 	"PROG's once the trace is written.";
+
+/* Why PROG cannot be run, with the fix, after "can't find executable for
+ * PROG": a path that is missing, a directory or not executable; a bare name
+ * not on $PATH (but in the current directory: give ./PROG). Returns 0 when
+ * exe (the path found) is runnable. */
+static int prog_problem(const char *prog, int found, const char *exe)
+{
+	struct stat st;
+	const char *path = found ? exe : prog;
+
+	if (!found && !strchr(prog, '/')) {
+		if (access(prog, F_OK) == 0)
+			fprintf(stderr,
+				"snaptrace run: can't find executable for %s: not on $PATH (for "
+				"the "
+				"one in this directory, run ./%s)\n",
+				prog, prog);
+		else
+			fprintf(stderr,
+				"snaptrace run: can't find executable for %s: no such program on "
+				"$PATH (give its path)\n",
+				prog);
+		return 1;
+	}
+	if (stat(path, &st) < 0) {
+		fprintf(stderr,
+			"snaptrace run: can't find executable for %s: %s (check the path)\n", prog,
+			strerror(errno));
+		return 1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"snaptrace run: can't find executable for %s: it is a directory (name the "
+			"program in it)\n",
+			prog);
+		return 1;
+	}
+	if (!found || access(path, X_OK) < 0) {
+		fprintf(stderr,
+			"snaptrace run: can't find executable for %s: not executable (chmod +x "
+			"%s)\n",
+			prog, prog);
+		return 1;
+	}
+	return 0;
+}
 
 int snap_cmd_run(int argc, char **argv)
 {
@@ -69,8 +118,7 @@ int snap_cmd_run(int argc, char **argv)
 		snap_free(prog);
 		return 2;
 	}
-	if (snap_caps_find_in_path(prog[0], exe, sizeof(exe)) < 0) {
-		fprintf(stderr, "snaptrace run: can't find executable for %s\n", prog[0]);
+	if (prog_problem(prog[0], snap_caps_find_in_path(prog[0], exe, sizeof(exe)) == 0, exe)) {
 		snap_free(prog);
 		return 2;
 	}

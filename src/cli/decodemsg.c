@@ -17,7 +17,7 @@ int snap_decodemsg_quality(const struct snap_builder_stats *s, char *buf, size_t
 {
 	uint64_t unk, cut;
 	unsigned q = snap_builder_quality(s, &cut, &unk);
-	char a[256] = "", b[192] = "";
+	char a[320] = "", b[192] = "";
 
 	if (!size)
 		return 0;
@@ -40,6 +40,14 @@ int snap_decodemsg_quality(const struct snap_builder_stats *s, char *buf, size_t
 			 "executable mapping (code without frame pointers: record with "
 			 "-callgraph-mode dwarf, or build with -fno-omit-frame-pointer)",
 			 cut);
+	if ((q & SNAP_BUILDER_Q_SHORT) && !a[0])
+		snprintf(
+			a, sizeof(a),
+			"%" PRIu64 "%% of the call chains end short of where their thread "
+			"started (no _start or clone at their outer end: the dwarf unwinder "
+			"stopped early, at a stack deeper than its 8 KiB copy or at code it cannot "
+			"unwind; -callgraph-mode fp for code built with frame pointers)",
+			snap_builder_short_pct(s));
 	if (q & SNAP_BUILDER_Q_NOSYM)
 		snprintf(b, sizeof(b),
 			 "%s%" PRIu64 "%% of the sampled user frames have no symbol (install the "

@@ -101,7 +101,8 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 				if (!strcmp(argv[2], commands[i].name))
 					return commands[i].fn(2, sub);
-			fprintf(stderr, "snaptrace: no command '%s'\n", argv[2]);
+			fprintf(stderr, "snaptrace: no command '%s' (try 'snaptrace help')\n",
+				argv[2]);
 			return 2;
 		}
 		usage(stdout);
@@ -111,6 +112,13 @@ int main(int argc, char **argv)
 		if (argc > 2 && is_help_flag(argv[2])) {
 			version_help();
 			return 0;
+		}
+		if (argc > 2) { /* (as every command: no stray words) */
+			fprintf(stderr,
+				"snaptrace version: unexpected argument '%s' (usage: snaptrace "
+				"version)\n",
+				argv[2]);
+			return 2;
 		}
 		printf("snaptrace %s\n", SNAP_VERSION);
 		return 0;

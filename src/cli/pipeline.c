@@ -464,7 +464,9 @@ static int decode_inputs(struct snap_source *src, struct snap_builder *bld,
 		res->lost_samples += src->lost.lost_samples;
 		res->lost_chunks += src->lost.chunks;
 		res->perf_samples += src->lost.samples;
-		snap_decodemsg_unknown(src->name, snap_source_stats(src));
+		/* (not after "neither a perf.data file nor perf script text": one line) */
+		if (err != -SNAP_ENOTTEXT)
+			snap_decodemsg_unknown(src->name, snap_source_stats(src));
 		serr = snap_source_close(src);
 		if (err < 0 || serr < 0)
 			return err < 0 ? err : serr;
@@ -489,6 +491,23 @@ struct decode_out {
 	struct snap_timeline *tap; /* o->tap's, or NULL */
 };
 
+/* The fix after "cannot write FILE: ERROR" when the output cannot be opened. */
+static const char *output_fix(int err)
+{
+	switch (-err) {
+	case ENOENT:
+		return " (its directory is missing: create it or choose another -o)";
+	case EISDIR:
+		return " (name a file in it, e.g. -o DIR/trace.fxt.gz)";
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return " (choose another -o)";
+	default:
+		return "";
+	}
+}
+
 /* Opens the output for o; st is the decode's string table. Returns 0 or a
  * negative error (reported); output_close releases out either way. */
 static int output_open(struct decode_out *out, const struct snap_decode_opts *o,
@@ -507,7 +526,8 @@ static int output_open(struct decode_out *out, const struct snap_decode_opts *o,
 	}
 	err = out->no_file ? 0 : snap_sink_open(&out->sink, out->path);
 	if (err < 0) {
-		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s", out->path, snap_strerror(err));
+		snap_log(SNAP_LOG_QUIET, "cannot write %s: %s%s", out->path, snap_strerror(err),
+			 output_fix(err));
 		return err;
 	}
 	/* Level 1: 3-9x faster than 6 on FXT, files 2-57 % bigger (make bench,

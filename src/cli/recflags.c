@@ -230,6 +230,13 @@ static int check_output(const char *cmd, const char *output)
 	char dir[PATH_MAX];
 	struct stat st;
 
+	if (!strcmp(path, "-")) { /* (decode -o - is stdout; here the program's own output is) */
+		fprintf(stderr,
+			"snaptrace %s: -o -: %s writes the trace to a file; name one (decode -o - "
+			"writes stdout)\n",
+			cmd, cmd);
+		return 1;
+	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		fprintf(stderr,
 			"snaptrace %s: -o %s is a directory; name a file in it, e.g. -o %s%s\n",
@@ -379,7 +386,18 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 		snap_warn("sampling at %llu Hz without a hardware PMU: every sample is a timer "
 			  "interrupt; above ~10 kHz a VM can stall",
 			  (unsigned long long)pa->freq);
-	if (pa->dwarf_stack && pa->freq)
+	if (pa->dwarf_stack && pa->freq && f->rec.full_execution)
+		/* no ring limit: perf writes the ring out as it fills */
+		snap_warn("dwarf call graphs copy %u KiB of stack per sample (%.0f MiB a second on "
+			  "a CPU at %llu Hz): -full-execution writes them all out, through a %llu "
+			  "%s ring%s",
+			  pa->dwarf_stack / 1024,
+			  (double)pa->dwarf_stack * (double)pa->freq / (double)(1u << 20),
+			  (unsigned long long)pa->freq,
+			  (unsigned long long)(pa->ring_bytes >>
+					       (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
+			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB", dwarf_hint(pa, f, c));
+	else if (pa->dwarf_stack && pa->freq)
 		snap_warn("dwarf call graphs copy %u KiB of stack per sample into a %llu %s ring: "
 			  "room for ~%llu samples (~%.1f s on a CPU at %llu Hz)%s",
 			  pa->dwarf_stack / 1024,

@@ -252,11 +252,15 @@ static void say_coverage(const struct snap_recflags *f, const struct snap_sessio
 			 const struct snap_decode_result *r)
 {
 	uint64_t run_ns = (uint64_t)(s->recorded_ms > 0 ? s->recorded_ms : 0) * 1000000u;
-	uint64_t span =
-		r->fed.last_time > r->fed.first_time ? r->fed.last_time - r->fed.first_time : 0;
+	uint64_t last = r->fed.last_time, span;
 	char what[64], threads[512], ring[32], lost[320] = "", less[192];
 	int wrapped, hint;
 
+	/* the trace ends at the last switch record when that is after the last
+	 * sample: a program that ends asleep (its off-CPU slice, docs/sampling.md) */
+	if (r->cover && r->cover->t_last > last)
+		last = r->cover->t_last;
+	span = r->fed.first_time && last > r->fed.first_time ? last - r->fed.first_time : 0;
 	/* the run is timed by our clock, the span by perf's: a run lasted at least its data */
 	if (run_ns && span > run_ns)
 		run_ns = span;
@@ -385,10 +389,14 @@ int snap_recflow_record(struct snap_recflags *f, const char *cmd, const struct s
 				cmd, argv[0], (unsigned long long)s.pa.freq,
 				(unsigned long long)(1000000u / s.pa.freq));
 		else if (s.cfg.rec.sampling && s.pa.freq)
+			/* (a thread that ran less than a period between its waits, an
+			 * acceptor, takes no sample either: not "did not run") */
 			fprintf(stderr,
 				"snaptrace %s: no trace written: no sample was taken (the traced "
-				"thread%s did not run on a CPU while recorded)\n",
-				cmd, npids > 1 ? "s" : "");
+				"thread%s spent less than a sample period, %llu us, on a CPU at a "
+				"time while recorded); record longer or raise -timer-resolution\n",
+				cmd, npids > 1 ? "s" : "",
+				(unsigned long long)(1000000u / s.pa.freq));
 		else
 			fprintf(stderr, "snaptrace %s: no trace written: perf recorded nothing\n",
 				cmd);
@@ -410,7 +418,8 @@ out:
 	status = snap_session_wait_child(&s);
 	if (argv && s.child) {
 		if (status >= 128)
-			snap_warn("%s was killed by signal %d", argv[0], status - 128);
+			snap_warn("%s was killed by signal %d (%s)", argv[0], status - 128,
+				  strsignal(status - 128));
 		else if (status)
 			snap_info("%s exited with status %d", argv[0], status);
 		if (rc == 0)

@@ -145,6 +145,14 @@ out:
 	return err;
 }
 
+/* The fix after a picker that could not ask (no terminal): name the trigger. */
+static const char *ask_fix(const char *why)
+{
+	return why && (strstr(why, "terminal") != NULL)
+		       ? "; name it instead: -trigger SYMBOL or -trigger FILE:LINE"
+		       : "";
+}
+
 int snap_trigpick_symbol(const char *cmd, int has_fzf, const char *exe, char **owned,
 			 const char **trigger)
 {
@@ -179,8 +187,8 @@ int snap_trigpick_symbol(const char *cmd, int has_fzf, const char *exe, char **o
 					    (const char *const *)names, n, 1, &why);
 	free_names(names, n);
 	if (!choice) {
-		fprintf(stderr, "snaptrace %s: no trigger chosen%s%s%s\n", cmd, why[0] ? " (" : "",
-			why, why[0] ? ")" : "");
+		fprintf(stderr, "snaptrace %s: no trigger chosen%s%s%s%s\n", cmd,
+			why[0] ? " (" : "", why, why[0] ? ")" : "", ask_fix(why));
 		return 1;
 	}
 	*owned = choice;
@@ -212,8 +220,8 @@ int snap_trigpick_line(const char *cmd, const char *exe, char **owned, const cha
 		free(lines[i]);
 	snap_free(lines);
 	if (!choice) {
-		fprintf(stderr, "snaptrace %s: no trigger line chosen%s%s\n", cmd,
-			n > 0 && why[0] ? ": " : "", n > 0 ? why : "");
+		fprintf(stderr, "snaptrace %s: no trigger line chosen%s%s%s\n", cmd,
+			n > 0 && why[0] ? ": " : "", n > 0 ? why : "", n > 0 ? ask_fix(why) : "");
 		return 1;
 	}
 	*owned = snap_malloc(strlen(choice) + 6);

@@ -630,9 +630,10 @@ static int same_build(const struct snap_cfi_file *f, const struct snap_cfi_want 
 static int open_checked(struct snap_cfi *c, const char *path, struct snap_cfi_file **out)
 {
 	const struct snap_cfi_want *w = want_find(c, path);
+	int vdso = !strcmp(path, SNAP_CFI_VDSO);
 	char alt[PATH_MAX];
 	size_t n;
-	int err = snap_cfi_file_open(path, out);
+	int err = vdso ? -ENOENT : snap_cfi_file_open(path, out);
 
 	if (err == -ENOMEM || !w || (!err && same_build(*out, w)))
 		return err;
@@ -648,7 +649,8 @@ static int open_checked(struct snap_cfi *c, const char *path, struct snap_cfi_fi
 		n += (size_t)snprintf(alt + n, sizeof(alt) - n, "%02x", w->id[i]);
 	if (n + 5 >= sizeof(alt))
 		return -SNAP_EFORMAT;
-	memcpy(alt + n, "/elf", 5);
+	/* (perf keeps the vDSO's copy as .../vdso, a file's as .../elf) */
+	memcpy(alt + n, vdso ? "/vdso" : "/elf", vdso ? 6 : 5);
 	err = snap_cfi_file_open(alt, out);
 	if (err)
 		return err == -ENOMEM ? err : -SNAP_EFORMAT;
@@ -670,7 +672,9 @@ static int file_of(struct snap_cfi *c, uint32_t dso, const char *path, int named
 	uint64_t v;
 	int err;
 
-	if (!dso || !path || path[0] != '/')
+	/* (the vDSO only by the build id perf recorded: its build-id cache copy) */
+	if (!dso || !path ||
+	    (path[0] != '/' && (strcmp(path, SNAP_CFI_VDSO) || !want_find(c, path))))
 		return 0;
 	if (!snap_u64map_get(&c->byid, dso, &v)) {
 		if (c->byid.count >= SNAP_CFI_MAX_FILES) {

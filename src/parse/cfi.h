@@ -40,6 +40,10 @@
 #define SNAP_CFI_MAX_FDES  (1u << 22) /* functions kept per file */
 #define SNAP_CFI_MAX_ROWS  (1u << 18) /* frameless answers cached */
 
+/* perf's name of the vDSO: no file, but its copy in the build-id cache
+ * (~/.debug/.build-id/XX/YYYY/vdso) is read when perf recorded its build id */
+#define SNAP_CFI_VDSO "[vdso]"
+
 struct snap_cfi_file; /* one ELF file's CFI */
 
 struct snap_cfi_want; /* expected build ids */

@@ -164,6 +164,10 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 	if (r->o.has_window) {
 		snap_rbuf_printf(b, ", window %s", snap_report_human(r->o.win_start, h[1]));
 		snap_rbuf_printf(b, " .. %s", snap_report_human(r->o.win_end, h[2]));
+		/* an empty report must not look like a trace without calls there */
+		if (r->have_time && r->o.win_start > r->t1 - r->t0)
+			snap_rbuf_printf(b, ", past the end of the trace (it lasts %s)",
+					 snap_report_human(r->t1 - r->t0, h[3]));
 	}
 	if (r->o.has_thread)
 		snap_rbuf_printf(b, ", thread %" PRId64, r->o.tid);
@@ -185,9 +189,11 @@ void snap_report_text(const struct snap_report *r, const struct snap_report_fmt 
 				 r->nsketched, r->nsketched == 1 ? "" : "s", r->o.exact_limit);
 	if (r->open)
 		snap_rbuf_printf(b,
-				 "%" PRIu64 " slice%s cut by the snapshot's edges excluded (calls "
+				 "%" PRIu64
+				 " slice%s cut by the snapshot's%s edges excluded (calls "
 				 "begun before it or still open at its end)\n",
-				 r->open, r->open == 1 ? "" : "s");
+				 r->open, r->open == 1 ? "" : "s",
+				 r->o.has_window ? " or the window's" : "");
 	if (r->unmatched_ends || r->overlaps)
 		snap_rbuf_printf(b,
 				 "trace anomalies: %" PRIu64 " end(s) without a begin, %" PRIu64
@@ -343,7 +349,8 @@ void snap_report_function(const struct snap_report *r, struct snap_rbuf *b)
 	if (!fn || !fn->calls) {
 		snap_rbuf_printf(b, "\nfunction %s: no complete calls", name);
 		if (fn && fn->open)
-			snap_rbuf_printf(b, " (%" PRIu64 " cut by the snapshot's edges)", fn->open);
+			snap_rbuf_printf(b, " (%" PRIu64 " cut by the snapshot's%s edges)",
+					 fn->open, r->o.has_window ? " or the window's" : "");
 		PUTS(b, "\n");
 		return;
 	}

@@ -516,7 +516,9 @@ int snap_dlsrc_perf_exit(int status, int report)
 
 static int want_build(void *arg, const char *path, const uint8_t *id, size_t idlen)
 {
-	return path[0] == '/' ? snap_cfi_want(arg, path, id, idlen) : 0;
+	/* (the vDSO: its copy in perf's build-id cache, parse/cfi.h) */
+	return path[0] == '/' || !strcmp(path, SNAP_CFI_VDSO) ? snap_cfi_want(arg, path, id, idlen)
+							      : 0;
 }
 
 void snap_dlsrc_cfi_setup(struct snap_cfi *c, const char *data)

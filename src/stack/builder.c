@@ -879,5 +879,12 @@ unsigned snap_builder_quality(const struct snap_builder_stats *s, uint64_t *cut_
 		q |= SNAP_BUILDER_Q_CUT;
 	if (unk >= SNAP_BUILDER_QUALITY_PCT)
 		q |= SNAP_BUILDER_Q_NOSYM;
+	if (s->dwarf && snap_builder_short_pct(s) >= SNAP_BUILDER_QUALITY_PCT)
+		q |= SNAP_BUILDER_Q_SHORT;
 	return q;
+}
+
+uint64_t snap_builder_short_pct(const struct snap_builder_stats *s)
+{
+	return s->samples ? s->chains_rootless * 100 / s->samples : 0;
 }

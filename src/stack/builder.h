@@ -150,6 +150,8 @@ struct snap_builder_stats {
 	uint64_t frames_cut;		/* frames removed by those cuts */
 	uint64_t user_frames;		/* user-space frames of samples, after cuts */
 	uint64_t unknown_frames;	/* ... of which perf named no symbol */
+	uint64_t chains_rootless;	/* sample chains whose outermost user frame is a named
+					   function no thread starts in (chains.c): unwound short */
 	int dwarf; /* set by the caller: the chains were unwound from dwarf stack copies
 		      (the stack-quality line then advises no dwarf); the builder leaves it */
 	char first_violation[256]; /* "" if none; see snap_builder_desc */
@@ -259,8 +261,13 @@ void snap_builder_stats(const struct snap_builder *bld, struct snap_builder_stat
 #define SNAP_BUILDER_QUALITY_PCT 30
 #define SNAP_BUILDER_Q_CUT	 1u
 #define SNAP_BUILDER_Q_NOSYM	 2u
+/* (dwarf only: as many chains end short of where threads start, stats.chains_rootless) */
+#define SNAP_BUILDER_Q_SHORT	 4u
 unsigned snap_builder_quality(const struct snap_builder_stats *s, uint64_t *cut_pct,
 			      uint64_t *nosym_pct);
+/* The share (%, rounded down) of the sampled chains that end short of a
+ * thread's start (stats.chains_rootless against the samples). */
+uint64_t snap_builder_short_pct(const struct snap_builder_stats *s);
 
 /* snap_event_desc (model/event.h) of ev with bld's names; for a sample, the
  * frame shown is the first one outside the trace scope, if any. */

@@ -63,13 +63,58 @@ uint32_t snap_chain_cut(struct snap_builder *bld, const struct snap_loc *fr, uin
 	return end < n ? end : 0;
 }
 
-/* Counts the user frames of a sample and those without a symbol. */
+/* Is the (named) frame a function threads start in: the program's and the
+ * dynamic loader's entry, glibc's thread start, Go's? A complete chain's
+ * outermost user frame is one; perf's dwarf unwinder, out of its stack copy,
+ * stops anywhere (docs/sampling.md, "Stack quality"). */
+static int root_frame(const struct snap_builder *bld, const struct snap_loc *f)
+{
+	static const char *const roots[] = {
+		"_start",
+		"_dl_start",
+		"_dl_start_user",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
+		"start_thread",
+		"thread_start",
+		"runtime.goexit",
+		"runtime.rt0_go",
+		"runtime.mstart",
+		"runtime.morestack",
+	};
+	const char *s = snap_strtab_get(bld->st, f->sym);
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		size_t k = strlen(roots[i]);
+
+		/* the name, versioned (clone3@@GLIBC_2.34) or Go's ABI0 wrapper */
+		if (!strncmp(s, roots[i], k) &&
+		    (s[k] == '\0' || s[k] == '@' || !strcmp(s + k, ".abi0")))
+			return 1;
+	}
+	return 0;
+}
+
+/* Counts the user frames of a sample and those without a symbol, and the
+ * chain when its outermost user frame is named but no thread starts there. */
 void snap_chain_count(struct snap_builder *bld, const struct snap_loc *fr, uint32_t n)
 {
+	int outer = 1;
+
 	for (uint32_t i = 0; i < n; i++) {
+		int unk;
+
 		if (!fr[i].ip || snap_loc_is_kernel(&fr[i]))
 			continue;
+		unk = unknown_frame(bld, &fr[i]);
 		bld->stats.user_frames++;
-		bld->stats.unknown_frames += unknown_frame(bld, &fr[i]);
+		bld->stats.unknown_frames += unk;
+		if (outer && !unk && !root_frame(bld, &fr[i]))
+			bld->stats.chains_rootless++;
+		outer = 0;
 	}
 }

@@ -131,12 +131,20 @@ static int match(const struct snap_filter *f, const struct snap_event *ev, uint3
 	return 0;
 }
 
+/* A stack sample, or the chain a thread blocked in (a sched:sched_switch
+ * sample): a function that only waits is on no sample's stack, only there. */
+static int stack_event(const struct snap_event *ev)
+{
+	return ev->kind == SNAP_EV_SAMPLE ||
+	       (ev->kind == SNAP_EV_SWITCH && ev->sw_out && ev->frames && ev->nframes);
+}
+
 int snap_filter_scan(struct snap_filter *f, const struct snap_event *ev)
 {
 	uint32_t sym = 0;
 	int m, err = 0;
 
-	if (ev->kind == SNAP_EV_SAMPLE)
+	if (stack_event(ev))
 		m = ev->has_time && ev->frames ? sample_hit(f, ev, &err) : 0;
 	else
 		m = match(f, ev, &sym);
@@ -148,7 +156,7 @@ int snap_filter_scan(struct snap_filter *f, const struct snap_event *ev)
 		return -ENOMEM;
 	f->hits[f->nhits].time = ev->time;
 	f->hits[f->nhits].sym = sym;
-	f->hits[f->nhits].tid = ev->kind == SNAP_EV_SAMPLE ? ev->tid : 0;
+	f->hits[f->nhits].tid = stack_event(ev) ? ev->tid : 0;
 	f->hits[f->nhits].stop = m == 2;
 	f->nhits++;
 	return 0;
@@ -187,9 +195,8 @@ int snap_filter_step(struct snap_filter *f, const struct snap_event *ev)
 	if (f->next < f->nhits && ev->has_time && ev->time == f->hits[f->next].time) {
 		uint32_t sym;
 
-		if (ev->kind == SNAP_EV_SAMPLE
-			    ? !f->hits[f->next].sym && ev->tid == f->hits[f->next].tid
-			    : match(f, ev, &sym) && sym == f->hits[f->next].sym) {
+		if (stack_event(ev) ? !f->hits[f->next].sym && ev->tid == f->hits[f->next].tid
+				    : match(f, ev, &sym) && sym == f->hits[f->next].sym) {
 			f->open = !f->open;
 			f->next++;
 		}

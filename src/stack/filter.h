@@ -9,6 +9,9 @@
  *     of START or STOP: the function is anywhere in its stack and was not in
  *     the stack of the thread's previous sample (a sampler's best guess of a
  *     call: a function on the stack in many samples in a row is one call).
+ *     The chain a thread blocked in (a sched:sched_switch sample, a SWITCH
+ *     event with frames) counts as a sample: a function that only waits is
+ *     on no other stack.
  *     When both START and STOP are new in one sample, the innermost decides.
  *     snap_filter_pair() then keeps only START -> STOP pairs, read left to
  *     right: a hit followed by a START is dropped (of several STARTs in a row

@@ -19,14 +19,14 @@ done
 
 # The tests that run without perf, then those that need it, then the last checks.
 no_perf_tests="t_usage t_print_cmds t_doctor t_pt_missing t_pt_control t_lbr_refused"
-perf_tests="t_run_sampling t_run_signal_status t_forward_signals t_attach t_attach_twice
+perf_tests="t_run_sampling t_run_signal_status t_forward_signals t_attach t_attach_idle t_attach_twice
 	t_trigger_run t_trigger_attach t_trigger_thread t_trigger_late_thread t_trigger_library
 	t_trigger_signal_before_entry
 	t_trigger_two_pids t_trigger_never t_trigger_picker t_multi_snapshot t_multi_snapshot_every_hit
 	t_multi_thread
-	t_kernel t_private_workdir t_non_root t_callgraph_auto t_offcpu t_thread_names
-	t_coverage t_coverage_threads t_coverage_lost t_output_checked t_too_short t_trigger_at_once t_python3 t_plugin_agree
-	t_cfi_names t_cfi_build_id t_cfi_gzip t_sampling_model
+	t_kernel t_private_workdir t_non_root t_callgraph_auto t_dwarf_short t_offcpu t_thread_names
+	t_coverage t_coverage_asleep t_coverage_threads t_coverage_lost t_output_checked t_too_short t_trigger_at_once t_python3 t_plugin_agree
+	t_cfi_names t_cfi_build_id t_cfi_gzip t_vdso_frameless t_sampling_model
 	t_lang_positions t_lang_triggers t_lang_picker t_lang_attach_several t_lang_decode_progress"
 final_tests="t_kernel_refused t_leftovers"
 

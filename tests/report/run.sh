@@ -51,8 +51,9 @@ run_case() { # NAME INPUT FLAGS...: prints the actual result
 }
 
 while IFS='|' read -r name flags input; do
+	# (comments first: xargs stops at a lone quote, as in "perf's")
+	[[ $name =~ ^[[:space:]]*(#|$) ]] && continue
 	name=$(echo "$name" | xargs)
-	case $name in '' | '#'*) continue ;; esac
 	input=$dir/$(echo "$input" | xargs)
 	read -r -a fl <<<"$flags"
 	run_case "$input" "${fl[@]}" >"$tmp/actual"

@@ -645,7 +645,7 @@ static void write_img(const struct img *m, const char *path)
 static void build_ids(void)
 {
 	char dir[] = "/tmp/snaptrace-cfi.XXXXXX", lib[PATH_MAX], gone[PATH_MAX], cache[PATH_MAX],
-	     copy[PATH_MAX + 128];
+	     copy[PATH_MAX + 128], vcopy[PATH_MAX + 128];
 	uint8_t a[20], b[20], c3[20];
 	struct img m;
 	struct snap_cfi c;
@@ -707,6 +707,28 @@ static void build_ids(void)
 	/* no build id recorded for the path: the file as it is */
 	CHECK_INT_EQ(1, snap_cfi_func_start(&c, 3, copy, 0x120, &s));
 	snap_cfi_fini(&c);
+	/* the vDSO: no file, its cache copy is .../vdso, read only with a build id */
+	snprintf(vcopy, sizeof(vcopy),
+		 "%s/.build-id/33/3435363738393a3b3c3d3e3f40414243444546/vdso", cache);
+	make_elf_bid(&m, EH_PCREL4, 0x33);
+	write_img(&m, vcopy);
+	snap_cfi_init(&c);
+	CHECK_INT_EQ(0, snap_cfi_set_cache_dir(&c, cache));
+	CHECK_INT_EQ(0, snap_cfi_func_start(&c, 4, SNAP_CFI_VDSO, 0x120, &s));
+	snap_cfi_fini(&c);
+	snap_cfi_init(&c);
+	CHECK_INT_EQ(0, snap_cfi_want(&c, SNAP_CFI_VDSO, c3, 20));
+	CHECK_INT_EQ(0, snap_cfi_set_cache_dir(&c, cache));
+	s = 0;
+	CHECK_INT_EQ(1, snap_cfi_func_start(&c, 4, SNAP_CFI_VDSO, 0x120, &s));
+	CHECK_U64_EQ(0x100, s);
+	CHECK_INT_EQ(1, (long long)c.st.from_cache);
+	snap_cfi_fini(&c);
+	unlink(vcopy);
+	for (char *slash; (slash = strrchr(vcopy, '/')) && strlen(vcopy) > strlen(cache);) {
+		*slash = '\0';
+		rmdir(vcopy);
+	}
 	unlink(lib);
 	unlink(copy);
 	for (char *slash; (slash = strrchr(copy, '/')) && strlen(copy) > strlen(dir);) {

@@ -42,6 +42,16 @@ static void quality(void)
 	s.unknown_frames = 1;
 	CHECK_INT_EQ(0, snap_decodemsg_quality(&s, line, sizeof(line)));
 	CHECK_INT_EQ(0, snap_decodemsg_quality(&s, line, 0));
+	/* dwarf chains that end short of a thread's start (a stack deeper than the copy) */
+	s.chains_rootless = 60;
+	CHECK_INT_EQ(1, snap_decodemsg_quality(&s, line, sizeof(line)));
+	CHECK_STR_EQ("stack quality: 60% of the call chains end short of where their thread "
+		     "started (no _start or clone at their outer end: the dwarf unwinder stopped "
+		     "early, at a stack deeper than its 8 KiB copy or at code it cannot unwind; "
+		     "-callgraph-mode fp for code built with frame pointers)",
+		     line);
+	s.dwarf = 0; /* fp chains: never said (a cut one is counted as such) */
+	CHECK_INT_EQ(0, snap_decodemsg_quality(&s, line, sizeof(line)));
 }
 
 /* The info and warning lines of a sampled decode: chains, switches, gaps. */

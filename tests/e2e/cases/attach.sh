@@ -62,3 +62,28 @@ t_attach_twice() {
 	kill "$tpid"
 	wait "$tpid" 2>/dev/null
 }
+
+# A process that sleeps the whole time: no trace, and one line that says why
+# (less than a sample period on a CPU; not "did not run": an acceptor that runs
+# microseconds between its waits takes no sample either) and what to do.
+t_attach_idle() {
+	local spid ipid
+	sleep 60 &
+	ipid=$!
+	timeout -s KILL 30 "$snap" attach -pid "$ipid" -sampling -o "$tmp/idle.fxt.gz" \
+		>"$tmp/idle.out" 2>"$tmp/idle.err" &
+	spid=$!
+	for _ in $(seq 1000); do grep -qs "attached" "$tmp/idle.err" && break; sleep 0.02; done
+	sleep 0.2
+	# (to snaptrace itself: timeout would also signal its whole group, a second Ctrl-C)
+	kill -INT "$(pgrep -P "$spid" | head -1)"
+	wait "$spid"
+	rc=$?
+	kill "$ipid"
+	wait "$ipid" 2>/dev/null
+	if [ $rc -eq 0 ] && [ ! -e "$tmp/idle.fxt.gz" ] && grep -q "^snaptrace attach: no trace written: no sample was taken (the traced thread spent less than a sample period, [0-9]* us, on a CPU at a time while recorded); record longer or raise -timer-resolution$" "$tmp/idle.err"; then
+		pass attach_idle
+	else
+		failed attach_idle "rc $rc: $(tail -1 "$tmp/idle.err")"
+	fi
+}

@@ -100,3 +100,22 @@ callgraph_auto_go() {
 		failed callgraph_auto_go "$(grep callgraph "$tmp/cggo.err")"
 	fi
 }
+
+# dwarf chains of a stack deeper than perf's 8 KiB copy stop inside rec, short of
+# main and _start: the stack-quality line says so and names the fix (before:
+# nothing, the chains end at no junk address to count).
+t_dwarf_short() {
+	snap dshort run -callgraph-mode dwarf -o "$tmp/dshort.fxt.gz" -- "$progs/deeprec" 20
+	if [ $rc -eq 0 ] && grep -q "^snaptrace: stack quality: [0-9]*% of the call chains end short of where their thread started (no _start or clone at their outer end: the dwarf unwinder stopped early, at a stack deeper than its 8 KiB copy or at code it cannot unwind; -callgraph-mode fp for code built with frame pointers)$" "$tmp/dshort.err"; then
+		pass dwarf_short_chains
+	else
+		failed dwarf_short_chains "rc $rc: $(grep -i quality "$tmp/dshort.err")"
+	fi
+	# a shallow program gives no such line
+	snap dshallow2 run -callgraph-mode dwarf -o "$tmp/dshallow2.fxt.gz" -- "$progs/vdsotime" 10
+	if [ $rc -eq 0 ] && ! grep -q "end short of" "$tmp/dshallow2.err"; then
+		pass dwarf_short_chains_none
+	else
+		failed dwarf_short_chains_none "rc $rc: $(grep -i quality "$tmp/dshallow2.err")"
+	fi
+}

@@ -21,6 +21,21 @@ t_coverage() {
 	fi
 }
 
+# A program that ends asleep: the trace ends with its off-CPU slice, at the
+# last switch record, not at its last sample (sleeper naps 300 ms last, after
+# 160 ms of spinning: the span is at least the nap; at 100 Hz no sample falls
+# in the few microseconds of its exit).
+t_coverage_asleep() {
+	snap cov6 run -full-execution -timer-resolution Sample:100 -o "$tmp/cov6.fxt.gz" -- "$progs/sleeper" 0 last
+	if [ $rc -eq 0 ] &&
+		sed -n 's/^snaptrace: the trace covers \([0-9.]*\) s of the \([0-9.]*\) s .*/\1 \2/p' "$tmp/cov6.err" |
+		awk '{ ok = $1 >= 0.3 && $1 <= $2 } END { exit !ok }'; then
+		pass coverage_asleep
+	else
+		failed coverage_asleep "rc $rc: $(grep covers "$tmp/cov6.err")"
+	fi
+}
+
 # Coverage per thread: with -multi-thread and a small ring, the threads whose
 # start the ring overwrote are named (they ran for many sample periods before
 # their first sample), with the flag that keeps more.

@@ -32,5 +32,10 @@ t_run_signal_status() {
 	# exits 128+15 once the trace is written.
 	snap sig run -sampling -timer-resolution Sample:2000 -o "$tmp/sig.fxt.gz" -- \
 		sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done; kill -TERM $$'
-	if [ $rc -eq 143 ]; then pass run_signal_status; else failed run_signal_status "rc $rc, want 143"; fi
+	# (and says which signal by its name too)
+	if [ $rc -eq 143 ] && grep -q "^snaptrace: sh was killed by signal 15 (Terminated)$" "$tmp/sig.err"; then
+		pass run_signal_status
+	else
+		failed run_signal_status "rc $rc, want 143: $(tail -1 "$tmp/sig.err")"
+	fi
 }

@@ -4,11 +4,14 @@
  * outer > nap sleeps 300 ms in nanosleep, outer > spin_b spins ~80 ms.
  * A sampling timeline must end spin_a when the thread is switched out and
  * show the sleep as off-CPU time (with its call chain when perf has it).
- * usage: sleeper [EXIT]   Prints "ready PID" first.
+ * With a second argument, "last", it naps last (spin_a, spin_b, nap): the
+ * program ends asleep.
+ * usage: sleeper [EXIT [last]]   Prints "ready PID" first.
  * Build: -O0 -g -fno-omit-frame-pointer.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +65,12 @@ int main(int argc, char **argv)
 {
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	outer();
+	if (argc > 2 && !strcmp(argv[2], "last")) {
+		spin_a();
+		spin_b();
+		nap();
+	} else {
+		outer();
+	}
 	return argc > 1 ? atoi(argv[1]) : 0;
 }
