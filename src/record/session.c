@@ -455,6 +455,8 @@ static int take_snapshot(struct snap_session *s, int by_hit)
 		if (err < 0)
 			snap_warn("perf did not write the snapshot in time");
 	}
+	if (s->plan.snapshot == SNAP_CTL_NONE)
+		return 0; /* -full-execution: the whole run is recorded, nothing to cut */
 	s->snapshots++;
 	/* (the dump's name only with -v: it is renamed or removed later) */
 	snap_warn("snapshot taken");
@@ -532,7 +534,11 @@ static void say_hits(const struct snap_session *s)
 {
 	if (!s->cfg.rec.multi_snapshot || !s->cfg.trigger)
 		return;
-	if (s->nhits)
+	if (s->nhits && s->plan.snapshot == SNAP_CTL_NONE)
+		snap_warn("trigger %s: %zu hit%s marked in the trace of the whole run "
+			  "(-full-execution takes no snapshots)",
+			  s->trigger_name, s->nhits, s->nhits == 1 ? "" : "s");
+	else if (s->nhits)
 		snap_warn("trigger %s: %zu hit%s marked in the trace, %d snapshot%s (a hit "
 			  "during a snapshot is marked without one of its own)",
 			  s->trigger_name, s->nhits, s->nhits == 1 ? "" : "s", s->snapshots,
@@ -819,8 +825,10 @@ int snap_session_finish(struct snap_session *s)
 		qsort(s->hits, s->nhits, sizeof(*s->hits), cmp_hit_time);
 	say_hits(s);
 	if (s->cfg.trigger && !s->nhits)
-		snap_warn("trigger %s never fired; the trace is the snapshot taken at %s",
+		snap_warn("trigger %s never fired; the trace is %s %s",
 			  s->trigger_name ? s->trigger_name : s->cfg.trigger,
+			  s->plan.snapshot == SNAP_CTL_NONE ? "the whole run, to"
+							    : "the snapshot taken at",
 			  s->end == SNAP_END_SIGNAL ? "Ctrl-C" : "exit");
 	if (s->recording && !s->snapshots && !s->cfg.rec.sampling &&
 	    s->pa.when != SNAP_SNAP_NEVER) {

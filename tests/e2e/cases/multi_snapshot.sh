@@ -28,6 +28,24 @@ t_multi_snapshot() {
 	fi
 }
 
+# -full-execution takes no snapshots: every hit is marked in the one trace of the
+# whole run, and no line says a snapshot was taken (each hit said "snapshot taken", and
+# the count "N hits marked in the trace, N snapshots").
+t_multi_snapshot_full() {
+	local hits=0
+	snap msnapf run -sampling -timer-resolution Low -trigger trigger_here -multi-snapshot \
+		-full-execution -o "$tmp/msnapf.fxt.gz" -- "$nest" 3000 -1000
+	[ -s "$tmp/msnapf.fxt.gz" ] &&
+		hits=$("$snap" dump "$tmp/msnapf.fxt.gz" | grep -c '^complete .*name="hit trigger_here"')
+	if [ $rc -eq 0 ] && [ "$hits" -ge 2 ] && ! grep -q 'snapshot taken\|[0-9] snapshot' "$tmp/msnapf.err" &&
+		grep -q "^snaptrace: trigger trigger_here: $hits hits marked in the trace of the whole run (-full-execution takes no snapshots)$" \
+			"$tmp/msnapf.err"; then
+		pass multi_snapshot_full
+	else
+		failed multi_snapshot_full "rc $rc, $hits hits: $(grep -i 'snapshot\|hits' "$tmp/msnapf.err" | head -3)"
+	fi
+}
+
 # A function called 300 times (every 10 iterations, ~1 ms apart): every call is
 # marked, also those during a snapshot's dump, and the count is said.
 t_multi_snapshot_every_hit() {

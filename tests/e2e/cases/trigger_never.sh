@@ -21,6 +21,15 @@ t_trigger_never() {
 	else
 		failed trigger_never_fired "rc $rc: $(head -3 "$tmp/tnev.err")"
 	fi
+	# with -full-execution the trace is the whole run, not a snapshot
+	snap tnevf run -sampling -timer-resolution Low -trigger trigger_here -full-execution \
+		-o "$tmp/tnevf.fxt.gz" -- "$nest" 300 0
+	if [ $rc -eq 0 ] && grep -q "trigger trigger_here never fired; the trace is the whole run, to exit$" \
+		"$tmp/tnevf.err"; then
+		pass trigger_never_full
+	else
+		failed trigger_never_full "rc $rc: $(grep never "$tmp/tnevf.err")"
+	fi
 	snap tbad run -sampling -trigger no_such_function -- "$nest" 10
 	# The program must not have run at all (nest prints "ready" first).
 	if [ $rc -eq 1 ] && grep -q "no function of that name in" "$tmp/tbad.err" &&
