@@ -120,7 +120,8 @@ static int check_opts(const struct snap_recopts *o, const struct snap_perfcaps *
 	if (o->nxev && !c->has_pmu)
 		return fail(pa, -SNAP_ENOTSUP,
 			    "-events needs a hardware PMU (/sys/bus/event_source/devices/cpu), "
-			    "and this machine has none");
+			    "and this machine has none: record without -events (a VM may need "
+			    "its PMU passed through)");
 	if (o->multi_snapshot && !o->trigger)
 		return fail(pa, -SNAP_EUSAGE, "-multi-snapshot needs -trigger");
 	return 0;

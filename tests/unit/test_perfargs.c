@@ -522,6 +522,17 @@ static void b1_4_refusals(void)
 	o.cg = SNAP_CG_FP;
 	o.multi_snapshot = 1;
 	refused(&o, &vm_caps, -SNAP_EUSAGE, "-multi-snapshot needs -trigger");
+	o.multi_snapshot = 0;
+	{ /* -events without a PMU: the message names the fix */
+		struct snap_xev xev[SNAP_XEV_MAX];
+		size_t n;
+
+		CHECK_INT_EQ(0, snap_xev_parse("branch-misses", xev, &n));
+		o.xev = xev;
+		o.nxev = n;
+		refused(&o, &vm_caps, -SNAP_ENOTSUP,
+			"and this machine has none: record without -events");
+	}
 }
 
 static void b1_4_res_parsing(void)
