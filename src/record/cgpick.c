@@ -18,11 +18,16 @@
  * possibly after endbr64 (f3 0f 1e fa).
  *
  * A file keeps frame pointers when at least half of its judged functions
- * do. Go programs always do (the Go compiler keeps them on amd64; go build
+ * do. Rust's standard library (std, core, alloc and the crates it is built
+ * from) is linked in precompiled, with frame pointers since Rust 1.79 whatever
+ * the program's own code was built with: its functions are judged only when
+ * there is nothing else (rust_std_sym; a rustc -O program is otherwise 95 %
+ * std, "keeps frame pointers", and its own frames are lost from fp chains). Go programs always do (the Go compiler keeps them on amd64; go build
  * has no flag to drop them).
  */
 #include "record/cgpick.h"
 
+#include <ctype.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -61,6 +66,114 @@ static int has_fp_prologue(const uint8_t *p, uint64_t avail)
 	}
 	return avail >= 4 && p[0] == 0x55 && p[1] == 0x48 &&
 	       ((p[2] == 0x89 && p[3] == 0xe5) || (p[2] == 0x8b && p[3] == 0xec));
+}
+
+/* Crates of Rust's standard library (rust_std_sym). */
+static const char *const rust_std_crates[] = {
+	"std",
+	"core",
+	"alloc",
+	"hashbrown",
+	"gimli",
+	"addr2line",
+	"object",
+	"miniz_oxide",
+	"adler",
+	"adler2",
+	"memchr",
+	"rustc_demangle",
+	"std_detect",
+	"panic_unwind",
+	"panic_abort",
+	"unwind",
+	"compiler_builtins",
+	"cfg_if",
+	"libc",
+	"__rustc", /* the allocator and panic shims rustc links in */
+};
+
+static int rust_std_crate(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(rust_std_crates) / sizeof(rust_std_crates[0]); i++)
+		if (strlen(rust_std_crates[i]) == n && !memcmp(rust_std_crates[i], s, n))
+			return 1;
+	return 0;
+}
+
+/* Reads a decimal length at *p (moved past it); 0 when there is none. */
+static size_t read_len(const char **p)
+{
+	size_t n = 0;
+
+	if (**p < '1' || **p > '9')
+		return 0;
+	while (**p >= '0' && **p <= '9' && n < 4096)
+		n = n * 10 + (size_t)(*(*p)++ - '0');
+	return n;
+}
+
+/* 1 if name is a Rust symbol of a crate of the standard library. Legacy
+ * mangling ("_ZN" ... "17h" + 16 hex digits + "E", as C++ names never end):
+ * the path's first component, or the type's of an impl ("_$LT$core..").
+ * v0 ("_R"): the last crate root it names ("C" [s<base62>_] <len>[_]<ident>),
+ * which is the instantiating crate of a generic, else the path's own. */
+static int rust_std_sym(const char *name)
+{
+	const char *p, *h;
+	size_t n;
+
+	if (!strncmp(name, "_ZN", 3)) {
+		for (h = strstr(name, "17h"); h; h = strstr(h + 1, "17h")) {
+			size_t k = 0;
+
+			while (k < 16 && isxdigit((unsigned char)h[3 + k]))
+				k++;
+			if (k == 16 && h[19] == 'E')
+				break;
+		}
+		p = name + 3;
+		if (!h || !(n = read_len(&p)) || strnlen(p, n) < n)
+			return 0;
+		if (n > 5 && !strncmp(p, "_$LT$", 5)) { /* <Type as Trait>: the type's crate */
+			const char *q = p + 5, *end = p + n, *d = q;
+
+			while (d < end && *d != '.' && *d != '$')
+				d++;
+			return rust_std_crate(q, (size_t)(d - q));
+		}
+		return rust_std_crate(p, n);
+	}
+	if (!strcmp(name, "rust_eh_personality")) /* (panic_unwind's, unmangled) */
+		return 1;
+	if (strncmp(name, "_R", 2))
+		return 0;
+	{
+		const char *last = NULL;
+		size_t lastn = 0;
+
+		for (p = name + 2; *p; p++) {
+			const char *q = p + 1;
+
+			if (*p != 'C')
+				continue;
+			if (*q == 's') { /* a disambiguator: s<base62>_ */
+				while (*++q && isalnum((unsigned char)*q))
+					;
+				if (*q != '_')
+					continue;
+				q++;
+			}
+			if ((n = read_len(&q)) &&
+			    *q == '_') /* (before an ident that starts with _) */
+				q++;
+			if (n && strnlen(q, n) == n) {
+				last = q;
+				lastn = n;
+				p = q + n - 1;
+			}
+		}
+		return last && rust_std_crate(last, lastn);
+	}
 }
 
 /* What the unwind rows of [lo, hi) say: 2 the CFA is %rbp-based in one (a
@@ -111,13 +224,14 @@ static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap
 	Dwarf_CFI *cfi;
 	Elf *elf;
 	int any = 0;
+	uint32_t std_funcs = 0, std_fp = 0; /* Rust's standard library's (rust_std_sym) */
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
 	/* (libelf only reads a native-order image in place) */
 	elf = elf_memory((char *)(uintptr_t)buf, len);
 	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
-	while (cfi && out->funcs + out->frameless < MAX_FUNCS &&
+	while (cfi && out->funcs + out->frameless + std_funcs < MAX_FUNCS &&
 	       snap_elfsym_next(e, &cur, &sym) == 1) {
 		int r;
 
@@ -134,8 +248,17 @@ static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap
 			out->frameless++;
 			continue;
 		}
+		if (rust_std_sym(sym.name)) {
+			std_funcs++;
+			std_fp += r == 2;
+			continue;
+		}
 		out->funcs++;
 		out->fp += r == 2;
+	}
+	if (!out->funcs) { /* nothing but the standard library's */
+		out->funcs = std_funcs;
+		out->fp = std_fp;
 	}
 	if (cfi)
 		dwarf_cfi_end(cfi);
@@ -149,6 +272,7 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	struct snap_elf e;
 	struct snap_elfsym sym;
 	uint64_t cur = 0;
+	uint32_t std_funcs = 0, std_fp = 0; /* (as in scan_cfi) */
 
 	memset(out, 0, sizeof(*out));
 	if (snap_elf_open(&e, buf, len, 0) < 0 ||
@@ -170,8 +294,9 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		return 0;
 	}
 	out->funcs = out->fp = out->frameless = 0;
-	while (out->funcs < MAX_FUNCS && snap_elfsym_next(&e, &cur, &sym) == 1) {
+	while (out->funcs + std_funcs < MAX_FUNCS && snap_elfsym_next(&e, &cur, &sym) == 1) {
 		uint64_t off;
+		int fp;
 
 		/* .symtab when there is one (.dynsym repeats part of it) */
 		if (e.symtab >= 0 && (cur >> 63))
@@ -179,9 +304,18 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		if ((sym.type != STT_FUNC) || sym.size < MIN_FUNC_SIZE || !sym.value ||
 		    snap_loadseg_vaddr2off(e.load, e.nload, sym.value, &off) < 0 || off >= len)
 			continue;
+		fp = has_fp_prologue(e.buf + off, len - off);
+		if (rust_std_sym(sym.name)) {
+			std_funcs++;
+			std_fp += fp;
+			continue;
+		}
 		out->funcs++;
-		if (has_fp_prologue(e.buf + off, len - off))
-			out->fp++;
+		out->fp += fp;
+	}
+	if (!out->funcs) { /* nothing but the standard library's */
+		out->funcs = std_funcs;
+		out->fp = std_fp;
 	}
 	return 0;
 }

@@ -106,6 +106,9 @@ static size_t eh_frame(unsigned char *e, uint64_t at, uint64_t text_addr, const 
  * .go.buildinfo section (go), and a .dynamic with the needed names and a
  * runpath.
  */
+/* The functions' names for the next build (NULL: f0, f1, ...). */
+static const char *const *fn_names;
+
 static void build_go(struct img *m, const enum prologue *pro, int nf, int eh, int go,
 		     const char *const *needed, int nneeded, const char *runpath)
 {
@@ -131,7 +134,8 @@ static void build_go(struct img *m, const enum prologue *pro, int nf, int eh, in
 	m->len = 64 + 56; /* ELF header, one PT_LOAD */
 	for (int i = 0; i < nf; i++) {
 		unsigned char *f = text + i * FN_SIZE, *s = syms + (i + 1) * 24;
-		int n = snprintf(strtab + nstr, sizeof(strtab) - nstr, "f%d", i);
+		int n = fn_names ? snprintf(strtab + nstr, sizeof(strtab) - nstr, "%s", fn_names[i])
+				 : snprintf(strtab + nstr, sizeof(strtab) - nstr, "f%d", i);
 
 		if (pro[i] == PRO_FP || pro[i] == PRO_TINY)
 			memcpy(f, fp, sizeof(fp));
@@ -318,6 +322,56 @@ static void scan_unwind_rows(void)
 	CHECK_INT_EQ(0, f.scan.funcs);
 	CHECK_INT_EQ(3, f.scan.frameless);
 	CHECK_INT_EQ(SNAP_CG_FP, snap_cgpick_decide(&f, 1, 0, why, sizeof(why)));
+}
+
+/* rustc >= 1.79 links in its standard library precompiled with frame
+ * pointers: a rustc -O program was "95 % frame pointers" by std's functions
+ * while its own had none. std's (legacy and v0 names, rustc's shims) are
+ * judged only when nothing else is; C++'s std:: is the program's code. */
+static void rust_std_left_out(void)
+{
+	static const enum prologue pro[] = {PRO_FP, PRO_FP, PRO_FP, PRO_FP, PRO_NOFP, PRO_NOFP};
+	static const char *const rust[] = {
+		"_ZN3std2rt10lang_start17h0123456789abcdefE",
+		"_RNvNtCs1234_4core3fmt5write",
+		"_RNvCsfLfy6EI15iL_7___rustc11___rdl_alloc",
+		"_ZN79_$LT$hashbrown..raw..RawTable$LT$T$GT$$u20$as$u20$core..Drop$GT$"
+		"4drop17h0123456789abcdefE",
+		"_ZN2rs6sorter17h0123456789abcdefE",
+		"main",
+	};
+	static const char *const cxx[] = {
+		"_ZN3std6vectorIiSaIiEE9push_backERKi",
+		"_ZN3std4sortEv",
+		"_ZN3std4swapEv",
+		"_ZN3std5mergeEv",
+		"_Z6sorterv",
+		"main",
+	};
+	struct snap_cgfile f = {.name = "rs", .ok = 1};
+	struct img m;
+	char why[256];
+
+	fn_names = rust;
+	build(&m, pro, 6, 2, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(2, f.scan.funcs);
+	CHECK_INT_EQ(0, f.scan.fp);
+	CHECK_INT_EQ(SNAP_CG_DWARF, snap_cgpick_decide(&f, 1, 0, why, sizeof(why)));
+	build(&m, pro, 6, 0, NULL, 0, NULL); /* by prologues: the same */
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(2, f.scan.funcs);
+	CHECK_INT_EQ(0, f.scan.fp);
+	build(&m, pro, 4, 2, NULL, 0, NULL); /* nothing but std: std is judged */
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(4, f.scan.funcs);
+	CHECK_INT_EQ(4, f.scan.fp);
+	fn_names = cxx;
+	build(&m, pro, 6, 2, NULL, 0, NULL);
+	CHECK_INT_EQ(0, snap_fpscan_elf(m.b, m.len, &f.scan));
+	CHECK_INT_EQ(6, f.scan.funcs);
+	CHECK_INT_EQ(4, f.scan.fp);
+	fn_names = NULL;
 }
 
 /* Go keeps frame pointers; its prologues (sub, then push %rbp at a
@@ -590,6 +644,7 @@ int main(void)
 {
 	RUN(scan_prologues);
 	RUN(scan_unwind_rows);
+	RUN(rust_std_left_out);
 	RUN(go_programs);
 	RUN(dynamic_entries);
 	RUN(damaged_files);
