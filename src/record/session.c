@@ -186,6 +186,14 @@ static int arm_trigger(struct snap_session *s)
 			   "-trigger %s: the executable of pid %d has no symbol table (stripped?); "
 			   "rebuild it with symbols",
 			   name, (int)pid);
+	if (err == -ENOENT && !strcmp(s->cfg.trigger, "."))
+		return why(
+			s, err,
+			"-trigger .: neither " SNAP_STOP_INDICATOR " nor " SNAP_MT_STOP_INDICATOR
+			" is a function of %s (-trigger . stops at the first call of one: define "
+			"it, e.g. a noinline empty function, and call it where the trace should "
+			"end; or give -trigger a function of the program)",
+			s->child ? s->cfg.cmd[0] : "the process");
 	if (err == -ENOENT && s->child)
 		return why(s, err,
 			   "-trigger %s: no function of that name in %s or the libraries it links "

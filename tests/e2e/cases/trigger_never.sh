@@ -38,4 +38,11 @@ t_trigger_never() {
 	else
 		failed trigger_unknown_symbol "rc $rc: $(head -2 "$tmp/tbad.err") $(head -1 "$tmp/tbad.out")"
 	fi
+	# -trigger . in a program without a stop indicator: says what . means and the fix
+	snap tdot run -sampling -trigger . -- "$nest" 10
+	if [ $rc -eq 1 ] && grep -q "^snaptrace run: -trigger \.: neither snaptrace_stop_indicator nor magic_trace_stop_indicator is a function of .*: define it" "$tmp/tdot.err"; then
+		pass trigger_dot_missing
+	else
+		failed trigger_dot_missing "rc $rc: $(head -2 "$tmp/tdot.err")"
+	fi
 }
