@@ -14,10 +14,13 @@ t_vdso_frameless() {
 		return
 	fi
 	# (slices in the trace: the report leaves out the first when the data begins inside it)
+	# 30 calls; up to 10 % more, as perfcmp's cxxmix allows: a chain cut elsewhere (a
+	# sample in ld.so or the kernel's return path) can split one now and then (31 in 1 of
+	# 2 CI runs); without the vDSO's unwind table 48-61
 	calls=$("$snap" dump -tree "$tmp/vdso.fxt.gz" 2>/dev/null | awk '$3 == "work"' | wc -l)
-	if [ $rc -eq 0 ] && [ "${calls:-0}" -eq 30 ]; then
+	if [ $rc -eq 0 ] && [ "${calls:-0}" -ge 30 ] && [ "${calls:-0}" -le 33 ]; then
 		pass vdso_frameless
 	else
-		failed vdso_frameless "rc $rc, work counted ${calls:-0} times, truth 30"
+		failed vdso_frameless "rc $rc, work counted ${calls:-0} times, truth 30 (30-33 pass)"
 	fi
 }
