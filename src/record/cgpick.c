@@ -119,8 +119,8 @@ static size_t read_len(const char **p)
  * which is the instantiating crate of a generic, else the path's own. */
 static int rust_std_sym(const char *name)
 {
-	const char *p, *h;
-	size_t n;
+	const char *p, *h, *last = NULL;
+	size_t n, lastn = 0;
 
 	if (!strncmp(name, "_ZN", 3)) {
 		for (h = strstr(name, "17h"); h; h = strstr(h + 1, "17h")) {
@@ -147,33 +147,28 @@ static int rust_std_sym(const char *name)
 		return 1;
 	if (strncmp(name, "_R", 2))
 		return 0;
-	{
-		const char *last = NULL;
-		size_t lastn = 0;
+	for (p = name + 2; *p; p++) {
+		const char *q = p + 1;
 
-		for (p = name + 2; *p; p++) {
-			const char *q = p + 1;
-
-			if (*p != 'C')
+		if (*p != 'C')
+			continue;
+		if (*q == 's') { /* a disambiguator: s<base62>_ */
+			while (*++q && isalnum((unsigned char)*q))
+				;
+			if (*q != '_')
 				continue;
-			if (*q == 's') { /* a disambiguator: s<base62>_ */
-				while (*++q && isalnum((unsigned char)*q))
-					;
-				if (*q != '_')
-					continue;
-				q++;
-			}
-			if ((n = read_len(&q)) &&
-			    *q == '_') /* (before an ident that starts with _) */
-				q++;
-			if (n && strnlen(q, n) == n) {
-				last = q;
-				lastn = n;
-				p = q + n - 1;
-			}
+			q++;
 		}
-		return last && rust_std_crate(last, lastn);
+		/* the length, and a "_" before an identifier that starts with one */
+		if ((n = read_len(&q)) && *q == '_')
+			q++;
+		if (n && strnlen(q, n) == n) {
+			last = q;
+			lastn = n;
+			p = q + n - 1;
+		}
 	}
+	return last && rust_std_crate(last, lastn);
 }
 
 /* What the unwind rows of [lo, hi) say: 2 the CFA is %rbp-based in one (a
