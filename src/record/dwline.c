@@ -58,7 +58,7 @@ int snap_dwline_open(const char *path, struct snap_dwline **out)
 	d->fd = fd;
 	/* A file another user can shorten is read (ELF_C_READ), not mapped: a
 	 * mapping read past its new end is a SIGBUS (util/file.h). */
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (snap_others_can_change(&st)) {
 		elf_version(EV_CURRENT);
 		d->elf = elf_begin(fd, ELF_C_READ, NULL);
 		d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;

@@ -93,9 +93,7 @@ long snap_read_small(const char *path, char *buf, size_t len)
 	return (long)got;
 }
 
-/* 1 if another user than root and us can shorten the file (its owner, a
- * group or others with write permission). */
-static int others_can_change(const struct stat *st)
+int snap_others_can_change(const struct stat *st)
 {
 	return (st->st_uid != 0 && st->st_uid != geteuid()) || (st->st_mode & (S_IWGRP | S_IWOTH));
 }
@@ -196,7 +194,7 @@ int snap_file_map_keep(const char *path, uint64_t min, uint64_t max, int reg_onl
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = -errno;
-	if (p != MAP_FAILED && S_ISREG(st.st_mode) && others_can_change(&st) &&
+	if (p != MAP_FAILED && S_ISREG(st.st_mode) && snap_others_can_change(&st) &&
 	    guard_add(p, (size_t)st.st_size) < 0) {
 		munmap(p, (size_t)st.st_size); /* (1024 guarded at once: not one more) */
 		p = MAP_FAILED;

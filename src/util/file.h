@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Opens path for reading (non-blocking, close-on-exec) if it is a regular
  * file; anything else is never opened: the name is looked up with O_PATH,
@@ -13,6 +14,10 @@
  * names come from other users (the paths another user's process maps, a link
  * it planted). Returns the descriptor, -SNAP_ENOTREG, or -errno. */
 int snap_open_regular(const char *path);
+
+/* 1 if another user than root and us can change (shorten) the file st
+ * describes: its owner, or a group or others with write permission. */
+int snap_others_can_change(const struct stat *st);
 
 /* 1 if path is a symbolic link the kernel's fs.protected_symlinks would not
  * let us follow: in a sticky world-writable directory (/tmp), owned neither
