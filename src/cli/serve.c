@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/err.h"
 #include "util/esc.h"
 #include "util/file.h"
 
@@ -359,38 +360,28 @@ static int make_token(char *out)
 int snap_serve(const char *cmd, const char *path, int port)
 {
 	struct stat st;
-	char shown[512], proc[64];
-	int fd, pfd;
+	char shown[512];
+	int fd;
 
 	if (snap_serve_load(cmd) < 0)
 		return 1;
 	/* typed before it is opened: a device under the name (another user's link
-	 * in /tmp) is never opened (util/file.h, snap_open_regular) */
-	pfd = open(path, O_PATH | O_CLOEXEC);
+	 * in /tmp) is never opened */
+	fd = snap_open_regular(path);
 	snap_esc_str(shown, sizeof(shown), path, strlen(path), 0);
-	if (pfd < 0 || fstat(pfd, &st) < 0) {
-		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown, strerror(errno));
-		if (pfd >= 0)
-			close(pfd);
-		return 1;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	if (fd == -SNAP_ENOTREG && stat(path, &st) == 0) {
 		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown,
 			S_ISDIR(st.st_mode) ? "is a directory"
 			: S_ISFIFO(st.st_mode)
 				? "is a FIFO (serve a trace file)"
 				: "not a regular file (a device, a socket: serve a trace file)");
-		close(pfd);
 		return 1;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown, strerror(errno));
-		close(pfd);
+		fprintf(stderr, "snaptrace %s: cannot serve %s: %s\n", cmd, shown,
+			snap_strerror(fd));
 		return 1;
 	}
-	close(pfd);
 	return snap_serve_fd(cmd, fd, path, port);
 }
 
