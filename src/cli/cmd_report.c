@@ -249,32 +249,30 @@ static int report_emit(struct rcli *c)
 		status = 1;
 	}
 	snap_rbuf_fini(&b);
-	if (c->folded && strcmp(c->folded, "-")) {
-		/* a file: as -o is (write/sink.h: replaced whole, never through another
-		 * user's link in /tmp; docs/guarantees.md) */
-		struct snap_sink fs;
-		int err;
+	if (c->folded) {
+		int err = 0;
 
 		memset(&b, 0, sizeof(b));
 		snap_report_folded(&c->r, &b);
-		err = b.err ? -ENOMEM : snap_sink_open(&fs, c->folded);
-		if (err == 0) {
-			snap_sink_write(&fs, b.p, b.len);
-			err = snap_sink_close(&fs);
+		if (b.err) {
+			err = -ENOMEM;
+		} else if (strcmp(c->folded, "-")) {
+			/* a file: as -o is (write/sink.h: replaced whole, never through
+			 * another user's link in /tmp; docs/guarantees.md) */
+			struct snap_sink fs;
+
+			err = snap_sink_open(&fs, c->folded);
+			if (err == 0) {
+				snap_sink_write(&fs, b.p, b.len);
+				err = snap_sink_close(&fs);
+			}
+		} else if ((b.len && fwrite(b.p, 1, b.len, stdout) != b.len) || fflush(stdout)) {
+			err = errno ? -errno : -EIO;
 		}
 		if (err < 0) {
 			fprintf(stderr, "snaptrace report: cannot write %s: %s\n", c->folded,
-				snap_strerror(err));
-			status = 1;
-		}
-		snap_rbuf_fini(&b);
-	} else if (c->folded) { /* "-": stdout */
-		memset(&b, 0, sizeof(b));
-		snap_report_folded(&c->r, &b);
-		if (b.err || (b.len && fwrite(b.p, 1, b.len, stdout) != b.len) ||
-		    fflush(stdout) != 0) {
-			fprintf(stderr, "snaptrace report: cannot write %s: %s\n", c->folded,
-				b.err ? "out of memory" : strerror(errno));
+				b.err && !strcmp(c->folded, "-") ? "out of memory"
+								 : snap_strerror(err));
 			status = 1;
 		}
 		snap_rbuf_fini(&b);
