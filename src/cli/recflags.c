@@ -371,6 +371,8 @@ static const char *dwarf_hint(const struct snap_perfargs *pa, const struct snap_
 static void print_warnings(const struct snap_perfargs *pa, const struct snap_recflags *f,
 			   const struct snap_perfcaps *c)
 {
+	char ring[32]; /* "64 MiB": the sampling ring, for the dwarf lines */
+
 	if (pa->warn & SNAP_PA_W_PSB_DOWNGRADE)
 		snap_warn("this CPU cannot set the PSB period: using -timer-resolution Low "
 			  "(about 1 us granularity)");
@@ -386,25 +388,21 @@ static void print_warnings(const struct snap_perfargs *pa, const struct snap_rec
 		snap_warn("sampling at %llu Hz without a hardware PMU: every sample is a timer "
 			  "interrupt; above ~10 kHz a VM can stall",
 			  (unsigned long long)pa->freq);
+	snprintf(ring, sizeof(ring), "%llu %s",
+		 (unsigned long long)(pa->ring_bytes >> (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
+		 pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB");
 	if (pa->dwarf_stack && pa->freq && f->rec.full_execution)
 		/* no ring limit: perf writes the ring out as it fills */
 		snap_warn("dwarf call graphs copy %u KiB of stack per sample (%.0f MiB a second on "
-			  "a CPU at %llu Hz): -full-execution writes them all out, through a %llu "
-			  "%s ring%s",
+			  "a CPU at %llu Hz): -full-execution writes them all out, through a %s "
+			  "ring%s",
 			  pa->dwarf_stack / 1024,
 			  (double)pa->dwarf_stack * (double)pa->freq / (double)(1u << 20),
-			  (unsigned long long)pa->freq,
-			  (unsigned long long)(pa->ring_bytes >>
-					       (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
-			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB", dwarf_hint(pa, f, c));
+			  (unsigned long long)pa->freq, ring, dwarf_hint(pa, f, c));
 	else if (pa->dwarf_stack && pa->freq)
-		snap_warn("dwarf call graphs copy %u KiB of stack per sample into a %llu %s ring: "
+		snap_warn("dwarf call graphs copy %u KiB of stack per sample into a %s ring: "
 			  "room for ~%llu samples (~%.1f s on a CPU at %llu Hz)%s",
-			  pa->dwarf_stack / 1024,
-			  (unsigned long long)(pa->ring_bytes >>
-					       (pa->ring_bytes >= (1u << 20) ? 20 : 10)),
-			  pa->ring_bytes >= (1u << 20) ? "MiB" : "KiB",
-			  (unsigned long long)pa->ring_samples,
+			  pa->dwarf_stack / 1024, ring, (unsigned long long)pa->ring_samples,
 			  (double)pa->ring_samples / (double)pa->freq, (unsigned long long)pa->freq,
 			  dwarf_hint(pa, f, c));
 	if (pa->warn & SNAP_PA_W_CG_DEFAULT_FP)
