@@ -211,6 +211,33 @@ static int cfi_frame(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi)
 	return framed;
 }
 
+/* Rust's standard library's functions, judged apart (rust_std_sym). */
+struct std_tally {
+	uint32_t funcs, fp;
+};
+
+/* Counts a judged function (fp: it keeps a frame pointer) in out, or in std
+ * when it is the standard library's. */
+static void judge(struct snap_fpscan *out, struct std_tally *std, const char *name, int fp)
+{
+	if (rust_std_sym(name)) {
+		std->funcs++;
+		std->fp += fp != 0;
+	} else {
+		out->funcs++;
+		out->fp += fp != 0;
+	}
+}
+
+/* The standard library's functions are the file's when it has nothing else. */
+static void judge_end(struct snap_fpscan *out, const struct std_tally *std)
+{
+	if (!out->funcs) {
+		out->funcs = std->funcs;
+		out->fp = std->fp;
+	}
+}
+
 /* Judges the functions by their unwind rows. Returns 0 when none has rows. */
 static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap_fpscan *out)
 {
@@ -219,14 +246,14 @@ static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap
 	Dwarf_CFI *cfi;
 	Elf *elf;
 	int any = 0;
-	uint32_t std_funcs = 0, std_fp = 0; /* Rust's standard library's (rust_std_sym) */
+	struct std_tally std = {0, 0};
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
 	/* (libelf only reads a native-order image in place) */
 	elf = elf_memory((char *)(uintptr_t)buf, len);
 	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
-	while (cfi && out->funcs + out->frameless + std_funcs < MAX_FUNCS &&
+	while (cfi && out->funcs + out->frameless + std.funcs < MAX_FUNCS &&
 	       snap_elfsym_next(e, &cur, &sym) == 1) {
 		int r;
 
@@ -243,18 +270,9 @@ static int scan_cfi(struct snap_elf *e, const void *buf, size_t len, struct snap
 			out->frameless++;
 			continue;
 		}
-		if (rust_std_sym(sym.name)) {
-			std_funcs++;
-			std_fp += r == 2;
-			continue;
-		}
-		out->funcs++;
-		out->fp += r == 2;
+		judge(out, &std, sym.name, r == 2);
 	}
-	if (!out->funcs) { /* nothing but the standard library's */
-		out->funcs = std_funcs;
-		out->fp = std_fp;
-	}
+	judge_end(out, &std);
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	if (elf)
@@ -267,7 +285,7 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 	struct snap_elf e;
 	struct snap_elfsym sym;
 	uint64_t cur = 0;
-	uint32_t std_funcs = 0, std_fp = 0; /* (as in scan_cfi) */
+	struct std_tally std = {0, 0};
 
 	memset(out, 0, sizeof(*out));
 	if (snap_elf_open(&e, buf, len, 0) < 0 ||
@@ -289,9 +307,8 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		return 0;
 	}
 	out->funcs = out->fp = out->frameless = 0;
-	while (out->funcs + std_funcs < MAX_FUNCS && snap_elfsym_next(&e, &cur, &sym) == 1) {
+	while (out->funcs + std.funcs < MAX_FUNCS && snap_elfsym_next(&e, &cur, &sym) == 1) {
 		uint64_t off;
-		int fp;
 
 		/* .symtab when there is one (.dynsym repeats part of it) */
 		if (e.symtab >= 0 && (cur >> 63))
@@ -299,19 +316,9 @@ int snap_fpscan_elf(const void *buf, size_t len, struct snap_fpscan *out)
 		if ((sym.type != STT_FUNC) || sym.size < MIN_FUNC_SIZE || !sym.value ||
 		    snap_loadseg_vaddr2off(e.load, e.nload, sym.value, &off) < 0 || off >= len)
 			continue;
-		fp = has_fp_prologue(e.buf + off, len - off);
-		if (rust_std_sym(sym.name)) {
-			std_funcs++;
-			std_fp += fp;
-			continue;
-		}
-		out->funcs++;
-		out->fp += fp;
+		judge(out, &std, sym.name, has_fp_prologue(e.buf + off, len - off));
 	}
-	if (!out->funcs) { /* nothing but the standard library's */
-		out->funcs = std_funcs;
-		out->fp = std_fp;
-	}
+	judge_end(out, &std);
 	return 0;
 }
 
