@@ -447,6 +447,13 @@ static int do_action(struct snap_session *s, enum snap_ctl_action a)
 	}
 }
 
+/* 0 when nothing is ever cut from the recording: -full-execution records the
+ * whole run (with a trigger, only then is there no way to snapshot). */
+static int takes_snapshots(const struct snap_session *s)
+{
+	return s->plan.snapshot != SNAP_CTL_NONE;
+}
+
 static int take_snapshot(struct snap_session *s, int by_hit)
 {
 	int err = by_hit && s->kernel_signals ? 0 : do_action(s, s->plan.snapshot);
@@ -463,8 +470,8 @@ static int take_snapshot(struct snap_session *s, int by_hit)
 		if (err < 0)
 			snap_warn("perf did not write the snapshot in time");
 	}
-	if (s->plan.snapshot == SNAP_CTL_NONE)
-		return 0; /* -full-execution: the whole run is recorded, nothing to cut */
+	if (!takes_snapshots(s))
+		return 0; /* nothing to cut */
 	s->snapshots++;
 	/* (the dump's name only with -v: it is renamed or removed later) */
 	snap_warn("snapshot taken");
@@ -542,7 +549,7 @@ static void say_hits(const struct snap_session *s)
 {
 	if (!s->cfg.rec.multi_snapshot || !s->cfg.trigger)
 		return;
-	if (s->nhits && s->plan.snapshot == SNAP_CTL_NONE)
+	if (s->nhits && !takes_snapshots(s))
 		snap_warn("trigger %s: %zu hit%s marked in the trace of the whole run "
 			  "(-full-execution takes no snapshots)",
 			  s->trigger_name, s->nhits, s->nhits == 1 ? "" : "s");
@@ -835,8 +842,7 @@ int snap_session_finish(struct snap_session *s)
 	if (s->cfg.trigger && !s->nhits)
 		snap_warn("trigger %s never fired; the trace is %s %s",
 			  s->trigger_name ? s->trigger_name : s->cfg.trigger,
-			  s->plan.snapshot == SNAP_CTL_NONE ? "the whole run, to"
-							    : "the snapshot taken at",
+			  !takes_snapshots(s) ? "the whole run, to" : "the snapshot taken at",
 			  s->end == SNAP_END_SIGNAL ? "Ctrl-C" : "exit");
 	if (s->recording && !s->snapshots && !s->cfg.rec.sampling &&
 	    s->pa.when != SNAP_SNAP_NEVER) {
